@@ -1,0 +1,251 @@
+import { parseArgs } from 'node:util';
+import { GatewayError, MERCHANT_MODES, MerchantMode } from '@gateway/contracts';
+import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
+import { IssuedCredentials, ManageMerchants } from '@gateway/edge/domain';
+import {
+  createServiceDataSource,
+  DatabaseConfig,
+  Describe,
+  loadConfig,
+  loadStandaloneSecrets,
+  migrateSchema,
+  openStandaloneDatabase,
+  StandaloneConfig,
+} from '@gateway/platform';
+import { IsString, MinLength } from 'class-validator';
+
+export const USAGE = `Usage: admin [--standalone] [--json] <command> [arguments]
+
+Manage merchant profiles and their API credentials.
+
+Commands:
+  create --name <name> [--id <id>] [--mode TEST|LIVE] [--set <setting>=<value> ...]
+                               provision a merchant; prints its API password once
+  list                         every merchant
+  show <merchantId>            one merchant's profile
+  set <merchantId> <setting>=<value> [...]
+                               change settings, e.g. privileges.excessiveRefund=true,
+                               tokenRepository.generation=PRESERVE_6_4, testAcquirer.latencyMs=500
+  mode <merchantId> TEST|LIVE  switch between test and live
+  enable <merchantId>          allow requests again
+  disable <merchantId>         refuse every request (403 REQUEST_REJECTED)
+  rotate-password <merchantId> [--keep-previous-hours <hours>]
+                               issue a new API password; the old one works for <hours> (default 24)
+
+Options:
+  --standalone   use the standalone profile's embedded database (also GATEWAY_PROFILE=standalone)
+  --json         machine-readable output on stdout
+
+Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment.
+`;
+
+class AdminConfig extends DatabaseConfig {
+  @Describe('Server-side key of the API password hashes (the same value api-edge uses).', { secret: true })
+  @IsString()
+  @MinLength(32)
+  API_PASSWORD_PEPPER: string = undefined as unknown as string;
+}
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export async function runAdminCli(argv: string[], io: CliIo, env = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      standalone: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      name: { type: 'string' },
+      id: { type: 'string' },
+      mode: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      'keep-previous-hours': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...args] = positionals;
+  if (values.help || !command) {
+    io.out(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const json = values.json ?? false;
+  const standalone = values.standalone || env.GATEWAY_PROFILE === 'standalone';
+  const db = await openDatabase(standalone, env);
+  try {
+    const manage = new ManageMerchants(MerchantRepository.over(db.dataSource), db.pepper);
+    const result = await execute(manage, command, args, values);
+    io.out(json ? JSON.stringify(result.json, null, 2) : result.text);
+    return 0;
+  } catch (err) {
+    const message = err instanceof GatewayError ? (err.explanation ?? err.code) : String((err as Error)?.message ?? err);
+    io.err(json ? JSON.stringify({ error: message }) : `error: ${message}`);
+    return 1;
+  } finally {
+    await db.close();
+  }
+}
+
+type Values = { name?: string; id?: string; mode?: string; set?: string[]; 'keep-previous-hours'?: string };
+
+async function execute(
+  manage: ManageMerchants,
+  command: string,
+  args: string[],
+  values: Values,
+): Promise<{ json: unknown; text: string }> {
+  switch (command) {
+    case 'create': {
+      if (!values.name) {
+        throw GatewayError.invalidRequest('create needs --name.');
+      }
+      const issued = await manage.create({
+        id: values.id,
+        name: values.name,
+        mode: parseMode(values.mode ?? 'TEST'),
+        settings: nestSettings(values.set ?? []),
+      });
+      return credentials(issued, 'created');
+    }
+    case 'list': {
+      const merchants = await manage.list();
+      return {
+        json: merchants.map(describe),
+        text: merchants.map((m) => `${m.id}\t${m.mode}\t${m.status}\t${m.name}`).join('\n') || '(no merchants)',
+      };
+    }
+    case 'show':
+      return shown(await manage.show(required(args[0], 'merchant id')));
+    case 'set': {
+      const id = required(args[0], 'merchant id');
+      const changes = Object.fromEntries(args.slice(1).map(parseAssignment));
+      if (Object.keys(changes).length === 0) {
+        throw GatewayError.invalidRequest('set needs at least one <setting>=<value>.');
+      }
+      return shown(await manage.configure(id, changes));
+    }
+    case 'mode':
+      return shown(await manage.setMode(required(args[0], 'merchant id'), parseMode(required(args[1], 'mode'))));
+    case 'enable':
+      return shown(await manage.setStatus(required(args[0], 'merchant id'), 'ENABLED'));
+    case 'disable':
+      return shown(await manage.setStatus(required(args[0], 'merchant id'), 'DISABLED'));
+    case 'rotate-password': {
+      const hours = Number(values['keep-previous-hours'] ?? '24');
+      if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) {
+        throw GatewayError.invalidRequest('--keep-previous-hours must be between 0 and 720.');
+      }
+      return credentials(await manage.rotatePassword(required(args[0], 'merchant id'), hours * 3_600_000), 'rotated');
+    }
+    default:
+      throw GatewayError.invalidRequest(`Unknown command '${command}'. Run with --help.`);
+  }
+}
+
+function credentials(issued: IssuedCredentials, verb: string): { json: unknown; text: string } {
+  const m = issued.merchant;
+  return {
+    json: { ...describe(m), apiPassword: issued.password, username: `merchant.${m.id}` },
+    text: [
+      `Merchant ${m.id} ${verb} (${m.mode}).`,
+      `  API username: merchant.${m.id}`,
+      `  API password: ${issued.password}`,
+      '  (shown once; only a keyed hash is stored)',
+    ].join('\n'),
+  };
+}
+
+function shown(merchant: MerchantEntity): { json: unknown; text: string } {
+  return { json: describe(merchant), text: JSON.stringify(describe(merchant), null, 2) };
+}
+
+function describe(m: MerchantEntity) {
+  return {
+    id: m.id,
+    name: m.name,
+    mode: m.mode,
+    status: m.status,
+    settings: m.settings,
+    previousPasswordValidUntil: m.previousPasswordExpiresAt?.toISOString() ?? null,
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  };
+}
+
+function parseMode(value: string): MerchantMode {
+  if (!(MERCHANT_MODES as readonly string[]).includes(value)) {
+    throw GatewayError.invalidRequest(`Mode must be TEST or LIVE, not '${value}'.`);
+  }
+  return value as MerchantMode;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) {
+    throw GatewayError.invalidRequest(`Missing ${what}.`);
+  }
+  return value;
+}
+
+/** `path=value`; the value is JSON when it parses as JSON (true, 500, [..]), text otherwise. */
+function parseAssignment(assignment: string): [string, unknown] {
+  const at = assignment.indexOf('=');
+  if (at <= 0) {
+    throw GatewayError.invalidRequest(`Expected <setting>=<value>, got '${assignment}'.`);
+  }
+  const raw = assignment.slice(at + 1);
+  try {
+    return [assignment.slice(0, at), JSON.parse(raw)];
+  } catch {
+    return [assignment.slice(0, at), raw];
+  }
+}
+
+function nestSettings(assignments: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [path, value] of assignments.map(parseAssignment)) {
+    const keys = path.split('.');
+    let node = out;
+    for (const key of keys.slice(0, -1)) {
+      node[key] = (node[key] as Record<string, unknown>) ?? {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[keys[keys.length - 1]] = value;
+  }
+  return out;
+}
+
+async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
+  let url: string;
+  let pepper: string;
+  let stop = async () => undefined as void;
+  if (standalone) {
+    const config = loadConfig(StandaloneConfig, env);
+    pepper = (await loadStandaloneSecrets(config)).apiPasswordPepper;
+    const pg = await openStandaloneDatabase(config);
+    url = pg.url;
+    stop = pg.stop;
+  } else {
+    const config = loadConfig(AdminConfig, env);
+    url = config.DATABASE_URL;
+    pepper = config.API_PASSWORD_PEPPER;
+  }
+  const dataSource = createServiceDataSource(EDGE_SCHEMA, {
+    url,
+    poolSize: 2,
+    statementTimeoutMs: 10_000,
+    applicationName: 'admin-cli',
+  });
+  await dataSource.initialize();
+  // A fresh database (the CLI before the first start) gets the edge schema first.
+  await migrateSchema(dataSource);
+  return {
+    dataSource,
+    pepper,
+    close: async () => {
+      await dataSource.destroy();
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { EDGE_SCHEMA } from '@gateway/edge/data-access';
+import { configureEdgeHttp, EdgeConfig, EdgeModule, instrumentEdgeHttp } from '@gateway/edge/feature';
+import {
+  AppLogger,
+  bootstrapApp,
+  createLogger,
+  exitOnSignals,
+  failStartup,
+  loadConfig,
+  messagingOptions,
+  Metrics,
+  PlatformModule,
+  runMigrateCommand,
+} from '@gateway/platform';
+
+async function main(): Promise<void> {
+  let logger: AppLogger | undefined;
+  try {
+    const config = loadConfig(EdgeConfig);
+    logger = createLogger({ service: 'api-edge', level: config.LOG_LEVEL });
+    if (process.argv[2] === 'migrate') {
+      await runMigrateCommand(EDGE_SCHEMA, config, logger);
+      return;
+    }
+    const metrics = new Metrics();
+    const appLogger = logger;
+
+    @Module({
+      imports: [
+        PlatformModule.forRoot({
+          logger,
+          metrics,
+          messaging: messagingOptions(config, 'api-edge'),
+          healthCheckTimeoutMs: config.HEALTH_CHECK_TIMEOUT_MS,
+        }),
+        EdgeModule.forRoot(config),
+      ],
+    })
+    class ApiEdgeAppModule {}
+
+    const running = await bootstrapApp({
+      module: ApiEdgeAppModule,
+      logger,
+      host: config.HTTP_HOST,
+      port: config.HTTP_PORT,
+      shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+      bodyLimit: config.HTTP_BODY_LIMIT_BYTES,
+      trustProxy: config.TRUSTED_PROXIES ? config.TRUSTED_PROXIES.split(',').map((p) => p.trim()) : false,
+      configureHttp: (fastify) => {
+        configureEdgeHttp(fastify);
+        instrumentEdgeHttp(fastify, appLogger, metrics);
+      },
+    });
+    logger.info({ url: running.url }, 'api-edge ready for requests');
+    exitOnSignals(running);
+  } catch (err) {
+    failStartup(logger, err);
+  }
+}
+
+void main();

@@ -1,0 +1,132 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Module } from '@nestjs/common';
+import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
+import { configureEdgeHttp, DemoMerchantAnnouncer, EdgeConfig, EdgeModule, instrumentEdgeHttp } from '@gateway/edge/feature';
+import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
+import {
+  AppLogger,
+  bootstrapApp,
+  createLogger,
+  createMessageServer,
+  exitOnSignals,
+  failStartup,
+  LOG_LEVELS,
+  loadConfig,
+  loadStandaloneSecrets,
+  messagingOptions,
+  Metrics,
+  PlatformModule,
+  StandaloneConfig,
+  startEmbeddedPostgres,
+} from '@gateway/platform';
+import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
+import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
+
+/**
+ * The standalone profile: every app in one process, an embedded Postgres, the in-process
+ * message bus and in-memory locks. Same handlers, validation, migrations and responses as the
+ * distributed profile; for trying the gateway on a laptop and for fast tests, never production.
+ */
+async function main(): Promise<void> {
+  let logger: AppLogger | undefined;
+  let stopPostgres: (() => Promise<void>) | undefined;
+  try {
+    const standalone = loadConfig(StandaloneConfig);
+    const level = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL! : 'info';
+    logger = createLogger({ service: 'gateway', level });
+    const secrets = await loadStandaloneSecrets(standalone);
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(standalone.STANDALONE_DATA_DIR, 'postgres'),
+      port: standalone.STANDALONE_PG_PORT,
+    });
+    stopPostgres = postgres.stop;
+    logger.info({ port: standalone.STANDALONE_PG_PORT }, 'embedded Postgres started');
+
+    const env = {
+      DATABASE_POOL_SIZE: '4',
+      ...process.env,
+      GATEWAY_PROFILE: 'standalone',
+      DATABASE_URL: postgres.url,
+      API_PASSWORD_PEPPER: secrets.apiPasswordPepper,
+    };
+    const edge = loadConfig(EdgeConfig, env);
+    const metrics = new Metrics();
+    const appLogger = logger;
+
+    @Module({
+      imports: [
+        PlatformModule.forRoot({
+          logger,
+          metrics,
+          messaging: messagingOptions(edge, 'gateway'),
+          healthCheckTimeoutMs: edge.HEALTH_CHECK_TIMEOUT_MS,
+        }),
+        EdgeModule.forRoot(edge, { demoMerchant: announceDemoMerchant(standalone, edge) }),
+        TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, env)),
+        OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
+        BrowserPaymentModule.forRoot(loadConfig(BrowserPaymentConfig, env)),
+        VerificationModule.forRoot(loadConfig(VerificationConfig, env)),
+      ],
+    })
+    class StandaloneAppModule {}
+
+    const running = await bootstrapApp({
+      module: StandaloneAppModule,
+      logger,
+      host: edge.HTTP_HOST,
+      port: edge.HTTP_PORT,
+      shutdownGraceMs: edge.SHUTDOWN_GRACE_MS,
+      bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
+      messageServer: createMessageServer(messagingOptions(edge, 'gateway'), edge.SHUTDOWN_GRACE_MS),
+      configureHttp: (fastify) => {
+        configureEdgeHttp(fastify);
+        instrumentEdgeHttp(fastify, appLogger, metrics);
+      },
+    });
+    logger.info({ url: running.url }, 'standalone gateway ready for requests');
+    exitOnSignals({
+      shutdown: async (reason) => {
+        await running.shutdown(reason);
+        await postgres.stop();
+      },
+    });
+  } catch (err) {
+    // Never leave the embedded Postgres running behind a gateway that failed to start.
+    await stopPostgres?.().catch(() => undefined);
+    failStartup(logger, err);
+  }
+}
+
+/**
+ * The demo merchant's credentials go to the terminal (plain text, not a log line) and to a
+ * 0600 file in the data folder, once; later starts only name the merchant.
+ */
+function announceDemoMerchant(standalone: StandaloneConfig, edge: EdgeConfig): DemoMerchantAnnouncer {
+  return ({ merchantId, issued }) => {
+    const file = path.resolve(standalone.STANDALONE_DATA_DIR, 'demo-merchant.json');
+    const base = `http://127.0.0.1:${edge.HTTP_PORT}`;
+    if (issued) {
+      writeFileSync(
+        file,
+        JSON.stringify({ merchantId, username: `merchant.${merchantId}`, password: issued.password, baseUrl: base }, null, 2),
+        { mode: 0o600 },
+      );
+    }
+    const lines = [
+      '',
+      '  Standalone payment gateway',
+      `  API:           ${base}/api/rest/version/100/merchant/${merchantId}/...`,
+      `  Demo merchant: ${merchantId} (test mode)`,
+      `  API username:  merchant.${merchantId}`,
+      issued
+        ? `  API password:  ${issued.password}   (shown once; also in ${file})`
+        : `  API password:  shown at first start, kept in ${file}`,
+      '',
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  };
+}
+
+void main();

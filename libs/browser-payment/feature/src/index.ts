@@ -1,0 +1,2 @@
+export * from './browser-payment.config';
+export * from './browser-payment.module';

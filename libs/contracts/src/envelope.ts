@@ -1,0 +1,38 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { MerchantContext } from './merchant-context';
+
+export const AUTH_METHODS = ['PASSWORD', 'CERTIFICATE'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/**
+ * What every request to a service carries besides its payload: who is asking, in which API
+ * version, under which lock. Services re-validate it like any other input.
+ */
+export class RequestEnvelope {
+  @ValidateNested()
+  @Type(() => MerchantContext)
+  merchant: MerchantContext;
+
+  /** The version in the request path; responses echo it. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  apiVersion: number;
+
+  /** Our own id for this request, on every log line of every process it touches. */
+  @IsString()
+  @Matches(/^[A-Za-z0-9-]{1,64}$/)
+  requestId: string;
+
+  @IsIn(AUTH_METHODS)
+  authMethod: AuthMethod;
+
+  /**
+   * The per-order lock's fencing token, a decimal integer string. The ledger refuses a write
+   * carrying a token older than the last one it stored for the order.
+   */
+  @IsOptional()
+  @Matches(/^[0-9]{1,20}$/)
+  fencingToken?: string;
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { ERROR_CATALOGUE, ErrorCause, ErrorCode, isErrorCode, ValidationType } from './error-catalogue';
+
+/** The form a GatewayError takes on the wire between services and the edge. */
+export interface WireError {
+  readonly gatewayError: true;
+  readonly code: ErrorCode;
+  readonly explanation?: string;
+  readonly field?: string;
+  readonly validationType?: ValidationType;
+  readonly supportCode?: string;
+  readonly retryAfterSeconds?: number;
+}
+
+export interface GatewayErrorDetails {
+  explanation?: string;
+  field?: string;
+  validationType?: ValidationType;
+  supportCode?: string;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * A failure the gateway answers with the spec's error body. Thrown by use cases and the
+ * edge; carried between processes as a WireError. The explanation is shown to merchants, so
+ * callers build it from field names and safe values only (see `describeValue`).
+ */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly explanation?: string;
+  readonly field?: string;
+  readonly validationType?: ValidationType;
+  readonly supportCode?: string;
+  readonly retryAfterSeconds?: number;
+
+  constructor(code: ErrorCode, details: GatewayErrorDetails = {}) {
+    super(details.explanation ?? code);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.explanation = details.explanation;
+    this.field = details.field;
+    this.validationType = details.validationType;
+    this.supportCode = details.supportCode;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+
+  get errorCause(): ErrorCause {
+    return ERROR_CATALOGUE[this.code].cause;
+  }
+
+  get httpStatus(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+
+  static invalidField(field: string, validationType: ValidationType, explanation: string): GatewayError {
+    return new GatewayError('INVALID_FIELD', { field, validationType, explanation });
+  }
+
+  static invalidRequest(explanation: string): GatewayError {
+    return new GatewayError('INVALID_REQUEST', { explanation });
+  }
+
+  /** An internal fault: a fresh support code the caller logs next to the real cause. */
+  static serverFailed(supportCode = newSupportCode()): GatewayError {
+    return new GatewayError('SERVER_FAILED', { supportCode });
+  }
+
+  toWire(): WireError {
+    return {
+      gatewayError: true,
+      code: this.code,
+      explanation: this.explanation,
+      field: this.field,
+      validationType: this.validationType,
+      supportCode: this.supportCode,
+      retryAfterSeconds: this.retryAfterSeconds,
+    };
+  }
+
+  static isWire(value: unknown): value is WireError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as WireError).gatewayError === true &&
+      isErrorCode((value as WireError).code)
+    );
+  }
+
+  static fromWire(wire: WireError): GatewayError {
+    return new GatewayError(wire.code, wire);
+  }
+
+  /**
+   * The spec's error body: `{"error":{...},"result":"ERROR"}` with only the fields the
+   * Errors table allows for this cause.
+   */
+  toResponseBody(): { error: Record<string, string>; result: 'ERROR' } {
+    const cause = this.errorCause;
+    const error: Record<string, string> = { cause };
+    if ((cause === 'INVALID_REQUEST' || cause === 'SERVER_BUSY') && this.explanation) {
+      error.explanation = this.explanation.slice(0, 1000);
+    }
+    if (cause === 'INVALID_REQUEST' && this.field && this.validationType) {
+      error.field = this.field.slice(0, 100);
+      error.validationType = this.validationType;
+    }
+    if ((cause === 'SERVER_FAILED' || cause === 'REQUEST_REJECTED') && this.supportCode) {
+      error.supportCode = this.supportCode;
+    }
+    return { error, result: 'ERROR' };
+  }
+}
+
+/** Support codes are short, random and safe to read out on the phone. */
+export function newSupportCode(): string {
+  return randomBytes(6).toString('hex').toUpperCase();
+}

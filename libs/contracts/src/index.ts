@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './subjects';
+export * from './envelope';
+export * from './merchant-context';
+export * from './messages';
+export * from './requests';

@@ -1,0 +1,148 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/**
+ * A merchant's profile as services see it: every per-merchant setting the spec mentions.
+ * The edge owns and stores profiles (schema `edge`) and sends this slice, without secrets,
+ * in every request envelope, so services never look a merchant up themselves.
+ */
+export const TOKEN_GENERATION_STRATEGIES = ['MERCHANT_SUPPLIED', 'RANDOM', 'PRESERVE_6_4'] as const;
+export const TOKEN_MANAGEMENT_STRATEGIES = ['UNIQUE_CARD', 'UNIQUE_TOKEN', 'UNIQUE_ACCOUNT_IDENTIFIER'] as const;
+export const VERIFICATION_STRATEGIES = ['ACQUIRER', 'BASIC', 'NONE'] as const;
+export const MERCHANT_MODES = ['TEST', 'LIVE'] as const;
+export const AVS_RULE_ACTIONS = ['NO_ACTION', 'REJECT', 'REVIEW'] as const;
+
+export type TokenGenerationStrategy = (typeof TOKEN_GENERATION_STRATEGIES)[number];
+export type TokenManagementStrategy = (typeof TOKEN_MANAGEMENT_STRATEGIES)[number];
+export type VerificationStrategy = (typeof VERIFICATION_STRATEGIES)[number];
+export type MerchantMode = (typeof MERCHANT_MODES)[number];
+
+export class TokenRepositorySettings {
+  /** The live repository id; a test merchant's repository is this id prefixed with `Test`. */
+  @IsString()
+  @Matches(/^[\x20-\x7e]{1,12}$/)
+  id: string;
+
+  @IsIn(TOKEN_GENERATION_STRATEGIES)
+  generation: TokenGenerationStrategy;
+
+  @IsIn(TOKEN_MANAGEMENT_STRATEGIES)
+  management: TokenManagementStrategy;
+
+  @IsBoolean()
+  schemeTokenization: boolean;
+
+  @IsIn(VERIFICATION_STRATEGIES)
+  defaultVerificationStrategy: VerificationStrategy;
+}
+
+export class MerchantPrivileges {
+  /** Refunds may exceed the captured amount (order EXCESSIVELY_REFUNDED). */
+  @IsBoolean()
+  excessiveRefund: boolean;
+
+  /** Full card and account numbers may be returned (with certificate auth and UNMASK). */
+  @IsBoolean()
+  unmask: boolean;
+
+  /** Refunds wait for approval (REFUND_REQUESTED) instead of executing. */
+  @IsBoolean()
+  refundRequiresApproval: boolean;
+}
+
+export class NotificationSettings {
+  /** Webhook notifications are enabled for this merchant (the spec's "merchant administration" switch). */
+  @IsBoolean()
+  enabled: boolean;
+}
+
+export class AvsResponseCodeRule {
+  @IsString()
+  avsResponseCode: string;
+
+  @IsIn(AVS_RULE_ACTIONS)
+  action: (typeof AVS_RULE_ACTIONS)[number];
+}
+
+export class TransactionFilteringSettings {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => AvsResponseCodeRule)
+  avsResponseCodeRules: AvsResponseCodeRule[];
+}
+
+export class TestAcquirerSettings {
+  /** Added to every test-acquirer call, so load and lock tests can hold an order busy. */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  latencyMs: number;
+}
+
+export class MerchantSettings {
+  @ValidateNested()
+  @Type(() => TokenRepositorySettings)
+  tokenRepository: TokenRepositorySettings;
+
+  @ValidateNested()
+  @Type(() => MerchantPrivileges)
+  privileges: MerchantPrivileges;
+
+  @ValidateNested()
+  @Type(() => NotificationSettings)
+  notifications: NotificationSettings;
+
+  @ValidateNested()
+  @Type(() => TransactionFilteringSettings)
+  transactionFiltering: TransactionFilteringSettings;
+
+  @ValidateNested()
+  @Type(() => TestAcquirerSettings)
+  testAcquirer: TestAcquirerSettings;
+
+  /** Requests per second this merchant may send; 0 means no per-merchant limit. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  rateLimitPerSecond?: number;
+}
+
+export class MerchantContext {
+  @IsString()
+  id: string;
+
+  @IsIn(MERCHANT_MODES)
+  mode: MerchantMode;
+
+  @ValidateNested()
+  @Type(() => MerchantSettings)
+  settings: MerchantSettings;
+}
+
+export function defaultMerchantSettings(): MerchantSettings {
+  return {
+    tokenRepository: {
+      id: '1000000001',
+      generation: 'RANDOM',
+      management: 'UNIQUE_TOKEN',
+      schemeTokenization: false,
+      defaultVerificationStrategy: 'NONE',
+    },
+    privileges: { excessiveRefund: false, unmask: false, refundRequiresApproval: false },
+    notifications: { enabled: false },
+    transactionFiltering: { avsResponseCodeRules: [] },
+    testAcquirer: { latencyMs: 0 },
+    rateLimitPerSecond: 0,
+  };
+}

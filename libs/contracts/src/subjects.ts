@@ -1,0 +1,54 @@
+/**
+ * Every NATS subject, named after the service that owns (answers) it and versioned, so a
+ * breaking payload change gets a new subject while the old one keeps serving during a
+ * rolling deploy. The transport prepends NATS_SUBJECT_PREFIX (empty in production) so test
+ * runs sharing one NATS server never see each other's traffic.
+ */
+export const SERVICE_NAMES = ['token-vault', 'order-transaction', 'browser-payment', 'verification'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const SUBJECTS = {
+  tokenVault: {
+    ping: 'token-vault.ping.v1',
+    saveToken: 'token-vault.token.save.v1',
+  },
+  orderTransaction: {
+    ping: 'order-transaction.ping.v1',
+    refund: 'order-transaction.refund.v1',
+  },
+  browserPayment: {
+    ping: 'browser-payment.ping.v1',
+    initiate: 'browser-payment.initiate.v1',
+    confirm: 'browser-payment.confirm.v1',
+  },
+  verification: {
+    ping: 'verification.ping.v1',
+    verify: 'verification.verify.v1',
+  },
+} as const;
+
+/** The subject each service answers to prove it is up (used by the edge's readiness). */
+export const PING_SUBJECTS: Readonly<Record<ServiceName, string>> = {
+  'token-vault': SUBJECTS.tokenVault.ping,
+  'order-transaction': SUBJECTS.orderTransaction.ping,
+  'browser-payment': SUBJECTS.browserPayment.ping,
+  verification: SUBJECTS.verification.ping,
+};
+
+/**
+ * The order operations of `PUT .../order/{orderid}/transaction/{transactionid}`, told apart
+ * by `apiOperation`, and the subject of the service that owns each.
+ */
+export const ORDER_OPERATION_SUBJECTS = {
+  VERIFY: SUBJECTS.verification.verify,
+  REFUND: SUBJECTS.orderTransaction.refund,
+  INITIATE_BROWSER_PAYMENT: SUBJECTS.browserPayment.initiate,
+  CONFIRM_BROWSER_PAYMENT: SUBJECTS.browserPayment.confirm,
+} as const;
+
+export type OrderApiOperation = keyof typeof ORDER_OPERATION_SUBJECTS;
+export const ORDER_API_OPERATIONS = Object.keys(ORDER_OPERATION_SUBJECTS) as OrderApiOperation[];
+
+export function isOrderApiOperation(value: unknown): value is OrderApiOperation {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ORDER_OPERATION_SUBJECTS, value);
+}

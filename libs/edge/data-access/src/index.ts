@@ -1,0 +1,3 @@
+export * from './edge.schema';
+export * from './merchant.entity';
+export * from './merchant.repository';

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import {
+  defaultMerchantSettings,
+  GatewayError,
+  MerchantMode,
+  MerchantSettings,
+} from '@gateway/contracts';
+import { generateApiPassword, hashApiPassword } from '@gateway/crypto';
+import { MerchantEntity, MerchantRepository, MerchantStatus } from '@gateway/edge/data-access';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+
+export interface NewMerchant {
+  id?: string;
+  name: string;
+  mode: MerchantMode;
+  settings?: Record<string, unknown>;
+}
+
+export interface IssuedCredentials {
+  merchant: MerchantEntity;
+  /** Shown once, to whoever provisioned the merchant; only its keyed hash is stored. */
+  password: string;
+}
+
+const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
+
+/**
+ * What the platform team does to merchant profiles (through the admin CLI): provision,
+ * configure, enable or disable, and issue or rotate API passwords. Settings are validated as
+ * a whole after every change, so a profile is never stored half-valid.
+ */
+export class ManageMerchants {
+  constructor(
+    private readonly merchants: MerchantRepository,
+    private readonly pepper: string,
+  ) {}
+
+  async create(input: NewMerchant): Promise<IssuedCredentials> {
+    const id = input.id ?? generateMerchantId(input.mode);
+    if (!MERCHANT_ID.test(id)) {
+      throw GatewayError.invalidRequest(`Merchant id '${id}' must be 1 to 40 characters from 0-9 a-z A-Z '-' '_'.`);
+    }
+    if (await this.merchants.findById(id)) {
+      throw GatewayError.invalidRequest(`Merchant ${id} already exists.`);
+    }
+    const settings = validatedSettings(mergeDeep(defaultMerchantSettings(), input.settings ?? {}));
+    const password = generateApiPassword();
+    await this.merchants.insert({
+      id,
+      name: input.name,
+      mode: input.mode,
+      status: 'ENABLED',
+      settings,
+      passwordHash: hashApiPassword(password, this.pepper),
+      previousPasswordHash: null,
+      previousPasswordExpiresAt: null,
+    });
+    return { merchant: await this.require(id), password };
+  }
+
+  list(): Promise<MerchantEntity[]> {
+    return this.merchants.list();
+  }
+
+  async show(id: string): Promise<MerchantEntity> {
+    return this.require(id);
+  }
+
+  /** Applies `path -> value` changes (e.g. `privileges.excessiveRefund -> true`) to the settings. */
+  async configure(id: string, changes: Record<string, unknown>): Promise<MerchantEntity> {
+    const merchant = await this.require(id);
+    const settings = structuredClone(merchant.settings) as unknown as Record<string, unknown>;
+    for (const [path, value] of Object.entries(changes)) {
+      setPath(settings, path, value);
+    }
+    await this.merchants.update(id, { settings: validatedSettings(settings) });
+    return this.require(id);
+  }
+
+  async setMode(id: string, mode: MerchantMode): Promise<MerchantEntity> {
+    await this.require(id);
+    await this.merchants.update(id, { mode });
+    return this.require(id);
+  }
+
+  async setStatus(id: string, status: MerchantStatus): Promise<MerchantEntity> {
+    await this.require(id);
+    await this.merchants.update(id, { status });
+    return this.require(id);
+  }
+
+  /**
+   * A new password; the old one keeps working for `keepPreviousMs` (0 revokes it at once), so
+   * a merchant can roll the new one out without failed requests.
+   */
+  async rotatePassword(id: string, keepPreviousMs: number): Promise<IssuedCredentials> {
+    const merchant = await this.require(id);
+    const password = generateApiPassword();
+    await this.merchants.update(id, {
+      passwordHash: hashApiPassword(password, this.pepper),
+      previousPasswordHash: keepPreviousMs > 0 ? merchant.passwordHash : null,
+      previousPasswordExpiresAt: keepPreviousMs > 0 ? new Date(Date.now() + keepPreviousMs) : null,
+    });
+    return { merchant: await this.require(id), password };
+  }
+
+  private async require(id: string): Promise<MerchantEntity> {
+    const merchant = await this.merchants.findById(id);
+    if (!merchant) {
+      throw new GatewayError('NOT_FOUND', { explanation: `No merchant ${id}.` });
+    }
+    return merchant;
+  }
+}
+
+function generateMerchantId(mode: MerchantMode): string {
+  const suffix = randomBytes(4).toString('hex').toUpperCase();
+  return mode === 'TEST' ? `TEST${suffix}` : `M${suffix}`;
+}
+
+function validatedSettings(raw: unknown): MerchantSettings {
+  const settings = plainToInstance(MerchantSettings, raw);
+  const errors = validateSync(settings, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) {
+    throw GatewayError.invalidRequest(`Invalid merchant settings: ${describe(errors).join('; ')}`);
+  }
+  return JSON.parse(JSON.stringify(settings)) as MerchantSettings;
+}
+
+function describe(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((e) => {
+    const path = `${prefix}${e.property}`;
+    const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m}`);
+    return [...own, ...describe(e.children ?? [], `${path}.`)];
+  });
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  if (keys.some((k) => k === '' || k === '__proto__' || k === 'constructor' || k === 'prototype')) {
+    throw GatewayError.invalidRequest(`Invalid setting name '${path}'.`);
+  }
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) {
+      node[key] = {};
+    }
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]] = value;
+}
+
+function mergeDeep<T>(base: T, patch: Record<string, unknown>): T {
+  const out = structuredClone(base) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
+      throw GatewayError.invalidRequest(`Invalid setting name '${key}'.`);
+    }
+    if (value && typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object') {
+      out[key] = mergeDeep(out[key], value as Record<string, unknown>);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out as T;
+}

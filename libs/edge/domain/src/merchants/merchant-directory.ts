@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MerchantContext } from '@gateway/contracts';
+import { MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
+
+export const MERCHANT_DIRECTORY_OPTIONS = Symbol('MERCHANT_DIRECTORY_OPTIONS');
+
+export interface MerchantDirectoryOptions {
+  /** How long a looked-up profile is reused; a disabled merchant or new password applies after at most this. */
+  cacheTtlMs: number;
+}
+
+interface Cached {
+  merchant: MerchantEntity | null;
+  expiresAt: number;
+  pending?: Promise<MerchantEntity | null>;
+}
+
+/**
+ * Merchant profiles for the request path. Every request needs its merchant; reading Postgres
+ * each time would cost a round trip per request, so profiles (and "no such merchant") are
+ * kept for a few seconds, and concurrent lookups of one merchant share one query.
+ */
+@Injectable()
+export class MerchantDirectory {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(
+    private readonly merchants: MerchantRepository,
+    @Inject(MERCHANT_DIRECTORY_OPTIONS) private readonly options: MerchantDirectoryOptions,
+  ) {}
+
+  async find(id: string): Promise<MerchantEntity | null> {
+    const now = Date.now();
+    const cached = this.cache.get(id);
+    if (cached && cached.expiresAt > now) {
+      return cached.pending ?? cached.merchant;
+    }
+    const pending = this.merchants.findById(id);
+    this.cache.set(id, { merchant: null, expiresAt: now + this.options.cacheTtlMs, pending });
+    try {
+      const merchant = await pending;
+      this.remember(id, merchant);
+      return merchant;
+    } catch (err) {
+      this.cache.delete(id);
+      throw err;
+    }
+  }
+
+  /** After an admin change in this process; other replicas see it when their entry expires. */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
+  private remember(id: string, merchant: MerchantEntity | null): void {
+    if (this.cache.size > 50_000) {
+      this.cache.clear();
+    }
+    this.cache.set(id, { merchant, expiresAt: Date.now() + this.options.cacheTtlMs });
+  }
+}
+
+export function toMerchantContext(merchant: MerchantEntity): MerchantContext {
+  return { id: merchant.id, mode: merchant.mode, settings: merchant.settings };
+}

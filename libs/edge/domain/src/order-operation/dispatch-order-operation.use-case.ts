@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AuthMethod,
+  GatewayError,
+  JsonObject,
+  MerchantContext,
+  ORDER_OPERATION_SUBJECTS,
+  OperationReply,
+  OrderOperationMessage,
+  readApiOperation,
+} from '@gateway/contracts';
+import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
+import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
+import { lockFailureBody } from '../api/api-response';
+
+export const ORDER_LOCK_OPTIONS = Symbol('ORDER_LOCK_OPTIONS');
+
+export interface OrderLockOptions {
+  /** Bounded wait for the order's lock before answering LOCK_FAILURE. */
+  waitMs: number;
+  /** Lease length: longer than the slowest operation, so a live holder never loses it. */
+  ttlMs: number;
+}
+
+export interface OrderOperationCommand {
+  merchant: MerchantContext;
+  authMethod: AuthMethod;
+  apiVersion: number;
+  requestId: string;
+  orderId: string;
+  transactionId: string;
+  body: JsonObject;
+}
+
+export interface OrderOperationResult {
+  apiOperation: string;
+  body: JsonObject;
+}
+
+/**
+ * An order operation, once the request is authenticated and its path checked: validate the
+ * body, serialise operations on the order under its lock (or answer LOCK_FAILURE after the
+ * bounded wait), and hand the operation, with the lock's fencing token, to the owning
+ * service.
+ */
+@Injectable()
+export class DispatchOrderOperation {
+  constructor(
+    private readonly bus: MessageBus,
+    @Inject(LOCK_SERVICE) private readonly locks: LockService,
+    @Inject(ORDER_LOCK_OPTIONS) private readonly lockOptions: OrderLockOptions,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
+    const apiOperation = readApiOperation(command.body);
+    const lease = await this.acquire(command.merchant.id, command.orderId);
+    if (!lease) {
+      this.metrics.lockFailures.inc();
+      return { apiOperation, body: lockFailureBody(command.orderId, command.transactionId) };
+    }
+    try {
+      const message: OrderOperationMessage = {
+        envelope: {
+          merchant: command.merchant,
+          apiVersion: command.apiVersion,
+          requestId: command.requestId,
+          authMethod: command.authMethod,
+          fencingToken: lease.fencingToken,
+        },
+        apiOperation,
+        orderId: command.orderId,
+        transactionId: command.transactionId,
+        body: command.body,
+      };
+      const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
+      return { apiOperation, body: reply.body };
+    } finally {
+      lease.release().catch((err: unknown) => this.logger.warn({ err }, 'order lock release failed'));
+    }
+  }
+
+  private async acquire(merchantId: string, orderId: string): Promise<Lease | null> {
+    const started = process.hrtime.bigint();
+    let lease: Lease | null;
+    try {
+      lease = await this.locks.acquire(`${merchantId}:${orderId}`, this.lockOptions);
+    } catch (err) {
+      // The lock store (Redis) is unavailable: no operation may run unserialised.
+      this.logger.warn({ err }, 'order lock unavailable');
+      throw new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.' });
+    }
+    this.metrics.lockWait.observe(
+      { outcome: lease ? 'acquired' : 'timeout' },
+      Number(process.hrtime.bigint() - started) / 1e9,
+    );
+    return lease;
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AuthMethod,
+  GatewayError,
+  JsonObject,
+  MerchantContext,
+  OperationReply,
+  SUBJECTS,
+  TokenOperationMessage,
+} from '@gateway/contracts';
+import { MessageBus } from '@gateway/platform';
+
+export interface TokenOperationCommand {
+  merchant: MerchantContext;
+  authMethod: AuthMethod;
+  apiVersion: number;
+  requestId: string;
+  tokenId: string;
+  body: JsonObject;
+}
+
+/**
+ * Create or update token: the vault owns the rules and serialises concurrent writes to one
+ * token in its database, so no edge lock is taken.
+ */
+@Injectable()
+export class DispatchTokenOperation {
+  constructor(private readonly bus: MessageBus) {}
+
+  async execute(command: TokenOperationCommand): Promise<JsonObject> {
+    if (command.body.apiOperation !== undefined) {
+      throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
+    }
+    const message: TokenOperationMessage = {
+      envelope: {
+        merchant: command.merchant,
+        apiVersion: command.apiVersion,
+        requestId: command.requestId,
+        authMethod: command.authMethod,
+      },
+      tokenId: command.tokenId,
+      body: command.body,
+    };
+    const reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message);
+    return reply.body;
+  }
+}

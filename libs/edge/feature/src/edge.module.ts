@@ -1,0 +1,74 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { EDGE_SCHEMA, MerchantRepository } from '@gateway/edge/data-access';
+import {
+  API_PASSWORD_PEPPER,
+  AuthenticateMerchant,
+  DispatchOrderOperation,
+  DispatchTokenOperation,
+  MERCHANT_DIRECTORY_OPTIONS,
+  MerchantDirectory,
+  ORDER_LOCK_OPTIONS,
+} from '@gateway/edge/domain';
+import { LOCK_SERVICE, MemoryLockService, RedisLockService } from '@gateway/locking';
+import { createRedisClient, databaseConnection, REDIS_CLIENT, ServiceDatabaseModule } from '@gateway/platform';
+import type Redis from 'ioredis';
+import { DEMO_MERCHANT_ANNOUNCER, DemoMerchantAnnouncer, DemoMerchantProvisioner } from './demo-merchant';
+import { EdgeConfig } from './edge.config';
+import { EdgeReadiness } from './edge-readiness';
+import { ApiPath, VERSION_RANGE } from './http/api-path';
+import { FallbackHttpController } from './http/fallback.http-controller';
+import { MerchantAuthGuard } from './http/merchant-auth.guard';
+import { OrderOperationsHttpController } from './http/order-operations.http-controller';
+import { TokensHttpController } from './http/tokens.http-controller';
+
+/**
+ * api-edge: the only HTTP surface. Authenticates merchants, checks paths and bodies, takes the
+ * per-order lock and routes each operation to the service that owns it.
+ */
+@Module({})
+export class EdgeModule {
+  /** `demoMerchant`: provision a test merchant on first start (standalone profile only). */
+  static forRoot(config: EdgeConfig, options: { demoMerchant?: DemoMerchantAnnouncer } = {}): DynamicModule {
+    const distributed = config.GATEWAY_PROFILE === 'distributed';
+    return {
+      module: EdgeModule,
+      imports: [
+        ServiceDatabaseModule.forRoot({
+          service: EDGE_SCHEMA,
+          connection: databaseConnection(config, 'api-edge'),
+          migrateOnStart: config.DATABASE_MIGRATE_ON_START,
+        }),
+      ],
+      // The fallback must come last: it answers whatever the others do not.
+      controllers: [OrderOperationsHttpController, TokensHttpController, FallbackHttpController],
+      providers: [
+        { provide: EdgeConfig, useValue: config },
+        ...(distributed
+          ? [
+              {
+                provide: REDIS_CLIENT,
+                useFactory: () =>
+                  createRedisClient({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, name: 'api-edge' }),
+              },
+              { provide: LOCK_SERVICE, useFactory: (redis: Redis) => new RedisLockService(redis), inject: [REDIS_CLIENT] },
+            ]
+          : [{ provide: LOCK_SERVICE, useValue: new MemoryLockService() }]),
+        { provide: ORDER_LOCK_OPTIONS, useValue: { waitMs: config.ORDER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS } },
+        { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
+        { provide: API_PASSWORD_PEPPER, useValue: config.API_PASSWORD_PEPPER },
+        { provide: VERSION_RANGE, useValue: { min: config.API_VERSION_MIN, max: config.API_VERSION_MAX } },
+        MerchantRepository,
+        MerchantDirectory,
+        AuthenticateMerchant,
+        DispatchOrderOperation,
+        DispatchTokenOperation,
+        ApiPath,
+        MerchantAuthGuard,
+        EdgeReadiness,
+        ...(options.demoMerchant
+          ? [{ provide: DEMO_MERCHANT_ANNOUNCER, useValue: options.demoMerchant }, DemoMerchantProvisioner]
+          : []),
+      ],
+    };
+  }
+}

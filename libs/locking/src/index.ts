@@ -1,0 +1,3 @@
+export * from './lock';
+export * from './memory-lock.service';
+export * from './redis-lock.service';

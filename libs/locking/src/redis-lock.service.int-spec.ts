@@ -1,0 +1,27 @@
+import Redis from 'ioredis';
+import { newRunId, testInfra } from '@gateway/testing';
+import { RedisLockService } from './redis-lock.service';
+import { describeLockContract } from './testing/lock-contract';
+
+const prefix = `${process.env.TEST_REDIS_PREFIX ?? `test:${newRunId()}:`}locking:`;
+const redis = new Redis(testInfra.redisUrl, { keyPrefix: prefix });
+
+afterAll(async () => {
+  // The run's global teardown deletes every key under the run's prefix.
+  await redis.quit();
+});
+
+describeLockContract('Redis', () => new RedisLockService(redis));
+
+describe('Redis fencing tokens', () => {
+  it('keep growing after Redis loses the counter', async () => {
+    const locks = new RedisLockService(redis);
+    const key = `lost-counter:${Date.now()}`;
+    const before = await locks.acquire(key, { waitMs: 0, ttlMs: 5_000 });
+    await before!.release();
+    // What a Redis restart without persistence does to the fence counter.
+    await redis.del(`fence:${key}`);
+    const after = await locks.acquire(key, { waitMs: 0, ttlMs: 5_000 });
+    expect(BigInt(after!.fencingToken)).toBeGreaterThan(BigInt(before!.fencingToken));
+  });
+});

@@ -1,0 +1,2 @@
+export * from './order-transaction.config';
+export * from './order-transaction.module';

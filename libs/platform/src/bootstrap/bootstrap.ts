@@ -1,0 +1,127 @@
+import { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CustomTransportStrategy } from '@nestjs/microservices';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import { ConfigError } from '../config';
+import { HealthController, ReadinessChecks } from '../health';
+import { AppLogger, NestPinoLogger } from '../logging';
+import { GatewayNatsServer } from '../messaging';
+
+export interface BootstrapOptions {
+  module: Type | DynamicModule;
+  logger: AppLogger;
+  host: string;
+  port: number;
+  shutdownGraceMs: number;
+  /** The message server of an app that answers subjects (every service; not the edge). */
+  messageServer?: CustomTransportStrategy;
+  /** Body size limit; the edge sets the API's, services only serve health and metrics. */
+  bodyLimit?: number;
+  /** Trust X-Forwarded-* from these proxies (the edge behind an ingress). */
+  trustProxy?: string[] | boolean;
+  /** Fastify setup before routes are registered (content parsers, hooks). */
+  configureHttp?: (fastify: FastifyInstance) => void;
+}
+
+export interface RunningApp {
+  app: NestFastifyApplication;
+  url: string;
+  shutdown(reason: string): Promise<void>;
+}
+
+/**
+ * Starts an app: HTTP on Fastify, the message server if any, and a graceful shutdown on
+ * SIGTERM/SIGINT (readiness turns false, the message server stops taking requests and lets
+ * in-flight ones answer, the HTTP server stops accepting and finishes what it has, then
+ * connections close), bounded by the grace period.
+ */
+export async function bootstrapApp(options: BootstrapOptions): Promise<RunningApp> {
+  const adapter = new FastifyAdapter({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    trustProxy: options.trustProxy ?? false,
+    // Path ids are validated by us, with the spec's error; do not let the router reject them first.
+    routerOptions: { maxParamLength: 1000, ignoreDuplicateSlashes: false },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  options.configureHttp?.(adapter.getInstance() as unknown as FastifyInstance);
+  const app = await NestFactory.create<NestFastifyApplication>(options.module, adapter, {
+    logger: new NestPinoLogger(options.logger),
+    abortOnError: false,
+    // Bodies are parsed by the apps themselves (see configureEdgeHttp), never by Nest's defaults.
+    bodyParser: false,
+  });
+  if (options.messageServer) {
+    app.connectMicroservice({ strategy: options.messageServer }, { inheritAppConfig: true });
+    await app.startAllMicroservices();
+    const server = options.messageServer;
+    if (server instanceof GatewayNatsServer) {
+      app.get(ReadinessChecks).add('nats-subscriptions', async () => {
+        const connection = server.connection();
+        if (!connection || connection.isClosed()) {
+          throw new Error('not connected');
+        }
+        await connection.rtt();
+      });
+    }
+  }
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const shutdown = (reason: string): Promise<void> => {
+    closing ??= (async () => {
+      options.logger.info({ reason }, 'shutting down');
+      app.get(HealthController).markShuttingDown();
+      const timer = setTimeout(() => {
+        options.logger.error({ graceMs: options.shutdownGraceMs }, 'shutdown grace period exceeded; exiting');
+        process.exit(1);
+      }, options.shutdownGraceMs);
+      timer.unref();
+      await app.close();
+      clearTimeout(timer);
+      options.logger.info('shut down');
+      options.logger.flush();
+    })();
+    return closing;
+  };
+  return { app, url, shutdown };
+}
+
+/** For mains: stop on SIGTERM/SIGINT, and exit. */
+export function exitOnSignals(running: { shutdown(reason: string): Promise<void> }): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      running.shutdown(signal).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+/**
+ * For mains: a bad configuration names the variable and exits 78 (EX_CONFIG); anything else
+ * is logged and exits 1 once the log line is flushed.
+ */
+export function failStartup(logger: AppLogger | undefined, err: unknown): void {
+  if (err instanceof ConfigError) {
+    const line = JSON.stringify({ level: 'fatal', msg: err.message, problems: err.problems });
+    process.stderr.write(`${line}\n`);
+    process.exit(78);
+  }
+  if (logger) {
+    logger.fatal({ err }, 'startup failed');
+    logger.flush();
+  } else {
+    process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: 'startup failed', error: String(err) })}\n`);
+  }
+  process.exitCode = 1;
+  setTimeout(() => process.exit(1), 200).unref();
+}
+
+export type { INestApplication };

@@ -1,0 +1,94 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DatabaseConfig, loadConfig } from '../config';
+import { createServiceDataSource, migrateSchema, ServiceSchema } from '../database';
+import { AppLogger, createLogger } from '../logging';
+import { createMessageServer, MessagingOptions } from '../messaging';
+import { Metrics } from '../metrics';
+import { PlatformModule } from '../platform.module';
+import { bootstrapApp, exitOnSignals, failStartup, RunningApp } from './bootstrap';
+
+export interface ServiceMainSpec<C extends DatabaseConfig> {
+  /** The service's name: its NATS queue group, connection name and log `service` field. */
+  name: string;
+  configClass: new () => C;
+  schema: ServiceSchema;
+  featureModule: (config: C) => DynamicModule;
+}
+
+export function messagingOptions(
+  config: { GATEWAY_PROFILE: 'distributed' | 'standalone'; NATS_URL: string; NATS_SUBJECT_PREFIX: string; NATS_REQUEST_TIMEOUT_MS: number },
+  serviceName: string,
+): MessagingOptions {
+  return {
+    profile: config.GATEWAY_PROFILE,
+    servers: config.NATS_URL.split(','),
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
+    serviceName,
+  };
+}
+
+export function databaseConnection(config: DatabaseConfig, applicationName: string) {
+  return {
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    applicationName,
+  };
+}
+
+/**
+ * The main of a NATS service (`node main.js` serves; `node main.js migrate` applies the
+ * service's migrations under the advisory lock and exits, for the Kubernetes migration Job).
+ */
+export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMainSpec<C>): Promise<RunningApp | void> {
+  let logger: AppLogger | undefined;
+  try {
+    const config = loadConfig(spec.configClass);
+    logger = createLogger({ service: spec.name, level: config.LOG_LEVEL });
+    if (process.argv[2] === 'migrate') {
+      await runMigrateCommand(spec.schema, config, logger);
+      return;
+    }
+    const messaging = messagingOptions(config, spec.name);
+    @Module({
+      imports: [
+        PlatformModule.forRoot({
+          logger,
+          metrics: new Metrics(),
+          messaging,
+          healthCheckTimeoutMs: config.HEALTH_CHECK_TIMEOUT_MS,
+        }),
+        spec.featureModule(config),
+      ],
+    })
+    class ServiceAppModule {}
+    const running = await bootstrapApp({
+      module: ServiceAppModule,
+      logger,
+      host: config.HTTP_HOST,
+      port: config.HTTP_PORT,
+      shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+      messageServer: createMessageServer(messaging, config.SHUTDOWN_GRACE_MS),
+    });
+    logger.info({ url: running.url }, `${spec.name} ready for requests`);
+    exitOnSignals(running);
+    return running;
+  } catch (err) {
+    failStartup(logger, err);
+  }
+}
+
+/** `main.js migrate`: apply the schema's pending migrations under the advisory lock, then return. */
+export async function runMigrateCommand(schema: ServiceSchema, config: DatabaseConfig, logger: AppLogger): Promise<void> {
+  const dataSource: DataSource = createServiceDataSource(schema, databaseConnection(config, `${schema.schema}-migrate`));
+  await dataSource.initialize();
+  try {
+    const applied = await migrateSchema(dataSource, logger);
+    logger.info({ schema: schema.schema, applied: applied.length }, 'schema up to date');
+  } finally {
+    await dataSource.destroy();
+    logger.flush();
+  }
+}

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { Transform } from 'class-transformer';
+
+/**
+ * Environment variables arrive as strings. These decorators convert them strictly (a typo
+ * such as `NATS_REQUEST_TIMEOUT_MS=5s` must stop the app, not become NaN or `true`) and record
+ * what the configuration reference in docs/ says about each variable.
+ */
+const DOC_KEY = Symbol('config:doc');
+
+export interface VariableDoc {
+  description: string;
+  secret: boolean;
+}
+
+export function Describe(description: string, options: { secret?: boolean } = {}): PropertyDecorator {
+  return (target, propertyKey) => {
+    const docs: Record<string, VariableDoc> = { ...(Reflect.getMetadata(DOC_KEY, target) ?? {}) };
+    docs[String(propertyKey)] = { description, secret: options.secret ?? false };
+    Reflect.defineMetadata(DOC_KEY, docs, target);
+  };
+}
+
+/** Every documented variable of a config class, including inherited ones. */
+export function describeVariables(configClass: new () => object): Record<string, VariableDoc> {
+  return { ...(Reflect.getMetadata(DOC_KEY, configClass.prototype) ?? {}) };
+}
+
+export function secretVariables(configClass: new () => object): Set<string> {
+  return new Set(
+    Object.entries(describeVariables(configClass))
+      .filter(([, doc]) => doc.secret)
+      .map(([name]) => name),
+  );
+}
+
+/** An integer; anything else is left as a string so `@IsInt` reports it. */
+export function IntVar(): PropertyDecorator {
+  return Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value));
+}
+
+/** `true` or `false` only; `1`, `yes` and friends are rejected rather than guessed. */
+export function BoolVar(): PropertyDecorator {
+  return Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
+}

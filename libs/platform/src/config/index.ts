@@ -1,0 +1,3 @@
+export * from './config-decorators';
+export * from './load-config';
+export * from './platform.config';

@@ -1,0 +1,88 @@
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { BoolVar, Describe, IntVar } from './config-decorators';
+
+export const PROFILES = ['distributed', 'standalone'] as const;
+export type Profile = (typeof PROFILES)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Variables every app reads. */
+export class PlatformConfig {
+  @Describe('Runtime profile: `distributed` (NATS, Redis, one process per app) or `standalone` (one process, in-process transport).')
+  @IsIn(PROFILES)
+  GATEWAY_PROFILE: Profile = 'distributed';
+
+  @Describe('Minimum level of the JSON logs.')
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @Describe('Address the HTTP server (API or health and metrics) binds to.')
+  @IsString()
+  HTTP_HOST = '0.0.0.0';
+
+  @Describe('Port of the HTTP server: the API at the edge, health and metrics on services.')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HTTP_PORT = 8080;
+
+  @Describe('NATS server URLs, comma-separated.')
+  @IsString()
+  @Matches(/^(nats|tls):\/\/[^,\s]+(,(nats|tls):\/\/[^,\s]+)*$/)
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  @Describe('Prefix for every subject; lets several deployments or test runs share one NATS server.')
+  @IsOptional()
+  @Matches(/^([A-Za-z0-9_-]+\.)?$/, { message: 'must be empty or a token followed by a dot' })
+  NATS_SUBJECT_PREFIX = '';
+
+  @Describe('Longest wait for a service to answer a request; past it the caller gets SERVER_BUSY.')
+  @IntVar()
+  @IsInt()
+  @Min(50)
+  @Max(120_000)
+  NATS_REQUEST_TIMEOUT_MS = 10_000;
+
+  @Describe('Timeout of each readiness check (database, NATS, Redis, services).')
+  @IntVar()
+  @IsInt()
+  @Min(50)
+  @Max(30_000)
+  HEALTH_CHECK_TIMEOUT_MS = 1_000;
+
+  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits.')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  SHUTDOWN_GRACE_MS = 15_000;
+}
+
+/** Variables of apps that own a database schema. */
+export class DatabaseConfig extends PlatformConfig {
+  @Describe('Postgres URL of this service, with its own role (password included: keep it in a Secret).', {
+    secret: true,
+  })
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  DATABASE_URL: string = undefined as unknown as string;
+
+  @Describe('Connections in this process\'s pool.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  @Describe('Statement timeout; a query running longer is cancelled.')
+  @IntVar()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
+
+  @Describe('Apply pending migrations at start (under an advisory lock). Kubernetes sets false and runs the migration Job instead.')
+  @BoolVar()
+  @IsBoolean()
+  DATABASE_MIGRATE_ON_START = true;
+}

@@ -1,0 +1,4 @@
+export * from './service-data-source';
+export * from './migrate';
+export * from './embedded-postgres';
+export * from './service-database.module';

@@ -1,0 +1,86 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { GatewayError, newSupportCode } from '@gateway/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Observable, throwError } from 'rxjs';
+import { sortKeysDeep } from '../json';
+import { AppLogger } from '../logging';
+import { APP_LOGGER } from '../tokens';
+
+/** Fastify's own rejections before a handler runs, as the spec's INVALID_REQUEST. */
+const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be JSON.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.',
+  FST_ERR_BAD_URL: 'The request path is not valid.',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request is not valid.',
+};
+
+export const AUTH_REALM = 'gateway';
+
+/**
+ * The one exception filter of every app, for both transports. On the message transport coded
+ * errors cross the wire as they are. Over HTTP they become the spec's error body. Anything
+ * unexpected is logged once, here, under a fresh support code (the log line carries the
+ * request id), and answered as SERVER_FAILED with only that code: no stack, no message.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(@Inject(APP_LOGGER) private readonly logger: AppLogger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): Observable<never> | void {
+    if (host.getType() === 'rpc') {
+      return throwError(() => this.toGatewayError(exception).toWire());
+    }
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    if (exception instanceof HttpException && !isApiPath(request.url)) {
+      // Health and metrics endpoints answer in their own (terminus) shape.
+      void reply.status(exception.getStatus()).send(exception.getResponse());
+      return;
+    }
+    sendGatewayError(reply, this.toGatewayError(exception));
+  }
+
+  private toGatewayError(exception: unknown): GatewayError {
+    if (exception instanceof GatewayError) {
+      return exception;
+    }
+    if (GatewayError.isWire(exception)) {
+      return GatewayError.fromWire(exception);
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === 404) {
+        return new GatewayError('UNKNOWN_PATH', { explanation: 'No such resource.' });
+      }
+      if (status === 405) {
+        return new GatewayError('METHOD_NOT_ALLOWED', { explanation: 'This method is not supported here.' });
+      }
+    }
+    const code = (exception as { code?: unknown })?.code;
+    if (typeof code === 'string' && code in FASTIFY_CLIENT_ERRORS) {
+      return GatewayError.invalidRequest(FASTIFY_CLIENT_ERRORS[code]);
+    }
+    const supportCode = newSupportCode();
+    this.logger.error({ supportCode, err: exception }, 'request failed');
+    return GatewayError.serverFailed(supportCode);
+  }
+}
+
+export function sendGatewayError(reply: FastifyReply, error: GatewayError): void {
+  if (error.code === 'INVALID_CREDENTIALS') {
+    void reply.header('WWW-Authenticate', `Basic realm="${AUTH_REALM}", charset="UTF-8"`);
+  }
+  if (error.httpStatus === 503) {
+    void reply.header('Retry-After', String(error.retryAfterSeconds ?? 1));
+  }
+  void reply
+    .status(error.httpStatus)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(sortKeysDeep(error.toResponseBody())));
+}
+
+function isApiPath(url: string): boolean {
+  return !url.startsWith('/health') && !url.startsWith('/metrics');
+}

@@ -1,0 +1,1 @@
+export const HEALTH_OPTIONS = Symbol('HEALTH_OPTIONS');

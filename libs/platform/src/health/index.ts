@@ -1,0 +1,3 @@
+export * from './health.controller';
+export * from './health.tokens';
+export * from './readiness-checks';

@@ -1,0 +1,4 @@
+export * from './logger';
+export * from './nest-logger';
+export * from './request-context';
+export * from './scrub';

@@ -1,0 +1,82 @@
+import { ServerNats } from '@nestjs/microservices';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+
+export interface GatewayNatsServerOptions {
+  servers: string[];
+  name: string;
+  /** Queue group: one per service, so each request goes to exactly one of its replicas. */
+  queue: string;
+  subjectPrefix: string;
+  /** How long close() waits for in-flight handlers before closing the connection anyway. */
+  drainTimeoutMs: number;
+}
+
+/**
+ * Nest's NATS server with what production needs around it: the subject prefix, a queue group
+ * per service, and a graceful close that stops taking new requests, lets in-flight ones
+ * answer, then drains the connection (Nest's own close drops them).
+ */
+export class GatewayNatsServer extends ServerNats {
+  private inFlight = 0;
+  private idle: (() => void) | null = null;
+  private readonly gatewaySubscriptions: Subscription[] = [];
+
+  constructor(private readonly serverOptions: GatewayNatsServerOptions) {
+    super({
+      servers: serverOptions.servers,
+      name: serverOptions.name,
+      queue: serverOptions.queue,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+    });
+  }
+
+  override bindEvents(client: NatsConnection): void {
+    for (const pattern of this.messageHandlers.keys()) {
+      const handle = this.getMessageHandler(pattern);
+      const subscription = client.subscribe(`${this.serverOptions.subjectPrefix}${pattern}`, {
+        queue: this.serverOptions.queue,
+        callback: (error, message) => {
+          this.inFlight++;
+          void Promise.resolve(handle.call(this, error, message)).finally(() => this.settle());
+        },
+      });
+      this.gatewaySubscriptions.push(subscription);
+    }
+  }
+
+  override async close(): Promise<void> {
+    const connection = this.connection();
+    if (!connection) {
+      return;
+    }
+    // Stop receiving: the remaining replicas of this service take new requests from here on.
+    await Promise.allSettled(this.gatewaySubscriptions.map((s) => s.drain()));
+    if (this.inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => (this.idle = resolve)),
+        new Promise<void>((resolve) => setTimeout(resolve, this.serverOptions.drainTimeoutMs).unref()),
+      ]);
+    }
+    await connection.drain().catch(() => connection.close());
+    await super.close();
+  }
+
+  /** The live connection, for readiness checks. */
+  connection(): NatsConnection | null {
+    try {
+      return this.unwrap<NatsConnection>();
+    } catch {
+      return null;
+    }
+  }
+
+  private settle(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.idle) {
+      this.idle();
+      this.idle = null;
+    }
+  }
+}

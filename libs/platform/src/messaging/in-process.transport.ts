@@ -1,0 +1,109 @@
+import { ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import { lastValueFrom } from 'rxjs';
+
+type Dispatch = (data: unknown) => Promise<unknown>;
+
+/**
+ * The standalone profile's message bus: the same subjects, payloads and error semantics as
+ * NATS, inside one process. Payloads are copied through JSON both ways, exactly as they
+ * would be serialised on the wire, so code that works here cannot rely on sharing objects.
+ * It is for trying the gateway on a laptop and for fast tests, never for production.
+ */
+export class InProcessBus {
+  private readonly routes = new Map<string, Dispatch>();
+
+  register(subject: string, dispatch: Dispatch): void {
+    this.routes.set(subject, dispatch);
+  }
+
+  unregister(subject: string): void {
+    this.routes.delete(subject);
+  }
+
+  has(subject: string): boolean {
+    return this.routes.has(subject);
+  }
+
+  async request(subject: string, data: unknown): Promise<unknown> {
+    const dispatch = this.routes.get(subject);
+    if (!dispatch) {
+      throw Object.assign(new Error(`no responders for ${subject}`), { name: 'NoResponders' });
+    }
+    const reply = await dispatch(wireCopy(data));
+    return wireCopy(reply);
+  }
+}
+
+function wireCopy<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/** Registers the app's message handlers on the bus. */
+export class InProcessServer extends Server implements CustomTransportStrategy {
+  private readonly subjects: string[] = [];
+
+  constructor(private readonly bus: InProcessBus) {
+    super();
+  }
+
+  listen(callback: () => void): void {
+    for (const [pattern, handler] of this.messageHandlers) {
+      this.subjects.push(pattern);
+      this.bus.register(pattern, async (data) => {
+        const result$ = this.transformToObservable(await handler(data));
+        try {
+          return await lastValueFrom(result$);
+        } catch (err) {
+          // Exception filters turn errors into their wire form; rethrow that form as-is.
+          throw wireCopy(err);
+        }
+      });
+    }
+    callback();
+  }
+
+  close(): void {
+    for (const subject of this.subjects) {
+      this.bus.unregister(subject);
+    }
+  }
+
+  on(): never {
+    throw new Error('The in-process transport has no events.');
+  }
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+}
+
+/** The client side: what the edge and services use to send requests in standalone. */
+export class InProcessClient extends ClientProxy {
+  constructor(private readonly bus: InProcessBus) {
+    super();
+  }
+
+  async connect(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    this.bus.request(this.normalizePattern(packet.pattern), packet.data).then(
+      (response) => callback({ response, isDisposed: true }),
+      (err: unknown) => callback({ err, isDisposed: true }),
+    );
+    return () => undefined;
+  }
+
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    return (await this.bus.request(this.normalizePattern(packet.pattern), packet.data)) as T;
+  }
+
+  override on(): never {
+    throw new Error('The in-process transport has no events.');
+  }
+
+  override unwrap<T>(): T {
+    return this.bus as T;
+  }
+}

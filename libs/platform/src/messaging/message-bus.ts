@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import { GatewayError, newSupportCode } from '@gateway/contracts';
+import { firstValueFrom, timeout as rxTimeout, TimeoutError } from 'rxjs';
+import { AppLogger } from '../logging';
+import { Metrics } from '../metrics';
+import { APP_LOGGER, MESSAGE_CLIENT, MESSAGING_OPTIONS } from '../tokens';
+
+export interface MessagingOptions {
+  profile: 'distributed' | 'standalone';
+  servers: string[];
+  subjectPrefix: string;
+  requestTimeoutMs: number;
+  /** The NATS connection name and queue group: the app's service name. */
+  serviceName: string;
+}
+
+/** Transport failures: the dependency is unavailable, not broken. */
+const UNAVAILABLE = new Set([
+  'NoResponders',
+  'TimeoutError',
+  'RequestError',
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+  'ConnectionError',
+]);
+
+/**
+ * Request/reply to other services. Every request has a timeout; a timeout, "no responders"
+ * or a lost connection becomes SERVER_BUSY; a coded error from the service is rethrown as
+ * the same GatewayError; anything else is logged under a support code and becomes
+ * SERVER_FAILED.
+ */
+@Injectable()
+export class MessageBus {
+  constructor(
+    @Inject(MESSAGE_CLIENT) private readonly client: ClientProxy<any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async request<TReply>(subject: string, payload: object, options: { timeoutMs?: number } = {}): Promise<TReply> {
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+    const started = process.hrtime.bigint();
+    let outcome = 'ok';
+    try {
+      return await firstValueFrom(
+        this.client.send<TReply>(`${this.options.subjectPrefix}${subject}`, payload).pipe(rxTimeout(timeoutMs)),
+      );
+    } catch (err) {
+      const mapped = this.mapError(subject, err);
+      outcome = mapped.code === 'SERVER_BUSY' ? 'unavailable' : mapped.code === 'SERVER_FAILED' ? 'failed' : 'rejected';
+      throw mapped;
+    } finally {
+      this.metrics.natsRequestDuration.observe(
+        { subject, outcome },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    }
+  }
+
+  private mapError(subject: string, err: unknown): GatewayError {
+    if (err instanceof GatewayError) {
+      return err;
+    }
+    if (GatewayError.isWire(err)) {
+      return GatewayError.fromWire(err);
+    }
+    if (err instanceof TimeoutError || (err instanceof Error && UNAVAILABLE.has(err.name))) {
+      this.logger.warn({ subject, reason: err.name }, 'service unavailable');
+      return new GatewayError('SERVER_BUSY', {
+        explanation: 'The gateway is busy. Please retry the request.',
+        retryAfterSeconds: 1,
+      });
+    }
+    const supportCode = newSupportCode();
+    this.logger.error({ subject, supportCode, err }, 'unexpected reply from service');
+    return GatewayError.serverFailed(supportCode);
+  }
+}

@@ -1,0 +1,37 @@
+import { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
+import { GatewayNatsClient } from './gateway-nats.client';
+import { GatewayNatsServer } from './gateway-nats.server';
+import { InProcessBus, InProcessClient, InProcessServer } from './in-process.transport';
+import { MessagingOptions } from './message-bus';
+
+/** The one bus of a standalone process, shared by every app module in it. */
+export const standaloneBus = new InProcessBus();
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function createMessageClient(options: MessagingOptions): ClientProxy<any, any> {
+  if (options.profile === 'standalone') {
+    return new InProcessClient(standaloneBus);
+  }
+  const client = new GatewayNatsClient({
+    servers: options.servers,
+    name: `${options.serviceName}-client`,
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+  return client as unknown as ClientProxy;
+}
+
+export function createMessageServer(
+  options: MessagingOptions,
+  drainTimeoutMs: number,
+): CustomTransportStrategy & (GatewayNatsServer | InProcessServer) {
+  if (options.profile === 'standalone') {
+    return new InProcessServer(standaloneBus);
+  }
+  return new GatewayNatsServer({
+    servers: options.servers,
+    name: options.serviceName,
+    queue: options.serviceName,
+    subjectPrefix: options.subjectPrefix,
+    drainTimeoutMs,
+  });
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The process's Prometheus metrics, on a registry of its own (so several apps in one
+ * process, as in tests and the standalone profile, do not collide).
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequestDuration = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP requests at the edge by route, API operation, status and result.',
+    labelNames: ['route', 'operation', 'status', 'result'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly natsRequestDuration = new Histogram({
+    name: 'gateway_nats_request_duration_seconds',
+    help: 'Request/reply over the message transport by subject and outcome.',
+    labelNames: ['subject', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly lockWait = new Histogram({
+    name: 'gateway_order_lock_wait_seconds',
+    help: 'Time spent waiting for a per-order lock, by outcome (acquired or timeout).',
+    labelNames: ['outcome'] as const,
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+
+  readonly lockFailures = new Counter({
+    name: 'gateway_order_lock_failures_total',
+    help: 'Order operations answered LOCK_FAILURE because another operation held the order.',
+    registers: [this.registry],
+  });
+
+  readonly messagesHandled = new Histogram({
+    name: 'gateway_message_handler_duration_seconds',
+    help: 'Time services spend handling a request, by subject and outcome.',
+    labelNames: ['subject', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge owned by a feature (outbox depth, pool size...), registered once. */
+  gauge(name: string, help: string, labelNames: string[] = []): Gauge<string> {
+    const existing = this.registry.getSingleMetric(name);
+    if (existing) {
+      return existing as Gauge<string>;
+    }
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
+    const existing = this.registry.getSingleMetric(name);
+    if (existing) {
+      return existing as Counter<string>;
+    }
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+}

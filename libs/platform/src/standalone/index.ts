@@ -1,0 +1,2 @@
+export * from './standalone.config';
+export * from './standalone-state';

@@ -1,0 +1,2 @@
+export * from './token-vault.config';
+export * from './token-vault.module';

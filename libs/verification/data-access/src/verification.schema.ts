@@ -1,0 +1,12 @@
+import type { ServiceSchema } from '@gateway/platform';
+
+/**
+ * The `verification` schema: owned by verification, migrated by its own SQL migrations, read by no other
+ * service. Entities and migrations are listed here explicitly (no globs) so the build and the
+ * drift check see exactly what runs.
+ */
+export const VERIFICATION_SCHEMA: ServiceSchema = {
+  schema: 'verification',
+  entities: [],
+  migrations: [],
+};

@@ -1,0 +1,2 @@
+export * from './verification.config';
+export * from './verification.module';

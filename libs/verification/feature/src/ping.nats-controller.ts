@@ -1,0 +1,12 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { PingReply, SUBJECTS } from '@gateway/contracts';
+
+/** Answers the edge's readiness probe: this service has at least one instance taking requests. */
+@Controller()
+export class PingNatsController {
+  @MessagePattern(SUBJECTS.verification.ping)
+  ping(): PingReply {
+    return { service: 'verification', ok: true };
+  }
+}

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { VERIFICATION_SCHEMA } from '@gateway/verification/data-access';
+import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
+import { VerificationConfig } from './verification.config';
+import { PingNatsController } from './ping.nats-controller';
+
+/** Card verification against the acquirer, AVS and CSC results, transaction filtering. */
+@Module({})
+export class VerificationModule {
+  static forRoot(config: VerificationConfig): DynamicModule {
+    return {
+      module: VerificationModule,
+      imports: [
+        ServiceDatabaseModule.forRoot({
+          service: VERIFICATION_SCHEMA,
+          connection: databaseConnection(config, 'verification'),
+          migrateOnStart: config.DATABASE_MIGRATE_ON_START,
+        }),
+      ],
+      controllers: [PingNatsController],
+      providers: [{ provide: VerificationConfig, useValue: config }],
+    };
+  }
+}
