@@ -18,8 +18,8 @@ const typeConstraints = (testing) => {
     { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util', ...t] },
     { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
     { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', ...t] },
-    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:contracts', 'type:util'] },
-    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contracts', 'type:util'] },
+    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
   ];
 };
 

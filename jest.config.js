@@ -31,6 +31,11 @@ module.exports = {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/apps/*-e2e/**/*.e2e-spec.ts'],
+      // *.infra.e2e-spec.ts start and stop processes and servers of their own (readiness,
+      // failover, shutdown); they run once, with the distributed profile.
+      testPathIgnorePatterns:
+        process.env.E2E_PROFILE === 'standalone' ? [...base.testPathIgnorePatterns, '\\.infra\\.e2e-spec\\.ts$'] : base.testPathIgnorePatterns,
+      testTimeout: 30_000,
       globalSetup: '<rootDir>/apps/gateway-e2e/src/support/global-setup.ts',
       globalTeardown: '<rootDir>/apps/gateway-e2e/src/support/global-teardown.ts',
     },

@@ -1,2 +1,3 @@
 export * from './infra';
 export * from './test-cards';
+export * from './database';

@@ -1,1 +1,143 @@
-export default async function () {}
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { provisionServiceRoles } from '@gateway/platform';
+import { createDatabase, freePort, newRunId, testInfra, waitFor } from '@gateway/testing';
+import { E2eState, writeState } from './e2e-state';
+import { recordSecret } from './gateway-client';
+import { APPS, httpOk, ROOT, StartedProcess, startApp } from './processes';
+
+/** Service schema names, and the app that owns each. */
+export const SCHEMA_OF: Record<(typeof APPS)[number], string> = {
+  'api-edge': 'edge',
+  'token-vault': 'token_vault',
+  'order-transaction': 'order_transaction',
+  'browser-payment': 'browser_payment',
+  verification: 'verification',
+};
+
+declare global {
+  var __E2E_PROCESSES__: StartedProcess[] | undefined;
+}
+
+/**
+ * Boots the gateway for the e2e tier, in the profile E2E_PROFILE names: `distributed` (each
+ * app its own process, each service its own Postgres role and schema, the machine's NATS and
+ * Redis under this run's prefixes) or `standalone` (one process, embedded Postgres).
+ */
+export default async function setup(): Promise<void> {
+  const profile = process.env.E2E_PROFILE === 'standalone' ? 'standalone' : 'distributed';
+  if (!process.env.E2E_SKIP_BUILD) {
+    execFileSync(process.execPath, [path.join(ROOT, 'tools/scripts/build.mjs')], { stdio: 'inherit' });
+  }
+  const runId = newRunId();
+  const logDir = path.join(ROOT, 'test-artifacts', 'logs', `${runId}-${profile}`);
+  mkdirSync(path.join(ROOT, 'tmp'), { recursive: true });
+  try {
+    const state = profile === 'standalone' ? await startStandalone(runId, logDir) : await startDistributed(runId, logDir);
+    writeState(state);
+  } catch (err) {
+    // Jest skips the teardown when the setup fails: stop what was started here.
+    await Promise.all((globalThis.__E2E_PROCESSES__ ?? []).map((p) => p.stop()));
+    throw err;
+  }
+  process.env.E2E_RUN_ID = runId;
+}
+
+const common = (runId: string): Record<string, string> => ({
+  LOG_LEVEL: 'info',
+  HTTP_HOST: '127.0.0.1',
+  NATS_URL: testInfra.natsUrl,
+  NATS_SUBJECT_PREFIX: `e${runId}.`,
+  NATS_REQUEST_TIMEOUT_MS: '5000',
+  SHUTDOWN_GRACE_MS: '10000',
+  // Settings changed by a test apply to its next request.
+  MERCHANT_CACHE_TTL_MS: '0',
+});
+
+async function startDistributed(runId: string, logDir: string): Promise<E2eState> {
+  const database = `gw_e2e_${runId}`;
+  const adminDbUrl = await createDatabase(database);
+  const roles = APPS.map((app) => ({
+    app,
+    schema: SCHEMA_OF[app],
+    role: `gw_${runId}_${SCHEMA_OF[app]}`.toLowerCase(),
+    password: randomBytes(12).toString('hex'),
+  }));
+  await provisionServiceRoles(adminDbUrl, roles);
+  const roleUrl = (role: string, password: string) => {
+    const url = new URL(adminDbUrl);
+    url.username = role;
+    url.password = password;
+    return url.toString();
+  };
+  const ports = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)));
+  const pepper = randomBytes(32).toString('hex');
+  recordSecret(pepper);
+  const redisPrefix = `e2e:${runId}:`;
+  const base = `http://127.0.0.1:${ports['api-edge']}`;
+  const appEnv: Record<string, Record<string, string>> = {};
+  for (const { app, role, password } of roles) {
+    appEnv[app] = {
+      ...common(runId),
+      GATEWAY_PROFILE: 'distributed',
+      HTTP_PORT: String(ports[app]),
+      DATABASE_URL: roleUrl(role, password),
+      ...(app === 'api-edge'
+        ? {
+            REDIS_URL: testInfra.redisUrl,
+            REDIS_KEY_PREFIX: redisPrefix,
+            API_PASSWORD_PEPPER: pepper,
+            PUBLIC_BASE_URL: base,
+          }
+        : {}),
+    };
+  }
+  const processes = APPS.map((app) => startApp(app, appEnv[app], logDir));
+  globalThis.__E2E_PROCESSES__ = processes;
+  await waitFor(() => httpOk(`${base}/health/ready`), { timeoutMs: 60_000, what: 'the distributed gateway to be ready' });
+  return {
+    profile: 'distributed',
+    runId,
+    baseUrl: base,
+    logDir,
+    adminEnv: { DATABASE_URL: appEnv['api-edge'].DATABASE_URL, API_PASSWORD_PEPPER: pepper },
+    adminArgs: [],
+    appEnv,
+    appUrls: Object.fromEntries(APPS.map((app) => [app, `http://127.0.0.1:${ports[app]}`])),
+    pids: Object.fromEntries(processes.map((p) => [p.name, p.pid])),
+    database,
+    roles: roles.map((r) => r.role),
+    redisPrefix,
+    natsPrefix: `e${runId}.`,
+  };
+}
+
+async function startStandalone(runId: string, logDir: string): Promise<E2eState> {
+  const dataDir = path.join(ROOT, 'tmp', `e2e-${runId}`);
+  const [httpPort, pgPort] = [await freePort(), await freePort()];
+  const env = {
+    ...common(runId),
+    HTTP_PORT: String(httpPort),
+    STANDALONE_DATA_DIR: dataDir,
+    STANDALONE_PG_PORT: String(pgPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${httpPort}`,
+  };
+  const gateway = startApp('gateway', env, logDir);
+  globalThis.__E2E_PROCESSES__ = [gateway];
+  const base = `http://127.0.0.1:${httpPort}`;
+  await waitFor(() => httpOk(`${base}/health/ready`), { timeoutMs: 90_000, what: 'the standalone gateway to be ready' });
+  return {
+    profile: 'standalone',
+    runId,
+    baseUrl: base,
+    logDir,
+    adminEnv: { STANDALONE_DATA_DIR: dataDir, STANDALONE_PG_PORT: String(pgPort) },
+    adminArgs: ['--standalone'],
+    appEnv: { gateway: env },
+    appUrls: { gateway: base },
+    pids: { gateway: gateway.pid },
+    standaloneDataDir: dataDir,
+  };
+}

@@ -1,1 +1,34 @@
-export default async function () {}
+import { rmSync } from 'node:fs';
+import Redis from 'ioredis';
+import { dropServiceRoles } from '@gateway/platform';
+import { dropDatabase, testInfra } from '@gateway/testing';
+import { readState } from './e2e-state';
+
+export default async function teardown(): Promise<void> {
+  const state = readState();
+  const processes = globalThis.__E2E_PROCESSES__ ?? [];
+  const codes = await Promise.all(processes.map(async (p) => [p.name, await p.stop()] as const));
+  const unclean = codes.filter(([, code]) => code !== 0);
+  if (unclean.length > 0) {
+    process.stderr.write(`e2e: apps that did not shut down cleanly: ${JSON.stringify(unclean)}\n`);
+  }
+  if (state.database && !process.env.E2E_KEEP_DATABASE) {
+    await dropDatabase(state.database);
+    await dropServiceRoles(testInfra.pgAdminUrl, state.roles ?? []);
+  }
+  if (state.redisPrefix) {
+    const redis = new Redis(testInfra.redisUrl);
+    for await (const keys of redis.scanStream({ match: `${state.redisPrefix}*`, count: 500 })) {
+      if ((keys as string[]).length > 0) {
+        await redis.del(...(keys as string[]));
+      }
+    }
+    redis.disconnect();
+  }
+  if (state.standaloneDataDir) {
+    rmSync(state.standaloneDataDir, { recursive: true, force: true });
+  }
+  if (unclean.length > 0) {
+    throw new Error('An app exited with a non-zero code on SIGTERM: graceful shutdown is broken.');
+  }
+}

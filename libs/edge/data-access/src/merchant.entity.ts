@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MerchantMode, MerchantSettings } from '@gateway/contracts';
 
 export type MerchantStatus = 'ENABLED' | 'DISABLED';
@@ -9,6 +9,9 @@ export type MerchantStatus = 'ENABLED' | 'DISABLED';
  * without downtime.
  */
 @Entity({ name: 'merchants' })
+@Check('merchants_id_check', `id ~ '^[0-9A-Za-z_-]{1,40}$'`)
+@Check('merchants_mode_check', `mode IN ('TEST', 'LIVE')`)
+@Check('merchants_status_check', `status IN ('ENABLED', 'DISABLED')`)
 export class MerchantEntity {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   id: string;

@@ -23,7 +23,8 @@ export function messagingOptions(
   return {
     profile: config.GATEWAY_PROFILE,
     servers: config.NATS_URL.split(','),
-    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    // The in-process bus is private to the process; prefixes only separate users of one NATS.
+    subjectPrefix: config.GATEWAY_PROFILE === 'standalone' ? '' : config.NATS_SUBJECT_PREFIX,
     requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
     serviceName,
   };

@@ -67,10 +67,10 @@ export class DatabaseConfig extends PlatformConfig {
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
   DATABASE_URL: string = undefined as unknown as string;
 
-  @Describe('Connections in this process\'s pool.')
+  @Describe('Connections in this process\'s pool (at least 2: migrating on start holds one for its lock).')
   @IntVar()
   @IsInt()
-  @Min(1)
+  @Min(2)
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 

@@ -2,3 +2,4 @@ export * from './service-data-source';
 export * from './migrate';
 export * from './embedded-postgres';
 export * from './service-database.module';
+export * from './provision-roles';

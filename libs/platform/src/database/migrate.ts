@@ -6,7 +6,8 @@ import { AppLogger } from '../logging';
  * Runs a service's pending migrations once, however many replicas or migration jobs start
  * at the same moment: each runner first takes a Postgres advisory lock keyed on the schema
  * (on a connection of its own, held until it is done), so the others wait and then find
- * nothing left to do.
+ * nothing left to do. The DataSource's pool needs two connections: one holds the lock while
+ * the other applies the migrations.
  */
 export async function migrateSchema(dataSource: DataSource, logger?: AppLogger): Promise<string[]> {
   const schema = schemaOf(dataSource);

@@ -1,0 +1,37 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './processes';
+
+/** What the global setup started, for the test files (which run in other processes). */
+export interface E2eState {
+  profile: 'distributed' | 'standalone';
+  runId: string;
+  baseUrl: string;
+  logDir: string;
+  /** Environment for the admin CLI to reach this run's merchants. */
+  adminEnv: Record<string, string>;
+  adminArgs: string[];
+  /** Environment each app was started with (tests that start extra replicas reuse it). */
+  appEnv: Record<string, Record<string, string>>;
+  /** Per-app HTTP base (health, metrics); the edge's is baseUrl. */
+  appUrls: Record<string, string>;
+  pids: Record<string, number>;
+  database?: string;
+  roles?: string[];
+  redisPrefix?: string;
+  natsPrefix?: string;
+  standaloneDataDir?: string;
+}
+
+export const STATE_FILE = path.join(ROOT, 'tmp', 'e2e-state.json');
+
+export function writeState(state: E2eState): void {
+  writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
+}
+
+export function readState(): E2eState {
+  if (!existsSync(STATE_FILE)) {
+    throw new Error('No e2e run in progress: run the e2e tier with `jest --selectProjects e2e`.');
+  }
+  return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as E2eState;
+}

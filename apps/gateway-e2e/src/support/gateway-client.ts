@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { DIST, ROOT } from './processes';
+import { readState } from './e2e-state';
+
+const run = promisify(execFile);
+const SECRETS_DIR = path.join(ROOT, 'test-artifacts', 'secrets');
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+export interface TestMerchant {
+  id: string;
+  password: string;
+  authorization: string;
+  /** `/api/rest/version/<v>/merchant/<id>` */
+  base(version?: number): string;
+}
+
+/** A raw HTTP call to the gateway under test. */
+export async function call<T = Record<string, unknown>>(
+  method: string,
+  urlPath: string,
+  options: { body?: unknown; rawBody?: string; authorization?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.authorization) {
+    headers.authorization = options.authorization;
+  }
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${readState().baseUrl}${urlPath}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+/** Runs the admin CLI against this run's gateway, as the platform team would. */
+export async function admin(args: string[]): Promise<unknown> {
+  const state = readState();
+  const { stdout } = await run(process.execPath, [path.join(DIST, 'apps/admin/src/main.js'), ...state.adminArgs, '--json', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...state.adminEnv },
+  });
+  const result = JSON.parse(stdout) as { apiPassword?: string };
+  if (result.apiPassword) {
+    recordSecret(result.apiPassword);
+  }
+  return result;
+}
+
+/** Every secret the run issues, for the log scan that runs after all tiers. */
+export function recordSecret(secret: string): void {
+  mkdirSync(SECRETS_DIR, { recursive: true });
+  appendFileSync(path.join(SECRETS_DIR, 'issued.txt'), `${secret}\n`);
+}
+
+/** A fresh merchant for a test, with settings given as `path -> value`. */
+export async function createMerchant(
+  settings: Record<string, unknown> = {},
+  options: { mode?: 'TEST' | 'LIVE'; name?: string } = {},
+): Promise<TestMerchant> {
+  const id = `E2E${randomBytes(5).toString('hex').toUpperCase()}`;
+  const sets = Object.entries(settings).flatMap(([k, v]) => ['--set', `${k}=${JSON.stringify(v)}`]);
+  const created = (await admin([
+    'create',
+    '--id',
+    id,
+    '--name',
+    options.name ?? 'E2E merchant',
+    '--mode',
+    options.mode ?? 'TEST',
+    ...sets,
+  ])) as { id: string; apiPassword: string };
+  return merchantWith(created.id, created.apiPassword);
+}
+
+export function merchantWith(id: string, password: string): TestMerchant {
+  return {
+    id,
+    password,
+    authorization: basic(`merchant.${id}`, password),
+    base: (version = 100) => `/api/rest/version/${version}/merchant/${id}`,
+  };
+}
+
+export async function configureMerchant(id: string, settings: Record<string, unknown>): Promise<void> {
+  await admin(['set', id, ...Object.entries(settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`)]);
+}
+
+export function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+export { readState };

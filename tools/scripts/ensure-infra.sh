@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Makes sure the servers the integration and end-to-end tiers need are installed and running:
+# Postgres (15 or newer), Redis and NATS on their standard local ports. Servers already
+# running are used as they are; what is missing is installed with apt (Debian) and started.
+# Prints the environment the tests should use (TEST_PG_ADMIN_URL) on stdout, `export` lines.
+set -euo pipefail
+
+log() { echo "ensure-infra: $*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }
+
+apt_install() {
+  if ! command -v apt-get >/dev/null; then
+    log "cannot install $* here (no apt-get); install them and run again"
+    exit 1
+  fi
+  log "installing $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+# --- Postgres -------------------------------------------------------------------------
+if ! port_open 5432; then
+  if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+    apt_install postgresql postgresql-client
+  fi
+  version=$(ls /usr/lib/postgresql | sort -n | tail -1)
+  if ! ls /etc/postgresql/"$version"/main >/dev/null 2>&1; then
+    as_root pg_createcluster "$version" main >&2
+  fi
+  log "starting Postgres $version"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start >&2 || as_root pg_ctlcluster "$version" main start >&2
+  for _ in $(seq 1 60); do port_open 5432 && break; sleep 0.5; done
+fi
+command -v psql >/dev/null || apt_install postgresql-client
+# The tests need an administrator login over TCP: trust (as on CI machines) or a password.
+admin_url="${TEST_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+if ! psql "$admin_url" -Atqc 'select 1' >/dev/null 2>&1; then
+  log "setting a password for the local postgres role (TCP logins need one here)"
+  as_root runuser -u postgres -- psql -qc "ALTER ROLE postgres PASSWORD 'postgres'" >&2
+  admin_url="postgres://postgres:postgres@127.0.0.1:5432/postgres"
+  psql "$admin_url" -Atqc 'select 1' >/dev/null
+fi
+echo "export TEST_PG_ADMIN_URL='$admin_url'"
+
+# --- Redis ----------------------------------------------------------------------------
+if ! port_open 6379; then
+  command -v redis-server >/dev/null || apt_install redis-server
+  log "starting Redis"
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/test.log >&2
+  for _ in $(seq 1 40); do port_open 6379 && break; sleep 0.25; done
+fi
+
+# --- NATS -----------------------------------------------------------------------------
+if ! port_open 4222; then
+  command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || apt_install nats-server
+  log "starting NATS"
+  nats=$(command -v nats-server || echo /usr/sbin/nats-server)
+  as_root mkdir -p /var/lib/nats-server
+  nohup "$nats" -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server >/tmp/nats-server-test.log 2>&1 &
+  for _ in $(seq 1 40); do port_open 4222 && break; sleep 0.25; done
+fi
+
+for port in 5432 6379 4222; do
+  port_open "$port" || { log "nothing answers on port $port"; exit 1; }
+done
+log "Postgres, Redis and NATS are up"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `npm test`: every tier against real servers. Unit; integration (real Postgres, Redis, NATS);
+# end-to-end against the distributed profile (each app its own process) and the standalone
+# profile (one process, embedded Postgres); then a scan of everything the run logged for card
+# numbers, API passwords and credentials. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+mkdir -p test-artifacts
+rm -rf test-artifacts/logs test-artifacts/secrets test-artifacts/screenshots
+exec > >(tee test-artifacts/test-run.log) 2>&1
+
+step() { printf '\n=== %s (%ss)\n' "$*" "$SECONDS"; }
+
+step "servers"
+eval "$(bash tools/scripts/ensure-infra.sh)"
+
+step "dependencies"
+if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund
+fi
+
+step "build, types, lint (module boundaries)"
+npm run --silent build
+npm run --silent typecheck
+npm run --silent lint
+
+step "unit tests"
+npx jest --selectProjects unit --ci
+
+step "integration tests"
+npx jest --selectProjects int --ci
+
+step "end-to-end tests: distributed profile"
+E2E_PROFILE=distributed E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --runInBand
+
+step "end-to-end tests: standalone profile"
+E2E_PROFILE=standalone E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --runInBand
+
+step "log scan"
+node tools/scripts/scan-logs.mjs test-artifacts
+
+step "all tiers passed"
