@@ -15,6 +15,9 @@ export const SUBJECTS = {
   orderTransaction: {
     ping: 'order-transaction.ping.v1',
     refund: 'order-transaction.refund.v1',
+    /** The ledger's two steps around every order operation (see ledger.messages.ts). */
+    ledgerBegin: 'order-transaction.ledger.begin.v1',
+    ledgerRecord: 'order-transaction.ledger.record.v1',
   },
   browserPayment: {
     ping: 'browser-payment.ping.v1',

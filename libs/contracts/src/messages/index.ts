@@ -1,1 +1,2 @@
 export * from './operation.messages';
+export * from './ledger.messages';
