@@ -1,0 +1,152 @@
+import Decimal from 'decimal.js';
+import { minorUnits } from './currencies';
+
+/**
+ * An exact decimal amount in a currency. Amounts arrive as the request's decimal strings and
+ * leave as JSON numbers rendered from the exact decimal; no arithmetic ever happens in binary
+ * floating point. Arithmetic only combines amounts of the same currency.
+ */
+const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -40, toExpPos: 40 });
+
+const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+export class Money {
+  private constructor(
+    readonly amount: Decimal,
+    readonly currency: string,
+  ) {}
+
+  /**
+   * From a decimal string (the spec's DecIn). Throws MoneyError when the text is not a
+   * decimal, the currency is unknown, or the amount has more decimals than the currency's
+   * minor units.
+   */
+  static of(amount: string, currency: string): Money {
+    const value = parseDecimal(amount);
+    const units = minorUnits(currency);
+    if (units === undefined) {
+      throw new MoneyError('UNKNOWN_CURRENCY', `Unknown currency '${currency}'.`);
+    }
+    if (value.decimalPlaces() > units) {
+      throw new MoneyError(
+        'TOO_MANY_DECIMALS',
+        `${currency} amounts have at most ${units} decimal place${units === 1 ? '' : 's'}.`,
+      );
+    }
+    return new Money(value, currency);
+  }
+
+  static zero(currency: string): Money {
+    if (minorUnits(currency) === undefined) {
+      throw new MoneyError('UNKNOWN_CURRENCY', `Unknown currency '${currency}'.`);
+    }
+    return new Money(new D(0), currency);
+  }
+
+  plus(other: Money): Money {
+    this.sameCurrency(other);
+    return new Money(this.amount.plus(other.amount), this.currency);
+  }
+
+  minus(other: Money): Money {
+    this.sameCurrency(other);
+    return new Money(this.amount.minus(other.amount), this.currency);
+  }
+
+  times(quantity: string | number | bigint): Money {
+    return new Money(this.amount.times(new D(quantity.toString())), this.currency);
+  }
+
+  compare(other: Money): -1 | 0 | 1 {
+    this.sameCurrency(other);
+    return this.amount.comparedTo(other.amount) as -1 | 0 | 1;
+  }
+
+  equals(other: Money): boolean {
+    return this.currency === other.currency && this.amount.equals(other.amount);
+  }
+
+  greaterThan(other: Money): boolean {
+    return this.compare(other) > 0;
+  }
+
+  lessThan(other: Money): boolean {
+    return this.compare(other) < 0;
+  }
+
+  isZero(): boolean {
+    return this.amount.isZero();
+  }
+
+  isPositive(): boolean {
+    return this.amount.greaterThan(0);
+  }
+
+  isNegative(): boolean {
+    return this.amount.isNegative() && !this.amount.isZero();
+  }
+
+  /** The exact decimal, with the currency's minor units ("10.50" for USD, "100" for JPY). */
+  toFixed(): string {
+    return this.amount.toFixed(minorUnits(this.currency) ?? 2);
+  }
+
+  /** The exact decimal without trailing zeros ("10.5"). */
+  toString(): string {
+    return this.amount.toFixed();
+  }
+
+  /**
+   * For a JSON response. Amounts are bounded (at most 13 integer and 4 fraction digits), well
+   * inside the 15 significant digits a double renders exactly, so the number printed is the
+   * decimal itself, with no binary artefacts.
+   */
+  toJSON(): number {
+    return decimalToJsonNumber(this.amount.toFixed());
+  }
+
+  private sameCurrency(other: Money): void {
+    if (other.currency !== this.currency) {
+      throw new MoneyError('CURRENCY_MISMATCH', `Cannot combine ${this.currency} and ${other.currency}.`);
+    }
+  }
+}
+
+export type MoneyErrorCode = 'NOT_A_DECIMAL' | 'UNKNOWN_CURRENCY' | 'TOO_MANY_DECIMALS' | 'CURRENCY_MISMATCH';
+
+export class MoneyError extends Error {
+  constructor(
+    readonly code: MoneyErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MoneyError';
+  }
+}
+
+export function parseDecimal(text: string): Decimal {
+  if (typeof text !== 'string' || !DECIMAL.test(text)) {
+    throw new MoneyError('NOT_A_DECIMAL', `'${String(text).slice(0, 20)}' is not a decimal number.`);
+  }
+  return new D(text);
+}
+
+/** Sums decimal strings exactly. */
+export function sumDecimals(values: string[]): string {
+  return values.reduce((sum, v) => sum.plus(parseDecimal(v)), new D(0)).toFixed();
+}
+
+/**
+ * A decimal string as a JSON number. Refuses values that a double would not render back
+ * exactly (more than 15 significant digits), rather than silently rounding money.
+ */
+export function decimalToJsonNumber(text: string): number {
+  const value = parseDecimal(text);
+  if (value.precision(true) > 15) {
+    throw new MoneyError('NOT_A_DECIMAL', `${text} has more significant digits than a JSON number carries exactly.`);
+  }
+  const number = Number(value.toFixed());
+  return Object.is(number, -0) ? 0 : number;
+}
+
+export { Decimal };
