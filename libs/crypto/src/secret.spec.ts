@@ -49,7 +49,7 @@ describe('Pan', () => {
   it('compares by value', () => {
     expect(Pan.of(CARD).equals(Pan.of(CARD))).toBe(true);
     expect(Pan.of(CARD).equals(Pan.of('5123450000000009'))).toBe(false);
-    expect(Pan.of(CARD).equals(Pan.of('512345000000000'))).toBe(false);
+    expect(Pan.of(CARD).equals(Pan.of(CARD.slice(1)))).toBe(false);
   });
 
   it('refuses what is not 9 to 19 digits, without echoing it', () => {
@@ -65,12 +65,14 @@ describe('Pan', () => {
 });
 
 describe('maskPan', () => {
+  // The test card cut or padded to every length class (no other card numbers in tests).
+  const ofLength = (n: number) => `${CARD.slice(0, 6)}${'0'.repeat(Math.max(0, n - 10))}${CARD.slice(-4)}`.slice(-n);
   it.each([
-    ['5123450000000008', '512345xxxxxx0008'],
-    ['5123450000000000008', '512345xxxxxxxxx0008'],
-    ['51234500000008', '512345xxxx0008'],
-    ['5123450000008', '51234xxxx0008'],
-    ['512345678', '5xxxx5678'],
+    [ofLength(16), '512345xxxxxx0008'],
+    [ofLength(19), '512345xxxxxxxxx0008'],
+    [ofLength(14), '512345xxxx0008'],
+    [ofLength(13), '51234xxxx0008'],
+    [ofLength(9), '1xxxx0008'],
   ])('masks %s as %s, hiding at least four digits', (digits, masked) => {
     expect(maskPan(digits)).toBe(masked);
     expect(masked.replace(/[0-9]/g, '').length).toBeGreaterThanOrEqual(4);
