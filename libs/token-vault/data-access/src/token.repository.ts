@@ -33,6 +33,10 @@ export class TokenTransaction {
     });
   }
 
+  findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null> {
+    return this.manager.getRepository(TokenEntity).findOneBy({ repositoryId, fingerprint, uniqueAccount: true });
+  }
+
   async insert(row: TokenWrite): Promise<TokenRecord> {
     await translateConflicts(() => this.manager.getRepository(TokenEntity).insert(row));
     return (await this.manager.getRepository(TokenEntity).findOneByOrFail({ id: row.id })) as TokenRecord;

@@ -3,6 +3,8 @@ import type { SealedColumns, TokenRecord, TokenWrite } from '@gateway/token-vaul
 /** The writes of a save, on rows locked in one database transaction. */
 export interface TokenStoreTransaction {
   lockByToken(repositoryId: string, token: string): Promise<TokenRecord | null>;
+  /** As TokenStore.findByFingerprint, on the transaction's connection. */
+  findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
   insert(row: TokenWrite): Promise<TokenRecord>;
   /** Null when the row is no longer at `expectedVersion`. */
   update(row: TokenWrite, expectedVersion: number): Promise<TokenRecord | null>;

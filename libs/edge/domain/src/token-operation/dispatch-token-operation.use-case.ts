@@ -1,23 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import {
   AuthMethod,
+  CreateTokenMessage,
   GatewayError,
   JsonObject,
   MerchantContext,
   OperationReply,
+  RequestEnvelope,
   SUBJECTS,
   TokenOperationMessage,
+  TokenReferenceMessage,
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
 
-export interface TokenOperationCommand {
+export interface TokenRequestContext {
   merchant: MerchantContext;
   authMethod: AuthMethod;
   apiVersion: number;
   requestId: string;
+}
+
+export interface TokenOperationCommand extends TokenRequestContext {
   tokenId: string;
   body: JsonObject;
 }
+
+export type CreateTokenCommand = TokenRequestContext & { body: JsonObject };
+export type TokenReferenceCommand = TokenRequestContext & { tokenId: string };
 
 /**
  * Create or update token: the vault owns the rules and serialises concurrent writes to one
@@ -31,17 +40,38 @@ export class DispatchTokenOperation {
     if (command.body.apiOperation !== undefined) {
       throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
     }
-    const message: TokenOperationMessage = {
-      envelope: {
-        merchant: command.merchant,
-        apiVersion: command.apiVersion,
-        requestId: command.requestId,
-        authMethod: command.authMethod,
-      },
-      tokenId: command.tokenId,
-      body: command.body,
-    };
+    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, body: command.body };
     const reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message);
     return reply.body;
   }
+
+  /** POST .../token (beyond the spec): create with a token the vault generates. */
+  async create(command: CreateTokenCommand): Promise<JsonObject> {
+    if (command.body.apiOperation !== undefined) {
+      throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
+    }
+    const message: CreateTokenMessage = { envelope: envelopeOf(command), body: command.body };
+    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
+  }
+
+  /** GET .../token/{tokenid} (beyond the spec). */
+  async retrieve(command: TokenReferenceCommand): Promise<JsonObject> {
+    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
+    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.retrieveToken, message)).body;
+  }
+
+  /** DELETE .../token/{tokenid} (beyond the spec). */
+  async remove(command: TokenReferenceCommand): Promise<JsonObject> {
+    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
+    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, message)).body;
+  }
+}
+
+function envelopeOf(context: TokenRequestContext): RequestEnvelope {
+  return {
+    merchant: context.merchant,
+    apiVersion: context.apiVersion,
+    requestId: context.requestId,
+    authMethod: context.authMethod,
+  };
 }

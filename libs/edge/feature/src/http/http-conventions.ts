@@ -13,5 +13,6 @@ export function correlationIdOf(body: JsonObject): string | undefined {
  */
 export const API_ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/order\/[^/]+\/transaction\/[^/]+$/, methods: ['PUT'] },
-  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token\/[^/]+$/, methods: ['PUT'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token\/[^/]+$/, methods: ['PUT', 'GET', 'DELETE'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token$/, methods: ['POST'] },
 ];

@@ -540,27 +540,63 @@ describe('SaveToken: response', () => {
 });
 
 describe('SaveToken: concurrent writers', () => {
-  it('re-reads and applies over a write that landed between its read and its write', async () => {
+  const expiryOnly = (expiry: { month: string; year: string }, extra: Body = {}): Body => ({
+    sourceOfFunds: { type: 'CARD', provided: { card: { expiry } } },
+    ...extra,
+  });
+
+  it('plans again on the locked row when another save landed between its read and its write', async () => {
     const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
     await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));
     let interfered = false;
-    ctx.bed.store.beforeWrite = () => {
+    ctx.bed.store.beforeWrite = async () => {
       if (!interfered) {
         interfered = true;
-        [...ctx.bed.store.rows.values()][0].version += 1;
+        await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED));
       }
     };
-    const body = await ctx.put('t1', { sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.DECLINED } } } });
+    const body = await ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED));
     expect(interfered).toBe(true);
-    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+    // The expiry-only update applies on top of the other save's card: serial, not lost.
+    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009', expiry: '0539' } } } });
   });
 
-  it('asks the caller to retry when the token keeps changing under it', async () => {
-    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
-    await ctx.put('t1', cardBody());
-    ctx.bed.store.beforeWrite = () => {
-      [...ctx.bed.store.rows.values()][0].version += 1;
+  it('starts over, outside the lock, when the new state needs another verification', async () => {
+    const verified: string[] = [];
+    const ctx = await setUp(
+      { generation: 'MERCHANT_SUPPLIED' },
+      { acquirer: { verify: async ({ card }) => (verified.push(card.pan.masked), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) } },
+    );
+    await ctx.put('t1', cardBody(TEST_CARD));
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE));
+      }
     };
-    expect(await rejected(ctx.put('t1', cardBody()))).toMatchObject({ code: 'SERVER_BUSY' });
+    const body = await ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED, { verificationStrategy: 'ACQUIRER' }));
+    expect(verified).toEqual(['512345xxxxxx0008', '512345xxxxxx0009']);
+    expect(body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' } });
+  });
+
+  it('asks the caller to retry when every new state of the token needs another verification', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' }, {
+      acquirer: { verify: async () => ({ strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) },
+    });
+    // Five different cards (the test card's derived numbers, some truncated): one per attempt and one more.
+    const cards = [TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_CARD.slice(1), TEST_CARD_LUHN_FAILURE.slice(1)];
+    await ctx.put('t1', cardBody(cards[0]));
+    let writes = 0;
+    let busy = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!busy && writes < cards.length - 1) {
+        busy = true;
+        await ctx.put('t1', cardBody(cards[++writes]));
+        busy = false;
+      }
+    };
+    expect(await rejected(ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED, { verificationStrategy: 'ACQUIRER' })))).toMatchObject({ code: 'SERVER_BUSY' });
+    expect(writes).toBe(4);
   });
 });

@@ -64,20 +64,36 @@ interface SaveContext {
   provisioned: { code: SchemeTokenizationCode; token: SchemeToken | null } | null;
   tsp: TokenServiceProvider;
   unmask: boolean;
-  /** One tokenization per card per request, however often the save is retried. */
+  verifications: Map<string, Promise<VerificationOutcome>>;
   tokenizations: Map<string, Promise<TokenizationResult>>;
+  /** Planning under a row lock: no new external calls. */
+  offline?: boolean;
 }
+
+interface WritePlan {
+  outcome: 'WRITE';
+  /** The token updated (null: a new token is inserted). */
+  subject: TokenRecord | null;
+  row: TokenWrite;
+  instrument: Instrument;
+  gatewayCode: string;
+}
+
+type SavePlan = WritePlan | { outcome: 'FAILED'; body: JsonObject };
+
+type TokenReader = Pick<TokenStore, 'findByFingerprint'>;
 
 /**
  * Create or update token (PUT .../token/{tokenid}) and create with a generated token
  * (POST .../token), under every repository strategy.
  *
  * Verification and the token service provider are called before the database transaction, so
- * no row lock is held across a network call. The write then locks the row and applies only if
- * the row is still the version the save read; otherwise (or when a uniqueness constraint
- * fires because another request created the token or account at the same moment) the whole
- * save runs again against the new state. Concurrent saves of one token are therefore applied
- * one after the other, and a row is always entirely one request's result.
+ * no row lock is held across a network call. The write then locks the row; if another save
+ * changed it meanwhile, the save is planned again on the locked row (reusing its external
+ * results) or, if that would need a new external call, starts over. A uniqueness constraint
+ * firing (another request created the token or account at the same moment) also starts it
+ * over. Concurrent saves of one token are therefore applied one after the other, and a row is
+ * always entirely one request's result.
  */
 @Injectable()
 export class SaveToken {
@@ -113,7 +129,17 @@ export class SaveToken {
     } else {
       requested = resolved;
     }
-    const context: SaveContext = { command, repository, target, requested, provisioned, tsp, unmask, tokenizations: new Map() };
+    const context: SaveContext = {
+      command,
+      repository,
+      target,
+      requested,
+      provisioned,
+      tsp,
+      unmask,
+      verifications: new Map(),
+      tokenizations: new Map(),
+    };
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       try {
         return await this.attempt(context);
@@ -131,49 +157,89 @@ export class SaveToken {
 
   private async attempt(context: SaveContext): Promise<JsonObject> {
     const { command, repository, target } = context;
-    let stored = target ? await this.store.findByToken(repository.id, target) : null;
+    const stored = target ? await this.store.findByToken(repository.id, target) : null;
     if (command.tokenId !== undefined && !stored && repository.generation !== 'MERCHANT_SUPPLIED') {
       throw unknownTokenError(command.tokenId, repository);
     }
-    let storedInstrument = stored ? await this.sealing.openInstrument(stored) : null;
+    const plan = await this.plan(context, stored, this.store);
+    if (plan.outcome === 'FAILED') {
+      return plan.body;
+    }
+    return this.store.inTransaction(async (tx) => {
+      if (!plan.subject) {
+        return this.respond(context, plan, await tx.insert(plan.row));
+      }
+      const locked = await tx.lockByToken(plan.subject.repositoryId, plan.subject.token);
+      if (!locked) {
+        throw new StaleRead();
+      }
+      let current: SavePlan = plan;
+      if (locked.version !== plan.subject.version) {
+        // Another save landed since the read: plan again on the row we now hold, reusing this
+        // request's verification and tokenization results. A plan needing a new external call
+        // starts over outside the transaction instead, so no lock waits on the network.
+        current = await this.plan({ ...context, offline: true }, locked, tx);
+        if (current.outcome === 'FAILED') {
+          return current.body;
+        }
+      }
+      const updated = await tx.update(current.row, locked.version);
+      if (!updated) {
+        throw new StaleRead();
+      }
+      return this.respond(context, current, updated);
+    });
+  }
+
+  /**
+   * Everything a save decides from the request and the token it addresses: the instrument after
+   * the save, the token rules, verification and scheme tokenization, and the row to write.
+   */
+  private async plan(context: SaveContext, addressed: TokenRecord | null, reader: TokenReader): Promise<SavePlan> {
+    const { command, repository } = context;
+    let subject = addressed;
+    let storedInstrument = subject ? await this.sealing.openInstrument(subject) : null;
     let instrument = mergeInstrument(storedInstrument, context.requested);
     const fingerprint = this.sealing.fingerprint(repository.id, instrument);
     const uniqueAccount = isUniqueAccount(repository.management, instrument.type);
-    const holder = uniqueAccount ? await this.store.findByFingerprint(repository.id, fingerprint) : null;
-    if (stored) {
-      if (holder && holder.id !== stored.id) {
+    const holder = uniqueAccount ? await reader.findByFingerprint(repository.id, fingerprint) : null;
+    if (subject) {
+      if (holder && holder.id !== subject.id) {
         throw accountHeldByAnotherToken(instrument);
       }
-      checkUpdate(repository, storedInstrument!, instrument, !stored.fingerprint.equals(fingerprint));
+      checkUpdate(repository, storedInstrument!, instrument, !subject.fingerprint.equals(fingerprint));
     } else if (holder) {
       // Unique Card / Unique Account Identifier: creating a token for an account already stored
       // updates and returns the token that holds it (docs/decisions/0006-token-vault-rules.md).
-      stored = holder;
+      subject = holder;
       storedInstrument = await this.sealing.openInstrument(holder);
       instrument = mergeInstrument(storedInstrument, context.requested);
     }
 
     const strategy = verificationStrategyFor(command.fields, repository, instrument);
-    const verification = await this.verify(context, strategy, instrument);
+    const verification = await this.verify(context, strategy, instrument, fingerprint);
     if (!verification.passed) {
-      return failedSaveBody({
-        repositoryId: repository.id,
-        token: stored?.token ?? command.tokenId,
-        verificationStrategy: strategy,
-        gatewayCode: verification.gatewayCode,
-        card: instrument.type === 'CARD' ? instrument : null,
-        echo: echoOf(command.fields),
-      });
+      return {
+        outcome: 'FAILED',
+        body: failedSaveBody({
+          repositoryId: repository.id,
+          token: subject?.token ?? command.tokenId,
+          verificationStrategy: strategy,
+          gatewayCode: verification.gatewayCode,
+          card: instrument.type === 'CARD' ? instrument : null,
+          echo: echoOf(command.fields),
+        }),
+      };
     }
-    const scheme = await this.schemeToken(context, stored, storedInstrument, instrument, fingerprint);
+    const scheme = await this.schemeToken(context, subject, storedInstrument, instrument, fingerprint);
 
-    let token = stored?.token ?? target;
+    let token = subject?.token ?? context.target;
     if (token === null) {
       token = generateToken(repository, instrument);
-    } else if (!stored) {
+    } else if (!subject) {
       checkTokenIsNotTheCard(token, instrument, command.tokenId !== undefined ? 'tokenid' : 'sourceOfFunds.token');
     }
-    const rowId = stored?.id ?? this.sealing.newRowId();
+    const rowId = subject?.id ?? this.sealing.newRowId();
     const row: TokenWrite = {
       id: rowId,
       repositoryId: repository.id,
@@ -187,31 +253,41 @@ export class SaveToken {
       ...clearColumns(instrument),
       schemeTokenOutcome: scheme.outcome,
       schemeTokenReference: scheme.token?.reference ?? null,
-      createdBy: stored?.createdBy ?? command.merchant.id,
+      createdBy: subject?.createdBy ?? command.merchant.id,
       updatedBy: command.merchant.id,
     };
-    const saved = await this.write(row, stored);
+    return { outcome: 'WRITE', subject, row, instrument, gatewayCode: scheme.reported ?? verification.gatewayCode };
+  }
+
+  private respond(context: SaveContext, plan: WritePlan, saved: TokenRecord): JsonObject {
     return tokenBody(saved, {
       result: 'SUCCESS',
-      gatewayCode: scheme.reported ?? verification.gatewayCode,
-      instrument,
+      gatewayCode: plan.gatewayCode,
+      instrument: plan.instrument,
       unmask: context.unmask,
-      echo: echoOf(command.fields),
+      echo: echoOf(context.command.fields),
       now: new Date(),
     });
   }
 
-  private verify(context: SaveContext, strategy: VerificationOutcome['strategy'], instrument: Instrument): Promise<VerificationOutcome> {
-    if (instrument.type !== 'CARD') {
+  private verify(
+    context: SaveContext,
+    strategy: VerificationOutcome['strategy'],
+    instrument: Instrument,
+    fingerprint: Buffer,
+  ): Promise<VerificationOutcome> {
+    if (instrument.type !== 'CARD' || strategy === 'NONE') {
       return Promise.resolve(NO_VERIFICATION);
     }
     const card = context.command.fields.sourceOfFunds.provided?.card;
-    return this.verification.verify(strategy, {
-      merchant: context.command.merchant,
-      card: instrument,
-      securityCode: card?.securityCode !== undefined ? new Secret(card.securityCode) : undefined,
-      currency: context.command.fields.transaction?.currency,
-    });
+    return once(context, context.verifications, `${strategy}:${fingerprint.toString('hex')}:${instrument.expiry?.mmyy ?? ''}`, () =>
+      this.verification.verify(strategy, {
+        merchant: context.command.merchant,
+        card: instrument,
+        securityCode: card?.securityCode !== undefined ? new Secret(card.securityCode) : undefined,
+        currency: context.command.fields.transaction?.currency,
+      }),
+    );
   }
 
   /**
@@ -237,30 +313,27 @@ export class SaveToken {
     if (kept || !context.repository.schemeTokenization) {
       return { token: kept, outcome: sameCard ? stored.schemeTokenOutcome : null };
     }
-    const key = fingerprint.toString('hex');
-    if (!context.tokenizations.has(key)) {
-      context.tokenizations.set(key, context.tsp.tokenize(instrument, tokenizationContext(context.command.fields)));
-    }
-    const result = await context.tokenizations.get(key)!;
+    const result = await once(context, context.tokenizations, fingerprint.toString('hex'), () =>
+      context.tsp.tokenize(instrument, tokenizationContext(context.command.fields)),
+    );
     return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
   }
+}
 
-  private write(row: TokenWrite, stored: TokenRecord | null): Promise<TokenRecord> {
-    return this.store.inTransaction(async (tx) => {
-      if (!stored) {
-        return tx.insert(row);
-      }
-      const locked = await tx.lockByToken(stored.repositoryId, stored.token);
-      if (!locked || locked.version !== stored.version) {
-        throw new StaleRead();
-      }
-      const updated = await tx.update(row, stored.version);
-      if (!updated) {
-        throw new StaleRead();
-      }
-      return updated;
-    });
+/**
+ * One external call per input per request, however often the save is planned again; while a row
+ * lock is held (`offline`) a call not made yet is not made: the save starts over instead.
+ */
+function once<T>(context: SaveContext, calls: Map<string, Promise<T>>, key: string, call: () => Promise<T>): Promise<T> {
+  let pending = calls.get(key);
+  if (!pending) {
+    if (context.offline) {
+      throw new StaleRead();
+    }
+    pending = call();
+    calls.set(key, pending);
   }
+  return pending;
 }
 
 /** The clear columns: masked card data only, and the billing agreement's terms. */

@@ -9,7 +9,7 @@ import type { TokenStore, TokenStoreTransaction } from '../token-store';
 export class InMemoryTokenStore implements TokenStore {
   readonly rows = new Map<string, TokenRecord>();
   /** Lets a test change the world between a use case's read and its write. */
-  beforeWrite?: () => void;
+  beforeWrite?: () => void | Promise<void>;
   private clock = Date.parse('2030-01-01T00:00:00.000Z');
 
   async findByToken(repositoryId: string, token: string): Promise<TokenRecord | null> {
@@ -21,9 +21,10 @@ export class InMemoryTokenStore implements TokenStore {
   }
 
   async inTransaction<T>(work: (tx: TokenStoreTransaction) => Promise<T>): Promise<T> {
-    this.beforeWrite?.();
+    await this.beforeWrite?.();
     const tx: TokenStoreTransaction = {
       lockByToken: (repositoryId, token) => this.findByToken(repositoryId, token),
+      findByFingerprint: (repositoryId, fingerprint) => this.findByFingerprint(repositoryId, fingerprint),
       insert: async (row) => {
         this.checkConflicts(row);
         const now = this.tick();
