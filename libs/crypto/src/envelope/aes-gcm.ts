@@ -12,7 +12,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * webcrypto API), so it does not block the event loop in any way that matters.
  *
  * IVs are random (96 bits). NIST SP 800-38D caps random-IV GCM at 2^32 messages per key;
- * data keys are rotated long before that (docs/decisions/0005-vault-envelope-encryption.md).
+ * data keys are rotated long before that (docs/decisions/token-vault-envelope-encryption.md).
  */
 export const AES_KEY_BYTES = 32;
 const IV_BYTES = 12;

@@ -57,7 +57,7 @@ export async function rotateVaultKeys(
   const keys = new VaultKeys(DataKeyRepository.over(dataSource), secrets.masterKeys, { refreshIntervalMs: 0 });
   await keys.start();
   const rewrapped = await keys.rewrapDataKeys();
-  logger?.info({ rewrapped, masterKey: secrets.masterKeys.currentId }, 'data keys wrapped under the current master key');
+  logger?.info({ rewrapped, masterKeyId: secrets.masterKeys.currentId }, 'data keys wrapped under the current master key');
   if (options.rewrapOnly) {
     return { rewrapped, newDataKey: null, activeDataKey: keys.activeKeyId, reencrypted: 0, remaining: 0, destroyed: [], retiredButInUse: [] };
   }
@@ -66,7 +66,7 @@ export async function rotateVaultKeys(
   // and the reload's own query.
   const switchedAt = Date.now() + Math.ceil(config.VAULT_KEY_REFRESH_MS * 1.2) + 250;
   if (newDataKey !== null) {
-    logger?.info({ dataKey: newDataKey }, 'new data key is ACTIVE');
+    logger?.info({ dataKeyId: newDataKey }, 'new data key is ACTIVE');
   }
   const reencrypt = new ReencryptTokens(TokenRepository.over(dataSource), new TokenSealing(keys, secrets.fingerprinter), keys);
   const batch = {

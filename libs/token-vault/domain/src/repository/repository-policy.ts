@@ -29,7 +29,7 @@ export function repositoryPolicy(merchant: MerchantContext): RepositoryPolicy {
 
 /**
  * Whether the repository keeps one token per account identifier of this kind
- * (docs/decisions/0006-token-vault-rules.md): Unique Card for card numbers, Unique Account
+ * (docs/decisions/token-vault-rules.md): Unique Card for card numbers, Unique Account
  * Identifier for every identifier (card numbers and provider_a billing agreement ids), Unique
  * Token for none.
  */

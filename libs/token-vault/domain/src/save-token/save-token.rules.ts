@@ -8,7 +8,7 @@ import type { SaveTokenFields } from './save-token-fields';
 
 /**
  * The rules of "Create or update token" that need no I/O (spec token rules 1-5 and 9,
- * ARCHITECTURE 5; the choices the spec leaves open are in docs/decisions/0006-token-vault-rules.md).
+ * ARCHITECTURE 5; the choices the spec leaves open are in docs/decisions/token-vault-rules.md).
  */
 
 const NUMBER = 'sourceOfFunds.provided.card.number';

@@ -210,7 +210,7 @@ export class SaveToken {
       checkUpdate(repository, storedInstrument!, instrument, !subject.fingerprint.equals(fingerprint));
     } else if (holder) {
       // Unique Card / Unique Account Identifier: creating a token for an account already stored
-      // updates and returns the token that holds it (docs/decisions/0006-token-vault-rules.md).
+      // updates and returns the token that holds it (docs/decisions/token-vault-rules.md).
       subject = holder;
       storedInstrument = await this.sealing.openInstrument(holder);
       instrument = mergeInstrument(storedInstrument, context.requested);

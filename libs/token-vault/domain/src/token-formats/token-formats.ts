@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { luhnCheckDigit, Pan, passesLuhn } from '@gateway/crypto';
 
 /**
- * Token formats of the generation strategies (ARCHITECTURE 5, docs/decisions/0006-token-vault-rules.md):
+ * Token formats of the generation strategies (ARCHITECTURE 5, docs/decisions/token-vault-rules.md):
  * - Random: 16 digits, starting with 9 (outside every card scheme's range), passing Luhn.
  * - Preserve 6.4: the card's first six and last four digits around random digits, of the
  *   card's length, FAILING Luhn on purpose: a token can then never be the card number (which

@@ -55,7 +55,7 @@ export class AcquirerVerificationNotAvailable implements AcquirerVerifier {
  * BASIC: the number's syntax (a length the card's range issues), its Luhn check digit and its
  * BIN range, all without leaving the gateway. A failure is EXTERNAL_VERIFICATION_BLOCKED: the
  * spec's token list has no BASIC failure code, and "blocked" (refused by the gateway's own
- * rules, not declined by an issuer) is the closest (docs/decisions/0006-token-vault-rules.md).
+ * rules, not declined by an issuer) is the closest (docs/decisions/token-vault-rules.md).
  */
 export function basicVerification(card: CardInstrument): VerificationOutcome {
   const range = matchCardRange(card.pan);
