@@ -8,7 +8,6 @@ import {
   CardVerification,
   DeleteToken,
   FINGERPRINTER,
-  ReencryptTokens,
   RetrieveToken,
   SaveToken,
   TEST_P2PE_SCHEME,
@@ -61,7 +60,6 @@ export class TokenVaultModule {
         SaveToken,
         RetrieveToken,
         DeleteToken,
-        ReencryptTokens,
       ],
     };
   }

@@ -87,6 +87,8 @@ describe('token-vault subjects, against Postgres', () => {
     expect(token).toMatch(/^9[0-9]{15}$/);
     expect(await put(m, token, card(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ token, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
     expect(await get(m, token)).toMatchObject({ token, sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0539' } } } });
+    const [times] = await app.dataSource.query('SELECT created_at < updated_at AS touched, version FROM token_vault.tokens WHERE token = $1', [token]);
+    expect(times).toEqual({ touched: true, version: 2 });
     expect(await remove(m, token)).toEqual({ result: 'SUCCESS' });
     await expect(get(m, token)).rejects.toMatchObject({ gatewayError: true, code: 'NOT_FOUND' });
   });

@@ -37,9 +37,7 @@ export class DispatchTokenOperation {
   constructor(private readonly bus: MessageBus) {}
 
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
-    if (command.body.apiOperation !== undefined) {
-      throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
-    }
+    rejectApiOperation(command.body);
     const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, body: command.body };
     const reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message);
     return reply.body;
@@ -47,9 +45,7 @@ export class DispatchTokenOperation {
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
   async create(command: CreateTokenCommand): Promise<JsonObject> {
-    if (command.body.apiOperation !== undefined) {
-      throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
-    }
+    rejectApiOperation(command.body);
     const message: CreateTokenMessage = { envelope: envelopeOf(command), body: command.body };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
   }
@@ -64,6 +60,13 @@ export class DispatchTokenOperation {
   async remove(command: TokenReferenceCommand): Promise<JsonObject> {
     const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, message)).body;
+  }
+}
+
+/** Token operations are told apart by method and path, never by `apiOperation`. */
+function rejectApiOperation(body: JsonObject): void {
+  if (body.apiOperation !== undefined) {
+    throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
   }
 }
 

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, MerchantContext } from '@gateway/contracts';
-import type { TokenRecord } from '@gateway/token-vault/data-access';
 import { TokenSealing } from '../instrument/token-sealing';
 import { repositoryPolicy } from '../repository/repository-policy';
 import { tokenBody } from '../responses/token-response';
@@ -36,4 +35,3 @@ export function noSuchToken(token: string, repositoryId: string): GatewayError {
   return new GatewayError('NOT_FOUND', { explanation: `Token '${token}' does not exist in repository ${repositoryId}.` });
 }
 
-export type { TokenRecord };
