@@ -28,7 +28,9 @@ function newestSource(dir) {
 
 if (!existsSync(path.join(root, 'node_modules/.package-lock.json'))) {
   console.log('Installing dependencies (first run)...');
-  run(npm, ['ci', '--no-audit', '--no-fund']);
+  // `npm install`, not `npm ci`: this registry lacks other platforms' optional packages (e.g.
+  // @swc/core-darwin-*), which `npm ci` counts as a lock file out of sync.
+  run(npm, ['install', '--no-audit', '--no-fund']);
 }
 const built = existsSync(main) ? statSync(main).mtimeMs : 0;
 if (built < Math.max(newestSource(path.join(root, 'apps')), newestSource(path.join(root, 'libs')))) {

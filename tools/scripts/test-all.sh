@@ -17,7 +17,8 @@ eval "$(bash tools/scripts/ensure-infra.sh)"
 
 step "dependencies"
 if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
-  npm ci --no-audit --no-fund
+  # `npm install`, not `npm ci`: see tools/scripts/start-standalone.mjs.
+  npm install --no-audit --no-fund
 fi
 
 step "build, types, lint (module boundaries)"
