@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, waitFor } from '@gateway/testing';
 import { ROOT } from '../support/processes';
@@ -18,6 +18,8 @@ describe('npm start from a fresh clone', () => {
 
   beforeAll(() => {
     clone = mkdtempSync(path.join(ROOT, 'tmp', 'fresh-clone-'));
+    // Like any clone (mkdtemp makes 0700 folders): the embedded Postgres runs as `postgres`.
+    chmodSync(clone, 0o755);
     execFileSync('git', ['clone', '--quiet', ROOT, clone]);
     // Installing takes most of a minute and is what CI's own clean clone does anyway; reuse
     // this checkout's packages (hard links) so the test is about the command, not the network.
@@ -44,6 +46,8 @@ describe('npm start from a fresh clone', () => {
     const password = await waitFor(async () => /API password:\s+([0-9a-f]{32})/.exec(output)?.[1], {
       timeoutMs: 120_000,
       what: 'the demo merchant banner',
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- npm start printed:\n${output}`);
     });
     expect(output).toContain('Demo merchant: TESTDEMO');
 
