@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { EDGE_SCHEMA } from '@gateway/edge/data-access';
-import { configureEdgeHttp, EdgeConfig, EdgeModule, instrumentEdgeHttp } from '@gateway/edge/feature';
+import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
 import {
   AppLogger,
   bootstrapApp,
@@ -48,10 +48,7 @@ async function main(): Promise<void> {
       shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       bodyLimit: config.HTTP_BODY_LIMIT_BYTES,
       trustProxy: config.TRUSTED_PROXIES ? config.TRUSTED_PROXIES.split(',').map((p) => p.trim()) : false,
-      configureHttp: (fastify) => {
-        configureEdgeHttp(fastify);
-        instrumentEdgeHttp(fastify, appLogger, metrics);
-      },
+      configureHttp: (fastify) => configureEdgeHttp(fastify, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'api-edge ready for requests');
     exitOnSignals(running);
