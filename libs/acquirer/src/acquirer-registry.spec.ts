@@ -79,11 +79,18 @@ describe('AcquirerRegistry', () => {
     await connector.verify(verifyRequest());
     await connector.verify(verifyRequest());
     await connector.verify(verifyRequest(TEST_EXPIRY.TIMED_OUT));
-    await connector.refund({ merchantId: 'TESTMERCHANT', orderId: 'o', transactionId: 'r', amount: Money.of('1', 'USD') });
+    await connector.refund({
+      merchantId: 'TESTMERCHANT',
+      orderId: 'o',
+      transactionId: 'r',
+      amount: Money.of('1', 'USD'),
+    });
 
     expect(await countOf(metrics, { operation: 'VERIFY', outcome: 'APPROVED' })).toBe(2);
     expect(await countOf(metrics, { operation: 'VERIFY', outcome: 'TIMED_OUT' })).toBe(1);
-    expect(await countOf(metrics, { operation: 'REFUND', outcome: 'APPROVED', acquirer: TEST_ACQUIRER_ID })).toBe(1);
+    expect(
+      await countOf(metrics, { operation: 'REFUND', outcome: 'APPROVED', acquirer: TEST_ACQUIRER_ID }),
+    ).toBe(1);
     expect(await metrics.registry.metrics()).toContain(
       `${ACQUIRER_REQUESTS_METRIC}{acquirer="TEST_ACQUIRER",operation="VERIFY",outcome="APPROVED"} 2`,
     );

@@ -43,7 +43,10 @@ export class AcquirerRegistry {
         explanation: 'Card transactions are not available for this merchant: no acquirer is configured.',
       });
     }
-    return new MeteredConnector(this.testAcquirer.withLatency(merchant.settings.testAcquirer.latencyMs), this.requests);
+    return new MeteredConnector(
+      this.testAcquirer.withLatency(merchant.settings.testAcquirer.latencyMs),
+      this.requests,
+    );
   }
 }
 
@@ -66,7 +69,10 @@ class MeteredConnector implements AcquirerConnector {
     return this.count('REFUND', () => this.connector.refund(request, options));
   }
 
-  private async count<T extends { gatewayCode: string }>(operation: AcquirerOperation, call: () => Promise<T>): Promise<T> {
+  private async count<T extends { gatewayCode: string }>(
+    operation: AcquirerOperation,
+    call: () => Promise<T>,
+  ): Promise<T> {
     try {
       const result = await call();
       this.requests.inc({ acquirer: this.acquirerId, operation, outcome: result.gatewayCode });

@@ -51,7 +51,11 @@ export interface AcquirerCardholder {
 
 /** 3-D Secure performed by another provider, passed through to the authorisation. */
 export interface ExternalAuthentication {
-  readonly threeDs?: { readonly acsEci?: string; readonly authenticationToken?: string; readonly transactionId?: string };
+  readonly threeDs?: {
+    readonly acsEci?: string;
+    readonly authenticationToken?: string;
+    readonly transactionId?: string;
+  };
   readonly threeDs2?: {
     readonly acsReference?: string;
     readonly acsTransactionId?: string;

@@ -36,7 +36,12 @@ interface BinRange {
   readonly profile: CardBinProfile;
 }
 
-const MASTERCARD: CardBinProfile = { brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'UNKNOWN', financialNetworkCode: 'MCC' };
+const MASTERCARD: CardBinProfile = {
+  brand: 'MASTERCARD',
+  scheme: 'MASTERCARD',
+  fundingMethod: 'UNKNOWN',
+  financialNetworkCode: 'MCC',
+};
 
 /**
  * Issuer ranges we know exactly (6-digit BINs), checked before the scheme ranges. 512345 is
@@ -50,10 +55,30 @@ const EXACT_BINS: ReadonlyMap<string, CardBinProfile> = new Map([
 const SCHEME_RANGES: readonly BinRange[] = [
   range('2221', '2720', MASTERCARD),
   range('51', '55', MASTERCARD),
-  range('6304', '6304', { brand: 'MAESTRO', scheme: 'MASTERCARD', fundingMethod: 'DEBIT', financialNetworkCode: 'MCC' }),
-  range('6759', '6759', { brand: 'MAESTRO', scheme: 'MASTERCARD', fundingMethod: 'DEBIT', financialNetworkCode: 'MCC' }),
-  range('50', '50', { brand: 'MAESTRO', scheme: 'MASTERCARD', fundingMethod: 'DEBIT', financialNetworkCode: 'MCC' }),
-  range('56', '58', { brand: 'MAESTRO', scheme: 'MASTERCARD', fundingMethod: 'DEBIT', financialNetworkCode: 'MCC' }),
+  range('6304', '6304', {
+    brand: 'MAESTRO',
+    scheme: 'MASTERCARD',
+    fundingMethod: 'DEBIT',
+    financialNetworkCode: 'MCC',
+  }),
+  range('6759', '6759', {
+    brand: 'MAESTRO',
+    scheme: 'MASTERCARD',
+    fundingMethod: 'DEBIT',
+    financialNetworkCode: 'MCC',
+  }),
+  range('50', '50', {
+    brand: 'MAESTRO',
+    scheme: 'MASTERCARD',
+    fundingMethod: 'DEBIT',
+    financialNetworkCode: 'MCC',
+  }),
+  range('56', '58', {
+    brand: 'MAESTRO',
+    scheme: 'MASTERCARD',
+    fundingMethod: 'DEBIT',
+    financialNetworkCode: 'MCC',
+  }),
   range('4', '4', { brand: 'VISA', scheme: 'VISA', fundingMethod: 'UNKNOWN' }),
   range('34', '34', { brand: 'AMEX', scheme: 'AMEX', fundingMethod: 'UNKNOWN' }),
   range('37', '37', { brand: 'AMEX', scheme: 'AMEX', fundingMethod: 'UNKNOWN' }),

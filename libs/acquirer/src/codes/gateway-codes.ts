@@ -22,7 +22,11 @@ export const ACQUIRER_GATEWAY_CODES = [
 ] as const;
 export type AcquirerGatewayCode = (typeof ACQUIRER_GATEWAY_CODES)[number];
 
-const SUCCESSFUL: ReadonlySet<string> = new Set(['APPROVED', 'APPROVED_PENDING_SETTLEMENT', 'PARTIALLY_APPROVED']);
+const SUCCESSFUL: ReadonlySet<string> = new Set([
+  'APPROVED',
+  'APPROVED_PENDING_SETTLEMENT',
+  'PARTIALLY_APPROVED',
+]);
 const PENDING: ReadonlySet<string> = new Set(['PENDING', 'SUBMITTED']);
 
 /**

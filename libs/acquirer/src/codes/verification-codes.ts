@@ -1,5 +1,11 @@
 /** `response.cardSecurityCode.gatewayCode`. */
-export const CSC_GATEWAY_CODES = ['MATCH', 'NOT_PRESENT', 'NOT_PROCESSED', 'NOT_SUPPORTED', 'NO_MATCH'] as const;
+export const CSC_GATEWAY_CODES = [
+  'MATCH',
+  'NOT_PRESENT',
+  'NOT_PROCESSED',
+  'NOT_SUPPORTED',
+  'NO_MATCH',
+] as const;
 export type CscGatewayCode = (typeof CSC_GATEWAY_CODES)[number];
 
 /**

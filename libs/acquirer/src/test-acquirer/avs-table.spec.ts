@@ -31,19 +31,33 @@ describe('test acquirer AVS table', () => {
   });
 
   it('matches what it was given for ordinary addresses', () => {
-    expect(avsOutcome({ street: '1 Main Street', postcodeZip: '10001' }, true)).toEqual({ gatewayCode: 'ADDRESS_ZIP_MATCH', acquirerCode: 'Y' });
-    expect(avsOutcome({ street: '1 Main Street', city: 'Springfield' }, true)).toEqual({ gatewayCode: 'ADDRESS_MATCH', acquirerCode: 'A' });
-    expect(avsOutcome({ postcodeZip: '10001', country: 'USA' }, true)).toEqual({ gatewayCode: 'ZIP_MATCH', acquirerCode: 'Z' });
+    expect(avsOutcome({ street: '1 Main Street', postcodeZip: '10001' }, true)).toEqual({
+      gatewayCode: 'ADDRESS_ZIP_MATCH',
+      acquirerCode: 'Y',
+    });
+    expect(avsOutcome({ street: '1 Main Street', city: 'Springfield' }, true)).toEqual({
+      gatewayCode: 'ADDRESS_MATCH',
+      acquirerCode: 'A',
+    });
+    expect(avsOutcome({ postcodeZip: '10001', country: 'USA' }, true)).toEqual({
+      gatewayCode: 'ZIP_MATCH',
+      acquirerCode: 'Z',
+    });
   });
 
   it('answers NOT_REQUESTED without a billing street or postcode', () => {
     expect(avsOutcome(undefined, true)).toEqual({ gatewayCode: 'NOT_REQUESTED' });
-    expect(avsOutcome({ city: 'Springfield', country: 'USA' }, true)).toEqual({ gatewayCode: 'NOT_REQUESTED' });
+    expect(avsOutcome({ city: 'Springfield', country: 'USA' }, true)).toEqual({
+      gatewayCode: 'NOT_REQUESTED',
+    });
     expect(avsOutcome({ street: '  ' }, false)).toEqual({ gatewayCode: 'NOT_REQUESTED' });
   });
 
   it('answers SERVICE_NOT_AVAILABLE_RETRY when the issuer never answered', () => {
-    expect(avsOutcome({ street: 'NO_MATCH' }, false)).toEqual({ gatewayCode: 'SERVICE_NOT_AVAILABLE_RETRY', acquirerCode: 'R' });
+    expect(avsOutcome({ street: 'NO_MATCH' }, false)).toEqual({
+      gatewayCode: 'SERVICE_NOT_AVAILABLE_RETRY',
+      acquirerCode: 'R',
+    });
   });
 
   it('drives response.cardholderVerification.avs of a verification from the billing address', async () => {
@@ -52,7 +66,10 @@ describe('test acquirer AVS table', () => {
       orderId: 'order-1',
       transactionId: 'verify-1',
       currency: 'USD',
-      card: { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year) },
+      card: {
+        number: Pan.of(TEST_CARD),
+        expiry: parseCardExpiry(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year),
+      },
       cardholder: { billingAddress: { street: 'Name Zip Match', postcodeZip: '10001' } },
     });
     expect(answer.avs).toEqual({ gatewayCode: 'NAME_ZIP_MATCH', acquirerCode: 'L' });

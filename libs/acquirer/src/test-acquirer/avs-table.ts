@@ -52,7 +52,9 @@ export function avsOutcome(address: AcquirerAddress | undefined, issuerAnswered:
   if (!issuerAnswered) {
     return byCode('SERVICE_NOT_AVAILABLE_RETRY');
   }
-  const row = (street && BY_STREET.get(normalise(street))) || (postcode && BY_POSTCODE.get(postcode.replace(/[\s-]/g, '')));
+  const row =
+    (street && BY_STREET.get(normalise(street))) ||
+    (postcode && BY_POSTCODE.get(postcode.replace(/[\s-]/g, '')));
   if (row) {
     return byCode(row.gatewayCode);
   }

@@ -17,7 +17,12 @@ export interface ExpiryOutcome {
   readonly issuerAnswered: boolean;
 }
 
-const APPROVED: ExpiryOutcome = { gatewayCode: 'APPROVED', acquirerCode: '00', acquirerMessage: 'Approved', issuerAnswered: true };
+const APPROVED: ExpiryOutcome = {
+  gatewayCode: 'APPROVED',
+  acquirerCode: '00',
+  acquirerMessage: 'Approved',
+  issuerAnswered: true,
+};
 const EXPIRED_CARD: ExpiryOutcome = {
   gatewayCode: 'EXPIRED_CARD',
   acquirerCode: '54',
@@ -28,11 +33,38 @@ const EXPIRED_CARD: ExpiryOutcome = {
 /** Keyed by `MM/YY`. */
 export const TEST_EXPIRY_MATRIX: ReadonlyMap<string, ExpiryOutcome> = new Map([
   ['01/39', APPROVED],
-  ['05/39', { gatewayCode: 'DECLINED', acquirerCode: '05', acquirerMessage: 'Do not honour', issuerAnswered: true }],
+  [
+    '05/39',
+    { gatewayCode: 'DECLINED', acquirerCode: '05', acquirerMessage: 'Do not honour', issuerAnswered: true },
+  ],
   ['04/27', EXPIRED_CARD],
-  ['08/28', { gatewayCode: 'TIMED_OUT', acquirerCode: '68', acquirerMessage: 'Response received too late', issuerAnswered: false }],
-  ['01/37', { gatewayCode: 'ACQUIRER_SYSTEM_ERROR', acquirerCode: '96', acquirerMessage: 'System malfunction', issuerAnswered: false }],
-  ['02/37', { gatewayCode: 'UNSPECIFIED_FAILURE', acquirerCode: '06', acquirerMessage: 'Error', issuerAnswered: false }],
+  [
+    '08/28',
+    {
+      gatewayCode: 'TIMED_OUT',
+      acquirerCode: '68',
+      acquirerMessage: 'Response received too late',
+      issuerAnswered: false,
+    },
+  ],
+  [
+    '01/37',
+    {
+      gatewayCode: 'ACQUIRER_SYSTEM_ERROR',
+      acquirerCode: '96',
+      acquirerMessage: 'System malfunction',
+      issuerAnswered: false,
+    },
+  ],
+  [
+    '02/37',
+    {
+      gatewayCode: 'UNSPECIFIED_FAILURE',
+      acquirerCode: '06',
+      acquirerMessage: 'Error',
+      issuerAnswered: false,
+    },
+  ],
   ['05/37', { gatewayCode: 'UNKNOWN', issuerAnswered: false }],
 ]);
 

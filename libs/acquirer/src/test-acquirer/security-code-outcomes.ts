@@ -24,7 +24,10 @@ const NOT_PROCESSED: CardSecurityCodeResult = { gatewayCode: 'NOT_PROCESSED', ac
  * knows every card's code, as any other future expiry is approved). When the issuer never
  * answered (timeouts, system errors), a given code was not processed.
  */
-export function securityCodeOutcome(code: SecurityCode | undefined, issuerAnswered: boolean): CardSecurityCodeResult {
+export function securityCodeOutcome(
+  code: SecurityCode | undefined,
+  issuerAnswered: boolean,
+): CardSecurityCodeResult {
   if (!code) {
     return NOT_PRESENT;
   }

@@ -22,7 +22,9 @@ function verifyRequest(
   extra: { securityCode?: string; street?: string; postcodeZip?: string } = {},
 ): VerifyCardRequest {
   const billingAddress =
-    extra.street !== undefined || extra.postcodeZip !== undefined ? { street: extra.street, postcodeZip: extra.postcodeZip } : undefined;
+    extra.street !== undefined || extra.postcodeZip !== undefined
+      ? { street: extra.street, postcodeZip: extra.postcodeZip }
+      : undefined;
   return {
     merchantId: 'TESTMERCHANT1',
     orderId: 'order-1',
@@ -44,13 +46,23 @@ describe('TestAcquirer', () => {
       ['05/39', TEST_EXPIRY.DECLINED, 'DECLINED', 'FAILURE', '05', 'Do not honour'],
       ['04/27', TEST_EXPIRY.EXPIRED_CARD, 'EXPIRED_CARD', 'FAILURE', '54', 'Expired card'],
       ['08/28', TEST_EXPIRY.TIMED_OUT, 'TIMED_OUT', 'FAILURE', '68', 'Response received too late'],
-      ['01/37', TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR, 'ACQUIRER_SYSTEM_ERROR', 'FAILURE', '96', 'System malfunction'],
+      [
+        '01/37',
+        TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR,
+        'ACQUIRER_SYSTEM_ERROR',
+        'FAILURE',
+        '96',
+        'System malfunction',
+      ],
       ['02/37', TEST_EXPIRY.UNSPECIFIED_FAILURE, 'UNSPECIFIED_FAILURE', 'FAILURE', '06', 'Error'],
-    ])('answers expiry %s with %s (result %s)', async (_label, expiry, gatewayCode, result, acquirerCode, acquirerMessage) => {
-      const answer = await acquirer().verify(verifyRequest(expiry));
-      expect(answer).toMatchObject({ gatewayCode, result, acquirerCode, acquirerMessage });
-      expect(answer.authorizationResponse.responseCode).toBe(acquirerCode);
-    });
+    ])(
+      'answers expiry %s with %s (result %s)',
+      async (_label, expiry, gatewayCode, result, acquirerCode, acquirerMessage) => {
+        const answer = await acquirer().verify(verifyRequest(expiry));
+        expect(answer).toMatchObject({ gatewayCode, result, acquirerCode, acquirerMessage });
+        expect(answer.authorizationResponse.responseCode).toBe(acquirerCode);
+      },
+    );
 
     it('answers expiry 05/37 with UNKNOWN (result UNKNOWN) and no acquirer response code', async () => {
       const answer = await acquirer().verify(verifyRequest(TEST_EXPIRY.UNKNOWN));
@@ -62,7 +74,9 @@ describe('TestAcquirer', () => {
     });
 
     it('accepts the month with or without a leading zero', async () => {
-      expect((await acquirer().verify(verifyRequest({ month: '05', year: '39' }))).gatewayCode).toBe('DECLINED');
+      expect((await acquirer().verify(verifyRequest({ month: '05', year: '39' }))).gatewayCode).toBe(
+        'DECLINED',
+      );
     });
 
     it('approves any other future expiry', async () => {
@@ -72,9 +86,15 @@ describe('TestAcquirer', () => {
     });
 
     it('answers EXPIRED_CARD for any other expiry in the past, valid through the end of its month', async () => {
-      expect((await acquirer().verify(verifyRequest({ month: '10', year: '26' }))).gatewayCode).toBe('EXPIRED_CARD');
-      expect((await acquirer().verify(verifyRequest({ month: '12', year: '25' }))).gatewayCode).toBe('EXPIRED_CARD');
-      expect((await acquirer().verify(verifyRequest({ month: '11', year: '26' }))).gatewayCode).toBe('APPROVED');
+      expect((await acquirer().verify(verifyRequest({ month: '10', year: '26' }))).gatewayCode).toBe(
+        'EXPIRED_CARD',
+      );
+      expect((await acquirer().verify(verifyRequest({ month: '12', year: '25' }))).gatewayCode).toBe(
+        'EXPIRED_CARD',
+      );
+      expect((await acquirer().verify(verifyRequest({ month: '11', year: '26' }))).gatewayCode).toBe(
+        'APPROVED',
+      );
     });
 
     it('keeps the magic expiries after their dates have passed', async () => {
@@ -101,7 +121,9 @@ describe('TestAcquirer', () => {
     });
 
     it('answers NOT_PRESENT when no security code was given', async () => {
-      expect((await acquirer().verify(verifyRequest())).cardSecurityCode).toEqual({ gatewayCode: 'NOT_PRESENT' });
+      expect((await acquirer().verify(verifyRequest())).cardSecurityCode).toEqual({
+        gatewayCode: 'NOT_PRESENT',
+      });
     });
 
     it('answers NOT_PROCESSED when the issuer never answered', async () => {
@@ -172,7 +194,12 @@ describe('TestAcquirer', () => {
     it('never carries the full card number or the security code in a request or result that can be logged', async () => {
       const request = verifyRequest(TEST_EXPIRY.APPROVED, { securityCode: '100' });
       const answer = await acquirer().verify(request);
-      for (const text of [JSON.stringify(request), inspect(request, { depth: 10 }), JSON.stringify(answer), inspect(answer, { depth: 10 })]) {
+      for (const text of [
+        JSON.stringify(request),
+        inspect(request, { depth: 10 }),
+        JSON.stringify(answer),
+        inspect(answer, { depth: 10 }),
+      ]) {
         expect(text).not.toContain(TEST_CARD);
         expect(text).not.toMatch(/"100"|'100'/);
       }
@@ -223,10 +250,18 @@ describe('TestAcquirer', () => {
   });
 
   describe('refunds', () => {
-    const base = { merchantId: 'TESTMERCHANT1', orderId: 'order-1', transactionId: 'refund-1', amount: Money.of('10.50', 'USD') };
+    const base = {
+      merchantId: 'TESTMERCHANT1',
+      orderId: 'order-1',
+      transactionId: 'refund-1',
+      amount: Money.of('10.50', 'USD'),
+    };
 
     it('approves a linked refund without a card, with a refund processing code', async () => {
-      const answer = await acquirer().refund({ ...base, original: { acquirerTransactionId: 'MCC0000021121' } });
+      const answer = await acquirer().refund({
+        ...base,
+        original: { acquirerTransactionId: 'MCC0000021121' },
+      });
       expect(answer).toMatchObject({ gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' });
       expect(answer.amount.equals(Money.of('10.5', 'USD'))).toBe(true);
       expect(answer.authorizationResponse.processingCode).toBe('200000');
@@ -234,7 +269,10 @@ describe('TestAcquirer', () => {
     });
 
     it('answers a refund to a card by the card expiry and returns the card masked', async () => {
-      const card = { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(TEST_EXPIRY.DECLINED.month, TEST_EXPIRY.DECLINED.year) };
+      const card = {
+        number: Pan.of(TEST_CARD),
+        expiry: parseCardExpiry(TEST_EXPIRY.DECLINED.month, TEST_EXPIRY.DECLINED.year),
+      };
       const answer = await acquirer().refund({ ...base, card });
       expect(answer).toMatchObject({ gatewayCode: 'DECLINED', result: 'FAILURE' });
       expect(answer.card?.maskedNumber).toBe('512345xxxxxx0008');

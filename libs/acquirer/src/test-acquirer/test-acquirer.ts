@@ -1,6 +1,11 @@
 import { randomInt } from 'node:crypto';
 import type { AcquirerCallOptions, AcquirerConnector } from '../acquirer-connector';
-import type { AcquirerCard, AcquirerOperationContext, RefundRequest, VerifyCardRequest } from '../acquirer-requests';
+import type {
+  AcquirerCard,
+  AcquirerOperationContext,
+  RefundRequest,
+  VerifyCardRequest,
+} from '../acquirer-requests';
 import type {
   AcquirerTransactionData,
   AuthorizationResponse,
@@ -114,7 +119,9 @@ export class TestAcquirer implements AcquirerConnector {
     return {
       gatewayCode: outcome.gatewayCode,
       result: resultOfGatewayCode(outcome.gatewayCode),
-      ...(outcome.acquirerCode ? { acquirerCode: outcome.acquirerCode, acquirerMessage: outcome.acquirerMessage } : {}),
+      ...(outcome.acquirerCode
+        ? { acquirerCode: outcome.acquirerCode, acquirerMessage: outcome.acquirerMessage }
+        : {}),
       acquirer,
       authorizationResponse,
       receipt: retrievalReferenceNumber(at, stan),
