@@ -31,10 +31,15 @@ export const TEST_AVS_TABLE: readonly AvsTableRow[] = [
 
 const BY_STREET = new Map(TEST_AVS_TABLE.map((row) => [normalise(row.gatewayCode), row]));
 const BY_POSTCODE = new Map(TEST_AVS_TABLE.map((row) => [row.postcode, row]));
-const byCode = (code: AvsGatewayCode): AvsResult => {
-  const row = TEST_AVS_TABLE.find((r) => r.gatewayCode === code)!;
-  return row.acquirerCode ? { gatewayCode: code, acquirerCode: row.acquirerCode } : { gatewayCode: code };
-};
+const RESULTS = new Map<AvsGatewayCode, AvsResult>(
+  TEST_AVS_TABLE.map((row) => [
+    row.gatewayCode,
+    row.acquirerCode
+      ? { gatewayCode: row.gatewayCode, acquirerCode: row.acquirerCode }
+      : { gatewayCode: row.gatewayCode },
+  ]),
+);
+const byCode = (code: AvsGatewayCode): AvsResult => RESULTS.get(code)!;
 
 /**
  * 1. No billing street and no postcode: NOT_REQUESTED (nothing to verify).
