@@ -24,7 +24,7 @@ const handler = (result: () => Observable<unknown>): CallHandler => ({ handle: r
 async function handledCount(metrics: Metrics, labels: Record<string, string>): Promise<number> {
   const metric = await metrics.messagesHandled.get();
   const count = metric.values.find(
-    (v) => v.metricName === 'gateway_message_handler_duration_seconds_count' && Object.entries(labels).every(([k, l]) => v.labels[k] === l),
+    (v) => v.metricName === 'gateway_message_handler_duration_seconds_count' && Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l),
   );
   return count?.value ?? 0;
 }
