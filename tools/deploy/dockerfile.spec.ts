@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { validate } from 'dockerfile-utils';
-import { DOCKERFILE, dockerignoreMatcher, Instruction, parseDockerfile, Stage } from './dockerfile';
+import { DOCKERFILE, dockerignoreMatcher, Instruction, parseDockerfile, Stage } from '../../apps/gateway-e2e/src/support/dockerfile-emulator';
 
 /**
  * docker/Dockerfile, linted (dockerfile-utils: syntax, instruction and flag errors) and

@@ -3,8 +3,7 @@ import path from 'node:path';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
 import { describeVariables } from '@gateway/platform';
-import { ROOT } from './dockerfile';
-import { K8sObject, kustomizeVersion, OVERLAYS, render } from './kustomize';
+import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
 
 jest.setTimeout(60_000);
 

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ROOT } from './dockerfile';
-
+export const ROOT = path.resolve(__dirname, '../..');
 export const K8S = path.join(ROOT, 'k8s');
 
 /** Every kustomization an operator applies: each environment's apps and its migration Job. */

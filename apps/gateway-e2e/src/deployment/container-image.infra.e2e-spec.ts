@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { freePort, testInfra, waitFor } from '@gateway/testing';
-import { DockerfileEmulator, EmulatedImage } from '../../../../tools/deploy/dockerfile';
+import { DockerfileEmulator, EmulatedImage } from '../support/dockerfile-emulator';
 import { readState } from '../support/e2e-state';
 import { APPS, httpOk } from '../support/processes';
 

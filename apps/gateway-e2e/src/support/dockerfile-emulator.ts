@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DockerfileParser } from 'dockerfile-ast';
 
-export const ROOT = path.resolve(__dirname, '../..');
+export const ROOT = path.resolve(__dirname, '../../../..');
 export const DOCKERFILE = path.join(ROOT, 'docker/Dockerfile');
 export const DOCKERIGNORE = path.join(ROOT, '.dockerignore');
 
