@@ -21,12 +21,16 @@ if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
   npm install --no-audit --no-fund
 fi
 
+# kubectl's built-in kustomize renders k8s/ in the manifest tests (offline).
+KUBECTL="$(bash tools/scripts/ensure-kubectl.sh)"
+export KUBECTL
+
 step "build, types, lint (module boundaries)"
 npm run --silent build
 npm run --silent typecheck
 npm run --silent lint
 
-step "unit tests"
+step "unit tests (including the configuration reference, Dockerfile and k8s manifest checks)"
 npx jest --selectProjects unit --ci
 
 step "integration tests"

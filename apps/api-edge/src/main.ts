@@ -6,6 +6,7 @@ import {
   AppLogger,
   bootstrapApp,
   createLogger,
+  DatabaseConfig,
   exitOnSignals,
   failStartup,
   loadConfig,
@@ -18,12 +19,15 @@ import {
 async function main(): Promise<void> {
   let logger: AppLogger | undefined;
   try {
-    const config = loadConfig(EdgeConfig);
-    logger = createLogger({ service: 'api-edge', level: config.LOG_LEVEL });
     if (process.argv[2] === 'migrate') {
-      await runMigrateCommand(EDGE_SCHEMA, config, logger);
+      // The migration Job gets the database credentials only, not the API password pepper.
+      const dbConfig = loadConfig(DatabaseConfig);
+      logger = createLogger({ service: 'api-edge', level: dbConfig.LOG_LEVEL });
+      await runMigrateCommand(EDGE_SCHEMA, dbConfig, logger);
       return;
     }
+    const config = loadConfig(EdgeConfig);
+    logger = createLogger({ service: 'api-edge', level: config.LOG_LEVEL });
     const metrics = new Metrics();
     const appLogger = logger;
 
