@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -82,4 +82,24 @@ function firstUnsearchableAncestor(target: string): string | undefined {
     current = parent;
   }
   return chain.find((dir) => existsSync(dir) && (statSync(dir).mode & 0o001) === 0);
+}
+
+/**
+ * npm tarballs cannot carry symlinks, so the binaries package lists its shared-library links
+ * (libicuuc.so.60 -> libicuuc.so.60.2 ...) in native/pg-symlinks.json and recreates them in an
+ * install script. npm does not run install scripts here unless approved; recreate any link
+ * that is missing, exactly as that script would.
+ */
+async function restoreLibrarySymlinks(packageDir: string): Promise<void> {
+  const listing = path.join(packageDir, 'native', 'pg-symlinks.json');
+  if (!existsSync(listing)) {
+    return;
+  }
+  const links = JSON.parse(await readFile(listing, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const link = path.join(packageDir, target);
+    if (!existsSync(link)) {
+      await symlink(path.relative(path.dirname(link), path.join(packageDir, source)), link).catch(() => undefined);
+    }
+  }
 }
