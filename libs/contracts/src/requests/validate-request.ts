@@ -44,6 +44,11 @@ export function validateRequest<T>(target: RequestClass<T>, body: unknown): T {
  * (`apiOperation` INVALID).
  */
 export function validateOrderOperationRequest<K extends OrderApiOperation>(apiOperation: K, body: unknown): OrderOperationRequests[K] {
+  // The order of checks puts apiOperation before every other field (ARCHITECTURE 4.3).
+  const given = typeof body === 'object' && body !== null ? (body as JsonObject).apiOperation : undefined;
+  if (given !== apiOperation) {
+    throw apiOperationProblem(given, [apiOperation]);
+  }
   return validateRequest(ORDER_OPERATION_REQUESTS[apiOperation] as RequestClass<OrderOperationRequests[K]>, body);
 }
 
@@ -58,12 +63,16 @@ export function validateTokenRequest(body: unknown): SaveTokenRequest {
  */
 export function readApiOperation(body: JsonObject): OrderApiOperation {
   const value = body.apiOperation;
-  if (value === undefined) {
-    throw GatewayError.invalidField('apiOperation', 'MISSING', 'Missing parameter apiOperation.');
-  }
   if (!isOrderApiOperation(value)) {
-    const problem = invalidValue('apiOperation', value, `must be one of ${ORDER_API_OPERATIONS.join(', ')}`);
-    throw GatewayError.invalidField(problem.field, problem.validationType, problem.explanation);
+    throw apiOperationProblem(value, ORDER_API_OPERATIONS);
   }
   return value;
+}
+
+function apiOperationProblem(value: unknown, expected: readonly string[]): GatewayError {
+  if (value === undefined) {
+    return GatewayError.invalidField('apiOperation', 'MISSING', 'Missing parameter apiOperation.');
+  }
+  const problem = invalidValue('apiOperation', value, `must be ${expected.length > 1 ? 'one of ' : ''}${expected.join(', ')}`);
+  return GatewayError.invalidField(problem.field, problem.validationType, problem.explanation);
 }
