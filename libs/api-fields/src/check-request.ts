@@ -1,5 +1,5 @@
 import { CUSTOM_FIELD_NAME } from './field-decorators';
-import { FieldProblem, invalidValue, missingField, safeText, unsupportedField } from './field-problem';
+import { FieldProblem, invalidValue, missingField, safeName, safeText, unsupportedField } from './field-problem';
 import { CompiledField, CompiledSchema, compileSchema, CustomFieldsMeta, RequestClass } from './request-schema';
 
 /**
@@ -53,7 +53,7 @@ function findUnsupported(schema: CompiledSchema, object: JsonObject, prefix: str
   for (const key of sortedKeys(object)) {
     const field = schema.byName.get(key);
     if (!field) {
-      return unsupportedField(`${prefix}${safeText(key)}`);
+      return unsupportedField(`${prefix}${safeName(key)}`);
     }
     const value = object[key];
     const kind = field.meta.kind;
@@ -138,7 +138,7 @@ function buildCustomFields(meta: CustomFieldsMeta, value: unknown, path: string)
   }
   const out: Record<string, string> = {};
   for (const name of names) {
-    const fieldPath = `${path}.${safeText(name)}`;
+    const fieldPath = `${path}.${safeName(name)}`;
     if (!CUSTOM_FIELD_NAME.test(name)) {
       return new FieldProblem(
         fieldPath,

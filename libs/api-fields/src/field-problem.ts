@@ -60,6 +60,14 @@ export function showValue(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A field name from the request (an unknown key, a custom field's name) made safe for
+ * error.field: controls replaced and card-like digit runs masked; error.field is cut at 100.
+ */
+export function safeName(name: string): string {
+  return maskCardNumbers((name.length > 100 ? name.slice(0, 100) : name).replace(/[\u0000-\u001f\u007f\ud800-\udfff]/g, '?'));
+}
+
 /** A name or value from the request made safe to put in a response: see showValue. */
 export function safeText(text: string): string {
   const cut = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
