@@ -79,12 +79,11 @@ function buildGroup(schema: CompiledSchema, object: JsonObject, prefix: string):
   const within = prefix === '' ? undefined : prefix.slice(0, -1);
   for (const field of schema.fields) {
     const value = Object.prototype.hasOwnProperty.call(object, field.name) ? object[field.name] : undefined;
-    const path = `${prefix}${field.name}`;
     if (value === undefined) {
-      if (field.meta.required) return missingField(path, within);
+      if (field.meta.required) return missingField(`${prefix}${field.name}`, within);
       continue;
     }
-    const built = buildField(field, value, path);
+    const built = buildField(field, value, `${prefix}${field.name}`);
     if (built instanceof FieldProblem) return built;
     instance[field.name] = built;
   }
