@@ -30,6 +30,9 @@ npm run --silent build
 npm run --silent typecheck
 npm run --silent lint
 
+step "request field coverage (every spec field has its validator and its edge test)"
+npm run --silent fields:coverage
+
 step "unit tests (including the configuration reference, Dockerfile and k8s manifest checks)"
 npx jest --selectProjects unit --ci
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
   AuthMethod,
-  GatewayError,
   JsonObject,
   MerchantContext,
   OperationReply,
   SUBJECTS,
   TokenOperationMessage,
+  validateTokenRequest,
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
 
@@ -28,9 +28,8 @@ export class DispatchTokenOperation {
   constructor(private readonly bus: MessageBus) {}
 
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
-    if (command.body.apiOperation !== undefined) {
-      throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
-    }
+    // Every field is checked (apiOperation is UNSUPPORTED here) before the vault is asked.
+    validateTokenRequest(command.body);
     const message: TokenOperationMessage = {
       envelope: {
         merchant: command.merchant,
