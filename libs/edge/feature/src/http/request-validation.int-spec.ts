@@ -1,16 +1,8 @@
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { DataSource } from 'typeorm';
 import { JsonObject, ORDER_OPERATION_SUBJECTS, SUBJECTS } from '@gateway/contracts';
-import { EDGE_SCHEMA, MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants } from '@gateway/edge/domain';
-import { createLogger, loadConfig, messagingOptions, Metrics, PlatformModule, standaloneBus } from '@gateway/platform';
-import { openTestDataSource, TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { EdgeConfig } from '../edge.config';
-import { EdgeModule } from '../edge.module';
-import { configureEdgeHttp } from './configure-edge-http';
+import { standaloneBus } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { EdgeTestApp, startEdgeTestApp } from '../testing/edge-test-app';
 import { bodyWith, FieldCase, fieldCases, OPERATION_NAMES, OperationName, RULE_CASES } from './testing/request-field-cases';
 
 /**
@@ -20,8 +12,6 @@ import { bodyWith, FieldCase, fieldCases, OPERATION_NAMES, OperationName, RULE_C
  * invalid value past each bound, a wrong JSON type or a missing REQUIRED field is answered 400
  * with the field's full path, and the service is never called.
  */
-
-const PEPPER = 'request-validation-int-spec-pepper-0123456789';
 
 const BASE_BODIES: Record<OperationName, JsonObject> = {
   TOKEN: { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } } },
@@ -43,19 +33,13 @@ const BASE_BODIES: Record<OperationName, JsonObject> = {
 const SUBJECT_OF: Record<OperationName, string> = { ...ORDER_OPERATION_SUBJECTS, TOKEN: SUBJECTS.tokenVault.saveToken };
 
 describe('request validation through the HTTP edge', () => {
-  let app: NestFastifyApplication;
+  let edge: EdgeTestApp;
   let fastify: FastifyInstance;
-  let dataSource: DataSource;
   let merchantId: string;
   let authorization: string;
   const received: Record<string, JsonObject[]> = {};
 
   beforeAll(async () => {
-    dataSource = await openTestDataSource(EDGE_SCHEMA, 2);
-    const issued = await new ManageMerchants(MerchantRepository.over(dataSource), PEPPER).create({ name: 'Validation', mode: 'TEST' });
-    merchantId = issued.merchant.id;
-    authorization = `Basic ${Buffer.from(`merchant.${merchantId}:${issued.password}`).toString('base64')}`;
-
     for (const subject of Object.values(SUBJECT_OF)) {
       received[subject] = [];
       standaloneBus.register(subject, async (data) => {
@@ -63,38 +47,14 @@ describe('request validation through the HTTP edge', () => {
         return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
       });
     }
-
-    const config = loadConfig(EdgeConfig, {
-      GATEWAY_PROFILE: 'standalone',
-      DATABASE_URL: process.env.TEST_DATABASE_URL,
-      DATABASE_POOL_SIZE: '2',
-      API_PASSWORD_PEPPER: PEPPER,
-      LOG_LEVEL: 'silent',
-    });
-    @Module({
-      imports: [
-        PlatformModule.forRoot({
-          logger: createLogger({ service: 'api-edge', level: 'silent' }),
-          metrics: new Metrics(),
-          messaging: messagingOptions(config, 'api-edge'),
-          healthCheckTimeoutMs: 1_000,
-        }),
-        EdgeModule.forRoot(config),
-      ],
-    })
-    class EdgeTestModule {}
-    const adapter = new FastifyAdapter({ logger: false, routerOptions: { maxParamLength: 1000 } });
-    configureEdgeHttp(adapter.getInstance() as unknown as FastifyInstance);
-    app = await NestFactory.create<NestFastifyApplication>(EdgeTestModule, adapter, { logger: false, bodyParser: false });
-    await app.init();
-    fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-    await fastify.ready();
+    edge = await startEdgeTestApp();
+    fastify = edge.fastify;
+    ({ id: merchantId, authorization } = await edge.createMerchant());
   });
 
   afterAll(async () => {
     for (const subject of Object.values(SUBJECT_OF)) standaloneBus.unregister(subject);
-    await app?.close();
-    await dataSource?.destroy();
+    await edge?.close();
   });
 
   let sequence = 0;
