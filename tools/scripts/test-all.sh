@@ -17,15 +17,23 @@ eval "$(bash tools/scripts/ensure-infra.sh)"
 
 step "dependencies"
 if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
-  npm ci --no-audit --no-fund
+  # `npm install`, not `npm ci`: see tools/scripts/start-standalone.mjs.
+  npm install --no-audit --no-fund
 fi
+
+# kubectl's built-in kustomize renders k8s/ in the manifest tests (offline).
+KUBECTL="$(bash tools/scripts/ensure-kubectl.sh)"
+export KUBECTL
 
 step "build, types, lint (module boundaries)"
 npm run --silent build
 npm run --silent typecheck
 npm run --silent lint
 
-step "unit tests"
+step "request field coverage (every spec field has its validator and its edge test)"
+npm run --silent fields:coverage
+
+step "unit tests (including the configuration reference, Dockerfile and k8s manifest checks)"
 npx jest --selectProjects unit --ci
 
 step "integration tests"

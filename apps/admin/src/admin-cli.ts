@@ -4,15 +4,14 @@ import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/d
 import { IssuedCredentials, ManageMerchants } from '@gateway/edge/domain';
 import {
   createServiceDataSource,
-  DatabaseConfig,
-  Describe,
   loadConfig,
   loadStandaloneSecrets,
   migrateSchema,
   openStandaloneDatabase,
   StandaloneConfig,
 } from '@gateway/platform';
-import { IsString, MinLength } from 'class-validator';
+import { AdminConfig } from './admin.config';
+import { provisionDatabase } from './provision-database';
 
 export const USAGE = `Usage: admin [--standalone] [--json] <command> [arguments]
 
@@ -31,20 +30,17 @@ Commands:
   disable <merchantId>         refuse every request (403 REQUEST_REJECTED)
   rotate-password <merchantId> [--keep-previous-hours <hours>]
                                issue a new API password; the old one works for <hours> (default 24)
+  provision-database           create (or update) each service's Postgres role and schema from
+                               DATABASE_ADMIN_URL and the services' URLs (the migration Job's first step)
 
 Options:
   --standalone   use the standalone profile's embedded database (also GATEWAY_PROFILE=standalone)
   --json         machine-readable output on stdout
 
-Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment.
+Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment;
+provision-database reads DATABASE_ADMIN_URL and EDGE_, TOKEN_VAULT_, ORDER_TRANSACTION_,
+BROWSER_PAYMENT_ and VERIFICATION_DATABASE_URL instead.
 `;
-
-class AdminConfig extends DatabaseConfig {
-  @Describe('Server-side key of the API password hashes (the same value api-edge uses).', { secret: true })
-  @IsString()
-  @MinLength(32)
-  API_PASSWORD_PEPPER: string = undefined as unknown as string;
-}
 
 export interface CliIo {
   out(text: string): void;
@@ -72,6 +68,12 @@ export async function runAdminCli(argv: string[], io: CliIo, env = process.env):
     return command || values.help ? 0 : 2;
   }
   const json = values.json ?? false;
+  if (command === 'provision-database') {
+    return runCommand(io, json, async () => {
+      const roles = await provisionDatabase(env);
+      return { json: roles, text: roles.map((r) => `${r.app}\trole ${r.role} owns schema ${r.schema}`).join('\n') };
+    });
+  }
   const standalone = values.standalone || env.GATEWAY_PROFILE === 'standalone';
   const db = await openDatabase(standalone, env);
   try {
@@ -80,12 +82,26 @@ export async function runAdminCli(argv: string[], io: CliIo, env = process.env):
     io.out(json ? JSON.stringify(result.json, null, 2) : result.text);
     return 0;
   } catch (err) {
-    const message = err instanceof GatewayError ? (err.explanation ?? err.code) : String((err as Error)?.message ?? err);
-    io.err(json ? JSON.stringify({ error: message }) : `error: ${message}`);
-    return 1;
+    return reportError(io, json, err);
   } finally {
     await db.close();
   }
+}
+
+async function runCommand(io: CliIo, json: boolean, command: () => Promise<{ json: unknown; text: string }>): Promise<number> {
+  try {
+    const result = await command();
+    io.out(json ? JSON.stringify(result.json, null, 2) : result.text);
+    return 0;
+  } catch (err) {
+    return reportError(io, json, err);
+  }
+}
+
+function reportError(io: CliIo, json: boolean, err: unknown): number {
+  const message = err instanceof GatewayError ? (err.explanation ?? err.code) : String((err as Error)?.message ?? err);
+  io.err(json ? JSON.stringify({ error: message }) : `error: ${message}`);
+  return 1;
 }
 
 type Values = { name?: string; id?: string; mode?: string; set?: string[]; 'keep-previous-hours'?: string };

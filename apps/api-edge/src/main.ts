@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { EDGE_SCHEMA } from '@gateway/edge/data-access';
-import { configureEdgeHttp, EdgeConfig, EdgeModule, instrumentEdgeHttp } from '@gateway/edge/feature';
+import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
 import {
   AppLogger,
   bootstrapApp,
   createLogger,
+  DatabaseConfig,
   exitOnSignals,
   failStartup,
   loadConfig,
@@ -18,12 +19,15 @@ import {
 async function main(): Promise<void> {
   let logger: AppLogger | undefined;
   try {
-    const config = loadConfig(EdgeConfig);
-    logger = createLogger({ service: 'api-edge', level: config.LOG_LEVEL });
     if (process.argv[2] === 'migrate') {
-      await runMigrateCommand(EDGE_SCHEMA, config, logger);
+      // The migration Job gets the database credentials only, not the API password pepper.
+      const dbConfig = loadConfig(DatabaseConfig);
+      logger = createLogger({ service: 'api-edge', level: dbConfig.LOG_LEVEL });
+      await runMigrateCommand(EDGE_SCHEMA, dbConfig, logger);
       return;
     }
+    const config = loadConfig(EdgeConfig);
+    logger = createLogger({ service: 'api-edge', level: config.LOG_LEVEL });
     const metrics = new Metrics();
     const appLogger = logger;
 
@@ -48,10 +52,7 @@ async function main(): Promise<void> {
       shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       bodyLimit: config.HTTP_BODY_LIMIT_BYTES,
       trustProxy: config.TRUSTED_PROXIES ? config.TRUSTED_PROXIES.split(',').map((p) => p.trim()) : false,
-      configureHttp: (fastify) => {
-        configureEdgeHttp(fastify);
-        instrumentEdgeHttp(fastify, appLogger, metrics);
-      },
+      configureHttp: (fastify) => configureEdgeHttp(fastify, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'api-edge ready for requests');
     exitOnSignals(running);

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
-import { configureEdgeHttp, DemoMerchantAnnouncer, EdgeConfig, EdgeModule, instrumentEdgeHttp } from '@gateway/edge/feature';
+import { configureEdgeHttp, DemoMerchantAnnouncer, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
   AppLogger,
@@ -83,10 +83,7 @@ async function main(): Promise<void> {
       shutdownGraceMs: edge.SHUTDOWN_GRACE_MS,
       bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
       messageServer: createMessageServer(messagingOptions(edge, 'gateway'), edge.SHUTDOWN_GRACE_MS),
-      configureHttp: (fastify) => {
-        configureEdgeHttp(fastify);
-        instrumentEdgeHttp(fastify, appLogger, metrics);
-      },
+      configureHttp: (fastify) => configureEdgeHttp(fastify, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'standalone gateway ready for requests');
     exitOnSignals({

@@ -26,6 +26,11 @@ export const ERROR_CATALOGUE = {
   UNKNOWN_PATH: { cause: 'INVALID_REQUEST', status: 404 },
   /** The path exists but not with this HTTP method. */
   METHOD_NOT_ALLOWED: { cause: 'INVALID_REQUEST', status: 405 },
+  /**
+   * A card operation for a merchant with no acquirer to send it to (live merchants: this
+   * gateway connects test merchants to its test acquirer only). Never a simulated approval.
+   */
+  ACQUIRER_NOT_CONFIGURED: { cause: 'INVALID_REQUEST', status: 400 },
   /** An authenticated caller refused for security reasons (disabled merchant, certificate). */
   REQUEST_REJECTED: { cause: 'REQUEST_REJECTED', status: 403 },
   /** A dependency did not answer in time, or nobody serves the subject. */

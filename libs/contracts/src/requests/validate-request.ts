@@ -1,6 +1,61 @@
+import { checkRequest, FieldProblem, invalidValue, RequestClass } from '@gateway/api-fields';
 import { GatewayError } from '../errors';
 import { JsonObject } from '../messages';
 import { isOrderApiOperation, ORDER_API_OPERATIONS, OrderApiOperation } from '../subjects';
+import { ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
+import { RefundRequest } from './refund.request';
+import { SaveTokenRequest } from './save-token.request';
+import { VerifyRequest } from './verify.request';
+
+/**
+ * The request classes of the five operations, and the functions the edge and the services
+ * validate request bodies with. Both sides use the same classes, so a service's use case only
+ * ever sees a body that passed every field type and every stateless cross-field rule.
+ */
+export const ORDER_OPERATION_REQUESTS = {
+  VERIFY: VerifyRequest,
+  REFUND: RefundRequest,
+  INITIATE_BROWSER_PAYMENT: InitiateBrowserPaymentRequest,
+  CONFIRM_BROWSER_PAYMENT: ConfirmBrowserPaymentRequest,
+} as const satisfies Record<OrderApiOperation, RequestClass>;
+
+export type OrderOperationRequests = { [K in OrderApiOperation]: InstanceType<(typeof ORDER_OPERATION_REQUESTS)[K]> };
+export type OrderOperationRequest = OrderOperationRequests[OrderApiOperation];
+
+/**
+ * The body as an instance of `target`, or GatewayError INVALID_FIELD (400) naming the first
+ * problem: error.field, validationType (INVALID, MISSING, UNSUPPORTED) and an explanation that
+ * never echoes a sensitive value. Order of problems: docs/decisions/request-validation-order.md.
+ */
+export function validateRequest<T>(target: RequestClass<T>, body: unknown): T {
+  const result = checkRequest(target, body);
+  if (result instanceof FieldProblem) {
+    throw result.field
+      ? GatewayError.invalidField(result.field, result.validationType, result.explanation)
+      : GatewayError.invalidRequest(result.explanation);
+  }
+  return result;
+}
+
+/**
+ * An order operation's body (`PUT .../order/{orderid}/transaction/{transactionid}`).
+ * The edge calls it with the operation read from the body (readApiOperation); a service calls
+ * it with the operation it serves, so a body for another operation is refused
+ * (`apiOperation` INVALID).
+ */
+export function validateOrderOperationRequest<K extends OrderApiOperation>(apiOperation: K, body: unknown): OrderOperationRequests[K] {
+  // The order of checks puts apiOperation before every other field (ARCHITECTURE 4.3).
+  const given = typeof body === 'object' && body !== null ? (body as JsonObject).apiOperation : undefined;
+  if (given !== apiOperation) {
+    throw apiOperationProblem(given, [apiOperation]);
+  }
+  return validateRequest(ORDER_OPERATION_REQUESTS[apiOperation] as RequestClass<OrderOperationRequests[K]>, body);
+}
+
+/** Create or update token (`PUT .../token/{tokenid}`): `apiOperation` is UNSUPPORTED here. */
+export function validateTokenRequest(body: unknown): SaveTokenRequest {
+  return validateRequest(SaveTokenRequest, body);
+}
 
 /**
  * Reads `apiOperation` from an order operation body: MISSING when absent, INVALID when it is
@@ -8,16 +63,16 @@ import { isOrderApiOperation, ORDER_API_OPERATIONS, OrderApiOperation } from '..
  */
 export function readApiOperation(body: JsonObject): OrderApiOperation {
   const value = body.apiOperation;
-  if (value === undefined || value === null) {
-    throw GatewayError.invalidField('apiOperation', 'MISSING', 'Missing parameter apiOperation.');
-  }
   if (!isOrderApiOperation(value)) {
-    const shown = typeof value === 'string' ? value.slice(0, 50) : JSON.stringify(value).slice(0, 50);
-    throw GatewayError.invalidField(
-      'apiOperation',
-      'INVALID',
-      `Value '${shown}' is invalid. apiOperation must be one of ${ORDER_API_OPERATIONS.join(', ')}.`,
-    );
+    throw apiOperationProblem(value, ORDER_API_OPERATIONS);
   }
   return value;
+}
+
+function apiOperationProblem(value: unknown, expected: readonly string[]): GatewayError {
+  if (value === undefined) {
+    return GatewayError.invalidField('apiOperation', 'MISSING', 'Missing parameter apiOperation.');
+  }
+  const problem = invalidValue('apiOperation', value, `must be ${expected.length > 1 ? 'one of ' : ''}${expected.join(', ')}`);
+  return GatewayError.invalidField(problem.field, problem.validationType, problem.explanation);
 }

@@ -95,7 +95,8 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
 /** For mains: stop on SIGTERM/SIGINT, and exit. */
 export function exitOnSignals(running: { shutdown(reason: string): Promise<void> }): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    // `on`, not `once`: a second Ctrl-C must not kill the process halfway through its shutdown.
+    process.on(signal, () => {
       running.shutdown(signal).then(
         () => process.exit(0),
         () => process.exit(1),

@@ -46,12 +46,15 @@ export function databaseConnection(config: DatabaseConfig, applicationName: stri
 export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMainSpec<C>): Promise<RunningApp | void> {
   let logger: AppLogger | undefined;
   try {
-    const config = loadConfig(spec.configClass);
-    logger = createLogger({ service: spec.name, level: config.LOG_LEVEL });
     if (process.argv[2] === 'migrate') {
-      await runMigrateCommand(spec.schema, config, logger);
+      // The migration Job gets the database credentials only, not the service's other secrets.
+      const dbConfig = loadConfig(DatabaseConfig);
+      logger = createLogger({ service: spec.name, level: dbConfig.LOG_LEVEL });
+      await runMigrateCommand(spec.schema, dbConfig, logger);
       return;
     }
+    const config = loadConfig(spec.configClass);
+    logger = createLogger({ service: spec.name, level: config.LOG_LEVEL });
     const messaging = messagingOptions(config, spec.name);
     @Module({
       imports: [

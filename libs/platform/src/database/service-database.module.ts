@@ -3,6 +3,7 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ReadinessChecks } from '../health';
 import { AppLogger } from '../logging';
+import { Metrics, PoolStats } from '../metrics';
 import { APP_LOGGER } from '../tokens';
 import { migrateSchema } from './migrate';
 import { DatabaseConnection, ServiceSchema, serviceDataSourceOptions } from './service-data-source';
@@ -32,6 +33,7 @@ export class ServiceDatabaseModule {
         @Inject(token) private readonly dataSource: DataSource,
         private readonly checks: ReadinessChecks,
         @Inject(APP_LOGGER) private readonly logger: AppLogger,
+        private readonly metrics: Metrics,
       ) {}
 
       async onModuleInit(): Promise<void> {
@@ -40,6 +42,12 @@ export class ServiceDatabaseModule {
         }
         this.checks.add(`database:${options.service.schema}`, async () => {
           await this.dataSource.query('SELECT 1');
+        });
+        this.metrics.registerDatabasePool({
+          schema: options.service.schema,
+          maxConnections: options.connection.poolSize,
+          // TypeORM's Postgres driver keeps its pg Pool as `master`.
+          stats: () => (this.dataSource.driver as unknown as { master?: PoolStats }).master,
         });
       }
     }

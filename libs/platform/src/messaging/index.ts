@@ -5,3 +5,4 @@ export * from './message-bus';
 export * from './parse-message';
 export * from './request-context.interceptor';
 export * from './transports';
+export * from './parse-operation-message';

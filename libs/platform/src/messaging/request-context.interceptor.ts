@@ -1,26 +1,61 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { PATTERN_METADATA } from '@nestjs/microservices/constants';
+import { GatewayError } from '@gateway/contracts';
 import { Observable } from 'rxjs';
 import { runWithRequestContext } from '../logging';
+import { Metrics } from '../metrics';
 
 interface WithEnvelope {
   envelope?: { requestId?: unknown; merchant?: { id?: unknown } };
 }
 
-/** Service side: log lines written while handling a message carry the edge's request id. */
+/** How a handler ended: answered, refused with a coded (merchant-facing) error, or failed. */
+export type HandlerOutcome = 'ok' | 'rejected' | 'failed';
+
+export function handlerOutcome(err: unknown): HandlerOutcome {
+  return err instanceof GatewayError || GatewayError.isWire(err) ? 'rejected' : 'failed';
+}
+
+/**
+ * Service side, around every message handler: log lines written while handling carry the
+ * edge's request id, and the handling time is observed by subject (the pattern as declared,
+ * without the deployment's subject prefix, so dashboards work for every deployment).
+ */
 @Injectable()
 export class RequestContextInterceptor implements NestInterceptor {
+  constructor(private readonly metrics: Metrics) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'rpc') {
       return next.handle();
     }
+    const subject = patternOf(context);
     const data = context.switchToRpc().getData<WithEnvelope>();
     const requestId = typeof data?.envelope?.requestId === 'string' ? data.envelope.requestId : undefined;
-    if (!requestId) {
-      return next.handle();
-    }
-    const merchantId = typeof data.envelope?.merchant?.id === 'string' ? data.envelope.merchant.id : undefined;
-    return new Observable((subscriber) =>
-      runWithRequestContext({ requestId, merchantId }, () => next.handle().subscribe(subscriber)),
-    );
+    const merchantId = typeof data?.envelope?.merchant?.id === 'string' ? data.envelope.merchant.id : undefined;
+    return new Observable((subscriber) => {
+      const started = process.hrtime.bigint();
+      const observe = (outcome: HandlerOutcome) =>
+        this.metrics.messagesHandled.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+      const handle = () =>
+        next.handle().subscribe({
+          next: (value) => subscriber.next(value),
+          error: (err: unknown) => {
+            observe(handlerOutcome(err));
+            subscriber.error(err);
+          },
+          complete: () => {
+            observe('ok');
+            subscriber.complete();
+          },
+        });
+      return requestId ? runWithRequestContext({ requestId, merchantId }, handle) : handle();
+    });
   }
+}
+
+function patternOf(context: ExecutionContext): string {
+  const patterns: unknown = Reflect.getMetadata(PATTERN_METADATA, context.getHandler());
+  const pattern = Array.isArray(patterns) ? patterns[0] : patterns;
+  return typeof pattern === 'string' ? pattern : 'unknown';
 }

@@ -1,6 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** What a connection pool reports (pg's Pool has exactly these counters). */
+export interface PoolStats {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+export interface DatabasePool {
+  schema: string;
+  maxConnections: number;
+  /** Read at scrape time: the pool object can change when TypeORM reconnects. */
+  stats(): PoolStats | undefined;
+}
+
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
@@ -49,8 +63,48 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly pools: DatabasePool[] = [];
+
+  /**
+   * Database pools, read when Prometheus scrapes (no timer, no per-query cost): busy and idle
+   * connections against the pool's size, and queries waiting for a connection, the first
+   * sign that DATABASE_POOL_SIZE or the database is the bottleneck.
+   */
+  readonly dbPoolConnections = new Gauge({
+    name: 'gateway_db_pool_connections',
+    help: 'Connections of the service database pool by state (busy, idle) and the pool size (max).',
+    labelNames: ['schema', 'state'] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const pool of this.pools) {
+        const stats = pool.stats();
+        const total = stats?.totalCount ?? 0;
+        const idle = stats?.idleCount ?? 0;
+        this.dbPoolConnections.set({ schema: pool.schema, state: 'busy' }, total - idle);
+        this.dbPoolConnections.set({ schema: pool.schema, state: 'idle' }, idle);
+        this.dbPoolConnections.set({ schema: pool.schema, state: 'max' }, pool.maxConnections);
+      }
+    },
+  });
+
+  readonly dbPoolWaiting = new Gauge({
+    name: 'gateway_db_pool_waiting_queries',
+    help: 'Queries waiting for a free connection of the service database pool.',
+    labelNames: ['schema'] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const pool of this.pools) {
+        this.dbPoolWaiting.set({ schema: pool.schema }, pool.stats()?.waitingCount ?? 0);
+      }
+    },
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  registerDatabasePool(pool: DatabasePool): void {
+    this.pools.push(pool);
   }
 
   /** A gauge owned by a feature (outbox depth, pool size...), registered once. */

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AcquirerModule } from '@gateway/acquirer';
 import { VERIFICATION_SCHEMA } from '@gateway/verification/data-access';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { VerificationConfig } from './verification.config';
@@ -16,6 +17,7 @@ export class VerificationModule {
           connection: databaseConnection(config, 'verification'),
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
+        AcquirerModule,
       ],
       controllers: [PingNatsController],
       providers: [{ provide: VerificationConfig, useValue: config }],

@@ -8,6 +8,7 @@ import {
   OperationReply,
   OrderOperationMessage,
   readApiOperation,
+  validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
@@ -55,6 +56,9 @@ export class DispatchOrderOperation {
 
   async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
     const apiOperation = readApiOperation(command.body);
+    // Every field is checked before the order is locked or a service is asked: an invalid
+    // request costs no lock round trip and never reaches a service.
+    validateOrderOperationRequest(apiOperation, command.body);
     const lease = await this.acquire(command.merchant.id, command.orderId);
     if (!lease) {
       this.metrics.lockFailures.inc();

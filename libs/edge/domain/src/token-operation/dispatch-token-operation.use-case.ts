@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import {
   AuthMethod,
   CreateTokenMessage,
-  GatewayError,
   JsonObject,
   MerchantContext,
   OperationReply,
@@ -10,6 +9,7 @@ import {
   SUBJECTS,
   TokenOperationMessage,
   TokenReferenceMessage,
+  validateTokenRequest,
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
 
@@ -37,7 +37,8 @@ export class DispatchTokenOperation {
   constructor(private readonly bus: MessageBus) {}
 
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
-    rejectApiOperation(command.body);
+    // Every field is checked (apiOperation is UNSUPPORTED here) before the vault is asked.
+    validateTokenRequest(command.body);
     const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, body: command.body };
     const reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message);
     return reply.body;
@@ -45,7 +46,8 @@ export class DispatchTokenOperation {
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
   async create(command: CreateTokenCommand): Promise<JsonObject> {
-    rejectApiOperation(command.body);
+    // The same fields as create or update token.
+    validateTokenRequest(command.body);
     const message: CreateTokenMessage = { envelope: envelopeOf(command), body: command.body };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
   }
@@ -60,13 +62,6 @@ export class DispatchTokenOperation {
   async remove(command: TokenReferenceCommand): Promise<JsonObject> {
     const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, message)).body;
-  }
-}
-
-/** Token operations are told apart by method and path, never by `apiOperation`. */
-function rejectApiOperation(body: JsonObject): void {
-  if (body.apiOperation !== undefined) {
-    throw GatewayError.invalidField('apiOperation', 'UNSUPPORTED', 'Field apiOperation is not supported for this operation.');
   }
 }
 

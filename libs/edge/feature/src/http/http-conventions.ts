@@ -1,10 +1,18 @@
 import { JsonObject } from '@gateway/contracts';
+import { ApiRequest } from './api-request';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** `correlationId` is transient: not validated beyond its type, not stored, returned as sent. */
-export function correlationIdOf(body: JsonObject): string | undefined {
-  return typeof body.correlationId === 'string' ? body.correlationId : undefined;
+/**
+ * `correlationId` is transient: not stored, returned as sent. The edge's log lines for the
+ * request carry it too, so a merchant's id for a call finds our logs.
+ */
+export function correlationIdOf(request: ApiRequest, body: JsonObject): string | undefined {
+  if (typeof body.correlationId !== 'string') {
+    return undefined;
+  }
+  request.logContext.correlationId = body.correlationId.slice(0, 100);
+  return body.correlationId;
 }
 
 /**

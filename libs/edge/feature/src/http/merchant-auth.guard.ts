@@ -1,6 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthenticateMerchant } from '@gateway/edge/domain';
-import { currentRequestContext } from '@gateway/platform';
 import { ApiRequest } from './api-request';
 
 /** First of the order of checks: the credentials. Nothing else is looked at before them. */
@@ -11,10 +10,7 @@ export class MerchantAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<ApiRequest>();
     request.authenticated = await this.authenticate.execute(request.headers.authorization);
-    const logContext = currentRequestContext();
-    if (logContext) {
-      logContext.merchantId = request.authenticated.merchant.id;
-    }
+    request.logContext.merchantId = request.authenticated.merchant.id;
     return true;
   }
 }

@@ -35,6 +35,7 @@ export class OrderOperationsHttpController {
     const orderId = checkOrderId(rawOrderId);
     const transactionId = checkTransactionId(rawTransactionId);
     const body = parseJsonBody(request.body);
+    const correlationId = correlationIdOf(request, body);
     const result = await this.dispatch.execute({
       merchant: toMerchantContext(merchant),
       authMethod: request.authenticated!.method,
@@ -46,6 +47,6 @@ export class OrderOperationsHttpController {
     });
     request.apiOperation = result.apiOperation;
     request.apiResult = typeof result.body.result === 'string' ? result.body.result : undefined;
-    return renderResponse(result.body, { merchantId: merchant.id, version, correlationId: correlationIdOf(body) });
+    return renderResponse(result.body, { merchantId: merchant.id, version, correlationId });
   }
 }

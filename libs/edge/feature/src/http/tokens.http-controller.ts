@@ -34,6 +34,7 @@ export class TokensHttpController {
     const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
     const tokenId = checkTokenId(rawTokenId);
     const body = parseJsonBody(request.body);
+    const correlationId = correlationIdOf(request, body);
     request.apiOperation = 'TOKEN';
     const reply = await this.dispatch.execute({
       merchant: toMerchantContext(merchant),
@@ -44,7 +45,7 @@ export class TokensHttpController {
       body,
     });
     request.apiResult = typeof reply.result === 'string' ? reply.result : undefined;
-    return renderResponse(reply, { merchantId: merchant.id, version, correlationId: correlationIdOf(body) });
+    return renderResponse(reply, { merchantId: merchant.id, version, correlationId });
   }
 
   /** Beyond the spec: create a token with an id the vault generates (docs/api-extensions.md). */

@@ -1,0 +1,55 @@
+import { IsString, Matches, MinLength } from 'class-validator';
+import { DatabaseConfig, Describe, PlatformConfig } from '@gateway/platform';
+
+const POSTGRES_URL = { message: 'must be a postgres:// URL' };
+const POSTGRES = /^postgres(ql)?:\/\//;
+
+/** The admin CLI's merchant commands: the edge's database and the pepper api-edge hashes with. */
+export class AdminConfig extends DatabaseConfig {
+  @Describe('Server-side key of the API password hashes (the same value api-edge uses).', { secret: true })
+  @IsString()
+  @MinLength(32)
+  API_PASSWORD_PEPPER: string = undefined as unknown as string;
+}
+
+/**
+ * `admin provision-database`, the first step of the migration Job: an administrator URL, and
+ * each service's URL whose user name and password become that service's role.
+ */
+export class ProvisionDatabaseConfig extends PlatformConfig {
+  @Describe('Postgres URL of an administrator (creates roles and schemas). Only the migration Job\'s provisioning step has it.', {
+    secret: true,
+  })
+  @IsString()
+  @Matches(POSTGRES, POSTGRES_URL)
+  DATABASE_ADMIN_URL: string = undefined as unknown as string;
+
+  @Describe("api-edge's DATABASE_URL: its user and password become the role owning schema `edge`.", { secret: true })
+  @IsString()
+  @Matches(POSTGRES, POSTGRES_URL)
+  EDGE_DATABASE_URL: string = undefined as unknown as string;
+
+  @Describe("token-vault's DATABASE_URL: its user and password become the role owning schema `token_vault`.", { secret: true })
+  @IsString()
+  @Matches(POSTGRES, POSTGRES_URL)
+  TOKEN_VAULT_DATABASE_URL: string = undefined as unknown as string;
+
+  @Describe("order-transaction's DATABASE_URL: its user and password become the role owning schema `order_transaction`.", {
+    secret: true,
+  })
+  @IsString()
+  @Matches(POSTGRES, POSTGRES_URL)
+  ORDER_TRANSACTION_DATABASE_URL: string = undefined as unknown as string;
+
+  @Describe("browser-payment's DATABASE_URL: its user and password become the role owning schema `browser_payment`.", {
+    secret: true,
+  })
+  @IsString()
+  @Matches(POSTGRES, POSTGRES_URL)
+  BROWSER_PAYMENT_DATABASE_URL: string = undefined as unknown as string;
+
+  @Describe("verification's DATABASE_URL: its user and password become the role owning schema `verification`.", { secret: true })
+  @IsString()
+  @Matches(POSTGRES, POSTGRES_URL)
+  VERIFICATION_DATABASE_URL: string = undefined as unknown as string;
+}

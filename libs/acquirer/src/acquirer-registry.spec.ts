@@ -1,0 +1,118 @@
+import { defaultMerchantSettings, GatewayError, MerchantContext } from '@gateway/contracts';
+import { Metrics } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { Money } from '@gateway/money';
+import { AcquirerConnector } from './acquirer-connector';
+import { ACQUIRER_REQUESTS_METRIC, AcquirerRegistry } from './acquirer-registry';
+import { VerifyCardRequest } from './acquirer-requests';
+import { parseCardExpiry } from './card/card-expiry';
+import { Pan } from './card/pan';
+import { TEST_ACQUIRER_ID, TestAcquirer } from './test-acquirer/test-acquirer';
+
+function merchant(mode: 'TEST' | 'LIVE', latencyMs = 0): MerchantContext {
+  const settings = defaultMerchantSettings();
+  settings.testAcquirer.latencyMs = latencyMs;
+  return { id: `${mode}MERCHANT`, mode, settings };
+}
+
+function verifyRequest(expiry: { month: string; year: string } = TEST_EXPIRY.APPROVED): VerifyCardRequest {
+  return {
+    merchantId: 'TESTMERCHANT',
+    orderId: 'order-1',
+    transactionId: 'verify-1',
+    currency: 'USD',
+    card: { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(expiry.month, expiry.year) },
+  };
+}
+
+async function countOf(metrics: Metrics, labels: Record<string, string>): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric(ACQUIRER_REQUESTS_METRIC)!.get();
+  return metric.values
+    .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('AcquirerRegistry', () => {
+  it('gives test merchants the built-in test acquirer', async () => {
+    const connector = new AcquirerRegistry(new Metrics()).forMerchant(merchant('TEST'));
+    expect(connector.acquirerId).toBe(TEST_ACQUIRER_ID);
+    expect((await connector.verify(verifyRequest(TEST_EXPIRY.DECLINED))).gatewayCode).toBe('DECLINED');
+  });
+
+  it('refuses live merchants with ACQUIRER_NOT_CONFIGURED instead of simulating an approval', () => {
+    const registry = new AcquirerRegistry(new Metrics());
+    let thrown: unknown;
+    try {
+      registry.forMerchant(merchant('LIVE'));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(GatewayError);
+    expect((thrown as GatewayError).code).toBe('ACQUIRER_NOT_CONFIGURED');
+    expect((thrown as GatewayError).toResponseBody()).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        explanation: 'Card transactions are not available for this merchant: no acquirer is configured.',
+      },
+      result: 'ERROR',
+    });
+  });
+
+  describe('with fake timers', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it("applies the merchant's testAcquirer.latencyMs", async () => {
+      const connector = new AcquirerRegistry(new Metrics()).forMerchant(merchant('TEST', 250));
+      let settled = false;
+      void connector.verify(verifyRequest()).then(() => (settled = true));
+      await jest.advanceTimersByTimeAsync(249);
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(true);
+    });
+  });
+
+  it('counts every acquirer call by operation and outcome on the /metrics registry', async () => {
+    const metrics = new Metrics();
+    const connector = new AcquirerRegistry(metrics).forMerchant(merchant('TEST'));
+    await connector.verify(verifyRequest());
+    await connector.verify(verifyRequest());
+    await connector.verify(verifyRequest(TEST_EXPIRY.TIMED_OUT));
+    await connector.refund({
+      merchantId: 'TESTMERCHANT',
+      orderId: 'o',
+      transactionId: 'r',
+      amount: Money.of('1', 'USD'),
+    });
+
+    expect(await countOf(metrics, { operation: 'VERIFY', outcome: 'APPROVED' })).toBe(2);
+    expect(await countOf(metrics, { operation: 'VERIFY', outcome: 'TIMED_OUT' })).toBe(1);
+    expect(
+      await countOf(metrics, { operation: 'REFUND', outcome: 'APPROVED', acquirer: TEST_ACQUIRER_ID }),
+    ).toBe(1);
+    expect(await metrics.registry.metrics()).toContain(
+      `${ACQUIRER_REQUESTS_METRIC}{acquirer="TEST_ACQUIRER",operation="VERIFY",outcome="APPROVED"} 2`,
+    );
+  });
+
+  it('counts a call that failed with an exception as ERROR and rethrows it', async () => {
+    const metrics = new Metrics();
+    const broken = new TestAcquirer();
+    jest.spyOn(broken, 'withLatency').mockReturnValue({
+      acquirerId: 'BROKEN',
+      verify: () => Promise.reject(new Error('socket hang up')),
+      refund: () => Promise.reject(new Error('socket hang up')),
+    } as AcquirerConnector as TestAcquirer);
+    const connector = new AcquirerRegistry(metrics, broken).forMerchant(merchant('TEST'));
+    await expect(connector.verify(verifyRequest())).rejects.toThrow('socket hang up');
+    expect(await countOf(metrics, { acquirer: 'BROKEN', operation: 'VERIFY', outcome: 'ERROR' })).toBe(1);
+  });
+
+  it('shares one counter between registries of the same process registry', async () => {
+    const metrics = new Metrics();
+    await new AcquirerRegistry(metrics).forMerchant(merchant('TEST')).verify(verifyRequest());
+    await new AcquirerRegistry(metrics).forMerchant(merchant('TEST')).verify(verifyRequest());
+    expect(await countOf(metrics, { operation: 'VERIFY' })).toBe(2);
+  });
+});

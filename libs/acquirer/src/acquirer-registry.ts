@@ -1,0 +1,85 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { GatewayError, MerchantContext } from '@gateway/contracts';
+import { Metrics } from '@gateway/platform';
+import type { Counter } from 'prom-client';
+import type { AcquirerCallOptions, AcquirerConnector, AcquirerOperation } from './acquirer-connector';
+import type { RefundRequest, VerifyCardRequest } from './acquirer-requests';
+import type { RefundResult, VerifyCardResult } from './acquirer-results';
+import { TestAcquirer } from './test-acquirer/test-acquirer';
+
+/** Overrides the built-in test acquirer (a clock or random source in tests). */
+export const TEST_ACQUIRER = Symbol('TEST_ACQUIRER');
+
+export const ACQUIRER_REQUESTS_METRIC = 'gateway_acquirer_requests_total';
+
+/**
+ * Chooses the acquirer connector for a merchant. Test merchants get the built-in test
+ * acquirer with their `testAcquirer.latencyMs`. No real acquirer is connected to this
+ * gateway, so a live merchant's card operation is refused with ACQUIRER_NOT_CONFIGURED:
+ * a live card must never be "approved" by a simulator.
+ *
+ * Every call through a connector it hands out is counted in
+ * `gateway_acquirer_requests_total{acquirer,operation,outcome}` (outcome: the gateway code,
+ * or ERROR when the connector threw), which is also how tests prove that a replayed request
+ * made no second acquirer call.
+ */
+@Injectable()
+export class AcquirerRegistry {
+  private readonly testAcquirer: TestAcquirer;
+  private readonly requests: Counter<string>;
+
+  constructor(metrics: Metrics, @Optional() @Inject(TEST_ACQUIRER) testAcquirer?: TestAcquirer) {
+    this.testAcquirer = testAcquirer ?? new TestAcquirer();
+    this.requests = metrics.counter(
+      ACQUIRER_REQUESTS_METRIC,
+      'Calls to acquirers by acquirer, operation and outcome (gateway code, or ERROR).',
+      ['acquirer', 'operation', 'outcome'],
+    );
+  }
+
+  forMerchant(merchant: MerchantContext): AcquirerConnector {
+    if (merchant.mode !== 'TEST') {
+      throw new GatewayError('ACQUIRER_NOT_CONFIGURED', {
+        explanation: 'Card transactions are not available for this merchant: no acquirer is configured.',
+      });
+    }
+    return new MeteredConnector(
+      this.testAcquirer.withLatency(merchant.settings.testAcquirer.latencyMs),
+      this.requests,
+    );
+  }
+}
+
+/** Counts every call of the connector it wraps, whatever its outcome. */
+class MeteredConnector implements AcquirerConnector {
+  readonly acquirerId: string;
+
+  constructor(
+    private readonly connector: AcquirerConnector,
+    private readonly requests: Counter<string>,
+  ) {
+    this.acquirerId = connector.acquirerId;
+  }
+
+  verify(request: VerifyCardRequest, options?: AcquirerCallOptions): Promise<VerifyCardResult> {
+    return this.count('VERIFY', () => this.connector.verify(request, options));
+  }
+
+  refund(request: RefundRequest, options?: AcquirerCallOptions): Promise<RefundResult> {
+    return this.count('REFUND', () => this.connector.refund(request, options));
+  }
+
+  private async count<T extends { gatewayCode: string }>(
+    operation: AcquirerOperation,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      const result = await call();
+      this.requests.inc({ acquirer: this.acquirerId, operation, outcome: result.gatewayCode });
+      return result;
+    } catch (err) {
+      this.requests.inc({ acquirer: this.acquirerId, operation, outcome: 'ERROR' });
+      throw err;
+    }
+  }
+}

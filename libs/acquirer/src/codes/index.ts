@@ -1,0 +1,2 @@
+export * from './gateway-codes';
+export * from './verification-codes';

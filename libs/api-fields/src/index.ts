@@ -1,0 +1,6 @@
+export * from './field-type';
+export * from './field-types';
+export * from './field-problem';
+export * from './field-decorators';
+export * from './request-schema';
+export * from './check-request';

@@ -1,0 +1,212 @@
+import fc from 'fast-check';
+import { GatewayError } from '../errors';
+import { validateOrderOperationRequest, validateTokenRequest } from './validate-request';
+
+/** The stateless cross-field rules (issue 3, item 4), through the operations' validation. */
+
+function rejection(run: () => unknown): Record<string, unknown> {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof GatewayError) {
+      return { field: err.field, validationType: err.validationType, explanation: err.explanation };
+    }
+    throw err;
+  }
+  throw new Error('expected the request to be rejected');
+}
+
+const initiate = (order: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  apiOperation: 'INITIATE_BROWSER_PAYMENT',
+  browserPayment: { returnUrl: 'https://merchant.example/return' },
+  order: { currency: 'USD', ...order },
+  sourceOfFunds: { type: 'PROVIDER_C' },
+  ...extra,
+});
+const confirm = (order: Record<string, unknown>) => ({ apiOperation: 'CONFIRM_BROWSER_PAYMENT', order });
+const item = (quantity: string, unitPrice: string, unitTaxAmount?: string) => ({ name: 'item', quantity, unitPrice, ...(unitTaxAmount ? { unitTaxAmount } : {}) });
+
+describe('amount consistency (initiate and confirm)', () => {
+  it('accepts 3 items of 0.1 against itemAmount 0.3 and amount 0.3, with no floating-point error', () => {
+    const body = initiate({ amount: '0.3', itemAmount: '0.3', item: [item('1', '0.1'), item('1', '0.1'), item('1', '0.1')] });
+    expect(validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body).order.itemAmount).toBe('0.3');
+    expect(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm(body.order))).not.toThrow();
+  });
+
+  it('rejects item sums that are off by 0.001', () => {
+    const body = initiate({ currency: 'BHD', amount: '0.301', itemAmount: '0.301', item: [item('3', '0.1')] });
+    expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body))).toEqual({
+      field: 'order.itemAmount',
+      validationType: 'INVALID',
+      explanation: "Value '0.301' is invalid. itemAmount must equal the sum of quantity x unitPrice of order.item (0.3).",
+    });
+  });
+
+  it('rejects sub-totals that do not sum to order.amount, off by 0.001', () => {
+    const body = initiate({ currency: 'KWD', amount: '10.001', itemAmount: '8', shippingAndHandlingAmount: '1.5', taxAmount: '0.5' });
+    expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body))).toMatchObject({
+      field: 'order.amount',
+      validationType: 'INVALID',
+    });
+    expect(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', initiate({ ...body.order, amount: '10' }))).not.toThrow();
+  });
+
+  it('checks taxAmount against the items that carry unitTaxAmount', () => {
+    const items = [item('2', '5', '0.5'), item('1', '10')];
+    expect(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ taxAmount: '1', item: items }))).not.toThrow();
+    expect(rejection(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ taxAmount: '1.01', item: items })))).toMatchObject({
+      field: 'order.taxAmount',
+    });
+    // Items without unit tax say nothing about the order's tax.
+    expect(() =>
+      validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ taxAmount: '3', item: [item('1', '10')] })),
+    ).not.toThrow();
+  });
+
+  it('sums negative unit prices (discount lines) exactly', () => {
+    const body = initiate({ amount: '9.99', itemAmount: '9.99', item: [item('1', '10.99'), item('1', '-1')] });
+    expect(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body)).not.toThrow();
+  });
+
+  it('accepts large exact sums of many items and rejects them off by one minor unit (property)', () => {
+    const items = fc.array(
+      fc.tuple(fc.bigInt({ min: 1n, max: 9999n }), fc.bigInt({ min: 0n, max: 99_999_999n })),
+      { minLength: 1, maxLength: 20 },
+    );
+    fc.assert(
+      fc.property(items, (list) => {
+        const cents = list.reduce((sum, [quantity, price]) => sum + quantity * price, 0n);
+        fc.pre(cents > 1n && cents < 10n ** 13n);
+        const text = (value: bigint) => `${value / 100n}.${String(value % 100n).padStart(2, '0')}`;
+        const lines = list.map(([quantity, price]) => item(String(quantity), text(price)));
+        const body = (total: bigint) => initiate({ amount: text(total), itemAmount: text(total), item: lines });
+        expect(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body(cents))).not.toThrow();
+        expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body(cents - 1n)))).toMatchObject({
+          field: 'order.itemAmount',
+        });
+      }),
+    );
+  });
+});
+
+describe('amounts against the currency minor units', () => {
+  it.each([
+    ['USD', '10.5', true],
+    ['USD', '10.50', true],
+    ['USD', '10.505', false],
+    ['JPY', '100', true],
+    ['JPY', '100.5', false],
+    ['BHD', '1.005', true],
+    ['BHD', '1.0005', false],
+  ])('%s %s accepted: %s', (currency, amount, accepted) => {
+    const body = { apiOperation: 'REFUND', transaction: { amount, currency } };
+    if (accepted) {
+      expect(validateOrderOperationRequest('REFUND', body).transaction.amount).toBe(amount);
+    } else {
+      expect(rejection(() => validateOrderOperationRequest('REFUND', body))).toEqual({
+        field: 'transaction.amount',
+        validationType: 'INVALID',
+        explanation: `Value '${amount}' is invalid. amount must have at most ${currency === 'USD' ? 2 : currency === 'JPY' ? 0 : 3} decimal places for ${currency}.`,
+      });
+    }
+  });
+
+  it('checks every amount of the request, line items and tax breakdown included', () => {
+    const body = initiate({ currency: 'JPY', amount: '100', tax: [{ amount: '1.5' }] });
+    expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body))).toMatchObject({ field: 'order.tax[0].amount' });
+    const refund = { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'JPY', item: [item('1', '1'), item('1', '0.5')] } };
+    expect(rejection(() => validateOrderOperationRequest('REFUND', refund))).toMatchObject({ field: 'transaction.item[1].unitPrice' });
+    const verify = {
+      apiOperation: 'VERIFY',
+      order: { currency: 'JPY' },
+      sourceOfFunds: { type: 'CARD' },
+      agreement: { maximumAmountPerPayment: '1.5' },
+    };
+    expect(rejection(() => validateOrderOperationRequest('VERIFY', verify))).toMatchObject({ field: 'agreement.maximumAmountPerPayment' });
+  });
+
+  it('rejects a currency ISO 4217 does not list', () => {
+    expect(rejection(() => validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'ZZZ' } }))).toEqual({
+      field: 'transaction.currency',
+      validationType: 'INVALID',
+      explanation: "Value 'ZZZ' is invalid. currency must be an ISO 4217 currency code.",
+    });
+  });
+
+  it('leaves a confirm without a currency to browser-payment, which knows the initiate', () => {
+    expect(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ amount: '1.005' }))).not.toThrow();
+  });
+});
+
+describe('amounts greater than zero', () => {
+  it.each(['0', '0.00', '.0'])('rejects a refund of %s', (amount) => {
+    expect(rejection(() => validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount, currency: 'USD' } }))).toEqual({
+      field: 'transaction.amount',
+      validationType: 'INVALID',
+      explanation: `Value '${amount}' is invalid. amount must be greater than zero.`,
+    });
+  });
+
+  it('rejects a browser payment of zero, initiated or confirmed', () => {
+    expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', initiate({ amount: '0' })))).toMatchObject({ field: 'order.amount' });
+    expect(rejection(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ amount: '0' })))).toMatchObject({ field: 'order.amount' });
+  });
+
+  it('accepts the smallest positive amount', () => {
+    expect(() => validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount: '0.01', currency: 'USD' } })).not.toThrow();
+  });
+});
+
+describe('fields required in context', () => {
+  it('requires the bank identifier for provider_b', () => {
+    const body = initiate({ amount: '1' }, { sourceOfFunds: { type: 'PROVIDER_B' } });
+    expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body))).toMatchObject({
+      field: 'sourceOfFunds.provided.provider_b.bankIdentifier',
+      validationType: 'MISSING',
+    });
+    const complete = initiate({ amount: '1' }, { sourceOfFunds: { type: 'PROVIDER_B', provided: { provider_b: { bankIdentifier: '12345678' } } } });
+    expect(validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', complete).sourceOfFunds.provided?.provider_b?.bankIdentifier).toBe('12345678');
+  });
+
+  const card = { number: '5123450000000008' };
+  it.each(['BASIC', 'ACQUIRER'])('requires the card expiry for token verification strategy %s', (strategy) => {
+    expect(rejection(() => validateTokenRequest({ verificationStrategy: strategy, sourceOfFunds: { type: 'CARD', provided: { card } } }))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.expiry',
+      validationType: 'MISSING',
+    });
+  });
+
+  it('does not require the expiry for verification strategy NONE', () => {
+    expect(() => validateTokenRequest({ verificationStrategy: 'NONE', sourceOfFunds: { type: 'CARD', provided: { card } } })).not.toThrow();
+  });
+
+  it('requires sourceOfFunds.type on a token request unless a token alone is given', () => {
+    expect(() => validateTokenRequest({ sourceOfFunds: { token: '9123456789012345' } })).not.toThrow();
+    expect(rejection(() => validateTokenRequest({ sourceOfFunds: { provided: { card } } }))).toMatchObject({
+      field: 'sourceOfFunds.type',
+      validationType: 'MISSING',
+    });
+  });
+
+  it('requires posTerminal.name within posTerminal on a refund', () => {
+    const refund = { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'USD' } };
+    expect(rejection(() => validateOrderOperationRequest('REFUND', { ...refund, posTerminal: { attended: 'ATTENDED' } }))).toMatchObject({
+      field: 'posTerminal.name',
+      validationType: 'MISSING',
+    });
+    expect(() => validateOrderOperationRequest('REFUND', refund)).not.toThrow();
+  });
+
+  it('requires keySerialNumber and payload within p2pe on a token', () => {
+    const p2pe = (fields: Record<string, string>) => ({ sourceOfFunds: { type: 'CARD', provided: { card: { p2pe: fields } } } });
+    expect(rejection(() => validateTokenRequest(p2pe({ payload: 'ab'.repeat(16) })))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.p2pe.keySerialNumber',
+      validationType: 'MISSING',
+    });
+    expect(rejection(() => validateTokenRequest(p2pe({ keySerialNumber: 'f'.repeat(20) })))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.p2pe.payload',
+      validationType: 'MISSING',
+    });
+    expect(() => validateTokenRequest(p2pe({ keySerialNumber: 'f'.repeat(20), payload: 'ab'.repeat(16) }))).not.toThrow();
+  });
+});

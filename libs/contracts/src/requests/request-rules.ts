@@ -1,0 +1,187 @@
+import { FieldProblem, invalidValue } from '@gateway/api-fields';
+import { Decimal, minorUnits, parseDecimal } from '@gateway/money';
+import type { BrowserPaymentOrderBase, ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
+import type { RefundRequest } from './refund.request';
+import type { SaveTokenRequest } from './save-token.request';
+import type { LineItem } from './shared-groups';
+import type { VerifyRequest } from './verify.request';
+
+/**
+ * The stateless rules across fields (issue 3, item 4), run once every field has passed its
+ * type. All arithmetic is exact decimal arithmetic (libs/money): never a JS number. Rules that
+ * need state (refund limits, sessions, the initiate a confirm refers to) belong to the
+ * services.
+ */
+
+interface Amount {
+  path: string;
+  value: string | undefined;
+}
+
+// Amounts against the currency's minor units (ISO 4217) -----------------------------------------
+
+function withinMinorUnits(currency: string | undefined, amounts: Amount[]): FieldProblem | null {
+  const units = currency === undefined ? undefined : minorUnits(currency);
+  if (units === undefined) {
+    // No currency in this request (a confirm keeps its initiate's): the service checks.
+    return null;
+  }
+  for (const { path, value } of amounts) {
+    if (value !== undefined && parseDecimal(value).decimalPlaces() > units) {
+      const places = units === 1 ? '1 decimal place' : `${units} decimal places`;
+      return invalidValue(path, value, `must have at most ${places} for ${currency}`);
+    }
+  }
+  return null;
+}
+
+function itemAmounts(prefix: string, items: LineItem[] | undefined): Amount[] {
+  return (items ?? []).flatMap((item, i) => [
+    { path: `${prefix}[${i}].unitPrice`, value: item.unitPrice },
+    { path: `${prefix}[${i}].unitTaxAmount`, value: item.unitTaxAmount },
+  ]);
+}
+
+function orderAmounts(order: BrowserPaymentOrderBase): Amount[] {
+  return [
+    { path: 'order.amount', value: order.amount },
+    { path: 'order.itemAmount', value: order.itemAmount },
+    { path: 'order.shippingAndHandlingAmount', value: order.shippingAndHandlingAmount },
+    { path: 'order.taxAmount', value: order.taxAmount },
+    ...itemAmounts('order.item', order.item),
+    ...(order.tax ?? []).map((tax, i) => ({ path: `order.tax[${i}].amount`, value: tax.amount })),
+  ];
+}
+
+export function refundAmountsWithinMinorUnits(request: RefundRequest): FieldProblem | null {
+  const transaction = request.transaction;
+  return withinMinorUnits(transaction.currency, [
+    { path: 'transaction.amount', value: transaction.amount },
+    { path: 'transaction.taxAmount', value: transaction.taxAmount },
+    ...itemAmounts('transaction.item', transaction.item),
+  ]);
+}
+
+export function browserPaymentAmountsWithinMinorUnits(
+  request: InitiateBrowserPaymentRequest | ConfirmBrowserPaymentRequest,
+): FieldProblem | null {
+  return request.order ? withinMinorUnits(request.order.currency, orderAmounts(request.order)) : null;
+}
+
+export function verifyAmountsWithinMinorUnits(request: VerifyRequest): FieldProblem | null {
+  return withinMinorUnits(request.order.currency, [
+    { path: 'agreement.maximumAmountPerPayment', value: request.agreement?.maximumAmountPerPayment },
+    { path: 'agreement.minimumAmountPerPayment', value: request.agreement?.minimumAmountPerPayment },
+    { path: 'authentication.amount', value: request.authentication?.amount },
+  ]);
+}
+
+// Refund and payment amounts are greater than zero --------------------------------------------
+
+function positive(path: string, value: string | undefined): FieldProblem | null {
+  return value !== undefined && !parseDecimal(value).greaterThan(0) ? invalidValue(path, value, 'must be greater than zero') : null;
+}
+
+export function refundAmountPositive(request: RefundRequest): FieldProblem | null {
+  return positive('transaction.amount', request.transaction.amount);
+}
+
+export function initiateAmountPositive(request: InitiateBrowserPaymentRequest): FieldProblem | null {
+  return positive('order.amount', request.order.amount);
+}
+
+export function confirmAmountPositive(request: ConfirmBrowserPaymentRequest): FieldProblem | null {
+  return positive('order.amount', request.order?.amount);
+}
+
+// Amount consistency (initiate and confirm) ----------------------------------------------------
+
+/**
+ * The spec's three amount consistency rules, in its order, on the amounts the request carries
+ * (docs/decisions/amount-consistency-rules.md):
+ *   1. order.amount and any sub-total given: the sub-totals given sum to order.amount;
+ *   2. order.itemAmount and line items given: itemAmount = sum of quantity x unitPrice;
+ *   3. order.taxAmount and line items with unitTaxAmount given: taxAmount = sum of
+ *      quantity x unitTaxAmount.
+ */
+export function amountConsistency(request: InitiateBrowserPaymentRequest | ConfirmBrowserPaymentRequest): FieldProblem | null {
+  const order = request.order;
+  if (!order) {
+    return null;
+  }
+  const subTotals = [
+    ['order.itemAmount', order.itemAmount],
+    ['order.shippingAndHandlingAmount', order.shippingAndHandlingAmount],
+    ['order.taxAmount', order.taxAmount],
+  ].filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (order.amount !== undefined && subTotals.length > 0) {
+    const sum = sumOf(subTotals.map(([, value]) => parseDecimal(value)));
+    if (!sum.equals(parseDecimal(order.amount))) {
+      const names = subTotals.map(([path]) => path).join(' + ');
+      return invalidValue('order.amount', order.amount, `must equal ${names} (${sum.toFixed()})`);
+    }
+  }
+  const items = order.item;
+  if (items && order.itemAmount !== undefined) {
+    const sum = sumOf(items.map((item) => parseDecimal(item.unitPrice).times(item.quantity)));
+    if (!sum.equals(parseDecimal(order.itemAmount))) {
+      return invalidValue('order.itemAmount', order.itemAmount, `must equal the sum of quantity x unitPrice of order.item (${sum.toFixed()})`);
+    }
+  }
+  if (items && order.taxAmount !== undefined && items.some((item) => item.unitTaxAmount !== undefined)) {
+    const sum = sumOf(items.map((item) => (item.unitTaxAmount === undefined ? parseDecimal('0') : parseDecimal(item.unitTaxAmount).times(item.quantity))));
+    if (!sum.equals(parseDecimal(order.taxAmount))) {
+      return invalidValue('order.taxAmount', order.taxAmount, `must equal the sum of quantity x unitTaxAmount of order.item (${sum.toFixed()})`);
+    }
+  }
+  return null;
+}
+
+function sumOf(values: Decimal[]): Decimal {
+  return values.reduce((sum, value) => sum.plus(value), parseDecimal('0'));
+}
+
+// Required only in context -------------------------------------------------------------------
+
+/** Browser payment rule 2: provider_b needs the bank identifier the caller collected from the payer. */
+export function providerBBankIdentifier(request: InitiateBrowserPaymentRequest): FieldProblem | null {
+  const sourceOfFunds = request.sourceOfFunds;
+  if (sourceOfFunds.type === 'PROVIDER_B' && !sourceOfFunds.provided?.provider_b) {
+    return new FieldProblem(
+      'sourceOfFunds.provided.provider_b.bankIdentifier',
+      'MISSING',
+      'Missing parameter sourceOfFunds.provided.provider_b.bankIdentifier. It is required when sourceOfFunds.type is PROVIDER_B.',
+    );
+  }
+  return null;
+}
+
+/** Token rule 9: verification strategy BASIC or ACQUIRER needs the card expiry. */
+export function cardExpiryForVerification(request: SaveTokenRequest): FieldProblem | null {
+  const strategy = request.verificationStrategy;
+  if ((strategy === 'BASIC' || strategy === 'ACQUIRER') && !request.sourceOfFunds.provided?.card?.expiry) {
+    return new FieldProblem(
+      'sourceOfFunds.provided.card.expiry',
+      'MISSING',
+      `Missing parameter sourceOfFunds.provided.card.expiry. It is required when verificationStrategy is ${strategy}.`,
+    );
+  }
+  return null;
+}
+
+/**
+ * sourceOfFunds.type is REQUIRED on a token request, except that "with a token alone it may be
+ * left unset": sourceOfFunds.token given and no provided details.
+ */
+export function sourceOfFundsTypeUnlessTokenOnly(request: SaveTokenRequest): FieldProblem | null {
+  const sourceOfFunds = request.sourceOfFunds;
+  const tokenOnly = sourceOfFunds.token !== undefined && sourceOfFunds.provided === undefined;
+  if (sourceOfFunds.type === undefined && !tokenOnly) {
+    return new FieldProblem(
+      'sourceOfFunds.type',
+      'MISSING',
+      'Missing parameter sourceOfFunds.type. It is required unless only sourceOfFunds.token is given.',
+    );
+  }
+  return null;
+}

@@ -1,0 +1,137 @@
+import { describeRequest } from '@gateway/api-fields';
+import { GatewayError } from '../errors';
+import { ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
+import { RefundRequest } from './refund.request';
+import { SaveTokenRequest } from './save-token.request';
+import { readApiOperation, validateOrderOperationRequest, validateTokenRequest } from './validate-request';
+import { VerifyRequest } from './verify.request';
+
+const verify = {
+  apiOperation: 'VERIFY',
+  order: { currency: 'USD' },
+  sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' }, securityCode: '100' } } },
+};
+
+function rejection(run: () => unknown): GatewayError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof GatewayError) return err;
+    throw err;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('validateOrderOperationRequest', () => {
+  it('returns the typed request of each operation', () => {
+    const request = validateOrderOperationRequest('VERIFY', verify);
+    expect(request).toBeInstanceOf(VerifyRequest);
+    expect(request.sourceOfFunds.provided?.card?.expiry?.month).toBe('1');
+    expect(validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'USD' } })).toBeInstanceOf(
+      RefundRequest,
+    );
+    expect(validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', { apiOperation: 'CONFIRM_BROWSER_PAYMENT' })).toBeInstanceOf(
+      ConfirmBrowserPaymentRequest,
+    );
+  });
+
+  it('answers a problem as the spec error body (400 INVALID_REQUEST with field and validationType)', () => {
+    const error = rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, order: { currency: 'usd' } }));
+    expect(error.httpStatus).toBe(400);
+    expect(error.toResponseBody()).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        explanation: "Value 'usd' is invalid. currency must be exactly 3 upper-case letters A-Z.",
+        field: 'order.currency',
+        validationType: 'INVALID',
+      },
+      result: 'ERROR',
+    });
+  });
+
+  it("rejects another operation's fields as UNSUPPORTED", () => {
+    expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, transaction: { amount: '1' } }))).toMatchObject({
+      field: 'transaction',
+      validationType: 'UNSUPPORTED',
+    });
+    expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, order: { currency: 'USD', amount: '1' } }))).toMatchObject({
+      field: 'order.amount',
+      validationType: 'UNSUPPORTED',
+    });
+    expect(
+      rejection(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', { apiOperation: 'CONFIRM_BROWSER_PAYMENT', sourceOfFunds: { type: 'PROVIDER_A' } })),
+    ).toMatchObject({ field: 'sourceOfFunds', validationType: 'UNSUPPORTED' });
+  });
+
+  it('refuses, on the service side, a body meant for another operation', () => {
+    expect(rejection(() => validateOrderOperationRequest('REFUND', verify))).toMatchObject({ field: 'apiOperation', validationType: 'INVALID' });
+  });
+
+  it('never echoes the card number, the security code or track data', () => {
+    const secrets = { number: '51234500000000089999', securityCode: '10000', track2: ';'.repeat(41) };
+    for (const [field, value] of Object.entries(secrets)) {
+      const body =
+        field === 'track2'
+          ? { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'USD' }, sourceOfFunds: { provided: { card: { track2: value } } } }
+          : { ...verify, sourceOfFunds: { provided: { card: { [field]: value } } } };
+      const error = rejection(() => validateOrderOperationRequest(body.apiOperation as 'VERIFY', body));
+      expect(error.field).toBe(`sourceOfFunds.provided.card.${field}`);
+      expect(JSON.stringify(error.toResponseBody())).not.toContain(value);
+    }
+  });
+});
+
+describe('validateTokenRequest', () => {
+  it('returns a SaveTokenRequest', () => {
+    const request = validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008' } } } });
+    expect(request).toBeInstanceOf(SaveTokenRequest);
+  });
+
+  it('rejects apiOperation as UNSUPPORTED', () => {
+    expect(rejection(() => validateTokenRequest({ apiOperation: 'VERIFY', sourceOfFunds: { type: 'CARD' } }))).toMatchObject({
+      field: 'apiOperation',
+      validationType: 'UNSUPPORTED',
+    });
+  });
+
+  it('rejects partnerSolutionId, which tokens do not have', () => {
+    expect(rejection(() => validateTokenRequest({ partnerSolutionId: 'x', sourceOfFunds: { type: 'CARD' } }))).toMatchObject({
+      field: 'partnerSolutionId',
+      validationType: 'UNSUPPORTED',
+    });
+  });
+});
+
+describe('readApiOperation', () => {
+  it('reports a missing apiOperation as MISSING and an unknown one as INVALID', () => {
+    expect(rejection(() => readApiOperation({}))).toMatchObject({ field: 'apiOperation', validationType: 'MISSING' });
+    expect(rejection(() => readApiOperation({ apiOperation: 'verify' }))).toMatchObject({ field: 'apiOperation', validationType: 'INVALID' });
+    expect(rejection(() => readApiOperation({ apiOperation: 7 }))).toMatchObject({ field: 'apiOperation', validationType: 'INVALID' });
+  });
+});
+
+describe('request classes', () => {
+  it.each([
+    ['SaveTokenRequest', SaveTokenRequest],
+    ['RefundRequest', RefundRequest],
+    ['InitiateBrowserPaymentRequest', InitiateBrowserPaymentRequest],
+    ['ConfirmBrowserPaymentRequest', ConfirmBrowserPaymentRequest],
+    ['VerifyRequest', VerifyRequest],
+  ])('%s carries the shared fields', (_name, target) => {
+    const paths = describeRequest(target).map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['correlationId', 'responseControls.sensitiveData', 'session.id', 'session.version', 'order.notificationUrl', 'customer.email']),
+    );
+    expect(paths.includes('partnerSolutionId')).toBe(target !== SaveTokenRequest);
+  });
+
+  it('marks card number, security code, track data and p2pe payload sensitive wherever they appear', () => {
+    for (const target of [SaveTokenRequest, RefundRequest, VerifyRequest]) {
+      for (const field of describeRequest(target)) {
+        if (/\.(number|securityCode|track1|track2|payload)$/.test(field.path) && field.path.startsWith('sourceOfFunds.provided.card')) {
+          expect([field.path, field.sensitive]).toEqual([field.path, true]);
+        }
+      }
+    }
+  });
+});

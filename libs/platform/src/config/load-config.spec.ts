@@ -1,0 +1,56 @@
+import { IsInt, IsString, Min, MinLength } from 'class-validator';
+import { BoolVar, Describe, describeVariables, IntVar } from './config-decorators';
+import { ConfigError, describeConfig, loadConfig } from './load-config';
+import { DatabaseConfig } from './platform.config';
+
+class SampleConfig {
+  @Describe('a port')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  PORT = 8080;
+
+  @Describe('a key', { secret: true })
+  @IsString()
+  @MinLength(8)
+  KEY: string = undefined as unknown as string;
+
+  @BoolVar()
+  FLAG = false;
+}
+
+describe('loadConfig', () => {
+  it('reads variables by name and applies defaults', () => {
+    const config = loadConfig(SampleConfig, { KEY: 'abcdefgh', FLAG: 'true' });
+    expect(config).toMatchObject({ PORT: 8080, KEY: 'abcdefgh', FLAG: true });
+  });
+
+  it('names a missing required variable', () => {
+    expect(() => loadConfig(SampleConfig, {})).toThrow(ConfigError);
+    try {
+      loadConfig(SampleConfig, {});
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([{ variable: 'KEY', problem: 'is required' }]);
+    }
+  });
+
+  it('names each invalid variable instead of guessing a value', () => {
+    try {
+      loadConfig(SampleConfig, { PORT: '80x', KEY: 'short', FLAG: 'yes' });
+      throw new Error('expected a ConfigError');
+    } catch (err) {
+      expect((err as ConfigError).problems.map((p) => p.variable).sort()).toEqual(['KEY', 'PORT']);
+      expect((err as ConfigError).message).toContain('PORT');
+    }
+  });
+
+  it('refuses a database URL that is not postgres://', () => {
+    expect(() => loadConfig(DatabaseConfig, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+  });
+
+  it('never shows a secret when describing the configuration', () => {
+    const config = loadConfig(SampleConfig, { KEY: 'abcdefgh-secret' });
+    expect(JSON.stringify(describeConfig(SampleConfig, config))).not.toContain('abcdefgh-secret');
+    expect(describeVariables(SampleConfig).KEY).toEqual({ description: 'a key', secret: true });
+  });
+});

@@ -1,0 +1,69 @@
+import { CallHandler, ExecutionContext } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { GatewayError } from '@gateway/contracts';
+import { lastValueFrom, Observable, of, throwError } from 'rxjs';
+import { currentRequestContext } from '../logging';
+import { Metrics } from '../metrics';
+import { RequestContextInterceptor } from './request-context.interceptor';
+
+class PingHandlers {
+  @MessagePattern('verification.ping.v1')
+  ping(): void {}
+}
+
+function rpcContext(data: unknown): ExecutionContext {
+  return {
+    getType: () => 'rpc',
+    getHandler: () => PingHandlers.prototype.ping,
+    switchToRpc: () => ({ getData: () => data, getContext: () => undefined }),
+  } as unknown as ExecutionContext;
+}
+
+const handler = (result: () => Observable<unknown>): CallHandler => ({ handle: result });
+
+async function handledCount(metrics: Metrics, labels: Record<string, string>): Promise<number> {
+  const metric = await metrics.messagesHandled.get();
+  const count = metric.values.find(
+    (v) => v.metricName === 'gateway_message_handler_duration_seconds_count' && Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l),
+  );
+  return count?.value ?? 0;
+}
+
+describe('RequestContextInterceptor', () => {
+  let metrics: Metrics;
+  let interceptor: RequestContextInterceptor;
+
+  beforeEach(() => {
+    metrics = new Metrics();
+    interceptor = new RequestContextInterceptor(metrics);
+  });
+
+  it('observes the handling time of a message by its declared subject, as ok when it answers', async () => {
+    await lastValueFrom(interceptor.intercept(rpcContext({}), handler(() => of({ ok: true }))));
+    expect(await handledCount(metrics, { subject: 'verification.ping.v1', outcome: 'ok' })).toBe(1);
+  });
+
+  it('counts a coded error as rejected and anything else as failed', async () => {
+    const rejected = interceptor.intercept(rpcContext({}), handler(() => throwError(() => GatewayError.invalidRequest('no'))));
+    await expect(lastValueFrom(rejected)).rejects.toBeInstanceOf(GatewayError);
+    const failed = interceptor.intercept(rpcContext({}), handler(() => throwError(() => new Error('boom'))));
+    await expect(lastValueFrom(failed)).rejects.toThrow('boom');
+    expect(await handledCount(metrics, { outcome: 'rejected' })).toBe(1);
+    expect(await handledCount(metrics, { outcome: 'failed' })).toBe(1);
+    expect(await handledCount(metrics, { outcome: 'ok' })).toBe(0);
+  });
+
+  it("runs the handler in the edge's request context, so its log lines carry the request id", async () => {
+    const envelope = { requestId: 'req-123', merchant: { id: 'TESTSHOP' } };
+    const seen = await lastValueFrom(
+      interceptor.intercept(rpcContext({ envelope }), handler(() => of(null).pipe(() => of(currentRequestContext())))),
+    );
+    expect(seen).toEqual({ requestId: 'req-123', merchantId: 'TESTSHOP' });
+  });
+
+  it('leaves HTTP requests alone', async () => {
+    const http = { getType: () => 'http' } as unknown as ExecutionContext;
+    await lastValueFrom(interceptor.intercept(http, handler(() => of('page'))));
+    expect((await metrics.messagesHandled.get()).values).toHaveLength(0);
+  });
+});

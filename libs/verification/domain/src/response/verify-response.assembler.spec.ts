@@ -1,0 +1,395 @@
+import { AcquirerCard, TestAcquirer, VerifyCardResult } from '@gateway/acquirer';
+import { AvsResponseCodeRule } from '@gateway/contracts';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { buildVerifyCardRequest, toAcquirerCard } from '../acquirer/verify-card-request.mapper';
+import { parseEmvRequest } from '../rules/emv-request.rule';
+import type { VerifyRequestData } from '../verify-request';
+import { assembleVerifyResponse, VerifyResponseParts } from './verify-response.assembler';
+
+const NOW = new Date('2026-11-21T10:15:30.123Z');
+
+function request(
+  overrides: Partial<VerifyRequestData> = {},
+  expiry: { month: string; year: string } = TEST_EXPIRY.APPROVED,
+): VerifyRequestData {
+  return {
+    apiOperation: 'VERIFY',
+    order: { currency: 'USD' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry, securityCode: '100' } } },
+    ...overrides,
+  };
+}
+
+/** The real test acquirer (fixed clock and digits) answering the request, then the assembly. */
+async function verify(
+  data: VerifyRequestData,
+  options: {
+    unmask?: boolean;
+    merchantAvsRules?: AvsResponseCodeRule[];
+    emvRequest?: string;
+    cardType?: string;
+  } = {},
+): Promise<VerifyResponseParts & { acquirerResult: VerifyCardResult }> {
+  const emv = options.emvRequest ? parseEmvRequest(options.emvRequest) : undefined;
+  const card: AcquirerCard = toAcquirerCard(data.sourceOfFunds.provided!.card!, emv);
+  const acquirer = new TestAcquirer({ now: () => NOW, randomDigits: (n) => '7'.repeat(n) });
+  const context = { merchantId: 'TESTMERCHANT1', orderId: 'order-1', transactionId: 'verify-1' };
+  const acquirerResult = await acquirer.verify(
+    buildVerifyCardRequest({ ...context, request: data, card, posTerminal: data.posTerminal }),
+  );
+  const parts = assembleVerifyResponse({
+    ...context,
+    request: data,
+    card,
+    emv,
+    posTerminal: data.posTerminal,
+    cardType: options.cardType,
+    acquirerResult,
+    merchantAvsRules: options.merchantAvsRules ?? [],
+    unmask: options.unmask ?? false,
+    now: NOW,
+  });
+  return { ...parts, acquirerResult };
+}
+
+describe('VERIFY response assembly', () => {
+  it('answers an approved verification with the order VERIFIED, a zero-amount VERIFICATION and the masked card', async () => {
+    const { body, outcome } = await verify(request());
+    expect(body).toEqual({
+      authorizationResponse: {
+        commercialCard: 'NOT_A_COMMERCIAL_CARD',
+        date: '1121',
+        financialNetworkCode: 'MCC',
+        processingCode: '000000',
+        responseCode: '00',
+        stan: '777777',
+        time: '101530',
+        transactionIdentifier: 'MCC7777771121',
+      },
+      order: { amount: 0, currency: 'USD', id: 'order-1', status: 'VERIFIED' },
+      response: {
+        acquirerCode: '00',
+        acquirerMessage: 'Approved',
+        cardSecurityCode: { acquirerCode: 'M', gatewayCode: 'MATCH' },
+        cardholderVerification: { avs: { gatewayCode: 'NOT_REQUESTED' } },
+        gatewayCode: 'APPROVED',
+      },
+      result: 'SUCCESS',
+      sourceOfFunds: {
+        provided: {
+          card: {
+            brand: 'MASTERCARD',
+            expiry: { month: '1', year: '39' },
+            fundingMethod: 'CREDIT',
+            number: '512345xxxxxx0008',
+            scheme: 'MASTERCARD',
+          },
+        },
+        type: 'CARD',
+      },
+      timeOfRecord: '2026-11-21T10:15:30.123Z',
+      transaction: {
+        acquirer: {
+          date: '1121',
+          id: 'TEST_ACQUIRER',
+          merchantId: 'TESTMERCHANT1',
+          time: '101530',
+          transactionId: 'MCC7777771121',
+        },
+        amount: 0,
+        authorizationCode: '777777',
+        currency: 'USD',
+        id: 'verify-1',
+        receipt: '632510777777',
+        type: 'VERIFICATION',
+      },
+    });
+    expect(outcome).toEqual({
+      type: 'VERIFICATION',
+      amount: '0.00',
+      currency: 'USD',
+      gatewayCode: 'APPROVED',
+      result: 'SUCCESS',
+    });
+  });
+
+  it.each([
+    [TEST_EXPIRY.APPROVED, 'APPROVED', 'SUCCESS'],
+    [TEST_EXPIRY.DECLINED, 'DECLINED', 'FAILURE'],
+    [TEST_EXPIRY.EXPIRED_CARD, 'EXPIRED_CARD', 'FAILURE'],
+    [TEST_EXPIRY.TIMED_OUT, 'TIMED_OUT', 'FAILURE'],
+    [TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR, 'ACQUIRER_SYSTEM_ERROR', 'FAILURE'],
+    [TEST_EXPIRY.UNSPECIFIED_FAILURE, 'UNSPECIFIED_FAILURE', 'FAILURE'],
+    [TEST_EXPIRY.UNKNOWN, 'UNKNOWN', 'UNKNOWN'],
+  ])(
+    'reports expiry %j as %s with result %s, still a VERIFIED order',
+    async (expiry, gatewayCode, result) => {
+      const { body } = await verify(request({}, expiry));
+      expect(body).toMatchObject({
+        response: { gatewayCode },
+        result,
+        order: { status: 'VERIFIED' },
+        transaction: { type: 'VERIFICATION' },
+      });
+      expect(Boolean((body.transaction as { authorizationCode?: string }).authorizationCode)).toBe(
+        gatewayCode === 'APPROVED',
+      );
+    },
+  );
+
+  it('renders zero amounts as JSON 0 in any currency, and never the full card number', async () => {
+    const { body } = await verify(request({ order: { currency: 'BHD' } }));
+    const json = JSON.stringify(body);
+    expect(json).toContain('"amount":0,');
+    expect(json).not.toContain(TEST_CARD);
+    expect(json).not.toMatch(/securityCode"/);
+  });
+
+  it('shows the full number only when the merchant may unmask', async () => {
+    const { body } = await verify(request(), { unmask: true });
+    expect(body).toMatchObject({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
+  });
+
+  it('turns an approval into DECLINED_AVS on a REJECT rule for the returned AVS code, and says why under risk', async () => {
+    const data = request({
+      billing: { address: { street: 'NO_MATCH', postcodeZip: '10001' } },
+      order: {
+        currency: 'USD',
+        transactionFiltering: { avsResponseCodeRules: [{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }] },
+      },
+    });
+    const { body, outcome } = await verify(data);
+    expect(body).toMatchObject({
+      response: {
+        gatewayCode: 'DECLINED_AVS',
+        cardholderVerification: { avs: { gatewayCode: 'NO_MATCH', acquirerCode: 'N' } },
+      },
+      result: 'FAILURE',
+      risk: {
+        response: {
+          gatewayCode: 'REJECTED',
+          rule: [{ data: 'N', name: 'AVS', recommendation: 'REJECT', type: 'MSO_AVS' }],
+        },
+      },
+    });
+    expect(outcome).toMatchObject({
+      gatewayCode: 'DECLINED_AVS',
+      result: 'FAILURE',
+      filtering: { action: 'REJECT', source: 'REQUEST' },
+    });
+  });
+
+  it("applies the merchant profile's rules, and records REVIEW without changing the approval", async () => {
+    const data = request({ billing: { address: { postcodeZip: '00012' } } });
+    const { body, outcome } = await verify(data, {
+      merchantAvsRules: [{ avsResponseCode: 'ZIP_MATCH', action: 'REVIEW' }],
+    });
+    expect(body).toMatchObject({
+      response: { gatewayCode: 'APPROVED' },
+      result: 'SUCCESS',
+      risk: { response: { gatewayCode: 'REVIEW_REQUIRED', review: { decision: 'PENDING' } } },
+    });
+    expect(outcome.filtering).toEqual({ avsResponseCode: 'ZIP_MATCH', action: 'REVIEW', source: 'MERCHANT' });
+  });
+
+  it('has no risk group when no rule names the AVS code', async () => {
+    const { body } = await verify(request({ billing: { address: { street: '1 Main St' } } }), {
+      merchantAvsRules: [{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }],
+    });
+    expect(body).not.toHaveProperty('risk');
+    expect(body).toMatchObject({
+      response: {
+        gatewayCode: 'APPROVED',
+        cardholderVerification: { avs: { gatewayCode: 'ADDRESS_MATCH' } },
+      },
+    });
+  });
+
+  describe('shipping and billing', () => {
+    const billing = {
+      street: '12 Main St.',
+      street2: 'Apt 4',
+      city: 'Springfield',
+      postcodeZip: '10001',
+      country: 'USA',
+    };
+
+    it('derives sameAsBilling and joins street and street2 in the response', async () => {
+      const { body } = await verify(
+        request({
+          billing: { address: billing },
+          shipping: {
+            address: { ...billing, street: '12 Main St, Apt. 4', street2: undefined, source: 'NEW_ADDRESS' },
+            method: 'GROUND',
+          },
+        }),
+      );
+      expect(body.billing).toEqual({
+        address: { city: 'Springfield', country: 'USA', postcodeZip: '10001', street: '12 Main St. Apt 4' },
+      });
+      expect(body.shipping).toEqual({
+        address: {
+          city: 'Springfield',
+          country: 'USA',
+          postcodeZip: '10001',
+          sameAsBilling: 'SAME',
+          source: 'NEW_ADDRESS',
+          street: '12 Main St, Apt. 4',
+        },
+        method: 'GROUND',
+      });
+    });
+
+    it.each([
+      ['different addresses', { ...billing, city: 'Shelbyville' }, 'DIFFERENT'],
+      ['no shipping address', undefined, 'UNKNOWN'],
+    ])('gives %s sameAsBilling %s', async (_what, shippingAddress, sameAsBilling) => {
+      const { body } = await verify(
+        request({
+          billing: { address: billing },
+          ...(shippingAddress ? { shipping: { address: shippingAddress } } : {}),
+        }),
+      );
+      expect(body).toMatchObject({ shipping: { address: { sameAsBilling } } });
+    });
+
+    it('truncates the joined street to 100 characters', async () => {
+      const { body } = await verify(
+        request({ billing: { address: { street: 'a'.repeat(80), street2: 'b'.repeat(80) } } }),
+      );
+      expect((body.billing as { address: { street: string } }).address.street).toHaveLength(100);
+    });
+
+    it('has no shipping group when neither address was given', async () => {
+      expect((await verify(request())).body).not.toHaveProperty('shipping');
+    });
+  });
+
+  it('echoes externally authenticated 3-D Secure data where the verify response has it', async () => {
+    const { body } = await verify(
+      request({
+        authentication: {
+          '3ds': {
+            acsEci: '02',
+            authenticationToken: 'AAACBllleHchZTBWIGV4AAAAAAA=',
+            transactionId: 'txn-3ds-1',
+          },
+          '3ds2': {
+            acsTransactionId: '5d4fa7d6-53e2-4f45-9b3c-d1f0c4a3a3e1',
+            acsReference: 'ACS-REF',
+            dsReference: 'DS-REF',
+            protocolVersion: '2.2.0',
+            transactionStatus: 'Y',
+            statusReasonCode: '01',
+          },
+          amount: '10.50',
+          transactionId: 'auth-1',
+        },
+      }),
+    );
+    expect(body.authentication).toEqual({
+      '3ds': {
+        acsEci: '02',
+        authenticationToken: 'AAACBllleHchZTBWIGV4AAAAAAA=',
+        transactionId: 'txn-3ds-1',
+      },
+      '3ds2': {
+        acsTransactionId: '5d4fa7d6-53e2-4f45-9b3c-d1f0c4a3a3e1',
+        dsReference: 'DS-REF',
+        methodCompleted: false,
+        methodSupported: 'NOT_SUPPORTED',
+        protocolVersion: '2.2.0',
+        requestorId: 'TESTMERCHANT1',
+        requestorName: 'TESTMERCHANT1',
+        statusReasonCode: '01',
+        transactionStatus: 'Y',
+      },
+      amount: 10.5,
+      transactionId: 'auth-1',
+      version: '3DS2',
+    });
+  });
+
+  it('returns the agreement per the verify response table, amounts as JSON numbers', async () => {
+    const { body } = await verify(
+      request({
+        agreement: {
+          id: 'agr-1',
+          type: 'RECURRING',
+          amountVariability: 'VARIABLE',
+          startDate: '2026-12-01',
+          minimumAmountPerPayment: '1.10',
+          maximumAmountPerPayment: '99.99',
+          numberOfPayments: 12,
+          paymentFrequency: 'MONTHLY',
+          retailer: { tradingName: 'Shop' },
+        },
+      }),
+    );
+    expect(body.agreement).toEqual({
+      amountVariability: 'VARIABLE',
+      id: 'agr-1',
+      maximumAmountPerPayment: 99.99,
+      minimumAmountPerPayment: 1.1,
+      numberOfPayments: 12,
+      paymentFrequency: 'MONTHLY',
+      retailer: { tradingName: 'Shop' },
+      startDate: '2026-12-01',
+      type: 'RECURRING',
+    });
+  });
+
+  it('echoes token, name, sequence number, card type, terminal data and EMV data without PAN and expiry', async () => {
+    const emvRequest = `5A08${TEST_CARD}5F2403390131` + '9F2608AABBCCDDEEFF0011';
+    const data = request({
+      sourceOfFunds: {
+        type: 'CARD',
+        token: '9999990000000001',
+        provided: {
+          card: {
+            number: TEST_CARD,
+            expiry: TEST_EXPIRY.APPROVED,
+            nameOnCard: 'A Payer',
+            sequenceNumber: '1',
+          },
+        },
+      },
+      posTerminal: { attended: 'ATTENDED', lane: '7' },
+      customer: { firstName: 'A', lastName: 'Payer', email: 'payer@example.com' },
+      order: {
+        currency: 'USD',
+        reference: 'ref-1',
+        taxStatus: 'EXEMPT',
+        transactionFiltering: { avsResponseCodeRules: [] },
+      },
+    });
+    const { body } = await verify(data, { emvRequest, cardType: 'CREDIT' });
+    expect(body.sourceOfFunds).toEqual({
+      provided: {
+        card: {
+          brand: 'MASTERCARD',
+          cardType: 'CREDIT',
+          emvRequest: '9F2608AABBCCDDEEFF0011',
+          expiry: { month: '1', year: '39' },
+          fundingMethod: 'CREDIT',
+          nameOnCard: 'A Payer',
+          number: '512345xxxxxx0008',
+          scheme: 'MASTERCARD',
+          sequenceNumber: '001',
+        },
+      },
+      token: '9999990000000001',
+      type: 'CARD',
+    });
+    expect(body.posTerminal).toEqual({ attended: 'ATTENDED', lane: '7' });
+    expect(body.customer).toEqual({ firstName: 'A', lastName: 'Payer', email: 'payer@example.com' });
+    expect(body.order).toEqual({
+      amount: 0,
+      currency: 'USD',
+      id: 'order-1',
+      reference: 'ref-1',
+      status: 'VERIFIED',
+      taxStatus: 'EXEMPT',
+    });
+  });
+});

@@ -1,0 +1,218 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
+import { SECTIONS } from '../config-reference/config-reference';
+import { describeVariables } from '@gateway/platform';
+import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
+
+jest.setTimeout(60_000);
+
+/** The Kubernetes version whose schemas validate the manifests: kubernetes-models 4.5 is generated from v1.33.0. */
+const KUBERNETES_SCHEMAS = 'v1.33.0';
+const APPS = ['api-edge', 'token-vault', 'order-transaction', 'browser-payment', 'verification'];
+
+const MODELS: Record<string, string> = {
+  'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
+};
+
+function modelOf(object: K8sObject): new (data: object) => { validate(): void } {
+  const group = MODELS[object.apiVersion] ?? `kubernetes-models/${object.apiVersion}`;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(`${group}/${object.kind}`)[object.kind];
+}
+
+type Container = {
+  name: string;
+  image: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { runAsNonRoot?: boolean; allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+  startupProbe?: { httpGet?: { path: string } };
+  livenessProbe?: { httpGet?: { path: string } };
+  readinessProbe?: { httpGet?: { path: string } };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
+  envFrom?: { secretRef?: { name: string }; configMapRef?: { name: string } }[];
+};
+type PodSpec = {
+  containers: Container[];
+  initContainers?: Container[];
+  securityContext?: { runAsNonRoot?: boolean };
+  terminationGracePeriodSeconds?: number;
+};
+
+const podSpecOf = (o: K8sObject): PodSpec | undefined => (o.spec as { template?: { spec?: PodSpec } } | undefined)?.template?.spec;
+const containersOf = (spec: PodSpec) => [...(spec.initContainers ?? []), ...spec.containers];
+const secretsOf = (c: Container) => [
+  ...(c.envFrom ?? []).flatMap((e) => (e.secretRef ? [e.secretRef.name] : [])),
+  ...(c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [])),
+];
+
+describe.each(OVERLAYS)('k8s/%s', (overlay) => {
+  let objects: K8sObject[];
+  const find = (kind: string, name?: string) => objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  const workloads = () => objects.filter((o) => podSpecOf(o));
+
+  beforeAll(() => {
+    expect(kustomizeVersion()).toMatch(/Kustomize Version: v5\./);
+    objects = render(overlay);
+  });
+
+  it(`renders, and every object is valid against the Kubernetes ${KUBERNETES_SCHEMAS} schemas (Prometheus Operator CRDs included)`, () => {
+    expect(objects.length).toBeGreaterThanOrEqual(3);
+    const invalid: string[] = [];
+    for (const object of objects) {
+      try {
+        new (modelOf(object))(object).validate();
+      } catch (err) {
+        invalid.push(`${object.kind}/${object.metadata.name}: ${(err as Error).message}`);
+      }
+    }
+    expect(invalid).toEqual([]);
+  });
+
+  it('gives every container requests, limits and a locked-down, non-root security context', () => {
+    const problems: string[] = [];
+    for (const workload of workloads()) {
+      const spec = podSpecOf(workload)!;
+      for (const c of containersOf(spec)) {
+        const where = `${workload.kind}/${workload.metadata.name}/${c.name}`;
+        for (const kind of ['requests', 'limits'] as const) {
+          if (!c.resources?.[kind]?.cpu || !c.resources?.[kind]?.memory) problems.push(`${where}: no cpu/memory ${kind}`);
+        }
+        if (!(c.securityContext?.runAsNonRoot ?? spec.securityContext?.runAsNonRoot)) problems.push(`${where}: may run as root`);
+        if (c.securityContext?.allowPrivilegeEscalation !== false) problems.push(`${where}: privilege escalation allowed`);
+        if (c.securityContext?.readOnlyRootFilesystem !== true) problems.push(`${where}: writable root file system`);
+        if (!c.securityContext?.capabilities?.drop?.includes('ALL')) problems.push(`${where}: capabilities not dropped`);
+        if (!/:[\w.-]+$/.test(c.image) || c.image.endsWith(':latest')) problems.push(`${where}: image ${c.image} has no release tag`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('gives every long-running container startup, liveness and readiness probes', () => {
+    const missing = objects
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')
+      .flatMap((o) => podSpecOf(o)!.containers.map((c) => [o.metadata.name, c] as const))
+      .filter(([, c]) => !c.startupProbe || !c.livenessProbe || !c.readinessProbe)
+      .map(([name]) => name);
+    expect(missing).toEqual([]);
+  });
+
+  it('holds no Secret values: Secrets are referenced, never committed', () => {
+    expect(find('Secret').filter((s) => s.data || s.stringData)).toEqual([]);
+    const secretNames = new Set(
+      SECTIONS.flatMap((s) => Object.entries(describeVariables(s.configClass)))
+        .filter(([, doc]) => doc.secret)
+        .map(([name]) => name),
+    );
+    for (const configMap of find('ConfigMap')) {
+      expect([configMap.metadata.name, Object.keys(configMap.data as object).filter((key) => secretNames.has(key))]).toEqual([configMap.metadata.name, []]);
+    }
+  });
+
+  it('sets only variables the apps know (a typo would silently keep a default)', () => {
+    const known = new Set(SECTIONS.flatMap((s) => Object.keys(new s.configClass())));
+    for (const configMap of find('ConfigMap')) {
+      expect(Object.keys(configMap.data as object).filter((key) => !known.has(key))).toEqual([]);
+    }
+  });
+
+  it('documents how to create every Secret it references', () => {
+    const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
+    const referenced = new Set(workloads().flatMap((o) => containersOf(podSpecOf(o)!).flatMap(secretsOf)));
+    expect([...referenced].filter((name) => !guide.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it("gives each service's database credentials to that service only (and to the migration Job)", () => {
+    for (const workload of workloads()) {
+      for (const c of containersOf(podSpecOf(workload)!)) {
+        for (const secret of secretsOf(c).filter((s) => s.endsWith('-database'))) {
+          const owner = secret.replace(/-database$/, '');
+          const allowed = workload.metadata.name === owner || (workload.kind === 'Job' && (c.name === `migrate-${owner}` || c.name === 'provision-database'));
+          expect([`${workload.metadata.name}/${c.name}`, secret, allowed]).toEqual([`${workload.metadata.name}/${c.name}`, secret, true]);
+        }
+      }
+    }
+  });
+
+  if (!overlay.endsWith('/migrate')) {
+    it('gives every app a Deployment that rolls with no unavailability, a Service, an HPA and a PDB', () => {
+      for (const app of APPS) {
+        const [deployment] = find('Deployment', app);
+        const strategy = (deployment.spec as { strategy: { rollingUpdate: { maxUnavailable: number } } }).strategy;
+        expect([app, strategy.rollingUpdate.maxUnavailable]).toEqual([app, 0]);
+        expect(find('Service', app)).toHaveLength(1);
+        const [hpa] = find('HorizontalPodAutoscaler', app);
+        expect((hpa.spec as { scaleTargetRef: object }).scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: app });
+        const [pdb] = find('PodDisruptionBudget', app);
+        expect((pdb.spec as { selector: object }).selector).toEqual({ matchLabels: { 'app.kubernetes.io/name': app } });
+      }
+    });
+
+    it('lets a pod finish its longest request and outlive its order locks before it is killed', () => {
+      const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
+      const longestRequest = Number(config.NATS_REQUEST_TIMEOUT_MS);
+      const lockTtl = Number(config.ORDER_LOCK_TTL_MS);
+      const shutdownGrace = Number(config.SHUTDOWN_GRACE_MS);
+      expect(shutdownGrace).toBeGreaterThanOrEqual(longestRequest + lockTtl);
+      for (const app of APPS) {
+        const spec = podSpecOf(find('Deployment', app)[0])!;
+        const [container] = spec.containers;
+        expect(container.startupProbe?.httpGet?.path).toBe('/health/live');
+        expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
+        expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
+        const preStop = container.lifecycle?.preStop?.exec?.command;
+        expect(preStop?.[0]).toBe('sleep');
+        const preStopMs = Number(preStop?.[1]) * 1000;
+        expect(preStopMs).toBeGreaterThan(0);
+        expect(spec.terminationGracePeriodSeconds! * 1000).toBeGreaterThan(preStopMs + Math.max(shutdownGrace, longestRequest + lockTtl));
+      }
+    });
+
+    it('lets traffic in from outside to the edge only; services take requests over NATS alone', () => {
+      const policies = find('NetworkPolicy');
+      type Policy = { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: { from?: object[] }[] };
+      const denyAll = policies.find((p) => Object.keys((p.spec as Policy).podSelector).length === 0 || !(p.spec as Policy).podSelector.matchLabels);
+      expect((denyAll?.spec as Policy).policyTypes).toEqual(['Ingress', 'Egress']);
+      expect((denyAll?.spec as Policy).ingress ?? []).toEqual([]);
+      // Rules that admit anyone (no `from`) select the edge and nothing else.
+      const open = policies.filter((p) => ((p.spec as Policy).ingress ?? []).some((rule) => !rule.from));
+      expect(open.map((p) => (p.spec as Policy).podSelector.matchLabels)).toEqual([{ 'app.kubernetes.io/name': 'api-edge' }]);
+      for (const app of APPS.filter((a) => a !== 'api-edge')) {
+        const labels = (podSpecOf(find('Deployment', app)[0]) && (find('Deployment', app)[0].spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels)!;
+        const admitting = policies.filter((p) => {
+          const selector = (p.spec as Policy).podSelector.matchLabels ?? {};
+          const selects = Object.entries(selector).every(([k, v]) => labels[k] === v);
+          return selects && ((p.spec as Policy).ingress ?? []).length > 0;
+        });
+        expect([app, admitting.map((p) => p.metadata.name)]).toEqual([app, ['metrics-scraping']]);
+      }
+    });
+
+    it('runs the apps with migrations left to the Job, and lets Prometheus find them', () => {
+      const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
+      expect(config.DATABASE_MIGRATE_ON_START).toBe('false');
+      for (const app of APPS) {
+        const template = (find('Deployment', app)[0].spec as { template: { metadata: { annotations: Record<string, string> } } }).template;
+        expect(template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
+      }
+    });
+  } else {
+    it("provisions the roles, then migrates every app's schema with that app's own image, in order", () => {
+      const [job] = find('Job');
+      const spec = podSpecOf(job)!;
+      const steps = containersOf(spec);
+      expect(steps.map((c) => c.name)).toEqual(['provision-database', ...APPS.map((a) => `migrate-${a}`)]);
+      expect(steps[0].image).toMatch(/\/admin:/);
+      expect((steps[0] as { args?: string[] }).args).toEqual(['provision-database']);
+      for (const [i, app] of APPS.entries()) {
+        expect(steps[i + 1].image).toMatch(new RegExp(`/${app}:`));
+        expect((steps[i + 1] as { args?: string[] }).args).toEqual(['migrate']);
+      }
+      const provisioned = new Set((steps[0].env ?? []).map((e) => e.name));
+      expect(provisioned).toEqual(new Set(Object.keys(describeVariables(ProvisionDatabaseConfig)).filter((v) => v.endsWith('DATABASE_URL') || v === 'DATABASE_ADMIN_URL')));
+      expect(Object.keys(describeVariables(AdminConfig))).toContain('API_PASSWORD_PEPPER');
+      expect(steps.flatMap(secretsOf)).not.toContain('api-edge-secrets');
+    });
+  }
+});
