@@ -55,7 +55,7 @@ export class TokensHttpController {
   async post(@Req() request: ApiRequest, @Param('version') rawVersion: string, @Param('merchantId') rawMerchantId: string): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'CREATE_TOKEN');
     const body = parseJsonBody(request.body);
-    return this.render(request, context, await this.dispatch.create({ ...context, body }), correlationIdOf(body));
+    return this.render(request, context, await this.dispatch.create({ ...context, body }), correlationIdOf(request, body));
   }
 
   /** Beyond the spec: the token as stored, card data masked. */
