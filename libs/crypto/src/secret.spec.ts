@@ -71,10 +71,11 @@ describe('maskPan', () => {
     [ofLength(16), '512345xxxxxx0008'],
     [ofLength(19), '512345xxxxxxxxx0008'],
     [ofLength(14), '512345xxxx0008'],
-    [ofLength(13), '51234xxxx0008'],
-    [ofLength(9), '1xxxx0008'],
-  ])('masks %s as %s, hiding at least four digits', (digits, masked) => {
+    [ofLength(13), '512345xxx0008'],
+    [ofLength(12), '51234xxx0008'],
+    [ofLength(9), '12xxx0008'],
+  ])('masks %s as %s, hiding at least three digits', (digits, masked) => {
     expect(maskPan(digits)).toBe(masked);
-    expect(masked.replace(/[0-9]/g, '').length).toBeGreaterThanOrEqual(4);
+    expect(masked.replace(/[0-9]/g, '').length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -106,11 +106,12 @@ export class Pan extends Secret<string> {
 }
 
 /**
- * 6.4 masking (`512345xxxxxx0008`). For numbers shorter than 14 digits the visible prefix
- * shrinks so that at least four digits stay hidden: 6.4 of a 10-digit number would show all of it.
+ * 6.4 masking (`512345xxxxxx0008`). For numbers shorter than 13 digits the visible prefix
+ * shrinks so that at least three digits stay hidden (6.4 of a 10-digit number would show all
+ * of it): the same rule as the acquirer connector's masking, so a card reads the same in every
+ * response.
  */
 export function maskPan(digits: string): string {
-  const prefix = Math.max(0, Math.min(6, digits.length - 8));
-  const hidden = digits.length - prefix - 4;
-  return `${digits.slice(0, prefix)}${'x'.repeat(Math.max(0, hidden))}${digits.slice(-4)}`;
+  const prefix = Math.max(0, Math.min(6, digits.length - 7));
+  return `${digits.slice(0, prefix)}${'x'.repeat(digits.length - prefix - 4)}${digits.slice(-4)}`;
 }

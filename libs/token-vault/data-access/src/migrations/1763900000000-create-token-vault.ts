@@ -53,7 +53,7 @@ export class CreateTokenVault1763900000000 implements MigrationInterface {
         CONSTRAINT tokens_source_type_check CHECK (source_type IN ('CARD', 'PROVIDER_A')),
         CONSTRAINT tokens_verification_strategy_check CHECK (verification_strategy IN ('ACQUIRER', 'BASIC', 'NONE')),
         CONSTRAINT tokens_fingerprint_check CHECK (octet_length(fingerprint) = 32),
-        CONSTRAINT tokens_card_number_masked_check CHECK (card_number_masked ~ '^[0-9]{0,6}x{4,}[0-9]{4}$'),
+        CONSTRAINT tokens_card_number_masked_check CHECK (card_number_masked ~ '^[0-9]{0,6}x{3,}[0-9]{4}$'),
         CONSTRAINT tokens_card_expiry_check CHECK (card_expiry ~ '^(0[1-9]|1[0-2])[0-9]{2}$'),
         CONSTRAINT tokens_card_check CHECK ((source_type = 'CARD') = (card_number_masked IS NOT NULL)),
         CONSTRAINT tokens_provider_a_check CHECK ((source_type = 'PROVIDER_A') = (provider_a_agreement IS NOT NULL))

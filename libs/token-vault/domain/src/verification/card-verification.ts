@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, MerchantContext, VerificationStrategy } from '@gateway/contracts';
 import type { Secret } from '@gateway/crypto';
-import { matchCardRange } from '../cards/card-ranges';
+import { isKnownCardRange } from '../cards/card-ranges';
 import type { CardInstrument } from '../instrument/instrument';
 
 /** The token operation's verification codes (spec: Create or update token, response.gatewayCode). */
@@ -52,14 +52,13 @@ export class AcquirerVerificationNotAvailable implements AcquirerVerifier {
 }
 
 /**
- * BASIC: the number's syntax (a length the card's range issues), its Luhn check digit and its
- * BIN range, all without leaving the gateway. A failure is EXTERNAL_VERIFICATION_BLOCKED: the
+ * BASIC: the number's syntax (9 to 19 digits, checked when it was read), its Luhn check digit
+ * and its BIN range, all without leaving the gateway. A failure is EXTERNAL_VERIFICATION_BLOCKED: the
  * spec's token list has no BASIC failure code, and "blocked" (refused by the gateway's own
  * rules, not declined by an issuer) is the closest (docs/decisions/token-vault-rules.md).
  */
 export function basicVerification(card: CardInstrument): VerificationOutcome {
-  const range = matchCardRange(card.pan);
-  const passed = card.pan.passesLuhn() && range !== null && range.lengthValid;
+  const passed = card.pan.passesLuhn() && isKnownCardRange(card.pan);
   return { strategy: 'BASIC', passed, gatewayCode: passed ? 'BASIC_VERIFICATION_SUCCESSFUL' : 'EXTERNAL_VERIFICATION_BLOCKED' };
 }
 
