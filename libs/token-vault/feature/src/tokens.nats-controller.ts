@@ -6,9 +6,10 @@ import {
   SUBJECTS,
   TokenOperationMessage,
   TokenReferenceMessage,
+  validateTokenRequest,
 } from '@gateway/contracts';
 import { parseMessage } from '@gateway/platform';
-import { DeleteToken, readSaveTokenFields, RetrieveToken, SaveToken } from '@gateway/token-vault/domain';
+import { DeleteToken, RetrieveToken, SaveToken } from '@gateway/token-vault/domain';
 
 /** The vault's token operations: transport only, the use cases hold the rules. */
 @Controller()
@@ -27,7 +28,8 @@ export class TokensNatsController {
       merchant: message.envelope.merchant,
       authMethod: message.envelope.authMethod,
       tokenId: message.tokenId,
-      fields: readSaveTokenFields(message.body),
+      // The same request class the edge validated with: the vault trusts no caller's body.
+      fields: validateTokenRequest(message.body),
     });
     return { body };
   }
@@ -39,7 +41,7 @@ export class TokensNatsController {
     const body = await this.saveToken.execute({
       merchant: message.envelope.merchant,
       authMethod: message.envelope.authMethod,
-      fields: readSaveTokenFields(message.body),
+      fields: validateTokenRequest(message.body),
     });
     return { body };
   }

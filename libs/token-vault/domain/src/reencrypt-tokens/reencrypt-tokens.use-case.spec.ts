@@ -1,5 +1,5 @@
+import { validateTokenRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { readSaveTokenFields } from '../save-token/save-token-fields';
 import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 describe('ReencryptTokens', () => {
@@ -10,7 +10,7 @@ describe('ReencryptTokens', () => {
       await bed.save.execute({
         merchant,
         authMethod: 'PASSWORD',
-        fields: readSaveTokenFields({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
+        fields: validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
       });
     }
     const newKey = await bed.keys.rotateDataKey();

@@ -136,8 +136,9 @@ function echoed(echo: EchoedFields | undefined): Record<string, JsonValue | unde
   const ipAddress = echo.device?.ipAddress;
   const customData = echo.externalTokenProvider?.customData;
   return {
-    billing: echo.billing,
-    customer: echo.customer,
+    // Validated request groups of plain strings: JSON as they are.
+    billing: echo.billing as JsonObject | undefined,
+    customer: echo.customer as JsonObject | undefined,
     device: ipAddress !== undefined ? { ipAddress } : undefined,
     externalTokenProvider: customData !== undefined ? { customData } : undefined,
   };

@@ -1,5 +1,5 @@
+import { validateTokenRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { readSaveTokenFields } from '../save-token/save-token-fields';
 import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 describe('RetrieveToken and DeleteToken', () => {
@@ -10,7 +10,7 @@ describe('RetrieveToken and DeleteToken', () => {
       merchant,
       authMethod: 'PASSWORD',
       tokenId: 'tok1',
-      fields: readSaveTokenFields({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
+      fields: validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
     });
     return { bed, merchant };
   }

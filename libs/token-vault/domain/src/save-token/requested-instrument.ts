@@ -52,7 +52,12 @@ export function requestedInstrument(
     }
     return {
       type: 'PROVIDER_A',
-      agreement: { ...agreement },
+      agreement: {
+        id: agreement.id,
+        cardinality: agreement.cardinality,
+        ...(agreement.name !== undefined ? { name: agreement.name } : {}),
+        ...(agreement.description !== undefined ? { description: agreement.description } : {}),
+      },
       payer: definedOnly({ accountEmail: providerA.accountEmail, accountHolder: providerA.accountHolder, payerId: providerA.payerId }),
       // Kept only for provider_a billing agreements (token rule 5); ignored for every other token.
       ...(fields.shipping ? { shipping: fields.shipping } : {}),

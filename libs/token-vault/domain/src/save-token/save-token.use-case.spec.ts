@@ -1,10 +1,9 @@
-import { AuthMethod, GatewayError, JsonObject, MerchantContext, TOKEN_GENERATION_STRATEGIES, TOKEN_MANAGEMENT_STRATEGIES } from '@gateway/contracts';
+import { AuthMethod, GatewayError, MerchantContext, TOKEN_GENERATION_STRATEGIES, TOKEN_MANAGEMENT_STRATEGIES, validateTokenRequest } from '@gateway/contracts';
 import { Pan, passesLuhn } from '@gateway/crypto';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { simulatedSchemeTokenNumber } from '../token-service-provider/simulated-token-service-provider';
 import { testMerchant, TestRepository, vaultTestBed } from '../testing/vault-test-bed';
 import type { AcquirerVerificationRequest, VerificationOutcome } from '../verification/card-verification';
-import { readSaveTokenFields } from './save-token-fields';
 
 type Bed = Awaited<ReturnType<typeof vaultTestBed>>;
 type Body = Record<string, unknown>;
@@ -23,9 +22,10 @@ const agreementBody = (id: string, cardinality = 'MULTIPLE', extra: Body = {}): 
 
 function saver(bed: Bed, merchant: MerchantContext) {
   return {
-    put: (token: string, body: Body, authMethod: AuthMethod = 'PASSWORD') =>
-      bed.save.execute({ merchant, authMethod, tokenId: token, fields: readSaveTokenFields(body as JsonObject) }),
-    post: (body: Body) => bed.save.execute({ merchant, authMethod: 'PASSWORD', fields: readSaveTokenFields(body as JsonObject) }),
+    // The vault's handlers validate with the edge's request class before the use case runs.
+    put: async (token: string, body: Body, authMethod: AuthMethod = 'PASSWORD') =>
+      bed.save.execute({ merchant, authMethod, tokenId: token, fields: validateTokenRequest(body) }),
+    post: async (body: Body) => bed.save.execute({ merchant, authMethod: 'PASSWORD', fields: validateTokenRequest(body) }),
   };
 }
 
@@ -299,7 +299,8 @@ describe('SaveToken: verification strategies', () => {
   it('verification is for cards: a provider_a token reports NONE, and asking for BASIC is refused', async () => {
     const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
     expect(await ctx.post(agreementBody('B-1'))).toMatchObject({ verificationStrategy: 'NONE', response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' } });
-    expect(await rejected(ctx.post({ ...agreementBody('B-2'), verificationStrategy: 'BASIC' }))).toMatchObject({ field: 'verificationStrategy' });
+    expect(await rejected(ctx.post({ ...agreementBody('B-2'), verificationStrategy: 'BASIC' }))).toMatchObject({ code: 'INVALID_FIELD' });
+    expect(ctx.bed.store.rows.size).toBe(1);
   });
 });
 
