@@ -150,6 +150,7 @@ export type BeginOperationReply =
   | { outcome: 'REPLAY'; body: JsonObject };
 
 export class RecordOrderData {
+  /** The order's currency: a new order takes it; on an existing order it must be the order's. */
   @Matches(CURRENCY)
   currency: string;
 

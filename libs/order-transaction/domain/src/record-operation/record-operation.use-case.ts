@@ -26,11 +26,10 @@ export class RecordOperation {
 
   async execute(message: RecordOperationMessage): Promise<RecordOperationReply> {
     const input = parseRecordInput(message);
-    const at = new Date();
     return this.ledger.transaction(async (writer) => {
       const locked = await writer.lockOrder(input.merchant.id, input.orderId);
       if (!locked) {
-        const created = await this.createOrder(writer, input, at);
+        const created = await this.createOrder(writer, input, new Date());
         if (created) {
           return created;
         }
@@ -40,7 +39,7 @@ export class RecordOperation {
       if (!order) {
         throw new Error('order neither insertable nor lockable');
       }
-      return this.recordOnOrder(writer, order, input, at);
+      return this.recordOnOrder(writer, order, input, recordTime(order));
     });
   }
 
@@ -142,6 +141,16 @@ export class RecordOperation {
       recordedAt: at,
     });
   }
+}
+
+/**
+ * Taken once the order is locked, so records are timed in the order they are applied; never
+ * before the order's last update, so a replica with a slower clock cannot move
+ * lastUpdatedTime backwards.
+ */
+function recordTime(order: OrderRow): Date {
+  const now = Date.now();
+  return new Date(Math.max(now, order.updatedAt.getTime()));
 }
 
 function entryOfRow(row: TransactionRow): LedgerEntry {
