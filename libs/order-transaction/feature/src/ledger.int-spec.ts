@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD } from '@gateway/testing';
 import {
   beginMessage,
@@ -463,5 +465,54 @@ describe('card data', () => {
     );
     expect(`${stored.bodies}${stored.details}`).not.toContain(TEST_CARD);
     expect(`${stored.bodies}${stored.details}`).not.toContain('securityCode');
+  });
+});
+
+describe('the webhook outbox seam (LedgerEvents)', () => {
+  function recordWith(events: LedgerEvents) {
+    return new RecordOperation(ledger.running.app.get(LedgerRepository), events);
+  }
+
+  it('is called inside the record\'s database transaction, with the order\'s notification URL', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const seen: { insideCount: number; outsideCount: number; event: OrderRecordedEvent }[] = [];
+    const countIn = async (runner: { query: (sql: string, params: unknown[]) => Promise<{ n: number }[]> }) =>
+      (await runner.query('SELECT count(*)::int AS n FROM order_transaction.transactions WHERE merchant_id = $1', [merchant.id]))[0].n;
+    const events: LedgerEvents = {
+      orderRecorded: async (manager, event) => {
+        seen.push({ insideCount: await countIn(manager), outsideCount: await countIn(ledger.dataSource), event });
+      },
+    };
+    await recordWith(events).execute(
+      recordMessage(operation(merchant, orderId, 'p', 'PAY'), {
+        transaction: txn('PAYMENT', '3.00'),
+        order: { currency: 'USD', notificationUrl: 'https://merchant.example/hooks' },
+      }),
+    );
+    await recordWith(events).execute(recordMessage(operation(merchant, orderId, 'r', 'REFUND'), { transaction: txn('REFUND', '1.00') }));
+
+    expect(seen.map((s) => [s.insideCount, s.outsideCount])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(seen.map((s) => [s.event.createdOrder, s.event.notificationUrl, (s.event.body.order as JsonObject).status])).toEqual([
+      [true, 'https://merchant.example/hooks', 'CAPTURED'],
+      [false, 'https://merchant.example/hooks', 'PARTIALLY_REFUNDED'],
+    ]);
+  });
+
+  it('rolls the ledger write back when it fails, so an announcement never goes missing', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const failing: LedgerEvents = {
+      orderRecorded: async () => {
+        throw new Error('outbox unavailable');
+      },
+    };
+    await expect(
+      recordWith(failing).execute(recordMessage(operation(merchant, orderId, 'p', 'PAY'), { transaction: txn('PAYMENT', '3.00') })),
+    ).rejects.toThrow('outbox unavailable');
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
   });
 });
