@@ -47,10 +47,11 @@ beforeAll(async () => {
   };
   const edge = loadConfig(EdgeConfig, env);
   const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const metrics = new Metrics();
   const messaging = messagingOptions(edge, 'gateway');
   @Module({
     imports: [
-      PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 }),
+      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
       EdgeModule.forRoot(edge),
       OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
     ],
@@ -64,7 +65,7 @@ beforeAll(async () => {
     shutdownGraceMs: 5_000,
     bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
     messageServer: createMessageServer(messaging, 5_000),
-    configureHttp: configureEdgeHttp,
+    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
   });
   bus = running.app.get(MessageBus);
   manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);

@@ -1,6 +1,7 @@
 import { defaultMerchantSettings, GatewayError } from '@gateway/contracts';
 import { MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
+import { TEST_CARD } from '@gateway/testing';
 import { DispatchOrderOperation, OrderOperationCommand } from './dispatch-order-operation.use-case';
 
 const command: OrderOperationCommand = {
@@ -10,7 +11,11 @@ const command: OrderOperationCommand = {
   requestId: 'req-1',
   orderId: 'order-1',
   transactionId: 'txn-1',
-  body: { apiOperation: 'VERIFY' },
+  body: {
+    apiOperation: 'VERIFY',
+    order: { currency: 'USD' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { month: '1', year: '39' } } } },
+  },
 };
 
 function dispatcherAnswering(reply: () => Promise<unknown>) {
