@@ -22,6 +22,9 @@ export const SUBJECTS = {
     /** The ledger's two steps around every order operation (see ledger.messages.ts). */
     ledgerBegin: 'order-transaction.ledger.begin.v1',
     ledgerRecord: 'order-transaction.ledger.record.v1',
+    /** GET .../order/{orderid} and GET .../order/{orderid}/transaction/{transactionid} (retrieval.messages.ts). */
+    retrieveOrder: 'order-transaction.order.retrieve.v1',
+    retrieveTransaction: 'order-transaction.transaction.retrieve.v1',
   },
   browserPayment: {
     ping: 'browser-payment.ping.v1',

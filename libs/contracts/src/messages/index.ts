@@ -1,2 +1,3 @@
 export * from './operation.messages';
 export * from './ledger.messages';
+export * from './retrieval.messages';

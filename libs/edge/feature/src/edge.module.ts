@@ -4,6 +4,7 @@ import {
   API_PASSWORD_PEPPER,
   AuthenticateMerchant,
   DispatchOrderOperation,
+  DispatchOrderRetrieval,
   DispatchTokenOperation,
   MERCHANT_DIRECTORY_OPTIONS,
   MerchantDirectory,
@@ -19,6 +20,7 @@ import { ApiPath, VERSION_RANGE } from './http/api-path';
 import { FallbackHttpController } from './http/fallback.http-controller';
 import { MerchantAuthGuard } from './http/merchant-auth.guard';
 import { OrderOperationsHttpController } from './http/order-operations.http-controller';
+import { OrderRetrievalHttpController } from './http/order-retrieval.http-controller';
 import { TokensHttpController } from './http/tokens.http-controller';
 
 /**
@@ -40,7 +42,7 @@ export class EdgeModule {
         }),
       ],
       // The fallback must come last: it answers whatever the others do not.
-      controllers: [OrderOperationsHttpController, TokensHttpController, FallbackHttpController],
+      controllers: [OrderOperationsHttpController, OrderRetrievalHttpController, TokensHttpController, FallbackHttpController],
       providers: [
         { provide: EdgeConfig, useValue: config },
         ...(distributed
@@ -62,6 +64,7 @@ export class EdgeModule {
         AuthenticateMerchant,
         DispatchOrderOperation,
         DispatchTokenOperation,
+        DispatchOrderRetrieval,
         ApiPath,
         MerchantAuthGuard,
         EdgeReadiness,
