@@ -11,6 +11,10 @@ export const SUBJECTS = {
   tokenVault: {
     ping: 'token-vault.ping.v1',
     saveToken: 'token-vault.token.save.v1',
+    /** Beyond the spec: POST .../token (create with a generated token), GET and DELETE .../token/{tokenid}. */
+    createToken: 'token-vault.token.create.v1',
+    retrieveToken: 'token-vault.token.retrieve.v1',
+    deleteToken: 'token-vault.token.delete.v1',
   },
   orderTransaction: {
     ping: 'order-transaction.ping.v1',

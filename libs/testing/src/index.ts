@@ -1,3 +1,5 @@
 export * from './infra';
 export * from './test-cards';
 export * from './database';
+export * from './vault-keys';
+export * from './schema-dump';
