@@ -40,7 +40,7 @@ describe('Pan', () => {
   it('exposes only what is not sensitive on its own', () => {
     const pan = Pan.of(CARD);
     expect(pan.bin).toBe('512345');
-    expect(pan.last4).toBe('0008');
+    expect(pan.lastFour).toBe('0008');
     expect(pan.length).toBe(16);
     expect(pan.passesLuhn()).toBe(true);
     expect(Pan.of('5123450000000009').passesLuhn()).toBe(false);

@@ -44,7 +44,7 @@ export class Secret<T> {
   }
 }
 
-export class InvalidPanError extends Error {
+export class InvalidPanError extends TypeError {
   override name = 'InvalidPanError';
 
   constructor() {
@@ -77,8 +77,13 @@ export class Pan extends Secret<string> {
     return this.reveal().slice(0, 6);
   }
 
-  get last4(): string {
+  get lastFour(): string {
     return this.reveal().slice(-4);
+  }
+
+  /** The first `count` digits (at most 8, an 8-digit BIN), for BIN-range lookups. */
+  prefix(count: number): string {
+    return this.reveal().slice(0, Math.min(count, 8));
   }
 
   get length(): number {

@@ -26,8 +26,8 @@ describe('redactCardData', () => {
     expect(maskPan('51234500000xxxx8')).toBe('xxxxxxxx0008');
   });
 
-  it('keeps only the last four of short numbers and of bank account numbers', () => {
-    expect(maskPan('123456789')).toBe('xxxxx6789');
+  it('masks short card numbers like every other response does, and keeps only the last four of bank account numbers', () => {
+    expect(maskPan('123456789')).toBe('12xxx6789');
     const redacted = redactCardData({
       sourceOfFunds: { provided: { provider_c: { bankAccountNumber: '0012345678', iban: 'DE89370400440532013000' } } },
     });

@@ -1,3 +1,4 @@
+import { maskPan as maskDigits } from '@gateway/crypto';
 import type { JsonObject, JsonValue } from '@gateway/contracts';
 
 /** Never kept after the operation that used them (PCI DSS 3.2), even masked. */
@@ -41,10 +42,7 @@ export function maskPan(number: string): string {
     const visible = number.replace(/\D/g, '').length;
     return visible <= 10 ? number : maskAllButLast4(number.replace(/\D/g, ''));
   }
-  if (number.length < 13) {
-    return maskAllButLast4(number);
-  }
-  return `${number.slice(0, 6)}${'x'.repeat(number.length - 10)}${number.slice(-4)}`;
+  return maskDigits(number);
 }
 
 function maskAllButLast4(value: string): string {

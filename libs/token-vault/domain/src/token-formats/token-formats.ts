@@ -27,7 +27,7 @@ export function preserve64Token(pan: Pan): string {
   }
   const middle = pan.length - 10;
   for (;;) {
-    const token = `${pan.bin}${randomDigits(middle)}${pan.last4}`;
+    const token = `${pan.bin}${randomDigits(middle)}${pan.lastFour}`;
     // Nine in ten candidates already fail Luhn; this loop runs about 1.1 times on average.
     if (!passesLuhn(token) && token !== pan.reveal()) {
       return token;
