@@ -15,6 +15,9 @@ export const SUBJECTS = {
     createToken: 'token-vault.token.create.v1',
     retrieveToken: 'token-vault.token.retrieve.v1',
     deleteToken: 'token-vault.token.delete.v1',
+    /** Card custody (card-custody.messages.ts): seal a session's card; an acquirer call on a stored card. */
+    sealCard: 'token-vault.card.seal.v1',
+    acquirerCall: 'token-vault.acquirer.call.v1',
   },
   orderTransaction: {
     ping: 'order-transaction.ping.v1',
@@ -30,6 +33,8 @@ export const SUBJECTS = {
     ping: 'browser-payment.ping.v1',
     initiate: 'browser-payment.initiate.v1',
     confirm: 'browser-payment.confirm.v1',
+    /** The ledger asks browser-payment to refund a provider-funded order (provider-refund.messages.ts). */
+    refund: 'browser-payment.refund.v1',
   },
   verification: {
     ping: 'verification.ping.v1',
