@@ -1,5 +1,7 @@
 import type { ServiceSchema } from '@gateway/platform';
 import { CreateOrderLedger1763900000000 } from './migrations/1763900000000-create-order-ledger';
+import { CreateNotificationOutbox1764200000000 } from './migrations/1764200000000-create-notification-outbox';
+import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
 import { OrderEntity } from './order.entity';
 import { TransactionEntity } from './transaction.entity';
@@ -11,6 +13,6 @@ import { TransactionEntity } from './transaction.entity';
  */
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
-  entities: [OrderEntity, TransactionEntity, OperationResponseEntity],
-  migrations: [CreateOrderLedger1763900000000],
+  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity],
+  migrations: [CreateOrderLedger1763900000000, CreateNotificationOutbox1764200000000],
 };

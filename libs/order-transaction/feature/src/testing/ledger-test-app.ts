@@ -41,7 +41,7 @@ export interface LedgerTestApp {
   record(message: RecordOperationMessage): Promise<RecordOperationReply>;
 }
 
-export async function startLedgerTestApp(): Promise<LedgerTestApp> {
+export async function startLedgerTestApp(env: Record<string, string> = {}): Promise<LedgerTestApp> {
   const config = loadConfig(OrderTransactionConfig, {
     GATEWAY_PROFILE: 'standalone',
     DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
@@ -49,6 +49,9 @@ export async function startLedgerTestApp(): Promise<LedgerTestApp> {
     DATABASE_POOL_SIZE: '12',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    // The ledger alone; webhook tests start dispatchers of their own.
+    ORDER_TRANSACTION_MODE: 'serve',
+    ...env,
   });
   const logger = createLogger({ service: 'order-transaction', level: 'silent' });
   const messaging = messagingOptions(config, 'order-transaction');
