@@ -88,6 +88,11 @@ export class NotificationSecretSettings {
   previousValidUntil?: string;
 }
 
+/** What a sealed notification secret is bound to: it opens only as this merchant's notification secret. */
+export function notificationSecretContext(merchantId: string): string {
+  return `notification-secret:${merchantId}`;
+}
+
 export class NotificationSettings {
   /** Webhook notifications are enabled for this merchant (the spec's "merchant administration" switch). */
   @IsBoolean()

@@ -1,6 +1,15 @@
 import { parseArgs } from 'node:util';
 import { NotificationOutbox, NotificationSummary, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
-import { createServiceDataSource, databaseConnection, DatabaseConfig, failStartup, loadConfig } from '@gateway/platform';
+import {
+  createServiceDataSource,
+  databaseConnection,
+  DatabaseConfig,
+  failStartup,
+  loadConfig,
+  migrateSchema,
+  openStandaloneDatabase,
+  StandaloneConfig,
+} from '@gateway/platform';
 
 export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
        (standalone profile: node dist/apps/gateway/src/main.js notifications <command> [options])
@@ -89,6 +98,24 @@ export async function runNotificationsMain(argv: string[]): Promise<void> {
       process.exitCode = await runNotificationsCommand(argv, NotificationOutbox.over(dataSource), stdio);
     } finally {
       await dataSource.destroy();
+    }
+  } catch (err) {
+    failStartup(undefined, err);
+  }
+}
+
+/** The same against the standalone profile's embedded database (started here if the gateway is not running). */
+export async function runStandaloneNotificationsCommand(argv: string[], standalone: StandaloneConfig): Promise<void> {
+  try {
+    const pg = await openStandaloneDatabase(standalone);
+    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: 'notifications-command' });
+    try {
+      await dataSource.initialize();
+      await migrateSchema(dataSource);
+      process.exitCode = await runNotificationsCommand(argv, NotificationOutbox.over(dataSource), stdio);
+    } finally {
+      await dataSource.destroy().catch(() => undefined);
+      await pg.stop();
     }
   } catch (err) {
     failStartup(undefined, err);

@@ -13,6 +13,7 @@ import {
 import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { lockFailureBody } from '../api/api-response';
+import { assertNotificationUrlAllowed } from './notification-url';
 
 export const ORDER_LOCK_OPTIONS = Symbol('ORDER_LOCK_OPTIONS');
 
@@ -59,6 +60,7 @@ export class DispatchOrderOperation {
     // Every field is checked before the order is locked or a service is asked: an invalid
     // request costs no lock round trip and never reaches a service.
     validateOrderOperationRequest(apiOperation, command.body);
+    assertNotificationUrlAllowed(command.body, command.merchant);
     const lease = await this.acquire(command.merchant.id, command.orderId);
     if (!lease) {
       this.metrics.lockFailures.inc();

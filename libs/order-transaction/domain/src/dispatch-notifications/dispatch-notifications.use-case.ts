@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { notificationSecretContext } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { ClaimedNotification, NotificationOutbox, NotificationOutcome } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalJson } from '@gateway/platform';
@@ -24,11 +25,6 @@ export interface BatchReport {
   failedAttempts: number;
   /** Notifications that ran out of retries in this batch. */
   failed: number;
-}
-
-/** Context of the sealed notification secret: it opens only for the merchant it was sealed for. */
-export function notificationSecretContext(merchantId: string): string {
-  return `notification-secret:${merchantId}`;
 }
 
 /**

@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+import { notificationSecretContext } from '@gateway/contracts';
+import { SealingKeyRing, Secret } from '@gateway/crypto';
+
+export interface IssuedNotificationSecret {
+  /** Shown once, to whoever issued it; the profile keeps it sealed. */
+  secret: Secret<string>;
+  sealed: string;
+}
+
+/**
+ * Issues merchants' webhook notification secrets (docs/decisions/webhook-notification-secret.md):
+ * 256 random bits, sealed under WEBHOOK_SECRET_KEYS for this merchant only. The edge never
+ * opens them; order-transaction's dispatcher does, when it signs a delivery.
+ */
+export class NotificationSecretIssuer {
+  constructor(private readonly keys: SealingKeyRing) {}
+
+  static fromConfig(text: string): NotificationSecretIssuer {
+    return new NotificationSecretIssuer(SealingKeyRing.parse(text, 'WEBHOOK_SECRET_KEYS'));
+  }
+
+  issue(merchantId: string): IssuedNotificationSecret {
+    const secret = new Secret(randomBytes(32).toString('base64url'));
+    return { secret, sealed: this.keys.seal(secret, notificationSecretContext(merchantId)) };
+  }
+}
