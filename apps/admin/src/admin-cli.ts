@@ -36,6 +36,8 @@ Commands:
                                carry a signature with the old one too for <hours> (default 24).
                                Enabling notifications (create/set notifications.enabled=true)
                                issues the first one.
+  reseal-notification-secrets  after a new key was put first in WEBHOOK_SECRET_KEYS: seal every
+                               merchant's notification secret again under it (secrets unchanged)
   provision-database           create (or update) each service's Postgres role and schema from
                                DATABASE_ADMIN_URL and the services' URLs (the migration Job's first step)
 
@@ -160,6 +162,14 @@ async function execute(
       return shown(await manage.setStatus(required(args[0], 'merchant id'), 'DISABLED'));
     case 'rotate-password':
       return credentials(await manage.rotatePassword(required(args[0], 'merchant id'), keepPreviousMs(values)), 'rotated');
+    case 'reseal-notification-secrets': {
+      const { resealed, unreadable } = await manage.resealNotificationSecrets();
+      const lines = [
+        resealed.length ? `Re-sealed: ${resealed.join(', ')}` : 'No notification secret needed re-sealing.',
+        ...(unreadable.length ? [`No configured key opens the secret of: ${unreadable.join(', ')} (issue them new ones)`] : []),
+      ];
+      return { json: { resealed, unreadable }, text: lines.join('\n') };
+    }
     case 'rotate-notification-secret': {
       const rotated = await manage.rotateNotificationSecret(required(args[0], 'merchant id'), keepPreviousMs(values));
       return withNotificationSecret(shown(rotated.merchant), rotated.secret);

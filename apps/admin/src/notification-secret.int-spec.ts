@@ -84,6 +84,20 @@ describe('admin: notification secrets', () => {
     expect((await storedSettings(id)).notifications.secret.previous).toBeUndefined();
   });
 
+  it('re-seals every secret under a new first key of WEBHOOK_SECRET_KEYS, unchanged for the merchant', async () => {
+    const id = newId();
+    const issued = (await cli(['create', '--id', id, '--name', 'Shop', '--set', 'notifications.enabled=true'])).json.notificationSecret;
+    const newKeys = `w2:${randomBytes(32).toString('base64')},${keys}`;
+    const result = await cli(['reseal-notification-secrets'], env({ WEBHOOK_SECRET_KEYS: newKeys }));
+    expect(result.json.resealed).toContain(id);
+
+    const sealed = (await storedSettings(id)).notifications.secret.current;
+    expect(SealingKeyRing.keyIdOf(sealed)).toBe('w2');
+    const onlyNewKey = SealingKeyRing.parse(newKeys.split(',')[0], 'KEYS');
+    expect(onlyNewKey.open(sealed, notificationSecretContext(id)).reveal()).toBe(issued);
+    expect((await cli(['reseal-notification-secrets'], env({ WEBHOOK_SECRET_KEYS: newKeys }))).json.resealed).not.toContain(id);
+  });
+
   it('refuses to enable notifications without WEBHOOK_SECRET_KEYS, saying why', async () => {
     const id = newId();
     const result = await cli(['create', '--id', id, '--name', 'Shop', '--set', 'notifications.enabled=true'], env({ WEBHOOK_SECRET_KEYS: '' }));

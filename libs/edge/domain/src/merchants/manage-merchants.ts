@@ -134,6 +134,42 @@ export class ManageMerchants {
   }
 
   /**
+   * After a new key was put first in WEBHOOK_SECRET_KEYS: every merchant's sealed secrets sealed
+   * again under it, unchanged for the merchant. Answers the merchants re-sealed, and those whose
+   * secret no configured key opens (left as they are; issue them a new one).
+   */
+  async resealNotificationSecrets(): Promise<{ resealed: string[]; unreadable: string[] }> {
+    const issuer = this.notificationSecrets;
+    if (!issuer) {
+      throw GatewayError.invalidRequest('Re-sealing notification secrets needs WEBHOOK_SECRET_KEYS.');
+    }
+    const resealed: string[] = [];
+    const unreadable: string[] = [];
+    for (const merchant of await this.merchants.list()) {
+      const secret = merchant.settings.notifications.secret;
+      if (!secret) {
+        continue;
+      }
+      let current: string | null;
+      let previous: string | null;
+      try {
+        current = issuer.reseal(merchant.id, secret.current);
+        previous = secret.previous ? issuer.reseal(merchant.id, secret.previous) : null;
+      } catch {
+        unreadable.push(merchant.id);
+        continue;
+      }
+      if (current || previous) {
+        const next = { ...secret, current: current ?? secret.current, ...(previous ? { previous } : {}) };
+        const settings = { ...merchant.settings, notifications: { ...merchant.settings.notifications, secret: next } };
+        await this.merchants.update(merchant.id, { settings: validatedSettings(settings) });
+        resealed.push(merchant.id);
+      }
+    }
+    return { resealed, unreadable };
+  }
+
+  /**
    * Notifications are only ever sent signed: a merchant whose notifications are enabled gets a
    * secret if it has none. Returns the new secret, or null when it already had one (or is off).
    */

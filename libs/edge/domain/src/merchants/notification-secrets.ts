@@ -20,6 +20,15 @@ export class NotificationSecretIssuer {
     return new NotificationSecretIssuer(SealingKeyRing.parse(text, 'WEBHOOK_SECRET_KEYS'));
   }
 
+  /** A secret sealed under an older key of the ring, sealed again under the current one (null: already current). */
+  reseal(merchantId: string, sealed: string): string | null {
+    if (SealingKeyRing.keyIdOf(sealed) === this.keys.currentId) {
+      return null;
+    }
+    const context = notificationSecretContext(merchantId);
+    return this.keys.seal(this.keys.open(sealed, context), context);
+  }
+
   issue(merchantId: string): IssuedNotificationSecret {
     const secret = new Secret(randomBytes(32).toString('base64url'));
     return { secret, sealed: this.keys.seal(secret, notificationSecretContext(merchantId)) };
