@@ -7,7 +7,6 @@ export * from './order-state/derive-order-state';
 export * from './order-state/ledger-rules';
 export * from './order-state/record-entry';
 export * from './ledger-response/redact-card-data';
-export * from './notifications/notification-signature';
 export * from './notifications/retry-policy';
 export * from './write-notification/write-notification.use-case';
 export * from './dispatch-notifications/webhook-sender';

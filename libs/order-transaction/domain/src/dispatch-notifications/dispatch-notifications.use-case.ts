@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { notificationSecretContext } from '@gateway/contracts';
+import { NOTIFICATION_HEADERS, notificationSecretContext, signNotification } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { ClaimedNotification, NotificationOutbox, NotificationOutcome } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalJson } from '@gateway/platform';
-import { NOTIFICATION_HEADERS, signNotification } from '../notifications/notification-signature';
 import { afterFailedAttempt, RetryPolicy } from '../notifications/retry-policy';
 import { DeliveryResult, WEBHOOK_SENDER, WebhookSender } from './webhook-sender';
 
