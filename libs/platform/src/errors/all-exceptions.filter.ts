@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import { GatewayError, newSupportCode } from '@gateway/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { Observable, throwError } from 'rxjs';
 import { sortKeysDeep } from '../json';
 import { AppLogger } from '../logging';
@@ -83,4 +84,35 @@ export function sendGatewayError(reply: FastifyReply, error: GatewayError): void
 
 function isApiPath(url: string): boolean {
   return !url.startsWith('/health') && !url.startsWith('/metrics');
+}
+
+/**
+ * Node's HTTP parser refused the request before any route could see it: request line and
+ * headers over the limit, bytes that are not HTTP (a CR or LF inside a header, a control
+ * character in the URL). Answered in the API's error shape with a 400 (or 408 when the client
+ * was too slow), then the connection is closed, as Node does.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) {
+    return;
+  }
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const explanation = timedOut
+    ? 'The request was not received in time.'
+    : err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request line and headers are too large.'
+      : 'The request is not valid HTTP.';
+  const body = JSON.stringify(sortKeysDeep(GatewayError.invalidRequest(explanation).toResponseBody()));
+  const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+  // Not in the middle of another response on the same connection (Node checks the same).
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answering) {
+    // Closed once the answer is flushed: the rest of the stream cannot be trusted to be HTTP.
+    socket.end(
+      `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  } else {
+    socket.destroy();
+  }
 }

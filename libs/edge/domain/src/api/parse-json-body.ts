@@ -1,6 +1,8 @@
 import { GatewayError, JsonObject } from '@gateway/contracts';
 import { JsonProblem, parseStrictJson } from './strict-json.parser';
 
+export const JSON_BODY_LIMITS = Symbol('JSON_BODY_LIMITS');
+
 export interface JsonBodyLimits {
   /** Deepest nesting of objects and arrays accepted; the body itself is level 1. */
   maxDepth: number;

@@ -1,7 +1,9 @@
-import { Controller, Header, HttpCode, Param, Put, Req, UseGuards } from '@nestjs/common';
+import { Controller, Header, HttpCode, Inject, Param, Put, Req, UseGuards } from '@nestjs/common';
 import {
   checkTokenId,
   DispatchTokenOperation,
+  JSON_BODY_LIMITS,
+  JsonBodyLimits,
   parseJsonBody,
   renderResponse,
   toMerchantContext,
@@ -17,6 +19,7 @@ export class TokensHttpController {
   constructor(
     private readonly path: ApiPath,
     private readonly dispatch: DispatchTokenOperation,
+    @Inject(JSON_BODY_LIMITS) private readonly bodyLimits: JsonBodyLimits,
   ) {}
 
   /** Create or update token. */
@@ -31,7 +34,7 @@ export class TokensHttpController {
   ): Promise<string> {
     const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
     const tokenId = checkTokenId(rawTokenId);
-    const body = parseJsonBody(request.body);
+    const body = parseJsonBody(request.body, this.bodyLimits);
     const correlationId = correlationIdOf(request, body);
     request.apiOperation = 'TOKEN';
     const reply = await this.dispatch.execute({

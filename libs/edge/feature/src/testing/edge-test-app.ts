@@ -18,7 +18,7 @@ import {
 } from '@gateway/platform';
 import { EdgeConfig } from '../edge.config';
 import { EdgeModule } from '../edge.module';
-import { configureEdgeHttp } from '../http/configure-edge-http';
+import { edgeServerOptions } from '../http/configure-edge-http';
 
 export interface TestMerchantCredentials {
   id: string;
@@ -74,7 +74,7 @@ export async function startEdgeTestApp(
     port: 0,
     shutdownGraceMs: 5_000,
     messageServer: createMessageServer(messaging, 1_000),
-    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
+    ...edgeServerOptions(config, logger, metrics),
   });
   const merchants = new ManageMerchants(
     MerchantRepository.over(running.app.get<DataSource>(getDataSourceToken('edge') as string)),
