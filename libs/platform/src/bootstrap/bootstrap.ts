@@ -5,7 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { ConfigError } from '../config';
-import { answerClientError } from '../errors';
+import { answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
 import { GatewayNatsServer } from '../messaging';
@@ -57,6 +57,7 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     // What Node's HTTP parser refuses (oversized headers, malformed request lines) is answered
     // in the API's error shape too.
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     ...(options.https ? { https: { ...options.https, ...serverOptions } } : { http: serverOptions }),
   });
   options.configureHttp?.(adapter.getInstance() as unknown as FastifyInstance);

@@ -59,14 +59,36 @@ export class AllExceptionsFilter implements ExceptionFilter {
         return new GatewayError('METHOD_NOT_ALLOWED', { explanation: 'This method is not supported here.' });
       }
     }
-    const code = (exception as { code?: unknown })?.code;
-    if (typeof code === 'string' && code in FASTIFY_CLIENT_ERRORS) {
-      return GatewayError.invalidRequest(FASTIFY_CLIENT_ERRORS[code]);
+    const client = fastifyClientError(exception);
+    if (client) {
+      return client;
     }
     const supportCode = newSupportCode();
     this.logger.error({ supportCode, err: exception }, 'request failed');
     return GatewayError.serverFailed(supportCode);
   }
+}
+
+/**
+ * Fastify's own rejection of a request (body too large, bad URL...), which Nest hands over
+ * wrapped in an HttpException whose cause is the FastifyError.
+ */
+function fastifyClientError(exception: unknown): GatewayError | null {
+  for (let error = exception, depth = 0; error && depth < 2; error = (error as { cause?: unknown }).cause, depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code in FASTIFY_CLIENT_ERRORS) {
+      return GatewayError.invalidRequest(FASTIFY_CLIENT_ERRORS[code]);
+    }
+  }
+  return null;
+}
+
+/**
+ * What Fastify refuses before routing (a URL that is not valid percent-encoding), answered
+ * through its `frameworkErrors` option in the API's error shape.
+ */
+export function answerFrameworkError(error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+  sendGatewayError(reply, fastifyClientError(error) ?? GatewayError.invalidRequest('The request is not valid.'));
 }
 
 export function sendGatewayError(reply: FastifyReply, error: GatewayError): void {
