@@ -30,6 +30,8 @@ export interface EdgeTestApp {
   running: RunningApp;
   fastify: FastifyInstance;
   createMerchant(settings?: Record<string, unknown>): Promise<TestMerchantCredentials>;
+  /** The admin CLI's operations on this app's merchants (disable, configure, rotate...). */
+  merchants: ManageMerchants;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startEdgeTestApp(
   return {
     running,
     fastify: (running.app as NestFastifyApplication).getHttpAdapter().getInstance() as unknown as FastifyInstance,
+    merchants,
     async createMerchant(settings = {}) {
       const issued = await merchants.create({ name: 'Test merchant', mode: 'TEST', settings });
       return {
