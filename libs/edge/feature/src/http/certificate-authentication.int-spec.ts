@@ -29,6 +29,7 @@ describe('certificate authentication', () => {
   const certs: Record<string, IssuedCertificate> = {};
   const logLines: Record<string, unknown>[] = [];
   const authMethods: string[] = [];
+  const merchantSettings: Record<string, unknown>[] = [];
   let edge: EdgeTestApp;
   let merchantA: TestMerchantCredentials;
   let merchantB: TestMerchantCredentials;
@@ -48,7 +49,9 @@ describe('certificate authentication', () => {
     certs.unregistered = pki.issue('unregistered', { subject: '/CN=nobody.example' });
 
     standaloneBus.register(SUBJECTS.verification.verify, async (data) => {
-      authMethods.push((data as { envelope: { authMethod: string } }).envelope.authMethod);
+      const envelope = (data as { envelope: { authMethod: string; merchant: { settings: Record<string, unknown> } } }).envelope;
+      authMethods.push(envelope.authMethod);
+      merchantSettings.push(envelope.merchant.settings);
       return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
     });
     const sink = new Writable({
@@ -151,6 +154,9 @@ describe('certificate authentication', () => {
     it('authenticates a registered certificate without a password, as CERTIFICATE', async () => {
       expect((await overTls(orderPath(merchantA), { certificate: certs.a })).status).toBe(201);
       expect(authMethods).toEqual(['CERTIFICATE']);
+      // Registrations stay at the edge: services need none of them.
+      expect(merchantSettings.at(-1)).not.toHaveProperty('clientCertificates');
+      expect(merchantSettings.at(-1)).toHaveProperty('tokenRepository');
     });
 
     it('authenticates a certificate registered by its subject', async () => {
