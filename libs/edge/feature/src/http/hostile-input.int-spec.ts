@@ -63,6 +63,18 @@ describe('hostile input at the edge', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('reads the body whatever the Content-Type says, or without one', async () => {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+      const response = await edge.fastify.inject({
+        method: 'PUT',
+        url: orderUrl(),
+        headers: { authorization: merchant.authorization, ...(contentType ? { 'content-type': contentType } : {}) },
+        payload: VERIFY_TEXT,
+      });
+      expect({ contentType, status: response.statusCode }).toEqual({ contentType, status: 201 });
+    }
+  });
+
   describe('bodies', () => {
     it('refuses a body over the size limit', async () => {
       const big = JSON.stringify({ ...VERIFY, correlationId: 'x'.repeat(5_000) });
