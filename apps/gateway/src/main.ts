@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     const standalone = loadConfig(StandaloneConfig);
     const level = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL! : 'info';
     logger = createLogger({ service: 'gateway', level });
-    const secrets = await loadStandaloneSecrets(standalone);
+    const secrets = await loadStandaloneSecrets(standalone, ['vaultMasterKey', 'vaultFingerprintKey']);
     const postgres = await startEmbeddedPostgres({
       dataDir: path.join(standalone.STANDALONE_DATA_DIR, 'postgres'),
       port: standalone.STANDALONE_PG_PORT,
@@ -46,6 +46,9 @@ async function main(): Promise<void> {
 
     const env = {
       DATABASE_POOL_SIZE: '4',
+      // The vault's keys, generated at first start next to the database they protect.
+      VAULT_MASTER_KEYS: `standalone-1:${secrets.vaultMasterKey}`,
+      VAULT_FINGERPRINT_KEY: secrets.vaultFingerprintKey,
       ...process.env,
       GATEWAY_PROFILE: 'standalone',
       DATABASE_URL: postgres.url,

@@ -31,9 +31,12 @@ export type VerificationStrategy = (typeof VERIFICATION_STRATEGIES)[number];
 export type MerchantMode = (typeof MERCHANT_MODES)[number];
 
 export class TokenRepositorySettings {
-  /** The live repository id; a test merchant's repository is this id prefixed with `Test`. */
+  /**
+   * The live repository id; a test merchant's repository is this id prefixed with `Test`, so
+   * an id that itself starts with `Test` is refused (spec: token response, repositoryId).
+   */
   @IsString()
-  @Matches(/^[\x20-\x7e]{1,12}$/)
+  @Matches(/^(?!Test)[\x20-\x7e]{1,12}$/, { message: 'must be 1 to 12 printable ASCII characters not starting with Test' })
   id: string;
 
   @IsIn(TOKEN_GENERATION_STRATEGIES)

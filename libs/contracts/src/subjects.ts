@@ -11,6 +11,13 @@ export const SUBJECTS = {
   tokenVault: {
     ping: 'token-vault.ping.v1',
     saveToken: 'token-vault.token.save.v1',
+    /** Beyond the spec: POST .../token (create with a generated token), GET and DELETE .../token/{tokenid}. */
+    createToken: 'token-vault.token.create.v1',
+    retrieveToken: 'token-vault.token.retrieve.v1',
+    deleteToken: 'token-vault.token.delete.v1',
+    /** Card custody (card-custody.messages.ts): seal a session's card; an acquirer call on a stored card. */
+    sealCard: 'token-vault.card.seal.v1',
+    acquirerCall: 'token-vault.acquirer.call.v1',
   },
   orderTransaction: {
     ping: 'order-transaction.ping.v1',
@@ -18,11 +25,16 @@ export const SUBJECTS = {
     /** The ledger's two steps around every order operation (see ledger.messages.ts). */
     ledgerBegin: 'order-transaction.ledger.begin.v1',
     ledgerRecord: 'order-transaction.ledger.record.v1',
+    /** GET .../order/{orderid} and GET .../order/{orderid}/transaction/{transactionid} (retrieval.messages.ts). */
+    retrieveOrder: 'order-transaction.order.retrieve.v1',
+    retrieveTransaction: 'order-transaction.transaction.retrieve.v1',
   },
   browserPayment: {
     ping: 'browser-payment.ping.v1',
     initiate: 'browser-payment.initiate.v1',
     confirm: 'browser-payment.confirm.v1',
+    /** The ledger asks browser-payment to refund a provider-funded order (provider-refund.messages.ts). */
+    refund: 'browser-payment.refund.v1',
   },
   verification: {
     ping: 'verification.ping.v1',

@@ -1,1 +1,5 @@
 export * from './api-password';
+export * from './envelope';
+export * from './fingerprint';
+export * from './luhn';
+export * from './secret';

@@ -1,4 +1,6 @@
 export * from './infra';
 export * from './test-cards';
 export * from './database';
+export * from './vault-keys';
+export * from './schema-dump';
 export * from './test-pki';

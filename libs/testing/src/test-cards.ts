@@ -8,7 +8,10 @@ export const TEST_CARD = '5123450000000008';
 /** The test card with its check digit broken: fails Luhn. */
 export const TEST_CARD_LUHN_FAILURE = '5123450000000009';
 
-export const TEST_CARD_NUMBERS = [TEST_CARD, TEST_CARD_LUHN_FAILURE] as const;
+/** The test card with its first digit changed (Luhn recomputed): in no scheme's range. */
+export const TEST_CARD_UNKNOWN_BIN = '1123450000000007';
+
+export const TEST_CARD_NUMBERS = [TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN] as const;
 
 /** Expiries that drive the test acquirer (ARCHITECTURE section 5). */
 export const TEST_EXPIRY = {

@@ -158,6 +158,22 @@ export class DockerfileEmulator {
     return image;
   }
 
+  /**
+   * The build's npm cache: a hard-linked copy of this machine's, so installs stay offline and
+   * fast while anything a RUN step deletes is deleted from the copy only.
+   */
+  private npmCache(): string {
+    const cache = path.join(this.outDir, 'npm-cache');
+    if (!existsSync(cache)) {
+      mkdirSync(cache, { recursive: true });
+      const source = path.join(process.env.HOME ?? '/root', '.npm', '_cacache');
+      if (existsSync(source)) {
+        execFileSync('cp', ['-al', source, path.join(cache, '_cacache')]);
+      }
+    }
+    return cache;
+  }
+
   private run(stage: Stage, buildArgs: Record<string, string>, folder: string): EmulatedImage {
     const root = path.join(this.outDir, folder);
     mkdirSync(root, { recursive: true });
@@ -194,7 +210,15 @@ export class DockerfileEmulator {
           this.log(`[${stage.name}] RUN ${text}`);
           execFileSync('sh', ['-c', instruction.text], {
             cwd: host('.'),
-            env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...stringsOf(args), ...image.env },
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOME: process.env.HOME ?? '/tmp',
+              // A build container has a cache of its own: `npm cache clean` in a RUN step must
+              // not empty the cache of the developer (or of other builds) on this machine.
+              npm_config_cache: this.npmCache(),
+              ...stringsOf(args),
+              ...image.env,
+            },
             stdio: ['ignore', 'pipe', 'pipe'],
             maxBuffer: 64 * 1024 * 1024,
           });

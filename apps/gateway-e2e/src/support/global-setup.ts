@@ -78,6 +78,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
   const ports = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)));
   const pepper = randomBytes(32).toString('hex');
   recordSecret(pepper);
+  const vaultKeys = { master: randomBytes(32).toString('base64'), fingerprint: randomBytes(32).toString('base64') };
+  recordSecret(vaultKeys.master);
+  recordSecret(vaultKeys.fingerprint);
   const redisPrefix = `e2e:${runId}:`;
   const base = `http://127.0.0.1:${ports['api-edge']}`;
   const appEnv: Record<string, Record<string, string>> = {};
@@ -94,6 +97,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
             API_PASSWORD_PEPPER: pepper,
             PUBLIC_BASE_URL: base,
           }
+        : {}),
+      ...(app === 'token-vault'
+        ? { VAULT_MASTER_KEYS: `e2e-1:${vaultKeys.master}`, VAULT_FINGERPRINT_KEY: vaultKeys.fingerprint }
         : {}),
     };
   }

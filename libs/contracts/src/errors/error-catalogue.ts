@@ -35,6 +35,12 @@ export const ERROR_CATALOGUE = {
   REQUEST_REJECTED: { cause: 'REQUEST_REJECTED', status: 403 },
   /** A dependency did not answer in time, or nobody serves the subject. */
   SERVER_BUSY: { cause: 'SERVER_BUSY', status: 503 },
+  /**
+   * A write reached the order ledger with a fencing token older than the order's last one: the
+   * caller's order lock lapsed and another operation has taken the order since. Nothing was
+   * written; the edge answers it as LOCK_FAILURE (201), anything else as a retryable 503.
+   */
+  ORDER_LOCK_LOST: { cause: 'SERVER_BUSY', status: 503 },
   /** The caller is throttled. */
   THROTTLED: { cause: 'SERVER_BUSY', status: 503 },
   /** Anything unexpected. Always carries a support code that is also logged. */

@@ -1,2 +1,5 @@
 export * from './operation.messages';
 export * from './ledger.messages';
+export * from './card-custody.messages';
+export * from './provider-refund.messages';
+export * from './retrieval.messages';

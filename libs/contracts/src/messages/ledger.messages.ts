@@ -1,3 +1,14 @@
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 import { JsonObject } from './operation.messages';
 
@@ -10,12 +21,23 @@ import { JsonObject } from './operation.messages';
  *      token, and answers REPLAY with the stored response when the same (order, transaction,
  *      apiOperation) was already processed with the same canonical body, rejects (400) a
  *      transaction id already used for something else, or says PROCEED with the order as the
- *      ledger knows it (null for a new order).
+ *      ledger knows it (null for a new order). A cheap read: one query, no lock, no write.
  *   2. `record` after the side effect: writes or updates the transaction in one database
- *      transaction with the order row locked (fencing checked again, totals and status
- *      derived, webhook outbox written, response stored for replays) and answers the final
- *      response body, whose `order` group the ledger completes (id, amount, currency, status,
- *      totals, creationTime, lastUpdatedTime).
+ *      transaction with the order row locked (fencing checked again, replay and id reuse
+ *      checked again, totals and status derived, money limits enforced, webhook outbox seam
+ *      called, response stored for replays) and answers the final response body.
+ *
+ * The ledger owns these fields of every response it stores and returns, whatever the caller
+ * put there: `order.{id, amount, currency, status, totalAuthorizedAmount, totalCapturedAmount,
+ * totalRefundedAmount, creationTime, lastUpdatedTime}`, `transaction.{id, type, amount,
+ * currency, targetTransactionId}`, `result`, `response.gatewayCode`, and `timeOfRecord` when the
+ * caller gave none. Card numbers in stored bodies are masked 6.4 (the ledger never stores a
+ * PAN); a service answering with UNMASK adds the full number to its own reply after record.
+ *
+ * Errors: a fencing token older than the order's last one is `ORDER_LOCK_LOST` (the edge
+ * answers LOCK_FAILURE); a replay with another body, a reused transaction id, a currency other
+ * than the order's, or a refund beyond the refundable amount is a 400. A service that gets an
+ * error from `record` after a side effect must reverse that side effect before answering.
  *
  * Amounts are decimal strings ("10.50") everywhere in these messages: never JS numbers.
  */
@@ -53,6 +75,16 @@ export const ORDER_STATUSES = [
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+export const RECORD_MODES = ['CREATE', 'UPDATE'] as const;
+export type RecordMode = (typeof RECORD_MODES)[number];
+
+/** A decimal amount as the ledger's messages carry it: digits, optionally a point and decimals. */
+export const LEDGER_AMOUNT = /^\d{1,13}(\.\d{1,4})?$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const CURRENCY = /^[A-Z]{3}$/;
+/** Gateway codes and funding types are enumerations of upper-case words. */
+const CODE = /^[A-Z0-9_]{1,40}$/;
+
 export interface LedgerTransactionView {
   id: string;
   type: TransactionType;
@@ -75,21 +107,41 @@ export interface LedgerOrderView {
   totalAuthorizedAmount: string;
   totalCapturedAmount: string;
   totalRefundedAmount: string;
+  /** YYYY-MM-DDThh:mm:ss.SSSZ */
+  creationTime: string;
+  lastUpdatedTime: string;
+  /** In the order they were first recorded. */
   transactions: LedgerTransactionView[];
 }
 
 /** `order-transaction.ledger.begin.v1` */
-export interface BeginOperationMessage {
+export class BeginOperationMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
   envelope: RequestEnvelope;
+
+  @IsString()
+  @Length(1, 40)
   orderId: string;
+
+  @IsString()
+  @Length(1, 40)
   transactionId: string;
+
+  @IsString()
+  @Matches(CODE)
   apiOperation: string;
-  /** sha256 (hex) of the canonical request body without `correlationId`. */
+
+  /** sha256 (hex) of the canonical request body without `correlationId` (see canonicalRequestHash). */
+  @Matches(SHA256_HEX)
   requestHash: string;
+
   /**
    * True for operations that address an existing transaction by design
    * (CONFIRM_BROWSER_PAYMENT confirms its initiate's transaction).
    */
+  @IsOptional()
+  @IsBoolean()
   addressesExistingTransaction?: boolean;
 }
 
@@ -97,38 +149,101 @@ export type BeginOperationReply =
   | { outcome: 'PROCEED'; order: LedgerOrderView | null }
   | { outcome: 'REPLAY'; body: JsonObject };
 
-/** `order-transaction.ledger.record.v1` */
-export interface RecordOperationMessage {
-  envelope: RequestEnvelope;
-  orderId: string;
-  transactionId: string;
-  apiOperation: string;
-  requestHash: string;
-  /** CREATE a new transaction, or UPDATE the existing one (a browser payment completing). */
-  mode: 'CREATE' | 'UPDATE';
-  order: {
-    currency: string;
-    /** order.amount as the merchant gave it (defaults to the transaction amount on a new order). */
-    amount?: string;
-    /** Order-level data to keep and return (description, reference, custom, item, tax, shipping...). */
-    details?: JsonObject;
-    /** https URL for webhook notifications on this order, if the request named one. */
-    notificationUrl?: string;
-  };
-  transaction: {
-    type: TransactionType;
-    amount: string;
-    currency: string;
-    result: TransactionResult;
-    gatewayCode: string;
-    targetTransactionId?: string;
-    fundingType?: string;
-  };
+export class RecordOrderData {
+  /** The order's currency: a new order takes it; on an existing order it must be the order's. */
+  @Matches(CURRENCY)
+  currency: string;
+
+  /** order.amount as the merchant gave it (defaults to the transaction amount on a new order). */
+  @IsOptional()
+  @Matches(LEDGER_AMOUNT)
+  amount?: string;
+
   /**
-   * The operation's response body. The ledger adds the `order` fields it owns (status,
-   * totals, amount, currency, id, times) to the `order` group given here, stores the result
-   * for replays and returns it.
+   * Order-level data to keep and return, in the shape the order retrieval returns it at its
+   * top level (description, reference, custom, item, tax, shipping, customer...). Merged into
+   * what the ledger already holds, key by key: a key given here replaces the stored one.
    */
+  @IsOptional()
+  @IsObject()
+  details?: JsonObject;
+
+  /** https URL for webhook notifications on this order, if the request named one. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^https:\/\/\S{4,}$/)
+  notificationUrl?: string;
+}
+
+export class RecordTransactionData {
+  @IsIn(TRANSACTION_TYPES)
+  type: TransactionType;
+
+  @Matches(LEDGER_AMOUNT)
+  amount: string;
+
+  @Matches(CURRENCY)
+  currency: string;
+
+  @IsIn(TRANSACTION_RESULTS)
+  result: TransactionResult;
+
+  @Matches(CODE)
+  gatewayCode: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 40)
+  targetTransactionId?: string;
+
+  @IsOptional()
+  @Matches(CODE)
+  fundingType?: string;
+}
+
+/** `order-transaction.ledger.record.v1` */
+export class RecordOperationMessage {
+  /** Its fencingToken is required: every ledger write is fenced. */
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
+  envelope: RequestEnvelope;
+
+  @IsString()
+  @Length(1, 40)
+  orderId: string;
+
+  @IsString()
+  @Length(1, 40)
+  transactionId: string;
+
+  @IsString()
+  @Matches(CODE)
+  apiOperation: string;
+
+  @Matches(SHA256_HEX)
+  requestHash: string;
+
+  /**
+   * CREATE a new transaction, or UPDATE the existing one (a browser payment completing). An
+   * UPDATE keeps the transaction's type, except REFUND_REQUEST becoming REFUND once approved.
+   */
+  @IsIn(RECORD_MODES)
+  mode: RecordMode;
+
+  @ValidateNested()
+  @Type(() => RecordOrderData)
+  order: RecordOrderData;
+
+  @ValidateNested()
+  @Type(() => RecordTransactionData)
+  transaction: RecordTransactionData;
+
+  /**
+   * The operation's response body, without the fields the edge adds (`merchant`, `version`,
+   * `correlationId`). The ledger completes the fields it owns (see above), stores the result
+   * for replays and retrieval, and returns it.
+   */
+  @IsObject()
   response: JsonObject;
 }
 

@@ -46,6 +46,27 @@ export class TokenOperationMessage {
   body: JsonObject;
 }
 
+/** `POST .../token`: create a token whose id the vault generates (or takes from the body). */
+export class CreateTokenMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
+  envelope: RequestEnvelope;
+
+  @IsObject()
+  body: JsonObject;
+}
+
+/** `GET` and `DELETE .../token/{tokenid}`: no body. */
+export class TokenReferenceMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
+  envelope: RequestEnvelope;
+
+  @IsString()
+  @Length(1, 40)
+  tokenId: string;
+}
+
 /**
  * A service's answer to an operation: the response body without the fields the edge adds
  * to every response (`merchant`, `version`, `correlationId`). Business outcomes (declines,

@@ -12,6 +12,7 @@ import {
   AUTHENTICATION_OPTIONS,
   AuthenticateMerchant,
   DispatchOrderOperation,
+  DispatchOrderRetrieval,
   DispatchTokenOperation,
   JSON_BODY_LIMITS,
   MERCHANT_DIRECTORY_OPTIONS,
@@ -31,6 +32,7 @@ import { ApiPath, VERSION_RANGE } from './http/api-path';
 import { FallbackHttpController } from './http/fallback.http-controller';
 import { MerchantAuthGuard } from './http/merchant-auth.guard';
 import { OrderOperationsHttpController } from './http/order-operations.http-controller';
+import { OrderRetrievalHttpController } from './http/order-retrieval.http-controller';
 import { TokensHttpController } from './http/tokens.http-controller';
 
 /**
@@ -58,7 +60,7 @@ export class EdgeModule {
         }),
       ],
       // The fallback must come last: it answers whatever the others do not.
-      controllers: [OrderOperationsHttpController, TokensHttpController, FallbackHttpController],
+      controllers: [OrderOperationsHttpController, OrderRetrievalHttpController, TokensHttpController, FallbackHttpController],
       providers: [
         { provide: EdgeConfig, useValue: config },
         ...(distributed
@@ -98,6 +100,7 @@ export class EdgeModule {
         AuthenticateMerchant,
         DispatchOrderOperation,
         DispatchTokenOperation,
+        DispatchOrderRetrieval,
         ApiPath,
         ClientCertificateReader,
         MerchantAuthGuard,

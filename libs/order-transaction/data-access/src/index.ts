@@ -1,1 +1,6 @@
 export * from './order-transaction.schema';
+export * from './order.entity';
+export * from './transaction.entity';
+export * from './operation-response.entity';
+export * from './ledger-rows';
+export * from './ledger.repository';

@@ -1,4 +1,8 @@
 import type { ServiceSchema } from '@gateway/platform';
+import { CreateOrderLedger1763900000000 } from './migrations/1763900000000-create-order-ledger';
+import { OperationResponseEntity } from './operation-response.entity';
+import { OrderEntity } from './order.entity';
+import { TransactionEntity } from './transaction.entity';
 
 /**
  * The `order_transaction` schema: owned by order-transaction, migrated by its own SQL migrations, read by no other
@@ -7,6 +11,6 @@ import type { ServiceSchema } from '@gateway/platform';
  */
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
-  entities: [],
-  migrations: [],
+  entities: [OrderEntity, TransactionEntity, OperationResponseEntity],
+  migrations: [CreateOrderLedger1763900000000],
 };

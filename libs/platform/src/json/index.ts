@@ -1,1 +1,2 @@
 export * from './sorted-json';
+export * from './request-hash';

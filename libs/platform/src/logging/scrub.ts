@@ -1,3 +1,5 @@
+import { passesLuhn } from '@gateway/crypto';
+
 /**
  * Defence in depth for PCI: code never logs request bodies or card data on purpose, and this
  * scrubber catches what slips through. Keys that name secrets are replaced whatever their
@@ -44,22 +46,4 @@ export function scrub(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) {
-      return false;
-    }
-    if (double) {
-      d *= 2;
-      if (d > 9) {
-        d -= 9;
-      }
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
+export { passesLuhn };

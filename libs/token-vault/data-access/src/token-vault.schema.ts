@@ -1,4 +1,7 @@
 import type { ServiceSchema } from '@gateway/platform';
+import { DataKeyEntity } from './data-key.entity';
+import { CreateTokenVault1763900000000 } from './migrations/1763900000000-create-token-vault';
+import { TokenEntity } from './token.entity';
 
 /**
  * The `token_vault` schema: owned by token-vault, migrated by its own SQL migrations, read by no other
@@ -7,6 +10,6 @@ import type { ServiceSchema } from '@gateway/platform';
  */
 export const TOKEN_VAULT_SCHEMA: ServiceSchema = {
   schema: 'token_vault',
-  entities: [],
-  migrations: [],
+  entities: [DataKeyEntity, TokenEntity],
+  migrations: [CreateTokenVault1763900000000],
 };

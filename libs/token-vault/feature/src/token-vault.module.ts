@@ -1,13 +1,33 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TOKEN_VAULT_SCHEMA } from '@gateway/token-vault/data-access';
+import { VaultKeys } from '@gateway/crypto';
+import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
+import {
+  ACQUIRER_VERIFIER,
+  AcquirerVerificationNotAvailable,
+  BuiltInTokenServiceProviders,
+  CardVerification,
+  DeleteToken,
+  FINGERPRINTER,
+  RetrieveToken,
+  SaveToken,
+  TEST_P2PE_SCHEME,
+  TOKEN_SERVICE_PROVIDERS,
+  TOKEN_STORE,
+  TokenSealing,
+  VAULT_KEYS,
+} from '@gateway/token-vault/domain';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { TokenVaultConfig } from './token-vault.config';
 import { PingNatsController } from './ping.nats-controller';
+import { TokensNatsController } from './tokens.nats-controller';
+import { VaultKeysLifecycle } from './vault-keys.lifecycle';
+import { loadVaultSecrets } from './vault-secrets';
 
 /** The card and account vault: tokens, encrypted account identifiers, keyed fingerprints. */
 @Module({})
 export class TokenVaultModule {
   static forRoot(config: TokenVaultConfig): DynamicModule {
+    const secrets = loadVaultSecrets(config);
     return {
       module: TokenVaultModule,
       imports: [
@@ -17,8 +37,30 @@ export class TokenVaultModule {
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
       ],
-      controllers: [PingNatsController],
-      providers: [{ provide: TokenVaultConfig, useValue: config }],
+      controllers: [PingNatsController, TokensNatsController],
+      providers: [
+        { provide: TokenVaultConfig, useValue: config },
+        DataKeyRepository,
+        TokenRepository,
+        { provide: TOKEN_STORE, useExisting: TokenRepository },
+        {
+          provide: VAULT_KEYS,
+          useFactory: (store: DataKeyRepository) =>
+            new VaultKeys(store, secrets.masterKeys, { refreshIntervalMs: config.VAULT_KEY_REFRESH_MS }),
+          inject: [DataKeyRepository],
+        },
+        { provide: FINGERPRINTER, useValue: secrets.fingerprinter },
+        { provide: TEST_P2PE_SCHEME, useValue: secrets.p2pe },
+        { provide: TOKEN_SERVICE_PROVIDERS, useValue: new BuiltInTokenServiceProviders(config.VAULT_TSP_SIMULATOR) },
+        // Phase 2 (issue 5 after issue 4): an adapter asking the verification service over NATS.
+        { provide: ACQUIRER_VERIFIER, useClass: AcquirerVerificationNotAvailable },
+        VaultKeysLifecycle,
+        TokenSealing,
+        CardVerification,
+        SaveToken,
+        RetrieveToken,
+        DeleteToken,
+      ],
     };
   }
 }

@@ -80,6 +80,15 @@ export class DispatchOrderOperation {
       };
       const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
       return { apiOperation, body: reply.body };
+    } catch (err) {
+      // The ledger refused a stale fencing token: our lease lapsed and another operation took
+      // the order. Nothing was written (services reverse their side effects first), so it is
+      // answered like a lock we could not get, and the merchant may retry with the same id.
+      if (err instanceof GatewayError && err.code === 'ORDER_LOCK_LOST') {
+        this.metrics.lockFailures.inc();
+        return { apiOperation, body: lockFailureBody(command.orderId, command.transactionId) };
+      }
+      throw err;
     } finally {
       lease.release().catch((err: unknown) => this.logger.warn({ err }, 'order lock release failed'));
     }

@@ -14,6 +14,9 @@ export interface EdgeHttpLimits {
   maxUrlLength: number;
 }
 
+/** EdgeConfig's defaults, for callers that set up the HTTP plumbing without a config. */
+const DEFAULT_LIMITS: EdgeHttpLimits = { maxUrlLength: new EdgeConfig().HTTP_URL_MAX_LENGTH };
+
 /**
  * The edge's HTTP server as every main starts it: HTTPS when configured (with client
  * certificates), the proxies whose forwarded headers are believed, and the transport limits
@@ -46,7 +49,7 @@ export function edgeServerOptions(
  * - an over-long URL is refused before anything else looks at it;
  * - every response is counted in the latency histogram and written to the access log.
  */
-export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, metrics: Metrics, limits: EdgeHttpLimits): void {
+export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, metrics: Metrics, limits: EdgeHttpLimits = DEFAULT_LIMITS): void {
   fastify.removeAllContentTypeParsers();
   // Bytes, not text: decoding is the JSON layer's, which refuses what is not UTF-8 instead of
   // letting it become U+FFFD.

@@ -20,6 +20,8 @@ export function correlationIdOf(request: ApiRequest, body: JsonObject): string |
  * path called with another method (405, with an Allow header).
  */
 export const API_ROUTES: { pattern: RegExp; methods: string[] }[] = [
-  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/order\/[^/]+\/transaction\/[^/]+$/, methods: ['PUT'] },
-  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token\/[^/]+$/, methods: ['PUT'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/order\/[^/]+\/transaction\/[^/]+$/, methods: ['GET', 'PUT'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/order\/[^/]+$/, methods: ['GET'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token\/[^/]+$/, methods: ['PUT', 'GET', 'DELETE'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token$/, methods: ['POST'] },
 ];

@@ -1,4 +1,4 @@
-import { Controller, Header, HttpCode, Inject, Param, Put, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
 import {
   checkTokenId,
   DispatchTokenOperation,
@@ -6,8 +6,10 @@ import {
   JsonBodyLimits,
   parseJsonBody,
   renderResponse,
+  TokenRequestContext,
   toMerchantContext,
 } from '@gateway/edge/domain';
+import { JsonObject } from '@gateway/contracts';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
 import { correlationIdOf, JSON_CONTENT_TYPE } from './http-conventions';
@@ -47,5 +49,56 @@ export class TokensHttpController {
     });
     request.apiResult = typeof reply.result === 'string' ? reply.result : undefined;
     return renderResponse(reply, { merchantId: merchant.id, version, correlationId });
+  }
+
+  /** Beyond the spec: create a token with an id the vault generates (docs/api-extensions.md). */
+  @Post()
+  @HttpCode(201)
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  async post(@Req() request: ApiRequest, @Param('version') rawVersion: string, @Param('merchantId') rawMerchantId: string): Promise<string> {
+    const context = this.context(request, rawVersion, rawMerchantId, 'CREATE_TOKEN');
+    const body = parseJsonBody(request.body, this.bodyLimits);
+    return this.render(request, context, await this.dispatch.create({ ...context, body }), correlationIdOf(request, body));
+  }
+
+  /** Beyond the spec: the token as stored, card data masked. */
+  @Get(':tokenId')
+  @HttpCode(200)
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  async get(
+    @Req() request: ApiRequest,
+    @Param('version') rawVersion: string,
+    @Param('merchantId') rawMerchantId: string,
+    @Param('tokenId') rawTokenId: string,
+  ): Promise<string> {
+    const context = this.context(request, rawVersion, rawMerchantId, 'RETRIEVE_TOKEN');
+    const tokenId = checkTokenId(rawTokenId);
+    return this.render(request, context, await this.dispatch.retrieve({ ...context, tokenId }));
+  }
+
+  /** Beyond the spec: removes the token and its card data. */
+  @Delete(':tokenId')
+  @HttpCode(200)
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  async delete(
+    @Req() request: ApiRequest,
+    @Param('version') rawVersion: string,
+    @Param('merchantId') rawMerchantId: string,
+    @Param('tokenId') rawTokenId: string,
+  ): Promise<string> {
+    const context = this.context(request, rawVersion, rawMerchantId, 'DELETE_TOKEN');
+    const tokenId = checkTokenId(rawTokenId);
+    return this.render(request, context, await this.dispatch.remove({ ...context, tokenId }));
+  }
+
+  private context(request: ApiRequest, rawVersion: string, rawMerchantId: string, operation: string): TokenRequestContext {
+    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+    request.apiOperation = operation;
+    return { merchant: toMerchantContext(merchant), authMethod: request.authenticated!.method, apiVersion: version, requestId: request.requestId };
+  }
+
+  private render(request: ApiRequest, context: TokenRequestContext, reply: JsonObject, correlationId?: string): string {
+    request.apiResult = typeof reply.result === 'string' ? reply.result : undefined;
+    return renderResponse(reply, { merchantId: context.merchant.id, version: context.apiVersion, correlationId });
   }
 }

@@ -1,0 +1,278 @@
+import { randomBytes } from 'node:crypto';
+import { Module } from '@nestjs/common';
+import {
+  JsonObject,
+  MerchantContext,
+  RecordOperationMessage,
+  RecordOperationReply,
+  SUBJECTS,
+} from '@gateway/contracts';
+import { MerchantRepository } from '@gateway/edge/data-access';
+import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
+import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
+import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
+import {
+  bootstrapApp,
+  canonicalJson,
+  canonicalRequestHash,
+  createLogger,
+  createMessageServer,
+  loadConfig,
+  MessageBus,
+  messagingOptions,
+  Metrics,
+  PlatformModule,
+  RunningApp,
+} from '@gateway/platform';
+import { TEST_CARD } from '@gateway/testing';
+
+/**
+ * Retrieval through the edge's HTTP surface, answered by the real ledger: the edge and
+ * order-transaction in one Nest app on the in-process bus (the standalone profile's wiring),
+ * the run's Postgres, orders seeded through the ledger's record subject as services do.
+ */
+const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
+let running: RunningApp;
+let bus: MessageBus;
+let manage: ManageMerchants;
+
+beforeAll(async () => {
+  const env = {
+    GATEWAY_PROFILE: 'standalone',
+    DATABASE_URL: process.env.TEST_DATABASE_URL,
+    DATABASE_POOL_SIZE: '4',
+    API_PASSWORD_PEPPER: PEPPER,
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+  };
+  const edge = loadConfig(EdgeConfig, env);
+  const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const metrics = new Metrics();
+  const messaging = messagingOptions(edge, 'gateway');
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
+      EdgeModule.forRoot(edge),
+      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
+    ],
+  })
+  class RetrievalTestModule {}
+  running = await bootstrapApp({
+    module: RetrievalTestModule,
+    logger,
+    host: edge.HTTP_HOST,
+    port: edge.HTTP_PORT,
+    shutdownGraceMs: 5_000,
+    messageServer: createMessageServer(messaging, 5_000),
+    ...edgeServerOptions(edge, logger, metrics),
+  });
+  bus = running.app.get(MessageBus);
+  manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
+});
+
+afterAll(async () => {
+  await running?.shutdown('tests done');
+});
+
+interface Merchant {
+  context: MerchantContext;
+  authorization: string;
+  base: string;
+}
+
+async function newMerchant(): Promise<Merchant> {
+  const id = `INTR${randomBytes(5).toString('hex').toUpperCase()}`;
+  const issued = await manage.create({ id, name: 'Retrieval test', mode: 'TEST' });
+  return {
+    context: toMerchantContext(issued.merchant),
+    authorization: `Basic ${Buffer.from(`merchant.${id}:${issued.password}`).toString('base64')}`,
+    base: `/api/rest/version/100/merchant/${id}`,
+  };
+}
+
+let fence = 1_000n;
+
+/** What a service does after its side effect: record the operation in the ledger. */
+function record(
+  merchant: Merchant,
+  orderId: string,
+  transactionId: string,
+  apiOperation: string,
+  recorded: Pick<RecordOperationMessage, 'transaction' | 'response'> & Partial<Pick<RecordOperationMessage, 'mode' | 'order'>>,
+): Promise<RecordOperationReply> {
+  fence += 1n;
+  const message: RecordOperationMessage = {
+    envelope: {
+      merchant: merchant.context,
+      apiVersion: 100,
+      requestId: `seed-${fence}`,
+      authMethod: 'PASSWORD',
+      fencingToken: fence.toString(),
+    },
+    orderId,
+    transactionId,
+    apiOperation,
+    requestHash: canonicalRequestHash({ apiOperation, transactionId }),
+    mode: recorded.mode ?? 'CREATE',
+    order: recorded.order ?? { currency: recorded.transaction.currency },
+    transaction: recorded.transaction,
+    response: recorded.response,
+  };
+  return bus.request(SUBJECTS.orderTransaction.ledgerRecord, message);
+}
+
+async function get(path: string, authorization: string, method = 'GET') {
+  const response = await fetch(`${running.url}${path}`, { method, headers: { authorization } });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as JsonObject };
+}
+
+const card = { type: 'CARD', provided: { card: { number: TEST_CARD, brand: 'MASTERCARD', expiry: { month: '1', year: '39' } } } };
+
+async function authorizedAndPartlyCaptured(merchant: Merchant, orderId: string) {
+  await record(merchant, orderId, 'auth-1', 'AUTHORIZE', {
+    transaction: { type: 'AUTHORIZATION', amount: '100.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
+    order: { currency: 'USD', amount: '100.00', details: { description: 'Blue widgets', reference: 'cart-42' } },
+    response: { sourceOfFunds: card, transaction: { authorizationCode: '123456' } },
+  });
+  await record(merchant, orderId, 'capture-1', 'CAPTURE', {
+    transaction: { type: 'CAPTURE', amount: '30.10', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', targetTransactionId: 'auth-1' },
+    response: {},
+  });
+}
+
+describe('GET .../order/{orderid}', () => {
+  it('returns the order with its transactions, totals and status, keys sorted, card numbers masked (200)', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    await authorizedAndPartlyCaptured(merchant, orderId);
+
+    const { status, text, body, headers } = await get(`${merchant.base}/order/${orderId}`, merchant.authorization);
+
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(text).toBe(canonicalJson(body));
+    expect(text).not.toContain(TEST_CARD);
+    expect(body).toMatchObject({
+      merchant: merchant.context.id,
+      version: '100',
+      result: 'SUCCESS',
+      id: orderId,
+      amount: 100,
+      currency: 'USD',
+      status: 'PARTIALLY_CAPTURED',
+      totalAuthorizedAmount: 100,
+      totalCapturedAmount: 30.1,
+      totalRefundedAmount: 0,
+      description: 'Blue widgets',
+      reference: 'cart-42',
+    });
+    const transactions = body.transaction as JsonObject[];
+    expect(transactions.map((t) => (t.transaction as JsonObject).id)).toEqual(['auth-1', 'capture-1']);
+    expect(transactions[0]).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
+      transaction: { type: 'AUTHORIZATION', amount: 100, authorizationCode: '123456' },
+      // Every transaction shows the order as it is now, not as it was when it was recorded.
+      order: { status: 'PARTIALLY_CAPTURED', totalCapturedAmount: 30.1 },
+    });
+    expect(transactions[1]).toMatchObject({ transaction: { type: 'CAPTURE', amount: 30.1, targetTransactionId: 'auth-1' } });
+    expect(body.creationTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('answers 404 in the API\'s error shape for an order the merchant does not have, even one another merchant has', async () => {
+    const owner = await newMerchant();
+    const stranger = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    await authorizedAndPartlyCaptured(owner, orderId);
+
+    const { status, text } = await get(`${stranger.base}/order/${orderId}`, stranger.authorization);
+    expect(status).toBe(404);
+    expect(text).toBe(
+      `{"error":{"cause":"INVALID_REQUEST","explanation":"No order '${orderId}' was found for this merchant."},"result":"ERROR"}`,
+    );
+  });
+});
+
+describe('GET .../order/{orderid}/transaction/{transactionid}', () => {
+  it('returns the transaction\'s stored response with the order\'s current totals (200)', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    await authorizedAndPartlyCaptured(merchant, orderId);
+
+    const { status, body, text } = await get(`${merchant.base}/order/${orderId}/transaction/auth-1`, merchant.authorization);
+    expect(status).toBe(200);
+    expect(text).toBe(canonicalJson(body));
+    expect(body).toMatchObject({
+      merchant: merchant.context.id,
+      version: '100',
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', brand: 'MASTERCARD' } } },
+      transaction: { id: 'auth-1', type: 'AUTHORIZATION', amount: 100, currency: 'USD', authorizationCode: '123456' },
+      order: { id: orderId, status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 100, totalCapturedAmount: 30.1 },
+    });
+    const whole = await get(`${merchant.base}/order/${orderId}`, merchant.authorization);
+    const { merchant: _m, version: _v, ...transactionAlone } = body;
+    expect((whole.body.transaction as JsonObject[])[0]).toEqual(transactionAlone);
+  });
+
+  it('reads a confirmed browser payment as its latest operation (the confirm)', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    const payment = { type: 'PAYMENT' as const, currency: 'EUR', fundingType: 'PROVIDER_A' };
+    await record(merchant, orderId, 'bp', 'INITIATE_BROWSER_PAYMENT', {
+      transaction: { ...payment, amount: '12.00', result: 'PENDING', gatewayCode: 'SUBMITTED' },
+      response: { browserPayment: { interaction: { status: 'INITIATED' } } },
+    });
+    const pending = await get(`${merchant.base}/order/${orderId}/transaction/bp`, merchant.authorization);
+    expect(pending.body).toMatchObject({ result: 'PENDING', order: { status: 'INITIATED' }, response: { gatewayCode: 'SUBMITTED' } });
+
+    await record(merchant, orderId, 'bp', 'CONFIRM_BROWSER_PAYMENT', {
+      mode: 'UPDATE',
+      transaction: { ...payment, amount: '11.50', result: 'SUCCESS', gatewayCode: 'APPROVED' },
+      order: { currency: 'EUR', amount: '11.50' },
+      response: { browserPayment: { interaction: { status: 'COMPLETED' } } },
+    });
+    const done = await get(`${merchant.base}/order/${orderId}/transaction/bp`, merchant.authorization);
+    expect(done.body).toMatchObject({
+      result: 'SUCCESS',
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+      transaction: { amount: 11.5, currency: 'EUR' },
+      order: { status: 'CAPTURED', amount: 11.5, totalCapturedAmount: 11.5 },
+    });
+  });
+
+  it('answers 404 for a transaction the order does not have', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    await authorizedAndPartlyCaptured(merchant, orderId);
+    const { status, body } = await get(`${merchant.base}/order/${orderId}/transaction/refund-9`, merchant.authorization);
+    expect(status).toBe(404);
+    expect(body).toEqual({
+      error: { cause: 'INVALID_REQUEST', explanation: `No transaction 'refund-9' was found on order '${orderId}'.` },
+      result: 'ERROR',
+    });
+  });
+});
+
+describe('retrieval requests the edge refuses', () => {
+  it('checks credentials first (401), then path identifiers (400 on orderid)', async () => {
+    const merchant = await newMerchant();
+    const unauthenticated = await get(`${merchant.base}/order/o1`, 'Basic bm9ib2R5OndoYXRldmVy');
+    expect(unauthenticated.status).toBe(401);
+    const tooLong = await get(`${merchant.base}/order/${'x'.repeat(41)}`, merchant.authorization);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', field: 'orderid', validationType: 'INVALID' } });
+  });
+
+  it('answers other methods with 405 and the methods the path allows', async () => {
+    const merchant = await newMerchant();
+    const onOrder = await get(`${merchant.base}/order/o1`, merchant.authorization, 'POST');
+    expect(onOrder.status).toBe(405);
+    expect(onOrder.headers.get('allow')).toBe('GET');
+    const onTransaction = await get(`${merchant.base}/order/o1/transaction/t1`, merchant.authorization, 'DELETE');
+    expect(onTransaction.status).toBe(405);
+    expect(onTransaction.headers.get('allow')).toBe('GET, PUT');
+  });
+});

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AuthMethod,
+  JsonObject,
+  MerchantContext,
+  OperationReply,
+  RetrieveOrderMessage,
+  RetrieveTransactionMessage,
+  SUBJECTS,
+} from '@gateway/contracts';
+import { MessageBus } from '@gateway/platform';
+
+export interface OrderRetrievalCommand {
+  merchant: MerchantContext;
+  authMethod: AuthMethod;
+  apiVersion: number;
+  requestId: string;
+  orderId: string;
+  /** Absent: the whole order; present: one transaction on it. */
+  transactionId?: string;
+}
+
+/**
+ * GET .../order/{orderid}[/transaction/{transactionid}]: a read from the ledger. No order lock:
+ * the ledger answers from committed data, and a read never blocks an operation.
+ */
+@Injectable()
+export class DispatchOrderRetrieval {
+  constructor(private readonly bus: MessageBus) {}
+
+  async execute(command: OrderRetrievalCommand): Promise<JsonObject> {
+    const envelope = {
+      merchant: command.merchant,
+      apiVersion: command.apiVersion,
+      requestId: command.requestId,
+      authMethod: command.authMethod,
+    };
+    const reply =
+      command.transactionId === undefined
+        ? await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveOrder, {
+            envelope,
+            orderId: command.orderId,
+          } satisfies RetrieveOrderMessage)
+        : await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, {
+            envelope,
+            orderId: command.orderId,
+            transactionId: command.transactionId,
+          } satisfies RetrieveTransactionMessage);
+    return reply.body;
+  }
+}

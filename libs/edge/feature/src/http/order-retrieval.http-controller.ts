@@ -1,0 +1,69 @@
+import { Controller, Get, Header, HttpCode, Param, Req, UseGuards } from '@nestjs/common';
+import { checkOrderId, checkTransactionId, DispatchOrderRetrieval, renderResponse, toMerchantContext } from '@gateway/edge/domain';
+import { ApiPath } from './api-path';
+import { ApiRequest } from './api-request';
+import { JSON_CONTENT_TYPE } from './http-conventions';
+import { MerchantAuthGuard } from './merchant-auth.guard';
+
+/**
+ * Retrieval (issue 6): the order with its transactions, or one transaction, as the ledger
+ * holds them. 200; an unknown order or transaction is a 404 in the API's error shape
+ * (docs/decisions/order-retrieval.md).
+ */
+@Controller('api/rest/version/:version/merchant/:merchantId/order/:orderId')
+@UseGuards(MerchantAuthGuard)
+export class OrderRetrievalHttpController {
+  constructor(
+    private readonly path: ApiPath,
+    private readonly retrieve: DispatchOrderRetrieval,
+  ) {}
+
+  @Get()
+  @HttpCode(200)
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  order(
+    @Req() request: ApiRequest,
+    @Param('version') rawVersion: string,
+    @Param('merchantId') rawMerchantId: string,
+    @Param('orderId') rawOrderId: string,
+  ): Promise<string> {
+    return this.serve(request, 'RETRIEVE_ORDER', rawVersion, rawMerchantId, rawOrderId);
+  }
+
+  @Get('transaction/:transactionId')
+  @HttpCode(200)
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  transaction(
+    @Req() request: ApiRequest,
+    @Param('version') rawVersion: string,
+    @Param('merchantId') rawMerchantId: string,
+    @Param('orderId') rawOrderId: string,
+    @Param('transactionId') rawTransactionId: string,
+  ): Promise<string> {
+    return this.serve(request, 'RETRIEVE_TRANSACTION', rawVersion, rawMerchantId, rawOrderId, rawTransactionId);
+  }
+
+  private async serve(
+    request: ApiRequest,
+    operation: string,
+    rawVersion: string,
+    rawMerchantId: string,
+    rawOrderId: string,
+    rawTransactionId?: string,
+  ): Promise<string> {
+    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+    const orderId = checkOrderId(rawOrderId);
+    const transactionId = rawTransactionId === undefined ? undefined : checkTransactionId(rawTransactionId);
+    request.apiOperation = operation;
+    const body = await this.retrieve.execute({
+      merchant: toMerchantContext(merchant),
+      authMethod: request.authenticated!.method,
+      apiVersion: version,
+      requestId: request.requestId,
+      orderId,
+      transactionId,
+    });
+    request.apiResult = typeof body.result === 'string' ? body.result : undefined;
+    return renderResponse(body, { merchantId: merchant.id, version });
+  }
+}

@@ -1,0 +1,70 @@
+import type { JsonObject, OrderStatus, TransactionResult, TransactionType } from '@gateway/contracts';
+
+/** An order as the ledger reads it. Money and fencing tokens are exact decimal strings. */
+export interface OrderRow {
+  merchantId: string;
+  orderId: string;
+  currency: string;
+  amount: string;
+  status: OrderStatus;
+  totalAuthorizedAmount: string;
+  totalCapturedAmount: string;
+  totalRefundedAmount: string;
+  details: JsonObject;
+  notificationUrl: string | null;
+  lastFencingToken: string;
+  operationCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TransactionRow {
+  transactionId: string;
+  sequence: number;
+  apiOperation: string;
+  type: TransactionType;
+  amount: string;
+  currency: string;
+  result: TransactionResult;
+  gatewayCode: string;
+  targetTransactionId: string | null;
+  fundingType: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StoredResponse {
+  requestHash: string;
+  body: JsonObject;
+}
+
+/** What begin and record need to know about an order besides its row. */
+export interface OrderContents {
+  /** By sequence: the order they were first recorded in. */
+  transactions: TransactionRow[];
+  /** The response stored for the (transaction, apiOperation) asked about, if any. */
+  stored: StoredResponse | null;
+}
+
+/** The values of a transaction a record writes (inserted, or updated in place). */
+export interface TransactionWrite {
+  transactionId: string;
+  apiOperation: string;
+  type: TransactionType;
+  amount: string;
+  currency: string;
+  result: TransactionResult;
+  gatewayCode: string;
+  targetTransactionId: string | null;
+  fundingType: string | null;
+}
+
+/** Everything one record writes: the order row, the transaction, the stored response. */
+export interface LedgerWrite {
+  order: Omit<OrderRow, 'createdAt'>;
+  transaction: TransactionWrite;
+  response: { apiOperation: string; requestHash: string; body: JsonObject };
+  /** The order's operation count after this write: numbers the new rows. */
+  sequence: number;
+  at: Date;
+}

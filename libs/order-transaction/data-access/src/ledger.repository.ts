@@ -1,0 +1,287 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { JsonObject } from '@gateway/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+import { LedgerWrite, OrderContents, OrderRow, StoredResponse, TransactionRow } from './ledger-rows';
+
+const ORDER_COLUMNS = `
+  o.merchant_id AS "merchantId", o.order_id AS "orderId", o.currency, o.amount::text AS amount, o.status,
+  o.total_authorized_amount::text AS "totalAuthorizedAmount", o.total_captured_amount::text AS "totalCapturedAmount",
+  o.total_refunded_amount::text AS "totalRefundedAmount", o.details, o.notification_url AS "notificationUrl",
+  o.last_fencing_token::text AS "lastFencingToken", o.operation_count AS "operationCount",
+  o.created_at AS "createdAt", o.updated_at AS "updatedAt"`;
+
+/** The order's transactions as one JSON array (amounts as text: JSON numbers would round). */
+const TRANSACTIONS_OF_ORDER = `
+  COALESCE((
+    SELECT json_agg(json_build_object(
+      'transactionId', t.transaction_id, 'sequence', t.sequence, 'apiOperation', t.api_operation,
+      'type', t.type, 'amount', t.amount::text, 'currency', t.currency, 'result', t.result,
+      'gatewayCode', t.gateway_code, 'targetTransactionId', t.target_transaction_id,
+      'fundingType', t.funding_type, 'createdAt', t.created_at, 'updatedAt', t.updated_at
+    ) ORDER BY t.sequence)
+    FROM order_transaction.transactions t
+    WHERE t.merchant_id = o.merchant_id AND t.order_id = o.order_id
+  ), '[]'::json)`;
+
+const STORED_RESPONSE = `
+  (SELECT json_build_object('requestHash', r.request_hash, 'body', r.body)
+     FROM order_transaction.operation_responses r
+    WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id
+      AND r.transaction_id = $3 AND r.api_operation = $4)`;
+
+type RawTransaction = Omit<TransactionRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
+
+interface ContentsRow {
+  transactions: RawTransaction[];
+  stored: StoredResponse | null;
+}
+
+/**
+ * The ledger's SQL. Every query is hand-written so each protocol step costs a known, small
+ * number of round trips: begin is one read; a record is lock, read, one write statement.
+ */
+@Injectable()
+export class LedgerRepository {
+  constructor(@InjectDataSource('order_transaction') private readonly dataSource: DataSource) {}
+
+  static over(dataSource: DataSource): LedgerRepository {
+    return new LedgerRepository(dataSource);
+  }
+
+  /** Begin's single read: the order, its transactions and the stored response for this operation. */
+  async findForBegin(
+    merchantId: string,
+    orderId: string,
+    transactionId: string,
+    apiOperation: string,
+  ): Promise<{ order: OrderRow; contents: OrderContents } | null> {
+    const rows: (OrderRow & ContentsRow)[] = await this.dataSource.query(
+      `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
+         FROM order_transaction.orders o
+        WHERE o.merchant_id = $1 AND o.order_id = $2`,
+      [merchantId, orderId, transactionId, apiOperation],
+    );
+    if (rows.length === 0) {
+      return null;
+    }
+    const { transactions, stored, ...order } = rows[0];
+    return { order, contents: { transactions: transactions.map(toTransactionRow), stored } };
+  }
+
+  async findOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
+    const rows: OrderRow[] = await this.dataSource.query(
+      `SELECT ${ORDER_COLUMNS} FROM order_transaction.orders o WHERE o.merchant_id = $1 AND o.order_id = $2`,
+      [merchantId, orderId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The stored response of each transaction's latest operation, in transaction order. */
+  async latestResponses(merchantId: string, orderId: string): Promise<JsonObject[]> {
+    const rows: { body: JsonObject }[] = await this.dataSource.query(
+      `SELECT latest.body
+         FROM order_transaction.transactions t
+         JOIN LATERAL (
+           SELECT r.body FROM order_transaction.operation_responses r
+            WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
+            ORDER BY r.sequence DESC LIMIT 1
+         ) latest ON true
+        WHERE t.merchant_id = $1 AND t.order_id = $2
+        ORDER BY t.sequence`,
+      [merchantId, orderId],
+    );
+    return rows.map((r) => r.body);
+  }
+
+  /** The order and the stored response of the transaction's latest operation (null: no such transaction). */
+  async findTransactionResponse(
+    merchantId: string,
+    orderId: string,
+    transactionId: string,
+  ): Promise<{ order: OrderRow; body: JsonObject | null } | null> {
+    const rows: (OrderRow & { latestBody: JsonObject | null })[] = await this.dataSource.query(
+      `SELECT ${ORDER_COLUMNS}, latest.body AS "latestBody"
+         FROM order_transaction.orders o
+         LEFT JOIN LATERAL (
+           SELECT r.body FROM order_transaction.operation_responses r
+            WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id AND r.transaction_id = $3
+            ORDER BY r.sequence DESC LIMIT 1
+         ) latest ON true
+        WHERE o.merchant_id = $1 AND o.order_id = $2`,
+      [merchantId, orderId, transactionId],
+    );
+    if (rows.length === 0) {
+      return null;
+    }
+    const { latestBody, ...order } = rows[0];
+    return { order, body: latestBody };
+  }
+
+  /** Runs `work` in one database transaction (READ COMMITTED; the order row lock serialises). */
+  transaction<T>(work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction((manager) => work(new LedgerWriter(manager)));
+  }
+}
+
+/** The ledger's statements inside a record's database transaction. */
+export class LedgerWriter {
+  constructor(readonly manager: EntityManager) {}
+
+  /**
+   * Locks the order row until commit. A separate statement from the reads that follow on
+   * purpose: under READ COMMITTED a statement that waited for the lock still reads with the
+   * snapshot it started with, so reading the transactions in the same statement could miss
+   * the ones the previous lock holder just committed.
+   */
+  async lockOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
+    const rows: OrderRow[] = await this.manager.query(
+      `SELECT ${ORDER_COLUMNS} FROM order_transaction.orders o
+        WHERE o.merchant_id = $1 AND o.order_id = $2 FOR UPDATE`,
+      [merchantId, orderId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** After lockOrder: the order's transactions and the response stored for this operation. */
+  async readContents(
+    merchantId: string,
+    orderId: string,
+    transactionId: string,
+    apiOperation: string,
+  ): Promise<OrderContents> {
+    const rows: ContentsRow[] = await this.manager.query(
+      `SELECT ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
+         FROM order_transaction.orders o
+        WHERE o.merchant_id = $1 AND o.order_id = $2`,
+      [merchantId, orderId, transactionId, apiOperation],
+    );
+    return { transactions: rows[0].transactions.map(toTransactionRow), stored: rows[0].stored };
+  }
+
+  /**
+   * A new order with its first transaction and stored response, in one statement. False when
+   * the order exists after all (created concurrently): nothing was written then, and the
+   * caller continues as for an existing order.
+   */
+  async insertNewOrder(write: LedgerWrite): Promise<boolean> {
+    const { order, transaction: t, response, at } = write;
+    const rows: unknown[] = await this.manager.query(
+      `WITH new_order AS (
+         INSERT INTO order_transaction.orders (merchant_id, order_id, currency, amount, status,
+           total_authorized_amount, total_captured_amount, total_refunded_amount, details,
+           notification_url, last_fencing_token, operation_count, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, 1, $12, $12)
+         ON CONFLICT (merchant_id, order_id) DO NOTHING
+         RETURNING merchant_id, order_id
+       ), new_transaction AS (
+         INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
+           api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
+           funding_type, created_at, updated_at)
+         SELECT merchant_id, order_id, $13, 1, $14, $15, $16::numeric, $17, $18, $19, $20, $21,
+           $12::timestamptz, $12::timestamptz
+           FROM new_order
+         RETURNING merchant_id, order_id, transaction_id
+       )
+       INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
+         api_operation, sequence, request_hash, body, created_at)
+       SELECT merchant_id, order_id, transaction_id, $14, 1, $22, $23::jsonb, $12::timestamptz
+         FROM new_transaction
+       RETURNING 1`,
+      [
+        ...orderValues(order),
+        at,
+        t.transactionId,
+        response.apiOperation,
+        t.type,
+        t.amount,
+        t.currency,
+        t.result,
+        t.gatewayCode,
+        t.targetTransactionId,
+        t.fundingType,
+        response.requestHash,
+        JSON.stringify(response.body),
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * After lockOrder: the order's new state, the transaction (inserted, or updated keeping its
+   * sequence, creating operation and creation time) and the stored response, in one statement.
+   */
+  async applyToOrder(write: LedgerWrite): Promise<void> {
+    const { order, transaction: t, response, at, sequence } = write;
+    const rows: unknown[] = await this.manager.query(
+      `WITH updated_order AS (
+         UPDATE order_transaction.orders
+            SET currency = $3, amount = $4, status = $5, total_authorized_amount = $6,
+                total_captured_amount = $7, total_refunded_amount = $8, details = $9::jsonb,
+                notification_url = $10, last_fencing_token = $11, operation_count = $24,
+                updated_at = $12
+          WHERE merchant_id = $1 AND order_id = $2
+         RETURNING merchant_id, order_id
+       ), saved_transaction AS (
+         INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
+           api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
+           funding_type, created_at, updated_at)
+         SELECT merchant_id, order_id, $13, $24::integer, $14, $15, $16::numeric, $17, $18, $19, $20,
+           $21, $12::timestamptz, $12::timestamptz
+           FROM updated_order
+         ON CONFLICT (merchant_id, order_id, transaction_id) DO UPDATE
+            SET type = EXCLUDED.type, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+                result = EXCLUDED.result, gateway_code = EXCLUDED.gateway_code,
+                target_transaction_id = EXCLUDED.target_transaction_id,
+                funding_type = EXCLUDED.funding_type, updated_at = EXCLUDED.updated_at
+         RETURNING merchant_id, order_id, transaction_id
+       )
+       INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
+         api_operation, sequence, request_hash, body, created_at)
+       SELECT merchant_id, order_id, transaction_id, $14, $24::integer, $22, $23::jsonb, $12::timestamptz
+         FROM saved_transaction
+       RETURNING 1`,
+      [
+        ...orderValues(order),
+        at,
+        t.transactionId,
+        response.apiOperation,
+        t.type,
+        t.amount,
+        t.currency,
+        t.result,
+        t.gatewayCode,
+        t.targetTransactionId,
+        t.fundingType,
+        response.requestHash,
+        JSON.stringify(response.body),
+        sequence,
+      ],
+    );
+    if (rows.length !== 1) {
+      // Only possible if the locked row vanished: the ledger never deletes orders.
+      throw new Error(`ledger write on ${order.merchantId}/${order.orderId} wrote ${rows.length} responses`);
+    }
+  }
+}
+
+/** $1..$11 of both writes. */
+function orderValues(order: LedgerWrite['order']): unknown[] {
+  return [
+    order.merchantId,
+    order.orderId,
+    order.currency,
+    order.amount,
+    order.status,
+    order.totalAuthorizedAmount,
+    order.totalCapturedAmount,
+    order.totalRefundedAmount,
+    JSON.stringify(order.details),
+    order.notificationUrl,
+    order.lastFencingToken,
+  ];
+}
+
+function toTransactionRow(raw: RawTransaction): TransactionRow {
+  return { ...raw, createdAt: new Date(raw.createdAt), updatedAt: new Date(raw.updatedAt) };
+}

@@ -1,0 +1,33 @@
+import type { JsonObject, MerchantContext } from '@gateway/contracts';
+import type { EntityManager } from 'typeorm';
+
+/** An order was created or updated by a record. */
+export interface OrderRecordedEvent {
+  merchant: MerchantContext;
+  orderId: string;
+  transactionId: string;
+  apiOperation: string;
+  createdOrder: boolean;
+  /** The order's webhook address (https), if any request on it named one. */
+  notificationUrl: string | null;
+  /** The stored response body of the operation, order group completed. */
+  body: JsonObject;
+  recordedAt: Date;
+}
+
+/**
+ * The webhook outbox's seam (docs/decisions/webhook-outbox-seam.md). Called inside the
+ * record's database transaction, after the ledger's own writes and before commit, with that
+ * transaction's EntityManager: an outbox row written through it commits or rolls back with
+ * the ledger change it announces. Implementations must not call out of the process here.
+ */
+export interface LedgerEvents {
+  orderRecorded(manager: EntityManager, event: OrderRecordedEvent): Promise<void>;
+}
+
+export const LEDGER_EVENTS = Symbol('LEDGER_EVENTS');
+
+/** Until the outbox exists (issue 8): nothing to announce, and no extra round trip. */
+export class NoLedgerEvents implements LedgerEvents {
+  async orderRecorded(): Promise<void> {}
+}

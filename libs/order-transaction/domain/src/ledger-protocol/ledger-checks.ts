@@ -1,0 +1,63 @@
+import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
+import type { OrderRow, StoredResponse } from '@gateway/order-transaction/data-access';
+import { MalformedMessageError } from '@gateway/platform';
+
+/**
+ * Every ledger message comes from an operation running under the order's lock, so it carries
+ * the lock's fencing token; one without is a fault between our processes (SERVER_FAILED).
+ */
+export function requireFencingToken(envelope: RequestEnvelope): bigint {
+  if (!envelope.fencingToken) {
+    throw new MalformedMessageError('ledger message without a fencing token');
+  }
+  return BigInt(envelope.fencingToken);
+}
+
+/**
+ * A token older than the newest the order has seen means the caller's lock lapsed and another
+ * operation has had the order since: its view may be stale, so nothing it says is written.
+ */
+export function assertFenceCurrent(token: bigint, order: OrderRow): void {
+  if (token < BigInt(order.lastFencingToken)) {
+    throw new GatewayError('ORDER_LOCK_LOST', {
+      explanation: 'Another operation took the order while this one was in progress. Please retry the request.',
+    });
+  }
+}
+
+/**
+ * ARCHITECTURE 4.8: the same (order, transaction, apiOperation) with the same canonical body
+ * gets the stored body again, whatever its result was; with another body it is refused.
+ */
+export function replayOf(
+  stored: StoredResponse | null,
+  requestHash: string,
+  ids: { orderId: string; transactionId: string },
+): JsonObject | null {
+  if (!stored) {
+    return null;
+  }
+  if (stored.requestHash === requestHash) {
+    return stored.body;
+  }
+  throw GatewayError.invalidRequest(
+    `Transaction '${ids.transactionId}' on order '${ids.orderId}' was already processed with different values. Use a new transaction id for a new request.`,
+  );
+}
+
+/** A transaction id is unique within its order (the spec's path identifiers table). */
+export function transactionIdTaken(transactionId: string): GatewayError {
+  return GatewayError.invalidField(
+    'transactionid',
+    'INVALID',
+    `Value '${transactionId}' is invalid. The transaction id is already used on this order by another operation.`,
+  );
+}
+
+export function noSuchTransaction(transactionId: string): GatewayError {
+  return GatewayError.invalidField(
+    'transactionid',
+    'INVALID',
+    `Value '${transactionId}' is invalid. The order has no transaction with this id.`,
+  );
+}

@@ -1,0 +1,61 @@
+import { maskPan as maskDigits } from '@gateway/crypto';
+import type { JsonObject, JsonValue } from '@gateway/contracts';
+
+/** Never kept after the operation that used them (PCI DSS 3.2), even masked. */
+const NEVER_STORED = ['securityCode', 'track1', 'track2'];
+
+/**
+ * The ledger stores response bodies for replay and retrieval, so it must never hold a PAN or
+ * sensitive authentication data, whatever a caller sends: card numbers are masked 6.4
+ * (512345xxxxxx0008), provider_c account numbers and IBANs keep only their last 4, and security
+ * codes and track data are dropped. Returns a copy; the input is not modified.
+ */
+export function redactCardData(body: JsonObject): JsonObject {
+  const copy = structuredClone(body);
+  const provided = objectAt(copy, ['sourceOfFunds', 'provided']);
+  const card = provided && objectAt(provided, ['card']);
+  if (card) {
+    for (const key of NEVER_STORED) {
+      delete card[key];
+    }
+    if (typeof card.number === 'string') {
+      card.number = maskPan(card.number);
+    }
+  }
+  const bank = provided && objectAt(provided, ['provider_c']);
+  if (bank) {
+    for (const key of ['bankAccountNumber', 'iban']) {
+      if (typeof bank[key] === 'string') {
+        bank[key] = maskAllButLast4(bank[key]);
+      }
+    }
+  }
+  return copy;
+}
+
+/**
+ * 6.4 masking: the first six and last four digits visible; shorter numbers show only the last
+ * four. A value already masked (at most 10 digits visible) is kept as the caller masked it.
+ */
+export function maskPan(number: string): string {
+  if (!/^\d+$/.test(number)) {
+    const visible = number.replace(/\D/g, '').length;
+    return visible <= 10 ? number : maskAllButLast4(number.replace(/\D/g, ''));
+  }
+  return maskDigits(number);
+}
+
+function maskAllButLast4(value: string): string {
+  return value.length <= 4 ? 'x'.repeat(value.length) : `${'x'.repeat(value.length - 4)}${value.slice(-4)}`;
+}
+
+function objectAt(root: JsonObject, path: string[]): JsonObject | undefined {
+  let node: JsonValue | undefined = root;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
+      return undefined;
+    }
+    node = node[key];
+  }
+  return node !== null && typeof node === 'object' && !Array.isArray(node) ? node : undefined;
+}

@@ -1,0 +1,113 @@
+import type { OrderStatus, TransactionResult, TransactionType } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+
+/** What the ledger's arithmetic needs of a transaction. */
+export interface LedgerEntry {
+  type: TransactionType;
+  /** Exact decimal text in the order's currency. */
+  amount: string;
+  result: TransactionResult;
+}
+
+export interface OrderTotals {
+  totalAuthorizedAmount: Money;
+  totalCapturedAmount: Money;
+  totalRefundedAmount: Money;
+}
+
+export interface OrderState extends OrderTotals {
+  status: OrderStatus;
+}
+
+/**
+ * Only successful transactions move totals. A PAYMENT authorises and captures at once; a void
+ * takes back what the transaction it voids added (the void carries that amount). An
+ * AUTHORIZATION_UPDATE adds its amount to the authorised total (an incremental authorisation).
+ */
+const AUTHORIZING: TransactionType[] = ['AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'PAYMENT'];
+const UNAUTHORIZING: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_PAYMENT'];
+const CAPTURING: TransactionType[] = ['CAPTURE', 'PAYMENT'];
+const UNCAPTURING: TransactionType[] = ['VOID_CAPTURE', 'VOID_PAYMENT'];
+const VOIDS_OF_INITIAL: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_PAYMENT', 'VOID_CAPTURE'];
+/** Operations that move (or would move) money; an order of only failed ones is FAILED. */
+const FUNDS_OPERATIONS: TransactionType[] = [
+  'AUTHORIZATION',
+  'AUTHORIZATION_UPDATE',
+  'PAYMENT',
+  'CAPTURE',
+  'REFUND',
+  'REFUND_REQUEST',
+];
+/** Not known to have failed: the money may still move. */
+const OPEN_RESULTS: TransactionResult[] = ['PENDING', 'UNKNOWN'];
+
+/** The exact sum of the amounts of the entries of these types and results. */
+export function sumOf(
+  currency: string,
+  entries: readonly LedgerEntry[],
+  types: readonly TransactionType[],
+  results: readonly TransactionResult[] = ['SUCCESS'],
+): Money {
+  return entries
+    .filter((e) => types.includes(e.type) && results.includes(e.result))
+    .reduce((total, e) => total.plus(Money.of(e.amount, currency)), Money.zero(currency));
+}
+
+export function deriveTotals(currency: string, entries: readonly LedgerEntry[]): OrderTotals {
+  const sum = (types: TransactionType[]) => sumOf(currency, entries, types);
+  return {
+    totalAuthorizedAmount: sum(AUTHORIZING).minus(sum(UNAUTHORIZING)),
+    totalCapturedAmount: sum(CAPTURING).minus(sum(UNCAPTURING)),
+    totalRefundedAmount: sum(['REFUND']).minus(sum(['VOID_REFUND'])),
+  };
+}
+
+/**
+ * The order's totals and status, derived from its transactions in the order they were
+ * recorded (ARCHITECTURE 4.10; the rules and their reasons are in
+ * docs/decisions/order-status-derivation.md).
+ */
+export function deriveOrderState(currency: string, entries: readonly LedgerEntry[]): OrderState {
+  const totals = deriveTotals(currency, entries);
+  return { ...totals, status: deriveStatus(entries, totals) };
+}
+
+function deriveStatus(entries: readonly LedgerEntry[], totals: OrderTotals): OrderStatus {
+  const { totalAuthorizedAmount: authorized, totalCapturedAmount: captured, totalRefundedAmount: refunded } = totals;
+  const has = (types: TransactionType[], results: TransactionResult[]) =>
+    entries.some((e) => types.includes(e.type) && results.includes(e.result));
+
+  if (has(['REFUND_REQUEST'], ['SUCCESS', 'PENDING'])) {
+    return 'REFUND_REQUESTED';
+  }
+  if (refunded.isPositive()) {
+    if (isStandaloneRefund(entries)) {
+      return 'REFUNDED';
+    }
+    const versusCaptured = refunded.compare(captured);
+    return versusCaptured > 0 ? 'EXCESSIVELY_REFUNDED' : versusCaptured === 0 ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  }
+  if (captured.isPositive()) {
+    return captured.compare(authorized) >= 0 ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
+  }
+  if (authorized.isPositive()) {
+    return 'AUTHORIZED';
+  }
+  // No money is held or moved from here on.
+  if (has(FUNDS_OPERATIONS, OPEN_RESULTS)) {
+    return 'INITIATED';
+  }
+  if (has(VOIDS_OF_INITIAL, ['SUCCESS'])) {
+    return 'CANCELLED';
+  }
+  if (has(FUNDS_OPERATIONS, ['SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN'])) {
+    return 'FAILED';
+  }
+  return has(['VERIFICATION'], ['SUCCESS']) ? 'VERIFIED' : 'FAILED';
+}
+
+/** A standalone refund opens its own order: its first transaction is the refund. */
+export function isStandaloneRefund(entries: readonly LedgerEntry[]): boolean {
+  const first = entries[0]?.type;
+  return first === 'REFUND' || first === 'REFUND_REQUEST';
+}

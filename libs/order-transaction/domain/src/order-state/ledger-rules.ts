@@ -1,0 +1,52 @@
+import { GatewayError, TransactionResult } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { deriveTotals, isStandaloneRefund, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
+
+/** Refunds whose money has moved or may still move count against the refundable amount. */
+const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount'];
+
+/**
+ * The money rules the ledger enforces itself, inside the database transaction on the locked
+ * order row, so they hold whatever the caller checked before and even when two writers race
+ * (ARCHITECTURE 4.9). A write may not leave a total negative, nor take the order's refunds
+ * (further) beyond what was captured unless the merchant has the Excessive Refund privilege.
+ * Writes that do not add refund exposure pass even on an order already beyond the limit (a
+ * privilege since withdrawn), so its other transactions can still be recorded.
+ */
+export function assertLedgerRules(
+  currency: string,
+  before: readonly LedgerEntry[],
+  after: readonly LedgerEntry[],
+  totals: OrderTotals,
+  incoming: LedgerEntry,
+  excessiveRefundAllowed: boolean,
+): void {
+  for (const name of TOTALS) {
+    if (totals[name].isNegative()) {
+      throw GatewayError.invalidRequest(
+        `The transaction cannot be recorded: it would leave the order's ${name} negative.`,
+      );
+    }
+  }
+  // A standalone refund has nothing captured to be limited by: it is its own order.
+  if (excessiveRefundAllowed || isStandaloneRefund(after)) {
+    return;
+  }
+  const availableBefore = refundable(currency, before);
+  const availableAfter = refundable(currency, after);
+  if (availableAfter.isNegative() && availableAfter.lessThan(availableBefore)) {
+    const available = availableBefore.isNegative() ? Money.zero(currency) : availableBefore;
+    throw GatewayError.invalidField(
+      'transaction.amount',
+      'INVALID',
+      `Value '${Money.of(incoming.amount, currency).toFixed()}' is invalid. The amount available for refund on this order is ${available.toFixed()} ${currency}.`,
+    );
+  }
+}
+
+/** Captured minus the refunds exposed; negative when the refunds exceed the captured amount. */
+export function refundable(currency: string, entries: readonly LedgerEntry[]): Money {
+  const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED).minus(sumOf(currency, entries, ['VOID_REFUND']));
+  return deriveTotals(currency, entries).totalCapturedAmount.minus(exposed);
+}

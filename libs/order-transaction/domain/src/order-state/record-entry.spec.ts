@@ -1,0 +1,280 @@
+import fc from 'fast-check';
+import { GatewayError, OrderStatus, TRANSACTION_RESULTS, TRANSACTION_TYPES, TransactionResult, TransactionType } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { LedgerEntry, OrderState } from './derive-order-state';
+import { recordEntry } from './record-entry';
+
+type Expected = 'REJECTED' | [OrderStatus, authorized: string, captured: string, refunded: string];
+type ByResult = Record<TransactionResult, Expected>;
+
+const entry = (type: TransactionType, amount: string, result: TransactionResult = 'SUCCESS'): LedgerEntry => ({
+  type,
+  amount,
+  result,
+});
+
+/** Records each entry in turn, as the ledger does; throws the ledger's 400 on a rejected one. */
+function recordAll(entries: LedgerEntry[], currency = 'USD', excessiveRefundAllowed = false): OrderState {
+  let recorded: LedgerEntry[] = [];
+  let state: OrderState | undefined;
+  for (const e of entries) {
+    ({ entries: recorded, state } = recordEntry(currency, recorded, e, { excessiveRefundAllowed }));
+  }
+  return state!;
+}
+
+function outcome(entries: LedgerEntry[]): Expected {
+  try {
+    const s = recordAll(entries);
+    return [s.status, s.totalAuthorizedAmount.toFixed(), s.totalCapturedAmount.toFixed(), s.totalRefundedAmount.toFixed()];
+  } catch (err) {
+    if (err instanceof GatewayError && err.httpStatus === 400) {
+      return 'REJECTED';
+    }
+    throw err;
+  }
+}
+
+const same = (e: Expected): ByResult => ({ SUCCESS: e, FAILURE: e, PENDING: e, UNKNOWN: e });
+const onSuccess = (success: Expected, otherwise: Expected): ByResult => ({
+  SUCCESS: success,
+  FAILURE: otherwise,
+  PENDING: otherwise,
+  UNKNOWN: otherwise,
+});
+
+/** Every type and result as an order's first transaction (40.00 USD). */
+const FIRST_TRANSACTION: Record<TransactionType, ByResult> = {
+  AUTHORIZATION: { SUCCESS: ['AUTHORIZED', '40.00', '0.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  AUTHORIZATION_UPDATE: { SUCCESS: ['AUTHORIZED', '40.00', '0.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  // A standalone capture: captured in full, nothing separately authorised.
+  CAPTURE: { SUCCESS: ['CAPTURED', '0.00', '40.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  PAYMENT: { SUCCESS: ['CAPTURED', '40.00', '40.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  // A standalone refund is its own order: not limited by a capture.
+  REFUND: { SUCCESS: ['REFUNDED', '0.00', '0.00', '40.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '0.00', '0.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['REFUND_REQUESTED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  VERIFICATION: onSuccess(['VERIFIED', '0.00', '0.00', '0.00'], ['FAILED', '0.00', '0.00', '0.00']),
+  // Nothing to void on a new order: a successful void would leave a total negative.
+  VOID_AUTHORIZATION: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
+  VOID_CAPTURE: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
+  VOID_PAYMENT: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
+  VOID_REFUND: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
+};
+
+const AUTHORIZED_100: Expected = ['AUTHORIZED', '100.00', '0.00', '0.00'];
+/** Every type and result of 40.00 on an order with 100.00 authorised. */
+const ON_AUTHORIZED: Record<TransactionType, ByResult> = {
+  AUTHORIZATION: onSuccess(['AUTHORIZED', '140.00', '0.00', '0.00'], AUTHORIZED_100),
+  AUTHORIZATION_UPDATE: onSuccess(['AUTHORIZED', '140.00', '0.00', '0.00'], AUTHORIZED_100),
+  CAPTURE: onSuccess(['PARTIALLY_CAPTURED', '100.00', '40.00', '0.00'], AUTHORIZED_100),
+  PAYMENT: onSuccess(['PARTIALLY_CAPTURED', '140.00', '40.00', '0.00'], AUTHORIZED_100),
+  // Nothing captured: a refund that has or may have moved money breaks the refund limit.
+  REFUND: { SUCCESS: 'REJECTED', FAILURE: AUTHORIZED_100, PENDING: 'REJECTED', UNKNOWN: 'REJECTED' },
+  REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '100.00', '0.00', '0.00'], FAILURE: AUTHORIZED_100, PENDING: ['REFUND_REQUESTED', '100.00', '0.00', '0.00'], UNKNOWN: AUTHORIZED_100 },
+  VERIFICATION: same(AUTHORIZED_100),
+  VOID_AUTHORIZATION: onSuccess(['AUTHORIZED', '60.00', '0.00', '0.00'], AUTHORIZED_100),
+  VOID_CAPTURE: onSuccess('REJECTED', AUTHORIZED_100),
+  VOID_PAYMENT: onSuccess('REJECTED', AUTHORIZED_100),
+  VOID_REFUND: onSuccess('REJECTED', AUTHORIZED_100),
+};
+
+const CAPTURED_100: Expected = ['CAPTURED', '100.00', '100.00', '0.00'];
+/** Every type and result of 40.00 on an order with 100.00 authorised and captured. */
+const ON_CAPTURED: Record<TransactionType, ByResult> = {
+  AUTHORIZATION: onSuccess(['PARTIALLY_CAPTURED', '140.00', '100.00', '0.00'], CAPTURED_100),
+  AUTHORIZATION_UPDATE: onSuccess(['PARTIALLY_CAPTURED', '140.00', '100.00', '0.00'], CAPTURED_100),
+  // Captured beyond the authorisation is still CAPTURED ("in full or excess").
+  CAPTURE: onSuccess(['CAPTURED', '100.00', '140.00', '0.00'], CAPTURED_100),
+  PAYMENT: onSuccess(['CAPTURED', '140.00', '140.00', '0.00'], CAPTURED_100),
+  // Pending and unknown refunds hold back refundable money but move no total.
+  REFUND: onSuccess(['PARTIALLY_REFUNDED', '100.00', '100.00', '40.00'], CAPTURED_100),
+  REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '100.00', '100.00', '0.00'], FAILURE: CAPTURED_100, PENDING: ['REFUND_REQUESTED', '100.00', '100.00', '0.00'], UNKNOWN: CAPTURED_100 },
+  VERIFICATION: same(CAPTURED_100),
+  VOID_AUTHORIZATION: onSuccess(['CAPTURED', '60.00', '100.00', '0.00'], CAPTURED_100),
+  VOID_CAPTURE: onSuccess(['PARTIALLY_CAPTURED', '100.00', '60.00', '0.00'], CAPTURED_100),
+  VOID_PAYMENT: onSuccess(['CAPTURED', '60.00', '60.00', '0.00'], CAPTURED_100),
+  VOID_REFUND: onSuccess('REJECTED', CAPTURED_100),
+};
+
+function cases(table: Record<TransactionType, ByResult>) {
+  return TRANSACTION_TYPES.flatMap((type) => TRANSACTION_RESULTS.map((result) => [type, result, table[type][result]] as const));
+}
+
+describe('order status and totals for every transaction type and result', () => {
+  it.each(cases(FIRST_TRANSACTION))('first transaction %s %s -> %j', (type, result, expected) => {
+    expect(outcome([entry(type, '40.00', result)])).toEqual(expected);
+  });
+
+  it.each(cases(ON_AUTHORIZED))('after AUTHORIZATION 100: %s %s -> %j', (type, result, expected) => {
+    expect(outcome([entry('AUTHORIZATION', '100.00'), entry(type, '40.00', result)])).toEqual(expected);
+  });
+
+  it.each(cases(ON_CAPTURED))('after AUTHORIZATION + CAPTURE 100: %s %s -> %j', (type, result, expected) => {
+    expect(
+      outcome([entry('AUTHORIZATION', '100.00'), entry('CAPTURE', '100.00'), entry(type, '40.00', result)]),
+    ).toEqual(expected);
+  });
+});
+
+describe('order lifecycles', () => {
+  const statuses = (entries: LedgerEntry[], excessive = false) =>
+    entries.map((_, i) => recordAll(entries.slice(0, i + 1), 'USD', excessive).status);
+
+  it('authorize, capture part, capture rest, refund part, refund rest: AUTHORIZED to REFUNDED', () => {
+    const steps = [
+      entry('AUTHORIZATION', '100.00'),
+      entry('CAPTURE', '60.00'),
+      entry('CAPTURE', '40.00'),
+      entry('REFUND', '30.00'),
+      entry('REFUND', '70.00'),
+    ];
+    expect(statuses(steps)).toEqual(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED']);
+    const final = recordAll(steps);
+    expect([final.totalAuthorizedAmount, final.totalCapturedAmount, final.totalRefundedAmount].map(String)).toEqual([
+      '100',
+      '100',
+      '100',
+    ]);
+  });
+
+  it('refunds beyond the captured amount: refused without the privilege, EXCESSIVELY_REFUNDED with it', () => {
+    const steps = [entry('PAYMENT', '50.00'), entry('REFUND', '50.00'), entry('REFUND', '0.01')];
+    expect(() => recordAll(steps)).toThrow(/available for refund on this order is 0.00 USD/);
+    expect(recordAll(steps, 'USD', true).status).toBe('EXCESSIVELY_REFUNDED');
+  });
+
+  it('a refund that would exceed the refundable amount names the amount still available', () => {
+    const steps = [entry('PAYMENT', '50.00'), entry('REFUND', '20.00'), entry('REFUND', '30.01')];
+    try {
+      recordAll(steps);
+      throw new Error('expected a rejection');
+    } catch (err) {
+      expect(err).toBeInstanceOf(GatewayError);
+      expect((err as GatewayError).field).toBe('transaction.amount');
+      expect((err as GatewayError).explanation).toContain('30.00 USD');
+    }
+  });
+
+  it('pay then void: CAPTURED then CANCELLED, totals back to zero', () => {
+    const steps = [entry('PAYMENT', '25.00'), entry('VOID_PAYMENT', '25.00')];
+    expect(statuses(steps)).toEqual(['CAPTURED', 'CANCELLED']);
+    expect(recordAll(steps).totalCapturedAmount.isZero()).toBe(true);
+  });
+
+  it('authorize then void the authorisation: CANCELLED', () => {
+    expect(statuses([entry('AUTHORIZATION', '25.00'), entry('VOID_AUTHORIZATION', '25.00')])).toEqual([
+      'AUTHORIZED',
+      'CANCELLED',
+    ]);
+  });
+
+  it('verification only is VERIFIED; a payment after it moves the order on', () => {
+    expect(statuses([entry('VERIFICATION', '0.00'), entry('VERIFICATION', '0.00'), entry('AUTHORIZATION', '9.99')])).toEqual([
+      'VERIFIED',
+      'VERIFIED',
+      'AUTHORIZED',
+    ]);
+  });
+
+  it('a failed first payment is FAILED until a retry on the same order succeeds', () => {
+    expect(statuses([entry('PAYMENT', '10.00', 'FAILURE'), entry('PAYMENT', '10.00')])).toEqual(['FAILED', 'CAPTURED']);
+  });
+
+  it('a browser payment initiated (PENDING) then completed is INITIATED then CAPTURED', () => {
+    const pending = recordEntry('USD', [], entry('PAYMENT', '10.00', 'PENDING'), { excessiveRefundAllowed: false });
+    expect(pending.state.status).toBe('INITIATED');
+    const completed = recordEntry('USD', pending.entries, entry('PAYMENT', '12.00'), {
+      replacing: 0,
+      excessiveRefundAllowed: false,
+    });
+    expect(completed.entries).toHaveLength(1);
+    expect(completed.state.status).toBe('CAPTURED');
+    expect(completed.state.totalCapturedAmount.toFixed()).toBe('12.00');
+  });
+
+  it('a refund request is REFUND_REQUESTED until approved, then counts as a refund', () => {
+    const captured = [entry('PAYMENT', '10.00')];
+    const requested = recordEntry('USD', captured, entry('REFUND_REQUEST', '10.00', 'PENDING'), { excessiveRefundAllowed: false });
+    expect(requested.state.status).toBe('REFUND_REQUESTED');
+    const approved = recordEntry('USD', requested.entries, entry('REFUND', '10.00'), { replacing: 1, excessiveRefundAllowed: false });
+    expect(approved.state.status).toBe('REFUNDED');
+  });
+
+  it('works in the currency\'s own minor units (JPY 0, BHD 3)', () => {
+    const yen = recordAll([entry('PAYMENT', '1000'), entry('REFUND', '1')], 'JPY');
+    expect(yen.totalRefundedAmount.toFixed()).toBe('1');
+    const dinar = recordAll([entry('PAYMENT', '1.005'), entry('REFUND', '0.001')], 'BHD');
+    expect(dinar.totalRefundedAmount.toJSON()).toBe(0.001);
+    expect(() => recordAll([entry('PAYMENT', '1.5')], 'JPY')).toThrow(/at most 0 decimal/);
+  });
+});
+
+describe('ledger arithmetic (properties)', () => {
+  const types = fc.constantFrom(...TRANSACTION_TYPES);
+  const results = fc.constantFrom(...TRANSACTION_RESULTS);
+  /** Cents up to 10,000.00 so sequences meet each other's amounts often. */
+  const cents = fc.integer({ min: 0, max: 1_000_000 });
+  const asText = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+  const steps = fc.array(fc.record({ type: types, result: results, cents }), { maxLength: 25 });
+
+  /** Records what the ledger accepts, skipping what it refuses, like a stream of operations would. */
+  function acceptAll(list: { type: TransactionType; result: TransactionResult; cents: number }[], excessive: boolean) {
+    let recorded: LedgerEntry[] = [];
+    let state: OrderState | undefined;
+    for (const step of list) {
+      try {
+        ({ entries: recorded, state } = recordEntry('USD', recorded, entry(step.type, asText(step.cents), step.result), {
+          excessiveRefundAllowed: excessive,
+        }));
+      } catch (err) {
+        if (!(err instanceof GatewayError)) {
+          throw err;
+        }
+      }
+    }
+    return { recorded, state };
+  }
+
+  it('never leaves a total negative, with or without the Excessive Refund privilege', () => {
+    fc.assert(
+      fc.property(steps, fc.boolean(), (list, excessive) => {
+        const { state } = acceptAll(list, excessive);
+        if (state) {
+          expect(state.totalAuthorizedAmount.isNegative()).toBe(false);
+          expect(state.totalCapturedAmount.isNegative()).toBe(false);
+          expect(state.totalRefundedAmount.isNegative()).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it('never refunds more than was captured without the privilege (a standalone refund aside)', () => {
+    fc.assert(
+      fc.property(steps, (list) => {
+        const { recorded, state } = acceptAll(list, false);
+        const standalone = recorded[0]?.type === 'REFUND' || recorded[0]?.type === 'REFUND_REQUEST';
+        if (state && !standalone) {
+          expect(state.totalRefundedAmount.greaterThan(state.totalCapturedAmount)).toBe(false);
+          expect(state.status).not.toBe('EXCESSIVELY_REFUNDED');
+        }
+      }),
+    );
+  });
+
+  it('computes totals exactly: the captured total is the integer sum of the cents accepted', () => {
+    fc.assert(
+      fc.property(fc.array(cents, { minLength: 1, maxLength: 40 }), (amounts) => {
+        const state = recordAll(amounts.map((c) => entry('CAPTURE', asText(c))));
+        const expected = amounts.reduce((a, b) => a + BigInt(b), 0n);
+        expect(state.totalCapturedAmount.toFixed()).toBe(asText(Number(expected)));
+      }),
+    );
+  });
+
+  it('sums 0.1 + 0.2 to exactly 0.3, and renders it as the JSON number 0.3', () => {
+    const state = recordAll([entry('PAYMENT', '0.3'), entry('REFUND', '0.1'), entry('REFUND', '0.2')]);
+    expect(state.totalRefundedAmount.equals(Money.of('0.3', 'USD'))).toBe(true);
+    expect(state.status).toBe('REFUNDED');
+    expect(JSON.stringify({ totalRefundedAmount: state.totalRefundedAmount })).toBe('{"totalRefundedAmount":0.3}');
+  });
+});

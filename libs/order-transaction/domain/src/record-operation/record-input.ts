@@ -1,0 +1,98 @@
+import {
+  GatewayError,
+  JsonObject,
+  MerchantContext,
+  RecordMode,
+  RecordOperationMessage,
+  TransactionResult,
+  TransactionType,
+} from '@gateway/contracts';
+import { Money, MoneyError } from '@gateway/money';
+import { LedgerEntry } from '../order-state/derive-order-state';
+import { RecordedTransaction } from '../ledger-response/complete-response';
+import { redactCardData } from '../ledger-response/redact-card-data';
+import { requireFencingToken } from '../ledger-protocol/ledger-checks';
+
+/** A record message with its money parsed (exactly, in its currency) and its card data redacted. */
+export interface RecordInput {
+  merchant: MerchantContext;
+  fence: bigint;
+  orderId: string;
+  transactionId: string;
+  apiOperation: string;
+  requestHash: string;
+  mode: RecordMode;
+  orderCurrency: string;
+  orderAmount: Money | null;
+  details: JsonObject;
+  notificationUrl: string | null;
+  transaction: RecordedTransaction & { fundingType: string | null };
+  response: JsonObject;
+}
+
+export function parseRecordInput(message: RecordOperationMessage): RecordInput {
+  const { order, transaction } = message;
+  return {
+    merchant: message.envelope.merchant,
+    fence: requireFencingToken(message.envelope),
+    orderId: message.orderId,
+    transactionId: message.transactionId,
+    apiOperation: message.apiOperation,
+    requestHash: message.requestHash,
+    mode: message.mode,
+    orderCurrency: order.currency,
+    orderAmount: order.amount === undefined ? null : money(order.amount, order.currency, 'order'),
+    details: redactCardData(order.details ?? {}),
+    notificationUrl: order.notificationUrl ?? null,
+    transaction: {
+      id: message.transactionId,
+      type: transaction.type,
+      amount: money(transaction.amount, transaction.currency, 'transaction'),
+      result: transaction.result,
+      gatewayCode: transaction.gatewayCode,
+      targetTransactionId: transaction.targetTransactionId ?? null,
+      fundingType: transaction.fundingType ?? null,
+    },
+    response: message.response,
+  };
+}
+
+/** The order's currency is fixed by its first transaction; every later one must use it. */
+export function assertOrderCurrency(orderCurrency: string, input: RecordInput): void {
+  for (const [group, currency] of [
+    ['order', input.orderCurrency],
+    ['transaction', input.transaction.amount.currency],
+  ] as const) {
+    if (currency !== orderCurrency) {
+      throw GatewayError.invalidField(
+        `${group}.currency`,
+        'INVALID',
+        `Value '${currency}' is invalid. The order's currency is ${orderCurrency}.`,
+      );
+    }
+  }
+}
+
+/** An UPDATE completes a transaction; only an approved refund request changes its type. */
+export function assertTypeChangeAllowed(from: TransactionType, to: TransactionType): void {
+  if (from !== to && !(from === 'REFUND_REQUEST' && to === 'REFUND')) {
+    throw new Error(`a ledger UPDATE may not turn a ${from} into a ${to}`);
+  }
+}
+
+export function entryOf(transaction: { type: TransactionType; amount: Money; result: TransactionResult }): LedgerEntry {
+  return { type: transaction.type, amount: transaction.amount.toString(), result: transaction.result };
+}
+
+function money(amount: string, currency: string, group: 'order' | 'transaction'): Money {
+  try {
+    return Money.of(amount, currency);
+  } catch (err) {
+    if (!(err instanceof MoneyError)) {
+      throw err;
+    }
+    const field = err.code === 'UNKNOWN_CURRENCY' ? `${group}.currency` : `${group}.amount`;
+    const value = err.code === 'UNKNOWN_CURRENCY' ? currency : amount;
+    throw GatewayError.invalidField(field, 'INVALID', `Value '${value}' is invalid. ${err.message}`);
+  }
+}

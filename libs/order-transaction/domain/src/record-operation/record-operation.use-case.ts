@@ -1,0 +1,201 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
+import { LedgerRepository, LedgerWrite, LedgerWriter, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
+import { Money } from '@gateway/money';
+import { LEDGER_EVENTS, LedgerEvents } from '../ledger-events/ledger-events';
+import { assertFenceCurrent, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
+import { completeResponse } from '../ledger-response/complete-response';
+import { OrderSnapshot } from '../ledger-response/order-snapshot';
+import { LedgerEntry } from '../order-state/derive-order-state';
+import { recordEntry } from '../order-state/record-entry';
+import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
+
+/**
+ * The ledger's second step, after an operation's side effects: one database transaction that
+ * locks the order row, checks the fencing token, replays or refuses a repeated transaction id,
+ * derives totals and status, enforces the money rules, writes the order, the transaction and
+ * the stored response in one statement, and gives the webhook outbox its chance to write.
+ * A new order costs 4 round trips (begin, lock probe, insert, commit); an existing one 5.
+ */
+@Injectable()
+export class RecordOperation {
+  constructor(
+    private readonly ledger: LedgerRepository,
+    @Inject(LEDGER_EVENTS) private readonly events: LedgerEvents,
+  ) {}
+
+  async execute(message: RecordOperationMessage): Promise<RecordOperationReply> {
+    const input = parseRecordInput(message);
+    return this.ledger.transaction(async (writer) => {
+      const locked = await writer.lockOrder(input.merchant.id, input.orderId);
+      if (!locked) {
+        const created = await this.createOrder(writer, input, new Date());
+        if (created) {
+          return created;
+        }
+      }
+      // Existing, or created by a concurrent record since our probe: wait for its lock.
+      const order = locked ?? (await writer.lockOrder(input.merchant.id, input.orderId));
+      if (!order) {
+        throw new Error('order neither insertable nor lockable');
+      }
+      return this.recordOnOrder(writer, order, input, recordTime(order));
+    });
+  }
+
+  private async createOrder(writer: LedgerWriter, input: RecordInput, at: Date): Promise<RecordOperationReply | null> {
+    if (input.mode === 'UPDATE') {
+      throw noSuchTransaction(input.transactionId);
+    }
+    const currency = input.orderCurrency;
+    assertOrderCurrency(currency, input);
+    const { state } = recordEntry(currency, [], entryOf(input.transaction), {
+      excessiveRefundAllowed: this.excessiveRefund(input),
+    });
+    const order: OrderSnapshot = {
+      ...state,
+      id: input.orderId,
+      currency,
+      amount: input.orderAmount ?? input.transaction.amount,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const body = completeResponse(input.response, order, input.transaction, at);
+    const write = ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at);
+    if (!(await writer.insertNewOrder(write))) {
+      return null;
+    }
+    await this.announce(writer, input, true, input.notificationUrl, body, at);
+    return { body };
+  }
+
+  private async recordOnOrder(
+    writer: LedgerWriter,
+    row: OrderRow,
+    input: RecordInput,
+    at: Date,
+  ): Promise<RecordOperationReply> {
+    assertFenceCurrent(input.fence, row);
+    const contents = await writer.readContents(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
+    const replay = replayOf(contents.stored, input.requestHash, input);
+    if (replay) {
+      return { body: replay };
+    }
+    const existing = contents.transactions.find((t) => t.transactionId === input.transactionId);
+    this.assertModeFits(input, existing);
+    assertOrderCurrency(row.currency, input);
+
+    const { state } = recordEntry(row.currency, contents.transactions.map(entryOfRow), entryOf(input.transaction), {
+      replacing: existing ? contents.transactions.indexOf(existing) : undefined,
+      excessiveRefundAllowed: this.excessiveRefund(input),
+    });
+
+    const order: OrderSnapshot = {
+      ...state,
+      id: row.orderId,
+      currency: row.currency,
+      amount: input.orderAmount ?? Money.of(row.amount, row.currency),
+      createdAt: row.createdAt,
+      updatedAt: at,
+    };
+    const body = completeResponse(input.response, order, input.transaction, at);
+    const notificationUrl = input.notificationUrl ?? row.notificationUrl;
+    const details = { ...row.details, ...input.details };
+    await writer.applyToOrder(ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at));
+    await this.announce(writer, input, false, notificationUrl, body, at);
+    return { body };
+  }
+
+  private assertModeFits(input: RecordInput, existing: TransactionRow | undefined): void {
+    if (input.mode === 'CREATE' && existing) {
+      throw transactionIdTaken(input.transactionId);
+    }
+    if (input.mode === 'UPDATE') {
+      if (!existing) {
+        throw noSuchTransaction(input.transactionId);
+      }
+      assertTypeChangeAllowed(existing.type, input.transaction.type);
+    }
+  }
+
+  private excessiveRefund(input: RecordInput): boolean {
+    return input.merchant.settings.privileges.excessiveRefund;
+  }
+
+  private announce(
+    writer: LedgerWriter,
+    input: RecordInput,
+    createdOrder: boolean,
+    notificationUrl: string | null,
+    body: JsonObject,
+    at: Date,
+  ): Promise<void> {
+    return this.events.orderRecorded(writer.manager, {
+      merchant: input.merchant,
+      orderId: input.orderId,
+      transactionId: input.transactionId,
+      apiOperation: input.apiOperation,
+      createdOrder,
+      notificationUrl,
+      body,
+      recordedAt: at,
+    });
+  }
+}
+
+/**
+ * Taken once the order is locked, so records are timed in the order they are applied; never
+ * before the order's last update, so a replica with a slower clock cannot move
+ * lastUpdatedTime backwards.
+ */
+function recordTime(order: OrderRow): Date {
+  const now = Date.now();
+  return new Date(Math.max(now, order.updatedAt.getTime()));
+}
+
+function entryOfRow(row: TransactionRow): LedgerEntry {
+  return { type: row.type, amount: row.amount, result: row.result };
+}
+
+function ledgerWrite(
+  input: RecordInput,
+  order: OrderSnapshot,
+  details: JsonObject,
+  notificationUrl: string | null,
+  sequence: number,
+  body: JsonObject,
+  at: Date,
+): LedgerWrite {
+  const t = input.transaction;
+  return {
+    order: {
+      merchantId: input.merchant.id,
+      orderId: order.id,
+      currency: order.currency,
+      amount: order.amount.toFixed(),
+      status: order.status,
+      totalAuthorizedAmount: order.totalAuthorizedAmount.toFixed(),
+      totalCapturedAmount: order.totalCapturedAmount.toFixed(),
+      totalRefundedAmount: order.totalRefundedAmount.toFixed(),
+      details,
+      notificationUrl,
+      lastFencingToken: input.fence.toString(),
+      operationCount: sequence,
+      updatedAt: at,
+    },
+    transaction: {
+      transactionId: input.transactionId,
+      apiOperation: input.apiOperation,
+      type: t.type,
+      amount: t.amount.toFixed(),
+      currency: t.amount.currency,
+      result: t.result,
+      gatewayCode: t.gatewayCode,
+      targetTransactionId: t.targetTransactionId,
+      fundingType: t.fundingType,
+    },
+    response: { apiOperation: input.apiOperation, requestHash: input.requestHash, body },
+    sequence,
+    at,
+  };
+}

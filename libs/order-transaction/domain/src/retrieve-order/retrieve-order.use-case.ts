@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError, OperationReply, RetrieveOrderMessage } from '@gateway/contracts';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { ledgerOrderFields, snapshotOf, withOrderFields } from '../ledger-response/order-snapshot';
+
+/**
+ * GET .../order/{orderid}: the order-level details the merchant gave, the ledger's order
+ * fields (status, totals, amounts, times) at the top level, `result` SUCCESS, and
+ * `transaction[]`: each transaction as GET .../transaction/{id} returns it, in the order they
+ * were first recorded (docs/decisions/order-retrieval.md).
+ */
+@Injectable()
+export class RetrieveOrder {
+  constructor(private readonly ledger: LedgerRepository) {}
+
+  async execute(message: RetrieveOrderMessage): Promise<OperationReply> {
+    const merchantId = message.envelope.merchant.id;
+    const row = await this.ledger.findOrder(merchantId, message.orderId);
+    if (!row) {
+      throw orderNotFound(message.orderId);
+    }
+    const order = snapshotOf(row);
+    const transactions = await this.ledger.latestResponses(merchantId, message.orderId);
+    return {
+      body: {
+        ...row.details,
+        ...ledgerOrderFields(order),
+        result: 'SUCCESS',
+        transaction: transactions.map((body) => withOrderFields(body, order)),
+      },
+    };
+  }
+}
+
+export function orderNotFound(orderId: string): GatewayError {
+  return new GatewayError('NOT_FOUND', { explanation: `No order '${orderId}' was found for this merchant.` });
+}

@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError, OperationReply, RetrieveTransactionMessage } from '@gateway/contracts';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { snapshotOf, withOrderFields } from '../ledger-response/order-snapshot';
+import { orderNotFound } from '../retrieve-order/retrieve-order.use-case';
+
+/**
+ * GET .../order/{orderid}/transaction/{transactionid}: the stored response of the latest
+ * operation on the transaction (a confirmed browser payment reads as its confirm), exactly as
+ * stored, with only the ledger's `order` fields replaced by the order's current ones.
+ */
+@Injectable()
+export class RetrieveTransaction {
+  constructor(private readonly ledger: LedgerRepository) {}
+
+  async execute(message: RetrieveTransactionMessage): Promise<OperationReply> {
+    const found = await this.ledger.findTransactionResponse(
+      message.envelope.merchant.id,
+      message.orderId,
+      message.transactionId,
+    );
+    if (!found) {
+      throw orderNotFound(message.orderId);
+    }
+    if (!found.body) {
+      throw new GatewayError('NOT_FOUND', {
+        explanation: `No transaction '${message.transactionId}' was found on order '${message.orderId}'.`,
+      });
+    }
+    return { body: withOrderFields(found.body, snapshotOf(found.order)) };
+  }
+}

@@ -1,0 +1,518 @@
+import { randomBytes } from 'node:crypto';
+import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
+import { TEST_CARD } from '@gateway/testing';
+import {
+  beginMessage,
+  LedgerTestApp,
+  OperationSpec,
+  recordMessage,
+  startLedgerTestApp,
+  testMerchant,
+} from './testing/ledger-test-app';
+
+/**
+ * The ledger protocol end to end inside order-transaction: real handlers on the in-process
+ * bus (payloads copied through JSON as on the wire), real Postgres.
+ */
+let ledger: LedgerTestApp;
+
+beforeAll(async () => {
+  ledger = await startLedgerTestApp();
+});
+
+afterAll(async () => {
+  await ledger?.running.shutdown('tests done');
+});
+
+const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
+
+function operation(merchant: MerchantContext, orderId: string, transactionId: string, apiOperation: string, request: JsonObject = {}): OperationSpec {
+  return { merchant, orderId, transactionId, apiOperation, request: { apiOperation, ...request } };
+}
+
+type Txn = RecordOperationMessage['transaction'];
+const txn = (type: Txn['type'], amount: string, result: Txn['result'] = 'SUCCESS', extra: Partial<Txn> = {}): Txn => ({
+  type,
+  amount,
+  currency: 'USD',
+  result,
+  gatewayCode: result === 'SUCCESS' ? 'APPROVED' : result === 'PENDING' ? 'SUBMITTED' : 'DECLINED',
+  ...extra,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    return err as GatewayError;
+  }
+  throw new Error('expected the ledger to refuse');
+}
+
+async function orderRow(merchant: MerchantContext, orderId: string) {
+  const rows = await ledger.dataSource.query(
+    `SELECT status, total_authorized_amount::text AS authorized, total_captured_amount::text AS captured,
+            total_refunded_amount::text AS refunded, operation_count AS "operationCount",
+            last_fencing_token::text AS "lastFencingToken", updated_at AS "updatedAt", amount::text AS amount
+       FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`,
+    [merchant.id, orderId],
+  );
+  return rows[0];
+}
+
+async function counts(merchant: MerchantContext, orderId: string) {
+  const [row] = await ledger.dataSource.query(
+    `SELECT (SELECT count(*)::int FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2) AS transactions,
+            (SELECT count(*)::int FROM order_transaction.operation_responses WHERE merchant_id = $1 AND order_id = $2) AS responses`,
+    [merchant.id, orderId],
+  );
+  return row as { transactions: number; responses: number };
+}
+
+describe('begin and record of a VERIFY on a new order', () => {
+  it('begins with PROCEED and no order, records a VERIFIED order and completes the order group', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const verify = operation(merchant, orderId, 'verify-1', 'VERIFY', { order: { currency: 'USD' } });
+
+    expect(await ledger.begin(beginMessage(verify))).toEqual({ outcome: 'PROCEED', order: null });
+    const { body } = await ledger.record(
+      recordMessage(verify, {
+        transaction: txn('VERIFICATION', '0.00'),
+        order: { currency: 'USD', details: { reference: 'cart-7' } },
+        response: { sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } } },
+      }),
+    );
+
+    expect(body).toMatchObject({
+      order: {
+        id: orderId,
+        amount: 0,
+        currency: 'USD',
+        status: 'VERIFIED',
+        totalAuthorizedAmount: 0,
+        totalCapturedAmount: 0,
+        totalRefundedAmount: 0,
+      },
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      transaction: { id: 'verify-1', type: 'VERIFICATION', amount: 0, currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } },
+    });
+    const order = body.order as JsonObject;
+    expect(order.creationTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(order.lastUpdatedTime).toBe(order.creationTime);
+    expect(body.timeOfRecord).toBe(order.creationTime);
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+  });
+
+  it('proceeds on an existing order with the order as the ledger knows it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'auth', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', '10.50') }));
+
+    const reply = await ledger.begin(beginMessage(operation(merchant, orderId, 'capture', 'CAPTURE')));
+    expect(reply).toMatchObject({
+      outcome: 'PROCEED',
+      order: {
+        id: orderId,
+        currency: 'USD',
+        amount: '10.50',
+        status: 'AUTHORIZED',
+        totalAuthorizedAmount: '10.50',
+        totalCapturedAmount: '0.00',
+        totalRefundedAmount: '0.00',
+        transactions: [
+          { id: 'auth', type: 'AUTHORIZATION', apiOperation: 'AUTHORIZE', amount: '10.50', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED' },
+        ],
+      },
+    });
+  });
+});
+
+describe('replays', () => {
+  it.each(['SUCCESS', 'FAILURE'] as const)(
+    'answer a repeated %s operation with the identical stored body and write nothing',
+    async (result) => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      const verify = operation(merchant, orderId, 'v1', 'VERIFY', { sourceOfFunds: { type: 'CARD' } });
+      const first = await ledger.record(recordMessage(verify, { transaction: txn('VERIFICATION', '0.00', result) }));
+      const before = await orderRow(merchant, orderId);
+
+      expect(await ledger.begin(beginMessage(verify))).toEqual({ outcome: 'REPLAY', body: first.body });
+      // The same request with its keys in another order and another correlationId is the same request.
+      const reordered = { ...verify, request: { correlationId: 'retry-2', sourceOfFunds: { type: 'CARD' }, apiOperation: 'VERIFY' } };
+      expect(await ledger.begin(beginMessage(reordered))).toEqual({ outcome: 'REPLAY', body: first.body });
+      // A record that races a replay gets the stored body too, and writes nothing.
+      const again = await ledger.record(recordMessage(verify, { transaction: txn('VERIFICATION', '0.00', 'SUCCESS') }));
+      expect(again.body).toEqual(first.body);
+
+      expect(await orderRow(merchant, orderId)).toEqual(before);
+      expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+    },
+  );
+
+  it('refuse the same transaction id and operation with a different body (400)', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const capture = operation(merchant, orderId, 'c1', 'PAY', { transaction: { amount: '10.00' } });
+    await ledger.record(recordMessage(capture, { transaction: txn('PAYMENT', '10.00') }));
+    const changed = { ...capture, request: { apiOperation: 'PAY', transaction: { amount: '11.00' } } };
+
+    const atBegin = await rejection(ledger.begin(beginMessage(changed)));
+    expect(atBegin.code).toBe('INVALID_REQUEST');
+    expect(atBegin.httpStatus).toBe(400);
+    expect(atBegin.explanation).toMatch(/already processed with different values/);
+    const atRecord = await rejection(ledger.record(recordMessage(changed, { transaction: txn('PAYMENT', '11.00') })));
+    expect(atRecord.code).toBe('INVALID_REQUEST');
+    expect((await orderRow(merchant, orderId)).captured).toBe('10.0000');
+  });
+});
+
+describe('transaction ids', () => {
+  it('refuse an id already used on the order by another operation (400 on transactionid)', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 't1', 'VERIFY'), { transaction: txn('VERIFICATION', '0') }));
+    const refund = operation(merchant, orderId, 't1', 'REFUND', { transaction: { amount: '1.00' } });
+
+    const atBegin = await rejection(ledger.begin(beginMessage(refund)));
+    expect(atBegin.toResponseBody()).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        explanation: "Value 't1' is invalid. The transaction id is already used on this order by another operation.",
+        field: 'transactionid',
+        validationType: 'INVALID',
+      },
+      result: 'ERROR',
+    });
+    const atRecord = await rejection(ledger.record(recordMessage(refund, { transaction: txn('REFUND', '1.00') })));
+    expect(atRecord.field).toBe('transactionid');
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+  });
+
+  it('let CONFIRM_BROWSER_PAYMENT address its initiate\'s transaction', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(
+      recordMessage(operation(merchant, orderId, 'bp', 'INITIATE_BROWSER_PAYMENT'), { transaction: txn('PAYMENT', '5.00', 'PENDING') }),
+    );
+    const reply = await ledger.begin(beginMessage(operation(merchant, orderId, 'bp', 'CONFIRM_BROWSER_PAYMENT'), true));
+    expect(reply).toMatchObject({ outcome: 'PROCEED', order: { status: 'INITIATED', transactions: [{ id: 'bp', result: 'PENDING' }] } });
+  });
+
+  it('refuse an UPDATE of a transaction the order does not have', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const update = operation(merchant, orderId, 'nope', 'CONFIRM_BROWSER_PAYMENT');
+    const onNewOrder = await rejection(ledger.record(recordMessage(update, { mode: 'UPDATE', transaction: txn('PAYMENT', '1.00') })));
+    expect(onNewOrder.field).toBe('transactionid');
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
+  });
+});
+
+describe('fencing tokens', () => {
+  it('refuse a begin or record carrying a token older than the order\'s last one, and nothing is written', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const at = (token: string, transactionId: string) => ({ ...operation(merchant, orderId, transactionId, 'PAY'), fencingToken: token });
+    await ledger.record(recordMessage(at('1700000000000002', 'p1'), { transaction: txn('PAYMENT', '1.00') }));
+
+    const staleBegin = await rejection(ledger.begin(beginMessage(at('1700000000000001', 'p2'))));
+    expect(staleBegin.code).toBe('ORDER_LOCK_LOST');
+    const staleRecord = await rejection(ledger.record(recordMessage(at('1700000000000001', 'p2'), { transaction: txn('PAYMENT', '1.00') })));
+    expect(staleRecord.code).toBe('ORDER_LOCK_LOST');
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+
+    // The same token again (one lease, two steps) and newer ones are fine; the newest is kept.
+    await ledger.record(recordMessage(at('1700000000000002', 'p2'), { transaction: txn('PAYMENT', '1.00') }));
+    await ledger.record(recordMessage(at('1700000000000009', 'p3'), { transaction: txn('PAYMENT', '1.00') }));
+    expect((await orderRow(merchant, orderId)).lastFencingToken).toBe('1700000000000009');
+  });
+
+  it('treat a ledger message without a fencing token as a fault between processes (SERVER_FAILED)', async () => {
+    const merchant = testMerchant();
+    const message = beginMessage(operation(merchant, newOrderId(), 't', 'VERIFY'));
+    delete message.envelope.fencingToken;
+    const err = await rejection(ledger.begin(message));
+    expect(err.code).toBe('SERVER_FAILED');
+    expect(err.supportCode).toMatch(/^[0-9A-F]{12}$/);
+  });
+});
+
+describe('status and totals through an order\'s life', () => {
+  async function steps(merchant: MerchantContext, orderId: string, list: [string, string, Txn][]) {
+    const seen: JsonObject[] = [];
+    for (const [transactionId, apiOperation, transaction] of list) {
+      const { body } = await ledger.record(recordMessage(operation(merchant, orderId, transactionId, apiOperation), { transaction }));
+      const order = body.order as JsonObject;
+      seen.push({
+        status: order.status,
+        authorized: order.totalAuthorizedAmount,
+        captured: order.totalCapturedAmount,
+        refunded: order.totalRefundedAmount,
+      });
+    }
+    return seen;
+  }
+
+  it('authorize, capture part, capture rest, refund part, refund rest', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    expect(
+      await steps(merchant, orderId, [
+        ['a', 'AUTHORIZE', txn('AUTHORIZATION', '100.00')],
+        ['c1', 'CAPTURE', txn('CAPTURE', '60.00')],
+        ['c2', 'CAPTURE', txn('CAPTURE', '40.00')],
+        ['r1', 'REFUND', txn('REFUND', '25.50', 'SUCCESS', { targetTransactionId: 'c1' })],
+        ['r2', 'REFUND', txn('REFUND', '74.50', 'SUCCESS', { targetTransactionId: 'c2' })],
+      ]),
+    ).toEqual([
+      { status: 'AUTHORIZED', authorized: 100, captured: 0, refunded: 0 },
+      { status: 'PARTIALLY_CAPTURED', authorized: 100, captured: 60, refunded: 0 },
+      { status: 'CAPTURED', authorized: 100, captured: 100, refunded: 0 },
+      { status: 'PARTIALLY_REFUNDED', authorized: 100, captured: 100, refunded: 25.5 },
+      { status: 'REFUNDED', authorized: 100, captured: 100, refunded: 100 },
+    ]);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED', refunded: '100.0000', operationCount: 5 });
+  });
+
+  it('refuse a refund beyond the captured amount without the privilege, and record it as EXCESSIVELY_REFUNDED with it', async () => {
+    const plain = testMerchant();
+    const orderId = newOrderId();
+    await steps(plain, orderId, [['p', 'PAY', txn('PAYMENT', '10.00')]]);
+    const over = await rejection(
+      ledger.record(recordMessage(operation(plain, orderId, 'r', 'REFUND'), { transaction: txn('REFUND', '10.01') })),
+    );
+    expect(over.field).toBe('transaction.amount');
+    expect(over.explanation).toContain('10.00 USD');
+
+    const privileged = testMerchant({ privileges: { excessiveRefund: true, unmask: false, refundRequiresApproval: false } });
+    const other = newOrderId();
+    expect(
+      await steps(privileged, other, [
+        ['p', 'PAY', txn('PAYMENT', '10.00')],
+        ['r', 'REFUND', txn('REFUND', '10.01')],
+      ]),
+    ).toEqual([
+      { status: 'CAPTURED', authorized: 10, captured: 10, refunded: 0 },
+      { status: 'EXCESSIVELY_REFUNDED', authorized: 10, captured: 10, refunded: 10.01 },
+    ]);
+  });
+
+  it('pay then void: CANCELLED', async () => {
+    const merchant = testMerchant();
+    expect(
+      await steps(merchant, newOrderId(), [
+        ['p', 'PAY', txn('PAYMENT', '42.00')],
+        ['v', 'VOID', txn('VOID_PAYMENT', '42.00', 'SUCCESS', { targetTransactionId: 'p' })],
+      ]),
+    ).toEqual([
+      { status: 'CAPTURED', authorized: 42, captured: 42, refunded: 0 },
+      { status: 'CANCELLED', authorized: 0, captured: 0, refunded: 0 },
+    ]);
+  });
+
+  it('verify only: VERIFIED', async () => {
+    const merchant = testMerchant();
+    expect(
+      await steps(merchant, newOrderId(), [
+        ['v1', 'VERIFY', txn('VERIFICATION', '0.00', 'FAILURE')],
+        ['v2', 'VERIFY', txn('VERIFICATION', '0.00')],
+      ]),
+    ).toEqual([
+      { status: 'FAILED', authorized: 0, captured: 0, refunded: 0 },
+      { status: 'VERIFIED', authorized: 0, captured: 0, refunded: 0 },
+    ]);
+  });
+
+  it('sums 0.1 + 0.2 refunded to exactly 0.3, in the stored totals and in the response', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await steps(merchant, orderId, [['p', 'PAY', txn('PAYMENT', '0.30')], ['r1', 'REFUND', txn('REFUND', '0.1')]]);
+    const { body } = await ledger.record(recordMessage(operation(merchant, orderId, 'r2', 'REFUND'), { transaction: txn('REFUND', '0.2') }));
+    expect(JSON.stringify(body.order)).toContain('"totalRefundedAmount":0.3');
+    expect(JSON.stringify(body.order)).toContain('"status":"REFUNDED"');
+    expect((await orderRow(merchant, orderId)).refunded).toBe('0.3000');
+  });
+
+  it('refuse a transaction in another currency than the order\'s (400 on transaction.currency)', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await steps(merchant, orderId, [['p', 'PAY', txn('PAYMENT', '5.00')]]);
+    const err = await rejection(
+      ledger.record(
+        recordMessage(operation(merchant, orderId, 'r', 'REFUND'), {
+          order: { currency: 'USD' },
+          transaction: { ...txn('REFUND', '1.00'), currency: 'EUR' },
+        }),
+      ),
+    );
+    expect(err.field).toBe('transaction.currency');
+    expect(err.explanation).toBe("Value 'EUR' is invalid. The order's currency is USD.");
+  });
+});
+
+describe('a browser payment completing later (UPDATE)', () => {
+  it('goes INITIATED -> CAPTURED on the same transaction, and a replayed initiate still gets its own response', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const initiate = operation(merchant, orderId, 'bp-1', 'INITIATE_BROWSER_PAYMENT', { order: { amount: '20.00', currency: 'USD' } });
+    const initiated = await ledger.record(
+      recordMessage(initiate, {
+        transaction: txn('PAYMENT', '20.00', 'PENDING', { fundingType: 'PROVIDER_A' }),
+        order: { currency: 'USD', amount: '20.00', details: { description: 'Two books' } },
+        response: { browserPayment: { interaction: { status: 'INITIATED' } } },
+      }),
+    );
+    expect(initiated.body).toMatchObject({ result: 'PENDING', order: { status: 'INITIATED', amount: 20, totalCapturedAmount: 0 } });
+
+    const confirm = operation(merchant, orderId, 'bp-1', 'CONFIRM_BROWSER_PAYMENT', { order: { amount: '18.00' } });
+    expect(await ledger.begin(beginMessage(confirm, true))).toMatchObject({ outcome: 'PROCEED' });
+    const confirmed = await ledger.record(
+      recordMessage(confirm, {
+        mode: 'UPDATE',
+        transaction: txn('PAYMENT', '18.00', 'SUCCESS', { fundingType: 'PROVIDER_A' }),
+        order: { currency: 'USD', amount: '18.00' },
+        response: { browserPayment: { interaction: { status: 'COMPLETED' } } },
+      }),
+    );
+    expect(confirmed.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { id: 'bp-1', type: 'PAYMENT', amount: 18 },
+      order: { status: 'CAPTURED', amount: 18, totalAuthorizedAmount: 18, totalCapturedAmount: 18 },
+    });
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 2 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', amount: '18.0000', captured: '18.0000' });
+    expect(await ledger.begin(beginMessage(initiate))).toEqual({ outcome: 'REPLAY', body: initiated.body });
+    expect(await ledger.begin(beginMessage(confirm, true))).toEqual({ outcome: 'REPLAY', body: confirmed.body });
+  });
+});
+
+describe('concurrent records on one order', () => {
+  it('serialise on the order row: 20 captures of 5.00 at once total exactly 100.00', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'a', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', '100.00') }));
+
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ledger.record(recordMessage(operation(merchant, orderId, `c${i}`, 'CAPTURE'), { transaction: txn('CAPTURE', '5.00') })),
+      ),
+    );
+    const captured = replies.map((r) => (r.body.order as JsonObject).totalCapturedAmount).sort((a, b) => Number(a) - Number(b));
+    // Each record saw every record committed before it: the totals step by exactly 5.00.
+    expect(captured).toEqual(Array.from({ length: 20 }, (_, i) => 5 * (i + 1)));
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '100.0000', operationCount: 21 });
+    const sequences = await ledger.dataSource.query(
+      'SELECT sequence FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence',
+      [merchant.id, orderId],
+    );
+    expect(sequences.map((s: { sequence: number }) => s.sequence)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+  });
+
+  it('hold the refund limit in the database alone: 20 refunds of 10.00 on 100.00 captured, exactly 10 recorded', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'p', 'PAY'), { transaction: txn('PAYMENT', '100.00') }));
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        ledger.record(recordMessage(operation(merchant, orderId, `r${i}`, 'REFUND'), { transaction: txn('REFUND', '10.00') })),
+      ),
+    );
+    const refused = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(10);
+    expect(refused).toHaveLength(10);
+    expect(refused.every((o) => (o.reason as GatewayError).field === 'transaction.amount')).toBe(true);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED', refunded: '100.0000', operationCount: 11 });
+  });
+
+  it('create a new order once when its first records race', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        ledger.record(recordMessage(operation(merchant, orderId, `v${i}`, 'VERIFY'), { transaction: txn('VERIFICATION', '0') })),
+      ),
+    );
+    expect(new Set(replies.map((r) => (r.body.order as JsonObject).creationTime)).size).toBe(1);
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 8, responses: 8 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'VERIFIED', operationCount: 8 });
+  });
+});
+
+describe('card data', () => {
+  it('is never stored unmasked, whatever the caller sends', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const { body } = await ledger.record(
+      recordMessage(operation(merchant, orderId, 'v', 'VERIFY'), {
+        transaction: txn('VERIFICATION', '0'),
+        order: { currency: 'USD', details: { sourceOfFunds: { provided: { card: { number: TEST_CARD } } } } },
+        response: { sourceOfFunds: { provided: { card: { number: TEST_CARD, securityCode: '100' } } } },
+      }),
+    );
+    expect(body.sourceOfFunds).toEqual({ provided: { card: { number: '512345xxxxxx0008' } } });
+    const [stored] = await ledger.dataSource.query(
+      `SELECT (SELECT string_agg(body::text, '') FROM order_transaction.operation_responses WHERE merchant_id = $1) AS bodies,
+              (SELECT details::text FROM order_transaction.orders WHERE merchant_id = $1) AS details`,
+      [merchant.id],
+    );
+    expect(`${stored.bodies}${stored.details}`).not.toContain(TEST_CARD);
+    expect(`${stored.bodies}${stored.details}`).not.toContain('securityCode');
+  });
+});
+
+describe('the webhook outbox seam (LedgerEvents)', () => {
+  function recordWith(events: LedgerEvents) {
+    return new RecordOperation(ledger.running.app.get(LedgerRepository), events);
+  }
+
+  it('is called inside the record\'s database transaction, with the order\'s notification URL', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const seen: { insideCount: number; outsideCount: number; event: OrderRecordedEvent }[] = [];
+    const countIn = async (runner: { query: (sql: string, params: unknown[]) => Promise<{ n: number }[]> }) =>
+      (await runner.query('SELECT count(*)::int AS n FROM order_transaction.transactions WHERE merchant_id = $1', [merchant.id]))[0].n;
+    const events: LedgerEvents = {
+      orderRecorded: async (manager, event) => {
+        seen.push({ insideCount: await countIn(manager), outsideCount: await countIn(ledger.dataSource), event });
+      },
+    };
+    await recordWith(events).execute(
+      recordMessage(operation(merchant, orderId, 'p', 'PAY'), {
+        transaction: txn('PAYMENT', '3.00'),
+        order: { currency: 'USD', notificationUrl: 'https://merchant.example/hooks' },
+      }),
+    );
+    await recordWith(events).execute(recordMessage(operation(merchant, orderId, 'r', 'REFUND'), { transaction: txn('REFUND', '1.00') }));
+
+    expect(seen.map((s) => [s.insideCount, s.outsideCount])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(seen.map((s) => [s.event.createdOrder, s.event.notificationUrl, (s.event.body.order as JsonObject).status])).toEqual([
+      [true, 'https://merchant.example/hooks', 'CAPTURED'],
+      [false, 'https://merchant.example/hooks', 'PARTIALLY_REFUNDED'],
+    ]);
+  });
+
+  it('rolls the ledger write back when it fails, so an announcement never goes missing', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const failing: LedgerEvents = {
+      orderRecorded: async () => {
+        throw new Error('outbox unavailable');
+      },
+    };
+    await expect(
+      recordWith(failing).execute(recordMessage(operation(merchant, orderId, 'p', 'PAY'), { transaction: txn('PAYMENT', '3.00') })),
+    ).rejects.toThrow('outbox unavailable');
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
+  });
+});

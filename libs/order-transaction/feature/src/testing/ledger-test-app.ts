@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import {
+  BeginOperationMessage,
+  BeginOperationReply,
+  defaultMerchantSettings,
+  JsonObject,
+  MerchantContext,
+  MerchantSettings,
+  RecordOperationMessage,
+  RecordOperationReply,
+  SUBJECTS,
+} from '@gateway/contracts';
+import {
+  bootstrapApp,
+  canonicalRequestHash,
+  createLogger,
+  createMessageServer,
+  loadConfig,
+  MessageBus,
+  messagingOptions,
+  Metrics,
+  PlatformModule,
+  RunningApp,
+} from '@gateway/platform';
+import { DataSource } from 'typeorm';
+import { OrderTransactionConfig } from '../order-transaction.config';
+import { OrderTransactionModule } from '../order-transaction.module';
+
+/**
+ * order-transaction as it runs in the standalone profile: its module, the platform, the
+ * in-process message bus and the real Postgres of the integration run. Tests talk to it only
+ * through the bus, as other services do.
+ */
+export interface LedgerTestApp {
+  running: RunningApp;
+  bus: MessageBus;
+  dataSource: DataSource;
+  begin(message: BeginOperationMessage): Promise<BeginOperationReply>;
+  record(message: RecordOperationMessage): Promise<RecordOperationReply>;
+}
+
+export async function startLedgerTestApp(): Promise<LedgerTestApp> {
+  const config = loadConfig(OrderTransactionConfig, {
+    GATEWAY_PROFILE: 'standalone',
+    DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
+    // Enough connections for the concurrency tests to really run side by side.
+    DATABASE_POOL_SIZE: '12',
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+  });
+  const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+  const messaging = messagingOptions(config, 'order-transaction');
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 }),
+      OrderTransactionModule.forRoot(config),
+    ],
+  })
+  class LedgerTestModule {}
+  const running = await bootstrapApp({
+    module: LedgerTestModule,
+    logger,
+    host: config.HTTP_HOST,
+    port: config.HTTP_PORT,
+    shutdownGraceMs: 5_000,
+    messageServer: createMessageServer(messaging, 5_000),
+  });
+  const bus = running.app.get(MessageBus);
+  return {
+    running,
+    bus,
+    dataSource: running.app.get<DataSource>(getDataSourceToken('order_transaction')),
+    begin: (message) => bus.request(SUBJECTS.orderTransaction.ledgerBegin, message),
+    record: (message) => bus.request(SUBJECTS.orderTransaction.ledgerRecord, message),
+  };
+}
+
+/** A merchant of its own per test: tests share the run's database and never truncate it. */
+export function testMerchant(settings: Partial<MerchantSettings> = {}): MerchantContext {
+  return {
+    id: `INT${randomBytes(6).toString('hex').toUpperCase()}`,
+    mode: 'TEST',
+    settings: { ...defaultMerchantSettings(), ...settings },
+  };
+}
+
+export interface OperationSpec {
+  merchant: MerchantContext;
+  orderId: string;
+  transactionId: string;
+  apiOperation: string;
+  /** The merchant's request body: only its canonical hash travels. */
+  request: JsonObject;
+  fencingToken?: string;
+}
+
+export function beginMessage(spec: OperationSpec, addressesExistingTransaction?: boolean): BeginOperationMessage {
+  return {
+    envelope: envelopeOf(spec),
+    orderId: spec.orderId,
+    transactionId: spec.transactionId,
+    apiOperation: spec.apiOperation,
+    requestHash: canonicalRequestHash(spec.request),
+    ...(addressesExistingTransaction === undefined ? {} : { addressesExistingTransaction }),
+  };
+}
+
+export function recordMessage(
+  spec: OperationSpec,
+  recorded: Pick<RecordOperationMessage, 'transaction'> & Partial<Pick<RecordOperationMessage, 'mode' | 'order' | 'response'>>,
+): RecordOperationMessage {
+  return {
+    envelope: envelopeOf(spec),
+    orderId: spec.orderId,
+    transactionId: spec.transactionId,
+    apiOperation: spec.apiOperation,
+    requestHash: canonicalRequestHash(spec.request),
+    mode: recorded.mode ?? 'CREATE',
+    order: recorded.order ?? { currency: recorded.transaction.currency },
+    transaction: recorded.transaction,
+    response: recorded.response ?? {},
+  };
+}
+
+function envelopeOf(spec: OperationSpec) {
+  return {
+    merchant: spec.merchant,
+    apiVersion: 100,
+    requestId: `req-${randomBytes(4).toString('hex')}`,
+    authMethod: 'PASSWORD' as const,
+    fencingToken: spec.fencingToken ?? '1000',
+  };
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: run integration tests with \`jest --selectProjects int\`.`);
+  }
+  return value;
+}

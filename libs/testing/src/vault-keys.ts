@@ -1,0 +1,17 @@
+import { randomBytes } from 'node:crypto';
+import { InMemoryDataKeyStore, MasterKeyRing, VaultKeys } from '@gateway/crypto';
+
+/** `id:base64` master key configuration with fresh random keys. */
+export function testMasterKeys(...ids: string[]): string {
+  return ids.map((id) => `${id}:${randomBytes(32).toString('base64')}`).join(',');
+}
+
+/** Started VaultKeys over an in-memory store, no periodic refresh. */
+export async function startTestVaultKeys(
+  store = new InMemoryDataKeyStore(),
+  masterKeys = MasterKeyRing.parse(testMasterKeys('test-master')),
+): Promise<VaultKeys> {
+  const keys = new VaultKeys(store, masterKeys, { refreshIntervalMs: 0 });
+  await keys.start();
+  return keys;
+}

@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GatewayError, JsonObject, MerchantContext } from '@gateway/contracts';
+import { TokenSealing } from '../instrument/token-sealing';
+import { repositoryPolicy } from '../repository/repository-policy';
+import { tokenBody } from '../responses/token-response';
+import { TOKEN_STORE, TokenStore } from '../token-store';
+
+export interface TokenReferenceCommand {
+  merchant: MerchantContext;
+  tokenId: string;
+}
+
+/** GET .../token/{tokenid}, beyond the spec: what the repository holds, card data masked. */
+@Injectable()
+export class RetrieveToken {
+  constructor(
+    @Inject(TOKEN_STORE) private readonly store: TokenStore,
+    private readonly sealing: TokenSealing,
+  ) {}
+
+  async execute(command: TokenReferenceCommand): Promise<JsonObject> {
+    const repository = repositoryPolicy(command.merchant);
+    const record = await this.store.findByToken(repository.id, command.tokenId);
+    if (!record) {
+      throw noSuchToken(command.tokenId, repository.id);
+    }
+    // Card tokens answer from their masked columns alone; only provider_a details need opening.
+    const instrument = record.sourceType === 'PROVIDER_A' ? await this.sealing.openInstrument(record) : null;
+    return tokenBody(record, { result: 'SUCCESS', instrument, now: new Date() });
+  }
+}
+
+/** An unknown token on GET or DELETE: the resource does not exist (404, INVALID_REQUEST). */
+export function noSuchToken(token: string, repositoryId: string): GatewayError {
+  return new GatewayError('NOT_FOUND', { explanation: `Token '${token}' does not exist in repository ${repositoryId}.` });
+}
+

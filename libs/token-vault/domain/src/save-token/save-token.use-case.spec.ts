@@ -1,0 +1,603 @@
+import { AuthMethod, GatewayError, MerchantContext, TOKEN_GENERATION_STRATEGIES, TOKEN_MANAGEMENT_STRATEGIES, validateTokenRequest } from '@gateway/contracts';
+import { Pan, passesLuhn } from '@gateway/crypto';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
+import { simulatedSchemeTokenNumber } from '../token-service-provider/simulated-token-service-provider';
+import { testMerchant, TestRepository, vaultTestBed } from '../testing/vault-test-bed';
+import type { AcquirerVerificationRequest, VerificationOutcome } from '../verification/card-verification';
+
+type Bed = Awaited<ReturnType<typeof vaultTestBed>>;
+type Body = Record<string, unknown>;
+
+const cardBody = (number: string = TEST_CARD, expiry: { month: string; year: string } | null = TEST_EXPIRY.APPROVED, extra: Body = {}): Body => ({
+  sourceOfFunds: { type: 'CARD', provided: { card: { number, ...(expiry ? { expiry } : {}), ...extra } } },
+});
+
+const agreementBody = (id: string, cardinality = 'MULTIPLE', extra: Body = {}): Body => ({
+  sourceOfFunds: {
+    type: 'PROVIDER_A',
+    provided: { provider_a: { accountEmail: 'payer@example.com', accountHolder: 'A Payer', billingAgreement: { id, cardinality, name: 'Monthly' } } },
+  },
+  ...extra,
+});
+
+function saver(bed: Bed, merchant: MerchantContext) {
+  return {
+    // The vault's handlers validate with the edge's request class before the use case runs.
+    put: async (token: string, body: Body, authMethod: AuthMethod = 'PASSWORD') =>
+      bed.save.execute({ merchant, authMethod, tokenId: token, fields: validateTokenRequest(body) }),
+    post: async (body: Body) => bed.save.execute({ merchant, authMethod: 'PASSWORD', fields: validateTokenRequest(body) }),
+  };
+}
+
+async function rejected(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof GatewayError) {
+      return err;
+    }
+    throw err;
+  }
+  throw new Error('expected the save to be rejected');
+}
+
+async function setUp(repository: TestRepository = {}, bedOptions: Parameters<typeof vaultTestBed>[0] = {}) {
+  const bed = await vaultTestBed(bedOptions);
+  const merchant = testMerchant(repository);
+  return { bed, merchant, ...saver(bed, merchant) };
+}
+
+/** Creates a token the way the repository creates them: PUT under Merchant-Supplied, POST otherwise. */
+async function create(ctx: Awaited<ReturnType<typeof setUp>>, body: Body, suppliedToken = 'merchantToken1') {
+  return ctx.merchant.settings.tokenRepository.generation === 'MERCHANT_SUPPLIED' ? ctx.put(suppliedToken, body) : ctx.post(body);
+}
+
+const combinations = TOKEN_GENERATION_STRATEGIES.flatMap((generation) =>
+  TOKEN_MANAGEMENT_STRATEGIES.map((management) => [generation, management] as const),
+);
+
+describe('SaveToken: every generation x management combination', () => {
+  describe.each(combinations)('%s / %s', (generation, management) => {
+    it('creates a token in the generation strategy\'s format', async () => {
+      const ctx = await setUp({ generation, management });
+      const body = await create(ctx, cardBody());
+      expect(body.result).toBe('SUCCESS');
+      const token = body.token as string;
+      if (generation === 'MERCHANT_SUPPLIED') {
+        expect(token).toBe('merchantToken1');
+      } else if (generation === 'RANDOM') {
+        expect(token).toMatch(/^9[0-9]{15}$/);
+        expect(passesLuhn(token)).toBe(true);
+      } else {
+        expect(token).toMatch(/^512345[0-9]{6}0008$/);
+        expect(token).not.toBe(TEST_CARD);
+        expect(passesLuhn(token)).toBe(false);
+      }
+      expect(ctx.bed.store.rows.size).toBe(1);
+    });
+
+    it('updates the token with PUT', async () => {
+      const ctx = await setUp({ generation, management });
+      const token = (await create(ctx, cardBody())).token as string;
+      const updated = await ctx.put(token, cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+      expect(updated).toMatchObject({ result: 'SUCCESS', token, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+      expect(ctx.bed.store.rows.size).toBe(1);
+      expect([...ctx.bed.store.rows.values()][0].version).toBe(2);
+    });
+
+    it(generation === 'MERCHANT_SUPPLIED' ? 'creates with PUT to an unknown token' : 'rejects PUT to an unknown token', async () => {
+      const ctx = await setUp({ generation, management });
+      if (generation === 'MERCHANT_SUPPLIED') {
+        expect(await ctx.put('newToken', cardBody())).toMatchObject({ result: 'SUCCESS', token: 'newToken' });
+      } else {
+        const error = await rejected(ctx.put('9123450000000005', cardBody()));
+        expect(error).toMatchObject({ code: 'INVALID_REQUEST', httpStatus: 400 });
+        expect(error.explanation).toContain('does not exist');
+        expect(ctx.bed.store.rows.size).toBe(0);
+      }
+    });
+
+    it(
+      management === 'UNIQUE_TOKEN' ? 'stores the same card again under a new token' : 'returns the existing token for a card already stored',
+      async () => {
+        const ctx = await setUp({ generation, management });
+        const first = (await create(ctx, cardBody(), 'firstToken')).token;
+        const second = await create(ctx, cardBody(TEST_CARD, TEST_EXPIRY.DECLINED), 'secondToken');
+        if (management === 'UNIQUE_TOKEN') {
+          expect(second.token).not.toBe(first);
+          expect(ctx.bed.store.rows.size).toBe(2);
+        } else {
+          expect(second).toMatchObject({ result: 'SUCCESS', token: first, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+          expect(ctx.bed.store.rows.size).toBe(1);
+        }
+      },
+    );
+
+    it(
+      management === 'UNIQUE_TOKEN'
+        ? 'lets a token move to a card another token holds'
+        : 'rejects updating a token to a card another token holds',
+      async () => {
+        const ctx = await setUp({ generation, management });
+        const a = (await create(ctx, cardBody(TEST_CARD), 'tokenA')).token as string;
+        const b = (await create(ctx, cardBody(TEST_CARD_LUHN_FAILURE), 'tokenB')).token as string;
+        const move = ctx.put(b, cardBody(TEST_CARD));
+        if (management === 'UNIQUE_TOKEN' && generation !== 'PRESERVE_6_4') {
+          expect(await move).toMatchObject({ result: 'SUCCESS', token: b });
+        } else if (management === 'UNIQUE_TOKEN') {
+          // Preserve 6.4 forbids the change before uniqueness is even considered.
+          expect(await rejected(move)).toMatchObject({ field: 'sourceOfFunds.provided.card.number' });
+        } else {
+          const error = await rejected(move);
+          expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
+          expect(error.explanation).toContain('already stored against another token');
+          expect(error.explanation).not.toContain(TEST_CARD);
+          expect(error.explanation).not.toContain(a);
+        }
+      },
+    );
+
+    it(
+      generation === 'MERCHANT_SUPPLIED'
+        ? 'takes sourceOfFunds.token on creation (POST) and requires it'
+        : 'refuses sourceOfFunds.token on creation',
+      async () => {
+        const ctx = await setUp({ generation, management });
+        const withToken = { ...cardBody(), sourceOfFunds: { ...(cardBody().sourceOfFunds as Body), token: 'chosenByMerchant' } };
+        if (generation === 'MERCHANT_SUPPLIED') {
+          expect(await ctx.post(withToken)).toMatchObject({ result: 'SUCCESS', token: 'chosenByMerchant' });
+          expect(await rejected(ctx.post(cardBody()))).toMatchObject({ field: 'sourceOfFunds.token', validationType: 'MISSING' });
+        } else {
+          expect(await rejected(ctx.post(withToken))).toMatchObject({ field: 'sourceOfFunds.token', validationType: 'UNSUPPORTED' });
+          expect(ctx.bed.store.rows.size).toBe(0);
+        }
+      },
+    );
+  });
+});
+
+describe('SaveToken: Preserve 6.4 rejection (token rule 3a)', () => {
+  it('rejects changing the card number of a token', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4' });
+    const token = (await ctx.post(cardBody(TEST_CARD))).token as string;
+    const error = await rejected(ctx.put(token, cardBody(TEST_CARD_LUHN_FAILURE)));
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
+    expect((await ctx.bed.retrieve.execute({ merchant: ctx.merchant, tokenId: token })).sourceOfFunds).toMatchObject({
+      provided: { card: { number: '512345xxxxxx0008' } },
+    });
+  });
+
+  it('allows updates that keep the number', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4' });
+    const token = (await ctx.post(cardBody(TEST_CARD))).token as string;
+    expect(await ctx.put(token, cardBody(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ result: 'SUCCESS' });
+    expect(await ctx.put(token, { sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.APPROVED } } } })).toMatchObject({
+      sourceOfFunds: { provided: { card: { expiry: '0139', number: '512345xxxxxx0008' } } },
+    });
+  });
+
+  it('does not enforce the rule for provider_a billing agreement ids', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4' });
+    const token = (await ctx.post(agreementBody('B-1'))).token as string;
+    expect(token).toMatch(/^9[0-9]{15}$/);
+    expect(await ctx.put(token, agreementBody('B-2'))).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: { provided: { provider_a: { billingAgreement: { id: 'B-2' } } } },
+    });
+  });
+
+  it('rejects turning a card token into a billing agreement token', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4' });
+    const token = (await ctx.post(cardBody())).token as string;
+    expect(await rejected(ctx.put(token, agreementBody('B-1')))).toMatchObject({ field: 'sourceOfFunds.type' });
+  });
+
+  it('needs card numbers long enough to keep six and four digits and vary the rest', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4' });
+    const short = `${TEST_CARD.slice(0, 6)}0${TEST_CARD.slice(-4)}`;
+    expect(await rejected(ctx.post(cardBody(short)))).toMatchObject({ field: 'sourceOfFunds.provided.card.number' });
+  });
+});
+
+describe('SaveToken: merchant-supplied tokens', () => {
+  it('rejects a body token that differs from the path', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    const body = { sourceOfFunds: { ...(cardBody().sourceOfFunds as Body), token: 'other' } };
+    expect(await rejected(ctx.put('pathToken', body))).toMatchObject({ field: 'sourceOfFunds.token', validationType: 'INVALID' });
+  });
+
+  it('refuses the card number itself as a token, without echoing it', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    const error = await rejected(ctx.put(TEST_CARD, cardBody(TEST_CARD)));
+    expect(error).toMatchObject({ field: 'tokenid', validationType: 'INVALID' });
+    expect(error.explanation).not.toContain(TEST_CARD);
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+});
+
+describe('SaveToken: verification strategies', () => {
+  it('NONE performs no verification (the profile default applies when the request names none)', async () => {
+    const ctx = await setUp({ defaultVerificationStrategy: 'NONE' });
+    expect(await ctx.post(cardBody(TEST_CARD_LUHN_FAILURE))).toMatchObject({
+      result: 'SUCCESS',
+      verificationStrategy: 'NONE',
+      response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' },
+    });
+  });
+
+  it('BASIC accepts a valid number in a known range', async () => {
+    const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
+    expect(await ctx.post(cardBody())).toMatchObject({
+      result: 'SUCCESS',
+      verificationStrategy: 'BASIC',
+      response: { gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+    });
+  });
+
+  it.each([
+    ['a Luhn failure', TEST_CARD_LUHN_FAILURE, '512345xxxxxx0009'],
+    ['an unknown BIN range', TEST_CARD_UNKNOWN_BIN, '112345xxxxxx0007'],
+  ])('BASIC fails %s: result FAILURE and nothing stored', async (_what, number, masked) => {
+    const ctx = await setUp();
+    const body = await ctx.post({ ...cardBody(number), verificationStrategy: 'BASIC' });
+    expect(body).toMatchObject({
+      result: 'FAILURE',
+      verificationStrategy: 'BASIC',
+      response: { gatewayCode: 'EXTERNAL_VERIFICATION_BLOCKED' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: masked } } },
+    });
+    expect(body.token).toBeUndefined();
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
+  it('a request strategy overrides the profile default', async () => {
+    const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
+    expect(await ctx.post({ ...cardBody(TEST_CARD_LUHN_FAILURE), verificationStrategy: 'NONE' })).toMatchObject({ result: 'SUCCESS' });
+  });
+
+  it('BASIC needs the card expiry', async () => {
+    const ctx = await setUp();
+    expect(await rejected(ctx.post({ ...cardBody(TEST_CARD, null), verificationStrategy: 'BASIC' }))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.expiry',
+      validationType: 'MISSING',
+    });
+  });
+
+  it('a failed verification leaves the stored token as it was', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('keep', cardBody(TEST_CARD));
+    const failed = await ctx.put('keep', { ...cardBody(TEST_CARD_LUHN_FAILURE), verificationStrategy: 'BASIC' });
+    expect(failed).toMatchObject({ result: 'FAILURE', token: 'keep' });
+    expect(await ctx.bed.retrieve.execute({ merchant: ctx.merchant, tokenId: 'keep' })).toMatchObject({
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
+      verificationStrategy: 'NONE',
+    });
+  });
+
+  it('ACQUIRER is refused as not available yet', async () => {
+    const ctx = await setUp();
+    expect(await rejected(ctx.post({ ...cardBody(), verificationStrategy: 'ACQUIRER' }))).toMatchObject({
+      field: 'verificationStrategy',
+      validationType: 'INVALID',
+    });
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
+  it('ACQUIRER hands the card, security code and currency to the acquirer verifier and maps a decline to FAILURE', async () => {
+    const seen: AcquirerVerificationRequest[] = [];
+    const outcome: VerificationOutcome = { strategy: 'ACQUIRER', passed: false, gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' };
+    const ctx = await setUp({}, { acquirer: { verify: async (request) => (seen.push(request), outcome) } });
+    const body = await ctx.post({ ...cardBody(TEST_CARD, TEST_EXPIRY.DECLINED, { securityCode: '100' }), verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
+    expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' } });
+    expect(seen[0].card.pan.reveal()).toBe(TEST_CARD);
+    expect(seen[0].card.expiry?.mmyy).toBe('0539');
+    expect(seen[0].securityCode?.reveal()).toBe('100');
+    expect(seen[0].currency).toBe('USD');
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
+  it('verification is for cards: a provider_a token reports NONE, and asking for BASIC is refused', async () => {
+    const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
+    expect(await ctx.post(agreementBody('B-1'))).toMatchObject({ verificationStrategy: 'NONE', response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' } });
+    expect(await rejected(ctx.post({ ...agreementBody('B-2'), verificationStrategy: 'BASIC' }))).toMatchObject({ code: 'INVALID_FIELD' });
+    expect(ctx.bed.store.rows.size).toBe(1);
+  });
+});
+
+describe('SaveToken: what is stored', () => {
+  it('stores the card number sealed, and never the security code, name on card, billing or customer details', async () => {
+    const ctx = await setUp();
+    const body = await ctx.post({
+      ...cardBody(TEST_CARD, TEST_EXPIRY.APPROVED, { securityCode: '987', nameOnCard: 'Jo Cardholder' }),
+      billing: { address: { street: '1 Billing Road' } },
+      customer: { firstName: 'Jo', email: 'jo@example.com' },
+    });
+    expect(body).toMatchObject({ billing: { address: { street: '1 Billing Road' } }, customer: { firstName: 'Jo' } });
+    const row = [...ctx.bed.store.rows.values()][0];
+    const dump = JSON.stringify(row, (_key, value) => (value?.type === 'Buffer' ? Buffer.from(value.data).toString('latin1') : value));
+    for (const absent of [TEST_CARD, '987', 'Jo Cardholder', 'Billing Road', 'jo@example.com']) {
+      expect(dump).not.toContain(absent);
+    }
+    expect(row.cardNumberMasked).toBe('512345xxxxxx0008');
+    const opened = await ctx.bed.sealing.openInstrument(row);
+    expect(opened.type === 'CARD' && opened.pan.reveal()).toBe(TEST_CARD);
+  });
+
+  it('ignores shipping details on card tokens (token rule 5)', async () => {
+    const ctx = await setUp();
+    const body = await ctx.post({ ...cardBody(), shipping: { address: { city: 'Shipton' } } });
+    expect(body.shipping).toBeUndefined();
+    expect([...ctx.bed.store.rows.values()][0].providerADetails).toBeNull();
+  });
+});
+
+describe('SaveToken: p2pe card data', () => {
+  const KSN = 'FFFF9876543210E00001';
+
+  it('decrypts the test scheme and stores the card', async () => {
+    const ctx = await setUp();
+    const payload = ctx.bed.p2pe.encrypt(Pan.of(TEST_CARD), KSN);
+    const body = await ctx.post({ sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.APPROVED, p2pe: { keySerialNumber: KSN, payload, cardBin: '5123' } } } } });
+    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+  });
+
+  it.each([
+    ['a cardBin the number does not start with', { cardBin: '4111' }, 'sourceOfFunds.provided.card.p2pe.cardBin'],
+    ['encryptionState INVALID', { encryptionState: 'INVALID' }, 'sourceOfFunds.provided.card.p2pe.encryptionState'],
+    ['another KSN than the one it was encrypted under', { keySerialNumber: 'FFFF9876543210E00002' }, 'sourceOfFunds.provided.card.p2pe.payload'],
+  ])('declines %s', async (_what, change, field) => {
+    const ctx = await setUp();
+    const payload = ctx.bed.p2pe.encrypt(Pan.of(TEST_CARD), KSN);
+    const p2pe = { keySerialNumber: KSN, payload, ...change };
+    const error = await rejected(ctx.post({ sourceOfFunds: { type: 'CARD', provided: { card: { p2pe } } } }));
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field, validationType: 'INVALID' });
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
+  it('refuses p2pe data of live merchants (no live key management)', async () => {
+    const ctx = await setUp({ mode: 'LIVE' });
+    const payload = ctx.bed.p2pe.encrypt(Pan.of(TEST_CARD), KSN);
+    expect(await rejected(ctx.post({ sourceOfFunds: { type: 'CARD', provided: { card: { p2pe: { keySerialNumber: KSN, payload } } } } }))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.p2pe',
+      validationType: 'UNSUPPORTED',
+    });
+  });
+});
+
+describe('SaveToken: provider_a billing agreements', () => {
+  it('stores the agreement with the shipping details and returns them', async () => {
+    const ctx = await setUp();
+    const body = await ctx.post(agreementBody('B-1', 'SINGLE', { shipping: { address: { city: 'Shipton', country: 'GBR' }, contact: { firstName: 'Sam' } } }));
+    expect(body).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: {
+        type: 'PROVIDER_A',
+        provided: { provider_a: { accountEmail: 'payer@example.com', accountHolder: 'A Payer', billingAgreement: { id: 'B-1', cardinality: 'SINGLE', name: 'Monthly' } } },
+      },
+      shipping: { address: { city: 'Shipton', country: 'GBR' }, contact: { firstName: 'Sam' } },
+    });
+    const retrieved = await ctx.bed.retrieve.execute({ merchant: ctx.merchant, tokenId: body.token as string });
+    expect(retrieved.shipping).toEqual(body.shipping);
+    const row = [...ctx.bed.store.rows.values()][0];
+    expect(JSON.stringify(row)).not.toContain('Shipton');
+    expect(JSON.stringify(row)).not.toContain('payer@example.com');
+  });
+
+  it('rejects provider_a details without a billing agreement (token rule 5)', async () => {
+    const ctx = await setUp();
+    const error = await rejected(ctx.post({ sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: 'payer@example.com' } } } }));
+    expect(error).toMatchObject({ field: 'sourceOfFunds.provided.provider_a.billingAgreement', validationType: 'MISSING' });
+  });
+
+  it('keeps the id of a SINGLE agreement and replaces that of a MULTIPLE one', async () => {
+    const ctx = await setUp();
+    const single = (await ctx.post(agreementBody('S-1', 'SINGLE'))).token as string;
+    expect(await rejected(ctx.put(single, agreementBody('S-2', 'SINGLE')))).toMatchObject({
+      field: 'sourceOfFunds.provided.provider_a.billingAgreement.id',
+    });
+    const multiple = (await ctx.post(agreementBody('M-1', 'MULTIPLE'))).token as string;
+    expect(await ctx.put(multiple, agreementBody('M-2', 'MULTIPLE'))).toMatchObject({
+      sourceOfFunds: { provided: { provider_a: { billingAgreement: { id: 'M-2' } } } },
+    });
+  });
+
+  it('keeps agreement ids unique under Unique Account Identifier, not under Unique Card', async () => {
+    const uai = await setUp({ management: 'UNIQUE_ACCOUNT_IDENTIFIER' });
+    const first = await uai.post(agreementBody('B-1'));
+    expect((await uai.post(agreementBody('B-1'))).token).toBe(first.token);
+    const card = await setUp({ management: 'UNIQUE_CARD' });
+    const a = await card.post(agreementBody('B-1'));
+    expect((await card.post(agreementBody('B-1'))).token).not.toBe(a.token);
+  });
+});
+
+describe('SaveToken: scheme tokens', () => {
+  it('tokenizes a new card when the repository is configured for it, keeping the scheme token sealed', async () => {
+    const ctx = await setUp({ schemeTokenization: true });
+    const body = await ctx.post(cardBody());
+    expect(body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+    const row = [...ctx.bed.store.rows.values()][0];
+    expect(row.schemeTokenOutcome).toBe('SCHEME_TOKENIZATION_SUCCESSFUL');
+    const schemeToken = await ctx.bed.sealing.openSchemeToken(row);
+    expect(schemeToken?.number.reveal()).toBe(simulatedSchemeTokenNumber(Pan.of(TEST_CARD)));
+    expect(row.schemeToken!.toString('latin1')).not.toContain(schemeToken!.number.reveal());
+  });
+
+  it.each([
+    ['SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED', true],
+    ['SCHEME_TOKENIZATION_DECLINED', false],
+    ['SCHEME_TOKENIZATION_ERROR', false],
+  ])('reports %s from the simulator (driven by nameOnCard) and still stores the gateway token', async (code, withSchemeToken) => {
+    const ctx = await setUp({ schemeTokenization: true });
+    const body = await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.APPROVED, { nameOnCard: code }));
+    expect(body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: code } });
+    const row = [...ctx.bed.store.rows.values()][0];
+    expect(row.schemeTokenOutcome).toBe(code);
+    expect(row.schemeToken !== null).toBe(withSchemeToken);
+  });
+
+  it('keeps the scheme token of an unchanged card and retries a failed tokenization', async () => {
+    const ctx = await setUp({ schemeTokenization: true, generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody());
+    expect(await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' } });
+    expect([...ctx.bed.store.rows.values()][0].schemeToken).not.toBeNull();
+
+    await ctx.put('t2', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED, { nameOnCard: 'SCHEME_TOKENIZATION_DECLINED' }));
+    expect(await ctx.put('t2', cardBody(TEST_CARD_LUHN_FAILURE))).toMatchObject({ response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+  });
+
+  it('does not tokenize for repositories not configured for it', async () => {
+    const ctx = await setUp({ schemeTokenization: false });
+    expect(await ctx.post(cardBody())).toMatchObject({ response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' } });
+    expect([...ctx.bed.store.rows.values()][0].schemeTokenOutcome).toBeNull();
+  });
+
+  it('answers SCHEME_TOKENIZATION_ERROR for live merchants: no live token service provider is connected', async () => {
+    const ctx = await setUp({ schemeTokenization: true, mode: 'LIVE' });
+    expect(await ctx.post(cardBody())).toMatchObject({ result: 'SUCCESS', repositoryId: '1000000001', response: { gatewayCode: 'SCHEME_TOKENIZATION_ERROR' } });
+  });
+
+  describe('push provisioning (token rule 8)', () => {
+    const provisioning = (identifier: string, extra: Body = {}): Body => ({ sourceOfFunds: { type: 'CARD', schemeTokenProvisioningIdentifier: identifier, ...extra } });
+
+    it('stores the card and scheme token the token service provider returns', async () => {
+      const ctx = await setUp();
+      const body = await ctx.post(provisioning('ISSUER-REF-1'));
+      expect(body).toMatchObject({
+        result: 'SUCCESS',
+        response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' },
+        sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', expiry: '0139' } } },
+      });
+      expect(await ctx.bed.sealing.openSchemeToken([...ctx.bed.store.rows.values()][0])).not.toBeNull();
+    });
+
+    it.each(['SCHEME_TOKENIZATION_DECLINED', 'SCHEME_TOKENIZATION_ERROR'])('answers %s with result FAILURE and stores nothing', async (code) => {
+      const ctx = await setUp();
+      expect(await ctx.post(provisioning(code))).toMatchObject({ result: 'FAILURE', response: { gatewayCode: code } });
+      expect(ctx.bed.store.rows.size).toBe(0);
+    });
+
+    it('answers additional authentication required with the token stored', async () => {
+      const ctx = await setUp();
+      const code = 'SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED';
+      expect(await ctx.post(provisioning('SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED'))).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: code } });
+      expect(ctx.bed.store.rows.size).toBe(1);
+    });
+
+    it('rejects card details alongside, and needs type CARD', async () => {
+      const ctx = await setUp();
+      expect(await rejected(ctx.post(provisioning('REF', { provided: { card: { number: TEST_CARD } } })))).toMatchObject({
+        field: 'sourceOfFunds.provided.card',
+        validationType: 'UNSUPPORTED',
+      });
+      expect(await rejected(ctx.post({ sourceOfFunds: { schemeTokenProvisioningIdentifier: 'REF' } }))).toMatchObject({
+        field: 'sourceOfFunds.type',
+        validationType: 'MISSING',
+      });
+    });
+  });
+});
+
+describe('SaveToken: response', () => {
+  it('carries every token field, card data masked, expiry as MMYY, brand from the BIN table', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    const body = await ctx.put('tok1', {
+      ...cardBody(TEST_CARD, TEST_EXPIRY.APPROVED),
+      device: { ipAddress: '10.0.0.1' },
+      externalTokenProvider: { customData: '{"site":"a"}' },
+    });
+    expect(body).toEqual({
+      device: { ipAddress: '10.0.0.1' },
+      externalTokenProvider: { customData: '{"site":"a"}' },
+      repositoryId: 'Test1000000001',
+      token: 'tok1',
+      status: 'VALID',
+      verificationStrategy: 'NONE',
+      usage: { lastUpdated: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), lastUpdatedBy: ctx.merchant.id },
+      sourceOfFunds: {
+        type: 'CARD',
+        provided: { card: { number: '512345xxxxxx0008', expiry: '0139', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT' } },
+      },
+      response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' },
+      result: 'SUCCESS',
+    });
+    expect(JSON.stringify(body)).not.toContain(TEST_CARD);
+  });
+
+  it('shows an expired card\'s token as INVALID', async () => {
+    const ctx = await setUp();
+    expect(await ctx.post(cardBody(TEST_CARD, { month: '1', year: '20' }))).toMatchObject({ result: 'SUCCESS', status: 'INVALID' });
+  });
+
+  it('unmasks the number only with the permission and certificate authentication', async () => {
+    const allowed = await setUp({ generation: 'MERCHANT_SUPPLIED', unmask: true });
+    const unmask = { ...cardBody(), responseControls: { sensitiveData: 'UNMASK' } };
+    expect(await allowed.put('t1', unmask, 'CERTIFICATE')).toMatchObject({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
+    expect(await rejected(allowed.put('t2', unmask, 'PASSWORD'))).toMatchObject({ field: 'responseControls.sensitiveData' });
+    const notAllowed = await setUp({ generation: 'MERCHANT_SUPPLIED', unmask: false });
+    expect(await rejected(notAllowed.put('t1', unmask, 'CERTIFICATE'))).toMatchObject({ field: 'responseControls.sensitiveData' });
+    expect(notAllowed.bed.store.rows.size).toBe(0);
+  });
+});
+
+describe('SaveToken: concurrent writers', () => {
+  const expiryOnly = (expiry: { month: string; year: string }, extra: Body = {}): Body => ({
+    sourceOfFunds: { type: 'CARD', provided: { card: { expiry } } },
+    ...extra,
+  });
+
+  it('plans again on the locked row when another save landed between its read and its write', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED));
+      }
+    };
+    const body = await ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED));
+    expect(interfered).toBe(true);
+    // The expiry-only update applies on top of the other save's card: serial, not lost.
+    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009', expiry: '0539' } } } });
+  });
+
+  it('starts over, outside the lock, when the new state needs another verification', async () => {
+    const verified: string[] = [];
+    const ctx = await setUp(
+      { generation: 'MERCHANT_SUPPLIED' },
+      { acquirer: { verify: async ({ card }) => (verified.push(card.pan.masked), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) } },
+    );
+    await ctx.put('t1', cardBody(TEST_CARD));
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE));
+      }
+    };
+    const body = await ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED, { verificationStrategy: 'ACQUIRER' }));
+    expect(verified).toEqual(['512345xxxxxx0008', '512345xxxxxx0009']);
+    expect(body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' } });
+  });
+
+  it('asks the caller to retry when every new state of the token needs another verification', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' }, {
+      acquirer: { verify: async () => ({ strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) },
+    });
+    // Five different cards (the test card's derived numbers, some truncated): one per attempt and one more.
+    const cards = [TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_CARD.slice(1), TEST_CARD_LUHN_FAILURE.slice(1)];
+    await ctx.put('t1', cardBody(cards[0]));
+    let writes = 0;
+    let busy = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!busy && writes < cards.length - 1) {
+        busy = true;
+        await ctx.put('t1', cardBody(cards[++writes]));
+        busy = false;
+      }
+    };
+    expect(await rejected(ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED, { verificationStrategy: 'ACQUIRER' })))).toMatchObject({ code: 'SERVER_BUSY' });
+    expect(writes).toBe(4);
+  });
+});

@@ -1,0 +1,372 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AuthMethod, GatewayError, JsonObject, MerchantContext } from '@gateway/contracts';
+import { maskPan, Secret } from '@gateway/crypto';
+import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
+import { cardProfile } from '../cards/card-ranges';
+import type { Instrument } from '../instrument/instrument';
+import { TokenSealing } from '../instrument/token-sealing';
+import { TEST_P2PE_SCHEME, TestP2peScheme } from '../p2pe/test-p2pe-scheme';
+import { isUniqueAccount, RepositoryPolicy, repositoryPolicy } from '../repository/repository-policy';
+import { EchoedFields, failedSaveBody, tokenBody } from '../responses/token-response';
+import {
+  isSuccessful,
+  SchemeToken,
+  SchemeTokenizationCode,
+  TOKEN_SERVICE_PROVIDERS,
+  TokenizationContext,
+  TokenizationResult,
+  TokenServiceProvider,
+  TokenServiceProviders,
+} from '../token-service-provider/token-service-provider';
+import { TOKEN_STORE, TokenStore } from '../token-store';
+import { CardVerification, NO_VERIFICATION, VerificationOutcome } from '../verification/card-verification';
+import { isPushProvisioning, requestedInstrument } from './requested-instrument';
+import type { SaveTokenFields } from './save-token-fields';
+import {
+  accountHeldByAnotherToken,
+  addressedToken,
+  checkTokenIsNotTheCard,
+  checkUpdate,
+  generateToken,
+  mergeInstrument,
+  RequestedInstrument,
+  unknownTokenError,
+  unmaskRequested,
+  verificationStrategyFor,
+} from './save-token.rules';
+
+export interface SaveTokenCommand {
+  merchant: MerchantContext;
+  authMethod: AuthMethod;
+  /** PUT .../token/{tokenid}: the path's token. Absent for POST .../token (create). */
+  tokenId?: string;
+  fields: SaveTokenFields;
+}
+
+/** Attempts before telling the caller to retry: each retry follows a concurrent write to the same token or account. */
+const MAX_ATTEMPTS = 4;
+
+/** Another request changed the token between this save's read and its write. */
+class StaleRead extends Error {}
+
+interface SchemeTokenDecision {
+  /** The outcome to report as response.gatewayCode, when scheme tokenization happened now. */
+  reported?: SchemeTokenizationCode;
+  token: SchemeToken | null;
+  outcome: string | null;
+}
+
+interface SaveContext {
+  command: SaveTokenCommand;
+  repository: RepositoryPolicy;
+  target: string | null;
+  requested: RequestedInstrument;
+  provisioned: { code: SchemeTokenizationCode; token: SchemeToken | null } | null;
+  tsp: TokenServiceProvider;
+  unmask: boolean;
+  verifications: Map<string, Promise<VerificationOutcome>>;
+  tokenizations: Map<string, Promise<TokenizationResult>>;
+  /** Planning under a row lock: no new external calls. */
+  offline?: boolean;
+}
+
+interface WritePlan {
+  outcome: 'WRITE';
+  /** The token updated (null: a new token is inserted). */
+  subject: TokenRecord | null;
+  row: TokenWrite;
+  instrument: Instrument;
+  gatewayCode: string;
+}
+
+type SavePlan = WritePlan | { outcome: 'FAILED'; body: JsonObject };
+
+type TokenReader = Pick<TokenStore, 'findByFingerprint'>;
+
+/**
+ * Create or update token (PUT .../token/{tokenid}) and create with a generated token
+ * (POST .../token), under every repository strategy.
+ *
+ * Verification and the token service provider are called before the database transaction, so
+ * no row lock is held across a network call. The write then locks the row; if another save
+ * changed it meanwhile, the save is planned again on the locked row (reusing its external
+ * results) or, if that would need a new external call, starts over. A uniqueness constraint
+ * firing (another request created the token or account at the same moment) also starts it
+ * over. Concurrent saves of one token are therefore applied one after the other, and a row is
+ * always entirely one request's result.
+ */
+@Injectable()
+export class SaveToken {
+  constructor(
+    @Inject(TOKEN_STORE) private readonly store: TokenStore,
+    private readonly sealing: TokenSealing,
+    private readonly verification: CardVerification,
+    @Inject(TOKEN_SERVICE_PROVIDERS) private readonly tokenServiceProviders: TokenServiceProviders,
+    @Inject(TEST_P2PE_SCHEME) private readonly p2pe: TestP2peScheme,
+  ) {}
+
+  async execute(command: SaveTokenCommand): Promise<JsonObject> {
+    const repository = repositoryPolicy(command.merchant);
+    const unmask = unmaskRequested(command.fields, command.merchant, command.authMethod);
+    const target = addressedToken(command.tokenId, command.fields, repository);
+    const resolved = requestedInstrument(command.fields, command.merchant, this.p2pe);
+    const tsp = this.tokenServiceProviders.forMerchant(command.merchant);
+    let requested: RequestedInstrument;
+    let provisioned: SaveContext['provisioned'] = null;
+    if (isPushProvisioning(resolved)) {
+      const result = await tsp.provision(resolved.provisioningIdentifier, tokenizationContext(command.fields));
+      if (!isSuccessful(result.code) || !result.card) {
+        return failedSaveBody({
+          repositoryId: repository.id,
+          token: command.tokenId,
+          verificationStrategy: command.fields.verificationStrategy ?? repository.defaultVerificationStrategy,
+          gatewayCode: result.code,
+          echo: echoOf(command.fields),
+        });
+      }
+      requested = { type: 'CARD', pan: result.card.pan, expiry: result.card.expiry ?? undefined };
+      provisioned = { code: result.code, token: result.schemeToken ?? null };
+    } else {
+      requested = resolved;
+    }
+    const context: SaveContext = {
+      command,
+      repository,
+      target,
+      requested,
+      provisioned,
+      tsp,
+      unmask,
+      verifications: new Map(),
+      tokenizations: new Map(),
+    };
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      try {
+        return await this.attempt(context);
+      } catch (err) {
+        if (!(err instanceof TokenConflictError || err instanceof StaleRead)) {
+          throw err;
+        }
+      }
+    }
+    throw new GatewayError('SERVER_BUSY', {
+      explanation: 'Other requests are changing this token at the same moment. Please retry.',
+      retryAfterSeconds: 1,
+    });
+  }
+
+  private async attempt(context: SaveContext): Promise<JsonObject> {
+    const { command, repository, target } = context;
+    const stored = target ? await this.store.findByToken(repository.id, target) : null;
+    if (command.tokenId !== undefined && !stored && repository.generation !== 'MERCHANT_SUPPLIED') {
+      throw unknownTokenError(command.tokenId, repository);
+    }
+    const plan = await this.plan(context, stored, this.store);
+    if (plan.outcome === 'FAILED') {
+      return plan.body;
+    }
+    return this.store.inTransaction(async (tx) => {
+      if (!plan.subject) {
+        return this.respond(context, plan, await tx.insert(plan.row));
+      }
+      const locked = await tx.lockByToken(plan.subject.repositoryId, plan.subject.token);
+      if (!locked) {
+        throw new StaleRead();
+      }
+      let current: SavePlan = plan;
+      if (locked.version !== plan.subject.version) {
+        // Another save landed since the read: plan again on the row we now hold, reusing this
+        // request's verification and tokenization results. A plan needing a new external call
+        // starts over outside the transaction instead, so no lock waits on the network.
+        current = await this.plan({ ...context, offline: true }, locked, tx);
+        if (current.outcome === 'FAILED') {
+          return current.body;
+        }
+      }
+      const updated = await tx.update(current.row, locked.version);
+      if (!updated) {
+        throw new StaleRead();
+      }
+      return this.respond(context, current, updated);
+    });
+  }
+
+  /**
+   * Everything a save decides from the request and the token it addresses: the instrument after
+   * the save, the token rules, verification and scheme tokenization, and the row to write.
+   */
+  private async plan(context: SaveContext, addressed: TokenRecord | null, reader: TokenReader): Promise<SavePlan> {
+    const { command, repository } = context;
+    let subject = addressed;
+    let storedInstrument = subject ? await this.sealing.openInstrument(subject) : null;
+    let instrument = mergeInstrument(storedInstrument, context.requested);
+    const fingerprint = this.sealing.fingerprint(repository.id, instrument);
+    const uniqueAccount = isUniqueAccount(repository.management, instrument.type);
+    const holder = uniqueAccount ? await reader.findByFingerprint(repository.id, fingerprint) : null;
+    if (subject) {
+      if (holder && holder.id !== subject.id) {
+        throw accountHeldByAnotherToken(instrument);
+      }
+      checkUpdate(repository, storedInstrument!, instrument, !subject.fingerprint.equals(fingerprint));
+    } else if (holder) {
+      // Unique Card / Unique Account Identifier: creating a token for an account already stored
+      // updates and returns the token that holds it (docs/decisions/token-vault-rules.md).
+      subject = holder;
+      storedInstrument = await this.sealing.openInstrument(holder);
+      instrument = mergeInstrument(storedInstrument, context.requested);
+    }
+
+    const strategy = verificationStrategyFor(command.fields, repository, instrument);
+    const verification = await this.verify(context, strategy, instrument, fingerprint);
+    if (!verification.passed) {
+      return {
+        outcome: 'FAILED',
+        body: failedSaveBody({
+          repositoryId: repository.id,
+          token: subject?.token ?? command.tokenId,
+          verificationStrategy: strategy,
+          gatewayCode: verification.gatewayCode,
+          card: instrument.type === 'CARD' ? instrument : null,
+          echo: echoOf(command.fields),
+        }),
+      };
+    }
+    const scheme = await this.schemeToken(context, subject, storedInstrument, instrument, fingerprint);
+
+    let token = subject?.token ?? context.target;
+    if (token === null) {
+      token = generateToken(repository, instrument);
+    } else if (!subject) {
+      checkTokenIsNotTheCard(token, instrument, command.tokenId !== undefined ? 'tokenid' : 'sourceOfFunds.token');
+    }
+    const rowId = subject?.id ?? this.sealing.newRowId();
+    const row: TokenWrite = {
+      id: rowId,
+      repositoryId: repository.id,
+      token,
+      status: 'VALID',
+      sourceType: instrument.type,
+      verificationStrategy: strategy,
+      ...this.sealing.seal(rowId, instrument, scheme.token),
+      fingerprint,
+      uniqueAccount,
+      ...clearColumns(instrument),
+      schemeTokenOutcome: scheme.outcome,
+      schemeTokenReference: scheme.token?.reference ?? null,
+      createdBy: subject?.createdBy ?? command.merchant.id,
+      updatedBy: command.merchant.id,
+    };
+    return { outcome: 'WRITE', subject, row, instrument, gatewayCode: scheme.reported ?? verification.gatewayCode };
+  }
+
+  private respond(context: SaveContext, plan: WritePlan, saved: TokenRecord): JsonObject {
+    return tokenBody(saved, {
+      result: 'SUCCESS',
+      gatewayCode: plan.gatewayCode,
+      instrument: plan.instrument,
+      unmask: context.unmask,
+      echo: echoOf(context.command.fields),
+      now: new Date(),
+    });
+  }
+
+  private verify(
+    context: SaveContext,
+    strategy: VerificationOutcome['strategy'],
+    instrument: Instrument,
+    fingerprint: Buffer,
+  ): Promise<VerificationOutcome> {
+    if (instrument.type !== 'CARD' || strategy === 'NONE') {
+      return Promise.resolve(NO_VERIFICATION);
+    }
+    const card = context.command.fields.sourceOfFunds.provided?.card;
+    return once(context, context.verifications, `${strategy}:${fingerprint.toString('hex')}:${instrument.expiry?.mmyy ?? ''}`, () =>
+      this.verification.verify(strategy, {
+        merchant: context.command.merchant,
+        card: instrument,
+        securityCode: card?.securityCode !== undefined ? new Secret(card.securityCode) : undefined,
+        currency: context.command.fields.transaction?.currency,
+      }),
+    );
+  }
+
+  /**
+   * Push provisioning brings its scheme token. Otherwise a repository configured for scheme
+   * tokenization tokenizes a card it holds no scheme token for (a new card, a changed number,
+   * or an earlier attempt that failed); the token of an unchanged card is kept.
+   */
+  private async schemeToken(
+    context: SaveContext,
+    stored: TokenRecord | null,
+    storedInstrument: Instrument | null,
+    instrument: Instrument,
+    fingerprint: Buffer,
+  ): Promise<SchemeTokenDecision> {
+    if (context.provisioned) {
+      return { reported: context.provisioned.code, token: context.provisioned.token, outcome: context.provisioned.code };
+    }
+    if (instrument.type !== 'CARD') {
+      return { token: null, outcome: null };
+    }
+    const sameCard = stored !== null && storedInstrument?.type === 'CARD' && storedInstrument.pan.equals(instrument.pan);
+    const kept = sameCard ? await this.sealing.openSchemeToken(stored) : null;
+    if (kept || !context.repository.schemeTokenization) {
+      return { token: kept, outcome: sameCard ? stored.schemeTokenOutcome : null };
+    }
+    const result = await once(context, context.tokenizations, fingerprint.toString('hex'), () =>
+      context.tsp.tokenize(instrument, tokenizationContext(context.command.fields)),
+    );
+    return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
+  }
+}
+
+/**
+ * One external call per input per request, however often the save is planned again; while a row
+ * lock is held (`offline`) a call not made yet is not made: the save starts over instead.
+ */
+function once<T>(context: SaveContext, calls: Map<string, Promise<T>>, key: string, call: () => Promise<T>): Promise<T> {
+  let pending = calls.get(key);
+  if (!pending) {
+    if (context.offline) {
+      throw new StaleRead();
+    }
+    pending = call();
+    calls.set(key, pending);
+  }
+  return pending;
+}
+
+/** The clear columns: masked card data only, and the billing agreement's terms. */
+function clearColumns(
+  instrument: Instrument,
+): Pick<TokenWrite, 'cardNumberMasked' | 'cardExpiry' | 'cardBrand' | 'cardScheme' | 'cardFundingMethod' | 'providerAAgreement'> {
+  if (instrument.type === 'CARD') {
+    const profile = cardProfile(instrument.pan);
+    return {
+      cardNumberMasked: maskPan(instrument.pan.reveal()),
+      cardExpiry: instrument.expiry?.mmyy ?? null,
+      cardBrand: profile.brand,
+      cardScheme: profile.scheme,
+      cardFundingMethod: profile.fundingMethod,
+      providerAAgreement: null,
+    };
+  }
+  const { id: _id, ...terms } = instrument.agreement;
+  return {
+    cardNumberMasked: null,
+    cardExpiry: null,
+    cardBrand: null,
+    cardScheme: null,
+    cardFundingMethod: null,
+    providerAAgreement: terms,
+  };
+}
+
+/** Token rule 7: these reach the token service provider and nothing else. */
+function tokenizationContext(fields: SaveTokenFields): TokenizationContext {
+  return { nameOnCard: fields.sourceOfFunds.provided?.card?.nameOnCard, billing: fields.billing, customer: fields.customer };
+}
+
+function echoOf(fields: SaveTokenFields): EchoedFields {
+  return { billing: fields.billing, customer: fields.customer, device: fields.device, externalTokenProvider: fields.externalTokenProvider };
+}

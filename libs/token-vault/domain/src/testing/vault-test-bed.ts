@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import {
+  defaultMerchantSettings,
+  MerchantContext,
+  MerchantMode,
+  TokenGenerationStrategy,
+  TokenManagementStrategy,
+  VerificationStrategy,
+} from '@gateway/contracts';
+import { Fingerprinter, Secret, VaultKeys } from '@gateway/crypto';
+import { startTestVaultKeys } from '@gateway/testing';
+import { DeleteToken } from '../delete-token/delete-token.use-case';
+import { TokenSealing } from '../instrument/token-sealing';
+import { TestP2peScheme, testBdkFromHex, X9_24_SAMPLE_BDK_HEX } from '../p2pe/test-p2pe-scheme';
+import { ReencryptTokens } from '../reencrypt-tokens/reencrypt-tokens.use-case';
+import { RetrieveToken } from '../retrieve-token/retrieve-token.use-case';
+import { SaveToken } from '../save-token/save-token.use-case';
+import { BuiltInTokenServiceProviders } from '../token-service-provider/token-service-providers';
+import { AcquirerVerificationNotAvailable, AcquirerVerifier, CardVerification } from '../verification/card-verification';
+import { InMemoryTokenStore } from './in-memory-token-store';
+
+export interface TestRepository {
+  generation?: TokenGenerationStrategy;
+  management?: TokenManagementStrategy;
+  schemeTokenization?: boolean;
+  defaultVerificationStrategy?: VerificationStrategy;
+  mode?: MerchantMode;
+  unmask?: boolean;
+  id?: string;
+}
+
+export function testMerchant(repository: TestRepository = {}): MerchantContext {
+  const settings = defaultMerchantSettings();
+  return {
+    id: `TEST${randomBytes(3).toString('hex').toUpperCase()}`,
+    mode: repository.mode ?? 'TEST',
+    settings: {
+      ...settings,
+      tokenRepository: {
+        id: repository.id ?? '1000000001',
+        generation: repository.generation ?? 'RANDOM',
+        management: repository.management ?? 'UNIQUE_TOKEN',
+        schemeTokenization: repository.schemeTokenization ?? false,
+        defaultVerificationStrategy: repository.defaultVerificationStrategy ?? 'NONE',
+      },
+      privileges: { ...settings.privileges, unmask: repository.unmask ?? false },
+    },
+  };
+}
+
+/**
+ * The vault's use cases over an in-memory token table, with the real crypto (keys, sealing,
+ * fingerprints), verification rules, p2pe test scheme and token service provider simulator.
+ */
+export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}) {
+  const store = new InMemoryTokenStore();
+  const keys: VaultKeys = await startTestVaultKeys();
+  const sealing = new TokenSealing(keys, new Fingerprinter(new Secret(randomBytes(32))));
+  const p2pe = new TestP2peScheme(testBdkFromHex(X9_24_SAMPLE_BDK_HEX));
+  const verification = new CardVerification(options.acquirer ?? new AcquirerVerificationNotAvailable());
+  return {
+    store,
+    keys,
+    sealing,
+    p2pe,
+    save: new SaveToken(store, sealing, verification, new BuiltInTokenServiceProviders(true), p2pe),
+    retrieve: new RetrieveToken(store, sealing),
+    remove: new DeleteToken(store),
+    reencrypt: new ReencryptTokens(store, sealing, keys),
+  };
+}

@@ -1,0 +1,28 @@
+import type { SealedColumns, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
+
+/** The writes of a save, on rows locked in one database transaction. */
+export interface TokenStoreTransaction {
+  lockByToken(repositoryId: string, token: string): Promise<TokenRecord | null>;
+  /** As TokenStore.findByFingerprint, on the transaction's connection. */
+  findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
+  insert(row: TokenWrite): Promise<TokenRecord>;
+  /** Null when the row is no longer at `expectedVersion`. */
+  update(row: TokenWrite, expectedVersion: number): Promise<TokenRecord | null>;
+}
+
+/**
+ * The vault's token persistence as the use cases need it (TokenRepository in data-access;
+ * an in-memory twin for unit tests). Writes that break a uniqueness rule throw
+ * TokenConflictError.
+ */
+export interface TokenStore {
+  findByToken(repositoryId: string, token: string): Promise<TokenRecord | null>;
+  /** The token holding this account, among rows under a uniqueness rule. */
+  findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
+  inTransaction<T>(work: (tx: TokenStoreTransaction) => Promise<T>): Promise<T>;
+  deleteByToken(repositoryId: string, token: string): Promise<boolean>;
+  countNotUnderKey(dataKeyId: number): Promise<number>;
+  reencryptBatch(dataKeyId: number, limit: number, reseal: (row: TokenRecord) => Promise<SealedColumns>): Promise<number>;
+}
+
+export const TOKEN_STORE = Symbol('TOKEN_STORE');

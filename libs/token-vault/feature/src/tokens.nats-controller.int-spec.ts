@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import {
+  defaultMerchantSettings,
+  GatewayError,
+
+  MerchantContext,
+  OperationReply,
+  SUBJECTS,
+  TokenGenerationStrategy,
+  TokenManagementStrategy,
+} from '@gateway/contracts';
+import { Pan } from '@gateway/crypto';
+import { dumpSchema, findInDump, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
+import { TokenRepository } from '@gateway/token-vault/data-access';
+import { simulatedSchemeTokenNumber, TEST_P2PE_SCHEME, TestP2peScheme, TokenSealing } from '@gateway/token-vault/domain';
+import { startVaultApp, VaultApp } from './testing/vault-app';
+
+// Values that must never be stored in clear: looked for in the schema dump and the logs.
+const SECURITY_CODE = '7319';
+const NAME_ON_CARD = 'Zebedee Quixote';
+const BILLING_STREET = '42 Billingsgate Lane';
+const CUSTOMER_EMAIL = 'zebedee.customer@example.com';
+const SHIPPING_STREET = '7 Shipwright Row';
+const PAYER_EMAIL = 'zebedee.payer@example.com';
+
+let app: VaultApp;
+
+beforeAll(async () => {
+  app = await startVaultApp();
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+function merchant(generation: TokenGenerationStrategy, management: TokenManagementStrategy, extra: { schemeTokenization?: boolean } = {}): MerchantContext {
+  const settings = defaultMerchantSettings();
+  return {
+    id: `INT${randomBytes(4).toString('hex').toUpperCase()}`,
+    mode: 'TEST',
+    settings: {
+      ...settings,
+      tokenRepository: {
+        ...settings.tokenRepository,
+        // A repository of its own per test: tests never see each other's tokens.
+        id: randomBytes(6).toString('hex'),
+        generation,
+        management,
+        schemeTokenization: extra.schemeTokenization ?? false,
+      },
+    },
+  };
+}
+
+function envelope(m: MerchantContext) {
+  return { merchant: m, apiVersion: 57, requestId: `int-${randomBytes(6).toString('hex')}`, authMethod: 'PASSWORD' as const };
+}
+
+const put = async (m: MerchantContext, tokenId: string, body: object) =>
+  (await app.request<OperationReply>(SUBJECTS.tokenVault.saveToken, { envelope: envelope(m), tokenId, body })).body;
+const post = async (m: MerchantContext, body: object) =>
+  (await app.request<OperationReply>(SUBJECTS.tokenVault.createToken, { envelope: envelope(m), body })).body;
+const get = async (m: MerchantContext, tokenId: string) =>
+  (await app.request<OperationReply>(SUBJECTS.tokenVault.retrieveToken, { envelope: envelope(m), tokenId })).body;
+const remove = async (m: MerchantContext, tokenId: string) =>
+  (await app.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, { envelope: envelope(m), tokenId })).body;
+
+const card = (number: string, expiry: { month: string; year: string } = TEST_EXPIRY.APPROVED, extra: object = {}) => ({
+  sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry, ...extra } } },
+});
+
+async function storedCard(m: MerchantContext, token: string): Promise<{ pan: string; expiry: string | null; masked: string | null; version: number }> {
+  const record = (await TokenRepository.over(app.dataSource).findByToken(`Test${m.settings.tokenRepository.id}`, token))!;
+  const instrument = await app.get(TokenSealing).openInstrument(record);
+  if (instrument.type !== 'CARD') {
+    throw new Error('not a card token');
+  }
+  return { pan: instrument.pan.reveal(), expiry: instrument.expiry?.mmyy ?? null, masked: record.cardNumberMasked, version: record.version };
+}
+
+describe('token-vault subjects, against Postgres', () => {
+  it('creates, updates, retrieves and deletes a token', async () => {
+    const m = merchant('RANDOM', 'UNIQUE_TOKEN');
+    const created = await post(m, card(TEST_CARD));
+    expect(created).toMatchObject({ result: 'SUCCESS', repositoryId: `Test${m.settings.tokenRepository.id}`, status: 'VALID' });
+    const token = created.token as string;
+    expect(token).toMatch(/^9[0-9]{15}$/);
+    expect(await put(m, token, card(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ token, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+    expect(await get(m, token)).toMatchObject({ token, sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0539' } } } });
+    const [times] = await app.dataSource.query('SELECT created_at < updated_at AS touched, version FROM token_vault.tokens WHERE token = $1', [token]);
+    expect(times).toEqual({ touched: true, version: 2 });
+    expect(await remove(m, token)).toEqual({ result: 'SUCCESS' });
+    await expect(get(m, token)).rejects.toMatchObject({ gatewayError: true, code: 'NOT_FOUND' });
+  });
+
+  it('answers rule violations as coded errors on the wire', async () => {
+    const m = merchant('RANDOM', 'UNIQUE_TOKEN');
+    const error = await put(m, '9000000000000001', card(TEST_CARD)).catch((err: unknown) => err);
+    expect(GatewayError.isWire(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST' });
+    const field = await post(m, { ...card(TEST_CARD), verificationStrategy: 'BASIC', sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD } } } }).catch(
+      (err: unknown) => err,
+    );
+    expect(field).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.expiry', validationType: 'MISSING' });
+  });
+
+  it('keeps one token per account identifier under Unique Account Identifier', async () => {
+    const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_ACCOUNT_IDENTIFIER');
+    await put(m, 'holderA', card(TEST_CARD));
+    await put(m, 'holderB', card(TEST_CARD_LUHN_FAILURE));
+    await expect(put(m, 'holderB', card(TEST_CARD))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number' });
+    // The same card again under a new merchant-supplied token: the existing token is returned.
+    expect(await put(m, 'holderC', card(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ token: 'holderA', sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+    await expect(get(m, 'holderC')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('leaves a token as exactly one of many concurrent PUTs, each applied in turn', async () => {
+    const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
+    await put(m, 'contended', card(TEST_CARD));
+    const numbers = [TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN];
+    const expiries = [TEST_EXPIRY.APPROVED, TEST_EXPIRY.DECLINED, TEST_EXPIRY.EXPIRED_CARD, TEST_EXPIRY.TIMED_OUT, TEST_EXPIRY.UNKNOWN, TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR];
+    const requests = Array.from({ length: 16 }, (_, i) => ({ number: numbers[i % 3], expiry: expiries[i % expiries.length] }));
+    const replies = await Promise.all(requests.map((r) => put(m, 'contended', card(r.number, r.expiry))));
+    expect(replies.every((reply) => reply.result === 'SUCCESS')).toBe(true);
+    const final = await storedCard(m, 'contended');
+    const matches = requests.filter((r) => r.number === final.pan && `${r.expiry.month.padStart(2, '0')}${r.expiry.year}` === final.expiry);
+    expect(matches.length).toBeGreaterThan(0);
+    expect(final.masked).toBe(Pan.of(final.pan).masked);
+    expect(final.version).toBe(1 + requests.length);
+  });
+
+  it('makes one token of concurrent creations of one card under Unique Card', async () => {
+    const m = merchant('RANDOM', 'UNIQUE_CARD');
+    const replies = await Promise.all(Array.from({ length: 8 }, () => post(m, card(TEST_CARD))));
+    const tokens = new Set(replies.map((reply) => reply.token));
+    expect(tokens.size).toBe(1);
+    const [{ count }] = await app.dataSource.query('SELECT count(*)::int AS count FROM token_vault.tokens WHERE repository_id = $1', [
+      `Test${m.settings.tokenRepository.id}`,
+    ]);
+    expect(count).toBe(1);
+  });
+
+  it('stores every kind of instrument without keeping what token rule 7 forbids', async () => {
+    const m = merchant('RANDOM', 'UNIQUE_TOKEN', { schemeTokenization: true });
+    const withEverything = await post(m, {
+      ...card(TEST_CARD, TEST_EXPIRY.APPROVED, { securityCode: SECURITY_CODE, nameOnCard: NAME_ON_CARD }),
+      billing: { address: { street: BILLING_STREET } },
+      customer: { email: CUSTOMER_EMAIL },
+      verificationStrategy: 'BASIC',
+    });
+    expect(withEverything).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+
+    const p2pe = app.get<TestP2peScheme>(TEST_P2PE_SCHEME);
+    const ksn = 'FFFF9876543210E00007';
+    expect(
+      await post(m, { sourceOfFunds: { type: 'CARD', provided: { card: { p2pe: { keySerialNumber: ksn, payload: p2pe.encrypt(Pan.of(TEST_CARD_LUHN_FAILURE), ksn) } } } } }),
+    ).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009' } } } });
+
+    expect(await post(m, { sourceOfFunds: { type: 'CARD', schemeTokenProvisioningIdentifier: 'ISSUER-REF-INT' } })).toMatchObject({ result: 'SUCCESS' });
+
+    const agreement = await post(m, {
+      sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: PAYER_EMAIL, billingAgreement: { id: 'BA-INT-1', cardinality: 'SINGLE' } } } },
+      shipping: { address: { street: SHIPPING_STREET } },
+    });
+    expect(await get(m, agreement.token as string)).toMatchObject({ shipping: { address: { street: SHIPPING_STREET } } });
+
+    expect(await post(m, { ...card(TEST_CARD_UNKNOWN_BIN), verificationStrategy: 'BASIC' })).toMatchObject({ result: 'FAILURE' });
+  });
+
+  it('never logged a card number, security code or personal detail', () => {
+    const logs = app.logs.join('\n');
+    expect(app.logs.length).toBeGreaterThan(0);
+    for (const secret of [...TEST_CARD_NUMBERS, simulatedSchemeTokenNumber(Pan.of(TEST_CARD)), NAME_ON_CARD, BILLING_STREET, CUSTOMER_EMAIL, PAYER_EMAIL]) {
+      expect(logs).not.toContain(secret);
+    }
+  });
+
+  // Last on purpose: the schema as the tests above left it.
+  it('leaves no card number, scheme token, security code or personal detail in clear in a dump of the token_vault schema', async () => {
+    const dump = await dumpSchema(process.env.TEST_DATABASE_URL!, 'token_vault');
+    expect(dump).toContain('COPY token_vault.tokens');
+    expect(dump.match(/512345xxxxxx000[89]/g)?.length).toBeGreaterThan(3);
+    const findings = findInDump(dump, [
+      ...TEST_CARD_NUMBERS.map((number) => ({ what: `card number ${Pan.of(number).masked}`, text: number })),
+      { what: 'the scheme token number', text: simulatedSchemeTokenNumber(Pan.of(TEST_CARD)) },
+      { what: 'the security code', text: SECURITY_CODE, wholeField: true },
+      ...[NAME_ON_CARD, BILLING_STREET, CUSTOMER_EMAIL, SHIPPING_STREET, PAYER_EMAIL, 'BA-INT-1'].map((text) => ({ what: text, text })),
+    ]);
+    expect(findings).toEqual([]);
+  });
+});
+
