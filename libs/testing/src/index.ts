@@ -5,3 +5,4 @@ export * from './vault-keys';
 export * from './schema-dump';
 export * from './tls-certificates';
 export * from './webhook-receiver';
+export * from './test-pki';
