@@ -149,6 +149,11 @@ describe('token-vault subjects, against Postgres', () => {
       verificationStrategy: 'BASIC',
     });
     expect(withEverything).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+    // The longest outcome (65 characters) is stored too.
+    expect(await post(m, card(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED, { nameOnCard: 'SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' }))).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' },
+    });
 
     const p2pe = app.get<TestP2peScheme>(TEST_P2PE_SCHEME);
     const ksn = 'FFFF9876543210E00007';
