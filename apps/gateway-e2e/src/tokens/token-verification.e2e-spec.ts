@@ -113,17 +113,22 @@ describe('token verification strategies', () => {
 
     it('verifies an update that keeps the stored number inside the vault, and keeps the token as it was on failure', async () => {
       const state = readState();
+      expect((await put('custodyUpdate', card(TEST_CARD, TEST_EXPIRY.APPROVED))).body).toMatchObject({ result: 'SUCCESS' });
       const [vaultBefore, verificationBefore] = [await acquirerCalls('token-vault'), await acquirerCalls('verification')];
-      const update = { sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.EXPIRED_CARD } } }, ...acquirer };
-      const saved = await put('acquirerApproved', update);
+      const newExpiry = (expiry: Expiry) => ({ sourceOfFunds: { type: 'CARD', provided: { card: { expiry } } }, ...acquirer });
+      const saved = await put('custodyUpdate', newExpiry(TEST_EXPIRY.EXPIRED_CARD));
       expect(saved.body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED_EXPIRED_CARD' } });
-      expect((await get('acquirerApproved')).body).toMatchObject({ sourceOfFunds: { provided: { card: { expiry: '0139' } } } });
+      expect((await get('custodyUpdate')).body).toMatchObject({ verificationStrategy: 'NONE', sourceOfFunds: { provided: { card: { expiry: '0139' } } } });
+      expect((await put('custodyUpdate', newExpiry({ month: '12', year: '38' }))).body).toMatchObject({
+        result: 'SUCCESS',
+        verificationStrategy: 'ACQUIRER',
+        response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' },
+        sourceOfFunds: { provided: { card: { expiry: '1238' } } },
+      });
+      expect(await acquirerCalls('token-vault')).toBe(vaultBefore + 2);
       if (state.profile === 'distributed') {
         // The stored number never reached the verification service: the vault asked the acquirer itself.
-        expect(await acquirerCalls('token-vault')).toBe(vaultBefore + 1);
         expect(await acquirerCalls('verification')).toBe(verificationBefore);
-      } else {
-        expect(await acquirerCalls('token-vault')).toBe(vaultBefore + 1);
       }
     });
 
@@ -139,17 +144,18 @@ describe('token verification strategies', () => {
         'tokenRepository.generation': 'MERCHANT_SUPPLIED',
         'tokenRepository.defaultVerificationStrategy': 'ACQUIRER',
       });
-      const save = (token: string, body: Body) =>
-        call('PUT', `${defaultsToAcquirer.base(57)}/token/${token}`, { authorization: defaultsToAcquirer.authorization, body });
-      expect((await save('byDefault', { ...card(TEST_CARD, TEST_EXPIRY.DECLINED), transaction: { currency: 'USD' } })).body).toMatchObject({
-        result: 'FAILURE',
-        verificationStrategy: 'ACQUIRER',
-        response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' },
-      });
-      expect((await save('overridden', { ...card(TEST_CARD, TEST_EXPIRY.DECLINED), verificationStrategy: 'NONE' })).body).toMatchObject({
+      const save = (body: Body) =>
+        call('PUT', `${defaultsToAcquirer.base(57)}/token/byDefault`, { authorization: defaultsToAcquirer.authorization, body });
+      expect((await save({ ...card(TEST_CARD, TEST_EXPIRY.DECLINED), verificationStrategy: 'NONE' })).body).toMatchObject({
         result: 'SUCCESS',
         verificationStrategy: 'NONE',
         response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' },
+      });
+      // No strategy named: the profile's ACQUIRER verifies the stored card with the acquirer, which declines 05/39.
+      expect((await save({ sourceOfFunds: { type: 'CARD' }, transaction: { currency: 'USD' } })).body).toMatchObject({
+        result: 'FAILURE',
+        verificationStrategy: 'ACQUIRER',
+        response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' },
       });
     });
   });
