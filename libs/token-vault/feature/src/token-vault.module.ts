@@ -1,15 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AcquirerModule } from '@gateway/acquirer';
 import { VaultKeys } from '@gateway/crypto';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import {
   ACQUIRER_VERIFIER,
-  AcquirerVerificationNotAvailable,
+  AcquirerCardVerifier,
   BuiltInTokenServiceProviders,
+  CallAcquirer,
+  CARD_VERIFICATION_SERVICE,
   CardVerification,
   DeleteToken,
   FINGERPRINTER,
   RetrieveToken,
   SaveToken,
+  SealSessionCard,
+  SessionCardSealing,
   TEST_P2PE_SCHEME,
   TOKEN_SERVICE_PROVIDERS,
   TOKEN_STORE,
@@ -19,7 +24,9 @@ import {
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { TokenVaultConfig } from './token-vault.config';
 import { PingNatsController } from './ping.nats-controller';
+import { CardCustodyNatsController } from './card-custody.nats-controller';
 import { TokensNatsController } from './tokens.nats-controller';
+import { VerificationServiceClient } from './verification-service.client';
 import { VaultKeysLifecycle } from './vault-keys.lifecycle';
 import { loadVaultSecrets } from './vault-secrets';
 
@@ -36,8 +43,10 @@ export class TokenVaultModule {
           connection: databaseConnection(config, 'token-vault'),
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
+        // Card custody: the vault makes the acquirer calls whose card only it may open.
+        AcquirerModule,
       ],
-      controllers: [PingNatsController, TokensNatsController],
+      controllers: [PingNatsController, TokensNatsController, CardCustodyNatsController],
       providers: [
         { provide: TokenVaultConfig, useValue: config },
         DataKeyRepository,
@@ -52,14 +61,17 @@ export class TokenVaultModule {
         { provide: FINGERPRINTER, useValue: secrets.fingerprinter },
         { provide: TEST_P2PE_SCHEME, useValue: secrets.p2pe },
         { provide: TOKEN_SERVICE_PROVIDERS, useValue: new BuiltInTokenServiceProviders(config.VAULT_TSP_SIMULATOR) },
-        // Phase 2 (issue 5 after issue 4): an adapter asking the verification service over NATS.
-        { provide: ACQUIRER_VERIFIER, useClass: AcquirerVerificationNotAvailable },
+        { provide: CARD_VERIFICATION_SERVICE, useClass: VerificationServiceClient },
+        { provide: ACQUIRER_VERIFIER, useClass: AcquirerCardVerifier },
         VaultKeysLifecycle,
         TokenSealing,
         CardVerification,
         SaveToken,
         RetrieveToken,
         DeleteToken,
+        SessionCardSealing,
+        SealSessionCard,
+        CallAcquirer,
       ],
     };
   }
