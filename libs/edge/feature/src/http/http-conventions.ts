@@ -24,4 +24,6 @@ export const API_ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/order\/[^/]+$/, methods: ['GET'] },
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token\/[^/]+$/, methods: ['PUT', 'GET', 'DELETE'] },
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token$/, methods: ['POST'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/session\/[^/]+$/, methods: ['PUT', 'GET'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/session$/, methods: ['POST'] },
 ];
