@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import {
   defaultMerchantSettings,
   MerchantContext,
@@ -14,10 +16,12 @@ import { createDatabase, dropDatabase, freePort, testInfra, waitFor, WebhookRece
 import { Client } from 'pg';
 import { firstValueFrom } from 'rxjs';
 import { readState } from '../support/e2e-state';
-import { httpOk, StartedProcess, startApp } from '../support/processes';
+import { DIST, httpOk, StartedProcess, startApp } from '../support/processes';
 import { startWebhookReceiver } from '../support/webhook-receivers';
 
 jest.setTimeout(120_000);
+
+const run = promisify(execFile);
 
 /**
  * Webhook dispatchers as separate processes (order-transaction's image in dispatch mode, as
@@ -93,6 +97,14 @@ describe('webhook dispatcher processes', () => {
       orders.push(orderId);
     }
     return orders;
+  }
+
+  /** `node dist/apps/order-transaction/src/main.js notifications ...`, as an operator runs it. */
+  async function command(args: string[]): Promise<string> {
+    const { stdout } = await run(process.execPath, [path.join(DIST, 'apps/order-transaction/src/main.js'), 'notifications', ...args], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    });
+    return stdout;
   }
 
   async function outbox(merchantId: string) {
@@ -171,6 +183,24 @@ describe('webhook dispatcher processes', () => {
     }
     await waitFor(async () => /gateway_webhook_outbox_depth 0/.test(await metricsOf(survivor)), { what: 'an empty outbox gauge' });
     await survivor.stop();
+  });
+
+  it("lists a notification that ran out of retries and re-sends it, with order-transaction's notifications command", async () => {
+    const who = merchant();
+    receiver.answerNext({ status: 500 });
+    const dispatcher = await start('wh-dispatcher-failing', 'dispatch');
+    const [orderId] = await recordPayments(who, 1);
+    const [row] = await outbox(who.id);
+    // As if it had been retried for a day already: the next failure is its last.
+    await db.query(`UPDATE order_transaction.notification_outbox SET window_started_at = now() - interval '25 hours' WHERE id = $1`, [row.id]);
+    await waitFor(async () => (await outbox(who.id))[0].status === 'FAILED', { timeoutMs: 30_000, what: 'FAILED' });
+
+    const listed = JSON.parse(await command(['list-failed', '--merchant', who.id, '--json']));
+    expect(listed).toEqual([expect.objectContaining({ id: row.id, orderId, status: 'FAILED', lastResult: 'HTTP 500' })]);
+    expect(await command(['resend', row.id])).toContain(row.id);
+    await waitFor(async () => (await outbox(who.id))[0].status === 'DELIVERED', { timeoutMs: 30_000, what: 'the re-sent notification' });
+    expect(receiver.processed.has(row.id)).toBe(true);
+    await dispatcher.stop();
   });
 
   it('finishes the batch in hand before it stops on SIGTERM', async () => {
