@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { withCardDetails } from '@gateway/acquirer';
 import { GatewayError } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { parseEmvRequest } from '../rules/emv-request.rule';
@@ -8,7 +9,6 @@ import {
   explicitCardDetails,
   explicitCardFields,
   hasCompleteExplicitCard,
-  withCardDetails,
 } from './verify-card-request.mapper';
 
 function errorOf(run: () => unknown): GatewayError {

@@ -1,8 +1,10 @@
 import {
   AcquirerAddress,
-  AcquirerCard,
   AcquirerCardholder,
   AcquirerPosData,
+  CardDetails,
+  Cardless,
+  CardPresentment,
   ExternalAuthentication,
   Pan,
   parseCardExpiry,
@@ -21,14 +23,8 @@ import { invalidSensitiveValue, missingField } from '../rules/field-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
 
-/** The card fields that identify the card: given explicitly, or completed by the token vault. */
-export type CardDetails = Pick<AcquirerCard, 'number' | 'expiry' | 'securityCode' | 'nameOnCard'>;
-
-/** What else the request says about the card: data of this presentment (EMV, device payment). */
-export type CardPresentment = Omit<AcquirerCard, keyof CardDetails>;
-
-/** A VERIFY's acquirer request before its card details are known (or while the vault holds them). */
-export type CardlessVerifyCardRequest = Omit<VerifyCardRequest, 'card'> & { readonly card?: CardPresentment };
+/** A VERIFY's acquirer request without its card details (which the token vault may hold). */
+export type CardlessVerifyCardRequest = Cardless<VerifyCardRequest>;
 
 /**
  * True when the request's own card fields (after EMV filling) identify the card: explicit
@@ -90,11 +86,6 @@ export function cardPresentment(
     ...(card?.devicePayment ? { devicePayment: { ...card.devicePayment } } : {}),
   };
   return Object.keys(presentment).length ? presentment : undefined;
-}
-
-/** A complete acquirer request: the cardless request with the card's details. */
-export function withCardDetails(request: CardlessVerifyCardRequest, details: CardDetails): VerifyCardRequest {
-  return { ...request, card: { ...request.card, ...details } };
 }
 
 /** What the acquirer is told for a VERIFY: cardholder, 3-D Secure, agreement, account funding, POS data. */

@@ -1,11 +1,10 @@
-import { TestAcquirer, VerifyCardResult } from '@gateway/acquirer';
+import { TestAcquirer, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
 import { AvsResponseCodeRule, VerifyRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import {
   buildVerifyCardRequest,
   cardPresentment,
   explicitCardDetails,
-  withCardDetails,
 } from '../acquirer/verify-card-request.mapper';
 import { parseEmvRequest } from '../rules/emv-request.rule';
 import { assembleVerifyResponse, VerifyResponseParts } from './verify-response.assembler';

@@ -1,4 +1,4 @@
-import { lookupCardBin } from '@gateway/acquirer';
+import { CardDetails, lookupCardBin } from '@gateway/acquirer';
 import {
   ExplicitCardFields,
   JsonObject,
@@ -10,7 +10,6 @@ import {
 } from '@gateway/contracts';
 import {
   buildVerifyCardRequest,
-  CardDetails,
   cardPresentment,
   CardlessVerifyCardRequest,
   explicitCardDetails,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { lookupBin, Pan, VerifyCardResult } from '@gateway/acquirer';
+import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
 import {
   GatewayError,
   JsonObject,
@@ -9,8 +9,6 @@ import {
 } from '@gateway/contracts';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
-import { AcquirerRegistry } from '@gateway/acquirer';
-import { withCardDetails } from '../acquirer/verify-card-request.mapper';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
 import { Clock, CLOCK } from '../clock';
 import { OrderLedger } from '../ledger/order-ledger';
