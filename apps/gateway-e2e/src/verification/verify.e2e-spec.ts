@@ -3,7 +3,7 @@ import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { ApiResponse, call, createMerchant, TestMerchant } from '../support/gateway-client';
 import { acquirerCalls } from '../support/metrics';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /**
  * VERIFY end to end (issue 4), over HTTP through the edge, the verification service, the
