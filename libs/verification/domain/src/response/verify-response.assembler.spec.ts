@@ -352,6 +352,7 @@ describe('VERIFY response assembly', () => {
       },
       posTerminal: { attended: 'ATTENDED', lane: '7' },
       customer: { firstName: 'A', lastName: 'Payer', email: 'payer@example.com' },
+      partnerSolutionId: 'solution-1',
       order: {
         currency: 'USD',
         taxStatus: 'EXEMPT',
@@ -377,6 +378,7 @@ describe('VERIFY response assembly', () => {
       type: 'CARD',
     });
     expect(body.posTerminal).toEqual({ attended: 'ATTENDED', lane: '7' });
+    expect(body.partnerSolutionId).toBe('solution-1');
     expect(body.customer).toEqual({ firstName: 'A', lastName: 'Payer', email: 'payer@example.com' });
     expect(body.order).toEqual({
       amount: 0,

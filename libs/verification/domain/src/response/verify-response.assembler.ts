@@ -79,12 +79,13 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
     timeOfRecord: input.now.toISOString(),
     transaction: transactionGroup(input, zero),
   };
-  const optional: Record<string, JsonObject | undefined> = {
+  const optional: Record<string, JsonObject | string | undefined> = {
     accountFunding: request.accountFunding as JsonObject | undefined,
     agreement: agreementGroup(request, currency),
     authentication: authenticationGroup(request.authentication, input.merchantId, currency),
     billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
     customer: request.customer as JsonObject | undefined,
+    partnerSolutionId: request.partnerSolutionId,
     posTerminal: input.posTerminal as JsonObject | undefined,
     risk: filtered.filtering ? riskGroup(filtered.filtering, acquirer.avs.acquirerCode) : undefined,
     shipping: shippingGroup(request),
