@@ -644,6 +644,28 @@ describe('VERIFY', () => {
       expect(explicitExpiry.text).not.toContain(TEST_CARD);
     });
 
+    it("checks a requested card type against the stored card's BIN before any acquirer call", async () => {
+      const created = await call<Json>('POST', `${merchant.base(57)}/token`, {
+        authorization: merchant.authorization,
+        body: { sourceOfFunds: { type: 'CARD', provided: { card: card() } } },
+      });
+      const withCardType = (token: string) => ({
+        apiOperation: 'VERIFY',
+        order: { currency: 'USD' },
+        sourceOfFunds: { type: 'CARD', token, provided: { card: { cardType: 'CREDIT' } } },
+      });
+      const stored = await verify(merchant, withCardType(created.body.token as string));
+      expect(stored.status).toBe(400);
+      expect(stored.body).toMatchObject({
+        error: { field: 'sourceOfFunds.provided.card.cardType', validationType: 'UNSUPPORTED' },
+      });
+      const unknown = await verify(merchant, withCardType('9000000000000001'));
+      expect(unknown.status).toBe(400);
+      expect(unknown.body).toMatchObject({
+        error: { field: 'sourceOfFunds.token', validationType: 'INVALID' },
+      });
+    });
+
     it('refuses a token the merchant does not have, on sourceOfFunds.token', async () => {
       const response = await verify(merchant, {
         apiOperation: 'VERIFY',
