@@ -7,3 +7,4 @@ export * from './verify.request';
 export * from './request-rules';
 export * from './validate-request';
 export * from './session.request';
+export * from './response-controls';
