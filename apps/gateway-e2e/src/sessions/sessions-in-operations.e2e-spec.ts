@@ -79,7 +79,26 @@ describe('operations naming a session', () => {
     expect(response.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', field: 'sourceOfFunds.provided.card.number', validationType: 'MISSING' } });
   });
 
-  it('REFUND (standalone, to the session\'s card): the session fills the request, the request\'s amount wins', async () => {
+  it('REFUND: the session fills the request, the request\'s amount wins', async () => {
+    const { id } = await session({ transaction: { amount: '9.00', currency: 'USD', reference: 'from-session' } });
+    const response = await call<Json>('PUT', `${merchant.base(29)}/order/${newOrderId()}/transaction/r1`, {
+      authorization: merchant.authorization,
+      body: {
+        apiOperation: 'REFUND',
+        session: { id },
+        transaction: { amount: '4.00' },
+        sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'REFUNDED', totalRefundedAmount: 4, currency: 'USD' },
+      transaction: { type: 'REFUND', amount: 4, currency: 'USD', reference: 'from-session' },
+    });
+  });
+
+  it('REFUND (standalone, to the session\'s card): the vault completes the card from the session', async () => {
     const { id } = await session({
       transaction: { amount: '9.00', currency: 'USD', reference: 'from-session' },
       sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
