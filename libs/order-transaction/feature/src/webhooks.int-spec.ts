@@ -287,6 +287,38 @@ describe('the dispatcher', () => {
   });
 });
 
+describe('what counts as delivered', () => {
+  it('only a 2xx answer: a redirect is not followed and a slow answer times out, both retried', async () => {
+    const hook = await receiver();
+    hook.answerNext({ status: 302 }, { status: 200, delayMs: 1_500 });
+    const { context } = merchantWithNotifications();
+    await ledger.record(pay(context, newOrderId(), 'p1', '1.00', hook.url()));
+    const [row] = await outboxRows(context.id);
+    await startDispatcher({ WEBHOOK_TIMEOUT_MS: '1000' });
+
+    await waitFor(async () => (await statusOf(row.id)) === 'DELIVERED', { timeoutMs: 15_000, what: 'delivery' });
+    expect(hook.deliveriesOf(row.id).map((d) => d.attempt)).toEqual([1, 2, 3]);
+    const results = await ledger.dataSource.query('SELECT attempts, last_result AS "lastResult" FROM order_transaction.notification_outbox WHERE id = $1', [row.id]);
+    expect(results).toEqual([{ attempts: 3, lastResult: 'HTTP 200' }]);
+  });
+});
+
+describe('retention', () => {
+  it('deletes delivered notifications older than the retention, and only those', async () => {
+    const { context } = merchantWithNotifications();
+    await ledger.record(pay(context, newOrderId(), 'p1', '1.00', 'https://merchant.example/hooks'));
+    await ledger.record(pay(context, newOrderId(), 'p2', '1.00', 'https://merchant.example/hooks'));
+    const [old, pending] = await outboxRows(context.id);
+    await ledger.dataSource.query(
+      `UPDATE order_transaction.notification_outbox SET status = 'DELIVERED', delivered_at = now() - interval '31 days' WHERE id = $1`,
+      [old.id],
+    );
+    const purged = await NotificationOutbox.over(ledger.dataSource).purgeDelivered(new Date(Date.now() - 30 * 86_400_000), 1_000);
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect((await outboxRows(context.id)).map((r) => r.id)).toEqual([pending.id]);
+  });
+});
+
 describe('a dispatcher\'s configuration', () => {
   it('refuses to start without the keys that open notification secrets, naming the variable', async () => {
     await expect(startDispatcher({ WEBHOOK_SECRET_KEYS: '' })).rejects.toThrow(/WEBHOOK_SECRET_KEYS: is required when ORDER_TRANSACTION_MODE is dispatch/);
