@@ -4,6 +4,8 @@ import { deriveTotals, isStandaloneRefund, LedgerEntry, OrderTotals, sumOf } fro
 
 /** Refunds whose money has moved or may still move count against the refundable amount. */
 const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+/** A refund request waiting for approval holds its amount, so approving it can never break the limit. */
+const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount'];
 
 /**
@@ -45,8 +47,13 @@ export function assertLedgerRules(
   }
 }
 
-/** Captured minus the refunds exposed; negative when the refunds exceed the captured amount. */
+/**
+ * Captured minus the refunds exposed (and the refund requests outstanding); negative when they
+ * exceed the captured amount.
+ */
 export function refundable(currency: string, entries: readonly LedgerEntry[]): Money {
-  const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED).minus(sumOf(currency, entries, ['VOID_REFUND']));
+  const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED)
+    .plus(sumOf(currency, entries, ['REFUND_REQUEST'], REQUEST_OUTSTANDING))
+    .minus(sumOf(currency, entries, ['VOID_REFUND']));
   return deriveTotals(currency, entries).totalCapturedAmount.minus(exposed);
 }
