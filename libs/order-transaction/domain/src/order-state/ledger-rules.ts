@@ -38,13 +38,18 @@ export function assertLedgerRules(
   const availableBefore = refundable(currency, before);
   const availableAfter = refundable(currency, after);
   if (availableAfter.isNegative() && availableAfter.lessThan(availableBefore)) {
-    const available = availableBefore.isNegative() ? Money.zero(currency) : availableBefore;
-    throw GatewayError.invalidField(
-      'transaction.amount',
-      'INVALID',
-      `Value '${Money.of(incoming.amount, currency).toFixed()}' is invalid. The amount available for refund on this order is ${available.toFixed()} ${currency}.`,
-    );
+    throw refundLimitError(Money.of(incoming.amount, currency), availableBefore);
   }
+}
+
+/** A refund of `amount` refused by the refund limit, `available` (negative: none) being left. */
+export function refundLimitError(amount: Money, available: Money): GatewayError {
+  const shown = available.isNegative() ? Money.zero(available.currency) : available;
+  return GatewayError.invalidField(
+    'transaction.amount',
+    'INVALID',
+    `Value '${amount.toFixed()}' is invalid. The amount available for refund on this order is ${shown.toFixed()} ${shown.currency}.`,
+  );
 }
 
 /**

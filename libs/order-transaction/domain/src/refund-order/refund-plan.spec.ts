@@ -101,21 +101,31 @@ describe('a linked refund (the order exists)', () => {
 });
 
 describe('target identification without transaction.targetTransactionId (spec refund rule 4)', () => {
-  it('refuses an order with no refundable transaction (zero candidates)', () => {
+  it('refuses an order with nothing captured or paid to refund (zero candidates)', () => {
     const cases = [
       order([txn('v', 'VERIFICATION', '0.00')], '0.00'),
       order([txn('a', 'AUTHORIZATION', '100.00')], '0.00'),
       order([txn('p', 'PAYMENT', '100.00', { result: 'FAILURE', gatewayCode: 'DECLINED' })], '0.00'),
-      order([txn('p', 'PAYMENT', '100.00'), txn('r', 'REFUND', '100.00', { targetTransactionId: 'p' })]),
       order([txn('p', 'PAYMENT', '100.00'), txn('vp', 'VOID_PAYMENT', '100.00', { targetTransactionId: 'p' })], '0.00'),
     ];
     for (const candidateless of cases) {
       const err = refusal(() => planRefund(refund(), candidateless, merchant()));
-      expect(err).toMatchObject({ field: 'transaction.targetTransactionId', validationType: 'MISSING' });
-      expect(err.explanation).toBe(
-        "Missing parameter transaction.targetTransactionId. Order 'order-1' has no captured or paid transaction with an amount left to refund.",
-      );
+      expect(err.toResponseBody()).toEqual({
+        error: { cause: 'INVALID_REQUEST', explanation: "Order 'order-1' has no captured or paid transaction to refund." },
+        result: 'ERROR',
+      });
     }
+  });
+
+  it('answers an order whose payments are all refunded with the refund limit (zero candidates)', () => {
+    const refunded = order([txn('p', 'PAYMENT', '100.00'), txn('r', 'REFUND', '100.00', { targetTransactionId: 'p' })]);
+    expect(refusal(() => planRefund(refund(), refunded, merchant()))).toMatchObject({
+      field: 'transaction.amount',
+      validationType: 'INVALID',
+      explanation: "Value '10.00' is invalid. The amount available for refund on this order is 0.00 USD.",
+    });
+    // With the Excessive Refund privilege the payment may be refunded beyond its amount: it is the target.
+    expect(planRefund(refund(), refunded, merchant({ excessiveRefund: true })).target?.id).toBe('p');
   });
 
   it('picks the one PAYMENT or CAPTURE with an unrefunded remainder', () => {

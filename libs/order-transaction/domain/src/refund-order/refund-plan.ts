@@ -1,5 +1,6 @@
 import type { AcquirerCard } from '@gateway/acquirer';
-import type {
+import {
+  GatewayError,
   LedgerOrderView,
   LedgerTransactionView,
   MerchantContext,
@@ -8,6 +9,7 @@ import type {
   TransactionType,
 } from '@gateway/contracts';
 import { Money, MoneyError } from '@gateway/money';
+import { refundable, refundLimitError } from '../order-state/ledger-rules';
 import { acquirerCardOf, requestCard, RequestCard } from './refund-card';
 import { invalid, missing, unsupported } from './refund-errors';
 
@@ -50,10 +52,10 @@ const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 export function planRefund(request: RefundRequest, order: LedgerOrderView | null, merchant: MerchantContext): RefundPlan {
   const amount = refundAmount(request);
   const approval = needsApproval(request, merchant);
-  return order ? planLinked(request, order, amount, approval) : planStandalone(request, amount, approval);
+  return order ? planLinked(request, order, merchant, amount, approval) : planStandalone(request, amount, approval);
 }
 
-function planLinked(request: RefundRequest, order: LedgerOrderView, amount: Money, approval: boolean): RefundPlan {
+function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: MerchantContext, amount: Money, approval: boolean): RefundPlan {
   if (request.sourceOfFunds !== undefined) {
     throw unsupported(
       'sourceOfFunds',
@@ -65,7 +67,7 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, amount: Mone
   }
   const target = request.transaction.targetTransactionId
     ? namedTarget(order, request.transaction.targetTransactionId)
-    : identifiedTarget(order);
+    : identifiedTarget(order, amount, merchant.settings.privileges.excessiveRefund);
   const taxAmount = requestTax(request, amount.currency) ?? defaultTaxAmount(order, amount);
   const route: RefundRoute = approval
     ? { kind: 'APPROVAL' }
@@ -163,23 +165,31 @@ function namedTarget(order: LedgerOrderView, id: string): LedgerTransactionView 
 
 /**
  * Spec refund rule 4: without targetTransactionId, the one successful PAYMENT or CAPTURE with
- * something left to refund. None, or more than one, is a 400.
+ * something left to refund (with the Excessive Refund privilege, the one not voided: it may be
+ * refunded beyond its amount). Several: a 400 naming them. None: a 400 saying why; for an order
+ * whose captures are all refunded that is the refund limit's own answer.
  */
-function identifiedTarget(order: LedgerOrderView): LedgerTransactionView {
-  const candidates = order.transactions.filter((t) => isFundsTransfer(t) && unrefunded(order, t).isPositive());
-  if (candidates.length === 0) {
-    throw missing(
-      'transaction.targetTransactionId',
-      `Order '${order.id}' has no captured or paid transaction with an amount left to refund.`,
-    );
-  }
+function identifiedTarget(order: LedgerOrderView, amount: Money, excessiveRefund: boolean): LedgerTransactionView {
+  const transfers = order.transactions.filter((t) => isFundsTransfer(t) && !isVoided(order, t));
+  const candidates = excessiveRefund ? transfers : transfers.filter((t) => unrefunded(order, t).isPositive());
   if (candidates.length > 1) {
     throw missing(
       'transaction.targetTransactionId',
       `Order '${order.id}' has ${candidates.length} transactions that can be refunded (${candidates.map((t) => t.id).join(', ')}): name the one to refund.`,
     );
   }
+  if (candidates.length === 0 && transfers.length > 0) {
+    throw refundLimitError(amount, refundable(order.currency, order.transactions));
+  }
+  if (candidates.length === 0) {
+    throw GatewayError.invalidRequest(`Order '${order.id}' has no captured or paid transaction to refund.`);
+  }
   return candidates[0];
+}
+
+function isVoided(order: LedgerOrderView, transfer: LedgerTransactionView): boolean {
+  const voidType = transfer.type === 'PAYMENT' ? 'VOID_PAYMENT' : 'VOID_CAPTURE';
+  return order.transactions.some((t) => t.type === voidType && t.result === 'SUCCESS' && t.targetTransactionId === transfer.id);
 }
 
 function isFundsTransfer(t: LedgerTransactionView): boolean {
@@ -193,13 +203,13 @@ function isFundsTransfer(t: LedgerTransactionView): boolean {
  */
 export function unrefunded(order: LedgerOrderView, transfer: LedgerTransactionView): Money {
   const money = (amount: string) => Money.of(amount, order.currency);
-  const succeeded = (type: TransactionType, targetId: string) =>
-    order.transactions.some((t) => t.type === type && t.result === 'SUCCESS' && t.targetTransactionId === targetId);
-  if (succeeded(transfer.type === 'PAYMENT' ? 'VOID_PAYMENT' : 'VOID_CAPTURE', transfer.id)) {
+  if (isVoided(order, transfer)) {
     return Money.zero(order.currency);
   }
+  const voidedRefund = (refund: LedgerTransactionView) =>
+    order.transactions.some((t) => t.type === 'VOID_REFUND' && t.result === 'SUCCESS' && t.targetTransactionId === refund.id);
   return order.transactions
-    .filter((t) => t.targetTransactionId === transfer.id && countsAgainst(t) && !succeeded('VOID_REFUND', t.id))
+    .filter((t) => t.targetTransactionId === transfer.id && countsAgainst(t) && !voidedRefund(t))
     .reduce((left, refund) => left.minus(money(refund.amount)), money(transfer.amount));
 }
 
@@ -216,9 +226,7 @@ export function defaultTaxAmount(order: LedgerOrderView, amount: Money): Money |
   if (!amount.equals(Money.of(order.totalCapturedAmount, order.currency))) {
     return null;
   }
-  const taxed = order.transactions.filter(
-    (t) => isFundsTransfer(t) && t.taxAmount !== undefined && !order.transactions.some((v) => v.targetTransactionId === t.id && v.type.startsWith('VOID_') && v.result === 'SUCCESS'),
-  );
+  const taxed = order.transactions.filter((t) => isFundsTransfer(t) && t.taxAmount !== undefined && !isVoided(order, t));
   if (taxed.length === 0) {
     return null;
   }
