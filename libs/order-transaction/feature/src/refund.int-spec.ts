@@ -331,7 +331,8 @@ describe('linked refunds of a card payment (seeded through the ledger: card PAY 
     expect(body).toMatchObject({
       result: 'PENDING',
       response: { gatewayCode: 'PENDING' },
-      transaction: { type: 'REFUND_REQUEST', amount: 60, targetTransactionId: 'pay-1' },
+      // Nothing was sent yet: transaction.acquirer (always provided) names the payment's acquirer.
+      transaction: { type: 'REFUND_REQUEST', amount: 60, targetTransactionId: 'pay-1', acquirer: { id: 'TEST_ACQUIRER' } },
       order: { status: 'REFUND_REQUESTED', totalRefundedAmount: 0 },
     });
     expect(await acquirerRefunds()).toBe(calls);

@@ -2,6 +2,7 @@ import { addressForResponse } from '@gateway/api-fields';
 import type { JsonObject, JsonValue, LineItem, MaskedCard, RefundRequest } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
 import { Money } from '@gateway/money';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import type { RequestCard } from './refund-card';
 import type { RefundOutcome } from './refund-outcome';
 import type { RefundPlan } from './refund-plan';
@@ -42,7 +43,7 @@ export function refundResponseBody(input: RefundResponseInput): JsonObject {
   const body: JsonObject = {
     order: orderGroup(request),
     response: responseGroup(outcome),
-    transaction: transactionGroup(request, plan, outcome),
+    transaction: transactionGroup(request, plan, targetBody, outcome),
   };
   const groups: Record<string, JsonValue | undefined> = {
     '3DSecure': targetBody?.['3DSecure'],
@@ -116,11 +117,18 @@ function responseGroup(outcome: RefundOutcome | undefined): JsonObject {
   };
 }
 
-function transactionGroup(request: RefundRequest, plan: RefundPlan, outcome: RefundOutcome | undefined): JsonObject {
+function transactionGroup(
+  request: RefundRequest,
+  plan: RefundPlan,
+  targetBody: JsonObject | null,
+  outcome: RefundOutcome | undefined,
+): JsonObject {
   const transaction = request.transaction;
   const currency = plan.amount.currency;
   const group: JsonObject = {};
-  const acquirer: JsonObject = { ...(outcome?.acquirer ?? {}) };
+  // The spec always provides transaction.acquirer.id: the acquirer that answered, or (a refund
+  // not sent yet, a provider's) the one that processed the refunded transaction.
+  const acquirer: JsonObject = outcome?.acquirer ? { ...outcome.acquirer } : acquirerIdOf(targetBody);
   if (transaction.acquirer?.customData !== undefined) {
     acquirer.customData = transaction.acquirer.customData;
   }
@@ -132,6 +140,11 @@ function transactionGroup(request: RefundRequest, plan: RefundPlan, outcome: Ref
   if (transaction.source !== undefined) group.source = transaction.source;
   if (plan.taxAmount) group.taxAmount = plan.taxAmount.toJSON();
   return group;
+}
+
+function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
+  const id = objectOrEmpty(objectOrEmpty(targetBody?.transaction).acquirer).id;
+  return typeof id === 'string' ? { id } : {};
 }
 
 /** Response line items: quantity an integer, prices DecOut numbers rendered from the exact decimals. */
