@@ -7,3 +7,6 @@ export * from './order-state/derive-order-state';
 export * from './order-state/ledger-rules';
 export * from './order-state/record-entry';
 export * from './ledger-response/redact-card-data';
+export * from './release-reservation/release-reservation.use-case';
+export * from './refund-order/refund-order.use-case';
+export * from './refund-order/refund-side-effects';

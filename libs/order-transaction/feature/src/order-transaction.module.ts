@@ -1,10 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AcquirerModule } from '@gateway/acquirer';
 import { LedgerRepository, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import {
   BeginOperation,
   LEDGER_EVENTS,
   NoLedgerEvents,
   RecordOperation,
+  REFUND_CALL_TIMEOUT_MS,
+  RefundOrder,
+  RefundSideEffects,
+  ReleaseReservation,
   RetrieveOrder,
   RetrieveTransaction,
 } from '@gateway/order-transaction/domain';
@@ -13,6 +18,7 @@ import { LedgerNatsController } from './ledger.nats-controller';
 import { OrderRetrievalNatsController } from './order-retrieval.nats-controller';
 import { OrderTransactionConfig } from './order-transaction.config';
 import { PingNatsController } from './ping.nats-controller';
+import { RefundNatsController } from './refund.nats-controller';
 
 /** The order ledger: orders, their transactions, totals, status, refunds and replays. */
 @Module({})
@@ -26,10 +32,12 @@ export class OrderTransactionModule {
           connection: databaseConnection(config, 'order-transaction'),
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
+        AcquirerModule,
       ],
-      controllers: [PingNatsController, LedgerNatsController, OrderRetrievalNatsController],
+      controllers: [PingNatsController, LedgerNatsController, OrderRetrievalNatsController, RefundNatsController],
       providers: [
         { provide: OrderTransactionConfig, useValue: config },
+        { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
         // The webhook outbox (issue 8) replaces this with its writer; see ledger-events.ts.
         { provide: LEDGER_EVENTS, useClass: NoLedgerEvents },
         LedgerRepository,
@@ -37,6 +45,9 @@ export class OrderTransactionModule {
         RecordOperation,
         RetrieveOrder,
         RetrieveTransaction,
+        ReleaseReservation,
+        RefundSideEffects,
+        RefundOrder,
       ],
     };
   }

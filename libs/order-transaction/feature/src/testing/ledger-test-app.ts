@@ -9,6 +9,8 @@ import {
   MerchantContext,
   MerchantSettings,
   RecordOperationMessage,
+  OperationReply,
+  OrderOperationMessage,
   RecordOperationReply,
   SUBJECTS,
 } from '@gateway/contracts';
@@ -37,11 +39,13 @@ export interface LedgerTestApp {
   running: RunningApp;
   bus: MessageBus;
   dataSource: DataSource;
+  metrics: Metrics;
   begin(message: BeginOperationMessage): Promise<BeginOperationReply>;
   record(message: RecordOperationMessage): Promise<RecordOperationReply>;
+  refund(message: OrderOperationMessage): Promise<OperationReply>;
 }
 
-export async function startLedgerTestApp(): Promise<LedgerTestApp> {
+export async function startLedgerTestApp(env: Record<string, string> = {}): Promise<LedgerTestApp> {
   const config = loadConfig(OrderTransactionConfig, {
     GATEWAY_PROFILE: 'standalone',
     DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
@@ -49,12 +53,14 @@ export async function startLedgerTestApp(): Promise<LedgerTestApp> {
     DATABASE_POOL_SIZE: '12',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    ...env,
   });
   const logger = createLogger({ service: 'order-transaction', level: 'silent' });
   const messaging = messagingOptions(config, 'order-transaction');
+  const metrics = new Metrics();
   @Module({
     imports: [
-      PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 }),
+      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
       OrderTransactionModule.forRoot(config),
     ],
   })
@@ -72,8 +78,10 @@ export async function startLedgerTestApp(): Promise<LedgerTestApp> {
     running,
     bus,
     dataSource: running.app.get<DataSource>(getDataSourceToken('order_transaction')),
+    metrics,
     begin: (message) => bus.request(SUBJECTS.orderTransaction.ledgerBegin, message),
     record: (message) => bus.request(SUBJECTS.orderTransaction.ledgerRecord, message),
+    refund: (message) => bus.request(SUBJECTS.orderTransaction.refund, message),
   };
 }
 
