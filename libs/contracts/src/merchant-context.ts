@@ -6,6 +6,7 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  Length,
   Matches,
   Max,
   Min,
@@ -127,6 +128,12 @@ export class MerchantContext {
 
   @IsIn(MERCHANT_MODES)
   mode: MerchantMode;
+
+  /** The merchant's name as payers see it on browser-payment pages. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  name?: string;
 
   @ValidateNested()
   @Type(() => MerchantSettings)

@@ -3,3 +3,4 @@ export * from './ledger.messages';
 export * from './card-custody.messages';
 export * from './provider-refund.messages';
 export * from './retrieval.messages';
+export * from './payer-journey.messages';

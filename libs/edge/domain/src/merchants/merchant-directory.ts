@@ -61,5 +61,5 @@ export class MerchantDirectory {
 }
 
 export function toMerchantContext(merchant: MerchantEntity): MerchantContext {
-  return { id: merchant.id, mode: merchant.mode, settings: merchant.settings };
+  return { id: merchant.id, mode: merchant.mode, name: merchant.name, settings: merchant.settings };
 }
