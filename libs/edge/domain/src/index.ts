@@ -7,3 +7,5 @@ export * from './order-operation/dispatch-order-operation.use-case';
 export * from './token-operation/dispatch-token-operation.use-case';
 export * from './merchants/manage-merchants';
 export * from './order-retrieval/dispatch-order-retrieval.use-case';
+export * from './order-operation/order-locks';
+export * from './payer-journey/dispatch-payer-journey.use-case';
