@@ -1,7 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GatewayError, MERCHANT_MODES, MerchantMode } from '@gateway/contracts';
 import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
-import { IssuedCredentials, ManageMerchants } from '@gateway/edge/domain';
+import { describeCertificatePem, IssuedCredentials, ManageMerchants, normalizeFingerprint } from '@gateway/edge/domain';
 import {
   createServiceDataSource,
   loadConfig,
@@ -30,6 +31,11 @@ Commands:
   disable <merchantId>         refuse every request (403 REQUEST_REJECTED)
   rotate-password <merchantId> [--keep-previous-hours <hours>]
                                issue a new API password; the old one works for <hours> (default 24)
+  add-certificate <merchantId> <certificate.pem> [--by fingerprint|subject]
+                               register a client certificate for certificate authentication: that
+                               certificate (fingerprint, the default) or any with its subject
+  revoke-certificate <merchantId> <certificate.pem|sha256-fingerprint>
+                               refuse a client certificate from now on
   provision-database           create (or update) each service's Postgres role and schema from
                                DATABASE_ADMIN_URL and the services' URLs (the migration Job's first step)
 
@@ -59,6 +65,7 @@ export async function runAdminCli(argv: string[], io: CliIo, env = process.env):
       mode: { type: 'string' },
       set: { type: 'string', multiple: true },
       'keep-previous-hours': { type: 'string' },
+      by: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -104,7 +111,7 @@ function reportError(io: CliIo, json: boolean, err: unknown): number {
   return 1;
 }
 
-type Values = { name?: string; id?: string; mode?: string; set?: string[]; 'keep-previous-hours'?: string };
+type Values = { name?: string; id?: string; mode?: string; set?: string[]; 'keep-previous-hours'?: string; by?: string };
 
 async function execute(
   manage: ManageMerchants,
@@ -155,6 +162,20 @@ async function execute(
       }
       return credentials(await manage.rotatePassword(required(args[0], 'merchant id'), hours * 3_600_000), 'rotated');
     }
+    case 'add-certificate': {
+      const certificate = readCertificate(required(args[1], 'certificate file'));
+      const by = values.by ?? 'fingerprint';
+      if (by !== 'fingerprint' && by !== 'subject') {
+        throw GatewayError.invalidRequest(`--by must be fingerprint or subject, not '${by}'.`);
+      }
+      const registration = by === 'subject' ? { subject: certificate.subject } : { fingerprint: certificate.fingerprint };
+      return shown(await manage.addCertificate(required(args[0], 'merchant id'), registration));
+    }
+    case 'revoke-certificate': {
+      const target = required(args[1], 'certificate file or fingerprint');
+      const fingerprint = normalizeFingerprint(target) ?? readCertificate(target).fingerprint;
+      return shown(await manage.revokeCertificate(required(args[0], 'merchant id'), fingerprint));
+    }
     default:
       throw GatewayError.invalidRequest(`Unknown command '${command}'. Run with --help.`);
   }
@@ -188,6 +209,17 @@ function describe(m: MerchantEntity) {
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };
+}
+
+function readCertificate(file: string): { fingerprint: string; subject: string } {
+  if (!existsSync(file)) {
+    throw GatewayError.invalidRequest(`No certificate file ${file}.`);
+  }
+  try {
+    return describeCertificatePem(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw GatewayError.invalidRequest(`${file} is not a PEM certificate: ${(err as Error).message}.`);
+  }
 }
 
 function parseMode(value: string): MerchantMode {

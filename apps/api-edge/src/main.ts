@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { EDGE_SCHEMA } from '@gateway/edge/data-access';
-import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
+import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import {
   AppLogger,
   bootstrapApp,
@@ -50,9 +50,7 @@ async function main(): Promise<void> {
       host: config.HTTP_HOST,
       port: config.HTTP_PORT,
       shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-      bodyLimit: config.HTTP_BODY_LIMIT_BYTES,
-      trustProxy: config.TRUSTED_PROXIES ? config.TRUSTED_PROXIES.split(',').map((p) => p.trim()) : false,
-      configureHttp: (fastify) => configureEdgeHttp(fastify, appLogger, metrics),
+      ...edgeServerOptions(config, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'api-edge ready for requests');
     exitOnSignals(running);

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
-import { configureEdgeHttp, DemoMerchantAnnouncer, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
+import { DemoMerchantAnnouncer, EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
   AppLogger,
@@ -81,9 +81,8 @@ async function main(): Promise<void> {
       host: edge.HTTP_HOST,
       port: edge.HTTP_PORT,
       shutdownGraceMs: edge.SHUTDOWN_GRACE_MS,
-      bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
       messageServer: createMessageServer(messagingOptions(edge, 'gateway'), edge.SHUTDOWN_GRACE_MS),
-      configureHttp: (fastify) => configureEdgeHttp(fastify, appLogger, metrics),
+      ...edgeServerOptions(edge, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'standalone gateway ready for requests');
     exitOnSignals({
@@ -106,7 +105,7 @@ async function main(): Promise<void> {
 function announceDemoMerchant(standalone: StandaloneConfig, edge: EdgeConfig): DemoMerchantAnnouncer {
   return ({ merchantId, issued }) => {
     const file = path.resolve(standalone.STANDALONE_DATA_DIR, 'demo-merchant.json');
-    const base = `http://127.0.0.1:${edge.HTTP_PORT}`;
+    const base = `${edge.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${edge.HTTP_PORT}`;
     if (issued) {
       writeFileSync(
         file,

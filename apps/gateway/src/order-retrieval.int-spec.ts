@@ -9,7 +9,7 @@ import {
 } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
-import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
+import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
   bootstrapApp,
@@ -63,9 +63,8 @@ beforeAll(async () => {
     host: edge.HTTP_HOST,
     port: edge.HTTP_PORT,
     shutdownGraceMs: 5_000,
-    bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
     messageServer: createMessageServer(messaging, 5_000),
-    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
+    ...edgeServerOptions(edge, logger, metrics),
   });
   bus = running.app.get(MessageBus);
   manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
   IsArray,
   IsBoolean,
   IsIn,
@@ -94,6 +95,37 @@ export class TestAcquirerSettings {
   latencyMs: number;
 }
 
+/** A certificate's SHA-256 fingerprint as `openssl x509 -fingerprint -sha256` prints it. */
+export const CERTIFICATE_FINGERPRINT = /^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/;
+
+/**
+ * The client certificates that authenticate as this merchant (certificate authentication):
+ * each one issued by a CA the edge trusts, and registered here by fingerprint or by subject.
+ * A subject registers every certificate the CA issues with that subject (renewals need no
+ * change); a fingerprint in `revokedFingerprints` is refused whatever else matches.
+ */
+export class ClientCertificateSettings {
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @Matches(CERTIFICATE_FINGERPRINT, { each: true, message: 'each fingerprint must be 32 hex pairs separated by colons (AB:CD:...)' })
+  fingerprints?: string[];
+
+  /** RFC 2253 subject DNs, as `openssl x509 -noout -subject -nameopt RFC2253` prints them. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Length(3, 1024, { each: true })
+  subjects?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @Matches(CERTIFICATE_FINGERPRINT, { each: true, message: 'each fingerprint must be 32 hex pairs separated by colons (AB:CD:...)' })
+  revokedFingerprints?: string[];
+}
+
 export class MerchantSettings {
   @ValidateNested()
   @Type(() => TokenRepositorySettings)
@@ -120,6 +152,11 @@ export class MerchantSettings {
   @IsInt()
   @Min(0)
   rateLimitPerSecond?: number;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ClientCertificateSettings)
+  clientCertificates?: ClientCertificateSettings;
 }
 
 export class MerchantContext {
@@ -154,5 +191,6 @@ export function defaultMerchantSettings(): MerchantSettings {
     transactionFiltering: { avsResponseCodeRules: [] },
     testAcquirer: { latencyMs: 0 },
     rateLimitPerSecond: 0,
+    clientCertificates: { fingerprints: [], subjects: [], revokedFingerprints: [] },
   };
 }

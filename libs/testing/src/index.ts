@@ -3,3 +3,4 @@ export * from './test-cards';
 export * from './database';
 export * from './vault-keys';
 export * from './schema-dump';
+export * from './test-pki';

@@ -13,7 +13,7 @@ describe('requests the gateway cannot process', () => {
     const response = await put(`${merchant.base()}/order/o-1/transaction/t-1`, { rawBody: '{"apiOperation":' });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
-      error: { cause: 'INVALID_REQUEST', explanation: 'The request body is not valid JSON.' },
+      error: { cause: 'INVALID_REQUEST', explanation: 'The request body is not valid JSON: unexpected end of the body at character 17.' },
       result: 'ERROR',
     });
   });
@@ -40,7 +40,7 @@ describe('requests the gateway cannot process', () => {
 
   it('accepts a 40-character order id as far as the path goes', async () => {
     const response = await put(`${merchant.base()}/order/${'o'.repeat(40)}/transaction/t-1`, { rawBody: '{' });
-    expect(response.body).toMatchObject({ error: { explanation: 'The request body is not valid JSON.' } });
+    expect(response.body).toMatchObject({ error: { explanation: expect.stringMatching(/^The request body is not valid JSON: /) } });
   });
 
   it('rejects a 41-character transaction id', async () => {

@@ -54,6 +54,9 @@ const common = (runId: string): Record<string, string> => ({
   SHUTDOWN_GRACE_MS: '10000',
   // Settings changed by a test apply to its next request.
   MERCHANT_CACHE_TTL_MS: '0',
+  // Every test calls from 127.0.0.1: their deliberate wrong passwords must not add up to an
+  // address block for the whole run (the limits have tests of their own).
+  AUTH_FAILURES_PER_ADDRESS: '100000',
 });
 
 async function startDistributed(runId: string, logDir: string): Promise<E2eState> {

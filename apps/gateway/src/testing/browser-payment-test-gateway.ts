@@ -4,7 +4,7 @@ import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-pay
 import type { JsonObject, MerchantMode } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants } from '@gateway/edge/domain';
-import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
+import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
   bootstrapApp,
@@ -81,9 +81,8 @@ export async function startBrowserPaymentGateway(env: Record<string, string> = {
     host: edge.HTTP_HOST,
     port: edge.HTTP_PORT,
     shutdownGraceMs: 5_000,
-    bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
     messageServer: createMessageServer(messaging, 5_000),
-    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
+    ...edgeServerOptions(edge, logger, metrics),
   });
   const manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
   return {

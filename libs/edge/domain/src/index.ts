@@ -7,5 +7,8 @@ export * from './order-operation/dispatch-order-operation.use-case';
 export * from './token-operation/dispatch-token-operation.use-case';
 export * from './merchants/manage-merchants';
 export * from './order-retrieval/dispatch-order-retrieval.use-case';
+export * from './api/strict-json.parser';
+export * from './authenticate-merchant/basic-authorization';
+export * from './authenticate-merchant/client-certificate';
 export * from './order-operation/order-locks';
 export * from './payer-journey/dispatch-payer-journey.use-case';

@@ -1,5 +1,9 @@
-import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { isIP } from 'node:net';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidationOptions } from 'class-validator';
 import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
+
+export const CLIENT_CERT_MODES = ['none', 'request', 'require'] as const;
+export type ClientCertMode = (typeof CLIENT_CERT_MODES)[number];
 
 /** api-edge's configuration, read once at boot (see docs/operations/configuration.md). */
 export class EdgeConfig extends DatabaseConfig {
@@ -74,8 +78,129 @@ export class EdgeConfig extends DatabaseConfig {
   @Matches(/^https?:\/\/[^\s/]+(:\d+)?$/, { message: 'must be an http(s) origin without a path' })
   PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
 
-  @Describe('Comma-separated addresses of trusted proxies whose X-Forwarded-For is believed; empty trusts none.')
+  @Describe('Comma-separated addresses or CIDR ranges of trusted proxies (the ingress): their X-Forwarded-For is believed, and their client certificate header if CLIENT_CERT_HEADER is set. Empty trusts none.')
   @IsOptional()
   @IsString()
+  @IsAddressList()
+  @RequiredWhen((c) => c.CLIENT_CERT_HEADER !== '', 'is required when CLIENT_CERT_HEADER is set: the header is believed only from these addresses')
   TRUSTED_PROXIES = '';
+
+  @Describe('Deepest nesting of JSON objects and arrays accepted in a request body (the deepest request field is 5 levels).')
+  @IntVar()
+  @IsInt()
+  @Min(6)
+  @Max(64)
+  HTTP_BODY_MAX_DEPTH = 16;
+
+  @Describe('Longest request URL accepted, in characters; longer ones are answered 400 before anything else.')
+  @IntVar()
+  @IsInt()
+  @Min(512)
+  @Max(16_384)
+  HTTP_URL_MAX_LENGTH = 4_096;
+
+  @Describe('Largest request line plus headers accepted, in bytes; larger ones are answered 400 by the HTTP parser.')
+  @IntVar()
+  @IsInt()
+  @Min(8_192)
+  @Max(65_536)
+  HTTP_HEADERS_MAX_BYTES = 16_384;
+
+  @Describe('PEM file of the edge\'s TLS certificate (chain included), e.g. from a mounted Secret. Set with TLS_KEY_FILE to serve HTTPS; empty serves plain HTTP (TLS ends at the ingress).')
+  @IsString()
+  @RequiredWhen((c) => c.TLS_KEY_FILE !== '' || c.TLS_CLIENT_CERT !== 'none', 'is required with TLS_KEY_FILE, and when TLS_CLIENT_CERT is not none')
+  TLS_CERT_FILE = '';
+
+  @Describe('PEM file of the private key of TLS_CERT_FILE.')
+  @IsString()
+  @RequiredWhen((c) => c.TLS_CERT_FILE !== '', 'is required with TLS_CERT_FILE')
+  TLS_KEY_FILE = '';
+
+  @Describe('PEM bundle of the CAs that issue merchants\' client certificates (intermediates included). Required for certificate authentication, over TLS or through CLIENT_CERT_HEADER.')
+  @IsString()
+  @RequiredWhen((c) => c.TLS_CLIENT_CERT !== 'none' || c.CLIENT_CERT_HEADER !== '', 'is required when TLS_CLIENT_CERT is not none or CLIENT_CERT_HEADER is set')
+  TLS_CLIENT_CA_FILE = '';
+
+  @Describe('Client certificates in the TLS handshake: `none`; `request` (a certificate authenticates, Basic still works without one); `require` (every request needs a registered certificate). The handshake never fails over a certificate: refusals are answered 403 with a support code.')
+  @IsIn(CLIENT_CERT_MODES)
+  TLS_CLIENT_CERT: ClientCertMode = 'none';
+
+  @Describe('Header in which a trusted proxy passes the client certificate it verified (PEM, URL-encoded, as ingress-nginx\'s `ssl-client-cert`). Believed only from TRUSTED_PROXIES; empty: no header is believed.')
+  @IsString()
+  @Matches(/^([a-z0-9-]{1,64})?$/, { message: 'must be a lower-case header name' })
+  CLIENT_CERT_HEADER = '';
+
+  @Describe('Failed password authentications of one merchant, within AUTH_FAILURE_WINDOW_SECONDS, before it is blocked for AUTH_FAILURE_BLOCK_SECONDS (503 SERVER_BUSY, even for the right password).')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  AUTH_FAILURES_PER_MERCHANT = 10;
+
+  @Describe('Failed authentications from one client address, within the window, before the address is blocked.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  AUTH_FAILURES_PER_ADDRESS = 20;
+
+  @Describe('The window failed authentications are counted in, from the first one.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  AUTH_FAILURE_WINDOW_SECONDS = 300;
+
+  @Describe('How long a merchant or address stays blocked once it reaches its failure limit.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  AUTH_FAILURE_BLOCK_SECONDS = 300;
+}
+
+/** A variable that must be set when others are: `when` sees the whole config. */
+function RequiredWhen(when: (config: EdgeConfig) => boolean, message: string, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'requiredWhen',
+      validator: {
+        validate: (value, args) => !when(args!.object as EdgeConfig) || (typeof value === 'string' && value !== ''),
+        defaultMessage: () => message,
+      },
+    },
+    options,
+  );
+}
+
+/** Comma-separated IPv4/IPv6 addresses or CIDR ranges. */
+function IsAddressList(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isAddressList',
+    validator: {
+      validate: (value) => typeof value === 'string' && parseAddressList(value) !== null,
+      defaultMessage: () => 'must be comma-separated IP addresses or CIDR ranges',
+    },
+  });
+}
+
+export interface AddressRange {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+export function parseAddressList(list: string): AddressRange[] | null {
+  const ranges: AddressRange[] = [];
+  for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const [address, prefixText] = entry.split('/');
+    const version = isIP(address);
+    const max = version === 4 ? 32 : 128;
+    const prefix = prefixText === undefined ? max : /^[0-9]{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+    if (version === 0 || !(prefix >= 0 && prefix <= max)) {
+      return null;
+    }
+    ranges.push({ address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' });
+  }
+  return ranges;
 }

@@ -1,12 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { EDGE_SCHEMA, MerchantRepository } from '@gateway/edge/data-access';
+import {
+  EDGE_SCHEMA,
+  MemoryRequestThrottle,
+  MerchantRepository,
+  REQUEST_THROTTLE,
+  RedisRequestThrottle,
+  ThrottleLimits,
+} from '@gateway/edge/data-access';
 import {
   API_PASSWORD_PEPPER,
+  AUTHENTICATION_OPTIONS,
   AuthenticateMerchant,
   DispatchOrderOperation,
   DispatchOrderRetrieval,
   DispatchPayerJourney,
   DispatchTokenOperation,
+  JSON_BODY_LIMITS,
   MERCHANT_DIRECTORY_OPTIONS,
   MerchantDirectory,
   ORDER_LOCK_OPTIONS,
@@ -19,6 +28,9 @@ import type Redis from 'ioredis';
 import { DEMO_MERCHANT_ANNOUNCER, DemoMerchantAnnouncer, DemoMerchantProvisioner } from './demo-merchant';
 import { EdgeConfig } from './edge.config';
 import { EdgeReadiness } from './edge-readiness';
+import { clientCertificateAuthority } from './edge-tls';
+import { CLIENT_CERTIFICATE_SOURCES, ClientCertificateReader } from './http/client-certificate.reader';
+import { TrustedProxies } from './http/trusted-proxies';
 import { ApiPath, VERSION_RANGE } from './http/api-path';
 import { FallbackHttpController } from './http/fallback.http-controller';
 import { MerchantAuthGuard } from './http/merchant-auth.guard';
@@ -36,6 +48,12 @@ export class EdgeModule {
   /** `demoMerchant`: provision a test merchant on first start (standalone profile only). */
   static forRoot(config: EdgeConfig, options: { demoMerchant?: DemoMerchantAnnouncer } = {}): DynamicModule {
     const distributed = config.GATEWAY_PROFILE === 'distributed';
+    const throttleLimits: ThrottleLimits = {
+      failuresPerMerchant: config.AUTH_FAILURES_PER_MERCHANT,
+      failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
+      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+      blockMs: config.AUTH_FAILURE_BLOCK_SECONDS * 1000,
+    };
     return {
       module: EdgeModule,
       imports: [
@@ -63,8 +81,16 @@ export class EdgeModule {
                   createRedisClient({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, name: 'api-edge' }),
               },
               { provide: LOCK_SERVICE, useFactory: (redis: Redis) => new RedisLockService(redis), inject: [REDIS_CLIENT] },
+              {
+                provide: REQUEST_THROTTLE,
+                useFactory: (redis: Redis) => new RedisRequestThrottle(redis, throttleLimits),
+                inject: [REDIS_CLIENT],
+              },
             ]
-          : [{ provide: LOCK_SERVICE, useValue: new MemoryLockService() }]),
+          : [
+              { provide: LOCK_SERVICE, useValue: new MemoryLockService() },
+              { provide: REQUEST_THROTTLE, useValue: new MemoryRequestThrottle(throttleLimits) },
+            ]),
         { provide: ORDER_LOCK_OPTIONS, useValue: { waitMs: config.ORDER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS } },
         {
           provide: PAYER_JOURNEY_OPTIONS,
@@ -72,6 +98,16 @@ export class EdgeModule {
         },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
         { provide: API_PASSWORD_PEPPER, useValue: config.API_PASSWORD_PEPPER },
+        { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
+        {
+          provide: CLIENT_CERTIFICATE_SOURCES,
+          useValue: {
+            authority: clientCertificateAuthority(config),
+            header: config.CLIENT_CERT_HEADER,
+            proxies: new TrustedProxies(config.TRUSTED_PROXIES),
+          },
+        },
+        { provide: JSON_BODY_LIMITS, useValue: { maxDepth: config.HTTP_BODY_MAX_DEPTH } },
         { provide: VERSION_RANGE, useValue: { min: config.API_VERSION_MIN, max: config.API_VERSION_MAX } },
         MerchantRepository,
         MerchantDirectory,
@@ -82,6 +118,7 @@ export class EdgeModule {
         OrderLocks,
         DispatchPayerJourney,
         ApiPath,
+        ClientCertificateReader,
         MerchantAuthGuard,
         EdgeReadiness,
         ...(options.demoMerchant

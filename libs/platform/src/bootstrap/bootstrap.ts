@@ -3,7 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { CustomTransportStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
+import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { ConfigError } from '../config';
+import { answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
 import { GatewayNatsServer } from '../messaging';
@@ -22,6 +24,12 @@ export interface BootstrapOptions {
   trustProxy?: string[] | boolean;
   /** Fastify setup before routes are registered (content parsers, hooks). */
   configureHttp?: (fastify: FastifyInstance) => void;
+  /** Serve HTTPS with these options (the edge, when it terminates TLS itself). */
+  https?: HttpsServerOptions;
+  /** Largest request line plus headers (Node's default is 16 KiB). */
+  maxHeaderBytes?: number;
+  /** Longest path parameter the router matches; longer ones fall through to the 404 route. */
+  maxParamLength?: number;
 }
 
 export interface RunningApp {
@@ -37,14 +45,20 @@ export interface RunningApp {
  * connections close), bounded by the grace period.
  */
 export async function bootstrapApp(options: BootstrapOptions): Promise<RunningApp> {
+  const serverOptions = options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {};
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     trustProxy: options.trustProxy ?? false,
     // Path ids are validated by us, with the spec's error; do not let the router reject them first.
-    routerOptions: { maxParamLength: 1000, ignoreDuplicateSlashes: false },
+    routerOptions: { maxParamLength: options.maxParamLength ?? 1000, ignoreDuplicateSlashes: false },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // What Node's HTTP parser refuses (oversized headers, malformed request lines) is answered
+    // in the API's error shape too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+    ...(options.https ? { https: { ...options.https, ...serverOptions } } : { http: serverOptions }),
   });
   options.configureHttp?.(adapter.getInstance() as unknown as FastifyInstance);
   const app = await NestFactory.create<NestFastifyApplication>(options.module, adapter, {
@@ -70,7 +84,7 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
   await app.listen({ host: options.host, port: options.port });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
+  const url = `${options.https ? 'https' : 'http'}://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
 
   let closing: Promise<void> | null = null;
   const shutdown = (reason: string): Promise<void> => {

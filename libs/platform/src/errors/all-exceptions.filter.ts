@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import { GatewayError, newSupportCode } from '@gateway/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { Observable, throwError } from 'rxjs';
 import { sortKeysDeep } from '../json';
 import { AppLogger } from '../logging';
@@ -58,14 +59,36 @@ export class AllExceptionsFilter implements ExceptionFilter {
         return new GatewayError('METHOD_NOT_ALLOWED', { explanation: 'This method is not supported here.' });
       }
     }
-    const code = (exception as { code?: unknown })?.code;
-    if (typeof code === 'string' && code in FASTIFY_CLIENT_ERRORS) {
-      return GatewayError.invalidRequest(FASTIFY_CLIENT_ERRORS[code]);
+    const client = fastifyClientError(exception);
+    if (client) {
+      return client;
     }
     const supportCode = newSupportCode();
     this.logger.error({ supportCode, err: exception }, 'request failed');
     return GatewayError.serverFailed(supportCode);
   }
+}
+
+/**
+ * Fastify's own rejection of a request (body too large, bad URL...), which Nest hands over
+ * wrapped in an HttpException whose cause is the FastifyError.
+ */
+function fastifyClientError(exception: unknown): GatewayError | null {
+  for (let error = exception, depth = 0; error && depth < 2; error = (error as { cause?: unknown }).cause, depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code in FASTIFY_CLIENT_ERRORS) {
+      return GatewayError.invalidRequest(FASTIFY_CLIENT_ERRORS[code]);
+    }
+  }
+  return null;
+}
+
+/**
+ * What Fastify refuses before routing (a URL that is not valid percent-encoding), answered
+ * through its `frameworkErrors` option in the API's error shape.
+ */
+export function answerFrameworkError(error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+  sendGatewayError(reply, fastifyClientError(error) ?? GatewayError.invalidRequest('The request is not valid.'));
 }
 
 export function sendGatewayError(reply: FastifyReply, error: GatewayError): void {
@@ -83,4 +106,35 @@ export function sendGatewayError(reply: FastifyReply, error: GatewayError): void
 
 function isApiPath(url: string): boolean {
   return !url.startsWith('/health') && !url.startsWith('/metrics');
+}
+
+/**
+ * Node's HTTP parser refused the request before any route could see it: request line and
+ * headers over the limit, bytes that are not HTTP (a CR or LF inside a header, a control
+ * character in the URL). Answered in the API's error shape with a 400 (or 408 when the client
+ * was too slow), then the connection is closed, as Node does.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) {
+    return;
+  }
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const explanation = timedOut
+    ? 'The request was not received in time.'
+    : err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request line and headers are too large.'
+      : 'The request is not valid HTTP.';
+  const body = JSON.stringify(sortKeysDeep(GatewayError.invalidRequest(explanation).toResponseBody()));
+  const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+  // Not in the middle of another response on the same connection (Node checks the same).
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answering) {
+    // Closed once the answer is flushed: the rest of the stream cannot be trusted to be HTTP.
+    socket.end(
+      `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  } else {
+    socket.destroy();
+  }
 }

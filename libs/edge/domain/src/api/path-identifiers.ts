@@ -1,3 +1,4 @@
+import { safeText } from '@gateway/api-fields';
 import { GatewayError } from '@gateway/contracts';
 
 /**
@@ -54,20 +55,29 @@ export function checkTokenId(raw: string): string {
   return raw;
 }
 
+/**
+ * String(1-40): any characters but control characters (they cannot be shown or logged safely,
+ * and CR/LF are how header injection starts), path separators and dot segments (`..%2F`: an id
+ * must never read as a path, here or in any proxy or log tool that decodes it). See
+ * docs/decisions/hostile-input-at-the-edge.md.
+ */
+const PATH_TRAVERSAL = /[/\\]|^\.{1,2}$/;
+
 function checkString(field: string, raw: string, what: string): string {
   const length = [...raw].length;
-  // String(1-40): any characters, but not control characters (they cannot be shown or logged safely).
   if (length < 1 || length > 40 || /[\u0000-\u001f\u007f]/.test(raw)) {
     throw GatewayError.invalidField(
       field,
       'INVALID',
-      `${quote(raw)} is invalid. ${what} is 1 to 40 characters${length > 40 ? `, not ${length}` : ''}.`,
+      `${quote(raw)} is invalid. ${what} is 1 to 40 characters${length > 40 ? `, not ${length}` : ''}, without control characters.`,
     );
+  }
+  if (PATH_TRAVERSAL.test(raw)) {
+    throw GatewayError.invalidField(field, 'INVALID', `${quote(raw)} is invalid. ${what} may not contain '/' or '\\', nor be '.' or '..'.`);
   }
   return raw;
 }
 
 function quote(raw: string): string {
-  const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
-  return `Value '${shown.replace(/[\u0000-\u001f\u007f]/g, '?')}'`;
+  return `Value '${safeText(raw)}'`;
 }

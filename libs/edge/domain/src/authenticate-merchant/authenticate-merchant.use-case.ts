@@ -1,55 +1,191 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuthMethod, GatewayError, newSupportCode } from '@gateway/contracts';
 import { verifyApiPassword } from '@gateway/crypto';
-import { MerchantEntity } from '@gateway/edge/data-access';
-import { APP_LOGGER, AppLogger } from '@gateway/platform';
+import { FailedAuthentication, MerchantEntity, REQUEST_THROTTLE, RequestThrottle, ThrottleVerdict } from '@gateway/edge/data-access';
+import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
+import type { Counter } from 'prom-client';
 import { MerchantDirectory } from '../merchants/merchant-directory';
+import { parseBasicAuthorization } from './basic-authorization';
+import { CertificateRefusal, certificateProblemAt, certificateStanding, ClientCertificate } from './client-certificate';
 
 export const API_PASSWORD_PEPPER = Symbol('API_PASSWORD_PEPPER');
+export const AUTHENTICATION_OPTIONS = Symbol('AUTHENTICATION_OPTIONS');
+
+export interface AuthenticationOptions {
+  /** TLS_CLIENT_CERT=require: a request without a client certificate is not authenticated. */
+  requireCertificate: boolean;
+}
 
 export interface AuthenticatedMerchant {
   merchant: MerchantEntity;
   method: AuthMethod;
 }
 
+/** What a request presents; the guard gathers it from the headers and the connection. */
+export interface PresentedCredentials {
+  /** The Authorization header, if any. */
+  authorization?: string;
+  /** The client certificate of the TLS connection or of the trusted proxy's header, if any. */
+  certificate?: ClientCertificate | 'UNREADABLE';
+  /** Where the request comes from (behind a trusted proxy, the address it forwarded). */
+  clientAddress: string;
+  /** The merchant id of the path, as sent: a certificate alone is checked against it. */
+  pathMerchantId: string;
+}
+
 const DUMMY_HASH = 'h1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-const BASIC = /^Basic ([A-Za-z0-9+/=]{4,1024})$/i;
-const USER = /^merchant\.([0-9A-Za-z_-]{1,40})$/;
+const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
 
 /**
- * HTTP Basic authentication as the spec defines it: user `merchant.<merchantId>`, password the
- * merchant's API password. Every way of getting it wrong (no header, malformed header,
- * unknown merchant, wrong password) is the same 401, so the answer reveals nothing. A
- * merchant that authenticates but is disabled is refused with 403.
+ * The spec's two ways to authenticate, and how they combine
+ * (docs/decisions/certificate-authentication.md):
+ * - HTTP Basic: user `merchant.<merchantId>`, the merchant's API password. Every way of getting
+ *   it wrong is the same 401, so the answer reveals nothing, and counts as a failure for the
+ *   merchant and the client address; past their limit both are throttled (503), the right
+ *   password included.
+ * - A client certificate (TLS, or the header of a trusted proxy): trusted CA, in its validity
+ *   period, registered by the merchant and not revoked; anything else is 403 with a support
+ *   code, the reason logged. A certificate names no merchant: it is checked against the
+ *   merchant of the Basic user if there is one, else the path's.
+ * Both presented: both must hold, for the same merchant; the method is CERTIFICATE.
+ * Then: a disabled merchant is 403; the merchant's request rate limit applies to all.
  */
 @Injectable()
 export class AuthenticateMerchant {
+  private readonly failureCount: Counter<string>;
+  private readonly throttledCount: Counter<string>;
+
   constructor(
     private readonly directory: MerchantDirectory,
     @Inject(API_PASSWORD_PEPPER) private readonly pepper: string,
+    @Inject(REQUEST_THROTTLE) private readonly throttle: RequestThrottle,
+    @Inject(AUTHENTICATION_OPTIONS) private readonly options: AuthenticationOptions,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.failureCount = metrics.counter(
+      'gateway_edge_authentication_failures_total',
+      'Refused credentials at the edge by reason (wrong password, unknown merchant, certificate problem).',
+      ['reason'],
+    );
+    this.throttledCount = metrics.counter('gateway_edge_throttled_requests_total', 'Requests answered SERVER_BUSY by the throttle, by reason.', [
+      'reason',
+    ]);
+  }
 
-  async execute(authorization: string | undefined): Promise<AuthenticatedMerchant> {
-    const credentials = parseBasic(authorization);
-    if (!credentials) {
+  async execute(credentials: PresentedCredentials): Promise<AuthenticatedMerchant> {
+    const certificate = this.usableCertificate(credentials);
+    if (!certificate && (this.options.requireCertificate || credentials.authorization === undefined)) {
+      // Nothing (or not enough) presented: the challenge, not counted as a failure, since
+      // clients may send credentials only once challenged.
       throw invalidCredentials();
     }
-    const merchant = await this.directory.find(credentials.merchantId);
-    if (!merchant) {
-      // Same work as a wrong password, so timing does not tell which merchant ids exist.
-      verifyApiPassword(credentials.password, DUMMY_HASH, this.pepper);
-      throw invalidCredentials();
-    }
-    if (!this.passwordMatches(merchant, credentials.password)) {
-      throw invalidCredentials();
-    }
-    if (merchant.status !== 'ENABLED') {
+    const byPassword = credentials.authorization === undefined ? null : await this.checkPassword(credentials);
+    const authenticated = certificate
+      ? await this.checkCertificate(certificate, byPassword?.id ?? credentials.pathMerchantId, byPassword)
+      : byPassword!;
+    if (authenticated.status !== 'ENABLED') {
       const supportCode = newSupportCode();
-      this.logger.warn({ supportCode, merchantId: merchant.id }, 'disabled merchant refused');
+      this.logger.warn({ supportCode, merchantId: authenticated.id }, 'disabled merchant refused');
       throw new GatewayError('REQUEST_REJECTED', { supportCode });
     }
-    return { merchant, method: 'PASSWORD' };
+    const verdict = await this.guarded(() =>
+      this.throttle.admit({
+        merchantId: authenticated.id,
+        address: credentials.clientAddress,
+        subjectToFailureBlock: !certificate,
+        ratePerSecond: authenticated.settings.rateLimitPerSecond ?? 0,
+      }),
+    );
+    if (verdict.throttled) {
+      throw this.throttledError(verdict);
+    }
+    return { merchant: authenticated, method: certificate ? 'CERTIFICATE' : 'PASSWORD' };
+  }
+
+  /** The certificate presented, if any, once it is known to be readable, trusted and current. */
+  private usableCertificate(credentials: PresentedCredentials): ClientCertificate | undefined {
+    const { certificate } = credentials;
+    if (certificate === undefined) {
+      return undefined;
+    }
+    const problem = certificate === 'UNREADABLE' ? 'UNREADABLE' : certificateProblemAt(certificate, Date.now());
+    if (problem || certificate === 'UNREADABLE') {
+      throw this.refuseCertificate(problem ?? 'UNREADABLE', certificate, credentials.pathMerchantId);
+    }
+    return certificate;
+  }
+
+  private async checkPassword(credentials: PresentedCredentials): Promise<MerchantEntity> {
+    const basic = parseBasicAuthorization(credentials.authorization);
+    if (!basic) {
+      return this.failed('MALFORMED', { address: credentials.clientAddress });
+    }
+    const merchant = await this.directory.find(basic.merchantId);
+    if (!merchant) {
+      // Same work as a wrong password, so timing does not tell which merchant ids exist.
+      verifyApiPassword(basic.password, DUMMY_HASH, this.pepper);
+      return this.failed('UNKNOWN_MERCHANT', { address: credentials.clientAddress });
+    }
+    if (!this.passwordMatches(merchant, basic.password)) {
+      return this.failed('WRONG_PASSWORD', { merchantId: merchant.id, address: credentials.clientAddress });
+    }
+    return merchant;
+  }
+
+  /** Counts the failure; 401, or 503 once the merchant or the address is past its limit. */
+  private async failed(reason: string, failure: FailedAuthentication): Promise<never> {
+    this.failureCount.inc({ reason });
+    const verdict = await this.guarded(() => this.throttle.recordFailure(failure));
+    throw verdict.throttled ? this.throttledError(verdict) : invalidCredentials();
+  }
+
+  private async checkCertificate(certificate: ClientCertificate, merchantId: string, known: MerchantEntity | null): Promise<MerchantEntity> {
+    const merchant = known ?? (MERCHANT_ID.test(merchantId) ? await this.directory.find(merchantId) : null);
+    const standing = merchant ? certificateStanding(merchant.settings.clientCertificates, certificate) : 'UNREGISTERED';
+    if (standing !== 'REGISTERED') {
+      throw this.refuseCertificate(standing, certificate, merchantId);
+    }
+    return merchant!;
+  }
+
+  private refuseCertificate(reason: CertificateRefusal, certificate: ClientCertificate | 'UNREADABLE', merchantId: string): GatewayError {
+    const supportCode = newSupportCode();
+    this.failureCount.inc({ reason: `CERTIFICATE_${reason}` });
+    const described =
+      certificate === 'UNREADABLE'
+        ? undefined
+        : { source: certificate.source, fingerprint: certificate.fingerprint, subject: certificate.subject.slice(0, 300) };
+    this.logger.warn(
+      { supportCode, reason, certificate: described, merchantId: MERCHANT_ID.test(merchantId) ? merchantId : '(not a merchant id)' },
+      'client certificate refused',
+    );
+    return new GatewayError('REQUEST_REJECTED', { supportCode });
+  }
+
+  private throttledError(verdict: Extract<ThrottleVerdict, { throttled: true }>): GatewayError {
+    this.throttledCount.inc({ reason: verdict.reason });
+    return new GatewayError('THROTTLED', {
+      explanation:
+        verdict.reason === 'RATE_LIMIT'
+          ? "The merchant's request rate limit is exceeded. Please retry later."
+          : 'Too many failed authentication attempts. Please retry later.',
+      retryAfterSeconds: Math.ceil(verdict.retryAfterMs / 1000),
+    });
+  }
+
+  /**
+   * The throttle's store (Redis) unavailable: refuse rather than authenticate unthrottled,
+   * which would open brute force for as long as Redis is away. Order operations need Redis
+   * for their lock anyway, and readiness takes the replica out of rotation meanwhile.
+   */
+  private async guarded(call: () => Promise<ThrottleVerdict>): Promise<ThrottleVerdict> {
+    try {
+      return await call();
+    } catch (err) {
+      this.logger.warn({ err }, 'request throttle unavailable');
+      throw new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.' });
+    }
   }
 
   private passwordMatches(merchant: MerchantEntity, password: string): boolean {
@@ -67,19 +203,4 @@ export class AuthenticateMerchant {
 
 export function invalidCredentials(): GatewayError {
   return new GatewayError('INVALID_CREDENTIALS', { explanation: 'Invalid credentials.' });
-}
-
-function parseBasic(header: string | undefined): { merchantId: string; password: string } | null {
-  const match = header ? BASIC.exec(header.trim()) : null;
-  if (!match) {
-    return null;
-  }
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) {
-    return null;
-  }
-  const user = USER.exec(decoded.slice(0, colon));
-  const password = decoded.slice(colon + 1);
-  return user && password ? { merchantId: user[1], password } : null;
 }

@@ -78,6 +78,27 @@ export class ManageMerchants {
     return this.require(id);
   }
 
+  /**
+   * Registers a client certificate for certificate authentication: by fingerprint (that
+   * certificate only) or by subject (any certificate the trusted CA issues with it).
+   */
+  async addCertificate(id: string, registration: { fingerprint: string } | { subject: string }): Promise<MerchantEntity> {
+    const current = (await this.require(id)).settings.clientCertificates ?? {};
+    const [key, value] = 'fingerprint' in registration ? (['fingerprints', registration.fingerprint] as const) : (['subjects', registration.subject] as const);
+    const list = current[key] ?? [];
+    return this.configure(id, { [`clientCertificates.${key}`]: list.includes(value) ? list : [...list, value] });
+  }
+
+  /** Refuses a certificate from now on (after the merchant cache's TTL), whatever else registers it. */
+  async revokeCertificate(id: string, fingerprint: string): Promise<MerchantEntity> {
+    const current = (await this.require(id)).settings.clientCertificates ?? {};
+    const revoked = current.revokedFingerprints ?? [];
+    return this.configure(id, {
+      'clientCertificates.fingerprints': (current.fingerprints ?? []).filter((f) => f !== fingerprint),
+      'clientCertificates.revokedFingerprints': revoked.includes(fingerprint) ? revoked : [...revoked, fingerprint],
+    });
+  }
+
   async setMode(id: string, mode: MerchantMode): Promise<MerchantEntity> {
     await this.require(id);
     await this.merchants.update(id, { mode });

@@ -60,6 +60,11 @@ export class MerchantDirectory {
   }
 }
 
+/**
+ * The profile slice services get in every envelope. Client certificate registrations stay at
+ * the edge: no service needs them, and a long revocation list would ride on every message.
+ */
 export function toMerchantContext(merchant: MerchantEntity): MerchantContext {
-  return { id: merchant.id, mode: merchant.mode, name: merchant.name, settings: merchant.settings };
+  const { clientCertificates: _edgeOnly, ...settings } = merchant.settings;
+  return { id: merchant.id, mode: merchant.mode, name: merchant.name, settings };
 }

@@ -1,8 +1,10 @@
-import { Controller, Header, HttpCode, Param, Put, Req, UseGuards } from '@nestjs/common';
+import { Controller, Header, HttpCode, Inject, Param, Put, Req, UseGuards } from '@nestjs/common';
 import {
   checkOrderId,
   checkTransactionId,
   DispatchOrderOperation,
+  JSON_BODY_LIMITS,
+  JsonBodyLimits,
   parseJsonBody,
   renderResponse,
   toMerchantContext,
@@ -18,6 +20,7 @@ export class OrderOperationsHttpController {
   constructor(
     private readonly path: ApiPath,
     private readonly dispatch: DispatchOrderOperation,
+    @Inject(JSON_BODY_LIMITS) private readonly bodyLimits: JsonBodyLimits,
   ) {}
 
   /** VERIFY, REFUND, INITIATE_BROWSER_PAYMENT, CONFIRM_BROWSER_PAYMENT, told apart by `apiOperation`. */
@@ -34,7 +37,7 @@ export class OrderOperationsHttpController {
     const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
     const orderId = checkOrderId(rawOrderId);
     const transactionId = checkTransactionId(rawTransactionId);
-    const body = parseJsonBody(request.body);
+    const body = parseJsonBody(request.body, this.bodyLimits);
     const correlationId = correlationIdOf(request, body);
     const result = await this.dispatch.execute({
       merchant: toMerchantContext(merchant),

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { JsonObject, ORDER_OPERATION_SUBJECTS, SUBJECTS } from '@gateway/contracts';
+import { JsonObject } from '@gateway/contracts';
 import { standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp } from '../testing/edge-test-app';
-import { bodyWith, FieldCase, fieldCases, OPERATION_NAMES, OperationName, RULE_CASES } from './testing/request-field-cases';
+import { BASE_BODIES, bodyWith, FieldCase, fieldCases, OPERATION_NAMES, OPERATION_SUBJECTS, OperationName, RULE_CASES } from './testing/request-field-cases';
 
 /**
  * Every request field of every operation, through the HTTP edge (authentication, path checks,
@@ -13,25 +13,6 @@ import { bodyWith, FieldCase, fieldCases, OPERATION_NAMES, OperationName, RULE_C
  * with the field's full path, and the service is never called.
  */
 
-const BASE_BODIES: Record<OperationName, JsonObject> = {
-  TOKEN: { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } } },
-  VERIFY: {
-    apiOperation: 'VERIFY',
-    order: { currency: 'USD' },
-    sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } },
-  },
-  REFUND: { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD' } },
-  INITIATE_BROWSER_PAYMENT: {
-    apiOperation: 'INITIATE_BROWSER_PAYMENT',
-    browserPayment: { returnUrl: 'https://merchant.example/return' },
-    order: { amount: '10.00', currency: 'USD' },
-    sourceOfFunds: { type: 'PROVIDER_C' },
-  },
-  CONFIRM_BROWSER_PAYMENT: { apiOperation: 'CONFIRM_BROWSER_PAYMENT' },
-};
-
-const SUBJECT_OF: Record<OperationName, string> = { ...ORDER_OPERATION_SUBJECTS, TOKEN: SUBJECTS.tokenVault.saveToken };
-
 describe('request validation through the HTTP edge', () => {
   let edge: EdgeTestApp;
   let fastify: FastifyInstance;
@@ -40,7 +21,7 @@ describe('request validation through the HTTP edge', () => {
   const received: Record<string, JsonObject[]> = {};
 
   beforeAll(async () => {
-    for (const subject of Object.values(SUBJECT_OF)) {
+    for (const subject of Object.values(OPERATION_SUBJECTS)) {
       received[subject] = [];
       standaloneBus.register(subject, async (data) => {
         received[subject].push((data as { body: JsonObject }).body);
@@ -53,7 +34,7 @@ describe('request validation through the HTTP edge', () => {
   });
 
   afterAll(async () => {
-    for (const subject of Object.values(SUBJECT_OF)) standaloneBus.unregister(subject);
+    for (const subject of Object.values(OPERATION_SUBJECTS)) standaloneBus.unregister(subject);
     await edge?.close();
   });
 
@@ -75,7 +56,7 @@ describe('request validation through the HTTP edge', () => {
 
   /** Sends the body; what happened, in a shape a failed expectation prints readably. */
   async function outcome(operation: OperationName, body: JsonObject) {
-    const subject = SUBJECT_OF[operation];
+    const subject = OPERATION_SUBJECTS[operation];
     const before = received[subject].length;
     const response = await put(operation, body);
     const forwarded = received[subject].slice(before);

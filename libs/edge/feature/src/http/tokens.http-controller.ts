@@ -1,7 +1,9 @@
-import { Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
 import {
   checkTokenId,
   DispatchTokenOperation,
+  JSON_BODY_LIMITS,
+  JsonBodyLimits,
   parseJsonBody,
   renderResponse,
   TokenRequestContext,
@@ -19,6 +21,7 @@ export class TokensHttpController {
   constructor(
     private readonly path: ApiPath,
     private readonly dispatch: DispatchTokenOperation,
+    @Inject(JSON_BODY_LIMITS) private readonly bodyLimits: JsonBodyLimits,
   ) {}
 
   /** Create or update token. */
@@ -33,7 +36,7 @@ export class TokensHttpController {
   ): Promise<string> {
     const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
     const tokenId = checkTokenId(rawTokenId);
-    const body = parseJsonBody(request.body);
+    const body = parseJsonBody(request.body, this.bodyLimits);
     const correlationId = correlationIdOf(request, body);
     request.apiOperation = 'TOKEN';
     const reply = await this.dispatch.execute({
@@ -54,7 +57,7 @@ export class TokensHttpController {
   @Header('Content-Type', JSON_CONTENT_TYPE)
   async post(@Req() request: ApiRequest, @Param('version') rawVersion: string, @Param('merchantId') rawMerchantId: string): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'CREATE_TOKEN');
-    const body = parseJsonBody(request.body);
+    const body = parseJsonBody(request.body, this.bodyLimits);
     return this.render(request, context, await this.dispatch.create({ ...context, body }), correlationIdOf(request, body));
   }
 

@@ -18,7 +18,7 @@ import {
 } from '@gateway/platform';
 import { EdgeConfig } from '../edge.config';
 import { EdgeModule } from '../edge.module';
-import { configureEdgeHttp } from '../http/configure-edge-http';
+import { edgeServerOptions } from '../http/configure-edge-http';
 
 export interface TestMerchantCredentials {
   id: string;
@@ -30,6 +30,8 @@ export interface EdgeTestApp {
   running: RunningApp;
   fastify: FastifyInstance;
   createMerchant(settings?: Record<string, unknown>): Promise<TestMerchantCredentials>;
+  /** The admin CLI's operations on this app's merchants (disable, configure, rotate...). */
+  merchants: ManageMerchants;
   close(): Promise<void>;
 }
 
@@ -74,7 +76,7 @@ export async function startEdgeTestApp(
     port: 0,
     shutdownGraceMs: 5_000,
     messageServer: createMessageServer(messaging, 1_000),
-    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
+    ...edgeServerOptions(config, logger, metrics),
   });
   const merchants = new ManageMerchants(
     MerchantRepository.over(running.app.get<DataSource>(getDataSourceToken('edge') as string)),
@@ -83,6 +85,7 @@ export async function startEdgeTestApp(
   return {
     running,
     fastify: (running.app as NestFastifyApplication).getHttpAdapter().getInstance() as unknown as FastifyInstance,
+    merchants,
     async createMerchant(settings = {}) {
       const issued = await merchants.create({ name: 'Test merchant', mode: 'TEST', settings });
       return {

@@ -1,5 +1,6 @@
 import { CompiledSchema, compileSchema, describeRequest, FieldDescription, RequestClass, ValidationType } from '@gateway/api-fields';
-import { JsonObject, JsonValue, ORDER_OPERATION_REQUESTS, OrderApiOperation, SaveTokenRequest } from '@gateway/contracts';
+import { JsonObject, JsonValue, ORDER_OPERATION_REQUESTS, ORDER_OPERATION_SUBJECTS, OrderApiOperation, SaveTokenRequest, SUBJECTS } from '@gateway/contracts';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 
 /**
  * The table of the edge's field validation tests (request-validation.int-spec.ts), and of the
@@ -13,6 +14,27 @@ export type OperationName = OrderApiOperation | 'TOKEN';
 
 export const OPERATION_REQUESTS: Record<OperationName, RequestClass> = { ...ORDER_OPERATION_REQUESTS, TOKEN: SaveTokenRequest };
 export const OPERATION_NAMES = Object.keys(OPERATION_REQUESTS) as OperationName[];
+
+/** A minimal valid body of each operation: what the edge tests vary. */
+export const BASE_BODIES: Record<OperationName, JsonObject> = {
+  TOKEN: { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } } },
+  VERIFY: {
+    apiOperation: 'VERIFY',
+    order: { currency: 'USD' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } },
+  },
+  REFUND: { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD' } },
+  INITIATE_BROWSER_PAYMENT: {
+    apiOperation: 'INITIATE_BROWSER_PAYMENT',
+    browserPayment: { returnUrl: 'https://merchant.example/return' },
+    order: { amount: '10.00', currency: 'USD' },
+    sourceOfFunds: { type: 'PROVIDER_C' },
+  },
+  CONFIRM_BROWSER_PAYMENT: { apiOperation: 'CONFIRM_BROWSER_PAYMENT' },
+};
+
+/** The subject each operation is dispatched to. */
+export const OPERATION_SUBJECTS: Record<OperationName, string> = { ...ORDER_OPERATION_SUBJECTS, TOKEN: SUBJECTS.tokenVault.saveToken };
 
 export const FIELD_CASES_TEST = 'libs/edge/feature/src/http/request-validation.int-spec.ts';
 

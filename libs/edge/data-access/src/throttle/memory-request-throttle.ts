@@ -1,0 +1,107 @@
+import {
+  AdmitRequest,
+  FailedAuthentication,
+  NOT_THROTTLED,
+  RequestThrottle,
+  throttled,
+  ThrottleLimits,
+  throttleKeys,
+  ThrottleVerdict,
+} from './request-throttle';
+
+interface Counter {
+  count: number;
+  expiresAt: number;
+}
+
+/** Entries kept before expired ones are swept; bounds memory under a flood of addresses. */
+const SWEEP_AT = 10_000;
+
+/**
+ * The standalone profile's throttle: the Redis throttle's contract for one process (same
+ * fixed failure windows, same GCRA rate limit), so tests and laptops see the same behaviour.
+ */
+export class MemoryRequestThrottle implements RequestThrottle {
+  private readonly failures = new Map<string, Counter>();
+  /** GCRA's theoretical arrival time per merchant, in ms. */
+  private readonly arrivals = new Map<string, number>();
+
+  constructor(
+    private readonly limits: ThrottleLimits,
+    private readonly now: () => number = () => performance.timeOrigin + performance.now(),
+  ) {}
+
+  async admit(request: AdmitRequest): Promise<ThrottleVerdict> {
+    const now = this.now();
+    if (request.subjectToFailureBlock) {
+      const wait = Math.max(
+        this.blockedFor(throttleKeys.merchantFailures(request.merchantId), this.limits.failuresPerMerchant, now),
+        this.blockedFor(throttleKeys.addressFailures(request.address), this.limits.failuresPerAddress, now),
+      );
+      if (wait > 0) {
+        return throttled('AUTHENTICATION_FAILURES', wait);
+      }
+    }
+    if (request.ratePerSecond > 0) {
+      const key = throttleKeys.merchantRate(request.merchantId);
+      const interval = 1000 / request.ratePerSecond;
+      const tolerance = 1000 - interval;
+      const arrival = Math.max(this.arrivals.get(key) ?? 0, now);
+      if (arrival - now > tolerance) {
+        return throttled('RATE_LIMIT', arrival - now - tolerance);
+      }
+      this.arrivals.set(key, arrival + interval);
+      this.sweep(now);
+    }
+    return NOT_THROTTLED;
+  }
+
+  async recordFailure(failure: FailedAuthentication): Promise<ThrottleVerdict> {
+    const now = this.now();
+    const waits = [this.count(throttleKeys.addressFailures(failure.address), this.limits.failuresPerAddress, now)];
+    if (failure.merchantId !== undefined) {
+      waits.push(this.count(throttleKeys.merchantFailures(failure.merchantId), this.limits.failuresPerMerchant, now));
+    }
+    this.sweep(now);
+    const wait = Math.max(...waits);
+    return wait > 0 ? throttled('AUTHENTICATION_FAILURES', wait) : NOT_THROTTLED;
+  }
+
+  private blockedFor(key: string, limit: number, now: number): number {
+    const counter = this.live(key, now);
+    return counter && counter.count >= limit ? counter.expiresAt - now : 0;
+  }
+
+  /** Counts one failure; the time left blocked if the limit had already been reached. */
+  private count(key: string, limit: number, now: number): number {
+    const counter = this.live(key, now) ?? { count: 0, expiresAt: now + this.limits.failureWindowMs };
+    counter.count++;
+    if (counter.count === limit) {
+      counter.expiresAt = now + this.limits.blockMs;
+    }
+    this.failures.set(key, counter);
+    return counter.count > limit ? counter.expiresAt - now : 0;
+  }
+
+  private live(key: string, now: number): Counter | undefined {
+    const counter = this.failures.get(key);
+    if (counter && counter.expiresAt <= now) {
+      this.failures.delete(key);
+      return undefined;
+    }
+    return counter;
+  }
+
+  private sweep(now: number): void {
+    if (this.failures.size > SWEEP_AT) {
+      for (const [key, counter] of this.failures) {
+        if (counter.expiresAt <= now) this.failures.delete(key);
+      }
+    }
+    if (this.arrivals.size > SWEEP_AT) {
+      for (const [key, arrival] of this.arrivals) {
+        if (arrival <= now) this.arrivals.delete(key);
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { JsonObject, SUBJECTS } from '@gateway/contracts';
+import { standaloneBus } from '@gateway/platform';
+import { newRunId, TEST_CARD, TEST_EXPIRY, testInfra } from '@gateway/testing';
+import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from '../testing/edge-test-app';
+
+/**
+ * Throttling (issue 10, item 4): brute force against a merchant or from an address is stopped
+ * for a while, the right password included, without touching other merchants; the limit holds
+ * across edge replicas sharing Redis; a merchant's request rate limit applies.
+ */
+const VERIFY = JSON.stringify({
+  apiOperation: 'VERIFY',
+  order: { currency: 'USD' },
+  sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } },
+});
+const BLOCK_SECONDS = 2;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Answer {
+  status: number;
+  body: JsonObject;
+  retryAfter?: string;
+}
+
+function basic(merchantId: string, password: string): string {
+  return `Basic ${Buffer.from(`merchant.${merchantId}:${password}`).toString('base64')}`;
+}
+
+async function verify(app: EdgeTestApp, merchant: TestMerchantCredentials, options: { password?: string; from?: string } = {}): Promise<Answer> {
+  const response = await app.fastify.inject({
+    method: 'PUT',
+    url: `/api/rest/version/100/merchant/${merchant.id}/order/o-1/transaction/t-1`,
+    remoteAddress: options.from ?? '198.51.100.1',
+    headers: { authorization: basic(merchant.id, options.password ?? merchant.password), 'content-type': 'application/json' },
+    payload: VERIFY,
+  });
+  return { status: response.statusCode, body: response.json(), retryAfter: response.headers['retry-after'] as string | undefined };
+}
+
+const wrong = (merchant: TestMerchantCredentials) => ({ password: `${merchant.password}x` });
+
+function expectBusy(answer: Answer, explanation: string) {
+  expect(answer).toEqual({ status: 503, body: { error: { cause: 'SERVER_BUSY', explanation }, result: 'ERROR' }, retryAfter: expect.stringMatching(/^[1-9][0-9]*$/) });
+}
+
+const TOO_MANY_FAILURES = 'Too many failed authentication attempts. Please retry later.';
+
+beforeAll(() => {
+  standaloneBus.register(SUBJECTS.verification.verify, async () => ({ body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } }));
+});
+
+afterAll(() => {
+  standaloneBus.unregister(SUBJECTS.verification.verify);
+});
+
+describe('failed authentication throttling (one edge, in-memory)', () => {
+  let edge: EdgeTestApp;
+
+  beforeAll(async () => {
+    edge = await startEdgeTestApp({
+      env: { AUTH_FAILURES_PER_MERCHANT: '5', AUTH_FAILURES_PER_ADDRESS: '8', AUTH_FAILURE_WINDOW_SECONDS: '60', AUTH_FAILURE_BLOCK_SECONDS: String(BLOCK_SECONDS) },
+    });
+  });
+
+  afterAll(async () => {
+    await edge?.close();
+  });
+
+  it('throttles a merchant after 5 wrong passwords, even the right one, other merchants unaffected, until the block lifts', async () => {
+    const [victim, bystander] = [await edge.createMerchant(), await edge.createMerchant()];
+    // Each guess from its own address: the per-merchant limit is the one that must hold.
+    for (let i = 0; i < 5; i++) {
+      expect((await verify(edge, victim, { ...wrong(victim), from: `203.0.113.${i + 1}` })).status).toBe(401);
+    }
+    expectBusy(await verify(edge, victim, { from: '203.0.113.50' }), TOO_MANY_FAILURES);
+    expectBusy(await verify(edge, victim, { ...wrong(victim), from: '203.0.113.51' }), TOO_MANY_FAILURES);
+    expect((await verify(edge, bystander, { from: '203.0.113.1' })).status).toBe(201);
+
+    await sleep(BLOCK_SECONDS * 1000 + 100);
+    expect((await verify(edge, victim, { from: '203.0.113.52' })).status).toBe(201);
+  });
+
+  it('throttles an address after 8 failures across merchants, and no other address', async () => {
+    const attacker = '192.0.2.99';
+    for (let i = 0; i < 8; i++) {
+      const target = await edge.createMerchant();
+      expect((await verify(edge, target, { ...wrong(target), from: attacker })).status).toBe(401);
+    }
+    const honest = await edge.createMerchant();
+    expectBusy(await verify(edge, honest, { from: attacker }), TOO_MANY_FAILURES);
+    expect((await verify(edge, honest, { from: '192.0.2.100' })).status).toBe(201);
+  });
+
+  it('does not count a request without credentials (the Basic challenge) as a failure', async () => {
+    const merchant = await edge.createMerchant();
+    for (let i = 0; i < 10; i++) {
+      const response = await edge.fastify.inject({
+        method: 'PUT',
+        url: `/api/rest/version/100/merchant/${merchant.id}/order/o-1/transaction/t-1`,
+        remoteAddress: '192.0.2.200',
+        payload: VERIFY,
+      });
+      expect(response.statusCode).toBe(401);
+    }
+    expect((await verify(edge, merchant, { from: '192.0.2.200' })).status).toBe(201);
+  });
+});
+
+describe('request rate limit of a merchant', () => {
+  let edge: EdgeTestApp;
+
+  beforeAll(async () => {
+    edge = await startEdgeTestApp();
+  });
+
+  afterAll(async () => {
+    await edge?.close();
+  });
+
+  it("admits a second's worth of its rateLimitPerSecond, then 503 with Retry-After, other merchants unaffected", async () => {
+    const limited = await edge.createMerchant({ rateLimitPerSecond: 3 });
+    const unlimited = await edge.createMerchant();
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await verify(edge, limited)).status);
+    expect(statuses).toEqual([201, 201, 201]);
+    expectBusy(await verify(edge, limited), "The merchant's request rate limit is exceeded. Please retry later.");
+    for (let i = 0; i < 10; i++) expect((await verify(edge, unlimited)).status).toBe(201);
+    await sleep(400);
+    expect((await verify(edge, limited)).status).toBe(201);
+  });
+});
+
+describe('failed authentication throttling across two edge replicas sharing Redis', () => {
+  const replicas: EdgeTestApp[] = [];
+
+  beforeAll(async () => {
+    const env = {
+      GATEWAY_PROFILE: 'distributed',
+      REDIS_URL: testInfra.redisUrl,
+      REDIS_KEY_PREFIX: `${process.env.TEST_REDIS_PREFIX ?? `test:${newRunId()}:`}edge:`,
+      AUTH_FAILURES_PER_MERCHANT: '4',
+      AUTH_FAILURES_PER_ADDRESS: '1000',
+      AUTH_FAILURE_BLOCK_SECONDS: String(BLOCK_SECONDS),
+    };
+    replicas.push(await startEdgeTestApp({ env }), await startEdgeTestApp({ env }));
+  });
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.close()));
+  });
+
+  it('holds the limit whichever replica each guess reaches, then lets the merchant back in', async () => {
+    const [victim, bystander] = [await replicas[0].createMerchant(), await replicas[0].createMerchant()];
+    for (let i = 0; i < 4; i++) {
+      expect((await verify(replicas[i % 2], victim, wrong(victim))).status).toBe(401);
+    }
+    for (const replica of replicas) {
+      expectBusy(await verify(replica, victim), TOO_MANY_FAILURES);
+      expect((await verify(replica, bystander)).status).toBe(201);
+    }
+    await sleep(BLOCK_SECONDS * 1000 + 100);
+    expect((await verify(replicas[1], victim)).status).toBe(201);
+  });
+
+  it('shares the rate limit between replicas', async () => {
+    const limited = await replicas[0].createMerchant({ rateLimitPerSecond: 4 });
+    const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => verify(replicas[i % 2], limited).then((a) => a.status)));
+    expect(statuses.filter((s) => s === 201)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(4);
+  });
+});

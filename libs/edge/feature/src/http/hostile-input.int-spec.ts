@@ -1,0 +1,266 @@
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { JsonObject, SUBJECTS } from '@gateway/contracts';
+import { standaloneBus } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from '../testing/edge-test-app';
+
+/**
+ * Hostile input at the edge (issue 10, item 5): each kind is answered with the spec's error
+ * body and the right status, never a 5xx or a stack trace, and never reaches a service.
+ */
+const VERIFY = {
+  apiOperation: 'VERIFY',
+  order: { currency: 'USD' },
+  sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } },
+};
+const VERIFY_TEXT = JSON.stringify(VERIFY);
+
+describe('hostile input at the edge', () => {
+  let edge: EdgeTestApp;
+  let merchant: TestMerchantCredentials;
+  const received: unknown[] = [];
+
+  beforeAll(async () => {
+    standaloneBus.register(SUBJECTS.verification.verify, async (data) => {
+      received.push(data);
+      return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
+    });
+    edge = await startEdgeTestApp({ env: { HTTP_BODY_LIMIT_BYTES: '4096', HTTP_BODY_MAX_DEPTH: '8', HTTP_URL_MAX_LENGTH: '1024' } });
+    merchant = await edge.createMerchant();
+  });
+
+  afterAll(async () => {
+    standaloneBus.unregister(SUBJECTS.verification.verify);
+    await edge?.close();
+  });
+
+  beforeEach(() => {
+    received.length = 0;
+  });
+
+  const orderUrl = (order = 'o-1', transaction = 't-1') => `/api/rest/version/100/merchant/${merchant.id}/order/${order}/transaction/${transaction}`;
+
+  async function put(payload: string | Buffer, url = orderUrl(), headers: Record<string, string> = {}) {
+    const response = await edge.fastify.inject({
+      method: 'PUT',
+      url,
+      headers: { authorization: merchant.authorization, 'content-type': 'application/json', ...headers },
+      payload,
+    });
+    return { status: response.statusCode, text: response.body, body: JSON.parse(response.body) as JsonObject, headers: response.headers };
+  }
+
+  /** The spec's error body and nothing else: no stack, no framework fields. */
+  function expectRefused(response: { status: number; body: JsonObject; text: string }, status: number, error: Record<string, unknown>) {
+    expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: { cause: 'INVALID_REQUEST', ...error }, result: 'ERROR' } });
+    expect(response.text).not.toMatch(/\n\s+at |Error|FST_|statusCode/);
+    expect(received).toEqual([]);
+  }
+
+  it('accepts the untouched request, so every refusal below is the hostile part', async () => {
+    expect((await put(VERIFY_TEXT)).status).toBe(201);
+    expect(received).toHaveLength(1);
+  });
+
+  it('reads the body whatever the Content-Type says, or without one', async () => {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+      const response = await edge.fastify.inject({
+        method: 'PUT',
+        url: orderUrl(),
+        headers: { authorization: merchant.authorization, ...(contentType ? { 'content-type': contentType } : {}) },
+        payload: VERIFY_TEXT,
+      });
+      expect({ contentType, status: response.statusCode }).toEqual({ contentType, status: 201 });
+    }
+  });
+
+  describe('bodies', () => {
+    it('refuses a body over the size limit', async () => {
+      const big = JSON.stringify({ ...VERIFY, correlationId: 'x'.repeat(5_000) });
+      expectRefused(await put(big), 400, { explanation: 'The request body is too large.' });
+    });
+
+    it('refuses nesting past the limit, however it is made', async () => {
+      const deep = `{"apiOperation":"VERIFY","order":${'{"a":'.repeat(8)}1${'}'.repeat(8)}}`;
+      expectRefused(await put(deep), 400, { explanation: 'The request body is nested more than 8 levels deep.' });
+      expectRefused(await put(`{"a":${'['.repeat(2_000)}`), 400, { explanation: 'The request body is nested more than 8 levels deep.' });
+    });
+
+    it('refuses a duplicate key, naming the field, even when both values are valid', async () => {
+      const duplicated = VERIFY_TEXT.replace('"currency":"USD"', '"currency":"USD","currency":"EUR"');
+      expectRefused(await put(duplicated), 400, {
+        explanation: 'Field order.currency is given more than once; each field may appear only once in its object.',
+        field: 'order.currency',
+        validationType: 'INVALID',
+      });
+    });
+
+    it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s with its own message, and pollutes nothing', async (key) => {
+      const polluting = VERIFY_TEXT.replace('"order":{', `"order":{"${key}":{"isAdmin":true},`);
+      expectRefused(await put(polluting), 400, {
+        explanation: `Field name '${key}' is not allowed: no field of this API has that name.`,
+        field: `order.${key}`,
+        validationType: 'UNSUPPORTED',
+      });
+      expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    });
+
+    it('refuses bytes that are not UTF-8 instead of reading them as U+FFFD', async () => {
+      for (const bytes of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+        const payload = Buffer.concat([Buffer.from('{"apiOperation":"VERIFY","correlationId":"'), Buffer.from(bytes), Buffer.from('"}')]);
+        expectRefused(await put(payload), 400, { explanation: 'The request body is not valid UTF-8 text.' });
+      }
+    });
+
+    it('refuses a raw control character in a string, and an escaped one in a field', async () => {
+      expectRefused(await put(VERIFY_TEXT.replace('"USD"', '"US\u0001D"')), 400, {
+        explanation: expect.stringMatching(/^The request body is not valid JSON: control character in a string \(it must be escaped\) at character \d+\.$/),
+      });
+      const escaped = await put(JSON.stringify({ ...VERIFY, correlationId: 'a\u0000b' }));
+      expectRefused(escaped, 400, {
+        explanation: expect.stringContaining('must not contain control characters'),
+        field: 'correlationId',
+        validationType: 'INVALID',
+      });
+    });
+
+    it('reports a 30-digit number as sent, not rounded, and never as a double', async () => {
+      const response = await put(VERIFY_TEXT.replace('"currency":"USD"', '"currency":"USD","amount":123456789012345678901234567890'));
+      expectRefused(response, 400, {
+        explanation: 'Value is invalid. order.amount is a JSON number that cannot be read exactly (30 digits); send amounts and identifiers as JSON strings.',
+        field: 'order.amount',
+        validationType: 'INVALID',
+      });
+      expect(response.text).not.toMatch(/e\+29|1\.23456789/);
+    });
+
+    it('refuses a number where the spec wants a string, naming the field', async () => {
+      expectRefused(await put(VERIFY_TEXT.replace('"month":"1"', '"month":1')), 400, {
+        explanation: expect.stringMatching(/^Value '1' is invalid\./),
+        field: 'sourceOfFunds.provided.card.expiry.month',
+        validationType: 'INVALID',
+      });
+    });
+
+    it('refuses a card number sent as a JSON number without echoing it', async () => {
+      const response = await put(VERIFY_TEXT.replace(`"${TEST_CARD}"`, TEST_CARD));
+      expectRefused(response, 400, {
+        explanation: expect.any(String),
+        field: 'sourceOfFunds.provided.card.number',
+        validationType: 'INVALID',
+      });
+      expect(response.text).not.toContain(TEST_CARD);
+    });
+
+    it('checks the credentials before looking at a hostile body', async () => {
+      const response = await edge.fastify.inject({ method: 'PUT', url: orderUrl(), payload: '{"__proto__":{},"a":1,"a":2' });
+      expect(response.statusCode).toBe(401);
+    });
+  });
+
+  describe('path identifiers', () => {
+    it.each([
+      ['CR LF (header injection)', () => orderUrl('o%0D%0ASet-Cookie:%20admin=1'), 'orderid'],
+      ['a NUL', () => orderUrl('o%00'), 'orderid'],
+      ['..%2F (path traversal)', () => orderUrl('..%2F..%2Fadmin'), 'orderid'],
+      ['a backslash', () => orderUrl('..%5Cadmin'), 'orderid'],
+      ['..%2F in a token id', () => `/api/rest/version/57/merchant/${merchant.id}/token/..%2Fx`, 'tokenid'],
+    ])('refuses %s with 400 on the identifier', async (_what, url, field) => {
+      const response = await put(VERIFY_TEXT, url());
+      expectRefused(response, 400, { explanation: expect.stringMatching(/^Value '[^\r\n\u0000]*' is invalid\./), field, validationType: 'INVALID' });
+      expect(response.headers['set-cookie']).toBeUndefined();
+    });
+
+    it('refuses a merchant id with an encoded slash', async () => {
+      const response = await put(VERIFY_TEXT, `/api/rest/version/100/merchant/${merchant.id}%2F..%2FOTHER/order/o-1/transaction/t-1`);
+      expectRefused(response, 400, { explanation: expect.any(String), field: 'merchantId', validationType: 'INVALID' });
+    });
+
+    it('answers a URL that is not valid percent-encoding with 400', async () => {
+      const response = await put(VERIFY_TEXT, orderUrl('%E0%A4%A'));
+      expectRefused(response, 400, { explanation: 'The request path is not valid.' });
+    });
+
+    it('refuses an over-long URL before anything else, credentials included', async () => {
+      const long = orderUrl('o'.repeat(1_100));
+      const response = await edge.fastify.inject({ method: 'PUT', url: long, payload: VERIFY_TEXT });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({
+        error: { cause: 'INVALID_REQUEST', explanation: 'The request URL is longer than 1024 characters.' },
+        result: 'ERROR',
+      });
+    });
+
+    it('answers an id just under the URL limit with the id rule, not a routing accident', async () => {
+      const response = await put(VERIFY_TEXT, orderUrl('o'.repeat(900)));
+      expectRefused(response, 400, { explanation: expect.stringContaining('not 900'), field: 'orderid', validationType: 'INVALID' });
+    });
+  });
+
+  describe('what the HTTP parser refuses, over a real connection', () => {
+    function rawExchange(bytes: string): Promise<string> {
+      const url = new URL(edge.running.url);
+      return new Promise((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+        socket.on('end', () => resolve(answer));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    }
+
+    function errorBodyOf(answer: string) {
+      const [head, body] = answer.split('\r\n\r\n');
+      return { statusLine: head.split('\r\n')[0], body: JSON.parse(body) };
+    }
+
+    it('answers headers over the limit with the spec error body', async () => {
+      const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(`${edge.running.url}${orderUrl()}`, { method: 'PUT', headers: { 'x-padding': 'p'.repeat(20_000) } }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        request.on('error', reject);
+        request.end(VERIFY_TEXT);
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({
+        error: { cause: 'INVALID_REQUEST', explanation: 'The request line and headers are too large.' },
+        result: 'ERROR',
+      });
+    });
+
+    it('answers a bare CR in a header (header injection) with the spec error body', async () => {
+      const answer = await rawExchange(`PUT ${orderUrl()} HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\rSet-Cookie: b\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(errorBodyOf(answer)).toEqual({
+        statusLine: 'HTTP/1.1 400 Bad Request',
+        body: { error: { cause: 'INVALID_REQUEST', explanation: 'The request is not valid HTTP.' }, result: 'ERROR' },
+      });
+    });
+
+    it('refuses a dot segment as an identifier (clients normalise it away; a raw request need not)', async () => {
+      for (const segment of ['..', '%2E%2E', '.']) {
+        const answer = await rawExchange(
+          `PUT ${orderUrl('o-1', segment)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${merchant.authorization}\r\nConnection: close\r\nContent-Length: ${VERIFY_TEXT.length}\r\n\r\n${VERIFY_TEXT}`,
+        );
+        expect(errorBodyOf(answer)).toEqual({
+          statusLine: 'HTTP/1.1 400 Bad Request',
+          body: {
+            error: { cause: 'INVALID_REQUEST', explanation: expect.stringContaining("nor be '.' or '..'"), field: 'transactionid', validationType: 'INVALID' },
+            result: 'ERROR',
+          },
+        });
+      }
+      expect(received).toEqual([]);
+    });
+
+    it('answers a control character in the request line with the spec error body', async () => {
+      const answer = await rawExchange(`PUT /api/rest/version/100/merchant/M/order/o\u0001/transaction/t HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(errorBodyOf(answer).statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(errorBodyOf(answer).body).toMatchObject({ error: { cause: 'INVALID_REQUEST' }, result: 'ERROR' });
+    });
+  });
+});
