@@ -23,7 +23,7 @@ describe('RefundAtProvider', () => {
   it('refunds at the provider and remembers the outcome per refund transaction', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.steps);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
 
     const reply = await refund.execute(message(merchant, 'refund-1', '5.00'));
     expect(reply).toMatchObject({ result: 'SUCCESS', gatewayCode: 'APPROVED', sourceOfFunds: { type: 'PROVIDER_A' } });
@@ -36,14 +36,14 @@ describe('RefundAtProvider', () => {
   it('answers a refund beyond what the provider holds with the provider\'s decline', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.steps);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
     expect(await refund.execute(message(merchant, 'refund-1', '20.01'))).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED' });
   });
 
   it('refuses an unknown target and a payment still pending', async () => {
     const bed = browserPaymentTestBed();
     const { merchant } = await initiatedPayment(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.steps);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
     await expect(refund.execute({ ...message(merchant, 'r', '1.00'), targetTransactionId: 'nope' })).rejects.toMatchObject({
       field: 'transaction.targetTransactionId',
     });

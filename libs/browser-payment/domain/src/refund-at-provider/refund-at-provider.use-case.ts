@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, ProviderRefundRow } from '@gateway/browser-payment/data-access';
 import { GatewayError, ProviderRefundMessage, ProviderRefundReply } from '@gateway/contracts';
 import { Money } from '@gateway/money';
+import { CLOCK, Clock } from '../browser-payment.options';
 import { paymentResponse } from '../payment/payment-response';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
-import { PaymentSteps } from '../payment/payment-steps';
 import { ProviderAdapters } from '../providers/provider-adapters';
 
 /**
@@ -18,7 +18,7 @@ export class RefundAtProvider {
   constructor(
     @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
     private readonly providers: ProviderAdapters,
-    private readonly steps: PaymentSteps,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(message: ProviderRefundMessage): Promise<ProviderRefundReply> {
@@ -41,7 +41,7 @@ export class RefundAtProvider {
       result: result.approved ? 'SUCCESS' : 'FAILURE',
       gatewayCode: result.gatewayCode,
       providerReference: result.reference ?? null,
-      createdAt: this.steps.now(),
+      createdAt: this.clock.now(),
     };
     if (!(await this.store.insertRefund(refund))) {
       // A concurrent request for the same refund got there first: its outcome is the answer.
