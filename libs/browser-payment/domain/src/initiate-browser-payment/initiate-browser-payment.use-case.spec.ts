@@ -11,7 +11,7 @@ import {
 import { InitiateBrowserPayment } from './initiate-browser-payment.use-case';
 
 function initiateWith(bed: ReturnType<typeof browserPaymentTestBed>, body: JsonObject, merchant = testMerchant()) {
-  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.steps, bed.options);
+  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock);
   return initiate.execute({
     envelope: envelopeFor(merchant),
     orderId: 'order-1',

@@ -4,12 +4,11 @@ import type { BrowserPaymentRow, Confirmation, PaymentOperation, ProviderName } 
 import { GatewayError, InitiateBrowserPaymentRequest, JsonObject, LedgerOrderView, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { canonicalRequestHash } from '@gateway/platform';
-import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions } from '../browser-payment.options';
+import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import { PayerJourneys } from '../payer-journey/payer-journeys';
 import { paymentResponse, providerAOptions } from '../payment/payment-response';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
-import { PaymentSteps } from '../payment/payment-steps';
 import { asJson, StoredRequest, storedRequestOf } from '../payment/stored-request';
 import { PROVIDER_OF_SOURCE, ProviderAdapters } from '../providers/provider-adapters';
 import { newRedirectToken, redirectTokenHash } from '../redirect-token/redirect-token';
@@ -38,8 +37,8 @@ export class InitiateBrowserPayment {
     private readonly providers: ProviderAdapters,
     private readonly ledger: BrowserPaymentLedger,
     private readonly journeys: PayerJourneys,
-    private readonly steps: PaymentSteps,
     @Inject(BROWSER_PAYMENT_OPTIONS) private readonly options: BrowserPaymentOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(command: InitiateBrowserPaymentCommand): Promise<JsonObject> {
@@ -65,7 +64,7 @@ export class InitiateBrowserPayment {
     const { operation, confirmation } = terms(stored, provider);
     const providerReference = await adapter.createPayment({ operation, amount });
     const token = newRedirectToken();
-    const now = this.steps.now();
+    const now = this.clock.now();
     const payment: BrowserPaymentRow = {
       id: randomUUID(),
       merchantId: envelope.merchant.id,

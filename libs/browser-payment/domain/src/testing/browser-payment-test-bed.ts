@@ -101,7 +101,7 @@ export type TestBed = ReturnType<typeof browserPaymentTestBed>;
 
 /** Initiates through the real use case; the payer's token as the redirect URL carries it. */
 export async function initiatedPayment(bed: TestBed, body: JsonObject = initiateBody(), merchant = testMerchant()) {
-  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.steps, bed.options);
+  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock);
   const response = await initiate.execute({
     envelope: envelopeFor(merchant),
     orderId: 'order-1',
