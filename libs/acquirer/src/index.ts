@@ -12,3 +12,4 @@ export * from './test-acquirer/avs-table';
 export * from './test-acquirer/expiry-outcomes';
 export * from './test-acquirer/security-code-outcomes';
 export * from './test-acquirer/test-acquirer';
+export * from './wire';

@@ -44,6 +44,8 @@ export const SUBJECTS = {
   verification: {
     ping: 'verification.ping.v1',
     verify: 'verification.verify.v1',
+    /** The vault's ACQUIRER verification strategy: a card verified at the acquirer, no order (card-verification.messages.ts). */
+    verifyCard: 'verification.card.verify.v1',
   },
 } as const;
 

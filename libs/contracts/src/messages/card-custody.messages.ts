@@ -1,3 +1,5 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 import { JsonObject } from './operation.messages';
 
@@ -15,12 +17,22 @@ import { JsonObject } from './operation.messages';
  *                                  session card, completed by explicit request values:
  *                                  explicit > session > token (spec session rules), and the
  *                                  combination must be complete.
+ *
+ * Both are validated by the vault like any message (these classes); card values in them were
+ * validated by the edge against the spec's field types already, so a value that fails here is
+ * a fault between our processes (SERVER_FAILED), not a merchant error. Merchant errors are
+ * coded 400s (docs/card-custody.md): an unknown, deleted or other repository's token is
+ * INVALID_FIELD on `sourceOfFunds.token`; a sealed value that does not open for this merchant
+ * and binding is INVALID_FIELD on `session.id`; an incomplete card is INVALID_FIELD MISSING on
+ * the request field that would complete it (`sourceOfFunds.provided.card.number` or
+ * `.expiry`).
  */
 
 /** What a response may show of a card: masked number, expiry, and BIN-derived facts. */
 export interface MaskedCard {
   /** 6.4 masked (512345xxxxxx0008). */
   number: string;
+  /** As VERIFY responses show it: month without a leading zero ("1"), two-digit year ("39"). */
   expiry?: { month: string; year: string };
   brand?: string;
   scheme?: string;
@@ -28,48 +40,137 @@ export interface MaskedCard {
   nameOnCard?: string;
 }
 
+export class CardExpiryFields {
+  /** 1-12, with or without a leading zero. */
+  @Matches(/^(0?[1-9]|1[0-2])$/)
+  month: string;
+
+  /** Two digits: 2000 + value. */
+  @Matches(/^[0-9]{2}$/)
+  year: string;
+}
+
 /** Card fields a request gives explicitly (request values win over session and token). */
-export interface ExplicitCardFields {
+export class ExplicitCardFields {
+  @IsOptional()
+  @Matches(/^[0-9]{9,19}$/)
   number?: string;
-  expiry?: { month: string; year: string };
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CardExpiryFields)
+  expiry?: CardExpiryFields;
+
+  @IsOptional()
+  @Matches(/^[0-9]{3,4}$/)
   securityCode?: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
   nameOnCard?: string;
 }
 
+/** What a sealed value is bound to: a payment session id (the spec's session.id is ASCII 31-35). */
+const BINDING_ID = /^[\x21-\x7e]{1,64}$/;
+
 /** `token-vault.card.seal.v1` */
-export interface SealCardMessage {
+export class SealCardMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
   envelope: RequestEnvelope;
+
   /** What the sealed value is bound to (a session id): it opens only for the same merchant and binding. */
+  @Matches(BINDING_ID)
   bindingId: string;
+
+  /** The fields to seal; each one given replaces the same field of `previous`. */
+  @ValidateNested()
+  @Type(() => ExplicitCardFields)
   card: ExplicitCardFields;
+
+  /**
+   * The session's current sealed value, when it has one: sessions are updated field by field,
+   * and only the vault can open a sealed value to merge into it. Same merchant and binding.
+   */
+  @IsOptional()
+  @IsString()
+  @Length(1, 4096)
+  previous?: string;
 }
 
 export interface SealCardReply {
   /** Opaque to everyone but the vault (authenticated encryption under a vault data key). */
   sealed: string;
+  /** The sealed card as a session response may show it (number masked 6.4). */
   card: Partial<MaskedCard>;
+  /** Whether the sealed card holds a security code (a response may say so, never show it). */
+  securityCodePresent: boolean;
 }
 
-export const ACQUIRER_CALL_OPERATIONS = ['VERIFY', 'AUTHORIZE', 'PAY', 'CAPTURE', 'VOID', 'REFUND'] as const;
+/**
+ * The operations the vault calls an acquirer for: those that carry a card and that the acquirer
+ * connector implements. AUTHORIZE and PAY join when the connector implements them (issue 9);
+ * CAPTURE and VOID carry no card, so they never need the vault.
+ */
+export const ACQUIRER_CALL_OPERATIONS = ['VERIFY', 'REFUND'] as const;
 export type AcquirerCallOperation = (typeof ACQUIRER_CALL_OPERATIONS)[number];
 
+export class SealedCardReference {
+  /** A `sealed` value from `token-vault.card.seal.v1`. */
+  @IsString()
+  @Length(1, 4096)
+  value: string;
+
+  /** The binding it was sealed with (the session id the operation names). */
+  @Matches(BINDING_ID)
+  bindingId: string;
+}
+
+export class AcquirerCallSource {
+  /** A token of the merchant's repository (`sourceOfFunds.token`). */
+  @IsOptional()
+  @Matches(/^[0-9A-Za-z]{1,40}$/)
+  token?: string;
+
+  /** The card of the payment session the request names. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SealedCardReference)
+  sealed?: SealedCardReference;
+}
+
 /** `token-vault.acquirer.call.v1` */
-export interface AcquirerCallMessage {
+export class AcquirerCallMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
   envelope: RequestEnvelope;
+
+  @IsIn(ACQUIRER_CALL_OPERATIONS)
   operation: AcquirerCallOperation;
+
   /** Where the card comes from; at least one of token and sealed. */
-  source: {
-    token?: string;
-    sealed?: { value: string; bindingId: string };
-  };
+  @ValidateNested()
+  @Type(() => AcquirerCallSource)
+  source: AcquirerCallSource;
+
   /** Explicit values from the request, over the session's and the token's. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExplicitCardFields)
   explicit?: ExplicitCardFields;
-  /** The acquirer request without its card, in the acquirer lib's wire form. */
+
+  /**
+   * The acquirer request without its card details, in the acquirer lib's wire form
+   * (`ACQUIRER_WIRE[operation].encodeRequest`); `merchantId` must be the envelope's merchant.
+   */
+  @IsObject()
   request: JsonObject;
 }
 
 export interface AcquirerCallReply {
-  /** The acquirer's result in the acquirer lib's wire form (cards masked). */
+  /** The acquirer's result in the acquirer lib's wire form (`ACQUIRER_WIRE[operation].decodeResult`; cards masked). */
   result: JsonObject;
+  /** The card the vault completed and the acquirer was sent, masked. */
   card: MaskedCard;
 }

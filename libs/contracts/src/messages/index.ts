@@ -4,3 +4,4 @@ export * from './card-custody.messages';
 export * from './provider-refund.messages';
 export * from './retrieval.messages';
 export * from './payer-journey.messages';
+export * from './card-verification.messages';

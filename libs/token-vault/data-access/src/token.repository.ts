@@ -84,6 +84,16 @@ export class TokenRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  async markUsed(id: string): Promise<void> {
+    // Neither version nor updated_at moves: the token's content did not change.
+    await this.dataSource
+      .createQueryBuilder()
+      .update(TokenEntity)
+      .set({ lastUsedAt: () => 'now()', updatedAt: () => 'updated_at' })
+      .where('id = :id', { id })
+      .execute();
+  }
+
   countNotUnderKey(dataKeyId: number): Promise<number> {
     return this.dataSource.getRepository(TokenEntity).countBy({ dataKeyId: Not(dataKeyId) });
   }

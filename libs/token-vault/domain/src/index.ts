@@ -17,3 +17,8 @@ export * from './token-service-provider/token-service-provider';
 export * from './token-service-provider/token-service-providers';
 export * from './token-store';
 export * from './verification/card-verification';
+export * from './call-acquirer/call-acquirer.use-case';
+export * from './call-acquirer/complete-card';
+export * from './cards/masked-card';
+export * from './seal-session-card/seal-session-card.use-case';
+export * from './session-cards/session-card-sealing';

@@ -21,6 +21,8 @@ export interface TokenStore {
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
   inTransaction<T>(work: (tx: TokenStoreTransaction) => Promise<T>): Promise<T>;
   deleteByToken(repositoryId: string, token: string): Promise<boolean>;
+  /** `usage.lastUsed`: the token's card was used in an acquirer call. Not a content change. */
+  markUsed(id: string): Promise<void>;
   countNotUnderKey(dataKeyId: number): Promise<number>;
   reencryptBatch(dataKeyId: number, limit: number, reseal: (row: TokenRecord) => Promise<SealedColumns>): Promise<number>;
 }

@@ -1,15 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AcquirerModule } from '@gateway/acquirer';
 import { VaultKeys } from '@gateway/crypto';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import {
   ACQUIRER_VERIFIER,
   AcquirerVerificationNotAvailable,
   BuiltInTokenServiceProviders,
+  CallAcquirer,
   CardVerification,
   DeleteToken,
   FINGERPRINTER,
   RetrieveToken,
   SaveToken,
+  SealSessionCard,
+  SessionCardSealing,
   TEST_P2PE_SCHEME,
   TOKEN_SERVICE_PROVIDERS,
   TOKEN_STORE,
@@ -19,6 +23,7 @@ import {
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { TokenVaultConfig } from './token-vault.config';
 import { PingNatsController } from './ping.nats-controller';
+import { CardCustodyNatsController } from './card-custody.nats-controller';
 import { TokensNatsController } from './tokens.nats-controller';
 import { VaultKeysLifecycle } from './vault-keys.lifecycle';
 import { loadVaultSecrets } from './vault-secrets';
@@ -36,8 +41,10 @@ export class TokenVaultModule {
           connection: databaseConnection(config, 'token-vault'),
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
+        // Card custody: the vault makes the acquirer calls whose card only it may open.
+        AcquirerModule,
       ],
-      controllers: [PingNatsController, TokensNatsController],
+      controllers: [PingNatsController, TokensNatsController, CardCustodyNatsController],
       providers: [
         { provide: TokenVaultConfig, useValue: config },
         DataKeyRepository,
@@ -60,6 +67,9 @@ export class TokenVaultModule {
         SaveToken,
         RetrieveToken,
         DeleteToken,
+        SessionCardSealing,
+        SealSessionCard,
+        CallAcquirer,
       ],
     };
   }

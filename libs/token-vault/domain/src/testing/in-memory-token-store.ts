@@ -49,6 +49,13 @@ export class InMemoryTokenStore implements TokenStore {
     return row ? this.rows.delete(row.id) : false;
   }
 
+  async markUsed(id: string): Promise<void> {
+    const row = this.rows.get(id);
+    if (row) {
+      row.lastUsedAt = this.tick();
+    }
+  }
+
   async countNotUnderKey(dataKeyId: number): Promise<number> {
     return [...this.rows.values()].filter((r) => r.dataKeyId !== dataKeyId).length;
   }

@@ -7,14 +7,19 @@ import {
   TokenManagementStrategy,
   VerificationStrategy,
 } from '@gateway/contracts';
+import { AcquirerRegistry } from '@gateway/acquirer';
 import { Fingerprinter, Secret, VaultKeys } from '@gateway/crypto';
+import { createLogger, Metrics } from '@gateway/platform';
 import { startTestVaultKeys } from '@gateway/testing';
+import { CallAcquirer } from '../call-acquirer/call-acquirer.use-case';
 import { DeleteToken } from '../delete-token/delete-token.use-case';
 import { TokenSealing } from '../instrument/token-sealing';
 import { TestP2peScheme, testBdkFromHex, X9_24_SAMPLE_BDK_HEX } from '../p2pe/test-p2pe-scheme';
 import { ReencryptTokens } from '../reencrypt-tokens/reencrypt-tokens.use-case';
 import { RetrieveToken } from '../retrieve-token/retrieve-token.use-case';
 import { SaveToken } from '../save-token/save-token.use-case';
+import { SealSessionCard } from '../seal-session-card/seal-session-card.use-case';
+import { SessionCardSealing } from '../session-cards/session-card-sealing';
 import { BuiltInTokenServiceProviders } from '../token-service-provider/token-service-providers';
 import { AcquirerVerificationNotAvailable, AcquirerVerifier, CardVerification } from '../verification/card-verification';
 import { InMemoryTokenStore } from './in-memory-token-store';
@@ -58,6 +63,8 @@ export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}
   const sealing = new TokenSealing(keys, new Fingerprinter(new Secret(randomBytes(32))));
   const p2pe = new TestP2peScheme(testBdkFromHex(X9_24_SAMPLE_BDK_HEX));
   const verification = new CardVerification(options.acquirer ?? new AcquirerVerificationNotAvailable());
+  const sessionCards = new SessionCardSealing(keys);
+  const metrics = new Metrics();
   return {
     store,
     keys,
@@ -67,5 +74,9 @@ export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}
     retrieve: new RetrieveToken(store, sealing),
     remove: new DeleteToken(store),
     reencrypt: new ReencryptTokens(store, sealing, keys),
+    sessionCards,
+    metrics,
+    sealSessionCard: new SealSessionCard(sessionCards),
+    callAcquirer: new CallAcquirer(store, sealing, sessionCards, new AcquirerRegistry(metrics), createLogger({ service: 'token-vault', level: 'silent' })),
   };
 }

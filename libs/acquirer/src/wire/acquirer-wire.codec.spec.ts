@@ -1,0 +1,140 @@
+import { Money } from '@gateway/money';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import type { RefundRequest, VerifyCardRequest } from '../acquirer-requests';
+import { parseCardExpiry } from '../card/card-expiry';
+import { Pan } from '../card/pan';
+import { SecurityCode } from '../card/security-code';
+import { TestAcquirer } from '../test-acquirer/test-acquirer';
+import { CardDetails, Cardless, REFUND_WIRE, VERIFY_WIRE, withCardDetails } from './acquirer-wire.codec';
+import { AcquirerWireError } from './wire-reader';
+
+/** Through JSON, as NATS and the in-process bus carry it. */
+const overTheWire = <T>(value: T): unknown => JSON.parse(JSON.stringify(value));
+
+const details: CardDetails = {
+  number: Pan.of(TEST_CARD),
+  expiry: parseCardExpiry(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year),
+  securityCode: SecurityCode.of('1020'),
+  nameOnCard: 'Ada Cardholder',
+};
+
+const cardlessVerify: Cardless<VerifyCardRequest> = {
+  merchantId: 'TESTMERCHANT1',
+  orderId: 'order-1',
+  transactionId: 'verify-1',
+  currency: 'USD',
+  card: { sequenceNumber: '001', devicePayment: { eciIndicator: '05', onlinePaymentCryptogram: 'AAECAwQ=' } },
+  cardholder: { billingAddress: { street: 'ADDRESS_MATCH', postcodeZip: '00001' }, firstName: 'Ada' },
+  authentication: { threeDs2: { transactionStatus: 'Y', protocolVersion: '2.2.0' } },
+  agreement: { id: 'AGR-1', type: 'RECURRING', numberOfPayments: 12 },
+};
+
+describe('acquirer wire codec', () => {
+  describe('requests', () => {
+    it('carries a VERIFY request without its card details and gets it back the same', () => {
+      const decoded = VERIFY_WIRE.decodeRequest(overTheWire(VERIFY_WIRE.encodeRequest(cardlessVerify)));
+      expect(decoded).toEqual(cardlessVerify);
+    });
+
+    it('leaves every card detail behind when handed a full card', () => {
+      const full: VerifyCardRequest = withCardDetails(cardlessVerify, details);
+      const text = JSON.stringify(VERIFY_WIRE.encodeRequest(full));
+      for (const leak of [TEST_CARD, '512345', '0008', '1020', 'Ada Cardholder', '"expiry"', 'REDACTED', 'securityCode']) {
+        expect(text).not.toContain(leak);
+      }
+      expect(VERIFY_WIRE.decodeRequest(JSON.parse(text))).toEqual(cardlessVerify);
+    });
+
+    it.each([
+      ['number', { number: TEST_CARD }],
+      ['expiry', { expiry: { month: 1, year: 39 } }],
+      ['securityCode', { securityCode: '100' }],
+      ['nameOnCard', { nameOnCard: 'Ada' }],
+    ])('refuses a request whose card carries its %s, without echoing it', (field, extra) => {
+      const wire = overTheWire(VERIFY_WIRE.encodeRequest(cardlessVerify)) as { card: object };
+      wire.card = { ...wire.card, ...extra };
+      expect(() => VERIFY_WIRE.decodeRequest(wire)).toThrow(new AcquirerWireError(`request.card.${field} is not allowed here`));
+    });
+
+    it('completes the request with the vault card, which the test acquirer then verifies', async () => {
+      const request = withCardDetails(VERIFY_WIRE.decodeRequest(overTheWire(VERIFY_WIRE.encodeRequest(cardlessVerify))), details);
+      expect(request.card).toMatchObject({ sequenceNumber: '001', devicePayment: { eciIndicator: '05' } });
+      expect(request.card.number.reveal()).toBe(TEST_CARD);
+      const result = await new TestAcquirer().verify(request);
+      expect(result).toMatchObject({ gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' }, avs: { gatewayCode: 'ADDRESS_MATCH' } });
+    });
+
+    it('carries a refund amount as an exact decimal string in its currency', () => {
+      const refund: Cardless<RefundRequest> = {
+        merchantId: 'TESTMERCHANT1',
+        orderId: 'order-2',
+        transactionId: 'refund-1',
+        amount: Money.of('1234567890.125', 'BHD'),
+        original: { acquirerTransactionId: 'MCC123456', receipt: '612345' },
+      };
+      const wire = overTheWire(REFUND_WIRE.encodeRequest(refund)) as { amount: unknown };
+      expect(wire.amount).toEqual({ value: '1234567890.125', currency: 'BHD' });
+      const decoded = REFUND_WIRE.decodeRequest(wire);
+      expect(decoded.amount.equals(Money.of('1234567890.125', 'BHD'))).toBe(true);
+      expect(decoded.original).toEqual(refund.original);
+      expect(decoded.card).toBeUndefined();
+    });
+
+    it.each([
+      ['a JS number', 10.5],
+      ['more decimals than the currency has', { value: '10.5', currency: 'JPY' }],
+      ['an unknown currency', { value: '10', currency: 'XXQ' }],
+      ['not a decimal', { value: '1e3', currency: 'USD' }],
+    ])('refuses an amount given as %s', (_label, amount) => {
+      const wire = { merchantId: 'M', orderId: 'o', transactionId: 't', amount };
+      expect(() => REFUND_WIRE.decodeRequest(wire)).toThrow(AcquirerWireError);
+    });
+
+    it('refuses a request missing its context or of the wrong shape', () => {
+      expect(() => VERIFY_WIRE.decodeRequest([])).toThrow('request is not an object');
+      expect(() => VERIFY_WIRE.decodeRequest({ merchantId: 'M', orderId: 'o', currency: 'USD' })).toThrow('request.transactionId is not a string');
+      expect(() => VERIFY_WIRE.decodeRequest({ ...cardlessVerify, cardholder: 'Ada' })).toThrow('request.cardholder is not an object');
+      expect(() => VERIFY_WIRE.decodeRequest({ ...cardlessVerify, amount: 1 })).toThrow('request.amount is not allowed here');
+    });
+  });
+
+  describe('results', () => {
+    it('carries a VERIFY result and gets it back the same, card masked', async () => {
+      const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
+      const wire = overTheWire(VERIFY_WIRE.encodeResult(result));
+      expect(JSON.stringify(wire)).not.toContain(TEST_CARD);
+      expect(VERIFY_WIRE.decodeResult(wire)).toEqual(result);
+    });
+
+    it('carries a REFUND result with its amount exact', async () => {
+      const result = await new TestAcquirer().refund(
+        withCardDetails<RefundRequest>({ merchantId: 'M', orderId: 'o', transactionId: 't', amount: Money.of('0.30', 'USD') }, details),
+      );
+      const wire = overTheWire(REFUND_WIRE.encodeResult(result)) as { amount: unknown };
+      expect(wire.amount).toEqual({ value: '0.3', currency: 'USD' });
+      const decoded = REFUND_WIRE.decodeResult(wire);
+      expect(decoded.amount.equals(Money.of('0.3', 'USD'))).toBe(true);
+      expect({ ...decoded, amount: undefined }).toEqual({ ...result, amount: undefined });
+    });
+
+    it('refuses a result showing a card number unmasked, without echoing it', async () => {
+      const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
+      const wire = overTheWire(VERIFY_WIRE.encodeResult(result)) as { card: { maskedNumber: string } };
+      wire.card.maskedNumber = TEST_CARD;
+      let error: unknown;
+      try {
+        VERIFY_WIRE.decodeResult(wire);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(AcquirerWireError);
+      expect(String(error)).not.toContain(TEST_CARD);
+    });
+
+    it('refuses a result with a gateway code the acquirer cannot answer', async () => {
+      const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
+      const wire = { ...(overTheWire(VERIFY_WIRE.encodeResult(result)) as object), gatewayCode: 'LOCK_FAILURE' };
+      expect(() => VERIFY_WIRE.decodeResult(wire)).toThrow('result.gatewayCode is not one of the known values');
+    });
+  });
+});

@@ -1,0 +1,57 @@
+import { GatewayError } from '@gateway/contracts';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
+
+describe('SealSessionCard', () => {
+  it('seals the card for one merchant and session: it opens there and nowhere else', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const reply = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION1', card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' } });
+    const opened = await bed.sessionCards.open({ merchantId: merchant.id, bindingId: 'SESSION1' }, reply.sealed);
+    expect(opened.number?.reveal()).toBe(TEST_CARD);
+    expect(opened.securityCode?.reveal()).toBe('100');
+    for (const binding of [
+      { merchantId: merchant.id, bindingId: 'SESSION2' },
+      { merchantId: testMerchant().id, bindingId: 'SESSION1' },
+    ]) {
+      await expect(bed.sessionCards.open(binding, reply.sealed)).rejects.toEqual(
+        expect.objectContaining({ code: 'INVALID_FIELD', field: 'session.id', validationType: 'INVALID' }),
+      );
+    }
+  });
+
+  it('seals the same card differently every time, with nothing of it in clear', async () => {
+    const bed = await vaultTestBed();
+    const card = { number: TEST_CARD, securityCode: '7319' };
+    const a = await bed.sealSessionCard.execute({ merchant: testMerchant(), bindingId: 'S', card });
+    const b = await bed.sealSessionCard.execute({ merchant: testMerchant(), bindingId: 'S', card });
+    expect(a.sealed).not.toBe(b.sealed);
+    const bytes = Buffer.from(a.sealed.slice(4), 'base64url').toString('latin1');
+    expect(`${a.sealed}${bytes}`).not.toMatch(/5123450000000008|7319/);
+  });
+
+  it('merges an update into the previous value: given fields win, absent fields are kept', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const bindingId = 'SESSION3';
+    const first = await bed.sealSessionCard.execute({ merchant, bindingId, card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, nameOnCard: 'First Name' } });
+    expect(first.securityCodePresent).toBe(false);
+    const second = await bed.sealSessionCard.execute({ merchant, bindingId, card: { expiry: TEST_EXPIRY.DECLINED, securityCode: '101' }, previous: first.sealed });
+    expect(second).toMatchObject({
+      card: { number: '512345xxxxxx0008', expiry: { month: '5', year: '39' }, nameOnCard: 'First Name', brand: 'MASTERCARD' },
+      securityCodePresent: true,
+    });
+    const opened = await bed.sessionCards.open({ merchantId: merchant.id, bindingId }, second.sealed);
+    expect(opened.expiry).toEqual(TEST_EXPIRY.DECLINED);
+    expect(opened.securityCode?.reveal()).toBe('101');
+  });
+
+  it('refuses a previous value sealed for another session', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const other = await bed.sealSessionCard.execute({ merchant, bindingId: 'OTHER', card: { number: TEST_CARD } });
+    await expect(bed.sealSessionCard.execute({ merchant, bindingId: 'MINE', card: { securityCode: '100' }, previous: other.sealed })).rejects.toBeInstanceOf(
+      GatewayError,
+    );
+  });
+});

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { ExplicitCardFields, MaskedCard, MerchantContext, SealCardReply } from '@gateway/contracts';
+import { Pan } from '@gateway/crypto';
+import { maskedCard } from '../cards/masked-card';
+import { SealBinding, SessionCard, SessionCardSealing } from '../session-cards/session-card-sealing';
+
+export interface SealSessionCardCommand {
+  merchant: MerchantContext;
+  bindingId: string;
+  card: ExplicitCardFields;
+  /** The session's current sealed value: its fields are kept unless `card` gives them again. */
+  previous?: string;
+}
+
+/**
+ * `token-vault.card.seal.v1`: a payment session's card details sealed for the edge to keep in
+ * the session. A session is updated field by field (a later update may bring only the security
+ * code), so the fields of the previous sealed value are carried over unless given again.
+ */
+@Injectable()
+export class SealSessionCard {
+  constructor(private readonly sealing: SessionCardSealing) {}
+
+  async execute(command: SealSessionCardCommand): Promise<SealCardReply> {
+    const binding: SealBinding = { merchantId: command.merchant.id, bindingId: command.bindingId };
+    const previous = command.previous !== undefined ? await this.sealing.open(binding, command.previous) : {};
+    const merged: ExplicitCardFields = { ...revealed(previous), ...definedFields(command.card) };
+    return {
+      sealed: this.sealing.seal(binding, merged),
+      card: maskedSessionCard(merged),
+      securityCodePresent: merged.securityCode !== undefined,
+    };
+  }
+}
+
+function revealed(card: SessionCard): ExplicitCardFields {
+  return definedFields({
+    number: card.number?.reveal(),
+    expiry: card.expiry,
+    securityCode: card.securityCode?.reveal(),
+    nameOnCard: card.nameOnCard,
+  });
+}
+
+/** Only the fields given: an absent field must not erase the previous value. */
+function definedFields(card: ExplicitCardFields): ExplicitCardFields {
+  return Object.fromEntries(Object.entries(card).filter(([, value]) => value !== undefined)) as ExplicitCardFields;
+}
+
+function maskedSessionCard(card: ExplicitCardFields): Partial<MaskedCard> {
+  return maskedCard({ ...card, number: card.number !== undefined ? Pan.of(card.number) : undefined });
+}

@@ -1,0 +1,37 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AcquirerCallMessage, AcquirerCallReply, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
+import { parseMessage } from '@gateway/platform';
+import { CallAcquirer, SealSessionCard } from '@gateway/token-vault/domain';
+
+/** Card custody (card-custody.messages.ts): transport only, the use cases hold the rules. */
+@Controller()
+export class CardCustodyNatsController {
+  constructor(
+    private readonly sealSessionCard: SealSessionCard,
+    private readonly callAcquirer: CallAcquirer,
+  ) {}
+
+  @MessagePattern(SUBJECTS.tokenVault.sealCard)
+  seal(@Payload() data: unknown): Promise<SealCardReply> {
+    const message = parseMessage(SealCardMessage, data);
+    return this.sealSessionCard.execute({
+      merchant: message.envelope.merchant,
+      bindingId: message.bindingId,
+      card: message.card,
+      previous: message.previous,
+    });
+  }
+
+  @MessagePattern(SUBJECTS.tokenVault.acquirerCall)
+  acquirerCall(@Payload() data: unknown): Promise<AcquirerCallReply> {
+    const message = parseMessage(AcquirerCallMessage, data);
+    return this.callAcquirer.execute({
+      merchant: message.envelope.merchant,
+      operation: message.operation,
+      source: message.source,
+      explicit: message.explicit,
+      request: message.request,
+    });
+  }
+}
