@@ -10,3 +10,5 @@ export * from './order-retrieval/dispatch-order-retrieval.use-case';
 export * from './api/strict-json.parser';
 export * from './authenticate-merchant/basic-authorization';
 export * from './authenticate-merchant/client-certificate';
+export * from './order-operation/order-locks';
+export * from './payer-journey/dispatch-payer-journey.use-case';

@@ -13,11 +13,14 @@ import {
   AuthenticateMerchant,
   DispatchOrderOperation,
   DispatchOrderRetrieval,
+  DispatchPayerJourney,
   DispatchTokenOperation,
   JSON_BODY_LIMITS,
   MERCHANT_DIRECTORY_OPTIONS,
   MerchantDirectory,
   ORDER_LOCK_OPTIONS,
+  OrderLocks,
+  PAYER_JOURNEY_OPTIONS,
 } from '@gateway/edge/domain';
 import { LOCK_SERVICE, MemoryLockService, RedisLockService } from '@gateway/locking';
 import { createRedisClient, databaseConnection, REDIS_CLIENT, ServiceDatabaseModule } from '@gateway/platform';
@@ -33,6 +36,7 @@ import { FallbackHttpController } from './http/fallback.http-controller';
 import { MerchantAuthGuard } from './http/merchant-auth.guard';
 import { OrderOperationsHttpController } from './http/order-operations.http-controller';
 import { OrderRetrievalHttpController } from './http/order-retrieval.http-controller';
+import { PayerPagesHttpController } from './http/payer-pages.http-controller';
 import { TokensHttpController } from './http/tokens.http-controller';
 
 /**
@@ -60,7 +64,13 @@ export class EdgeModule {
         }),
       ],
       // The fallback must come last: it answers whatever the others do not.
-      controllers: [OrderOperationsHttpController, OrderRetrievalHttpController, TokensHttpController, FallbackHttpController],
+      controllers: [
+        OrderOperationsHttpController,
+        OrderRetrievalHttpController,
+        TokensHttpController,
+        PayerPagesHttpController,
+        FallbackHttpController,
+      ],
       providers: [
         { provide: EdgeConfig, useValue: config },
         ...(distributed
@@ -82,6 +92,10 @@ export class EdgeModule {
               { provide: REQUEST_THROTTLE, useValue: new MemoryRequestThrottle(throttleLimits) },
             ]),
         { provide: ORDER_LOCK_OPTIONS, useValue: { waitMs: config.ORDER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS } },
+        {
+          provide: PAYER_JOURNEY_OPTIONS,
+          useValue: { waitMs: config.PAYER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS, apiVersion: config.API_VERSION_MAX },
+        },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
         { provide: API_PASSWORD_PEPPER, useValue: config.API_PASSWORD_PEPPER },
         { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
@@ -101,6 +115,8 @@ export class EdgeModule {
         DispatchOrderOperation,
         DispatchTokenOperation,
         DispatchOrderRetrieval,
+        OrderLocks,
+        DispatchPayerJourney,
         ApiPath,
         ClientCertificateReader,
         MerchantAuthGuard,
