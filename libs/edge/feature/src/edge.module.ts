@@ -25,7 +25,7 @@ import {
 import { LOCK_SERVICE, MemoryLockService, RedisLockService } from '@gateway/locking';
 import { createRedisClient, databaseConnection, REDIS_CLIENT, ServiceDatabaseModule } from '@gateway/platform';
 import type Redis from 'ioredis';
-import { DEMO_MERCHANT_ANNOUNCER, DemoMerchantAnnouncer, DemoMerchantProvisioner } from './demo-merchant';
+import { DemoMerchantProvisioner } from './demo-merchant';
 import { EdgeConfig } from './edge.config';
 import { EdgeReadiness } from './edge-readiness';
 import { clientCertificateAuthority } from './edge-tls';
@@ -46,7 +46,7 @@ import { TokensHttpController } from './http/tokens.http-controller';
 @Module({})
 export class EdgeModule {
   /** `demoMerchant`: provision a test merchant on first start (standalone profile only). */
-  static forRoot(config: EdgeConfig, options: { demoMerchant?: DemoMerchantAnnouncer } = {}): DynamicModule {
+  static forRoot(config: EdgeConfig, options: { demoMerchant?: boolean } = {}): DynamicModule {
     const distributed = config.GATEWAY_PROFILE === 'distributed';
     const throttleLimits: ThrottleLimits = {
       failuresPerMerchant: config.AUTH_FAILURES_PER_MERCHANT,
@@ -121,9 +121,7 @@ export class EdgeModule {
         ClientCertificateReader,
         MerchantAuthGuard,
         EdgeReadiness,
-        ...(options.demoMerchant
-          ? [{ provide: DEMO_MERCHANT_ANNOUNCER, useValue: options.demoMerchant }, DemoMerchantProvisioner]
-          : []),
+        ...(options.demoMerchant ? [DemoMerchantProvisioner] : []),
       ],
     };
   }
