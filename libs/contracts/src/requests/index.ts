@@ -6,3 +6,4 @@ export * from './browser-payment.requests';
 export * from './verify.request';
 export * from './request-rules';
 export * from './validate-request';
+export * from './response-controls';

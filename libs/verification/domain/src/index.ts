@@ -1,4 +1,8 @@
 export * from './acquirer/verify-card-request.mapper';
+export * from './card-custody/stored-card-acquirer';
+export * from './card-custody/vault-card-custody';
+export * from './clock';
+export * from './ledger/order-ledger';
 export * from './response/verify-response.assembler';
 export * from './rules/agreement.rule';
 export * from './rules/card-type.rule';
@@ -6,4 +10,6 @@ export * from './rules/emv-request.rule';
 export * from './rules/field-errors';
 export * from './rules/shipping-same-as-billing.rule';
 export * from './rules/transaction-filtering.rule';
-export * from './verify-request';
+export * from './verify-card-for-token/verify-card-for-token.use-case';
+export * from './verify-card/verification-plan';
+export * from './verify-card/verify-card.use-case';

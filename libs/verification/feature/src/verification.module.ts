@@ -1,9 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AcquirerModule } from '@gateway/acquirer';
 import { VERIFICATION_SCHEMA } from '@gateway/verification/data-access';
+import {
+  CLOCK,
+  OrderLedger,
+  STORED_CARD_ACQUIRER,
+  systemClock,
+  VaultCardCustody,
+  VerifyCard,
+  VerifyCardForToken,
+} from '@gateway/verification/domain';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { VerificationConfig } from './verification.config';
 import { PingNatsController } from './ping.nats-controller';
+import { VerificationNatsController } from './verification.nats-controller';
 
 /** Card verification against the acquirer, AVS and CSC results, transaction filtering. */
 @Module({})
@@ -19,8 +29,15 @@ export class VerificationModule {
         }),
         AcquirerModule,
       ],
-      controllers: [PingNatsController],
-      providers: [{ provide: VerificationConfig, useValue: config }],
+      controllers: [PingNatsController, VerificationNatsController],
+      providers: [
+        { provide: VerificationConfig, useValue: config },
+        { provide: CLOCK, useValue: systemClock },
+        { provide: STORED_CARD_ACQUIRER, useClass: VaultCardCustody },
+        OrderLedger,
+        VerifyCard,
+        VerifyCardForToken,
+      ],
     };
   }
 }

@@ -1,27 +1,52 @@
 import {
   AcquirerAddress,
-  AcquirerCard,
   AcquirerCardholder,
+  AcquirerPosData,
+  CardDetails,
+  Cardless,
+  CardPresentment,
   ExternalAuthentication,
   Pan,
   parseCardExpiry,
   SecurityCode,
   VerifyCardRequest,
 } from '@gateway/acquirer';
+import type {
+  Address,
+  ExplicitCardFields,
+  VerifyCard,
+  VerifyPosTerminal,
+  VerifyRequest,
+} from '@gateway/contracts';
 import type { ParsedEmvRequest } from '../rules/emv-request.rule';
 import { invalidSensitiveValue, missingField } from '../rules/field-errors';
-import type { AddressData, CardData, PosTerminalData, VerifyRequestData } from '../verify-request';
 
 const CARD = 'sourceOfFunds.provided.card';
 
+/** A VERIFY's acquirer request without its card details (which the token vault may hold). */
+export type CardlessVerifyCardRequest = Cardless<VerifyCardRequest>;
+
 /**
- * The card the acquirer verifies, from the request's card fields once explicit, session,
- * token and EMV sources are merged. From here on the number and security code only exist as
- * Pan and SecurityCode, which print masked.
+ * True when the request's own card fields (after EMV filling) identify the card: explicit
+ * values win over a session's and a token's (spec session rules), so nothing else is needed.
  */
-export function toAcquirerCard(card: CardData, emv?: ParsedEmvRequest): AcquirerCard {
-  if (card.number === undefined) {
-    throw missingField(`${CARD}.number`, 'A card number is required to verify a card.');
+export function hasCompleteExplicitCard(
+  card: VerifyCard | undefined,
+): card is VerifyCard & Required<Pick<VerifyCard, 'number' | 'expiry'>> {
+  return card?.number !== undefined && card.expiry !== undefined;
+}
+
+/**
+ * The card the acquirer verifies, from the request's card fields once EMV tags have filled
+ * them. From here on the number and security code only exist as Pan and SecurityCode, which
+ * print masked.
+ */
+export function explicitCardDetails(card: VerifyCard | undefined): CardDetails {
+  if (card?.number === undefined) {
+    throw missingField(
+      `${CARD}.number`,
+      'A card number (or a token holding one) is required to verify a card.',
+    );
   }
   if (card.expiry === undefined) {
     throw missingField(`${CARD}.expiry`, 'The card expiry is required to verify a card.');
@@ -33,21 +58,45 @@ export function toAcquirerCard(card: CardData, emv?: ParsedEmvRequest): Acquirer
       ? { securityCode: parsed(`${CARD}.securityCode`, () => SecurityCode.of(card.securityCode!)) }
       : {}),
     ...(card.nameOnCard !== undefined ? { nameOnCard: card.nameOnCard } : {}),
-    ...(card.sequenceNumber !== undefined ? { sequenceNumber: card.sequenceNumber } : {}),
-    ...(emv?.withoutSensitiveTags ? { emvData: emv.withoutSensitiveTags } : {}),
-    ...(card.devicePayment ? { devicePayment: card.devicePayment } : {}),
   };
 }
 
-/** What the acquirer is told for a VERIFY: card, cardholder, 3-D Secure, agreement, POS data. */
+/** The explicit values the token vault puts over the stored (or session) card. */
+export function explicitCardFields(card: VerifyCard | undefined): ExplicitCardFields | undefined {
+  if (!card) {
+    return undefined;
+  }
+  const fields: ExplicitCardFields = {
+    ...(card.number !== undefined ? { number: card.number } : {}),
+    ...(card.expiry !== undefined ? { expiry: { month: card.expiry.month, year: card.expiry.year } } : {}),
+    ...(card.securityCode !== undefined ? { securityCode: card.securityCode } : {}),
+    ...(card.nameOnCard !== undefined ? { nameOnCard: card.nameOnCard } : {}),
+  };
+  return Object.keys(fields).length ? fields : undefined;
+}
+
+/** The card's presentment data: EMV sequence number, EMV data without its sensitive tags, device payment. */
+export function cardPresentment(
+  card: VerifyCard | undefined,
+  emv?: ParsedEmvRequest,
+): CardPresentment | undefined {
+  const presentment: CardPresentment = {
+    ...(emv?.card.sequenceNumber !== undefined ? { sequenceNumber: emv.card.sequenceNumber } : {}),
+    ...(emv?.withoutSensitiveTags ? { emvData: emv.withoutSensitiveTags } : {}),
+    ...(card?.devicePayment ? { devicePayment: { ...card.devicePayment } } : {}),
+  };
+  return Object.keys(presentment).length ? presentment : undefined;
+}
+
+/** What the acquirer is told for a VERIFY: cardholder, 3-D Secure, agreement, account funding, POS data. */
 export function buildVerifyCardRequest(input: {
   merchantId: string;
   orderId: string;
   transactionId: string;
-  request: VerifyRequestData;
-  card: AcquirerCard;
-  posTerminal?: PosTerminalData;
-}): VerifyCardRequest {
+  request: VerifyRequest;
+  presentment?: CardPresentment;
+  posTerminal?: VerifyPosTerminal;
+}): CardlessVerifyCardRequest {
   const { request } = input;
   const cardholder = cardholderOf(request);
   const authentication = authenticationOf(request);
@@ -56,16 +105,17 @@ export function buildVerifyCardRequest(input: {
     orderId: input.orderId,
     transactionId: input.transactionId,
     currency: request.order.currency,
-    card: input.card,
+    ...(input.presentment ? { card: input.presentment } : {}),
     ...(cardholder ? { cardholder } : {}),
     ...(authentication ? { authentication } : {}),
     ...(request.agreement ? { agreement: request.agreement } : {}),
     ...(request.accountFunding ? { accountFunding: request.accountFunding } : {}),
-    ...(input.posTerminal ? { posTerminal: input.posTerminal as Record<string, unknown> } : {}),
+    // POS data goes to the acquirer as given (field by field, as the spec names them).
+    ...(input.posTerminal ? { posTerminal: input.posTerminal as AcquirerPosData } : {}),
   };
 }
 
-function cardholderOf(request: VerifyRequestData): AcquirerCardholder | undefined {
+function cardholderOf(request: VerifyRequest): AcquirerCardholder | undefined {
   const billingAddress = request.billing?.address ? addressOf(request.billing.address) : undefined;
   const customer = request.customer;
   if (!billingAddress && !customer) {
@@ -74,11 +124,11 @@ function cardholderOf(request: VerifyRequestData): AcquirerCardholder | undefine
   return { ...(billingAddress ? { billingAddress } : {}), ...customer };
 }
 
-function addressOf(address: AddressData): AcquirerAddress {
+function addressOf(address: Address): AcquirerAddress {
   return { ...address };
 }
 
-function authenticationOf(request: VerifyRequestData): ExternalAuthentication | undefined {
+function authenticationOf(request: VerifyRequest): ExternalAuthentication | undefined {
   const authentication = request.authentication;
   if (!authentication) {
     return undefined;

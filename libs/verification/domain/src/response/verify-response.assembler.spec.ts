@@ -1,17 +1,20 @@
-import { AcquirerCard, TestAcquirer, VerifyCardResult } from '@gateway/acquirer';
-import { AvsResponseCodeRule } from '@gateway/contracts';
+import { TestAcquirer, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
+import { AvsResponseCodeRule, VerifyRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { buildVerifyCardRequest, toAcquirerCard } from '../acquirer/verify-card-request.mapper';
+import {
+  buildVerifyCardRequest,
+  cardPresentment,
+  explicitCardDetails,
+} from '../acquirer/verify-card-request.mapper';
 import { parseEmvRequest } from '../rules/emv-request.rule';
-import type { VerifyRequestData } from '../verify-request';
 import { assembleVerifyResponse, VerifyResponseParts } from './verify-response.assembler';
 
 const NOW = new Date('2026-11-21T10:15:30.123Z');
 
 function request(
-  overrides: Partial<VerifyRequestData> = {},
+  overrides: Partial<VerifyRequest> = {},
   expiry: { month: string; year: string } = TEST_EXPIRY.APPROVED,
-): VerifyRequestData {
+): VerifyRequest {
   return {
     apiOperation: 'VERIFY',
     order: { currency: 'USD' },
@@ -22,38 +25,41 @@ function request(
 
 /** The real test acquirer (fixed clock and digits) answering the request, then the assembly. */
 async function verify(
-  data: VerifyRequestData,
+  data: VerifyRequest,
   options: {
-    unmask?: boolean;
     merchantAvsRules?: AvsResponseCodeRule[];
     emvRequest?: string;
     cardType?: string;
   } = {},
 ): Promise<VerifyResponseParts & { acquirerResult: VerifyCardResult }> {
   const emv = options.emvRequest ? parseEmvRequest(options.emvRequest) : undefined;
-  const card: AcquirerCard = toAcquirerCard(data.sourceOfFunds.provided!.card!, emv);
+  const given = data.sourceOfFunds.provided!.card!;
+  const details = explicitCardDetails(given);
   const acquirer = new TestAcquirer({ now: () => NOW, randomDigits: (n) => '7'.repeat(n) });
   const context = { merchantId: 'TESTMERCHANT1', orderId: 'order-1', transactionId: 'verify-1' };
-  const acquirerResult = await acquirer.verify(
-    buildVerifyCardRequest({ ...context, request: data, card, posTerminal: data.posTerminal }),
-  );
+  const cardless = buildVerifyCardRequest({
+    ...context,
+    request: data,
+    presentment: cardPresentment(given, emv),
+    posTerminal: data.posTerminal,
+  });
+  const acquirerResult = await acquirer.verify(withCardDetails(cardless, details));
   const parts = assembleVerifyResponse({
     ...context,
     request: data,
-    card,
+    card: { nameOnCard: details.nameOnCard, sequenceNumber: emv?.card.sequenceNumber },
     emv,
     posTerminal: data.posTerminal,
     cardType: options.cardType,
     acquirerResult,
     merchantAvsRules: options.merchantAvsRules ?? [],
-    unmask: options.unmask ?? false,
     now: NOW,
   });
   return { ...parts, acquirerResult };
 }
 
 describe('VERIFY response assembly', () => {
-  it('answers an approved verification with the order VERIFIED, a zero-amount VERIFICATION and the masked card', async () => {
+  it('answers an approved verification as a zero-amount VERIFICATION with the masked card, order status left to the ledger', async () => {
     const { body, outcome } = await verify(request());
     expect(body).toEqual({
       authorizationResponse: {
@@ -66,7 +72,7 @@ describe('VERIFY response assembly', () => {
         time: '101530',
         transactionIdentifier: 'MCC7777771121',
       },
-      order: { amount: 0, currency: 'USD', id: 'order-1', status: 'VERIFIED' },
+      order: { amount: 0, currency: 'USD', id: 'order-1' },
       response: {
         acquirerCode: '00',
         acquirerMessage: 'Approved',
@@ -121,21 +127,17 @@ describe('VERIFY response assembly', () => {
     [TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR, 'ACQUIRER_SYSTEM_ERROR', 'FAILURE'],
     [TEST_EXPIRY.UNSPECIFIED_FAILURE, 'UNSPECIFIED_FAILURE', 'FAILURE'],
     [TEST_EXPIRY.UNKNOWN, 'UNKNOWN', 'UNKNOWN'],
-  ])(
-    'reports expiry %j as %s with result %s, still a VERIFIED order',
-    async (expiry, gatewayCode, result) => {
-      const { body } = await verify(request({}, expiry));
-      expect(body).toMatchObject({
-        response: { gatewayCode },
-        result,
-        order: { status: 'VERIFIED' },
-        transaction: { type: 'VERIFICATION' },
-      });
-      expect(Boolean((body.transaction as { authorizationCode?: string }).authorizationCode)).toBe(
-        gatewayCode === 'APPROVED',
-      );
-    },
-  );
+  ])('reports expiry %j as %s with result %s', async (expiry, gatewayCode, result) => {
+    const { body } = await verify(request({}, expiry));
+    expect(body).toMatchObject({
+      response: { gatewayCode },
+      result,
+      transaction: { type: 'VERIFICATION' },
+    });
+    expect(Boolean((body.transaction as { authorizationCode?: string }).authorizationCode)).toBe(
+      gatewayCode === 'APPROVED',
+    );
+  });
 
   it('renders zero amounts as JSON 0 in any currency, and never the full card number', async () => {
     const { body } = await verify(request({ order: { currency: 'BHD' } }));
@@ -143,11 +145,6 @@ describe('VERIFY response assembly', () => {
     expect(json).toContain('"amount":0,');
     expect(json).not.toContain(TEST_CARD);
     expect(json).not.toMatch(/securityCode"/);
-  });
-
-  it('shows the full number only when the merchant may unmask', async () => {
-    const { body } = await verify(request(), { unmask: true });
-    expect(body).toMatchObject({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
   });
 
   it('turns an approval into DECLINED_AVS on a REJECT rule for the returned AVS code, and says why under risk', async () => {
@@ -340,7 +337,7 @@ describe('VERIFY response assembly', () => {
   });
 
   it('echoes token, name, sequence number, card type, terminal data and EMV data without PAN and expiry', async () => {
-    const emvRequest = `5A08${TEST_CARD}5F2403390131` + '9F2608AABBCCDDEEFF0011';
+    const emvRequest = `5A08${TEST_CARD}5F24033901315F340101` + '9F2608AABBCCDDEEFF0011';
     const data = request({
       sourceOfFunds: {
         type: 'CARD',
@@ -350,15 +347,14 @@ describe('VERIFY response assembly', () => {
             number: TEST_CARD,
             expiry: TEST_EXPIRY.APPROVED,
             nameOnCard: 'A Payer',
-            sequenceNumber: '1',
           },
         },
       },
       posTerminal: { attended: 'ATTENDED', lane: '7' },
       customer: { firstName: 'A', lastName: 'Payer', email: 'payer@example.com' },
+      partnerSolutionId: 'solution-1',
       order: {
         currency: 'USD',
-        reference: 'ref-1',
         taxStatus: 'EXEMPT',
         transactionFiltering: { avsResponseCodeRules: [] },
       },
@@ -369,7 +365,7 @@ describe('VERIFY response assembly', () => {
         card: {
           brand: 'MASTERCARD',
           cardType: 'CREDIT',
-          emvRequest: '9F2608AABBCCDDEEFF0011',
+          emvRequest: '5F3401019F2608AABBCCDDEEFF0011',
           expiry: { month: '1', year: '39' },
           fundingMethod: 'CREDIT',
           nameOnCard: 'A Payer',
@@ -382,13 +378,12 @@ describe('VERIFY response assembly', () => {
       type: 'CARD',
     });
     expect(body.posTerminal).toEqual({ attended: 'ATTENDED', lane: '7' });
+    expect(body.partnerSolutionId).toBe('solution-1');
     expect(body.customer).toEqual({ firstName: 'A', lastName: 'Payer', email: 'payer@example.com' });
     expect(body.order).toEqual({
       amount: 0,
       currency: 'USD',
       id: 'order-1',
-      reference: 'ref-1',
-      status: 'VERIFIED',
       taxStatus: 'EXEMPT',
     });
   });

@@ -1,27 +1,36 @@
-import { AcquirerCard, expiryForResponse, VerifyCardResult } from '@gateway/acquirer';
-import type { AvsResponseCodeRule, JsonObject, TransactionResult } from '@gateway/contracts';
+import { expiryForResponse, VerifyCardResult } from '@gateway/acquirer';
+import type {
+  Address,
+  AvsResponseCodeRule,
+  ExternalAuthentication,
+  JsonObject,
+  TransactionResult,
+  VerifyPosTerminal,
+  VerifyRequest,
+} from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import type { ParsedEmvRequest } from '../rules/emv-request.rule';
 import { deriveSameAsBilling } from '../rules/shipping-same-as-billing.rule';
 import { applyAvsFiltering, AvsFilteringDecision } from '../rules/transaction-filtering.rule';
-import type { AddressData, AuthenticationData, PosTerminalData, VerifyRequestData } from '../verify-request';
 
 export interface VerifyResponseInput {
   readonly merchantId: string;
   readonly orderId: string;
   readonly transactionId: string;
-  readonly request: VerifyRequestData;
-  /** The card the acquirer verified (explicit, session, token and EMV sources merged). */
-  readonly card: AcquirerCard;
+  readonly request: VerifyRequest;
+  /**
+   * What the response shows of the card besides the acquirer's card profile (masked number,
+   * brand, scheme, funding method, expiry): the name on the card (explicit, or the stored
+   * card's) and the EMV sequence number.
+   */
+  readonly card: { readonly nameOnCard?: string; readonly sequenceNumber?: string };
   readonly emv?: ParsedEmvRequest;
   /** `posTerminal` as sent, with fields filled from EMV tags. */
-  readonly posTerminal?: PosTerminalData;
+  readonly posTerminal?: VerifyPosTerminal;
   readonly cardType?: string;
   readonly acquirerResult: VerifyCardResult;
   /** The merchant profile's AVS rules (`transactionFiltering.avsResponseCodeRules`). */
   readonly merchantAvsRules: readonly AvsResponseCodeRule[];
-  /** The merchant may see the full number: permission, certificate auth and UNMASK requested. */
-  readonly unmask: boolean;
   readonly now: Date;
 }
 
@@ -47,8 +56,9 @@ const STREET_LENGTH = 100;
 /**
  * The VERIFY response body (without `merchant`, `version`, `correlationId`, which the edge
  * adds) and the outcome to record. No funds move: `order.amount` and `transaction.amount`
- * are 0. `order.status` is VERIFIED (the ledger derives the final status and totals when it
- * records the transaction). The card is masked 6.4 unless `unmask`.
+ * are 0. The ledger adds `order.status` (VERIFIED once a verification succeeded) and the
+ * totals when it records the transaction. The card is masked 6.4: a reply with UNMASK adds
+ * the full number after the ledger stored the masked body.
  */
 export function assembleVerifyResponse(input: VerifyResponseInput): VerifyResponseParts {
   const { request, acquirerResult: acquirer } = input;
@@ -69,12 +79,13 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
     timeOfRecord: input.now.toISOString(),
     transaction: transactionGroup(input, zero),
   };
-  const optional: Record<string, JsonObject | undefined> = {
+  const optional: Record<string, JsonObject | string | undefined> = {
     accountFunding: request.accountFunding as JsonObject | undefined,
     agreement: agreementGroup(request, currency),
     authentication: authenticationGroup(request.authentication, input.merchantId, currency),
     billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
     customer: request.customer as JsonObject | undefined,
+    partnerSolutionId: request.partnerSolutionId,
     posTerminal: input.posTerminal as JsonObject | undefined,
     risk: filtered.filtering ? riskGroup(filtered.filtering, acquirer.avs.acquirerCode) : undefined,
     shipping: shippingGroup(request),
@@ -99,21 +110,12 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
 
 function orderGroup(input: VerifyResponseInput, zero: Money): JsonObject {
   const { order } = input.request;
-  const echoed = pick(order, [
-    'description',
-    'purchaseType',
-    'reference',
-    'taxRegistrationId',
-    'taxStatus',
-    'walletIndicator',
-    'walletProvider',
-  ]);
+  const echoed = pick(order, ['taxRegistrationId', 'taxStatus', 'walletIndicator', 'walletProvider']);
   return {
     ...echoed,
     amount: zero.toJSON(),
     currency: order.currency,
     id: input.orderId,
-    status: 'VERIFIED',
   };
 }
 
@@ -145,9 +147,9 @@ function sourceOfFundsGroup(input: VerifyResponseInput): JsonObject {
   const profile = acquirerResult.card;
   const provided: JsonObject = {
     brand: profile.brand,
-    expiry: expiryForResponse(card.expiry),
+    expiry: expiryForResponse(profile.expiry),
     fundingMethod: profile.fundingMethod,
-    number: input.unmask ? card.number.reveal() : profile.maskedNumber,
+    number: profile.maskedNumber,
     scheme: profile.scheme,
   };
   if (card.nameOnCard !== undefined) provided.nameOnCard = card.nameOnCard;
@@ -163,7 +165,7 @@ function sourceOfFundsGroup(input: VerifyResponseInput): JsonObject {
 }
 
 /** The agreement as the verify response table returns it; amounts as JSON numbers. */
-function agreementGroup(request: VerifyRequestData, currency: string): JsonObject | undefined {
+function agreementGroup(request: VerifyRequest, currency: string): JsonObject | undefined {
   const agreement = request.agreement;
   if (!agreement) {
     return undefined;
@@ -193,7 +195,7 @@ function agreementGroup(request: VerifyRequestData, currency: string): JsonObjec
  * generated from the merchant id as the spec allows for schemes that do not supply them.
  */
 function authenticationGroup(
-  authentication: AuthenticationData | undefined,
+  authentication: ExternalAuthentication | undefined,
   merchantId: string,
   currency: string,
 ): JsonObject | undefined {
@@ -224,7 +226,7 @@ function authenticationGroup(
   return Object.keys(group).length ? group : undefined;
 }
 
-function shippingGroup(request: VerifyRequestData): JsonObject | undefined {
+function shippingGroup(request: VerifyRequest): JsonObject | undefined {
   const shipping = request.shipping;
   const sameAsBilling = deriveSameAsBilling(request.billing?.address, shipping?.address);
   if (!shipping && sameAsBilling === undefined) {
@@ -242,7 +244,7 @@ function shippingGroup(request: VerifyRequestData): JsonObject | undefined {
 }
 
 /** Transaction responses carry street and street2 joined in `street` (truncated), street2 empty. */
-function addressForResponse(address: AddressData): JsonObject {
+function addressForResponse(address: Address): JsonObject {
   const fields = pick(address, [
     'city',
     'company',

@@ -1,4 +1,4 @@
-import type { AgreementData } from '../verify-request';
+import type { Agreement } from '@gateway/contracts';
 import { invalidValue, missingField, moneyField } from './field-errors';
 
 /** The earliest time zone is UTC-12: a date that is "today" anywhere is not in the past. */
@@ -11,7 +11,7 @@ const EARLIEST_UTC_OFFSET_MS = 12 * 60 * 60 * 1000;
  * minimum amount does not exceed the maximum, and the agreement does not expire before it
  * starts.
  */
-export function checkAgreement(agreement: AgreementData | undefined, currency: string, now: Date): void {
+export function checkAgreement(agreement: Agreement | undefined, currency: string, now: Date): void {
   if (!agreement) {
     return;
   }
@@ -42,7 +42,7 @@ export function checkAgreement(agreement: AgreementData | undefined, currency: s
   }
 }
 
-function checkAmounts(agreement: AgreementData, currency: string): void {
+function checkAmounts(agreement: Agreement, currency: string): void {
   const minimum =
     agreement.minimumAmountPerPayment === undefined
       ? undefined

@@ -1,9 +1,9 @@
-import type { CardData, PosTerminalData } from '../verify-request';
+import type { VerifyCard, VerifyPosTerminal } from '@gateway/contracts';
 import { invalidSensitiveValue } from './field-errors';
 
 const FIELD = 'sourceOfFunds.provided.card.emvRequest';
 
-type FilledCardField = 'number' | 'expiry' | 'sequenceNumber';
+type FilledCardField = 'number' | 'expiry';
 type FilledPosField = 'attended' | 'inputCapability' | 'lane';
 
 interface EmvTagRule {
@@ -86,15 +86,17 @@ export function parseEmvRequest(emvRequest: string): ParsedEmvRequest {
 
 /**
  * Fills the explicit fields the request left out from the EMV tags. When the merchant sent
- * both, the explicit field is used and no consistency check is made (the spec).
+ * both, the explicit field is used and no consistency check is made (the spec). VERIFY has no
+ * explicit sequence number field: tag 5F34 reaches the acquirer and the response from
+ * `emv.card.sequenceNumber`.
  */
 export function fillFromEmv(
-  card: CardData,
-  posTerminal: PosTerminalData | undefined,
+  card: VerifyCard,
+  posTerminal: VerifyPosTerminal | undefined,
   emv: ParsedEmvRequest,
-): { card: CardData; posTerminal: PosTerminalData | undefined } {
-  const filledCard: CardData = { ...card };
-  for (const field of ['number', 'expiry', 'sequenceNumber'] as FilledCardField[]) {
+): { card: VerifyCard; posTerminal: VerifyPosTerminal | undefined } {
+  const filledCard: VerifyCard = { ...card };
+  for (const field of ['number', 'expiry'] as FilledCardField[]) {
     if (filledCard[field] === undefined && emv.card[field] !== undefined) {
       (filledCard as Record<FilledCardField, unknown>)[field] = emv.card[field];
     }
@@ -103,10 +105,11 @@ export function fillFromEmv(
   if (posFields.length === 0) {
     return { card: filledCard, posTerminal };
   }
-  const filledPos: PosTerminalData = { ...posTerminal };
+  const filledPos: VerifyPosTerminal = { ...posTerminal };
   for (const [field, value] of posFields) {
     if (filledPos[field] === undefined) {
-      filledPos[field] = value;
+      // The decoders below only produce values of these fields' enumerations.
+      (filledPos as Record<FilledPosField, string | undefined>)[field] = value;
     }
   }
   return { card: filledCard, posTerminal: filledPos };

@@ -1,4 +1,6 @@
-import type { AddressData, SameAsBilling } from '../verify-request';
+import type { Address, SAME_AS_BILLING } from '@gateway/contracts';
+
+export type SameAsBilling = (typeof SAME_AS_BILLING)[number];
 
 const COMPARED_FIELDS = [
   'city',
@@ -20,8 +22,8 @@ const COMPARED_FIELDS = [
  * merchants split the same address across the two lines differently.
  */
 export function deriveSameAsBilling(
-  billing: AddressData | undefined,
-  shipping: (AddressData & { sameAsBilling?: SameAsBilling }) | undefined,
+  billing: Address | undefined,
+  shipping: (Address & { sameAsBilling?: SameAsBilling }) | undefined,
 ): SameAsBilling | undefined {
   if (shipping?.sameAsBilling) {
     return shipping.sameAsBilling;
@@ -37,7 +39,7 @@ export function deriveSameAsBilling(
   return sameAddress(billing!, shipping!) ? 'SAME' : 'DIFFERENT';
 }
 
-function sameAddress(a: AddressData, b: AddressData): boolean {
+function sameAddress(a: Address, b: Address): boolean {
   if (
     alphanumerics(`${a.street ?? ''}${a.street2 ?? ''}`) !==
     alphanumerics(`${b.street ?? ''}${b.street2 ?? ''}`)
@@ -47,12 +49,12 @@ function sameAddress(a: AddressData, b: AddressData): boolean {
   return COMPARED_FIELDS.every((field) => alphanumerics(a[field]) === alphanumerics(b[field]));
 }
 
-function isSupplied(address: AddressData | undefined): boolean {
+function isSupplied(address: Address | undefined): boolean {
   if (!address) {
     return false;
   }
   return [...COMPARED_FIELDS, 'street', 'street2'].some((field) => {
-    const value = address[field as keyof AddressData];
+    const value = address[field as keyof Address];
     return typeof value === 'string' && value.length > 0;
   });
 }

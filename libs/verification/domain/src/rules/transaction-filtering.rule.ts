@@ -1,6 +1,5 @@
 import { AvsGatewayCode, resultOfGatewayCode } from '@gateway/acquirer';
-import type { AvsResponseCodeRule, TransactionResult } from '@gateway/contracts';
-import type { AvsResponseCodeRuleData } from '../verify-request';
+import type { AvsResponseCodeRule, AvsResponseCodeRuleRequest, TransactionResult } from '@gateway/contracts';
 import { invalidValue } from './field-errors';
 
 export type AvsRuleAction = 'NO_ACTION' | 'REJECT' | 'REVIEW';
@@ -25,7 +24,7 @@ export interface FilteredOutcome {
  * A request's rules name each AVS code once; a second rule for the same code is ambiguous
  * (which action wins?), so it is rejected before anything reaches the acquirer.
  */
-export function checkAvsResponseCodeRules(rules: readonly AvsResponseCodeRuleData[] | undefined): void {
+export function checkAvsResponseCodeRules(rules: readonly AvsResponseCodeRuleRequest[] | undefined): void {
   const seen = new Set<string>();
   rules?.forEach((rule, index) => {
     if (seen.has(rule.avsResponseCode)) {
@@ -49,7 +48,7 @@ export function checkAvsResponseCodeRules(rules: readonly AvsResponseCodeRuleDat
 export function applyAvsFiltering(input: {
   gatewayCode: string;
   avsCode: AvsGatewayCode;
-  requestRules?: readonly AvsResponseCodeRuleData[];
+  requestRules?: readonly AvsResponseCodeRuleRequest[];
   merchantRules: readonly AvsResponseCodeRule[];
 }): FilteredOutcome {
   const filtering = decisionFor(input.avsCode, input.requestRules, input.merchantRules);
@@ -62,7 +61,7 @@ export function applyAvsFiltering(input: {
 
 function decisionFor(
   avsCode: AvsGatewayCode,
-  requestRules: readonly AvsResponseCodeRuleData[] | undefined,
+  requestRules: readonly AvsResponseCodeRuleRequest[] | undefined,
   merchantRules: readonly AvsResponseCodeRule[],
 ): AvsFilteringDecision | undefined {
   const fromRequest = requestRules?.find((rule) => rule.avsResponseCode === avsCode);

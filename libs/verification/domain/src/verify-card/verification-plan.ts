@@ -1,0 +1,121 @@
+import { CardDetails, lookupCardBin } from '@gateway/acquirer';
+import {
+  ExplicitCardFields,
+  JsonObject,
+  LedgerOrderView,
+  RequestEnvelope,
+  unmaskRequested,
+  VerifyPosTerminal,
+  VerifyRequest,
+} from '@gateway/contracts';
+import {
+  buildVerifyCardRequest,
+  cardPresentment,
+  CardlessVerifyCardRequest,
+  explicitCardDetails,
+  explicitCardFields,
+  hasCompleteExplicitCard,
+} from '../acquirer/verify-card-request.mapper';
+import { checkAgreement } from '../rules/agreement.rule';
+import { resolveCardType } from '../rules/card-type.rule';
+import { fillFromEmv, ParsedEmvRequest, parseEmvRequest } from '../rules/emv-request.rule';
+import { invalidValue } from '../rules/field-errors';
+import { checkAvsResponseCodeRules } from '../rules/transaction-filtering.rule';
+
+/** `PUT .../order/{orderid}/transaction/{transactionid}` with `apiOperation: VERIFY`, validated. */
+export interface VerifyCardCommand {
+  readonly envelope: RequestEnvelope;
+  readonly orderId: string;
+  readonly transactionId: string;
+  readonly request: VerifyRequest;
+  /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
+  readonly body: JsonObject;
+}
+
+/**
+ * Where the card comes from. Explicit card fields that identify the card (number and expiry,
+ * possibly from EMV tags) are used directly: they win over a session's and a token's anyway.
+ * Otherwise the token vault completes the card from the token (and, once sessions carry
+ * sealed cards, the session), explicit values first.
+ */
+export type CardSource =
+  | { readonly kind: 'EXPLICIT'; readonly details: CardDetails; readonly cardType?: string }
+  | { readonly kind: 'STORED'; readonly token: string; readonly explicit?: ExplicitCardFields };
+
+/** Everything decided about a VERIFY before the acquirer is called. */
+export interface VerificationPlan {
+  readonly currency: string;
+  /** The reply may show the full number the merchant sent (permission, certificate, UNMASK). */
+  readonly unmask: boolean;
+  readonly emv?: ParsedEmvRequest;
+  /** `posTerminal` as sent, with fields filled from EMV tags. */
+  readonly posTerminal?: VerifyPosTerminal;
+  readonly source: CardSource;
+  /** `sourceOfFunds.provided.card.cardType` as requested (checked against the card's BIN). */
+  readonly requestedCardType?: string;
+  readonly acquirerRequest: CardlessVerifyCardRequest;
+}
+
+/**
+ * The business rules a VERIFY must pass before any side effect, run after the ledger's begin
+ * (a replay is answered as stored even when a rule would now refuse it, such as a start date
+ * that has passed since): the order's currency, the agreement (`startDate` not in the past by
+ * `now`), one AVS rule per code, UNMASK permission, the EMV data, the card's source and, for an
+ * explicit card, its card type.
+ */
+export function planVerification(
+  command: VerifyCardCommand,
+  order: LedgerOrderView | null,
+  now: Date,
+): VerificationPlan {
+  const { request, envelope } = command;
+  const currency = request.order.currency;
+  checkAgreement(request.agreement, currency, now);
+  checkOrderCurrency(currency, order);
+  checkAvsResponseCodeRules(request.order.transactionFiltering?.avsResponseCodeRules);
+  const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
+
+  const given = request.sourceOfFunds.provided?.card;
+  const emv = given?.emvRequest !== undefined ? parseEmvRequest(given.emvRequest) : undefined;
+  const { card, posTerminal } = emv
+    ? fillFromEmv(given ?? {}, request.posTerminal, emv)
+    : { card: given, posTerminal: request.posTerminal };
+  const token = request.sourceOfFunds.token;
+  const source: CardSource =
+    hasCompleteExplicitCard(card) || token === undefined
+      ? explicitSource(explicitCardDetails(card), card?.cardType)
+      : { kind: 'STORED', token, ...optional('explicit', explicitCardFields(card)) };
+
+  return {
+    currency,
+    unmask,
+    ...optional('emv', emv),
+    ...optional('posTerminal', posTerminal),
+    source,
+    ...optional('requestedCardType', card?.cardType),
+    acquirerRequest: buildVerifyCardRequest({
+      merchantId: envelope.merchant.id,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      request,
+      presentment: cardPresentment(card, emv),
+      posTerminal,
+    }),
+  };
+}
+
+function explicitSource(details: CardDetails, requestedCardType: string | undefined): CardSource {
+  const cardType = resolveCardType(requestedCardType, lookupCardBin(details.number).cardTypeSelection);
+  return { kind: 'EXPLICIT', details, ...optional('cardType', cardType) };
+}
+
+/** An order keeps the currency of its first transaction (the ledger checks it again on record). */
+function checkOrderCurrency(currency: string, order: LedgerOrderView | null): void {
+  if (order && order.currency !== currency) {
+    throw invalidValue('order.currency', currency, `The order's currency is ${order.currency}.`);
+  }
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,0 +1,450 @@
+import {
+  ACQUIRER_REQUESTS_METRIC,
+  AcquirerRegistry,
+  expiryForResponse,
+  Pan,
+  TestAcquirer,
+  VerifyCardResult,
+} from '@gateway/acquirer';
+import {
+  BeginOperationMessage,
+  BeginOperationReply,
+  defaultMerchantSettings,
+  GatewayError,
+  JsonObject,
+  LedgerOrderView,
+  MerchantContext,
+  RecordOperationMessage,
+  RequestEnvelope,
+  validateOrderOperationRequest,
+} from '@gateway/contracts';
+import { AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { StoredCardAcquirer, StoredCardVerification } from '../card-custody/stored-card-acquirer';
+import { OrderLedger } from '../ledger/order-ledger';
+import { UNRECORDED_VERIFICATIONS_METRIC, VerifyCard } from './verify-card.use-case';
+
+const NOW = new Date('2026-11-21T10:15:30.123Z');
+const STORED_BODY: JsonObject = { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' }, stored: true };
+
+/**
+ * The use case around its ports: the ledger and the token vault are fakes that record what
+ * they were sent; the acquirer is the real test acquirer behind the real registry, counted on
+ * the real metrics.
+ */
+class FakeLedger {
+  beginReply: BeginOperationReply = { outcome: 'PROCEED', order: null };
+  recordError?: Error;
+  readonly begun: BeginOperationMessage[] = [];
+  readonly recorded: RecordOperationMessage[] = [];
+
+  async begin(message: BeginOperationMessage): Promise<BeginOperationReply> {
+    this.begun.push(message);
+    return this.beginReply;
+  }
+
+  async record(message: RecordOperationMessage) {
+    this.recorded.push(message);
+    if (this.recordError) {
+      throw this.recordError;
+    }
+    // As the ledger does: the body stored and answered is the response, card numbers masked.
+    return { body: { ...message.response, recorded: true } };
+  }
+}
+
+class FakeVault implements StoredCardAcquirer {
+  readonly verifications: StoredCardVerification[] = [];
+  readonly binLookups: string[] = [];
+
+  async verify(verification: StoredCardVerification) {
+    this.verifications.push(verification);
+    const result: VerifyCardResult = await new TestAcquirer({ now: () => NOW }).verify({
+      ...verification.request,
+      card: { ...verification.request.card, number: Pan.of(TEST_CARD), expiry: { month: 5, year: 39 } },
+    });
+    return {
+      result,
+      card: {
+        number: '512345xxxxxx0008',
+        expiry: expiryForResponse(result.card.expiry),
+        nameOnCard: 'Stored Name',
+      },
+    };
+  }
+
+  async binOf(_envelope: RequestEnvelope, token: string): Promise<string> {
+    this.binLookups.push(token);
+    return '512345';
+  }
+}
+
+interface Harness {
+  useCase: VerifyCard;
+  ledger: FakeLedger;
+  vault: FakeVault;
+  metrics: Metrics;
+  warnings: unknown[];
+}
+
+function harness(now: Date = NOW): Harness {
+  const ledger = new FakeLedger();
+  const vault = new FakeVault();
+  const metrics = new Metrics();
+  const warnings: unknown[] = [];
+  const logger = { warn: (fields: unknown) => warnings.push(fields) } as unknown as AppLogger;
+  const acquirers = new AcquirerRegistry(metrics, new TestAcquirer({ now: () => now }));
+  const useCase = new VerifyCard(
+    ledger as unknown as OrderLedger,
+    acquirers,
+    vault,
+    () => now,
+    logger,
+    metrics,
+  );
+  return { useCase, ledger, vault, metrics, warnings };
+}
+
+function merchant(overrides: Partial<MerchantContext> = {}): MerchantContext {
+  return { id: 'TESTMERCHANT1', mode: 'TEST', settings: defaultMerchantSettings(), ...overrides };
+}
+
+function envelope(overrides: Partial<RequestEnvelope> = {}): RequestEnvelope {
+  return {
+    merchant: merchant(),
+    apiVersion: 100,
+    requestId: 'req-1',
+    authMethod: 'PASSWORD',
+    fencingToken: '7',
+    ...overrides,
+  };
+}
+
+function body(extra: JsonObject = {}, card: JsonObject = {}): JsonObject {
+  return {
+    apiOperation: 'VERIFY',
+    order: { currency: 'USD' },
+    sourceOfFunds: {
+      type: 'CARD',
+      provided: {
+        card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED }, securityCode: '100', ...card },
+      },
+    },
+    ...extra,
+  };
+}
+
+function command(raw: JsonObject, env: RequestEnvelope = envelope()) {
+  return {
+    envelope: env,
+    orderId: 'order-1',
+    transactionId: 'verify-1',
+    request: validateOrderOperationRequest('VERIFY', raw),
+    body: raw,
+  };
+}
+
+async function acquirerCalls(metrics: Metrics): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(ACQUIRER_REQUESTS_METRIC);
+  const values = metric ? (await metric.get()).values : [];
+  return values.reduce((sum, value) => sum + value.value, 0);
+}
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as GatewayError;
+  }
+  throw new Error('expected the verification to be refused');
+}
+
+describe('VERIFY', () => {
+  it('begins with the ledger, verifies an explicit card at the acquirer once and answers what the ledger recorded', async () => {
+    const { useCase, ledger, metrics } = harness();
+    const raw = body({
+      correlationId: 'c-1',
+      order: { currency: 'USD', notificationUrl: 'https://merchant.example/hook' },
+    });
+
+    const reply = await useCase.execute(command(raw));
+
+    expect(ledger.begun).toEqual([
+      expect.objectContaining({
+        orderId: 'order-1',
+        transactionId: 'verify-1',
+        apiOperation: 'VERIFY',
+        requestHash: canonicalRequestHash(raw),
+      }),
+    ]);
+    expect(await acquirerCalls(metrics)).toBe(1);
+    const [record] = ledger.recorded;
+    expect(record).toMatchObject({
+      envelope: { fencingToken: '7' },
+      apiOperation: 'VERIFY',
+      requestHash: canonicalRequestHash(raw),
+      mode: 'CREATE',
+      order: { currency: 'USD', notificationUrl: 'https://merchant.example/hook' },
+      transaction: {
+        type: 'VERIFICATION',
+        amount: '0.00',
+        currency: 'USD',
+        result: 'SUCCESS',
+        gatewayCode: 'APPROVED',
+        fundingType: 'CARD',
+      },
+      response: {
+        result: 'SUCCESS',
+        response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'MATCH' } },
+        sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } }, type: 'CARD' },
+        timeOfRecord: NOW.toISOString(),
+      },
+    });
+    expect(record.order.amount).toBeUndefined();
+    expect(JSON.stringify(record)).not.toContain(TEST_CARD);
+    expect(reply.body).toEqual({ ...record.response, recorded: true });
+  });
+
+  it('answers a replay with the stored body, without calling the acquirer or recording', async () => {
+    const { useCase, ledger, metrics } = harness();
+    ledger.beginReply = { outcome: 'REPLAY', body: STORED_BODY };
+
+    expect(await useCase.execute(command(body()))).toEqual({ body: STORED_BODY });
+    expect(await acquirerCalls(metrics)).toBe(0);
+    expect(ledger.recorded).toHaveLength(0);
+  });
+
+  describe('business rules, checked after begin and before the acquirer', () => {
+    const agreement = { id: 'agr-1', type: 'RECURRING', amountVariability: 'FIXED', startDate: '2026-11-19' };
+
+    it('refuses an agreement starting in the past by the clock, with nothing sent or recorded', async () => {
+      const { useCase, ledger, metrics } = harness();
+      const error = await rejection(useCase.execute(command(body({ agreement }))));
+      expect(error).toMatchObject({
+        code: 'INVALID_FIELD',
+        field: 'agreement.startDate',
+        validationType: 'INVALID',
+      });
+      expect(await acquirerCalls(metrics)).toBe(0);
+      expect(ledger.recorded).toHaveLength(0);
+    });
+
+    it('accepts the same start date while it is still today somewhere, and stores the agreement with the order', async () => {
+      const { useCase, ledger } = harness(new Date('2026-11-19T20:00:00.000Z'));
+      await useCase.execute(command(body({ agreement })));
+      expect(ledger.recorded[0].order.details).toMatchObject({
+        agreement: { id: 'agr-1', startDate: '2026-11-19' },
+      });
+    });
+
+    it('replays a verification whose agreement start date has passed since', async () => {
+      const { useCase, ledger } = harness();
+      ledger.beginReply = { outcome: 'REPLAY', body: STORED_BODY };
+      expect((await useCase.execute(command(body({ agreement })))).body).toBe(STORED_BODY);
+    });
+
+    it("refuses a currency other than the existing order's before calling the acquirer", async () => {
+      const { useCase, ledger, metrics } = harness();
+      ledger.beginReply = { outcome: 'PROCEED', order: { currency: 'EUR' } as LedgerOrderView };
+      const error = await rejection(useCase.execute(command(body())));
+      expect(error).toMatchObject({ field: 'order.currency', validationType: 'INVALID' });
+      expect(error.explanation).toBe("Value 'USD' is invalid. The order's currency is EUR.");
+      expect(await acquirerCalls(metrics)).toBe(0);
+    });
+
+    it('refuses two request rules for one AVS code', async () => {
+      const rules = [
+        { avsResponseCode: 'NO_MATCH', action: 'REJECT' },
+        { avsResponseCode: 'NO_MATCH', action: 'NO_ACTION' },
+      ];
+      const { useCase } = harness();
+      const error = await rejection(
+        useCase.execute(
+          command(
+            body({ order: { currency: 'USD', transactionFiltering: { avsResponseCodeRules: rules } } }),
+          ),
+        ),
+      );
+      expect(error).toMatchObject({
+        field: 'order.transactionFiltering.avsResponseCodeRules[1].avsResponseCode',
+      });
+    });
+
+    it('refuses a card type for a card that offers no selection', async () => {
+      const { useCase, metrics } = harness();
+      const error = await rejection(useCase.execute(command(body({}, { cardType: 'CREDIT' }))));
+      expect(error).toMatchObject({
+        field: 'sourceOfFunds.provided.card.cardType',
+        validationType: 'UNSUPPORTED',
+      });
+      expect(await acquirerCalls(metrics)).toBe(0);
+    });
+
+    it('asks for a card number when neither the card nor a token gives one', async () => {
+      const { useCase } = harness();
+      const raw = body();
+      (raw.sourceOfFunds as JsonObject).provided = { card: { expiry: { ...TEST_EXPIRY.APPROVED } } };
+      const error = await rejection(useCase.execute(command(raw)));
+      expect(error).toMatchObject({ field: 'sourceOfFunds.provided.card.number', validationType: 'MISSING' });
+    });
+  });
+
+  it('refuses a live merchant before anything is recorded', async () => {
+    const { useCase, ledger } = harness();
+    const error = await rejection(
+      useCase.execute(command(body(), envelope({ merchant: merchant({ mode: 'LIVE' }) }))),
+    );
+    expect(error).toMatchObject({ code: 'ACQUIRER_NOT_CONFIGURED' });
+    expect(ledger.recorded).toHaveLength(0);
+  });
+
+  it('records a REJECT rule on the AVS code as DECLINED_AVS', async () => {
+    const { useCase, ledger } = harness();
+    const raw = body({
+      billing: { address: { street: 'NO_MATCH' } },
+      order: {
+        currency: 'USD',
+        transactionFiltering: { avsResponseCodeRules: [{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }] },
+      },
+    });
+    await useCase.execute(command(raw));
+    expect(ledger.recorded[0].transaction).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED_AVS' });
+  });
+
+  it('keeps billing, shipping with its derived sameAsBilling, customer and tax fields with the order', async () => {
+    const { useCase, ledger } = harness();
+    const address = { street: '12 Main St.', city: 'Springfield', postcodeZip: '10001', country: 'USA' };
+    await useCase.execute(
+      command(
+        body({
+          billing: { address },
+          shipping: { address: { ...address, street: '12, Main St' } },
+          customer: { firstName: 'Ada', identification: { type: 'PASSPORT', value: 'X1' } },
+          order: { currency: 'USD', taxStatus: 'EXEMPT' },
+        }),
+      ),
+    );
+    expect(ledger.recorded[0].order.details).toEqual({
+      billing: { address },
+      shipping: { address: { ...address, street: '12, Main St', sameAsBilling: 'SAME' } },
+      customer: { firstName: 'Ada', identification: { type: 'PASSPORT', value: 'X1' } },
+      taxStatus: 'EXEMPT',
+    });
+  });
+
+  describe('UNMASK', () => {
+    const unmask = { responseControls: { sensitiveData: 'UNMASK' } };
+    const privileged = merchant({
+      settings: {
+        ...defaultMerchantSettings(),
+        privileges: { ...defaultMerchantSettings().privileges, unmask: true },
+      },
+    });
+
+    it('shows the number the merchant sent in the reply only; the ledger records it masked', async () => {
+      const { useCase, ledger } = harness();
+      const reply = await useCase.execute(
+        command(body(unmask), envelope({ merchant: privileged, authMethod: 'CERTIFICATE' })),
+      );
+      expect(reply.body).toMatchObject({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
+      expect(JSON.stringify(ledger.recorded)).not.toContain(TEST_CARD);
+    });
+
+    it.each([
+      ['without the privilege', envelope({ authMethod: 'CERTIFICATE' })],
+      ['with password authentication', envelope({ merchant: privileged, authMethod: 'PASSWORD' })],
+    ])('is a 400 on responseControls.sensitiveData %s', async (_label, env) => {
+      const { useCase, metrics } = harness();
+      const error = await rejection(useCase.execute(command(body(unmask), env)));
+      expect(error).toMatchObject({ field: 'responseControls.sensitiveData', validationType: 'INVALID' });
+      expect(await acquirerCalls(metrics)).toBe(0);
+    });
+  });
+
+  describe('a stored card', () => {
+    const tokenBody = () => {
+      const raw = body();
+      raw.sourceOfFunds = {
+        type: 'CARD',
+        token: '9123456789012346',
+        provided: { card: { securityCode: '102' } },
+      };
+      return raw;
+    };
+
+    it('goes to the token vault with the token, the explicit values and an acquirer request without card details', async () => {
+      const { useCase, vault, metrics } = harness();
+      const reply = await useCase.execute(command(tokenBody()));
+
+      expect(await acquirerCalls(metrics)).toBe(0);
+      expect(vault.verifications).toHaveLength(1);
+      const [sent] = vault.verifications;
+      expect(sent.source).toEqual({ token: '9123456789012346' });
+      expect(sent.explicit).toEqual({ securityCode: '102' });
+      expect(sent.request).toMatchObject({
+        merchantId: 'TESTMERCHANT1',
+        orderId: 'order-1',
+        transactionId: 'verify-1',
+        currency: 'USD',
+      });
+      expect(sent.request.card).toBeUndefined();
+      expect(reply.body).toMatchObject({
+        response: { gatewayCode: 'DECLINED' },
+        sourceOfFunds: {
+          token: '9123456789012346',
+          provided: {
+            card: {
+              number: '512345xxxxxx0008',
+              nameOnCard: 'Stored Name',
+              expiry: { month: '5', year: '39' },
+            },
+          },
+        },
+      });
+    });
+
+    it("uses explicit number and expiry alone, without the vault, since they win over the token's", async () => {
+      const { useCase, vault, metrics } = harness();
+      const raw = body();
+      (raw.sourceOfFunds as JsonObject).token = '9123456789012346';
+      await useCase.execute(command(raw));
+      expect(vault.verifications).toHaveLength(0);
+      expect(await acquirerCalls(metrics)).toBe(1);
+    });
+
+    it("checks a requested card type against the stored card's BIN before the vault calls the acquirer", async () => {
+      const { useCase, vault } = harness();
+      const raw = tokenBody();
+      (raw.sourceOfFunds as { provided: { card: JsonObject } }).provided.card.cardType = 'CREDIT';
+      const error = await rejection(useCase.execute(command(raw)));
+      expect(error).toMatchObject({
+        field: 'sourceOfFunds.provided.card.cardType',
+        validationType: 'UNSUPPORTED',
+      });
+      expect(vault.binLookups).toEqual(['9123456789012346']);
+      expect(vault.verifications).toHaveLength(0);
+    });
+  });
+
+  describe('when the ledger does not record after the acquirer answered', () => {
+    it('answers the ledger error, and counts and logs the unrecorded call with acquirer references only', async () => {
+      const { useCase, ledger, metrics, warnings } = harness();
+      ledger.recordError = new GatewayError('ORDER_LOCK_LOST');
+      const error = await rejection(useCase.execute(command(body())));
+      expect(error).toMatchObject({ code: 'ORDER_LOCK_LOST' });
+      const counted = (await metrics.registry.getSingleMetric(UNRECORDED_VERIFICATIONS_METRIC)!.get()).values;
+      expect(counted).toEqual([expect.objectContaining({ labels: { code: 'ORDER_LOCK_LOST' }, value: 1 })]);
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          orderId: 'order-1',
+          transactionId: 'verify-1',
+          gatewayCode: 'APPROVED',
+          code: 'ORDER_LOCK_LOST',
+          acquirerTransactionId: expect.stringMatching(/^MCC/),
+          receipt: expect.any(String),
+        }),
+      ]);
+      expect(JSON.stringify(warnings)).not.toContain(TEST_CARD);
+    });
+  });
+});

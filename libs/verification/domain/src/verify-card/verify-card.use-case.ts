@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
+import {
+  GatewayError,
+  JsonObject,
+  OperationReply,
+  RecordOperationMessage,
+  RecordOperationReply,
+} from '@gateway/contracts';
+import { APP_LOGGER, AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
+import type { Counter } from 'prom-client';
+import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
+import { Clock, CLOCK } from '../clock';
+import { OrderLedger } from '../ledger/order-ledger';
+import { assembleVerifyResponse, VerifyResponseParts } from '../response/verify-response.assembler';
+import { resolveCardType } from '../rules/card-type.rule';
+import { planVerification, VerificationPlan, VerifyCardCommand } from './verification-plan';
+
+export const UNRECORDED_VERIFICATIONS_METRIC = 'gateway_verifications_unrecorded_total';
+
+/** What the acquirer answered, and what the response may show of the card. */
+interface Verified {
+  readonly result: VerifyCardResult;
+  readonly nameOnCard?: string;
+  readonly cardType?: string;
+  /** The number the merchant sent, for a reply with UNMASK; never a stored card's. */
+  readonly explicitNumber?: Pan;
+}
+
+/**
+ * VERIFY (issue 4): begin with the ledger (a replay is answered as stored, with no acquirer
+ * call), check the request's business rules, verify the card at the merchant's acquirer (an
+ * explicit card directly; a stored card through the token vault, which alone opens it), apply
+ * transaction filtering, and record the VERIFICATION with the ledger, whose stored body is the
+ * answer. Round trips for an explicit card: ledger begin, ledger record.
+ *
+ * When the record fails after the acquirer answered, the error is the answer (ORDER_LOCK_LOST
+ * becomes LOCK_FAILURE at the edge): a verification moves no funds and holds none, so there is
+ * nothing to reverse at the acquirer, and the merchant may retry the same ids
+ * (docs/decisions/verify-record-failure.md). The unrecorded call is logged with the acquirer's
+ * references and counted, for reconciliation.
+ */
+@Injectable()
+export class VerifyCard {
+  private readonly unrecorded: Counter<string>;
+
+  constructor(
+    private readonly ledger: OrderLedger,
+    private readonly acquirers: AcquirerRegistry,
+    @Inject(STORED_CARD_ACQUIRER) private readonly storedCards: StoredCardAcquirer,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    metrics: Metrics,
+  ) {
+    this.unrecorded = metrics.counter(
+      UNRECORDED_VERIFICATIONS_METRIC,
+      'Verifications the acquirer answered but the ledger did not record, by the error code of the record.',
+      ['code'],
+    );
+  }
+
+  async execute(command: VerifyCardCommand): Promise<OperationReply> {
+    const requestHash = canonicalRequestHash(command.body);
+    const begun = await this.ledger.begin({
+      envelope: command.envelope,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      apiOperation: 'VERIFY',
+      requestHash,
+    });
+    if (begun.outcome === 'REPLAY') {
+      return { body: begun.body };
+    }
+    const now = this.clock();
+    const plan = planVerification(command, begun.order, now);
+    const verified = await this.verifyAtAcquirer(command, plan);
+    const parts = assembleVerifyResponse({
+      merchantId: command.envelope.merchant.id,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      request: command.request,
+      card: { nameOnCard: verified.nameOnCard, sequenceNumber: plan.emv?.card.sequenceNumber },
+      emv: plan.emv,
+      posTerminal: plan.posTerminal,
+      cardType: verified.cardType,
+      acquirerResult: verified.result,
+      merchantAvsRules: command.envelope.merchant.settings.transactionFiltering.avsResponseCodeRules,
+      now,
+    });
+    const recorded = await this.record(command, requestHash, parts, verified.result);
+    return {
+      body:
+        plan.unmask && verified.explicitNumber
+          ? withFullNumber(recorded.body, verified.explicitNumber)
+          : recorded.body,
+    };
+  }
+
+  private async verifyAtAcquirer(command: VerifyCardCommand, plan: VerificationPlan): Promise<Verified> {
+    const { source } = plan;
+    if (source.kind === 'EXPLICIT') {
+      const connector = this.acquirers.forMerchant(command.envelope.merchant);
+      const result = await connector.verify(withCardDetails(plan.acquirerRequest, source.details));
+      return {
+        result,
+        nameOnCard: source.details.nameOnCard,
+        cardType: source.cardType,
+        explicitNumber: source.details.number,
+      };
+    }
+    // A card type is checked against the card's BIN before the acquirer is asked.
+    const cardType =
+      plan.requestedCardType === undefined
+        ? undefined
+        : resolveCardType(
+            plan.requestedCardType,
+            lookupBin(await this.storedCards.binOf(command.envelope, source.token)).cardTypeSelection,
+          );
+    const { result, card } = await this.storedCards.verify({
+      envelope: command.envelope,
+      source: { token: source.token },
+      ...(source.explicit ? { explicit: source.explicit } : {}),
+      request: plan.acquirerRequest,
+    });
+    return { result, nameOnCard: card.nameOnCard, cardType };
+  }
+
+  private async record(
+    command: VerifyCardCommand,
+    requestHash: string,
+    parts: VerifyResponseParts,
+    acquirerResult: VerifyCardResult,
+  ): Promise<RecordOperationReply> {
+    const { body, outcome } = parts;
+    const notificationUrl = command.request.order.notificationUrl;
+    const message: RecordOperationMessage = {
+      envelope: command.envelope,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      apiOperation: 'VERIFY',
+      requestHash,
+      mode: 'CREATE',
+      // No order.amount: a new order takes the verification's 0, an existing one keeps its own.
+      order: {
+        currency: outcome.currency,
+        details: orderDetails(body),
+        ...(notificationUrl !== undefined ? { notificationUrl } : {}),
+      },
+      transaction: {
+        type: outcome.type,
+        amount: outcome.amount,
+        currency: outcome.currency,
+        result: outcome.result,
+        gatewayCode: outcome.gatewayCode,
+        fundingType: 'CARD',
+      },
+      response: body,
+    };
+    try {
+      return await this.ledger.record(message);
+    } catch (err) {
+      this.reportUnrecorded(command, acquirerResult, err);
+      throw err;
+    }
+  }
+
+  private reportUnrecorded(command: VerifyCardCommand, result: VerifyCardResult, err: unknown): void {
+    const code = err instanceof GatewayError ? err.code : 'UNEXPECTED';
+    this.unrecorded.inc({ code });
+    // The acquirer's references only (never card data): enough to find the call at the acquirer.
+    this.logger.warn(
+      {
+        orderId: command.orderId,
+        transactionId: command.transactionId,
+        acquirerTransactionId: result.acquirer.transactionId,
+        receipt: result.receipt,
+        gatewayCode: result.gatewayCode,
+        code,
+      },
+      'verification answered by the acquirer was not recorded by the ledger',
+    );
+  }
+}
+
+/**
+ * What the order keeps (and its retrieval returns at the top level), as the response shows
+ * it: the agreement, billing and shipping addresses, customer, and the order's tax and wallet
+ * fields. The ledger redacts card data from it as from every stored body.
+ */
+function orderDetails(body: JsonObject): JsonObject {
+  const details: JsonObject = {};
+  for (const key of ['agreement', 'billing', 'customer', 'shipping']) {
+    if (body[key] !== undefined) {
+      details[key] = body[key];
+    }
+  }
+  const order = body.order as JsonObject;
+  for (const key of ['taxRegistrationId', 'taxStatus', 'walletIndicator', 'walletProvider']) {
+    if (order[key] !== undefined) {
+      details[key] = order[key];
+    }
+  }
+  return details;
+}
+
+/** The recorded (masked) body with the card number the merchant sent, for a reply with UNMASK. */
+function withFullNumber(body: JsonObject, number: Pan): JsonObject {
+  const sourceOfFunds = body.sourceOfFunds as JsonObject;
+  const provided = sourceOfFunds.provided as JsonObject;
+  const card = provided.card as JsonObject;
+  return {
+    ...body,
+    sourceOfFunds: {
+      ...sourceOfFunds,
+      provided: { ...provided, card: { ...card, number: number.reveal() } },
+    },
+  };
+}
