@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { dropServiceRoles } from '@gateway/platform';
 import { dropDatabase, testInfra } from '@gateway/testing';
 import { readState } from './e2e-state';
+import { vaultDumpFindings } from './vault-dump-check';
 
 export default async function teardown(): Promise<void> {
   const state = readState();
@@ -12,6 +13,8 @@ export default async function teardown(): Promise<void> {
   if (unclean.length > 0) {
     process.stderr.write(`e2e: apps that did not shut down cleanly: ${JSON.stringify(unclean)}\n`);
   }
+  // After every e2e file has run, before the database goes: the vault holds no card data in clear.
+  const vaultFindings = state.database ? await vaultDumpFindings(state.database) : [];
   if (state.database && !process.env.E2E_KEEP_DATABASE) {
     await dropDatabase(state.database);
     await dropServiceRoles(testInfra.pgAdminUrl, state.roles ?? []);
@@ -30,5 +33,8 @@ export default async function teardown(): Promise<void> {
   }
   if (unclean.length > 0) {
     throw new Error('An app exited with a non-zero code on SIGTERM: graceful shutdown is broken.');
+  }
+  if (vaultFindings.length > 0) {
+    throw new Error(`The token_vault schema holds card data in clear after the e2e run: ${vaultFindings.join('; ')}.`);
   }
 }

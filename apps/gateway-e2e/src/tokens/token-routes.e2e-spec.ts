@@ -24,7 +24,8 @@ describe('token routes', () => {
       version: '57',
       correlationId: 'c-1',
       result: 'SUCCESS',
-      repositoryId: 'Test1000000001',
+      // Each merchant gets a repository of its own: `Test` + 12 digits.
+      repositoryId: expect.stringMatching(/^Test[0-9]{12}$/),
       status: 'VALID',
       sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0139', brand: 'MASTERCARD', fundingMethod: 'CREDIT' } } },
       response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' },

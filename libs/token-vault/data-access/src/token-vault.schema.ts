@@ -1,6 +1,7 @@
 import type { ServiceSchema } from '@gateway/platform';
 import { DataKeyEntity } from './data-key.entity';
 import { CreateTokenVault1763900000000 } from './migrations/1763900000000-create-token-vault';
+import { WidenSchemeTokenOutcome1764100000000 } from './migrations/1764100000000-widen-scheme-token-outcome';
 import { TokenEntity } from './token.entity';
 
 /**
@@ -11,5 +12,5 @@ import { TokenEntity } from './token.entity';
 export const TOKEN_VAULT_SCHEMA: ServiceSchema = {
   schema: 'token_vault',
   entities: [DataKeyEntity, TokenEntity],
-  migrations: [CreateTokenVault1763900000000],
+  migrations: [CreateTokenVault1763900000000, WidenSchemeTokenOutcome1764100000000],
 };

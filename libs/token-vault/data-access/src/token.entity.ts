@@ -32,6 +32,7 @@ export type StoredVerificationStrategy = (typeof STORED_VERIFICATION_STRATEGIES)
 @Check('tokens_card_expiry_check', `card_expiry ~ '^(0[1-9]|1[0-2])[0-9]{2}$'`)
 @Check('tokens_card_check', `(source_type = 'CARD') = (card_number_masked IS NOT NULL)`)
 @Check('tokens_provider_a_check', `(source_type = 'PROVIDER_A') = (provider_a_agreement IS NOT NULL)`)
+@Check('tokens_scheme_token_outcome_check', `scheme_token_outcome ~ '^SCHEME_TOKENIZATION_[A-Z_]+$'`)
 export class TokenEntity {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
@@ -97,7 +98,7 @@ export class TokenEntity {
   providerADetails: Buffer | null;
 
   /** The last scheme tokenization outcome (a SCHEME_TOKENIZATION_* code). */
-  @Column({ name: 'scheme_token_outcome', type: 'varchar', length: 64, nullable: true })
+  @Column({ name: 'scheme_token_outcome', type: 'varchar', length: 80, nullable: true })
   schemeTokenOutcome: string | null;
 
   /** The token service provider's reference of the scheme token. */

@@ -22,3 +22,5 @@ export * from './call-acquirer/complete-card';
 export * from './cards/masked-card';
 export * from './seal-session-card/seal-session-card.use-case';
 export * from './session-cards/session-card-sealing';
+export * from './verification/acquirer-card-verifier';
+export * from './verification/external-verification';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { defaultMerchantSettings, MerchantContext, OperationReply, SUBJECTS } from '@gateway/contracts';
+import { VERIFY_WIRE } from '@gateway/acquirer';
+import { AcquirerCallReply, defaultMerchantSettings, MerchantContext, OperationReply, SealCardReply, SUBJECTS } from '@gateway/contracts';
 import { VaultKeys } from '@gateway/crypto';
 import { createServiceDataSource, loadConfig } from '@gateway/platform';
 import { createDatabase, dropDatabase, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
@@ -41,10 +42,13 @@ async function openDataSource(): Promise<DataSource> {
   return dataSource.initialize();
 }
 
+function envelope() {
+  return { merchant, apiVersion: 57, requestId: `rot-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD' };
+}
+
 async function save(token: string, number: string): Promise<void> {
-  const envelope = { merchant, apiVersion: 57, requestId: `rot-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD' };
   const body = { sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry: TEST_EXPIRY.APPROVED } } } };
-  const reply = await app!.request<OperationReply>(SUBJECTS.tokenVault.saveToken, { envelope, tokenId: token, body });
+  const reply = await app!.request<OperationReply>(SUBJECTS.tokenVault.saveToken, { envelope: envelope(), tokenId: token, body });
   expect(reply.body.result).toBe('SUCCESS');
   expected.set(token, number);
 }
@@ -82,6 +86,11 @@ describe('key rotation, against Postgres', () => {
     for (let i = 0; i < 30; i++) {
       await save(`before${i}`, i % 2 ? TEST_CARD : TEST_CARD_LUHN_FAILURE);
     }
+    const sessionCard = await app!.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, {
+      envelope: envelope(),
+      bindingId: 'SESSION-BEFORE-ROTATION',
+      card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED },
+    });
     expect(await keyOfEveryToken(app!.dataSource)).toEqual([1]);
 
     const rotation = await openDataSource();
@@ -112,6 +121,14 @@ describe('key rotation, against Postgres', () => {
       await rotation.destroy();
     }
     await expectAllReadable(app!);
+    // A payment session's card sealed under the retired key still reaches the acquirer.
+    const reply = await app!.request<AcquirerCallReply>(SUBJECTS.tokenVault.acquirerCall, {
+      envelope: envelope(),
+      operation: 'VERIFY',
+      source: { sealed: { value: sessionCard.sealed, bindingId: 'SESSION-BEFORE-ROTATION' } },
+      request: VERIFY_WIRE.encodeRequest({ merchantId: merchant.id, orderId: 'rotation-order', transactionId: 'verify-1', currency: 'USD' }),
+    });
+    expect(reply.result).toMatchObject({ gatewayCode: 'APPROVED' });
   }, 60_000);
 
   it('rotates the master key: data keys re-wrapped under the new one, after which the old one can be removed', async () => {

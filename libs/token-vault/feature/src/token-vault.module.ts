@@ -4,9 +4,10 @@ import { VaultKeys } from '@gateway/crypto';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import {
   ACQUIRER_VERIFIER,
-  AcquirerVerificationNotAvailable,
+  AcquirerCardVerifier,
   BuiltInTokenServiceProviders,
   CallAcquirer,
+  CARD_VERIFICATION_SERVICE,
   CardVerification,
   DeleteToken,
   FINGERPRINTER,
@@ -25,6 +26,7 @@ import { TokenVaultConfig } from './token-vault.config';
 import { PingNatsController } from './ping.nats-controller';
 import { CardCustodyNatsController } from './card-custody.nats-controller';
 import { TokensNatsController } from './tokens.nats-controller';
+import { VerificationServiceClient } from './verification-service.client';
 import { VaultKeysLifecycle } from './vault-keys.lifecycle';
 import { loadVaultSecrets } from './vault-secrets';
 
@@ -59,8 +61,8 @@ export class TokenVaultModule {
         { provide: FINGERPRINTER, useValue: secrets.fingerprinter },
         { provide: TEST_P2PE_SCHEME, useValue: secrets.p2pe },
         { provide: TOKEN_SERVICE_PROVIDERS, useValue: new BuiltInTokenServiceProviders(config.VAULT_TSP_SIMULATOR) },
-        // Phase 2 (issue 5 after issue 4): an adapter asking the verification service over NATS.
-        { provide: ACQUIRER_VERIFIER, useClass: AcquirerVerificationNotAvailable },
+        { provide: CARD_VERIFICATION_SERVICE, useClass: VerificationServiceClient },
+        { provide: ACQUIRER_VERIFIER, useClass: AcquirerCardVerifier },
         VaultKeysLifecycle,
         TokenSealing,
         CardVerification,

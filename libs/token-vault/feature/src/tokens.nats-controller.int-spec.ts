@@ -149,6 +149,11 @@ describe('token-vault subjects, against Postgres', () => {
       verificationStrategy: 'BASIC',
     });
     expect(withEverything).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+    // The longest outcome (65 characters) is stored too.
+    expect(await post(m, card(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED, { nameOnCard: 'SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' }))).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' },
+    });
 
     const p2pe = app.get<TestP2peScheme>(TEST_P2PE_SCHEME);
     const ksn = 'FFFF9876543210E00007';
@@ -165,6 +170,19 @@ describe('token-vault subjects, against Postgres', () => {
     expect(await get(m, agreement.token as string)).toMatchObject({ shipping: { address: { street: SHIPPING_STREET } } });
 
     expect(await post(m, { ...card(TEST_CARD_UNKNOWN_BIN), verificationStrategy: 'BASIC' })).toMatchObject({ result: 'FAILURE' });
+  });
+
+  it('verifies a stored number under ACQUIRER with its own acquirer connector, and asks the verification service for a number sent in the request', async () => {
+    const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
+    await put(m, 'acquirerVerified', card(TEST_CARD));
+    const acquirer = { verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
+    const keepNumber = { sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.DECLINED } } }, ...acquirer };
+    expect(await put(m, 'acquirerVerified', keepNumber)).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' } });
+    const approved = { sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.APPROVED } } }, ...acquirer };
+    expect(await put(m, 'acquirerVerified', approved)).toMatchObject({ result: 'SUCCESS', verificationStrategy: 'ACQUIRER', response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' } });
+    // No verification service runs beside this vault: a number from the request is sent to it, and nobody answers.
+    await expect(put(m, 'acquirerVerified', { ...card(TEST_CARD), ...acquirer })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect((await storedCard(m, 'acquirerVerified')).expiry).toBe('0139');
   });
 
   it('never logged a card number, security code or personal detail', () => {

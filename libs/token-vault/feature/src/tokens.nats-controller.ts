@@ -25,8 +25,7 @@ export class TokensNatsController {
   async save(@Payload() data: unknown): Promise<OperationReply> {
     const message = parseMessage(TokenOperationMessage, data);
     const body = await this.saveToken.execute({
-      merchant: message.envelope.merchant,
-      authMethod: message.envelope.authMethod,
+      envelope: message.envelope,
       tokenId: message.tokenId,
       // The same request class the edge validated with: the vault trusts no caller's body.
       fields: validateTokenRequest(message.body),
@@ -39,8 +38,7 @@ export class TokensNatsController {
   async create(@Payload() data: unknown): Promise<OperationReply> {
     const message = parseMessage(CreateTokenMessage, data);
     const body = await this.saveToken.execute({
-      merchant: message.envelope.merchant,
-      authMethod: message.envelope.authMethod,
+      envelope: message.envelope,
       fields: validateTokenRequest(message.body),
     });
     return { body };

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import {
   defaultMerchantSettings,
   GatewayError,
@@ -44,7 +44,10 @@ export class ManageMerchants {
     if (await this.merchants.findById(id)) {
       throw GatewayError.invalidRequest(`Merchant ${id} already exists.`);
     }
-    const settings = validatedSettings(mergeDeep(defaultMerchantSettings(), input.settings ?? {}));
+    // A token repository of its own unless the settings name one: merchants share a repository
+    // (and each other's tokens) only when configured to (docs/decisions/token-repository-per-merchant.md).
+    const ownRepository = mergeDeep(defaultMerchantSettings(), { tokenRepository: { id: await this.unusedRepositoryId() } });
+    const settings = validatedSettings(mergeDeep(ownRepository, input.settings ?? {}));
     const password = generateApiPassword();
     await this.merchants.insert({
       id,
@@ -124,6 +127,18 @@ export class ManageMerchants {
       previousPasswordExpiresAt: keepPreviousMs > 0 ? new Date(Date.now() + keepPreviousMs) : null,
     });
     return { merchant: await this.require(id), password };
+  }
+
+  /** A random 12-digit repository id no merchant uses yet. */
+  private async unusedRepositoryId(): Promise<string> {
+    const used = new Set((await this.merchants.list()).map((m) => m.settings.tokenRepository.id));
+    for (;;) {
+      // 12 digits, the longest id the spec allows (ASCII 1-16 with the 4-letter Test prefix).
+      const id = String(randomInt(100_000_000_000, 1_000_000_000_000));
+      if (!used.has(id)) {
+        return id;
+      }
+    }
   }
 
   private async require(id: string): Promise<MerchantEntity> {

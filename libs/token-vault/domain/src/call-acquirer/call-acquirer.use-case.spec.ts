@@ -1,12 +1,12 @@
 import { VERIFY_WIRE } from '@gateway/acquirer';
 import { GatewayError, MerchantContext, validateTokenRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
+import { testEnvelope, testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 type Bed = Awaited<ReturnType<typeof vaultTestBed>>;
 
 async function storeToken(bed: Bed, merchant: MerchantContext, body: Record<string, unknown>): Promise<string> {
-  const saved = await bed.save.execute({ merchant, authMethod: 'PASSWORD', fields: validateTokenRequest(body) });
+  const saved = await bed.save.execute({ envelope: testEnvelope(merchant), fields: validateTokenRequest(body) });
   return saved.token as string;
 }
 

@@ -1,6 +1,6 @@
 import { validateTokenRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
+import { testEnvelope, testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 describe('ReencryptTokens', () => {
   it('re-seals every token under the ACTIVE key in batches, and they still open', async () => {
@@ -8,8 +8,7 @@ describe('ReencryptTokens', () => {
     const merchant = testMerchant();
     for (let i = 0; i < 7; i++) {
       await bed.save.execute({
-        merchant,
-        authMethod: 'PASSWORD',
+        envelope: testEnvelope(merchant),
         fields: validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
       });
     }

@@ -1,14 +1,13 @@
 import { validateTokenRequest } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
+import { testEnvelope, testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 describe('RetrieveToken and DeleteToken', () => {
   async function withToken() {
     const bed = await vaultTestBed();
     const merchant = testMerchant({ generation: 'MERCHANT_SUPPLIED' });
     await bed.save.execute({
-      merchant,
-      authMethod: 'PASSWORD',
+      envelope: testEnvelope(merchant),
       tokenId: 'tok1',
       fields: validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
     });

@@ -2,7 +2,7 @@ import { AuthMethod, GatewayError, MerchantContext, TOKEN_GENERATION_STRATEGIES,
 import { Pan, passesLuhn } from '@gateway/crypto';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { simulatedSchemeTokenNumber } from '../token-service-provider/simulated-token-service-provider';
-import { testMerchant, TestRepository, vaultTestBed } from '../testing/vault-test-bed';
+import { testEnvelope, testMerchant, TestRepository, vaultTestBed } from '../testing/vault-test-bed';
 import type { AcquirerVerificationRequest, VerificationOutcome } from '../verification/card-verification';
 
 type Bed = Awaited<ReturnType<typeof vaultTestBed>>;
@@ -24,8 +24,8 @@ function saver(bed: Bed, merchant: MerchantContext) {
   return {
     // The vault's handlers validate with the edge's request class before the use case runs.
     put: async (token: string, body: Body, authMethod: AuthMethod = 'PASSWORD') =>
-      bed.save.execute({ merchant, authMethod, tokenId: token, fields: validateTokenRequest(body) }),
-    post: async (body: Body) => bed.save.execute({ merchant, authMethod: 'PASSWORD', fields: validateTokenRequest(body) }),
+      bed.save.execute({ envelope: testEnvelope(merchant, authMethod), tokenId: token, fields: validateTokenRequest(body) }),
+    post: async (body: Body) => bed.save.execute({ envelope: testEnvelope(merchant), fields: validateTokenRequest(body) }),
   };
 }
 
@@ -274,11 +274,34 @@ describe('SaveToken: verification strategies', () => {
     });
   });
 
-  it('ACQUIRER is refused as not available yet', async () => {
+  it('ACQUIRER verifies at the acquirer: an approval is stored, a decline stores nothing', async () => {
+    const ctx = await setUp({ defaultVerificationStrategy: 'ACQUIRER' });
+    const withCurrency = (body: Body) => ({ ...body, transaction: { currency: 'USD' } });
+    expect(await ctx.post(withCurrency(cardBody(TEST_CARD, TEST_EXPIRY.APPROVED)))).toMatchObject({
+      result: 'SUCCESS',
+      verificationStrategy: 'ACQUIRER',
+      response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' },
+    });
+    const declined = await ctx.post(withCurrency(cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.DECLINED)));
+    expect(declined).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' } });
+    expect(ctx.bed.store.rows.size).toBe(1);
+    expect(ctx.bed.verificationService.received.map((m) => m.card.number)).toEqual([TEST_CARD, TEST_CARD_LUHN_FAILURE]);
+  });
+
+  it('ACQUIRER verifies a stored number without sending it out of the vault', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('kept', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));
+    const update = { sourceOfFunds: { type: 'CARD', provided: { card: { expiry: TEST_EXPIRY.EXPIRED_CARD } } }, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
+    expect(await ctx.put('kept', update)).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED_EXPIRED_CARD' } });
+    expect(ctx.bed.verificationService.received).toHaveLength(0);
+    expect(await ctx.bed.metrics.registry.getSingleMetricAsString('gateway_acquirer_requests_total')).toContain('outcome="EXPIRED_CARD"} 1');
+  });
+
+  it('ACQUIRER needs the currency to verify in', async () => {
     const ctx = await setUp();
     expect(await rejected(ctx.post({ ...cardBody(), verificationStrategy: 'ACQUIRER' }))).toMatchObject({
-      field: 'verificationStrategy',
-      validationType: 'INVALID',
+      field: 'transaction.currency',
+      validationType: 'MISSING',
     });
     expect(ctx.bed.store.rows.size).toBe(0);
   });

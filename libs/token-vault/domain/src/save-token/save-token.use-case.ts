@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AuthMethod, GatewayError, JsonObject, MerchantContext } from '@gateway/contracts';
+import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
 import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
 import { cardProfile } from '../cards/card-ranges';
@@ -36,12 +36,15 @@ import {
 } from './save-token.rules';
 
 export interface SaveTokenCommand {
-  merchant: MerchantContext;
-  authMethod: AuthMethod;
+  /** Who asks (merchant, authentication method) and the request id ACQUIRER verification carries on. */
+  envelope: RequestEnvelope;
   /** PUT .../token/{tokenid}: the path's token. Absent for POST .../token (create). */
   tokenId?: string;
   fields: SaveTokenFields;
 }
+
+/** `verification.card.verify.v1` references the call with at most 40 characters (a token id's length). */
+const REFERENCE_LENGTH = 40;
 
 /** Attempts before telling the caller to retry: each retry follows a concurrent write to the same token or account. */
 const MAX_ATTEMPTS = 4;
@@ -106,11 +109,12 @@ export class SaveToken {
   ) {}
 
   async execute(command: SaveTokenCommand): Promise<JsonObject> {
-    const repository = repositoryPolicy(command.merchant);
-    const unmask = unmaskRequested(command.fields, command.merchant, command.authMethod);
+    const { merchant, authMethod } = command.envelope;
+    const repository = repositoryPolicy(merchant);
+    const unmask = unmaskRequested(command.fields, merchant, authMethod);
     const target = addressedToken(command.tokenId, command.fields, repository);
-    const resolved = requestedInstrument(command.fields, command.merchant, this.p2pe);
-    const tsp = this.tokenServiceProviders.forMerchant(command.merchant);
+    const resolved = requestedInstrument(command.fields, merchant, this.p2pe);
+    const tsp = this.tokenServiceProviders.forMerchant(merchant);
     let requested: RequestedInstrument;
     let provisioned: SaveContext['provisioned'] = null;
     if (isPushProvisioning(resolved)) {
@@ -217,7 +221,8 @@ export class SaveToken {
     }
 
     const strategy = verificationStrategyFor(command.fields, repository, instrument);
-    const verification = await this.verify(context, strategy, instrument, fingerprint);
+    const reference = subject?.token ?? context.target ?? command.envelope.requestId.slice(0, REFERENCE_LENGTH);
+    const verification = await this.verify(context, strategy, instrument, fingerprint, reference);
     if (!verification.passed) {
       return {
         outcome: 'FAILED',
@@ -253,8 +258,8 @@ export class SaveToken {
       ...clearColumns(instrument),
       schemeTokenOutcome: scheme.outcome,
       schemeTokenReference: scheme.token?.reference ?? null,
-      createdBy: subject?.createdBy ?? command.merchant.id,
-      updatedBy: command.merchant.id,
+      createdBy: subject?.createdBy ?? command.envelope.merchant.id,
+      updatedBy: command.envelope.merchant.id,
     };
     return { outcome: 'WRITE', subject, row, instrument, gatewayCode: scheme.reported ?? verification.gatewayCode };
   }
@@ -275,17 +280,24 @@ export class SaveToken {
     strategy: VerificationOutcome['strategy'],
     instrument: Instrument,
     fingerprint: Buffer,
+    reference: string,
   ): Promise<VerificationOutcome> {
     if (instrument.type !== 'CARD' || strategy === 'NONE') {
       return Promise.resolve(NO_VERIFICATION);
     }
-    const card = context.command.fields.sourceOfFunds.provided?.card;
+    const { fields } = context.command;
+    const card = fields.sourceOfFunds.provided?.card;
     return once(context, context.verifications, `${strategy}:${fingerprint.toString('hex')}:${instrument.expiry?.mmyy ?? ''}`, () =>
       this.verification.verify(strategy, {
-        merchant: context.command.merchant,
+        envelope: context.command.envelope,
         card: instrument,
+        // Only a number sent in clear may leave the vault for verification (card custody).
+        numberFromRequest: card?.number !== undefined,
         securityCode: card?.securityCode !== undefined ? new Secret(card.securityCode) : undefined,
-        currency: context.command.fields.transaction?.currency,
+        nameOnCard: card?.nameOnCard,
+        billingAddress: fields.billing?.address,
+        currency: fields.transaction?.currency,
+        reference,
       }),
     );
   }

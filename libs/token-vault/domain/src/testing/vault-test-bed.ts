@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
+  AuthMethod,
   defaultMerchantSettings,
   MerchantContext,
   MerchantMode,
+  RequestEnvelope,
   TokenGenerationStrategy,
   TokenManagementStrategy,
   VerificationStrategy,
@@ -21,8 +23,10 @@ import { SaveToken } from '../save-token/save-token.use-case';
 import { SealSessionCard } from '../seal-session-card/seal-session-card.use-case';
 import { SessionCardSealing } from '../session-cards/session-card-sealing';
 import { BuiltInTokenServiceProviders } from '../token-service-provider/token-service-providers';
-import { AcquirerVerificationNotAvailable, AcquirerVerifier, CardVerification } from '../verification/card-verification';
+import { AcquirerCardVerifier } from '../verification/acquirer-card-verifier';
+import { AcquirerVerifier, CardVerification } from '../verification/card-verification';
 import { InMemoryTokenStore } from './in-memory-token-store';
+import { InProcessCardVerification } from './in-process-card-verification';
 
 export interface TestRepository {
   generation?: TokenGenerationStrategy;
@@ -32,6 +36,11 @@ export interface TestRepository {
   mode?: MerchantMode;
   unmask?: boolean;
   id?: string;
+}
+
+/** The envelope the vault's handlers pass their use cases. */
+export function testEnvelope(merchant: MerchantContext, authMethod: AuthMethod = 'PASSWORD'): RequestEnvelope {
+  return { merchant, authMethod, apiVersion: 57, requestId: `unit-${randomBytes(6).toString('hex')}` };
 }
 
 export function testMerchant(repository: TestRepository = {}): MerchantContext {
@@ -62,9 +71,11 @@ export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}
   const keys: VaultKeys = await startTestVaultKeys();
   const sealing = new TokenSealing(keys, new Fingerprinter(new Secret(randomBytes(32))));
   const p2pe = new TestP2peScheme(testBdkFromHex(X9_24_SAMPLE_BDK_HEX));
-  const verification = new CardVerification(options.acquirer ?? new AcquirerVerificationNotAvailable());
-  const sessionCards = new SessionCardSealing(keys);
   const metrics = new Metrics();
+  const acquirers = new AcquirerRegistry(metrics);
+  const verificationService = new InProcessCardVerification(acquirers);
+  const verification = new CardVerification(options.acquirer ?? new AcquirerCardVerifier(verificationService, acquirers));
+  const sessionCards = new SessionCardSealing(keys);
   return {
     store,
     keys,
@@ -76,7 +87,8 @@ export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}
     reencrypt: new ReencryptTokens(store, sealing, keys),
     sessionCards,
     metrics,
+    verificationService,
     sealSessionCard: new SealSessionCard(sessionCards),
-    callAcquirer: new CallAcquirer(store, sealing, sessionCards, new AcquirerRegistry(metrics), createLogger({ service: 'token-vault', level: 'silent' })),
+    callAcquirer: new CallAcquirer(store, sealing, sessionCards, acquirers, createLogger({ service: 'token-vault', level: 'silent' })),
   };
 }

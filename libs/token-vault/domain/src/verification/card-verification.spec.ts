@@ -1,10 +1,9 @@
-import { GatewayError } from '@gateway/contracts';
 import { Pan } from '@gateway/crypto';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN } from '@gateway/testing';
 import { CardExpiry } from '../cards/card-expiry';
 import type { CardInstrument } from '../instrument/instrument';
-import { testMerchant } from '../testing/vault-test-bed';
-import { AcquirerVerificationNotAvailable, basicVerification, CardVerification } from './card-verification';
+import { testEnvelope, testMerchant } from '../testing/vault-test-bed';
+import { AcquirerVerificationRequest, basicVerification, CardVerification } from './card-verification';
 
 const cardOf = (number: string): CardInstrument => ({ type: 'CARD', pan: Pan.of(number), expiry: CardExpiry.of('1', '39') });
 
@@ -22,31 +21,31 @@ describe('basicVerification', () => {
 });
 
 describe('CardVerification', () => {
-  const merchant = testMerchant();
+  const request = (number: string): AcquirerVerificationRequest => ({
+    envelope: testEnvelope(testMerchant()),
+    card: cardOf(number),
+    numberFromRequest: true,
+    currency: 'USD',
+    reference: 'tok1',
+  });
+  const acquirer = { verify: jest.fn().mockResolvedValue({ strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) };
 
   it('NONE performs no verification, whatever the card', async () => {
-    const verification = new CardVerification(new AcquirerVerificationNotAvailable());
-    expect(await verification.verify('NONE', { merchant, card: cardOf(TEST_CARD_LUHN_FAILURE) })).toEqual({
+    const verification = new CardVerification(acquirer);
+    expect(await verification.verify('NONE', request(TEST_CARD_LUHN_FAILURE))).toEqual({
       strategy: 'NONE',
       passed: true,
       gatewayCode: 'NO_VERIFICATION_PERFORMED',
     });
+    expect(acquirer.verify).not.toHaveBeenCalled();
   });
 
-  it('sends ACQUIRER to the acquirer verifier', async () => {
-    const verify = jest.fn().mockResolvedValue({ strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' });
-    const verification = new CardVerification({ verify });
-    const request = { merchant, card: cardOf(TEST_CARD), currency: 'USD' };
-    expect((await verification.verify('ACQUIRER', request)).gatewayCode).toBe('EXTERNAL_VERIFICATION_SUCCESSFUL');
-    expect(verify).toHaveBeenCalledWith(request);
-  });
-
-  it('refuses ACQUIRER with a field error until the verification service answers the vault', async () => {
-    const verification = new CardVerification(new AcquirerVerificationNotAvailable());
-    await expect(verification.verify('ACQUIRER', { merchant, card: cardOf(TEST_CARD) })).rejects.toMatchObject({
-      constructor: GatewayError,
-      field: 'verificationStrategy',
-      validationType: 'INVALID',
-    });
+  it('sends ACQUIRER, and only ACQUIRER, to the acquirer verifier', async () => {
+    const verification = new CardVerification(acquirer);
+    expect((await verification.verify('BASIC', request(TEST_CARD))).gatewayCode).toBe('BASIC_VERIFICATION_SUCCESSFUL');
+    expect(acquirer.verify).not.toHaveBeenCalled();
+    const acquirerRequest = request(TEST_CARD);
+    expect((await verification.verify('ACQUIRER', acquirerRequest)).gatewayCode).toBe('EXTERNAL_VERIFICATION_SUCCESSFUL');
+    expect(acquirer.verify).toHaveBeenCalledWith(acquirerRequest);
   });
 });

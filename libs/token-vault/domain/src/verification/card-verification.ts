@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GatewayError, MerchantContext, VerificationStrategy } from '@gateway/contracts';
+import type { Address, RequestEnvelope, VerificationStrategy } from '@gateway/contracts';
 import type { Secret } from '@gateway/crypto';
 import { isKnownCardRange } from '../cards/card-ranges';
 import type { CardInstrument } from '../instrument/instrument';
@@ -24,32 +24,29 @@ export interface VerificationOutcome {
 }
 
 export interface AcquirerVerificationRequest {
-  merchant: MerchantContext;
+  /** The token request's envelope: the merchant, and the request id that ties log lines together. */
+  envelope: RequestEnvelope;
   card: CardInstrument;
+  /**
+   * The merchant sent this card number in clear in this request. Otherwise it is in the vault's
+   * custody (the stored token's number, a p2pe-decrypted or provisioned one) and never leaves it.
+   */
+  numberFromRequest: boolean;
   securityCode?: Secret<string>;
+  nameOnCard?: string;
+  billingAddress?: Address;
+  /** `transaction.currency`: the acquirer needs it (ACQUIRER refuses a request without it). */
   currency?: string;
+  /** How the acquirer references the call (a token save has no order): the token, or the request id. */
+  reference: string;
 }
 
-/** ACQUIRER verification: the verification service asks the merchant's acquirer. */
+/** ACQUIRER verification: the card verified at the merchant's acquirer (AcquirerCardVerifier). */
 export interface AcquirerVerifier {
   verify(request: AcquirerVerificationRequest): Promise<VerificationOutcome>;
 }
 
 export const ACQUIRER_VERIFIER = Symbol('ACQUIRER_VERIFIER');
-
-/**
- * Until the verification service answers the vault (issue 5 phase 2, after issue 4), ACQUIRER
- * is refused with a field error that says so, rather than reported as a verification it was not.
- */
-export class AcquirerVerificationNotAvailable implements AcquirerVerifier {
-  async verify(): Promise<VerificationOutcome> {
-    throw GatewayError.invalidField(
-      'verificationStrategy',
-      'INVALID',
-      "Value 'ACQUIRER' is invalid. Acquirer verification of tokens is not available yet; use BASIC or NONE.",
-    );
-  }
-}
 
 /**
  * BASIC: the number's syntax (9 to 19 digits, checked when it was read), its Luhn check digit
