@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the servers the integration and end-to-end tiers need are installed and running:
-# Postgres (15 or newer), Redis and NATS on their standard local ports. Servers already
+# Postgres (15 or newer), Redis and NATS on their standard local ports, and that Chromium is
+# there for the browser tests. Servers already
 # running are used as they are; what is missing is installed with apt (Debian) and started.
 # Prints the environment the tests should use (TEST_PG_ADMIN_URL) on stdout, `export` lines.
 set -euo pipefail
@@ -61,6 +62,13 @@ if ! port_open 4222; then
   as_root mkdir -p /var/lib/nats-server
   nohup "$nats" -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server >/tmp/nats-server-test.log 2>&1 &
   for _ in $(seq 1 40); do port_open 4222 && break; sleep 0.25; done
+fi
+
+# --- Chromium -------------------------------------------------------------------------
+# The e2e tier's payer browser (browser payments), driven by playwright-core, which never
+# downloads a browser of its own: Debian's package.
+if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  apt_install chromium
 fi
 
 for port in 5432 6379 4222; do

@@ -3,7 +3,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
-import { DemoMerchantAnnouncer, EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
+import {
+  DemoMerchant,
+  DemoMerchantProvisioner,
+  EdgeConfig,
+  EdgeModule,
+  edgeServerOptions,
+} from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule, runStandaloneNotificationsCommand } from '@gateway/order-transaction/feature';
 import {
   AppLogger,
@@ -35,7 +41,9 @@ async function main(): Promise<void> {
   let stopPostgres: (() => Promise<void>) | undefined;
   try {
     const standalone = loadConfig(StandaloneConfig);
-    const level = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL! : 'info';
+    const level = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '')
+      ? process.env.LOG_LEVEL!
+      : 'info';
     logger = createLogger({ service: 'gateway', level });
     const secrets = await loadStandaloneSecrets(standalone, ['vaultMasterKey', 'vaultFingerprintKey', 'webhookSecretKey']);
     const postgres = await startEmbeddedPostgres({
@@ -73,7 +81,7 @@ async function main(): Promise<void> {
           messaging: messagingOptions(edge, 'gateway'),
           healthCheckTimeoutMs: edge.HEALTH_CHECK_TIMEOUT_MS,
         }),
-        EdgeModule.forRoot(edge, { demoMerchant: announceDemoMerchant(standalone, edge) }),
+        EdgeModule.forRoot(edge, { demoMerchant: true }),
         TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, env)),
         OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
         BrowserPaymentModule.forRoot(loadConfig(BrowserPaymentConfig, env)),
@@ -92,6 +100,7 @@ async function main(): Promise<void> {
       ...edgeServerOptions(edge, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'standalone gateway ready for requests');
+    announceDemoMerchant(standalone, edge, running.app.get(DemoMerchantProvisioner).demoMerchant());
     exitOnSignals({
       shutdown: async (reason) => {
         await running.shutdown(reason);
@@ -109,30 +118,36 @@ async function main(): Promise<void> {
  * The demo merchant's credentials go to the terminal (plain text, not a log line) and to a
  * 0600 file in the data folder, once; later starts only name the merchant.
  */
-function announceDemoMerchant(standalone: StandaloneConfig, edge: EdgeConfig): DemoMerchantAnnouncer {
-  return ({ merchantId, issued }) => {
-    const file = path.resolve(standalone.STANDALONE_DATA_DIR, 'demo-merchant.json');
-    const base = `${edge.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${edge.HTTP_PORT}`;
-    if (issued) {
-      writeFileSync(
-        file,
-        JSON.stringify({ merchantId, username: `merchant.${merchantId}`, password: issued.password, baseUrl: base }, null, 2),
-        { mode: 0o600 },
-      );
-    }
-    const lines = [
-      '',
-      '  Standalone payment gateway',
-      `  API:           ${base}/api/rest/version/100/merchant/${merchantId}/...`,
-      `  Demo merchant: ${merchantId} (test mode)`,
-      `  API username:  merchant.${merchantId}`,
-      issued
-        ? `  API password:  ${issued.password}   (shown once; also in ${file})`
-        : `  API password:  shown at first start, kept in ${file}`,
-      '',
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
-  };
+function announceDemoMerchant(
+  standalone: StandaloneConfig,
+  edge: EdgeConfig,
+  { merchantId, issued }: DemoMerchant,
+): void {
+  const file = path.resolve(standalone.STANDALONE_DATA_DIR, 'demo-merchant.json');
+  const base = `${edge.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${edge.HTTP_PORT}`;
+  if (issued) {
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { merchantId, username: `merchant.${merchantId}`, password: issued.password, baseUrl: base },
+        null,
+        2,
+      ),
+      { mode: 0o600 },
+    );
+  }
+  const lines = [
+    '',
+    '  Standalone payment gateway',
+    `  API:           ${base}/api/rest/version/100/merchant/${merchantId}/...`,
+    `  Demo merchant: ${merchantId} (test mode)`,
+    `  API username:  merchant.${merchantId}`,
+    issued
+      ? `  API password:  ${issued.password}   (shown once; also in ${file})`
+      : `  API password:  shown at first start, kept in ${file}`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 if (process.argv[2] === 'notifications') {

@@ -4,3 +4,4 @@ export * from './field-problem';
 export * from './field-decorators';
 export * from './request-schema';
 export * from './check-request';
+export * from './response-fields';

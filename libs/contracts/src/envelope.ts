@@ -2,7 +2,11 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { MerchantContext } from './merchant-context';
 
-export const AUTH_METHODS = ['PASSWORD', 'CERTIFICATE'] as const;
+/**
+ * PAYER: a payer's browser on the browser-payment pages (`/bpui/...`), which carries no
+ * merchant credentials: it is authorised by the payment's redirect token alone.
+ */
+export const AUTH_METHODS = ['PASSWORD', 'CERTIFICATE', 'PAYER'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /**

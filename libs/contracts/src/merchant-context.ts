@@ -201,6 +201,12 @@ export class MerchantContext {
   @IsIn(MERCHANT_MODES)
   mode: MerchantMode;
 
+  /** The merchant's name as payers see it on browser-payment pages. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  name?: string;
+
   @ValidateNested()
   @Type(() => MerchantSettings)
   settings: MerchantSettings;

@@ -35,6 +35,11 @@ export const SUBJECTS = {
     confirm: 'browser-payment.confirm.v1',
     /** The ledger asks browser-payment to refund a provider-funded order (provider-refund.messages.ts). */
     refund: 'browser-payment.refund.v1',
+    /** The payer's browser on `/bpui/<provider>/...`, forwarded by the edge (payer-journey.messages.ts). */
+    payerResolve: 'browser-payment.payer.resolve.v1',
+    payerRedirect: 'browser-payment.payer.redirect.v1',
+    payerDecide: 'browser-payment.payer.decide.v1',
+    payerReturn: 'browser-payment.payer.return.v1',
   },
   verification: {
     ping: 'verification.ping.v1',

@@ -16,6 +16,13 @@ describe('findInDump', () => {
     expect(findInDump('x\t{"securityCode":"7319"}\n', needle)).toEqual(['code in clear text']);
   });
 
+  it('leaves bytea values alone for text-only values, whose hex random bytes hold by chance', () => {
+    const dump = `1\t\\\\x01ab${hex('100')}ff\n`;
+    expect(findInDump(dump, [{ what: 'code', text: '100', wholeField: true }])).toEqual(['code in clear inside a bytea value']);
+    expect(findInDump(dump, [{ what: 'code', text: '100', wholeField: true, textOnly: true }])).toEqual([]);
+    expect(findInDump('x\t100\ty\n', [{ what: 'code', text: '100', wholeField: true, textOnly: true }])).toEqual(['code in clear text']);
+  });
+
   it('finds nothing in sealed values', () => {
     expect(findInDump(`1\t\\\\x0100000001a3f09c\t512345xxxxxx0008\n`, [{ what: 'card', text: TEST_CARD }])).toEqual([]);
   });

@@ -27,7 +27,14 @@ describe('npm start from a fresh clone', () => {
   });
 
   afterAll(() => {
-    gateway?.kill('SIGKILL');
+    // The whole process group (npm, the gateway, its Postgres), should the test fail midway.
+    if (gateway?.pid && gateway.exitCode === null) {
+      try {
+        process.kill(-gateway.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     rmSync(clone, { recursive: true, force: true });
   });
 

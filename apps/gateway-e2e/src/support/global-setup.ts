@@ -127,6 +127,8 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
             PUBLIC_BASE_URL: base,
           }
         : {}),
+      // browser-payment builds the payer's redirect URLs on the edge's address.
+      ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: base } : {}),
       ...(app === 'token-vault'
         ? { VAULT_MASTER_KEYS: `e2e-1:${vaultKeys.master}`, VAULT_FINGERPRINT_KEY: vaultKeys.fingerprint }
         : {}),

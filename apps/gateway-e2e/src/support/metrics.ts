@@ -28,3 +28,8 @@ export function counterTotal(metrics: string, name: string, labels: Record<strin
 export async function acquirerCalls(app: string, operation = 'VERIFY'): Promise<number> {
   return counterTotal(await scrapeMetrics(app), 'gateway_acquirer_requests_total', { operation });
 }
+
+/** Refund calls the acquirer answered, as counted by `app` (order-transaction makes them). */
+export function acquirerRefundCalls(app = 'order-transaction'): Promise<number> {
+  return acquirerCalls(app, 'REFUND');
+}

@@ -1,5 +1,6 @@
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { call, createMerchant, readState, TestMerchant } from '../support/gateway-client';
+import { acquirerCalls } from '../support/metrics';
 
 /**
  * Issue 5, "Must show": the verification strategies of create or update token over HTTP (spec
@@ -16,17 +17,6 @@ const card = (number: string, expiry?: Expiry, extra: Body = {}): Body => ({
   sourceOfFunds: { type: 'CARD', provided: { card: { number, ...(expiry ? { expiry } : {}), ...extra } } },
 });
 const acquirer = { verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
-
-/** `gateway_acquirer_requests_total` of one app (distributed) or of the one process (standalone). */
-async function acquirerCalls(app: 'verification' | 'token-vault'): Promise<number> {
-  const state = readState();
-  const base = state.profile === 'distributed' ? state.appUrls[app] : state.baseUrl;
-  const text = await (await fetch(`${base}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('gateway_acquirer_requests_total{') && line.includes('operation="VERIFY"'))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
 
 describe('token verification strategies', () => {
   let merchant: TestMerchant;

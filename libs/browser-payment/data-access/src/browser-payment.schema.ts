@@ -1,4 +1,8 @@
 import type { ServiceSchema } from '@gateway/platform';
+import { BrowserPaymentEntity } from './browser-payment.entity';
+import { CreateBrowserPayments1764100000000 } from './migrations/1764100000000-create-browser-payments';
+import { ProviderRefundEntity } from './provider-refund.entity';
+import { SimulatedProviderPaymentEntity } from './simulated-provider-payment.entity';
 
 /**
  * The `browser_payment` schema: owned by browser-payment, migrated by its own SQL migrations, read by no other
@@ -7,6 +11,6 @@ import type { ServiceSchema } from '@gateway/platform';
  */
 export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
   schema: 'browser_payment',
-  entities: [],
-  migrations: [],
+  entities: [BrowserPaymentEntity, SimulatedProviderPaymentEntity, ProviderRefundEntity],
+  migrations: [CreateBrowserPayments1764100000000],
 };

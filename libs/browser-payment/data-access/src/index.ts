@@ -1,1 +1,7 @@
 export * from './browser-payment.schema';
+export * from './payment-columns';
+export * from './browser-payment.entity';
+export * from './simulated-provider-payment.entity';
+export * from './provider-refund.entity';
+export * from './browser-payment.repository';
+export * from './simulated-provider.repository';

@@ -1,6 +1,19 @@
-import { DatabaseConfig } from '@gateway/platform';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
 
 /** browser-payment's configuration, read once at boot (see docs/operations/configuration.md). */
 export class BrowserPaymentConfig extends DatabaseConfig {
   override HTTP_PORT = 8083;
+
+  @Describe('Address of the gateway as payers\' browsers reach it: browser payments\' redirect URLs start with it (the same value as api-edge\'s).')
+  @IsString()
+  @Matches(/^https?:\/\/[^\s/]+(:\d+)?$/, { message: 'must be an http(s) origin without a path' })
+  PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
+
+  @Describe('How long a browser payment\'s redirect token (the payer\'s link) opens its journey, in seconds.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  BROWSER_PAYMENT_TOKEN_TTL_SECONDS = 3_600;
 }

@@ -1,10 +1,35 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BROWSER_PAYMENT_SCHEMA } from '@gateway/browser-payment/data-access';
+import {
+  BROWSER_PAYMENT_SCHEMA,
+  BrowserPaymentRepository,
+  SimulatedProviderRepository,
+} from '@gateway/browser-payment/data-access';
+import {
+  BROWSER_PAYMENT_OPTIONS,
+  BrowserPaymentLedger,
+  CLOCK,
+  ConfirmBrowserPayment,
+  InitiateBrowserPayment,
+  PAYMENT_STORE,
+  PayerJourneys,
+  PaymentSteps,
+  ProviderAdapters,
+  RecordPayerDecision,
+  RefundAtProvider,
+  ResolvePayerToken,
+  ReturnFromProvider,
+  ShowProviderPage,
+  SIMULATOR_STORE,
+  SYSTEM_CLOCK,
+} from '@gateway/browser-payment/domain';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { BrowserPaymentConfig } from './browser-payment.config';
+import { BrowserPaymentsNatsController } from './browser-payments.nats-controller';
+import { PayerJourneyNatsController } from './payer-journey.nats-controller';
 import { PingNatsController } from './ping.nats-controller';
+import { ProviderRefundsNatsController } from './provider-refunds.nats-controller';
 
-/** Browser payments at external providers: initiate, payer redirect and return, confirm. */
+/** Browser payments at external providers: initiate, payer redirect and return, confirm, provider refunds. */
 @Module({})
 export class BrowserPaymentModule {
   static forRoot(config: BrowserPaymentConfig): DynamicModule {
@@ -17,8 +42,30 @@ export class BrowserPaymentModule {
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
       ],
-      controllers: [PingNatsController],
-      providers: [{ provide: BrowserPaymentConfig, useValue: config }],
+      controllers: [PingNatsController, BrowserPaymentsNatsController, PayerJourneyNatsController, ProviderRefundsNatsController],
+      providers: [
+        { provide: BrowserPaymentConfig, useValue: config },
+        {
+          provide: BROWSER_PAYMENT_OPTIONS,
+          useValue: { publicBaseUrl: config.PUBLIC_BASE_URL, tokenTtlMs: config.BROWSER_PAYMENT_TOKEN_TTL_SECONDS * 1_000 },
+        },
+        { provide: CLOCK, useValue: SYSTEM_CLOCK },
+        BrowserPaymentRepository,
+        SimulatedProviderRepository,
+        { provide: PAYMENT_STORE, useExisting: BrowserPaymentRepository },
+        { provide: SIMULATOR_STORE, useExisting: SimulatedProviderRepository },
+        ProviderAdapters,
+        BrowserPaymentLedger,
+        PaymentSteps,
+        PayerJourneys,
+        InitiateBrowserPayment,
+        ConfirmBrowserPayment,
+        ResolvePayerToken,
+        ShowProviderPage,
+        RecordPayerDecision,
+        ReturnFromProvider,
+        RefundAtProvider,
+      ],
     };
   }
 }

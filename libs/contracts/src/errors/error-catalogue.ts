@@ -31,6 +31,11 @@ export const ERROR_CATALOGUE = {
    * gateway connects test merchants to its test acquirer only). Never a simulated approval.
    */
   ACQUIRER_NOT_CONFIGURED: { cause: 'INVALID_REQUEST', status: 400 },
+  /**
+   * A browser payment for a merchant with no provider connection (live merchants: this gateway
+   * connects test merchants to its built-in provider simulators only). Never a simulated approval.
+   */
+  PROVIDER_NOT_CONFIGURED: { cause: 'INVALID_REQUEST', status: 400 },
   /** An authenticated caller refused for security reasons (disabled merchant, certificate). */
   REQUEST_REJECTED: { cause: 'REQUEST_REJECTED', status: 403 },
   /** A dependency did not answer in time, or nobody serves the subject. */

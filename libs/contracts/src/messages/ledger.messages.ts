@@ -96,6 +96,8 @@ export interface LedgerTransactionView {
   targetTransactionId?: string;
   /** How the transaction was funded (CARD, PROVIDER_A, ...): decides who can refund it. */
   fundingType?: string;
+  /** The tax included in `amount`, when the operation named it (a full refund's default tax). */
+  taxAmount?: string;
   createdAt: string;
 }
 
@@ -199,6 +201,15 @@ export class RecordTransactionData {
   @IsOptional()
   @Matches(CODE)
   fundingType?: string;
+
+  /**
+   * The tax included in `amount` (the request's `transaction.taxAmount`, or `order.taxAmount`
+   * of a payment), in the transaction's currency. Captures and payments that give it make the
+   * default `taxAmount` of a full refund (the total tax captured on the order).
+   */
+  @IsOptional()
+  @Matches(LEDGER_AMOUNT)
+  taxAmount?: string;
 }
 
 /** `order-transaction.ledger.record.v1` */

@@ -17,6 +17,7 @@ import { Shipping } from './refund.request';
 import {
   amountConsistency,
   browserPaymentAmountsWithinMinorUnits,
+  confirmAmountConsistency,
   confirmAmountPositive,
   initiateAmountPositive,
   providerBBankIdentifier,
@@ -175,7 +176,7 @@ export class InitiateBrowserPaymentRequest extends OrderOperationRequestBase {
   transaction?: BrowserPaymentTransaction;
 }
 
-@CrossFieldRules<ConfirmBrowserPaymentRequest>(confirmAmountPositive, browserPaymentAmountsWithinMinorUnits, amountConsistency)
+@CrossFieldRules<ConfirmBrowserPaymentRequest>(confirmAmountPositive, browserPaymentAmountsWithinMinorUnits, confirmAmountConsistency)
 export class ConfirmBrowserPaymentRequest extends OrderOperationRequestBase {
   @EnumField(['CONFIRM_BROWSER_PAYMENT'], { required: true })
   apiOperation: 'CONFIRM_BROWSER_PAYMENT';

@@ -51,6 +51,19 @@ describe('amount consistency (initiate and confirm)', () => {
     expect(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', initiate({ ...body.order, amount: '10' }))).not.toThrow();
   });
 
+  it('on a confirm, leaves sub-totals it does not give to browser-payment (they keep their initiated values)', () => {
+    // 27.00 = 22.00 items + the initiate's 5.00 shipping: only browser-payment knows the 5.00.
+    expect(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ amount: '27.00', itemAmount: '22.00' }))).not.toThrow();
+    expect(
+      rejection(() =>
+        validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ amount: '31', itemAmount: '20', shippingAndHandlingAmount: '5', taxAmount: '5' })),
+      ),
+    ).toMatchObject({ field: 'order.amount', validationType: 'INVALID' });
+    expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', initiate({ amount: '27.00', itemAmount: '22.00' })))).toMatchObject({
+      field: 'order.amount',
+    });
+  });
+
   it('checks taxAmount against the items that carry unitTaxAmount', () => {
     const items = [item('2', '5', '0.5'), item('1', '10')];
     expect(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ taxAmount: '1', item: items }))).not.toThrow();

@@ -105,16 +105,30 @@ export function confirmAmountPositive(request: ConfirmBrowserPaymentRequest): Fi
  *      quantity x unitTaxAmount.
  */
 export function amountConsistency(request: InitiateBrowserPaymentRequest | ConfirmBrowserPaymentRequest): FieldProblem | null {
+  return request.order ? orderAmountConsistency(request.order, true) : null;
+}
+
+/**
+ * A confirm changes its initiate's amounts: a sub-total it does not give keeps its initiated
+ * value, which only browser-payment knows. So rule 1 is checked here only when the confirm gives
+ * all three sub-totals; browser-payment checks every rule again on the amounts as confirmed.
+ */
+export function confirmAmountConsistency(request: ConfirmBrowserPaymentRequest): FieldProblem | null {
   const order = request.order;
   if (!order) {
     return null;
   }
+  const allSubTotals = [order.itemAmount, order.shippingAndHandlingAmount, order.taxAmount].every((value) => value !== undefined);
+  return orderAmountConsistency(order, allSubTotals);
+}
+
+function orderAmountConsistency(order: BrowserPaymentOrderBase, checkSubTotals: boolean): FieldProblem | null {
   const subTotals = [
     ['order.itemAmount', order.itemAmount],
     ['order.shippingAndHandlingAmount', order.shippingAndHandlingAmount],
     ['order.taxAmount', order.taxAmount],
   ].filter((entry): entry is [string, string] => entry[1] !== undefined);
-  if (order.amount !== undefined && subTotals.length > 0) {
+  if (checkSubTotals && order.amount !== undefined && subTotals.length > 0) {
     const sum = sumOf(subTotals.map(([, value]) => parseDecimal(value)));
     if (!sum.equals(parseDecimal(order.amount))) {
       const names = subTotals.map(([path]) => path).join(' + ');

@@ -19,3 +19,5 @@ export * from './create-session/create-session.use-case';
 export * from './update-session/update-session.use-case';
 export * from './retrieve-session/retrieve-session.use-case';
 export * from './apply-session/apply-session.use-case';
+export * from './order-operation/order-locks';
+export * from './payer-journey/dispatch-payer-journey.use-case';

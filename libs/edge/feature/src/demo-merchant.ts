@@ -3,26 +3,30 @@ import { MerchantRepository } from '@gateway/edge/data-access';
 import { API_PASSWORD_PEPPER, IssuedCredentials, ManageMerchants } from '@gateway/edge/domain';
 
 export const DEMO_MERCHANT_ID = 'TESTDEMO';
-export const DEMO_MERCHANT_ANNOUNCER = Symbol('DEMO_MERCHANT_ANNOUNCER');
 
-/** Told about the demo merchant at start: its credentials on first start, its id afterwards. */
-export type DemoMerchantAnnouncer = (demo: { merchantId: string; issued?: IssuedCredentials }) => void;
+export interface DemoMerchant {
+  merchantId: string;
+  /** Credentials on the first start only (the password is shown once); afterwards undefined. */
+  issued?: IssuedCredentials;
+}
 
 /**
  * The standalone profile's first start provisions a test merchant, so the gateway can be
- * called right away; later starts only name it (its password was shown once).
+ * called right away; later starts only name it. The main announces it once the server is
+ * listening, so whoever reads the banner can call the API at once.
  */
 @Injectable()
 export class DemoMerchantProvisioner implements OnApplicationBootstrap {
+  private provisioned: DemoMerchant | undefined;
+
   constructor(
     private readonly merchants: MerchantRepository,
     @Inject(API_PASSWORD_PEPPER) private readonly pepper: string,
-    @Inject(DEMO_MERCHANT_ANNOUNCER) private readonly announce: DemoMerchantAnnouncer,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if ((await this.merchants.count()) > 0) {
-      this.announce({ merchantId: DEMO_MERCHANT_ID });
+      this.provisioned = { merchantId: DEMO_MERCHANT_ID };
       return;
     }
     const issued = await new ManageMerchants(this.merchants, this.pepper).create({
@@ -30,6 +34,14 @@ export class DemoMerchantProvisioner implements OnApplicationBootstrap {
       name: 'Demo merchant',
       mode: 'TEST',
     });
-    this.announce({ merchantId: DEMO_MERCHANT_ID, issued });
+    this.provisioned = { merchantId: DEMO_MERCHANT_ID, issued };
+  }
+
+  /** What bootstrap provisioned (or found). */
+  demoMerchant(): DemoMerchant {
+    if (!this.provisioned) {
+      throw new Error('the demo merchant is provisioned when the application bootstraps');
+    }
+    return this.provisioned;
   }
 }

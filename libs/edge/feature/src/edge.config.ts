@@ -45,6 +45,13 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(10_000)
   ORDER_LOCK_WAIT_MS = 100;
 
+  @Describe('How long a payer\'s browser-payment step (leaving for or coming back from the provider) waits for the order\'s lock before an error page.')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  PAYER_LOCK_WAIT_MS = 2_000;
+
   @Describe('Lease of the per-order lock. Longer than NATS_REQUEST_TIMEOUT_MS, so a live operation never loses its lock.')
   @IntVar()
   @IsInt()

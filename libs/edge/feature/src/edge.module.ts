@@ -18,11 +18,14 @@ import {
   CreateSession,
   DispatchOrderOperation,
   DispatchOrderRetrieval,
+  DispatchPayerJourney,
   DispatchTokenOperation,
   JSON_BODY_LIMITS,
   MERCHANT_DIRECTORY_OPTIONS,
   MerchantDirectory,
   ORDER_LOCK_OPTIONS,
+  OrderLocks,
+  PAYER_JOURNEY_OPTIONS,
   RetrieveSession,
   SESSION_LIFETIME,
   SessionEditor,
@@ -31,7 +34,7 @@ import {
 import { LOCK_SERVICE, MemoryLockService, RedisLockService } from '@gateway/locking';
 import { createRedisClient, databaseConnection, REDIS_CLIENT, ServiceDatabaseModule } from '@gateway/platform';
 import type Redis from 'ioredis';
-import { DEMO_MERCHANT_ANNOUNCER, DemoMerchantAnnouncer, DemoMerchantProvisioner } from './demo-merchant';
+import { DemoMerchantProvisioner } from './demo-merchant';
 import { EdgeConfig } from './edge.config';
 import { EdgeReadiness } from './edge-readiness';
 import { clientCertificateAuthority } from './edge-tls';
@@ -43,6 +46,7 @@ import { MerchantAuthGuard } from './http/merchant-auth.guard';
 import { OrderOperationsHttpController } from './http/order-operations.http-controller';
 import { OrderRetrievalHttpController } from './http/order-retrieval.http-controller';
 import { SessionsHttpController } from './http/sessions.http-controller';
+import { PayerPagesHttpController } from './http/payer-pages.http-controller';
 import { TokensHttpController } from './http/tokens.http-controller';
 
 /**
@@ -52,7 +56,7 @@ import { TokensHttpController } from './http/tokens.http-controller';
 @Module({})
 export class EdgeModule {
   /** `demoMerchant`: provision a test merchant on first start (standalone profile only). */
-  static forRoot(config: EdgeConfig, options: { demoMerchant?: DemoMerchantAnnouncer } = {}): DynamicModule {
+  static forRoot(config: EdgeConfig, options: { demoMerchant?: boolean } = {}): DynamicModule {
     const distributed = config.GATEWAY_PROFILE === 'distributed';
     const throttleLimits: ThrottleLimits = {
       failuresPerMerchant: config.AUTH_FAILURES_PER_MERCHANT,
@@ -75,6 +79,7 @@ export class EdgeModule {
         OrderRetrievalHttpController,
         TokensHttpController,
         SessionsHttpController,
+        PayerPagesHttpController,
         FallbackHttpController,
       ],
       providers: [
@@ -101,6 +106,10 @@ export class EdgeModule {
             ]),
         { provide: SESSION_LIFETIME, useValue: { ttlMs: config.SESSION_TTL_MS, expiredNoticeMs: config.SESSION_EXPIRED_NOTICE_MS } },
         { provide: ORDER_LOCK_OPTIONS, useValue: { waitMs: config.ORDER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS } },
+        {
+          provide: PAYER_JOURNEY_OPTIONS,
+          useValue: { waitMs: config.PAYER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS, apiVersion: config.API_VERSION_MAX },
+        },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
         { provide: API_PASSWORD_PEPPER, useValue: config.API_PASSWORD_PEPPER },
         { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
@@ -125,13 +134,13 @@ export class EdgeModule {
         CreateSession,
         UpdateSession,
         RetrieveSession,
+        OrderLocks,
+        DispatchPayerJourney,
         ApiPath,
         ClientCertificateReader,
         MerchantAuthGuard,
         EdgeReadiness,
-        ...(options.demoMerchant
-          ? [{ provide: DEMO_MERCHANT_ANNOUNCER, useValue: options.demoMerchant }, DemoMerchantProvisioner]
-          : []),
+        ...(options.demoMerchant ? [DemoMerchantProvisioner] : []),
       ],
     };
   }

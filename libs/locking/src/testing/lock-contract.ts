@@ -49,12 +49,14 @@ export function describeLockContract(name: string, create: () => LockService | P
       expect(await locks.acquire(k, { waitMs: 0, ttlMs: 5_000 })).not.toBeNull();
     });
 
+    // Leases here are long enough that a loaded machine's pauses between two calls cannot
+    // expire them by accident; only the deliberate waits do.
     it('frees the key when the lease expires', async () => {
       const k = key();
-      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 50 })).not.toBeNull();
-      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 50 })).toBeNull();
-      await new Promise((resolve) => setTimeout(resolve, 80));
-      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 50 })).not.toBeNull();
+      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 600 })).not.toBeNull();
+      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 600 })).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 600 })).not.toBeNull();
     });
 
     it('does not let a stale owner release or extend the next owner\'s lease', async () => {
@@ -72,10 +74,10 @@ export function describeLockContract(name: string, create: () => LockService | P
 
     it('lets the owner extend its lease past the original expiry', async () => {
       const k = key();
-      const lease = await locks.acquire(k, { waitMs: 0, ttlMs: 60 });
+      const lease = await locks.acquire(k, { waitMs: 0, ttlMs: 600 });
       expect(await lease!.extend(5_000)).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 60 })).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(await locks.acquire(k, { waitMs: 0, ttlMs: 600 })).toBeNull();
     });
 
     it('issues fencing tokens that only grow', async () => {

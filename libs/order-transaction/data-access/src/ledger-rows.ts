@@ -29,6 +29,8 @@ export interface TransactionRow {
   gatewayCode: string;
   targetTransactionId: string | null;
   fundingType: string | null;
+  /** The tax included in amount, when the operation named it. */
+  taxAmount: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -57,13 +59,15 @@ export interface TransactionWrite {
   gatewayCode: string;
   targetTransactionId: string | null;
   fundingType: string | null;
+  taxAmount: string | null;
 }
 
 /** Everything one record writes: the order row, the transaction, the stored response. */
 export interface LedgerWrite {
   order: Omit<OrderRow, 'createdAt'>;
   transaction: TransactionWrite;
-  response: { apiOperation: string; requestHash: string; body: JsonObject };
+  /** `replaces`: the response stored for this operation is replaced (a reservation completed). */
+  response: { apiOperation: string; requestHash: string; body: JsonObject; replaces?: boolean };
   /** The order's operation count after this write: numbers the new rows. */
   sequence: number;
   at: Date;

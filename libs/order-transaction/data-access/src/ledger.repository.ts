@@ -18,7 +18,8 @@ const TRANSACTIONS_OF_ORDER = `
       'transactionId', t.transaction_id, 'sequence', t.sequence, 'apiOperation', t.api_operation,
       'type', t.type, 'amount', t.amount::text, 'currency', t.currency, 'result', t.result,
       'gatewayCode', t.gateway_code, 'targetTransactionId', t.target_transaction_id,
-      'fundingType', t.funding_type, 'createdAt', t.created_at, 'updatedAt', t.updated_at
+      'fundingType', t.funding_type, 'taxAmount', t.tax_amount::text,
+      'createdAt', t.created_at, 'updatedAt', t.updated_at
     ) ORDER BY t.sequence)
     FROM order_transaction.transactions t
     WHERE t.merchant_id = o.merchant_id AND t.order_id = o.order_id
@@ -177,9 +178,9 @@ export class LedgerWriter {
        ), new_transaction AS (
          INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
            api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
-           funding_type, created_at, updated_at)
+           funding_type, tax_amount, created_at, updated_at)
          SELECT merchant_id, order_id, $13, 1, $14, $15, $16::numeric, $17, $18, $19, $20, $21,
-           $12::timestamptz, $12::timestamptz
+           $24::numeric, $12::timestamptz, $12::timestamptz
            FROM new_order
          RETURNING merchant_id, order_id, transaction_id
        )
@@ -202,6 +203,7 @@ export class LedgerWriter {
         t.fundingType,
         response.requestHash,
         JSON.stringify(response.body),
+        t.taxAmount,
       ],
     );
     return rows.length === 1;
@@ -210,9 +212,15 @@ export class LedgerWriter {
   /**
    * After lockOrder: the order's new state, the transaction (inserted, or updated keeping its
    * sequence, creating operation and creation time) and the stored response, in one statement.
+   * The response is inserted, or with `response.replaces` replaces the one stored for the same
+   * operation (a reservation's PENDING body, once its outcome is known).
    */
   async applyToOrder(write: LedgerWrite): Promise<void> {
     const { order, transaction: t, response, at, sequence } = write;
+    const replaceResponse = response.replaces
+      ? `ON CONFLICT (merchant_id, order_id, transaction_id, api_operation) DO UPDATE
+            SET sequence = EXCLUDED.sequence, body = EXCLUDED.body`
+      : '';
     const rows: unknown[] = await this.manager.query(
       `WITH updated_order AS (
          UPDATE order_transaction.orders
@@ -225,21 +233,23 @@ export class LedgerWriter {
        ), saved_transaction AS (
          INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
            api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
-           funding_type, created_at, updated_at)
+           funding_type, tax_amount, created_at, updated_at)
          SELECT merchant_id, order_id, $13, $24::integer, $14, $15, $16::numeric, $17, $18, $19, $20,
-           $21, $12::timestamptz, $12::timestamptz
+           $21, $25::numeric, $12::timestamptz, $12::timestamptz
            FROM updated_order
          ON CONFLICT (merchant_id, order_id, transaction_id) DO UPDATE
             SET type = EXCLUDED.type, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
                 result = EXCLUDED.result, gateway_code = EXCLUDED.gateway_code,
                 target_transaction_id = EXCLUDED.target_transaction_id,
-                funding_type = EXCLUDED.funding_type, updated_at = EXCLUDED.updated_at
+                funding_type = EXCLUDED.funding_type, tax_amount = EXCLUDED.tax_amount,
+                updated_at = EXCLUDED.updated_at
          RETURNING merchant_id, order_id, transaction_id
        )
        INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
          api_operation, sequence, request_hash, body, created_at)
        SELECT merchant_id, order_id, transaction_id, $14, $24::integer, $22, $23::jsonb, $12::timestamptz
          FROM saved_transaction
+       ${replaceResponse}
        RETURNING 1`,
       [
         ...orderValues(order),
@@ -256,12 +266,63 @@ export class LedgerWriter {
         response.requestHash,
         JSON.stringify(response.body),
         sequence,
+        t.taxAmount,
       ],
     );
     if (rows.length !== 1) {
-      // Only possible if the locked row vanished: the ledger never deletes orders.
+      // Only possible if the locked row vanished.
       throw new Error(`ledger write on ${order.merchantId}/${order.orderId} wrote ${rows.length} responses`);
     }
+  }
+
+  /**
+   * After lockOrder: removes a reserved transaction and its stored responses, for an operation
+   * released before any money moved (docs/decisions/refund-reservation.md). The only deletion
+   * the ledger makes; answers how many transactions the order has left.
+   */
+  async deleteTransaction(merchantId: string, orderId: string, transactionId: string): Promise<number> {
+    const rows: { remaining: number }[] = await this.manager.query(
+      `WITH deleted_responses AS (
+         DELETE FROM order_transaction.operation_responses
+          WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
+       ), deleted_transaction AS (
+         DELETE FROM order_transaction.transactions
+          WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
+         RETURNING 1
+       )
+       SELECT (SELECT count(*)::int FROM order_transaction.transactions
+                WHERE merchant_id = $1 AND order_id = $2)
+              - (SELECT count(*)::int FROM deleted_transaction) AS remaining`,
+      [merchantId, orderId, transactionId],
+    );
+    return rows[0].remaining;
+  }
+
+  /** After deleteTransaction left none: the order existed only for the released operation. */
+  async deleteOrder(merchantId: string, orderId: string): Promise<void> {
+    await this.manager.query('DELETE FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2', [
+      merchantId,
+      orderId,
+    ]);
+  }
+
+  /** After lockOrder: the order's derived state and fencing token, its details untouched. */
+  async saveOrderState(order: Pick<OrderRow, 'merchantId' | 'orderId' | 'status' | 'totalAuthorizedAmount' | 'totalCapturedAmount' | 'totalRefundedAmount' | 'lastFencingToken'>): Promise<void> {
+    await this.manager.query(
+      `UPDATE order_transaction.orders
+          SET status = $3, total_authorized_amount = $4, total_captured_amount = $5,
+              total_refunded_amount = $6, last_fencing_token = $7
+        WHERE merchant_id = $1 AND order_id = $2`,
+      [
+        order.merchantId,
+        order.orderId,
+        order.status,
+        order.totalAuthorizedAmount,
+        order.totalCapturedAmount,
+        order.totalRefundedAmount,
+        order.lastFencingToken,
+      ],
+    );
   }
 }
 

@@ -10,6 +10,7 @@ import { OrderEntity } from './order.entity';
 @Check('transactions_result_check', TRANSACTION_RESULT_CHECK)
 @Check('transactions_amount_check', 'amount >= 0')
 @Check('transactions_currency_check', `currency ~ '^[A-Z]{3}$'`)
+@Check('transactions_tax_amount_check', 'tax_amount >= 0')
 export class TransactionEntity {
   @PrimaryColumn({ name: 'merchant_id', type: 'varchar', length: 40, primaryKeyConstraintName: 'transactions_pkey' })
   merchantId: string;
@@ -55,6 +56,10 @@ export class TransactionEntity {
 
   @Column({ name: 'funding_type', type: 'varchar', length: 40, nullable: true })
   fundingType: string | null;
+
+  /** The tax included in `amount`, when the operation named it (null: not known). */
+  @Column({ name: 'tax_amount', ...MONEY_COLUMN, nullable: true })
+  taxAmount: string | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -11,3 +11,6 @@ export * from './notifications/retry-policy';
 export * from './write-notification/write-notification.use-case';
 export * from './dispatch-notifications/webhook-sender';
 export * from './dispatch-notifications/dispatch-notifications.use-case';
+export * from './release-reservation/release-reservation.use-case';
+export * from './refund-order/refund-order.use-case';
+export * from './refund-order/refund-side-effects';

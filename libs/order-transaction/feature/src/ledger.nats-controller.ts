@@ -24,7 +24,8 @@ export class LedgerNatsController {
   }
 
   @MessagePattern(SUBJECTS.orderTransaction.ledgerRecord)
-  record(@Payload() data: unknown): Promise<RecordOperationReply> {
-    return this.recordOperation.execute(parseMessage(RecordOperationMessage, data));
+  async record(@Payload() data: unknown): Promise<RecordOperationReply> {
+    const { body } = await this.recordOperation.execute(parseMessage(RecordOperationMessage, data));
+    return { body };
   }
 }

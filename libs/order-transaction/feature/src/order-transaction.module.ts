@@ -1,4 +1,5 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { AcquirerModule } from '@gateway/acquirer';
 import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import {
   BeginOperation,
@@ -7,6 +8,10 @@ import {
   LEDGER_EVENTS,
   NOTIFICATION_SECRET_KEYS,
   RecordOperation,
+  REFUND_CALL_TIMEOUT_MS,
+  RefundOrder,
+  RefundSideEffects,
+  ReleaseReservation,
   RetrieveOrder,
   RetrieveTransaction,
   WEBHOOK_SENDER,
@@ -17,6 +22,7 @@ import { LedgerNatsController } from './ledger.nats-controller';
 import { OrderRetrievalNatsController } from './order-retrieval.nats-controller';
 import { OrderTransactionConfig } from './order-transaction.config';
 import { PingNatsController } from './ping.nats-controller';
+import { RefundNatsController } from './refund.nats-controller';
 import { HttpsWebhookSender } from './webhooks/https-webhook-sender';
 import { DISPATCHER_LOOP, NotificationDispatcher } from './webhooks/notification-dispatcher';
 import { loadWebhookSettings } from './webhooks/webhook-settings';
@@ -39,10 +45,12 @@ export class OrderTransactionModule {
           connection: databaseConnection(config, 'order-transaction'),
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
+        AcquirerModule,
       ],
-      controllers: serves ? [PingNatsController, LedgerNatsController, OrderRetrievalNatsController] : [],
+      controllers: serves ? [PingNatsController, LedgerNatsController, OrderRetrievalNatsController, RefundNatsController] : [],
       providers: [
         { provide: OrderTransactionConfig, useValue: config },
+        { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
         LedgerRepository,
         NotificationOutbox,
         WriteNotification,
@@ -51,6 +59,9 @@ export class OrderTransactionModule {
         RecordOperation,
         RetrieveOrder,
         RetrieveTransaction,
+        ReleaseReservation,
+        RefundSideEffects,
+        RefundOrder,
         ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };

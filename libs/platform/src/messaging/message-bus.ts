@@ -26,6 +26,22 @@ const UNAVAILABLE = new Set([
 ]);
 
 /**
+ * SERVER_BUSY because no instance serves the subject: the request was never delivered, so it
+ * cannot have had any effect (unlike a timeout, after which the service may have acted). A
+ * caller that reserved something before the request can release it safely on this one.
+ */
+export class NotDeliveredError extends GatewayError {
+  constructor(readonly subject: string) {
+    super('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.', retryAfterSeconds: 1 });
+  }
+}
+
+function isNoResponders(err: unknown): boolean {
+  // In-process: the error itself; NATS: a RequestError whose cause it is.
+  return err instanceof Error && (err.name === 'NoResponders' || (err.cause instanceof Error && err.cause.name === 'NoResponders'));
+}
+
+/**
  * Request/reply to other services. Every request has a timeout; a timeout, "no responders"
  * or a lost connection becomes SERVER_BUSY; a coded error from the service is rethrown as
  * the same GatewayError; anything else is logged under a support code and becomes
@@ -66,6 +82,10 @@ export class MessageBus {
     }
     if (GatewayError.isWire(err)) {
       return GatewayError.fromWire(err);
+    }
+    if (isNoResponders(err)) {
+      this.logger.warn({ subject, reason: 'NoResponders' }, 'service unavailable');
+      return new NotDeliveredError(subject);
     }
     if (err instanceof TimeoutError || (err instanceof Error && UNAVAILABLE.has(err.name))) {
       this.logger.warn({ subject, reason: err.name }, 'service unavailable');

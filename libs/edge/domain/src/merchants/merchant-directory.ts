@@ -66,5 +66,5 @@ export class MerchantDirectory {
  */
 export function toMerchantContext(merchant: MerchantEntity): MerchantContext {
   const { clientCertificates: _edgeOnly, ...settings } = merchant.settings;
-  return { id: merchant.id, mode: merchant.mode, settings };
+  return { id: merchant.id, mode: merchant.mode, name: merchant.name, settings };
 }

@@ -11,11 +11,12 @@ import {
   readApiOperation,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
-import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
+import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { lockFailureBody } from '../api/api-response';
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { assertNotificationUrlAllowed } from './notification-url';
+import { OrderLocks } from './order-locks';
 
 export const ORDER_LOCK_OPTIONS = Symbol('ORDER_LOCK_OPTIONS');
 
@@ -49,14 +50,18 @@ export interface OrderOperationResult {
  */
 @Injectable()
 export class DispatchOrderOperation {
+  private readonly orderLocks: OrderLocks;
+
   constructor(
     private readonly bus: MessageBus,
-    @Inject(LOCK_SERVICE) private readonly locks: LockService,
+    @Inject(LOCK_SERVICE) locks: LockService,
     @Inject(ORDER_LOCK_OPTIONS) private readonly lockOptions: OrderLockOptions,
-    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    @Inject(APP_LOGGER) logger: AppLogger,
     private readonly metrics: Metrics,
     private readonly sessions: ApplySession,
-  ) {}
+  ) {
+    this.orderLocks = new OrderLocks(locks, logger, metrics);
+  }
 
   async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
     const apiOperation = readApiOperation(command.body);
@@ -66,9 +71,8 @@ export class DispatchOrderOperation {
     const filled = await this.sessions.fill(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
     validateOrderOperationRequest(apiOperation, filled.body);
     assertNotificationUrlAllowed(filled.body, command.merchant);
-    const lease = await this.acquire(command.merchant.id, command.orderId);
+    const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {
-      this.metrics.lockFailures.inc();
       return { apiOperation, body: lockFailureBody(command.orderId, command.transactionId) };
     }
     try {
@@ -98,24 +102,7 @@ export class DispatchOrderOperation {
       }
       throw err;
     } finally {
-      lease.release().catch((err: unknown) => this.logger.warn({ err }, 'order lock release failed'));
+      this.orderLocks.release(lease);
     }
-  }
-
-  private async acquire(merchantId: string, orderId: string): Promise<Lease | null> {
-    const started = process.hrtime.bigint();
-    let lease: Lease | null;
-    try {
-      lease = await this.locks.acquire(`${merchantId}:${orderId}`, this.lockOptions);
-    } catch (err) {
-      // The lock store (Redis) is unavailable: no operation may run unserialised.
-      this.logger.warn({ err }, 'order lock unavailable');
-      throw new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.' });
-    }
-    this.metrics.lockWait.observe(
-      { outcome: lease ? 'acquired' : 'timeout' },
-      Number(process.hrtime.bigint() - started) / 1e9,
-    );
-    return lease;
   }
 }

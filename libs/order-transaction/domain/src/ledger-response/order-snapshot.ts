@@ -76,6 +76,7 @@ export function orderView(order: OrderSnapshot, transactions: readonly Transacti
       gatewayCode: t.gatewayCode,
       ...(t.targetTransactionId ? { targetTransactionId: t.targetTransactionId } : {}),
       ...(t.fundingType ? { fundingType: t.fundingType } : {}),
+      ...(t.taxAmount !== null ? { taxAmount: Money.of(t.taxAmount, t.currency).toFixed() } : {}),
       createdAt: t.createdAt.toISOString(),
     })),
   };

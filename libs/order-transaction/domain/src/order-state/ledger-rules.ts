@@ -4,6 +4,8 @@ import { deriveTotals, isStandaloneRefund, LedgerEntry, OrderTotals, sumOf } fro
 
 /** Refunds whose money has moved or may still move count against the refundable amount. */
 const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+/** A refund request waiting for approval holds its amount, so approving it can never break the limit. */
+const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount'];
 
 /**
@@ -36,17 +38,27 @@ export function assertLedgerRules(
   const availableBefore = refundable(currency, before);
   const availableAfter = refundable(currency, after);
   if (availableAfter.isNegative() && availableAfter.lessThan(availableBefore)) {
-    const available = availableBefore.isNegative() ? Money.zero(currency) : availableBefore;
-    throw GatewayError.invalidField(
-      'transaction.amount',
-      'INVALID',
-      `Value '${Money.of(incoming.amount, currency).toFixed()}' is invalid. The amount available for refund on this order is ${available.toFixed()} ${currency}.`,
-    );
+    throw refundLimitError(Money.of(incoming.amount, currency), availableBefore);
   }
 }
 
-/** Captured minus the refunds exposed; negative when the refunds exceed the captured amount. */
+/** A refund of `amount` refused by the refund limit, `available` (negative: none) being left. */
+export function refundLimitError(amount: Money, available: Money): GatewayError {
+  const shown = available.isNegative() ? Money.zero(available.currency) : available;
+  return GatewayError.invalidField(
+    'transaction.amount',
+    'INVALID',
+    `Value '${amount.toFixed()}' is invalid. The amount available for refund on this order is ${shown.toFixed()} ${shown.currency}.`,
+  );
+}
+
+/**
+ * Captured minus the refunds exposed (and the refund requests outstanding); negative when they
+ * exceed the captured amount.
+ */
 export function refundable(currency: string, entries: readonly LedgerEntry[]): Money {
-  const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED).minus(sumOf(currency, entries, ['VOID_REFUND']));
+  const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED)
+    .plus(sumOf(currency, entries, ['REFUND_REQUEST'], REQUEST_OUTSTANDING))
+    .minus(sumOf(currency, entries, ['VOID_REFUND']));
   return deriveTotals(currency, entries).totalCapturedAmount.minus(exposed);
 }

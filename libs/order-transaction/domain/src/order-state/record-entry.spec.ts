@@ -70,7 +70,8 @@ const ON_AUTHORIZED: Record<TransactionType, ByResult> = {
   PAYMENT: onSuccess(['PARTIALLY_CAPTURED', '140.00', '40.00', '0.00'], AUTHORIZED_100),
   // Nothing captured: a refund that has or may have moved money breaks the refund limit.
   REFUND: { SUCCESS: 'REJECTED', FAILURE: AUTHORIZED_100, PENDING: 'REJECTED', UNKNOWN: 'REJECTED' },
-  REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '100.00', '0.00', '0.00'], FAILURE: AUTHORIZED_100, PENDING: ['REFUND_REQUESTED', '100.00', '0.00', '0.00'], UNKNOWN: AUTHORIZED_100 },
+  // An outstanding request holds its amount as a refund would: nothing to hold it against.
+  REFUND_REQUEST: { SUCCESS: 'REJECTED', FAILURE: AUTHORIZED_100, PENDING: 'REJECTED', UNKNOWN: AUTHORIZED_100 },
   VERIFICATION: same(AUTHORIZED_100),
   VOID_AUTHORIZATION: onSuccess(['AUTHORIZED', '60.00', '0.00', '0.00'], AUTHORIZED_100),
   VOID_CAPTURE: onSuccess('REJECTED', AUTHORIZED_100),
@@ -198,6 +199,18 @@ describe('order lifecycles', () => {
     expect(requested.state.status).toBe('REFUND_REQUESTED');
     const approved = recordEntry('USD', requested.entries, entry('REFUND', '10.00'), { replacing: 1, excessiveRefundAllowed: false });
     expect(approved.state.status).toBe('REFUNDED');
+  });
+
+  it('an outstanding refund request holds its amount: a refund beyond the rest is refused', () => {
+    const requested = recordEntry('USD', [entry('PAYMENT', '10.00')], entry('REFUND_REQUEST', '6.00', 'PENDING'), {
+      excessiveRefundAllowed: false,
+    });
+    expect(() => recordEntry('USD', requested.entries, entry('REFUND', '4.01'), { excessiveRefundAllowed: false })).toThrow(
+      /available for refund on this order is 4.00 USD/,
+    );
+    expect(recordEntry('USD', requested.entries, entry('REFUND', '4.00'), { excessiveRefundAllowed: false }).state.status).toBe(
+      'REFUND_REQUESTED',
+    );
   });
 
   it('works in the currency\'s own minor units (JPY 0, BHD 3)', () => {

@@ -26,7 +26,7 @@ export interface RecordInput {
   orderAmount: Money | null;
   details: JsonObject;
   notificationUrl: string | null;
-  transaction: RecordedTransaction & { fundingType: string | null };
+  transaction: RecordedTransaction & { fundingType: string | null; taxAmount: Money | null };
   response: JsonObject;
 }
 
@@ -52,6 +52,8 @@ export function parseRecordInput(message: RecordOperationMessage): RecordInput {
       gatewayCode: transaction.gatewayCode,
       targetTransactionId: transaction.targetTransactionId ?? null,
       fundingType: transaction.fundingType ?? null,
+      taxAmount:
+        transaction.taxAmount === undefined ? null : money(transaction.taxAmount, transaction.currency, 'transaction', 'taxAmount'),
     },
     response: message.response,
   };
@@ -84,14 +86,14 @@ export function entryOf(transaction: { type: TransactionType; amount: Money; res
   return { type: transaction.type, amount: transaction.amount.toString(), result: transaction.result };
 }
 
-function money(amount: string, currency: string, group: 'order' | 'transaction'): Money {
+function money(amount: string, currency: string, group: 'order' | 'transaction', name = 'amount'): Money {
   try {
     return Money.of(amount, currency);
   } catch (err) {
     if (!(err instanceof MoneyError)) {
       throw err;
     }
-    const field = err.code === 'UNKNOWN_CURRENCY' ? `${group}.currency` : `${group}.amount`;
+    const field = err.code === 'UNKNOWN_CURRENCY' ? `${group}.currency` : `${group}.${name}`;
     const value = err.code === 'UNKNOWN_CURRENCY' ? currency : amount;
     throw GatewayError.invalidField(field, 'INVALID', `Value '${value}' is invalid. ${err.message}`);
   }

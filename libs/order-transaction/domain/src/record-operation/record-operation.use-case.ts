@@ -11,6 +11,23 @@ import { recordEntry } from '../order-state/record-entry';
 import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
 
 /**
+ * How a record takes part in a reservation (docs/decisions/refund-reservation.md). Only this
+ * service's own use cases reserve, in-process; records from other services are plain RECORDs.
+ *   RESERVE   a RECORD of a PENDING transaction that holds its amount before the side effect;
+ *             not announced to the webhook outbox, since it may still be released.
+ *   COMPLETE  the UPDATE of a transaction this process reserved, with the side effect's
+ *             outcome. Not fenced (the reservation proved the lock, and money that moved must
+ *             be recorded even if a newer token reached the order since), no replay (the stored
+ *             response is the reservation's own, and is replaced).
+ */
+export type RecordStep = 'RECORD' | 'RESERVE' | 'COMPLETE';
+
+/** A record's answer, and whether it was a replay of a body stored before (nothing written). */
+export interface RecordedOperation extends RecordOperationReply {
+  replayed: boolean;
+}
+
+/**
  * The ledger's second step, after an operation's side effects: one database transaction that
  * locks the order row, checks the fencing token, replays or refuses a repeated transaction id,
  * derives totals and status, enforces the money rules, writes the order, the transaction and
@@ -24,12 +41,12 @@ export class RecordOperation {
     @Inject(LEDGER_EVENTS) private readonly events: LedgerEvents,
   ) {}
 
-  async execute(message: RecordOperationMessage): Promise<RecordOperationReply> {
+  async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD'): Promise<RecordedOperation> {
     const input = parseRecordInput(message);
     return this.ledger.transaction(async (writer) => {
       const locked = await writer.lockOrder(input.merchant.id, input.orderId);
       if (!locked) {
-        const created = await this.createOrder(writer, input, new Date());
+        const created = await this.createOrder(writer, input, step, new Date());
         if (created) {
           return created;
         }
@@ -39,11 +56,16 @@ export class RecordOperation {
       if (!order) {
         throw new Error('order neither insertable nor lockable');
       }
-      return this.recordOnOrder(writer, order, input, recordTime(order));
+      return this.recordOnOrder(writer, order, input, step, recordTime(order));
     });
   }
 
-  private async createOrder(writer: LedgerWriter, input: RecordInput, at: Date): Promise<RecordOperationReply | null> {
+  private async createOrder(
+    writer: LedgerWriter,
+    input: RecordInput,
+    step: RecordStep,
+    at: Date,
+  ): Promise<RecordedOperation | null> {
     if (input.mode === 'UPDATE') {
       throw noSuchTransaction(input.transactionId);
     }
@@ -61,27 +83,36 @@ export class RecordOperation {
       updatedAt: at,
     };
     const body = completeResponse(input.response, order, input.transaction, at);
-    const write = ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at);
+    const write = ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence);
     if (!(await writer.insertNewOrder(write))) {
       return null;
     }
-    await this.announce(writer, input, true, input.notificationUrl, body, at);
-    return { body };
+    if (step !== 'RESERVE') {
+      await this.announce(writer, input, true, input.notificationUrl, body, at);
+    }
+    return { body, replayed: false };
   }
 
   private async recordOnOrder(
     writer: LedgerWriter,
     row: OrderRow,
     input: RecordInput,
+    step: RecordStep,
     at: Date,
-  ): Promise<RecordOperationReply> {
-    assertFenceCurrent(input.fence, row);
-    const contents = await writer.readContents(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
-    const replay = replayOf(contents.stored, input.requestHash, input);
-    if (replay) {
-      return { body: replay };
+  ): Promise<RecordedOperation> {
+    if (step !== 'COMPLETE') {
+      assertFenceCurrent(input.fence, row);
     }
+    const contents = await writer.readContents(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
     const existing = contents.transactions.find((t) => t.transactionId === input.transactionId);
+    if (step === 'COMPLETE') {
+      assertReservationHeld(existing, contents.stored?.requestHash, input);
+    } else {
+      const replay = replayOf(contents.stored, input.requestHash, input);
+      if (replay) {
+        return { body: replay, replayed: true };
+      }
+    }
     this.assertModeFits(input, existing);
     assertOrderCurrency(row.currency, input);
 
@@ -101,9 +132,16 @@ export class RecordOperation {
     const body = completeResponse(input.response, order, input.transaction, at);
     const notificationUrl = input.notificationUrl ?? row.notificationUrl;
     const details = { ...row.details, ...input.details };
-    await writer.applyToOrder(ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at));
-    await this.announce(writer, input, false, notificationUrl, body, at);
-    return { body };
+    // A completion may carry an older token than the order's newest: keep the newest.
+    const fence = input.fence > BigInt(row.lastFencingToken) ? input.fence : BigInt(row.lastFencingToken);
+    const write = ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at, fence);
+    await writer.applyToOrder({ ...write, response: { ...write.response, replaces: step === 'COMPLETE' } });
+    if (step !== 'RESERVE') {
+      // A completed reservation that opened the order announces its creation now.
+      const createdOrder = step === 'COMPLETE' && existing?.sequence === 1;
+      await this.announce(writer, input, createdOrder, notificationUrl, body, at);
+    }
+    return { body, replayed: false };
   }
 
   private assertModeFits(input: RecordInput, existing: TransactionRow | undefined): void {
@@ -153,6 +191,16 @@ function recordTime(order: OrderRow): Date {
   return new Date(Math.max(now, order.updatedAt.getTime()));
 }
 
+/**
+ * A completion must find the reservation it completes: the same transaction, still PENDING,
+ * stored for the same request. Anything else is a fault in this service, never a merchant's.
+ */
+function assertReservationHeld(existing: TransactionRow | undefined, storedHash: string | undefined, input: RecordInput): void {
+  if (!existing || existing.result !== 'PENDING' || storedHash !== input.requestHash) {
+    throw new Error(`no reservation of ${input.apiOperation} ${input.orderId}/${input.transactionId} to complete`);
+  }
+}
+
 function entryOfRow(row: TransactionRow): LedgerEntry {
   return { type: row.type, amount: row.amount, result: row.result };
 }
@@ -165,6 +213,7 @@ function ledgerWrite(
   sequence: number,
   body: JsonObject,
   at: Date,
+  fence: bigint,
 ): LedgerWrite {
   const t = input.transaction;
   return {
@@ -179,7 +228,7 @@ function ledgerWrite(
       totalRefundedAmount: order.totalRefundedAmount.toFixed(),
       details,
       notificationUrl,
-      lastFencingToken: input.fence.toString(),
+      lastFencingToken: fence.toString(),
       operationCount: sequence,
       updatedAt: at,
     },
@@ -193,6 +242,7 @@ function ledgerWrite(
       gatewayCode: t.gatewayCode,
       targetTransactionId: t.targetTransactionId,
       fundingType: t.fundingType,
+      taxAmount: t.taxAmount?.toFixed() ?? null,
     },
     response: { apiOperation: input.apiOperation, requestHash: input.requestHash, body },
     sequence,

@@ -9,6 +9,8 @@ import {
   MerchantContext,
   MerchantSettings,
   RecordOperationMessage,
+  OperationReply,
+  OrderOperationMessage,
   RecordOperationReply,
   SUBJECTS,
 } from '@gateway/contracts';
@@ -37,8 +39,10 @@ export interface LedgerTestApp {
   running: RunningApp;
   bus: MessageBus;
   dataSource: DataSource;
+  metrics: Metrics;
   begin(message: BeginOperationMessage): Promise<BeginOperationReply>;
   record(message: RecordOperationMessage): Promise<RecordOperationReply>;
+  refund(message: OrderOperationMessage): Promise<OperationReply>;
 }
 
 export async function startLedgerTestApp(env: Record<string, string> = {}): Promise<LedgerTestApp> {
@@ -55,9 +59,10 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
   });
   const logger = createLogger({ service: 'order-transaction', level: 'silent' });
   const messaging = messagingOptions(config, 'order-transaction');
+  const metrics = new Metrics();
   @Module({
     imports: [
-      PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 }),
+      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
       OrderTransactionModule.forRoot(config),
     ],
   })
@@ -75,8 +80,10 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     running,
     bus,
     dataSource: running.app.get<DataSource>(getDataSourceToken('order_transaction')),
+    metrics,
     begin: (message) => bus.request(SUBJECTS.orderTransaction.ledgerBegin, message),
     record: (message) => bus.request(SUBJECTS.orderTransaction.ledgerRecord, message),
+    refund: (message) => bus.request(SUBJECTS.orderTransaction.refund, message),
   };
 }
 

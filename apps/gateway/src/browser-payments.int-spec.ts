@@ -1,0 +1,570 @@
+import { randomBytes } from 'node:crypto';
+import { defaultMerchantSettings, JsonObject, ProviderRefundMessage, ProviderRefundReply, SUBJECTS } from '@gateway/contracts';
+import { LOCK_SERVICE, LockService } from '@gateway/locking';
+import { canonicalJson } from '@gateway/platform';
+import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/browser-payment-test-gateway';
+
+/**
+ * Browser payments through the edge's HTTP surface with the real ledger and browser-payment
+ * service (one process, in-process bus, the run's Postgres): the merchant's initiate and
+ * confirm, the payer's journey through the pages (followed here with plain HTTP; the real
+ * browser is in the e2e tier), what retrieval reads back, and what tampered tokens do.
+ */
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  // A short payer lock wait keeps the "order busy" case quick.
+  gateway = await startBrowserPaymentGateway({ PAYER_LOCK_WAIT_MS: '300' });
+});
+
+afterAll(async () => {
+  await gateway?.running.shutdown('tests done');
+});
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const newOrderId = () => `bp-${randomBytes(5).toString('hex')}`;
+const RETURN_URL = 'https://shop.example/checkout/return?cart=7';
+
+type Provider = 'provider_a' | 'provider_b' | 'provider_c';
+
+function initiateBody(provider: Provider, extra: JsonObject = {}): JsonObject {
+  const sourceOfFunds: JsonObject =
+    provider === 'provider_b'
+      ? { type: 'PROVIDER_B', provided: { provider_b: { bankIdentifier: '37040044' } } }
+      : { type: provider === 'provider_a' ? 'PROVIDER_A' : 'PROVIDER_C' };
+  return {
+    apiOperation: 'INITIATE_BROWSER_PAYMENT',
+    browserPayment: { returnUrl: RETURN_URL },
+    order: {
+      amount: '30.00',
+      currency: 'EUR',
+      description: 'Two books',
+      itemAmount: '25.00',
+      shippingAndHandlingAmount: '5.00',
+      item: [
+        { name: 'Book one', quantity: '1', unitPrice: '10.00' },
+        { name: 'Book two', quantity: '1', unitPrice: '15.00' },
+      ],
+    },
+    sourceOfFunds,
+    ...extra,
+  };
+}
+
+function providerA(operation: 'PAY' | 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_PROVIDER' | 'CONFIRM_AT_MERCHANT'): JsonObject {
+  return { browserPayment: { returnUrl: RETURN_URL, provider_a: { operation, paymentConfirmation } } };
+}
+
+function put(merchant: TestGatewayMerchant, orderId: string, transactionId: string, body: JsonObject, version = 100) {
+  return gateway.fetch(`${merchant.base(version)}/order/${orderId}/transaction/${transactionId}`, {
+    method: 'PUT',
+    headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function retrieveTransaction(merchant: TestGatewayMerchant, orderId: string, transactionId: string): Promise<JsonObject> {
+  const response = await gateway.fetch(`${merchant.base()}/order/${orderId}/transaction/${transactionId}`, {
+    headers: { authorization: merchant.authorization },
+  });
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+async function retrieveOrder(merchant: TestGatewayMerchant, orderId: string): Promise<JsonObject> {
+  const response = await gateway.fetch(`${merchant.base()}/order/${orderId}`, { headers: { authorization: merchant.authorization } });
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+const at = (body: JsonObject, path: string): unknown =>
+  path.split('.').reduce<unknown>((node, key) => (node as JsonObject | undefined)?.[key], body);
+
+interface Journey {
+  merchant: TestGatewayMerchant;
+  orderId: string;
+  transactionId: string;
+  initiated: JsonObject;
+  redirectUrl: string;
+}
+
+async function initiated(provider: Provider, extra: JsonObject = {}, merchant?: TestGatewayMerchant): Promise<Journey> {
+  const owner = merchant ?? (await gateway.newMerchant());
+  const orderId = newOrderId();
+  const response = await put(owner, orderId, 'bp-1', initiateBody(provider, extra), 32);
+  expect(response.status).toBe(201);
+  return { merchant: owner, orderId, transactionId: 'bp-1', initiated: response.body, redirectUrl: at(response.body, 'browserPayment.redirectUrl') as string };
+}
+
+/** The simulator page's form actions, as a browser would submit them. */
+function formAction(html: string, decision: 'approve' | 'cancel'): string {
+  const match = new RegExp(`action="([^"]+/${decision})"`).exec(html);
+  expect(match).not.toBeNull();
+  return match![1];
+}
+
+/** Opens the redirect URL, clicks a button, follows the redirect back through the gateway. */
+async function payerDecides(journey: Journey, decision: 'approve' | 'cancel') {
+  const page = await gateway.fetch(journey.redirectUrl);
+  expect(page.status).toBe(200);
+  const decided = await gateway.fetch(formAction(page.text, decision), { method: 'POST' });
+  expect(decided.status).toBe(303);
+  const back = await gateway.fetch(decided.headers.get('location')!);
+  return { page, decided, back };
+}
+
+describe('INITIATE_BROWSER_PAYMENT', () => {
+  it.each(['provider_a', 'provider_b', 'provider_c'] as const)(
+    'answers %s with a PENDING payment, gatewayCode SUBMITTED, order INITIATED and the payer\'s redirect URL',
+    async (provider) => {
+      const { initiated: body, orderId, merchant } = await initiated(provider, { correlationId: 'c-1' });
+      expect(body).toMatchObject({
+        merchant: merchant.id,
+        version: '32',
+        correlationId: 'c-1',
+        result: 'PENDING',
+        response: { gatewayCode: 'SUBMITTED' },
+        order: { id: orderId, amount: 30, currency: 'EUR', status: 'INITIATED', totalCapturedAmount: 0, description: 'Two books', itemAmount: 25 },
+        transaction: { id: 'bp-1', type: 'PAYMENT', amount: 30, currency: 'EUR', acquirer: { id: `${provider.toUpperCase()}_SIMULATOR` } },
+        browserPayment: { interaction: { status: 'INITIATED' }, returnUrl: RETURN_URL },
+        sourceOfFunds: { type: provider.toUpperCase() },
+      });
+      expect(at(body, 'browserPayment.redirectUrl')).toMatch(new RegExp(`^${PUBLIC_BASE_URL}/bpui/${provider}/out/BP-[0-9a-f]{32}$`));
+      expect(at(body, 'browserPayment.interaction.timeInitiated')).toMatch(ISO_TIME);
+      expect(at(body, 'browserPayment.interaction.timeRedirected')).toBeUndefined();
+      expect(at(body, 'transaction.acquirer.transactionId')).toMatch(/^P[ABC]-[0-9A-F]{20}$/);
+    },
+  );
+
+  it('records a provider_a AUTHORIZE as a pending AUTHORIZATION and echoes the provider_a options', async () => {
+    const { initiated: body } = await initiated('provider_a', {
+      browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_MERCHANT', displayShippingAddress: false } },
+    });
+    expect(body).toMatchObject({
+      transaction: { type: 'AUTHORIZATION' },
+      browserPayment: {
+        provider_a: { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_MERCHANT', displayShippingAddress: false, overrideShippingAddress: true },
+      },
+    });
+  });
+
+  it('shows provider_b\'s bank identifier in sourceOfFunds', async () => {
+    const { initiated: body } = await initiated('provider_b');
+    expect(body.sourceOfFunds).toEqual({ type: 'PROVIDER_B', provided: { provider_b: { bankIdentifier: '37040044' } } });
+  });
+
+  it('replays the identical response for the same request and refuses the id with another body', async () => {
+    const journey = await initiated('provider_a');
+    const again = await put(journey.merchant, journey.orderId, 'bp-1', initiateBody('provider_a'), 32);
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(canonicalJson(journey.initiated));
+    const changed = await put(journey.merchant, journey.orderId, 'bp-1', initiateBody('provider_a', { transaction: { reference: 'x' } }), 32);
+    expect(changed.status).toBe(400);
+  });
+
+  it('refuses a live merchant: no provider is connected, and nothing is recorded', async () => {
+    const live = await gateway.newMerchant({ mode: 'LIVE' });
+    const orderId = newOrderId();
+    const response = await put(live, orderId, 'bp-1', initiateBody('provider_a'));
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        explanation: 'Browser payments with provider_a are not available for this merchant: no provider connection is configured.',
+      },
+      result: 'ERROR',
+    });
+    const lookup = await gateway.fetch(`${live.base()}/order/${orderId}`, { headers: { authorization: live.authorization } });
+    expect(lookup.status).toBe(404);
+  });
+
+  it('refuses a provider\'s own fields under another provider (UNSUPPORTED)', async () => {
+    const merchant = await gateway.newMerchant();
+    const response = await put(merchant, newOrderId(), 'bp-1', initiateBody('provider_c', providerA('PAY', 'CONFIRM_AT_PROVIDER')));
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { field: 'browserPayment.provider_a', validationType: 'UNSUPPORTED' } });
+  });
+});
+
+describe('the payer\'s journey, CONFIRM_AT_PROVIDER', () => {
+  it('PAY: redirect, approve, return: interaction and times at each step, order CAPTURED, browser sent to returnUrl with the ids', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_PROVIDER'));
+    const read = () => retrieveTransaction(journey.merchant, journey.orderId, 'bp-1');
+
+    expect(await read()).toMatchObject({ browserPayment: { interaction: { status: 'INITIATED' } }, order: { status: 'INITIATED' } });
+
+    const page = await gateway.fetch(journey.redirectUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.text).toContain('30.00 EUR');
+    expect(page.text).toContain('Browser payment shop');
+    expect(page.text).toContain('Book two');
+    const redirected = await read();
+    expect(redirected).toMatchObject({ result: 'PENDING', browserPayment: { interaction: { status: 'REDIRECTED_TO_PROVIDER' } } });
+    const times1 = at(redirected, 'browserPayment.interaction') as JsonObject;
+    expect(times1.timeRedirected).toMatch(ISO_TIME);
+    expect(times1.timeRedirected! >= times1.timeInitiated!).toBe(true);
+    expect(times1.timeReturned).toBeUndefined();
+
+    const decided = await gateway.fetch(formAction(page.text, 'approve'), { method: 'POST' });
+    expect(decided.status).toBe(303);
+    expect(decided.headers.get('location')).toBe(journey.redirectUrl.replace('/out/', '/in/'));
+    // The decision is the provider's business: the gateway's view has not moved yet.
+    expect(await read()).toMatchObject({ browserPayment: { interaction: { status: 'REDIRECTED_TO_PROVIDER' } } });
+
+    const back = await gateway.fetch(decided.headers.get('location')!);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`https://shop.example/checkout/return?cart=7&orderId=${journey.orderId}&transactionId=bp-1`);
+    expect(back.headers.get('referrer-policy')).toBe('no-referrer');
+
+    const completed = await read();
+    expect(completed).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      transaction: { type: 'PAYMENT', amount: 30 },
+      order: { status: 'CAPTURED', totalAuthorizedAmount: 30, totalCapturedAmount: 30 },
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+      sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: 'payer@wallet.example', accountHolder: 'Simulated Payer' } } },
+    });
+    const times = at(completed, 'browserPayment.interaction') as JsonObject;
+    expect(times.timeInitiated).toBe(times1.timeInitiated);
+    expect(times.timeRedirected).toBe(times1.timeRedirected);
+    expect([times.timeInitiated, times.timeRedirected, times.timeReturned, times.timeCompleted].every((t) => ISO_TIME.test(String(t)))).toBe(true);
+    expect(times.timeRedirected! <= times.timeReturned! && times.timeReturned! <= times.timeCompleted!).toBe(true);
+
+    const order = await retrieveOrder(journey.merchant, journey.orderId);
+    expect(order).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: 30, description: 'Two books' });
+    expect(order.transaction).toHaveLength(1);
+  });
+
+  it('AUTHORIZE: the approved payment authorises only (order AUTHORIZED, nothing captured)', async () => {
+    const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
+    const { back } = await payerDecides(journey, 'approve');
+    expect(back.status).toBe(303);
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { type: 'AUTHORIZATION', amount: 30 },
+      order: { status: 'AUTHORIZED', totalAuthorizedAmount: 30, totalCapturedAmount: 0 },
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+    });
+  });
+
+  it.each(['provider_b', 'provider_c'] as const)('%s: approve moves the funds (CAPTURED)', async (provider) => {
+    const journey = await initiated(provider);
+    const { page, back } = await payerDecides(journey, 'approve');
+    if (provider === 'provider_b') {
+      expect(page.text).toContain('37040044');
+    }
+    expect(back.status).toBe(303);
+    const body = await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1');
+    expect(body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED' }, browserPayment: { interaction: { status: 'COMPLETED' } } });
+    if (provider === 'provider_c') {
+      expect(body.sourceOfFunds).toEqual({
+        type: 'PROVIDER_C',
+        provided: { provider_c: { bankAccountHolder: 'Simulated Payer', bic: 'SIMUDEFFXXX', country: 'DEU', iban: 'xxxxxxxxxxxxxxxxxx3000' } },
+      });
+    }
+  });
+
+  it('cancel fails the transaction (order FAILED) and still takes the payer back to the merchant', async () => {
+    const journey = await initiated('provider_a');
+    const { back } = await payerDecides(journey, 'cancel');
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toContain(`orderId=${journey.orderId}`);
+    const body = await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1');
+    expect(body).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'CANCELLED' },
+      order: { status: 'FAILED', totalCapturedAmount: 0 },
+      browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT' } },
+    });
+    expect(at(body, 'browserPayment.interaction.timeReturned')).toMatch(ISO_TIME);
+    expect(at(body, 'browserPayment.interaction.timeCompleted')).toBeUndefined();
+  });
+
+  it('a payer back without deciding has abandoned the payment: it fails and can no longer be approved', async () => {
+    const journey = await initiated('provider_a');
+    const page = await gateway.fetch(journey.redirectUrl);
+    const back = await gateway.fetch(journey.redirectUrl.replace('/out/', '/in/'));
+    expect(back.status).toBe(303);
+    const lateApproval = await gateway.fetch(formAction(page.text, 'approve'), { method: 'POST' });
+    expect(lateApproval.status).toBe(410);
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
+      result: 'FAILURE',
+      order: { status: 'FAILED' },
+    });
+  });
+});
+
+describe('redirect tokens', () => {
+  it('a replayed return, or the redirect URL after the journey, changes nothing', async () => {
+    const journey = await initiated('provider_a');
+    const { decided } = await payerDecides(journey, 'approve');
+    const before = await retrieveOrder(journey.merchant, journey.orderId);
+
+    const replayedReturn = await gateway.fetch(decided.headers.get('location')!);
+    const reopened = await gateway.fetch(journey.redirectUrl);
+    for (const response of [replayedReturn, reopened]) {
+      expect(response.status).toBe(410);
+      expect(response.text).toContain('already been used');
+    }
+    expect(await retrieveOrder(journey.merchant, journey.orderId)).toEqual(before);
+  });
+
+  it('a tampered token, or the token under another provider\'s path, finds nothing and moves nothing', async () => {
+    const journey = await initiated('provider_a');
+    const token = journey.redirectUrl.split('/').pop()!;
+    const flipped = `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
+    const attempts = [
+      `/bpui/provider_a/out/${flipped}`,
+      `/bpui/provider_a/in/${flipped}`,
+      `/bpui/provider_b/out/${token}`,
+      `/bpui/provider_b/in/${token}`,
+      `/bpui/provider_a/out/${token.toUpperCase()}`,
+      `/bpui/provider_a/out/${token}x`,
+      `/bpui/provider_z/in/${token}`,
+      '/bpui/provider_a/in/BP-',
+    ];
+    for (const path of attempts) {
+      const response = await gateway.fetch(path);
+      expect([path, response.status]).toEqual([path, 404]);
+      expect(response.text).toContain('Payment not found');
+    }
+    for (const decision of [`/bpui/provider_a/out/${flipped}/approve`, `/bpui/provider_b/out/${token}/approve`, `/bpui/provider_a/out/${token}/pay`]) {
+      expect((await gateway.fetch(decision, { method: 'POST' })).status).toBe(404);
+    }
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
+      result: 'PENDING',
+      browserPayment: { interaction: { status: 'INITIATED' } },
+    });
+  });
+
+  it('a decision before the payer was sent to the provider is refused', async () => {
+    const journey = await initiated('provider_a');
+    const token = journey.redirectUrl.split('/').pop()!;
+    const response = await gateway.fetch(`/bpui/provider_a/out/${token}/approve`, { method: 'POST' });
+    expect(response.status).toBe(410);
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
+      browserPayment: { interaction: { status: 'INITIATED' } },
+    });
+  });
+
+  it('serve pages that run nothing, cannot be framed and leak no referrer', async () => {
+    const journey = await initiated('provider_a');
+    const page = await gateway.fetch(journey.redirectUrl);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('script-src');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.text).not.toMatch(/<script/i);
+  });
+});
+
+describe('merchant-supplied text on the provider page', () => {
+  it('is escaped: markup in the description, items and address is shown as text', async () => {
+    const attack = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'`';
+    const journey = await initiated('provider_a', {
+      order: {
+        amount: '10.00',
+        currency: 'EUR',
+        description: attack,
+        item: [{ name: attack, quantity: '1', unitPrice: '10.00', description: '</td><script>x()</script>' }],
+      },
+      shipping: { address: { street: '"><svg onload=alert(3)>', city: 'Berlin', country: 'DEU' } },
+    });
+    const page = await gateway.fetch(journey.redirectUrl);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toMatch(/<script|<img|<svg|onerror=|onload=/i);
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src&#61;x onerror&#61;alert(2)&gt;&quot;&#39;&#96;');
+    expect(page.text).toContain('&quot;&gt;&lt;svg onload&#61;alert(3)&gt;');
+  });
+});
+
+describe('CONFIRM_BROWSER_PAYMENT', () => {
+  const confirm = (journey: Journey, extra: JsonObject = {}) =>
+    put(journey.merchant, journey.orderId, journey.transactionId, { apiOperation: 'CONFIRM_BROWSER_PAYMENT', ...extra }, 30);
+
+  it('completes a returned CONFIRM_AT_MERCHANT payment with a changed amount; a repeat replays it', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    const { back } = await payerDecides(journey, 'approve');
+    expect(back.status).toBe(303);
+    const returned = await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1');
+    expect(returned).toMatchObject({ result: 'PENDING', order: { status: 'INITIATED' }, browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT' } } });
+
+    const changes = {
+      order: { amount: '27.00', itemAmount: '22.00', item: [{ name: 'Book one', quantity: '2', unitPrice: '11.00' }] },
+      transaction: { reference: 'conf-1' },
+    };
+    const confirmed = await confirm(journey, changes);
+    expect(confirmed.status).toBe(201);
+    expect(confirmed.body).toMatchObject({
+      version: '30',
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      transaction: { id: 'bp-1', type: 'PAYMENT', amount: 27, reference: 'conf-1' },
+      order: { amount: 27, status: 'CAPTURED', totalCapturedAmount: 27, itemAmount: 22, shippingAndHandlingAmount: 5, item: [{ name: 'Book one', quantity: 2, unitPrice: 11 }] },
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+    });
+    expect(at(confirmed.body, 'browserPayment.interaction.timeCompleted')).toMatch(ISO_TIME);
+
+    const again = await confirm(journey, changes);
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(confirmed.text);
+    const other = await confirm(journey, { order: { amount: '26.00', itemAmount: '21.00' } });
+    expect(other.status).toBe(400);
+    expect(await retrieveOrder(journey.merchant, journey.orderId)).toMatchObject({ amount: 27, totalCapturedAmount: 27, status: 'CAPTURED' });
+  });
+
+  it('AUTHORIZE confirmed: order AUTHORIZED', async () => {
+    const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_MERCHANT'));
+    await payerDecides(journey, 'approve');
+    const confirmed = await confirm(journey);
+    expect(confirmed.body).toMatchObject({ result: 'SUCCESS', transaction: { type: 'AUTHORIZATION' }, order: { status: 'AUTHORIZED', totalCapturedAmount: 0 } });
+  });
+
+  it('before the payer returned: 400 naming the reason, nothing changes', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    await gateway.fetch(journey.redirectUrl);
+    const response = await confirm(journey);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        field: 'apiOperation',
+        validationType: 'INVALID',
+        explanation:
+          "Value 'CONFIRM_BROWSER_PAYMENT' is invalid. The payer has not returned from the provider yet (browserPayment.interaction.status is REDIRECTED_TO_PROVIDER): confirm once the payer is back at browserPayment.returnUrl.",
+      },
+      result: 'ERROR',
+    });
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({ result: 'PENDING' });
+  });
+
+  it('of a CONFIRM_AT_PROVIDER payment: 400', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_PROVIDER'));
+    const response = await confirm(journey);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { field: 'apiOperation', validationType: 'INVALID' } });
+    expect(at(response.body, 'error.explanation')).toContain('paymentConfirmation CONFIRM_AT_PROVIDER');
+  });
+
+  it('with another currency: 400 on order.currency', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    await payerDecides(journey, 'approve');
+    const response = await confirm(journey, { order: { currency: 'USD' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({
+      error: { field: 'order.currency', validationType: 'INVALID', explanation: "Value 'USD' is invalid. The currency of a browser payment cannot change: this payment is in EUR." },
+    });
+  });
+
+  it('with amounts that do not add up against the initiate\'s: 400 on the amount', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    await payerDecides(journey, 'approve');
+    const response = await confirm(journey, { order: { amount: '31.00' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({
+      error: {
+        field: 'order.amount',
+        validationType: 'INVALID',
+        explanation: "Value '31.00' is invalid. amount must equal order.itemAmount + order.shippingAndHandlingAmount (30).",
+      },
+    });
+    const items = await confirm(journey, { order: { item: [{ name: 'Book one', quantity: '3', unitPrice: '10.00' }] } });
+    expect(items.status).toBe(400);
+    expect(items.body).toMatchObject({ error: { field: 'order.itemAmount' } });
+    expect(at(items.body, 'error.explanation')).toContain('keeps its initiated value');
+    // EUR has 2 decimals: a confirm without currency is checked against the payment's.
+    const decimals = await confirm(journey, { order: { amount: '30.001' } });
+    expect(decimals.body).toMatchObject({ error: { field: 'order.amount', explanation: "Value '30.001' is invalid. amount must have at most 2 decimal places for EUR." } });
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({ result: 'PENDING' });
+  });
+
+  it('after the payer cancelled: 400', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    await payerDecides(journey, 'cancel');
+    const response = await confirm(journey);
+    expect(response.status).toBe(400);
+    expect(at(response.body, 'error.explanation')).toContain('cancelled');
+  });
+
+  it('cannot confirm another merchant\'s payment', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    await payerDecides(journey, 'approve');
+    const stranger = await gateway.newMerchant();
+    const response = await put(stranger, journey.orderId, 'bp-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT' }, 30);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { field: 'transactionid' } });
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({ result: 'PENDING' });
+  });
+});
+
+describe('the payer\'s return under the order lock', () => {
+  it('waits for the lock; while an operation holds the order the payer gets a retry page and nothing changes', async () => {
+    const journey = await initiated('provider_a');
+    const page = await gateway.fetch(journey.redirectUrl);
+    const decided = await gateway.fetch(formAction(page.text, 'approve'), { method: 'POST' });
+    const locks = gateway.running.app.get<LockService>(LOCK_SERVICE);
+    const lease = await locks.acquire(`${journey.merchant.id}:${journey.orderId}`, { waitMs: 0, ttlMs: 10_000 });
+    expect(lease).not.toBeNull();
+    try {
+      const busy = await gateway.fetch(decided.headers.get('location')!);
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('2');
+      expect(busy.text).toContain('Please try again');
+    } finally {
+      await lease!.release();
+    }
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
+      browserPayment: { interaction: { status: 'REDIRECTED_TO_PROVIDER' } },
+    });
+    const back = await gateway.fetch(decided.headers.get('location')!);
+    expect(back.status).toBe(303);
+  });
+});
+
+describe('browser-payment.refund.v1 (the ledger refunding a provider-funded order)', () => {
+  function refund(journey: Journey, transactionId: string, amount: string, currency = 'EUR'): Promise<ProviderRefundReply> {
+    const message: ProviderRefundMessage = {
+      envelope: {
+        merchant: { id: journey.merchant.id, mode: 'TEST', settings: defaultMerchantSettings() },
+        apiVersion: 100,
+        requestId: `refund-${transactionId}`,
+        authMethod: 'PASSWORD',
+        fencingToken: String(Date.now() * 1000),
+      },
+      orderId: journey.orderId,
+      transactionId,
+      targetTransactionId: journey.transactionId,
+      amount,
+      currency,
+    };
+    return gateway.bus.request(SUBJECTS.browserPayment.refund, message);
+  }
+
+  it('refunds a provider_a PAY at the provider, once per refund transaction, never beyond what was paid', async () => {
+    const journey = await initiated('provider_a');
+    await payerDecides(journey, 'approve');
+
+    const first = await refund(journey, 'r1', '10.00');
+    expect(first).toMatchObject({ result: 'SUCCESS', gatewayCode: 'APPROVED', sourceOfFunds: { type: 'PROVIDER_A' } });
+    expect(first.providerReference).toMatch(/^PAR-[0-9A-F]{20}$/);
+    expect(await refund(journey, 'r1', '10.00')).toEqual(first);
+    await expect(refund(journey, 'r1', '11.00')).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(await refund(journey, 'r2', '20.01')).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED' });
+    expect(await refund(journey, 'r3', '20.00')).toMatchObject({ result: 'SUCCESS' });
+    await expect(refund(journey, 'r4', '1.00', 'USD')).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'transaction.currency' });
+  });
+
+  it('refuses a payment that moved no money (AUTHORIZE, cancelled)', async () => {
+    const authorized = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
+    await payerDecides(authorized, 'approve');
+    await expect(refund(authorized, 'r1', '1.00')).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+    const cancelled = await initiated('provider_a');
+    await payerDecides(cancelled, 'cancel');
+    await expect(refund(cancelled, 'r1', '1.00')).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+  });
+});

@@ -1,0 +1,218 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Module } from '@nestjs/common';
+import { JsonObject, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
+import { MerchantRepository } from '@gateway/edge/data-access';
+import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
+import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
+import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
+import {
+  bootstrapApp,
+  canonicalRequestHash,
+  createLogger,
+  createMessageServer,
+  loadConfig,
+  MessageBus,
+  messagingOptions,
+  Metrics,
+  PlatformModule,
+  RunningApp,
+} from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
+
+/**
+ * Refunds across services in one process, as the standalone profile wires them: the edge over
+ * HTTP, order-transaction, and the token vault, which alone opens a stored card
+ * (token-vault.acquirer.call.v1). The run's Postgres; captured orders are seeded through the
+ * ledger's record subject, since card PAY (issue 9) does not exist yet.
+ */
+const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
+
+/**
+ * The vault's keys for this integration run: derived from the run id exactly as the vault's own
+ * test app derives them (token-vault/feature/src/testing/vault-app.ts), because every vault of
+ * the run shares the run's database and its wrapped data keys.
+ */
+const runKey = (label: string) => createHash('sha256').update(`${process.env.TEST_RUN_ID ?? 'local'}:${label}`).digest('base64');
+
+let running: RunningApp;
+let bus: MessageBus;
+let manage: ManageMerchants;
+
+beforeAll(async () => {
+  const env = {
+    GATEWAY_PROFILE: 'standalone',
+    DATABASE_URL: process.env.TEST_DATABASE_URL,
+    DATABASE_POOL_SIZE: '4',
+    API_PASSWORD_PEPPER: PEPPER,
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    MERCHANT_CACHE_TTL_MS: '0',
+    VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`,
+    VAULT_FINGERPRINT_KEY: runKey('fingerprint'),
+  };
+  const edge = loadConfig(EdgeConfig, env);
+  const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const metrics = new Metrics();
+  const messaging = messagingOptions(edge, 'gateway');
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
+      EdgeModule.forRoot(edge),
+      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
+      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, env)),
+    ],
+  })
+  class RefundTestModule {}
+  running = await bootstrapApp({
+    module: RefundTestModule,
+    logger,
+    host: edge.HTTP_HOST,
+    port: edge.HTTP_PORT,
+    shutdownGraceMs: 5_000,
+    bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
+    messageServer: createMessageServer(messaging, 5_000),
+    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
+  });
+  bus = running.app.get(MessageBus);
+  manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
+}, 60_000);
+
+afterAll(async () => {
+  await running?.shutdown('tests done');
+});
+
+interface Merchant {
+  id: string;
+  authorization: string;
+  base: string;
+}
+
+async function newMerchant(): Promise<Merchant> {
+  const id = `INTF${randomBytes(5).toString('hex').toUpperCase()}`;
+  // A token repository of its own, as provisioning gives every merchant.
+  const settings = { tokenRepository: { id: randomBytes(5).toString('hex') } };
+  const issued = await manage.create({ id, name: 'Refund test', mode: 'TEST', settings });
+  return {
+    id,
+    authorization: `Basic ${Buffer.from(`merchant.${id}:${issued.password}`).toString('base64')}`,
+    base: `/api/rest/version/100/merchant/${id}`,
+  };
+}
+
+async function http(method: string, path: string, merchant: Merchant, body?: unknown) {
+  const response = await fetch(`${running.url}${path}`, {
+    method,
+    headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: JSON.parse(text) as JsonObject };
+}
+
+async function storeToken(merchant: Merchant, expiry: { month: string; year: string } = TEST_EXPIRY.APPROVED): Promise<string> {
+  const created = await http('POST', `${merchant.base}/token`, merchant, { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry } } } });
+  expect(created.status).toBe(201);
+  return created.body.token as string;
+}
+
+const refundOf = (amount: string, extra: JsonObject = {}) => ({ apiOperation: 'REFUND', transaction: { amount, currency: 'USD' }, ...extra });
+
+describe('standalone refunds to a token (the vault opens the card)', () => {
+  it("refunds to the token's card: 201, a REFUNDED order, the card masked in the response and in retrieval", async () => {
+    const merchant = await newMerchant();
+    const token = await storeToken(merchant);
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+
+    const refunded = await http('PUT', `${merchant.base}/order/${orderId}/transaction/r1`, merchant, refundOf('7.25', { sourceOfFunds: { token } }));
+    expect(refunded.status).toBe(201);
+    expect(refunded.text).not.toContain(TEST_CARD);
+    expect(refunded.body).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      order: { id: orderId, status: 'REFUNDED', totalRefundedAmount: 7.25 },
+      transaction: { id: 'r1', type: 'REFUND', amount: 7.25, acquirer: { id: 'TEST_ACQUIRER' } },
+      sourceOfFunds: { type: 'CARD', token, provided: { card: { number: '512345xxxxxx0008' } } },
+    });
+
+    const retrieved = await http('GET', `${merchant.base}/order/${orderId}`, merchant);
+    expect(retrieved.status).toBe(200);
+    expect(retrieved.text).not.toContain(TEST_CARD);
+    expect(retrieved.body).toMatchObject({
+      status: 'REFUNDED',
+      totalRefundedAmount: 7.25,
+      transaction: [{ transaction: { id: 'r1' }, sourceOfFunds: { token, provided: { card: { number: '512345xxxxxx0008' } } } }],
+    });
+  });
+
+  it('lets explicit card values win over the token: an explicit declining expiry is declined', async () => {
+    const merchant = await newMerchant();
+    const token = await storeToken(merchant, TEST_EXPIRY.APPROVED);
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    const declined = await http(
+      'PUT',
+      `${merchant.base}/order/${orderId}/transaction/r1`,
+      merchant,
+      refundOf('1.00', { sourceOfFunds: { token, provided: { card: { expiry: TEST_EXPIRY.DECLINED } } } }),
+    );
+    expect(declined.status).toBe(201);
+    expect(declined.body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED' }, order: { status: 'FAILED' } });
+  });
+
+  it("answers the vault's 400 for a token it does not hold and records nothing, so the transaction id stays free", async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    const unknown = await http('PUT', `${merchant.base}/order/${orderId}/transaction/r1`, merchant, refundOf('1.00', { sourceOfFunds: { token: '9999999999999990' } }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ result: 'ERROR', error: { cause: 'INVALID_REQUEST', field: 'sourceOfFunds.token' } });
+    expect((await http('GET', `${merchant.base}/order/${orderId}`, merchant)).status).toBe(404);
+
+    const token = await storeToken(merchant);
+    const retried = await http('PUT', `${merchant.base}/order/${orderId}/transaction/r1`, merchant, refundOf('1.00', { sourceOfFunds: { token } }));
+    expect(retried.status).toBe(201);
+    expect(retried.body.result).toBe('SUCCESS');
+  });
+});
+
+describe('linked refunds over HTTP (order seeded through the ledger: card PAY is issue 9)', () => {
+  it('refunds the payment and retrieval returns what the refund wrote, card masked', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    const record: RecordOperationMessage = {
+      envelope: {
+        merchant: toMerchantContext(await manage.show(merchant.id)),
+        apiVersion: 100,
+        requestId: 'seed-pay-1',
+        authMethod: 'PASSWORD',
+        fencingToken: '1',
+      },
+      orderId,
+      transactionId: 'pay-1',
+      apiOperation: 'PAY',
+      requestHash: canonicalRequestHash({ apiOperation: 'PAY' }),
+      mode: 'CREATE',
+      order: { currency: 'USD', details: { reference: 'cart-9' } },
+      transaction: { type: 'PAYMENT', amount: '40.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
+      response: {
+        sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { month: '1', year: '39' } } } },
+        transaction: { acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC0000010101' }, receipt: '0001120000' },
+      },
+    };
+    await bus.request(SUBJECTS.orderTransaction.ledgerRecord, record);
+
+    const refunded = await http('PUT', `${merchant.base}/order/${orderId}/transaction/r1`, merchant, refundOf('15.00', { order: { customerNote: 'late delivery' } }));
+    expect(refunded.status).toBe(201);
+    expect(refunded.body).toMatchObject({ result: 'SUCCESS', merchant: merchant.id, version: '100', order: { status: 'PARTIALLY_REFUNDED', customerNote: 'late delivery' } });
+
+    const transaction = await http('GET', `${merchant.base}/order/${orderId}/transaction/r1`, merchant);
+    expect(transaction.status).toBe(200);
+    const { merchant: _m, version: _v, ...stored } = transaction.body;
+    const { merchant: _m2, version: _v2, ...answered } = refunded.body;
+    expect(stored).toEqual(answered);
+    expect(transaction.text).not.toContain(TEST_CARD);
+    expect(stored).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+
+    const order = await http('GET', `${merchant.base}/order/${orderId}`, merchant);
+    expect(order.body).toMatchObject({ reference: 'cart-9', customerNote: 'late delivery', totalRefundedAmount: 15, totalCapturedAmount: 40 });
+  });
+});

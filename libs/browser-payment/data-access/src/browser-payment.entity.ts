@@ -1,0 +1,121 @@
+import { Check, Column, Entity, PrimaryColumn, Unique } from 'typeorm';
+import type { JsonObject } from '@gateway/contracts';
+import {
+  CONFIRMATIONS,
+  Confirmation,
+  inList,
+  INTERACTION_STATUSES,
+  InteractionStatus,
+  MONEY_COLUMN,
+  PAYER_OUTCOMES,
+  PAYMENT_OPERATIONS,
+  PAYMENT_RESULTS,
+  PayerOutcome,
+  PaymentOperation,
+  PaymentResult,
+  ProviderName,
+  PROVIDERS,
+} from './payment-columns';
+
+/**
+ * A browser payment as browser-payment knows it: what the merchant asked for, where the
+ * payer's journey is, and what the provider said. The order ledger holds the money view; this
+ * row holds what only this service knows (the redirect token, the provider's reference, the
+ * payer's outcome).
+ *
+ * The redirect token is kept only as its SHA-256: it is a bearer credential for the payer's
+ * pages, so a copy of this table does not hand out live journeys. No card data is involved in
+ * browser payments; `request` holds the order, shipping and provider options as the merchant
+ * sent them (validated), `provider_details` what the provider reported about the payer's
+ * account, already masked.
+ */
+@Entity({ name: 'payments' })
+@Unique('payments_transaction_key', ['merchantId', 'orderId', 'transactionId'])
+@Unique('payments_token_hash_key', ['tokenHash'])
+@Check('payments_provider_check', inList('provider', PROVIDERS))
+@Check('payments_operation_check', inList('operation', PAYMENT_OPERATIONS))
+@Check('payments_confirmation_check', inList('confirmation', CONFIRMATIONS))
+@Check('payments_interaction_status_check', inList('interaction_status', INTERACTION_STATUSES))
+@Check('payments_result_check', inList('result', PAYMENT_RESULTS))
+@Check('payments_payer_outcome_check', inList('payer_outcome', PAYER_OUTCOMES))
+@Check('payments_amount_check', 'amount > 0')
+@Check('payments_currency_check', `currency ~ '^[A-Z]{3}$'`)
+@Check('payments_token_hash_check', 'octet_length(token_hash) = 32')
+export class BrowserPaymentEntity {
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'payments_pkey' })
+  id: string;
+
+  @Column({ name: 'merchant_id', type: 'varchar', length: 40 })
+  merchantId: string;
+
+  @Column({ name: 'order_id', type: 'varchar', length: 40 })
+  orderId: string;
+
+  /** The initiate's transaction id; the confirm addresses the same one. */
+  @Column({ name: 'transaction_id', type: 'varchar', length: 40 })
+  transactionId: string;
+
+  @Column({ type: 'varchar', length: 10 })
+  provider: ProviderName;
+
+  @Column({ type: 'varchar', length: 9 })
+  operation: PaymentOperation;
+
+  @Column({ type: 'varchar', length: 19 })
+  confirmation: Confirmation;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency: string;
+
+  /** The amount initiated, or confirmed. */
+  @Column({ ...MONEY_COLUMN })
+  amount: string;
+
+  @Column({ name: 'interaction_status', type: 'varchar', length: 22 })
+  interactionStatus: InteractionStatus;
+
+  @Column({ type: 'varchar', length: 8 })
+  result: PaymentResult;
+
+  @Column({ name: 'gateway_code', type: 'varchar', length: 40 })
+  gatewayCode: string;
+
+  @Column({ name: 'payer_outcome', type: 'varchar', length: 9, nullable: true })
+  payerOutcome: PayerOutcome | null;
+
+  /** SHA-256 of the redirect token (BP-...). */
+  @Column({ name: 'token_hash', type: 'bytea' })
+  tokenHash: Buffer;
+
+  /** After this the token opens nothing: the payer starts again from the merchant's site. */
+  @Column({ name: 'token_expires_at', type: 'timestamptz' })
+  tokenExpiresAt: Date;
+
+  /** The provider's id of the payment. */
+  @Column({ name: 'provider_reference', type: 'varchar', length: 64 })
+  providerReference: string;
+
+  @Column({ name: 'return_url', type: 'varchar', length: 2048 })
+  returnUrl: string;
+
+  @Column({ type: 'jsonb' })
+  request: JsonObject;
+
+  @Column({ name: 'provider_details', type: 'jsonb', nullable: true })
+  providerDetails: JsonObject | null;
+
+  @Column({ name: 'time_initiated', type: 'timestamptz' })
+  timeInitiated: Date;
+
+  @Column({ name: 'time_redirected', type: 'timestamptz', nullable: true })
+  timeRedirected: Date | null;
+
+  @Column({ name: 'time_returned', type: 'timestamptz', nullable: true })
+  timeReturned: Date | null;
+
+  @Column({ name: 'time_completed', type: 'timestamptz', nullable: true })
+  timeCompleted: Date | null;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,188 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { JsonObject } from '@gateway/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+import type { BrowserPaymentEntity } from './browser-payment.entity';
+import type { ProviderRefundEntity } from './provider-refund.entity';
+
+export type BrowserPaymentRow = BrowserPaymentEntity;
+export type ProviderRefundRow = Omit<ProviderRefundEntity, 'payment'>;
+
+/** What a step may change on a payment; everything else is fixed at initiate. */
+export type PaymentChanges = Partial<
+  Pick<
+    BrowserPaymentRow,
+    | 'interactionStatus'
+    | 'result'
+    | 'gatewayCode'
+    | 'payerOutcome'
+    | 'amount'
+    | 'request'
+    | 'providerDetails'
+    | 'timeRedirected'
+    | 'timeReturned'
+    | 'timeCompleted'
+  >
+>;
+
+/** The state a step expects to find: a step never applies to a payment another step has moved. */
+export type PaymentState = Pick<BrowserPaymentRow, 'interactionStatus' | 'result'>;
+
+const COLUMNS: Record<keyof BrowserPaymentRow, string> = {
+  id: 'id',
+  merchantId: 'merchant_id',
+  orderId: 'order_id',
+  transactionId: 'transaction_id',
+  provider: 'provider',
+  operation: 'operation',
+  confirmation: 'confirmation',
+  currency: 'currency',
+  amount: 'amount',
+  interactionStatus: 'interaction_status',
+  result: 'result',
+  gatewayCode: 'gateway_code',
+  payerOutcome: 'payer_outcome',
+  tokenHash: 'token_hash',
+  tokenExpiresAt: 'token_expires_at',
+  providerReference: 'provider_reference',
+  returnUrl: 'return_url',
+  request: 'request',
+  providerDetails: 'provider_details',
+  timeInitiated: 'time_initiated',
+  timeRedirected: 'time_redirected',
+  timeReturned: 'time_returned',
+  timeCompleted: 'time_completed',
+  updatedAt: 'updated_at',
+};
+const JSON_COLUMNS = new Set<keyof BrowserPaymentRow>(['request', 'providerDetails']);
+const KEYS = Object.keys(COLUMNS) as (keyof BrowserPaymentRow)[];
+/** Amounts as text: a JS number would round. */
+const SELECT = KEYS.map((key) => (key === 'amount' ? `amount::text AS amount` : `${COLUMNS[key]} AS "${key}"`)).join(', ');
+
+/**
+ * browser-payment's SQL. Steps of a payment are conditional updates (`WHERE` the state the step
+ * expects), so a step can never apply twice or to a payment another step has moved, whatever
+ * the order lock did.
+ */
+@Injectable()
+export class BrowserPaymentRepository {
+  constructor(@InjectDataSource('browser_payment') private readonly dataSource: DataSource) {}
+
+  static over(dataSource: DataSource): BrowserPaymentRepository {
+    return new BrowserPaymentRepository(dataSource);
+  }
+
+  /**
+   * A new payment. A row left for the same transaction by an initiate whose ledger record failed
+   * (so nobody ever got its redirect URL) is replaced; one whose journey has started is not, and
+   * false is returned.
+   */
+  async saveInitiated(row: BrowserPaymentRow): Promise<boolean> {
+    const values = KEYS.map((key) => valueOf(key, row[key]));
+    const placeholders = KEYS.map((key, i) => `$${i + 1}${cast(key)}`).join(', ');
+    const updates = KEYS.filter((key) => !['merchantId', 'orderId', 'transactionId'].includes(key))
+      .map((key) => `${COLUMNS[key]} = EXCLUDED.${COLUMNS[key]}`)
+      .join(', ');
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO browser_payment.payments (${KEYS.map((k) => COLUMNS[k]).join(', ')})
+       VALUES (${placeholders})
+       ON CONFLICT (merchant_id, order_id, transaction_id) DO UPDATE SET ${updates}
+        WHERE payments.interaction_status = 'INITIATED'
+       RETURNING 1`,
+      values,
+    );
+    return rows.length === 1;
+  }
+
+  async findByTokenHash(tokenHash: Buffer): Promise<BrowserPaymentRow | null> {
+    const rows: BrowserPaymentRow[] = await this.dataSource.query(
+      `SELECT ${SELECT} FROM browser_payment.payments WHERE token_hash = $1`,
+      [tokenHash],
+    );
+    return rows[0] ?? null;
+  }
+
+  async findByTransaction(merchantId: string, orderId: string, transactionId: string): Promise<BrowserPaymentRow | null> {
+    const rows: BrowserPaymentRow[] = await this.dataSource.query(
+      `SELECT ${SELECT} FROM browser_payment.payments WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3`,
+      [merchantId, orderId, transactionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Moves the payment from `expected` with `changes` and runs `alongside` (the ledger record of
+   * the step) before committing: if it fails the change is rolled back, so the payment and the
+   * ledger never disagree about a step. Null when the payment is no longer in `expected`.
+   */
+  async transition<T>(
+    id: string,
+    expected: PaymentState,
+    changes: PaymentChanges,
+    alongside: (updated: BrowserPaymentRow) => Promise<T>,
+  ): Promise<{ payment: BrowserPaymentRow; outcome: T } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const payment = await this.update(manager, id, expected, changes);
+      return payment ? { payment, outcome: await alongside(payment) } : null;
+    });
+  }
+
+  async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {
+    const rows: ProviderRefundRow[] = await this.dataSource.query(
+      `SELECT payment_id AS "paymentId", refund_transaction_id AS "refundTransactionId", amount::text AS amount, currency,
+              result, gateway_code AS "gatewayCode", provider_reference AS "providerReference", created_at AS "createdAt"
+         FROM browser_payment.provider_refunds WHERE payment_id = $1 AND refund_transaction_id = $2`,
+      [paymentId, refundTransactionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** False when a refund with this transaction id was recorded first by a concurrent request. */
+  async insertRefund(refund: ProviderRefundRow): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO browser_payment.provider_refunds (payment_id, refund_transaction_id, amount, currency, result,
+         gateway_code, provider_reference, created_at)
+       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8)
+       ON CONFLICT (payment_id, refund_transaction_id) DO NOTHING
+       RETURNING 1`,
+      [
+        refund.paymentId,
+        refund.refundTransactionId,
+        refund.amount,
+        refund.currency,
+        refund.result,
+        refund.gatewayCode,
+        refund.providerReference,
+        refund.createdAt,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  private async update(
+    manager: EntityManager,
+    id: string,
+    expected: PaymentState,
+    changes: PaymentChanges,
+  ): Promise<BrowserPaymentRow | null> {
+    const keys = Object.keys(changes) as (keyof PaymentChanges)[];
+    const sets = keys.map((key, i) => `${COLUMNS[key]} = $${i + 4}${cast(key)}`);
+    const rows: [BrowserPaymentRow[], number] = await manager.query(
+      `UPDATE browser_payment.payments
+          SET ${[...sets, `updated_at = $${keys.length + 4}`].join(', ')}
+        WHERE id = $1 AND interaction_status = $2 AND result = $3
+        RETURNING ${SELECT}`,
+      [id, expected.interactionStatus, expected.result, ...keys.map((key) => valueOf(key, changes[key])), new Date()],
+    );
+    // The pg driver answers an UPDATE ... RETURNING with [rows, count].
+    return rows[0][0] ?? null;
+  }
+}
+
+function cast(key: keyof BrowserPaymentRow): string {
+  return key === 'amount' ? '::numeric' : JSON_COLUMNS.has(key) ? '::jsonb' : '';
+}
+
+function valueOf(key: keyof BrowserPaymentRow, value: unknown): unknown {
+  return JSON_COLUMNS.has(key) && value !== null && value !== undefined ? JSON.stringify(value as JsonObject) : value;
+}

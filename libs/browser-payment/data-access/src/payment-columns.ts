@@ -1,0 +1,30 @@
+import type { ColumnOptions } from 'typeorm';
+
+/**
+ * Money columns: exact numerics wide enough for the API's largest amount (13 integer digits)
+ * at the largest ISO 4217 exponent (4). Read back as text, never as JS numbers.
+ */
+export const MONEY_COLUMN: ColumnOptions = { type: 'numeric', precision: 17, scale: 4 };
+
+export const PROVIDERS = ['provider_a', 'provider_b', 'provider_c'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** provider_a lets the merchant choose; provider_b and provider_c bank transfers always PAY. */
+export const PAYMENT_OPERATIONS = ['AUTHORIZE', 'PAY'] as const;
+export type PaymentOperation = (typeof PAYMENT_OPERATIONS)[number];
+
+export const CONFIRMATIONS = ['CONFIRM_AT_MERCHANT', 'CONFIRM_AT_PROVIDER'] as const;
+export type Confirmation = (typeof CONFIRMATIONS)[number];
+
+/** browserPayment.interaction.status, in the order a journey passes through them. */
+export const INTERACTION_STATUSES = ['INITIATED', 'REDIRECTED_TO_PROVIDER', 'RETURNED_TO_MERCHANT', 'COMPLETED'] as const;
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+
+export const PAYMENT_RESULTS = ['PENDING', 'SUCCESS', 'FAILURE'] as const;
+export type PaymentResult = (typeof PAYMENT_RESULTS)[number];
+
+/** What the provider said about the payer when the payer came back. */
+export const PAYER_OUTCOMES = ['APPROVED', 'CANCELLED'] as const;
+export type PayerOutcome = (typeof PAYER_OUTCOMES)[number];
+
+export const inList = (column: string, values: readonly string[]) => `${column} IN (${values.map((v) => `'${v}'`).join(', ')})`;

@@ -1,0 +1,124 @@
+import { GatewayError, JsonObject, PayerDecision, validateOrderOperationRequest } from '@gateway/contracts';
+import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
+import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
+import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
+import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed } from '../testing/browser-payment-test-bed';
+import { ConfirmBrowserPayment } from './confirm-browser-payment.use-case';
+
+const AT_MERCHANT = initiateBody({
+  browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_MERCHANT' } },
+  order: { amount: '25.00', currency: 'EUR', itemAmount: '20.00', shippingAndHandlingAmount: '5.00', item: [{ name: 'Book', quantity: '2', unitPrice: '10.00' }] },
+});
+
+async function journey(bed: TestBed, body: JsonObject, upTo: 'initiated' | 'redirected' | PayerDecision) {
+  const initiated = await initiatedPayment(bed, body);
+  const step = payerStep(initiated.merchant, initiated.provider, initiated.token);
+  if (upTo !== 'initiated') {
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  }
+  if (upTo === 'approve' || upTo === 'cancel') {
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider: initiated.provider, token: initiated.token, decision: upTo });
+    await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step);
+  }
+  return initiated.merchant;
+}
+
+function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, extra: JsonObject = {}) {
+  const body = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', ...extra };
+  return new ConfirmBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.steps).execute({
+    envelope: envelopeFor(merchant),
+    orderId: 'order-1',
+    transactionId: 'bp-1',
+    request: validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', body),
+    body,
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    return err as GatewayError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('ConfirmBrowserPayment', () => {
+  it('executes the approved payment for the confirmed amount and records it on the initiate\'s transaction', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const body = await confirm(bed, merchant, { order: { amount: '22.00', shippingAndHandlingAmount: '2.00' }, transaction: { reference: 'r-9' } });
+
+    const record = bed.ledger.recorded.at(-1)!;
+    expect(bed.ledger.begun.at(-1)).toMatchObject({ apiOperation: 'CONFIRM_BROWSER_PAYMENT', addressesExistingTransaction: true });
+    expect(record).toMatchObject({ apiOperation: 'CONFIRM_BROWSER_PAYMENT', mode: 'UPDATE', orderChanged: true });
+    expect(record.payment).toMatchObject({ amount: '22.00', result: 'SUCCESS', gatewayCode: 'APPROVED', interactionStatus: 'COMPLETED' });
+    expect(body).toMatchObject({
+      order: { amount: 22, itemAmount: 20, shippingAndHandlingAmount: 2 },
+      transaction: { reference: 'r-9' },
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+    });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '22.00' });
+  });
+
+  it('refuses, with the field and the reason, and executes nothing', async () => {
+    const cases: [string, JsonObject, 'initiated' | 'redirected' | PayerDecision, JsonObject, string, RegExp][] = [
+      ['before the payer was sent', AT_MERCHANT, 'initiated', {}, 'apiOperation', /has not returned from the provider yet \(browserPayment.interaction.status is INITIATED\)/],
+      ['before the payer returned', AT_MERCHANT, 'redirected', {}, 'apiOperation', /has not returned from the provider yet/],
+      ['a CONFIRM_AT_PROVIDER payment', initiateBody(), 'approve', {}, 'apiOperation', /paymentConfirmation CONFIRM_AT_PROVIDER/],
+      ['after the payer cancelled', AT_MERCHANT, 'cancel', {}, 'apiOperation', /payer cancelled the payment/],
+      ['another currency', AT_MERCHANT, 'approve', { order: { currency: 'USD' } }, 'order.currency', /cannot change: this payment is in EUR/],
+      ['an amount off the initiated sub-totals', AT_MERCHANT, 'approve', { order: { amount: '26.00' } }, 'order.amount', /must equal order.itemAmount \+ order.shippingAndHandlingAmount \(25\)/],
+      ['items off the initiated itemAmount', AT_MERCHANT, 'approve', { order: { item: [{ name: 'Book', quantity: '1', unitPrice: '10.00' }] } }, 'order.itemAmount', /keeps its initiated value/],
+      ['more decimals than the payment\'s currency has', AT_MERCHANT, 'approve', { order: { amount: '25.001' } }, 'order.amount', /at most 2 decimal places for EUR/],
+    ];
+    for (const [name, initiate, upTo, changes, field, reason] of cases) {
+      const bed = browserPaymentTestBed();
+      const merchant = await journey(bed, initiate, upTo);
+      const recorded = bed.ledger.recorded.length;
+      const err = await rejection(confirm(bed, merchant, changes));
+      expect([name, err.httpStatus, err.field, err.validationType]).toEqual([name, 400, field, 'INVALID']);
+      expect(err.explanation).toMatch(reason);
+      expect(bed.ledger.recorded).toHaveLength(recorded);
+      expect(['CREATED', 'APPROVED', 'CANCELLED', 'ABANDONED', 'CAPTURED']).toContain(bed.simulator.rows.get(bed.payments.only().providerReference)!.status);
+      if (upTo === 'approve' && initiate === AT_MERCHANT) {
+        expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
+      }
+    }
+  });
+
+  it('answers a replay from the ledger without touching the provider', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.replay = { replayed: true };
+    expect(await confirm(bed, merchant)).toEqual({ replayed: true });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
+  });
+
+  it('refuses a transaction id that is no browser payment of this merchant\'s order', async () => {
+    const bed = browserPaymentTestBed();
+    await journey(bed, AT_MERCHANT, 'approve');
+    const err = await rejection(confirm(bed, { id: 'STRANGER', mode: 'TEST', settings: {} as never }));
+    expect(err.field).toBe('transactionid');
+  });
+
+  it('reverses the execution at the provider when the ledger refuses the record', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.failNextRecord = new GatewayError('ORDER_LOCK_LOST');
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+  });
+
+  it('keeps the execution when the record\'s fate is unknown (no answer in time), so a retry completes it', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.failNextRecord = new GatewayError('SERVER_BUSY');
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('CAPTURED');
+    await confirm(bed, merchant);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+  });
+});

@@ -1,0 +1,150 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
+import {
+  amountConsistency,
+  browserPaymentAmountsWithinMinorUnits,
+  ConfirmBrowserPaymentRequest,
+  GatewayError,
+  JsonObject,
+  RequestEnvelope,
+} from '@gateway/contracts';
+import type { FieldProblem } from '@gateway/api-fields';
+import { Money } from '@gateway/money';
+import { canonicalRequestHash } from '@gateway/platform';
+import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
+import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
+import { PaymentSteps } from '../payment/payment-steps';
+import { asJson, requestOf, StoredRequest } from '../payment/stored-request';
+import { ProviderAdapters } from '../providers/provider-adapters';
+
+export interface ConfirmBrowserPaymentCommand {
+  envelope: RequestEnvelope;
+  orderId: string;
+  transactionId: string;
+  request: ConfirmBrowserPaymentRequest;
+  body: JsonObject;
+}
+
+const API_OPERATION = 'CONFIRM_BROWSER_PAYMENT';
+
+/**
+ * CONFIRM_BROWSER_PAYMENT (browser payment rule 3): executes a CONFIRM_AT_MERCHANT payment the
+ * payer approved and came back from, under the initiate's transaction id. The confirm may
+ * change the amount, the items, the tax and shipping amounts and the order's descriptive
+ * fields (the amount consistency rules hold on the result), never the currency. The same
+ * confirm again replays its response; another one is refused by the ledger.
+ */
+@Injectable()
+export class ConfirmBrowserPayment {
+  constructor(
+    @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
+    private readonly providers: ProviderAdapters,
+    private readonly ledger: BrowserPaymentLedger,
+    private readonly steps: PaymentSteps,
+  ) {}
+
+  async execute(command: ConfirmBrowserPaymentCommand): Promise<JsonObject> {
+    const requestHash = canonicalRequestHash(command.body);
+    const begun = await this.ledger.begin({
+      envelope: command.envelope,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      apiOperation: API_OPERATION,
+      requestHash,
+      addressesExistingTransaction: true,
+    });
+    if (begun.outcome === 'REPLAY') {
+      return begun.body;
+    }
+    const payment = await this.store.findByTransaction(command.envelope.merchant.id, command.orderId, command.transactionId);
+    if (!payment) {
+      throw GatewayError.invalidField(
+        'transactionid',
+        'INVALID',
+        `Value '${command.transactionId}' is invalid. The order has no browser payment with this transaction id: a confirm uses the transaction id of its initiate.`,
+      );
+    }
+    assertConfirmable(payment, command.request);
+    const confirmed = confirmedRequest(requestOf(payment), command.request, payment.currency);
+    const amount = Money.of(confirmed.order.amount, payment.currency);
+    const { body } = await this.steps.execute(
+      payment,
+      amount,
+      this.providers.forPayment(payment),
+      { envelope: command.envelope, apiOperation: API_OPERATION, requestHash, orderChanged: true },
+      { request: asJson(confirmed) },
+    );
+    return body;
+  }
+}
+
+const CONFIRM = "Value 'CONFIRM_BROWSER_PAYMENT' is invalid.";
+
+/** The rules about the payment itself, before any amount is looked at. */
+function assertConfirmable(payment: BrowserPaymentRow, request: ConfirmBrowserPaymentRequest): void {
+  if (payment.confirmation !== 'CONFIRM_AT_MERCHANT') {
+    throw GatewayError.invalidField(
+      'apiOperation',
+      'INVALID',
+      `${CONFIRM} Transaction '${payment.transactionId}' was initiated with paymentConfirmation ${payment.confirmation}: it completes at the provider, only CONFIRM_AT_MERCHANT payments are confirmed.`,
+    );
+  }
+  const currency = request.order?.currency;
+  if (currency !== undefined && currency !== payment.currency) {
+    throw GatewayError.invalidField(
+      'order.currency',
+      'INVALID',
+      `Value '${currency}' is invalid. The currency of a browser payment cannot change: this payment is in ${payment.currency}.`,
+    );
+  }
+  if (payment.interactionStatus === 'INITIATED' || payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
+    throw GatewayError.invalidField(
+      'apiOperation',
+      'INVALID',
+      `${CONFIRM} The payer has not returned from the provider yet (browserPayment.interaction.status is ${payment.interactionStatus}): confirm once the payer is back at browserPayment.returnUrl.`,
+    );
+  }
+  if (payment.payerOutcome === 'CANCELLED') {
+    throw GatewayError.invalidField('apiOperation', 'INVALID', `${CONFIRM} The payer cancelled the payment at the provider.`);
+  }
+  if (payment.interactionStatus === 'COMPLETED') {
+    throw GatewayError.invalidField('apiOperation', 'INVALID', `${CONFIRM} The payment was already confirmed.`);
+  }
+}
+
+/**
+ * The payment's request as the confirm leaves it: every order field the confirm gives replaces
+ * the initiate's (a confirm's item list replaces the whole list), the rest stays. The amounts
+ * of the result must have the currency's minor units and add up.
+ */
+function confirmedRequest(initiated: StoredRequest, request: ConfirmBrowserPaymentRequest, currency: string): StoredRequest {
+  const { currency: _unchanged, ...changes } = plain(request.order ?? {}) as StoredRequest['order'];
+  const confirmed: StoredRequest = {
+    ...initiated,
+    order: { ...initiated.order, ...changes, currency },
+    ...(request.transaction ? { transaction: { ...initiated.transaction, ...plain(request.transaction) } } : {}),
+    ...(request.customer ? { customer: { ...initiated.customer, ...plain(request.customer) } } : {}),
+    ...(request.partnerSolutionId ? { partnerSolutionId: request.partnerSolutionId } : {}),
+  };
+  const asRequest = confirmed as unknown as ConfirmBrowserPaymentRequest;
+  const problem = browserPaymentAmountsWithinMinorUnits(asRequest) ?? amountConsistency(asRequest);
+  if (problem) {
+    throw fromProblem(problem, changes);
+  }
+  return confirmed;
+}
+
+function fromProblem(problem: FieldProblem, changes: object): GatewayError {
+  const name = problem.field?.replace(/^order\./, '').replace(/\[.*$/, '');
+  const keptFromInitiate = name !== undefined && !(name in changes);
+  const explanation = keptFromInitiate
+    ? `${problem.explanation} (${problem.field} keeps its initiated value unless the confirm gives it.)`
+    : problem.explanation;
+  return problem.field
+    ? GatewayError.invalidField(problem.field, problem.validationType, explanation)
+    : GatewayError.invalidRequest(explanation);
+}
+
+function plain<T extends object>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow, PaymentOperation } from '@gateway/browser-payment/data-access';
+import {
+  BeginOperationMessage,
+  BeginOperationReply,
+  JsonObject,
+  RecordMode,
+  RecordOperationMessage,
+  RecordOperationReply,
+  RequestEnvelope,
+  SUBJECTS,
+  TransactionResult,
+  TransactionType,
+} from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { MessageBus } from '@gateway/platform';
+import { orderDetails } from '../payment/payment-response';
+import { requestOf } from '../payment/stored-request';
+
+export const TRANSACTION_TYPE_OF: Readonly<Record<PaymentOperation, TransactionType>> = {
+  AUTHORIZE: 'AUTHORIZATION',
+  PAY: 'PAYMENT',
+};
+
+/**
+ * The ledger's operation names for the steps of the payer's journey. Each is recorded once per
+ * transaction (the ledger keeps one response per transaction and operation, and answers a
+ * repeated record of the same step with its stored response), so a retried step never records twice.
+ */
+export const JOURNEY_STEPS = {
+  redirected: 'BROWSER_PAYMENT_REDIRECTED',
+  returned: 'BROWSER_PAYMENT_RETURNED',
+  completed: 'BROWSER_PAYMENT_COMPLETED',
+} as const;
+
+export interface RecordStep {
+  envelope: RequestEnvelope;
+  payment: BrowserPaymentRow;
+  apiOperation: string;
+  requestHash: string;
+  mode: RecordMode;
+  response: JsonObject;
+  /** Whether the order's amount and details change (initiate, confirm). */
+  orderChanged: boolean;
+}
+
+/** browser-payment's side of the ledger protocol (ledger.messages.ts). */
+@Injectable()
+export class BrowserPaymentLedger {
+  constructor(private readonly bus: MessageBus) {}
+
+  begin(message: BeginOperationMessage): Promise<BeginOperationReply> {
+    return this.bus.request(SUBJECTS.orderTransaction.ledgerBegin, message);
+  }
+
+  async record(step: RecordStep): Promise<JsonObject> {
+    const { payment } = step;
+    const amount = Money.of(payment.amount, payment.currency).toFixed();
+    const message: RecordOperationMessage = {
+      envelope: step.envelope,
+      orderId: payment.orderId,
+      transactionId: payment.transactionId,
+      apiOperation: step.apiOperation,
+      requestHash: step.requestHash,
+      mode: step.mode,
+      order: step.orderChanged
+        ? {
+            currency: payment.currency,
+            amount,
+            details: orderDetails(payment),
+            ...(requestOf(payment).order.notificationUrl ? { notificationUrl: requestOf(payment).order.notificationUrl } : {}),
+          }
+        : { currency: payment.currency },
+      transaction: {
+        type: TRANSACTION_TYPE_OF[payment.operation],
+        amount,
+        currency: payment.currency,
+        result: payment.result as TransactionResult,
+        gatewayCode: payment.gatewayCode,
+        fundingType: requestOf(payment).sourceOfFunds.type,
+      },
+      response: step.response,
+    };
+    const reply = await this.bus.request<RecordOperationReply>(SUBJECTS.orderTransaction.ledgerRecord, message);
+    return reply.body;
+  }
+}

@@ -1,0 +1,28 @@
+import type { PayerPage } from '@gateway/contracts';
+import { html } from './escape-html';
+import { payerPage } from './payer-page';
+
+/**
+ * What a payer sees when a link leads nowhere. The pages say nothing about why a token is
+ * unknown (tampered, another provider's path, never issued): a guesser learns nothing.
+ */
+export function paymentNotFoundPage(): PayerPage {
+  return payerPage(404, {
+    title: 'Payment not found',
+    body: html`<p class="notice">This payment link is not valid. Please go back to the shop and start the payment again.</p>`,
+  });
+}
+
+export function paymentExpiredPage(): PayerPage {
+  return payerPage(410, {
+    title: 'Payment link expired',
+    body: html`<p class="notice">This payment link has expired. Please go back to the shop and start the payment again.</p>`,
+  });
+}
+
+export function journeyOverPage(): PayerPage {
+  return payerPage(410, {
+    title: 'Payment link already used',
+    body: html`<p class="notice">This payment link has already been used. You can close this window.</p>`,
+  });
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
+import type { PayerDecision, PayerPage, PayerRedirect } from '@gateway/contracts';
+import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
+import { journeyOverPage, paymentExpiredPage, paymentNotFoundPage } from '../pages/journey-pages';
+import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
+import { isProviderName } from '../providers/provider-adapters';
+import { isRedirectToken, redirectTokenHash } from '../redirect-token/redirect-token';
+
+export type JourneyLookup = { payment: BrowserPaymentRow; page?: undefined } | { page: PayerPage; payment?: undefined };
+
+/** Returned and approved, to be confirmed at the provider: the return's second half is still due. */
+export function completionDue(payment: BrowserPaymentRow): boolean {
+  return (
+    payment.interactionStatus === 'RETURNED_TO_MERCHANT' &&
+    payment.payerOutcome === 'APPROVED' &&
+    payment.confirmation === 'CONFIRM_AT_PROVIDER' &&
+    payment.result === 'PENDING'
+  );
+}
+
+/** The payer has come back (or more): the token has done its one journey. */
+export function journeyOver(payment: BrowserPaymentRow): boolean {
+  return ['RETURNED_TO_MERCHANT', 'COMPLETED'].includes(payment.interactionStatus) && !completionDue(payment);
+}
+
+/**
+ * The payer's side: a redirect token and the provider in the path lead to one payment, only
+ * while its journey is open and the token has not expired. Anything else gets a page and
+ * changes nothing: a token that is malformed, unknown, or used under another provider's path
+ * looks the same as one that never existed.
+ */
+@Injectable()
+export class PayerJourneys {
+  constructor(
+    @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
+    @Inject(BROWSER_PAYMENT_OPTIONS) private readonly options: BrowserPaymentOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** `merchantId`: the merchant the edge resolved and locked for; the payment must be its. */
+  async find(provider: string, token: string, merchantId?: string): Promise<JourneyLookup> {
+    if (!isProviderName(provider) || !isRedirectToken(token)) {
+      return { page: paymentNotFoundPage() };
+    }
+    const payment = await this.store.findByTokenHash(redirectTokenHash(token));
+    if (!payment || payment.provider !== provider || (merchantId !== undefined && payment.merchantId !== merchantId)) {
+      return { page: paymentNotFoundPage() };
+    }
+    if (journeyOver(payment)) {
+      return { page: journeyOverPage() };
+    }
+    if (new Date(payment.tokenExpiresAt).getTime() <= this.clock.now().getTime()) {
+      return { page: paymentExpiredPage() };
+    }
+    return { payment };
+  }
+
+  /** `{PUBLIC_BASE_URL}/bpui/<provider>/out/BP-...`: where the merchant sends the payer. */
+  redirectUrl(provider: string, token: string): string {
+    return `${this.options.publicBaseUrl}/bpui/${provider}/out/${token}`;
+  }
+
+  /** `{PUBLIC_BASE_URL}/bpui/<provider>/in/BP-...`: where the provider sends the payer back. */
+  returnUrl(provider: string, token: string): string {
+    return `${this.options.publicBaseUrl}/bpui/${provider}/in/${token}`;
+  }
+
+  /** Where a simulator page's buttons post (same origin as the page). */
+  decisionPath(provider: string, token: string, decision: PayerDecision): string {
+    return `/bpui/${provider}/out/${token}/${decision}`;
+  }
+
+  /** The end of the journey: the merchant's returnUrl, told which order and transaction. */
+  toMerchant(payment: BrowserPaymentRow): PayerRedirect {
+    const location = new URL(payment.returnUrl);
+    location.searchParams.set('orderId', payment.orderId);
+    location.searchParams.set('transactionId', payment.transactionId);
+    return { kind: 'redirect', location: location.toString() };
+  }
+}

@@ -1,0 +1,31 @@
+import { browserPaymentTestBed, initiatedPayment, payerStep } from '../testing/browser-payment-test-bed';
+import { RecordPayerDecision } from './record-payer-decision.use-case';
+import { ShowProviderPage } from './show-provider-page.use-case';
+
+describe('RecordPayerDecision (POST /bpui/<provider>/out/BP-.../approve|cancel)', () => {
+  it('takes the decision at the provider only, once, and sends the payer to the gateway\'s return address', async () => {
+    const bed = browserPaymentTestBed();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(payerStep(merchant, provider, token));
+    const decide = new RecordPayerDecision(bed.journeys, bed.providers);
+
+    const reply = await decide.execute({ requestId: 'r', provider, token, decision: 'approve' });
+    expect(reply).toEqual({ kind: 'redirect', location: `https://pay.gateway.test/bpui/provider_a/in/${token}` });
+    const reference = bed.payments.only().providerReference;
+    expect(bed.simulator.rows.get(reference)!.status).toBe('APPROVED');
+    // The gateway's view of the payment and the ledger have not moved: that happens on return.
+    expect(bed.payments.only().interactionStatus).toBe('REDIRECTED_TO_PROVIDER');
+    expect(bed.ledger.recorded).toHaveLength(2);
+
+    await decide.execute({ requestId: 'r', provider, token, decision: 'cancel' });
+    expect(bed.simulator.rows.get(reference)!.status).toBe('APPROVED');
+  });
+
+  it('refuses a decision for a payer never sent to the provider page', async () => {
+    const bed = browserPaymentTestBed();
+    const { provider, token } = await initiatedPayment(bed);
+    const reply = await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+    expect(reply).toMatchObject({ kind: 'page', status: 410 });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('CREATED');
+  });
+});

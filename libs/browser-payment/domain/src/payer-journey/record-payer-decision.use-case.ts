@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { PayerDecisionMessage, PayerReply } from '@gateway/contracts';
+import { journeyOverPage, paymentNotFoundPage } from '../pages/journey-pages';
+import { isSimulated } from '../providers/provider-adapter';
+import { ProviderAdapters } from '../providers/provider-adapters';
+import { PayerJourneys } from './payer-journeys';
+
+/**
+ * POST /bpui/<provider>/out/BP-.../approve|cancel: the payer's choice on a simulator's page.
+ * This happens "at the provider": only the simulator's books change, and the payer is sent
+ * back to the gateway's return address, where the gateway asks the provider what happened.
+ * Only a payer who was sent to the provider page can decide, once.
+ */
+@Injectable()
+export class RecordPayerDecision {
+  constructor(
+    private readonly journeys: PayerJourneys,
+    private readonly providers: ProviderAdapters,
+  ) {}
+
+  async execute(message: PayerDecisionMessage): Promise<PayerReply> {
+    const found = await this.journeys.find(message.provider, message.token);
+    if (found.page) {
+      return found.page;
+    }
+    if (found.payment.interactionStatus !== 'REDIRECTED_TO_PROVIDER') {
+      return journeyOverPage();
+    }
+    const adapter = this.providers.forPayment(found.payment);
+    if (!isSimulated(adapter)) {
+      // A real provider takes the payer's decision on its own site, never here.
+      return paymentNotFoundPage();
+    }
+    await adapter.decide(found.payment.providerReference, message.decision);
+    return { kind: 'redirect', location: this.journeys.returnUrl(message.provider, message.token) };
+  }
+}

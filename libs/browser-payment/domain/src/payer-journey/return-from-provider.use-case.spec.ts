@@ -1,0 +1,95 @@
+import { GatewayError, JsonObject, PayerDecision } from '@gateway/contracts';
+import { browserPaymentTestBed, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed } from '../testing/browser-payment-test-bed';
+import { RecordPayerDecision } from './record-payer-decision.use-case';
+import { ReturnFromProvider } from './return-from-provider.use-case';
+import { ShowProviderPage } from './show-provider-page.use-case';
+
+async function payerAt(bed: TestBed, decision: PayerDecision | null, body?: JsonObject) {
+  const journey = await initiatedPayment(bed, body);
+  const step = payerStep(journey.merchant, journey.provider, journey.token);
+  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  if (decision) {
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider: journey.provider, token: journey.token, decision });
+  }
+  bed.clock.advance(2_000);
+  return { step, back: new ReturnFromProvider(bed.journeys, bed.providers, bed.steps) };
+}
+
+const interaction = (response: JsonObject) => (response.browserPayment as JsonObject).interaction;
+const toMerchant = { kind: 'redirect', location: `${RETURN_URL}?orderId=order-1&transactionId=bp-1` };
+
+describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
+  it('CONFIRM_AT_PROVIDER approved: records RETURNED_TO_MERCHANT, then the execution as COMPLETED, and sends the payer to returnUrl', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'approve');
+
+    expect(await back.execute(step)).toEqual(toMerchant);
+    const [, , returned, completed] = bed.ledger.recorded;
+    expect(returned).toMatchObject({ apiOperation: 'BROWSER_PAYMENT_RETURNED', payment: { result: 'PENDING', gatewayCode: 'SUBMITTED' } });
+    expect(interaction(returned.response)).toMatchObject({ status: 'RETURNED_TO_MERCHANT', timeReturned: '2031-05-04T10:00:02.000Z' });
+    expect(completed).toMatchObject({ apiOperation: 'BROWSER_PAYMENT_COMPLETED', payment: { result: 'SUCCESS', gatewayCode: 'APPROVED', interactionStatus: 'COMPLETED' } });
+    expect(completed.response).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { accountHolder: 'Simulated Payer' } } },
+    });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '20.00' });
+  });
+
+  it('cancelled: the transaction fails (CANCELLED), nothing is executed, the payer still goes back to the merchant', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'cancel');
+    expect(await back.execute(step)).toEqual(toMerchant);
+    expect(bed.ledger.recorded).toHaveLength(3);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE', gatewayCode: 'CANCELLED', payerOutcome: 'CANCELLED' });
+  });
+
+  it('CONFIRM_AT_MERCHANT approved: back and waiting for the merchant\'s confirm, nothing executed yet', async () => {
+    const bed = browserPaymentTestBed();
+    const body = initiateBody({ browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_MERCHANT' } } });
+    const { step, back } = await payerAt(bed, 'approve', body);
+    await back.execute(step);
+    expect(bed.ledger.recorded.map((r) => r.apiOperation)).toEqual(['INITIATE_BROWSER_PAYMENT', 'BROWSER_PAYMENT_REDIRECTED', 'BROWSER_PAYMENT_RETURNED']);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING', payerOutcome: 'APPROVED' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
+  });
+
+  it('the same return again changes nothing: the token\'s journey is over', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'approve');
+    await back.execute(step);
+    const before = bed.payments.only();
+    expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
+    expect(bed.payments.only()).toEqual(before);
+    expect(bed.ledger.recorded).toHaveLength(4);
+  });
+
+  it('completes a return whose second half was interrupted, when the payer tries again', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'approve');
+    const recordsBefore = bed.ledger.recorded.length;
+    // The return is recorded, then the completion's record fails: the payment waits, returned and approved.
+    const original = bed.ledger.record.bind(bed.ledger);
+    let calls = 0;
+    bed.ledger.record = async (record) => {
+      calls += 1;
+      if (calls === 2) {
+        throw new GatewayError('SERVER_BUSY');
+      }
+      return original(record);
+    };
+    await expect(back.execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+
+    expect(await back.execute(step)).toEqual(toMerchant);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+    expect(bed.ledger.recorded.slice(recordsBefore).map((r) => r.apiOperation)).toEqual(['BROWSER_PAYMENT_RETURNED', 'BROWSER_PAYMENT_COMPLETED']);
+  });
+
+  it('after expiry: a page, and the payment is not touched', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'approve');
+    bed.clock.advance(60_000);
+    expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'PENDING' });
+  });
+});

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment/data-access';
+import type { PayerReply, PayerStepMessage, RequestEnvelope } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
+import { journeyStepHash, PaymentSteps } from '../payment/payment-steps';
+import type { PayerReturn, ProviderAdapter } from '../providers/provider-adapter';
+import { ProviderAdapters } from '../providers/provider-adapters';
+import { completionDue, PayerJourneys } from './payer-journeys';
+
+/**
+ * GET /bpui/<provider>/in/BP-... (under the order lock): the payer is back from the provider.
+ * The payment is RETURNED_TO_MERCHANT with what the provider says (approved, or cancelled:
+ * the transaction fails); a CONFIRM_AT_PROVIDER payment the payer approved is then executed at
+ * the provider and COMPLETED (PAY: captured; AUTHORIZE: authorised). Each step is its own
+ * ledger record. Then the browser goes to the merchant's returnUrl. The token's journey ends
+ * here: the same URL again changes nothing.
+ */
+@Injectable()
+export class ReturnFromProvider {
+  constructor(
+    private readonly journeys: PayerJourneys,
+    private readonly providers: ProviderAdapters,
+    private readonly steps: PaymentSteps,
+  ) {}
+
+  async execute(message: PayerStepMessage): Promise<PayerReply> {
+    const found = await this.journeys.find(message.provider, message.token, message.envelope.merchant.id);
+    if (found.page) {
+      return found.page;
+    }
+    let payment = found.payment;
+    const adapter = this.providers.forPayment(payment);
+    if (payment.interactionStatus === 'INITIATED' || payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
+      payment = await this.returned(message.envelope, payment, adapter, await adapter.payerReturned(payment.providerReference));
+    }
+    if (completionDue(payment)) {
+      ({ payment } = await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, {
+        envelope: message.envelope,
+        apiOperation: JOURNEY_STEPS.completed,
+        requestHash: journeyStepHash(JOURNEY_STEPS.completed, payment),
+      }));
+    }
+    return this.journeys.toMerchant(payment);
+  }
+
+  private async returned(
+    envelope: RequestEnvelope,
+    payment: BrowserPaymentRow,
+    adapter: ProviderAdapter,
+    back: PayerReturn,
+  ): Promise<BrowserPaymentRow> {
+    const changes: PaymentChanges =
+      back.outcome === 'APPROVED'
+        ? { interactionStatus: 'RETURNED_TO_MERCHANT', timeReturned: this.steps.now(), payerOutcome: 'APPROVED', providerDetails: back.payer ?? null }
+        : {
+            interactionStatus: 'RETURNED_TO_MERCHANT',
+            timeReturned: this.steps.now(),
+            payerOutcome: 'CANCELLED',
+            result: 'FAILURE',
+            gatewayCode: 'CANCELLED',
+          };
+    const { payment: updated } = await this.steps.apply(payment, changes, adapter, {
+      envelope,
+      apiOperation: JOURNEY_STEPS.returned,
+      requestHash: journeyStepHash(JOURNEY_STEPS.returned, payment),
+    });
+    return updated;
+  }
+}

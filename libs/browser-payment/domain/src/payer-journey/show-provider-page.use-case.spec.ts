@@ -1,0 +1,61 @@
+import { PayerPage } from '@gateway/contracts';
+import { browserPaymentTestBed, initiatedPayment, payerStep, testMerchant } from '../testing/browser-payment-test-bed';
+import { ShowProviderPage } from './show-provider-page.use-case';
+
+function setUp() {
+  const bed = browserPaymentTestBed();
+  return { bed, show: new ShowProviderPage(bed.journeys, bed.providers, bed.steps) };
+}
+
+describe('ShowProviderPage (GET /bpui/<provider>/out/BP-...)', () => {
+  it('marks the payment REDIRECTED_TO_PROVIDER in the ledger once and shows the simulator\'s page', async () => {
+    const { bed, show } = setUp();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    bed.clock.advance(1_500);
+
+    const page = (await show.execute(payerStep(merchant, provider, token))) as PayerPage;
+    expect(page).toMatchObject({ kind: 'page', status: 200 });
+    expect(page.html).toContain('Provider A wallet');
+    expect(page.html).toContain('Book shop');
+    expect(page.html).toContain('20.00 EUR');
+    expect(page.html).toContain(`action="/bpui/provider_a/out/${token}/approve"`);
+    expect(page.html).toContain(`action="/bpui/provider_a/out/${token}/cancel"`);
+    const [, redirected] = bed.ledger.recorded;
+    expect(redirected).toMatchObject({ apiOperation: 'BROWSER_PAYMENT_REDIRECTED', mode: 'UPDATE', orderChanged: false });
+    expect(redirected.response).toMatchObject({
+      browserPayment: { interaction: { status: 'REDIRECTED_TO_PROVIDER', timeInitiated: '2031-05-04T10:00:00.000Z', timeRedirected: '2031-05-04T10:00:01.500Z' } },
+    });
+    expect(redirected.response.browserPayment).not.toHaveProperty('redirectUrl');
+
+    // A reload shows the page again and records nothing more.
+    await show.execute(payerStep(merchant, provider, token));
+    expect(bed.ledger.recorded).toHaveLength(2);
+  });
+
+  it('shows nothing and changes nothing once the token expired', async () => {
+    const { bed, show } = setUp();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    bed.clock.advance(60_000);
+    expect(await show.execute(payerStep(merchant, provider, token))).toMatchObject({ kind: 'page', status: 410 });
+    expect(bed.payments.only().interactionStatus).toBe('INITIATED');
+    expect(bed.ledger.recorded).toHaveLength(1);
+  });
+
+  it('does not move a payment for a merchant other than the one the edge locked for', async () => {
+    const { bed, show } = setUp();
+    const { provider, token } = await initiatedPayment(bed);
+    const other = { ...testMerchant(), id: 'OTHERSHOP' };
+    expect(await show.execute(payerStep(other, provider, token))).toMatchObject({ kind: 'page', status: 404 });
+    expect(bed.payments.only().interactionStatus).toBe('INITIATED');
+  });
+
+  it('rolls the step back when the ledger refuses it, so a reload records it then', async () => {
+    const { bed, show } = setUp();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    bed.ledger.failNextRecord = new Error('ledger unavailable') as never;
+    await expect(show.execute(payerStep(merchant, provider, token))).rejects.toThrow('ledger unavailable');
+    expect(bed.payments.only().interactionStatus).toBe('INITIATED');
+    await show.execute(payerStep(merchant, provider, token));
+    expect(bed.payments.only().interactionStatus).toBe('REDIRECTED_TO_PROVIDER');
+  });
+});

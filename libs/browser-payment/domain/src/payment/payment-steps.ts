@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment/data-access';
+import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
+import type { Money } from '@gateway/money';
+import { APP_LOGGER, AppLogger, canonicalRequestHash } from '@gateway/platform';
+import { CLOCK, Clock } from '../browser-payment.options';
+import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
+import type { ProviderAdapter } from '../providers/provider-adapter';
+import { paymentResponse } from './payment-response';
+import { PAYMENT_STORE, PaymentStore } from './payment-store';
+
+export interface StepRecord {
+  envelope: RequestEnvelope;
+  /** The ledger's operation name for the step. */
+  apiOperation: string;
+  /** The canonical hash of the request that caused the step (the merchant's body, or the step's name). */
+  requestHash: string;
+  orderChanged?: boolean;
+}
+
+export interface StepOutcome {
+  payment: BrowserPaymentRow;
+  /** The response body as the ledger recorded it. */
+  body: JsonObject;
+}
+
+/** The hash a journey step is recorded under: the same for every attempt at the step. */
+export function journeyStepHash(apiOperation: string, payment: BrowserPaymentRow): string {
+  return canonicalRequestHash({ apiOperation, transactionId: payment.transactionId });
+}
+
+/**
+ * A step of a payment: its change and the ledger record of it, together (the change is rolled
+ * back if the ledger refuses), and for the steps that execute the payment at the provider, the
+ * reversal the ledger protocol asks for when the record is refused.
+ */
+@Injectable()
+export class PaymentSteps {
+  constructor(
+    @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
+    private readonly ledger: BrowserPaymentLedger,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  now(): Date {
+    return this.clock.now();
+  }
+
+  /** Applies `changes` to the payment as it is and records it; ORDER_LOCK_LOST if another step moved it first. */
+  async apply(payment: BrowserPaymentRow, changes: PaymentChanges, adapter: ProviderAdapter, record: StepRecord): Promise<StepOutcome> {
+    const done = await this.store.transition(
+      payment.id,
+      { interactionStatus: payment.interactionStatus, result: payment.result },
+      changes,
+      (updated) =>
+        this.ledger.record({
+          envelope: record.envelope,
+          payment: updated,
+          apiOperation: record.apiOperation,
+          requestHash: record.requestHash,
+          mode: 'UPDATE',
+          response: paymentResponse(updated, adapter.acquirerId),
+          orderChanged: record.orderChanged ?? false,
+        }),
+    );
+    if (!done) {
+      throw new GatewayError('ORDER_LOCK_LOST', {
+        explanation: 'Another operation changed the payment while this one was in progress. Please retry the request.',
+      });
+    }
+    return { payment: done.payment, body: done.outcome };
+  }
+
+  /**
+   * Executes the approved payment at the provider for `amount` (authorises or moves the money),
+   * then completes it with the provider's answer. If the ledger refuses the record, the
+   * execution is reversed at the provider before the error goes on; an ambiguous failure (no
+   * answer in time) is not reversed, because the record may have landed: the step is retried
+   * instead, and the provider answers a repeated execution as already done.
+   */
+  async execute(
+    payment: BrowserPaymentRow,
+    amount: Money,
+    adapter: ProviderAdapter,
+    record: StepRecord,
+    extra: PaymentChanges = {},
+  ): Promise<StepOutcome> {
+    const result = await adapter.execute(payment.providerReference, payment.operation, amount);
+    const changes: PaymentChanges = {
+      ...extra,
+      amount: amount.toFixed(),
+      interactionStatus: 'COMPLETED',
+      timeCompleted: this.now(),
+      result: result.approved ? 'SUCCESS' : 'FAILURE',
+      gatewayCode: result.gatewayCode,
+    };
+    try {
+      return await this.apply(payment, changes, adapter, record);
+    } catch (err) {
+      if (result.approved && refusedForSure(err)) {
+        await adapter.reverse(payment.providerReference).catch((reverseError: unknown) =>
+          this.logger.error(
+            { err: reverseError, provider: payment.provider, providerReference: payment.providerReference },
+            'browser payment executed at the provider but neither recorded nor reversed',
+          ),
+        );
+      }
+      throw err;
+    }
+  }
+}
+
+function refusedForSure(err: unknown): boolean {
+  return err instanceof GatewayError && (err.code === 'ORDER_LOCK_LOST' || err.httpStatus < 500);
+}

@@ -1,0 +1,9 @@
+import type { BrowserPaymentRepository } from '@gateway/browser-payment/data-access';
+
+export const PAYMENT_STORE = Symbol('PAYMENT_STORE');
+
+/** browser-payment's payments and provider refunds (BrowserPaymentRepository; in memory in unit tests). */
+export type PaymentStore = Pick<
+  BrowserPaymentRepository,
+  'saveInitiated' | 'findByTokenHash' | 'findByTransaction' | 'transition' | 'findRefund' | 'insertRefund'
+>;

@@ -1,0 +1,76 @@
+import type { BrowserPaymentRow, PayerOutcome, PaymentOperation, ProviderName } from '@gateway/browser-payment/data-access';
+import type { JsonObject, PayerDecision, PayerReply } from '@gateway/contracts';
+import type { Money } from '@gateway/money';
+
+/**
+ * One browser-payment provider (provider_a wallet, provider_b bank transfer, provider_c online
+ * banking) as the use cases see it. A real provider's adapter would call its API; the
+ * built-in simulators (SimulatedProvider) keep their own books in the service's database.
+ */
+export interface ProviderAdapter {
+  readonly provider: ProviderName;
+  /** `transaction.acquirer.id` of the payments it handles. */
+  readonly acquirerId: string;
+
+  /** Opens the payment at the provider (at initiate); its reference at the provider. */
+  createPayment(spec: ProviderPaymentSpec): Promise<string>;
+
+  /** What the payer's browser gets on leaving for the provider: the provider's page, or a redirect to it. */
+  payerPage(context: ProviderPageContext): Promise<PayerReply>;
+
+  /**
+   * When the payer is back at the gateway: whether the provider has the payer's approval. A
+   * payer who comes back without deciding has abandoned the payment: it can no longer be approved.
+   */
+  payerReturned(reference: string): Promise<PayerReturn>;
+
+  /** Authorises (AUTHORIZE) or moves (PAY) `amount` of an approved payment; safe to repeat. */
+  execute(reference: string, operation: PaymentOperation, amount: Money): Promise<ProviderResult>;
+
+  /** Takes back an execution the ledger refused to record. */
+  reverse(reference: string): Promise<void>;
+
+  /** Returns `amount` of a captured payment to the payer. */
+  refund(reference: string, amount: Money): Promise<ProviderResult>;
+}
+
+/** The built-in simulators also take the payer's decision on their own page. */
+export interface SimulatedProviderAdapter extends ProviderAdapter {
+  /** False when the payer had already decided (a double click, the back button). */
+  decide(reference: string, decision: PayerDecision): Promise<boolean>;
+}
+
+export function isSimulated(adapter: ProviderAdapter): adapter is SimulatedProviderAdapter {
+  return typeof (adapter as SimulatedProviderAdapter).decide === 'function';
+}
+
+export interface ProviderPaymentSpec {
+  operation: PaymentOperation;
+  amount: Money;
+}
+
+export interface ProviderPageContext {
+  payment: BrowserPaymentRow;
+  /** The merchant as the payer knows it (its name, or its id). */
+  merchantName: string;
+  /** The gateway's address the provider sends the payer back to (/bpui/<provider>/in/BP-...). */
+  returnUrl: string;
+  /** The path a simulator page's approve or cancel button posts to. */
+  decisionPath(decision: PayerDecision): string;
+}
+
+export interface PayerReturn {
+  outcome: PayerOutcome;
+  /** `sourceOfFunds.provided.<provider>`: the payer's account as the provider reports it, masked. */
+  payer?: JsonObject;
+}
+
+export interface ProviderResult {
+  approved: boolean;
+  /** `response.gatewayCode` */
+  gatewayCode: 'APPROVED' | 'DECLINED';
+  /** The provider's own code, for `response.acquirerCode`. */
+  providerCode: string;
+  /** The provider's reference of this operation (a refund's own id). */
+  reference?: string;
+}

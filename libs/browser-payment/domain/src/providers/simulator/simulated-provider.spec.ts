@@ -1,0 +1,83 @@
+import { Money } from '@gateway/money';
+import { InMemorySimulatorStore } from '../../testing/in-memory-stores';
+import { TestClock } from '../../testing/browser-payment-test-bed';
+import { SimulatedProvider } from './simulated-provider';
+import { SIMULATOR_PROFILES } from './simulator-profiles';
+
+const eur = (amount: string) => Money.of(amount, 'EUR');
+
+function simulator(provider: 'provider_a' | 'provider_b' | 'provider_c' = 'provider_a') {
+  const store = new InMemorySimulatorStore();
+  return { store, adapter: new SimulatedProvider(SIMULATOR_PROFILES[provider], store, new TestClock()) };
+}
+
+describe('a simulated provider', () => {
+  it('opens a payment under a reference of its own', async () => {
+    const { adapter, store } = simulator('provider_b');
+    const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('12.50') });
+    expect(reference).toMatch(/^PB-[0-9A-F]{20}$/);
+    expect(await store.find(reference)).toMatchObject({ provider: 'provider_b', status: 'CREATED', amount: '12.50', currency: 'EUR' });
+  });
+
+  it('executes only what the payer approved, and the same execution again is answered as done', async () => {
+    const { adapter } = simulator();
+    const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
+    expect(await adapter.execute(reference, 'PAY', eur('10.00'))).toMatchObject({ approved: false, gatewayCode: 'DECLINED' });
+    expect(await adapter.decide(reference, 'approve')).toBe(true);
+    expect(await adapter.decide(reference, 'cancel')).toBe(false);
+    expect(await adapter.payerReturned(reference)).toEqual({
+      outcome: 'APPROVED',
+      payer: { accountEmail: 'payer@wallet.example', accountHolder: 'Simulated Payer' },
+    });
+    expect(await adapter.execute(reference, 'PAY', eur('8.00'))).toMatchObject({ approved: true, gatewayCode: 'APPROVED' });
+    expect(await adapter.execute(reference, 'PAY', eur('8.00'))).toMatchObject({ approved: true });
+    expect(await adapter.execute(reference, 'PAY', eur('9.00'))).toMatchObject({ approved: false });
+  });
+
+  it('treats a payer back without a decision as abandoned: a late approval is refused', async () => {
+    const { adapter } = simulator();
+    const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
+    expect(await adapter.payerReturned(reference)).toEqual({ outcome: 'CANCELLED' });
+    expect(await adapter.decide(reference, 'approve')).toBe(false);
+    expect(await adapter.execute(reference, 'PAY', eur('10.00'))).toMatchObject({ approved: false });
+  });
+
+  it('refunds a captured payment up to what was captured, and nothing of an authorisation', async () => {
+    const { adapter } = simulator();
+    const paid = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
+    await adapter.decide(paid, 'approve');
+    await adapter.execute(paid, 'PAY', eur('10.00'));
+    const first = await adapter.refund(paid, eur('6.00'));
+    expect(first).toMatchObject({ approved: true, gatewayCode: 'APPROVED' });
+    expect(first.reference).toMatch(/^PAR-[0-9A-F]{20}$/);
+    expect(await adapter.refund(paid, eur('4.01'))).toMatchObject({ approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+    expect(await adapter.refund(paid, eur('4.00'))).toMatchObject({ approved: true });
+
+    const authorized = await adapter.createPayment({ operation: 'AUTHORIZE', amount: eur('10.00') });
+    await adapter.decide(authorized, 'approve');
+    await adapter.execute(authorized, 'AUTHORIZE', eur('10.00'));
+    expect(await adapter.refund(authorized, eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOTHING_CAPTURED' });
+  });
+
+  it('reverses an execution: nothing stays captured', async () => {
+    const { adapter, store } = simulator();
+    const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
+    await adapter.decide(reference, 'approve');
+    await adapter.execute(reference, 'PAY', eur('10.00'));
+    await adapter.reverse(reference);
+    expect(await store.find(reference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
+    expect(await adapter.refund(reference, eur('1.00'))).toMatchObject({ approved: false });
+  });
+
+  it('reports provider_c\'s payer bank account masked, and nothing for provider_b', async () => {
+    for (const [provider, payer] of [
+      ['provider_c', { bankAccountHolder: 'Simulated Payer', bic: 'SIMUDEFFXXX', country: 'DEU', iban: 'xxxxxxxxxxxxxxxxxx3000' }],
+      ['provider_b', undefined],
+    ] as const) {
+      const { adapter } = simulator(provider);
+      const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('1.00') });
+      await adapter.decide(reference, 'approve');
+      expect((await adapter.payerReturned(reference)).payer).toEqual(payer);
+    }
+  });
+});

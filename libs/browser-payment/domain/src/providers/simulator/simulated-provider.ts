@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { PaymentOperation, SimulatedPaymentRow } from '@gateway/browser-payment/data-access';
+import type { PayerDecision, PayerReply } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import type { Clock } from '../../browser-payment.options';
+import type {
+  PayerReturn,
+  ProviderPageContext,
+  ProviderPaymentSpec,
+  ProviderResult,
+  SimulatedProviderAdapter,
+} from '../provider-adapter';
+import { simulatorPage } from './simulator-page';
+import type { SimulatorProfile } from './simulator-profiles';
+import type { SimulatorStore } from './simulator-store';
+
+const EXECUTED = { AUTHORIZE: 'AUTHORIZED', PAY: 'CAPTURED' } as const;
+
+/**
+ * A built-in provider for test merchants: a real page where the payer approves or cancels, and
+ * books of its own that move money only for what the payer approved. It behaves like a
+ * provider would towards the gateway (it never approves what the payer did not), so the
+ * gateway's journey, ledger records and refunds are exercised as with a real one.
+ */
+export class SimulatedProvider implements SimulatedProviderAdapter {
+  constructor(
+    private readonly profile: SimulatorProfile,
+    private readonly store: SimulatorStore,
+    private readonly clock: Clock,
+  ) {}
+
+  get provider() {
+    return this.profile.provider;
+  }
+
+  get acquirerId() {
+    return this.profile.acquirerId;
+  }
+
+  async createPayment(spec: ProviderPaymentSpec): Promise<string> {
+    const reference = this.newReference('');
+    await this.store.create(
+      {
+        reference,
+        provider: this.profile.provider,
+        operation: spec.operation,
+        currency: spec.amount.currency,
+        amount: spec.amount.toFixed(),
+        status: 'CREATED',
+        capturedAmount: '0',
+        refundedAmount: '0',
+      },
+      this.clock.now(),
+    );
+    return reference;
+  }
+
+  async payerPage(context: ProviderPageContext): Promise<PayerReply> {
+    const simulated = await this.require(context.payment.providerReference);
+    return simulatorPage(this.profile, context, simulated.status);
+  }
+
+  async decide(reference: string, decision: PayerDecision): Promise<boolean> {
+    const to = decision === 'approve' ? 'APPROVED' : 'CANCELLED';
+    return (await this.store.move(reference, ['CREATED'], to, this.clock.now())) !== null;
+  }
+
+  async payerReturned(reference: string): Promise<PayerReturn> {
+    // Back without a decision: abandoned, and from now on it cannot be approved.
+    await this.store.move(reference, ['CREATED'], 'ABANDONED', this.clock.now());
+    const simulated = await this.require(reference);
+    const approved = ['APPROVED', 'AUTHORIZED', 'CAPTURED'].includes(simulated.status);
+    return approved ? { outcome: 'APPROVED', ...(this.profile.payer ? { payer: { ...this.profile.payer } } : {}) } : { outcome: 'CANCELLED' };
+  }
+
+  async execute(reference: string, operation: PaymentOperation, amount: Money): Promise<ProviderResult> {
+    const executed = await this.store.execute(reference, operation, amount.toFixed(), this.clock.now());
+    if (executed) {
+      return approved('EXECUTED');
+    }
+    // A repeat of the same execution (a retried confirm) finds it done: the same answer again.
+    const simulated = await this.require(reference);
+    const done = simulated.status === EXECUTED[operation] && Money.of(simulated.amount, simulated.currency).equals(amount);
+    return done ? approved('EXECUTED') : declined('NOT_APPROVED_BY_PAYER');
+  }
+
+  async reverse(reference: string): Promise<void> {
+    await this.store.void(reference, this.clock.now());
+  }
+
+  async refund(reference: string, amount: Money): Promise<ProviderResult> {
+    const refunded = await this.store.refund(reference, amount.toFixed(), this.clock.now());
+    if (!refunded) {
+      const simulated = await this.require(reference);
+      return declined(simulated.status === 'CAPTURED' ? 'REFUND_EXCEEDS_CAPTURED_AMOUNT' : 'NOTHING_CAPTURED');
+    }
+    return { ...approved('REFUNDED'), reference: this.newReference('R') };
+  }
+
+  private async require(reference: string): Promise<SimulatedPaymentRow> {
+    const simulated = await this.store.find(reference);
+    if (!simulated) {
+      throw new Error(`${this.profile.provider} simulator has no payment ${reference}`);
+    }
+    return simulated;
+  }
+
+  private newReference(kind: '' | 'R'): string {
+    return `${this.profile.referencePrefix}${kind}-${randomBytes(10).toString('hex').toUpperCase()}`;
+  }
+}
+
+function approved(providerCode: string): ProviderResult {
+  return { approved: true, gatewayCode: 'APPROVED', providerCode };
+}
+
+function declined(providerCode: string): ProviderResult {
+  return { approved: false, gatewayCode: 'DECLINED', providerCode };
+}

@@ -1,0 +1,52 @@
+import { ProviderRefundMessage } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
+import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
+import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
+import { browserPaymentTestBed, envelopeFor, initiatedPayment, payerStep, TestBed } from '../testing/browser-payment-test-bed';
+import { RefundAtProvider } from './refund-at-provider.use-case';
+
+async function paid(bed: TestBed) {
+  const { merchant, provider, token } = await initiatedPayment(bed);
+  const step = payerStep(merchant, provider, token);
+  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+  await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step);
+  return merchant;
+}
+
+function message(merchant: ReturnType<typeof envelopeFor>['merchant'], transactionId: string, amount: string): ProviderRefundMessage {
+  return { envelope: envelopeFor(merchant), orderId: 'order-1', transactionId, targetTransactionId: 'bp-1', amount, currency: 'EUR' };
+}
+
+describe('RefundAtProvider', () => {
+  it('refunds at the provider and remembers the outcome per refund transaction', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+
+    const reply = await refund.execute(message(merchant, 'refund-1', '5.00'));
+    expect(reply).toMatchObject({ result: 'SUCCESS', gatewayCode: 'APPROVED', sourceOfFunds: { type: 'PROVIDER_A' } });
+    expect(await refund.execute(message(merchant, 'refund-1', '5.00'))).toEqual(reply);
+    expect(Money.of(bed.simulator.rows.get(bed.payments.only().providerReference)!.refundedAmount, 'EUR').toFixed()).toBe('5.00');
+    expect(bed.payments.refunds).toHaveLength(1);
+    await expect(refund.execute(message(merchant, 'refund-1', '6.00'))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+
+  it('answers a refund beyond what the provider holds with the provider\'s decline', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    expect(await refund.execute(message(merchant, 'refund-1', '20.01'))).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED' });
+  });
+
+  it('refuses an unknown target and a payment still pending', async () => {
+    const bed = browserPaymentTestBed();
+    const { merchant } = await initiatedPayment(bed);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    await expect(refund.execute({ ...message(merchant, 'r', '1.00'), targetTransactionId: 'nope' })).rejects.toMatchObject({
+      field: 'transaction.targetTransactionId',
+    });
+    await expect(refund.execute(message(merchant, 'r', '1.00'))).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+  });
+});

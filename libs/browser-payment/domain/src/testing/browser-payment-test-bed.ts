@@ -1,0 +1,119 @@
+import {
+  BeginOperationMessage,
+  BeginOperationReply,
+  defaultMerchantSettings,
+  GatewayError,
+  JsonObject,
+  LedgerOrderView,
+  MerchantContext,
+  validateOrderOperationRequest,
+  RequestEnvelope,
+} from '@gateway/contracts';
+import { createLogger } from '@gateway/platform';
+import type { BrowserPaymentOptions, Clock } from '../browser-payment.options';
+import { InitiateBrowserPayment } from '../initiate-browser-payment/initiate-browser-payment.use-case';
+import { BrowserPaymentLedger, RecordStep } from '../ledger/browser-payment-ledger';
+import { PayerJourneys } from '../payer-journey/payer-journeys';
+import { PaymentSteps } from '../payment/payment-steps';
+import { ProviderAdapters } from '../providers/provider-adapters';
+import { InMemoryPaymentStore, InMemorySimulatorStore } from './in-memory-stores';
+
+/**
+ * The ledger as browser-payment's use cases see it, in memory: begin answers PROCEED (or a
+ * REPLAY a test sets), record answers the response it was given, and a test can make the next
+ * record fail to see what the use case does about it.
+ */
+export class FakeLedger extends BrowserPaymentLedger {
+  readonly begun: BeginOperationMessage[] = [];
+  readonly recorded: RecordStep[] = [];
+  replay: JsonObject | null = null;
+  existingOrder: LedgerOrderView | null = null;
+  failNextRecord: GatewayError | null = null;
+
+  constructor() {
+    super(undefined as never);
+  }
+
+  override async begin(message: BeginOperationMessage): Promise<BeginOperationReply> {
+    this.begun.push(message);
+    return this.replay ? { outcome: 'REPLAY', body: this.replay } : { outcome: 'PROCEED', order: this.existingOrder };
+  }
+
+  override async record(step: RecordStep): Promise<JsonObject> {
+    if (this.failNextRecord) {
+      const failure = this.failNextRecord;
+      this.failNextRecord = null;
+      throw failure;
+    }
+    this.recorded.push(structuredClone(step));
+    return { ...step.response, recordedAs: step.apiOperation };
+  }
+}
+
+/** A clock the test moves. */
+export class TestClock implements Clock {
+  constructor(private current = new Date('2031-05-04T10:00:00.000Z')) {}
+
+  now(): Date {
+    return new Date(this.current);
+  }
+
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export const TEST_OPTIONS: BrowserPaymentOptions = { publicBaseUrl: 'https://pay.gateway.test', tokenTtlMs: 60_000 };
+
+export function testMerchant(mode: 'TEST' | 'LIVE' = 'TEST'): MerchantContext {
+  return { id: 'SHOP1', mode, name: 'Book shop', settings: defaultMerchantSettings() };
+}
+
+export function envelopeFor(merchant: MerchantContext, authMethod: RequestEnvelope['authMethod'] = 'PASSWORD'): RequestEnvelope {
+  return { merchant, apiVersion: 100, requestId: 'req-1', authMethod, fencingToken: '1000' };
+}
+
+/** The domain's collaborators wired as the feature module wires them, over in-memory stores. */
+export function browserPaymentTestBed(options: BrowserPaymentOptions = TEST_OPTIONS) {
+  const clock = new TestClock();
+  const payments = new InMemoryPaymentStore();
+  const simulator = new InMemorySimulatorStore();
+  const ledger = new FakeLedger();
+  const providers = new ProviderAdapters(simulator, clock);
+  const steps = new PaymentSteps(payments, ledger, clock, createLogger({ service: 'test', level: 'silent' }));
+  const journeys = new PayerJourneys(payments, options, clock);
+  return { clock, payments, simulator, ledger, providers, steps, journeys, options };
+}
+
+export const RETURN_URL = 'https://shop.example/return';
+
+export function initiateBody(extra: JsonObject = {}): JsonObject {
+  return {
+    apiOperation: 'INITIATE_BROWSER_PAYMENT',
+    browserPayment: { returnUrl: RETURN_URL },
+    order: { amount: '20.00', currency: 'EUR', description: 'Two books', itemAmount: '20.00', item: [{ name: 'Book', quantity: '2', unitPrice: '10.00' }] },
+    sourceOfFunds: { type: 'PROVIDER_A' },
+    ...extra,
+  };
+}
+
+export type TestBed = ReturnType<typeof browserPaymentTestBed>;
+
+/** Initiates through the real use case; the payer's token as the redirect URL carries it. */
+export async function initiatedPayment(bed: TestBed, body: JsonObject = initiateBody(), merchant = testMerchant()) {
+  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock);
+  const response = await initiate.execute({
+    envelope: envelopeFor(merchant),
+    orderId: 'order-1',
+    transactionId: 'bp-1',
+    request: validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body),
+    body,
+  });
+  const redirectUrl = (response.browserPayment as JsonObject).redirectUrl as string;
+  const [, provider, token] = /\/bpui\/([a-z_]+)\/out\/(BP-[0-9a-f]{32})$/.exec(redirectUrl)!;
+  return { response, redirectUrl, provider, token, merchant };
+}
+
+export function payerStep(merchant: MerchantContext, provider: string, token: string) {
+  return { envelope: envelopeFor(merchant, 'PAYER'), provider, token };
+}

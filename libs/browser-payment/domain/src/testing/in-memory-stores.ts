@@ -1,0 +1,145 @@
+import type {
+  BrowserPaymentRow,
+  PaymentChanges,
+  PaymentState,
+  ProviderRefundRow,
+  SimulatedPaymentRow,
+  SimulatedPaymentStatus,
+  PaymentOperation,
+} from '@gateway/browser-payment/data-access';
+import { parseDecimal } from '@gateway/money';
+import type { PaymentStore } from '../payment/payment-store';
+import type { SimulatorStore } from '../providers/simulator/simulator-store';
+
+/** A copy as the database hands rows out: nothing shared with what the store keeps. */
+function clone(row: BrowserPaymentRow): BrowserPaymentRow {
+  return { ...structuredClone({ ...row, tokenHash: undefined }), tokenHash: Buffer.from(row.tokenHash) };
+}
+
+/** PaymentStore's contract in memory: conditional transitions, rolled back when `alongside` fails. */
+export class InMemoryPaymentStore implements PaymentStore {
+  readonly payments = new Map<string, BrowserPaymentRow>();
+  readonly refunds: ProviderRefundRow[] = [];
+
+  async saveInitiated(row: BrowserPaymentRow): Promise<boolean> {
+    const existing = [...this.payments.values()].find(
+      (p) => p.merchantId === row.merchantId && p.orderId === row.orderId && p.transactionId === row.transactionId,
+    );
+    if (existing && existing.interactionStatus !== 'INITIATED') {
+      return false;
+    }
+    if (existing) {
+      this.payments.delete(existing.id);
+    }
+    this.payments.set(row.id, clone(row));
+    return true;
+  }
+
+  async findByTokenHash(tokenHash: Buffer): Promise<BrowserPaymentRow | null> {
+    const found = [...this.payments.values()].find((p) => p.tokenHash.equals(tokenHash));
+    return found ? clone(found) : null;
+  }
+
+  async findByTransaction(merchantId: string, orderId: string, transactionId: string): Promise<BrowserPaymentRow | null> {
+    const found = [...this.payments.values()].find(
+      (p) => p.merchantId === merchantId && p.orderId === orderId && p.transactionId === transactionId,
+    );
+    return found ? clone(found) : null;
+  }
+
+  async transition<T>(
+    id: string,
+    expected: PaymentState,
+    changes: PaymentChanges,
+    alongside: (updated: BrowserPaymentRow) => Promise<T>,
+  ): Promise<{ payment: BrowserPaymentRow; outcome: T } | null> {
+    const current = this.payments.get(id);
+    if (!current || current.interactionStatus !== expected.interactionStatus || current.result !== expected.result) {
+      return null;
+    }
+    const updated = clone({ ...current, ...changes, updatedAt: new Date() });
+    const outcome = await alongside(clone(updated));
+    this.payments.set(id, updated);
+    return { payment: clone(updated), outcome };
+  }
+
+  async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {
+    return this.refunds.find((r) => r.paymentId === paymentId && r.refundTransactionId === refundTransactionId) ?? null;
+  }
+
+  async insertRefund(refund: ProviderRefundRow): Promise<boolean> {
+    if (await this.findRefund(refund.paymentId, refund.refundTransactionId)) {
+      return false;
+    }
+    this.refunds.push(refund);
+    return true;
+  }
+
+  only(): BrowserPaymentRow {
+    const all = [...this.payments.values()];
+    if (all.length !== 1) {
+      throw new Error(`expected one payment, found ${all.length}`);
+    }
+    return clone(all[0]);
+  }
+}
+
+/** The simulators' books in memory, with the repository's conditional updates. */
+export class InMemorySimulatorStore implements SimulatorStore {
+  readonly rows = new Map<string, SimulatedPaymentRow>();
+
+  async create(row: Omit<SimulatedPaymentRow, 'createdAt' | 'updatedAt'>, at: Date): Promise<void> {
+    this.rows.set(row.reference, { ...row, createdAt: at, updatedAt: at });
+  }
+
+  async find(reference: string): Promise<SimulatedPaymentRow | null> {
+    const row = this.rows.get(reference);
+    return row ? { ...row } : null;
+  }
+
+  async move(reference: string, from: SimulatedPaymentStatus[], to: SimulatedPaymentStatus, at: Date): Promise<SimulatedPaymentRow | null> {
+    return this.update(reference, (row) => from.includes(row.status), () => ({ status: to }), at);
+  }
+
+  async execute(reference: string, operation: PaymentOperation, amount: string, at: Date): Promise<SimulatedPaymentRow | null> {
+    return this.update(
+      reference,
+      (row) => row.status === 'APPROVED' && row.operation === operation,
+      () => ({ status: operation === 'PAY' ? 'CAPTURED' : 'AUTHORIZED', amount, capturedAmount: operation === 'PAY' ? amount : '0' }),
+      at,
+    );
+  }
+
+  async void(reference: string, at: Date): Promise<SimulatedPaymentRow | null> {
+    return this.update(
+      reference,
+      (row) => ['AUTHORIZED', 'CAPTURED'].includes(row.status) && parseDecimal(row.refundedAmount).isZero(),
+      () => ({ status: 'VOIDED', capturedAmount: '0' }),
+      at,
+    );
+  }
+
+  async refund(reference: string, amount: string, at: Date): Promise<SimulatedPaymentRow | null> {
+    return this.update(
+      reference,
+      (row) => row.status === 'CAPTURED' && parseDecimal(row.refundedAmount).plus(parseDecimal(amount)).lessThanOrEqualTo(parseDecimal(row.capturedAmount)),
+      (row) => ({ refundedAmount: parseDecimal(row.refundedAmount).plus(parseDecimal(amount)).toFixed() }),
+      at,
+    );
+  }
+
+  private async update(
+    reference: string,
+    when: (row: SimulatedPaymentRow) => boolean,
+    changes: (row: SimulatedPaymentRow) => Partial<SimulatedPaymentRow>,
+    at: Date,
+  ): Promise<SimulatedPaymentRow | null> {
+    const row = this.rows.get(reference);
+    if (!row || !when(row)) {
+      return null;
+    }
+    const updated = { ...row, ...changes(row), updatedAt: at };
+    this.rows.set(reference, updated);
+    return { ...updated };
+  }
+}

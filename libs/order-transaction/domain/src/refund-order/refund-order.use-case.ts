@@ -1,0 +1,232 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { AcquirerConnector, AcquirerRegistry, AcquirerTransactionReference } from '@gateway/acquirer';
+import {
+  GatewayError,
+  JsonObject,
+  OperationReply,
+  RecordMode,
+  RecordOperationMessage,
+  RefundRequest,
+  RequestEnvelope,
+} from '@gateway/contracts';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { APP_LOGGER, AppLogger, canonicalRequestHash, NotDeliveredError } from '@gateway/platform';
+import { BeginOperation } from '../begin-operation/begin-operation.use-case';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
+import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
+import { invalid } from './refund-errors';
+import { OUTCOME_UNKNOWN, RefundOutcome } from './refund-outcome';
+import { planRefund, RefundPlan } from './refund-plan';
+import { refundOrderDetails, refundResponseBody } from './refund-response';
+import { RefundSideEffects } from './refund-side-effects';
+import { unmaskRequested } from './unmask';
+
+export interface RefundCommand {
+  envelope: RequestEnvelope;
+  orderId: string;
+  transactionId: string;
+  /** The validated request. */
+  request: RefundRequest;
+  /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
+  body: JsonObject;
+}
+
+/** What every ledger step of one refund shares. */
+interface RefundContext {
+  command: RefundCommand;
+  requestHash: string;
+  plan: RefundPlan;
+  targetBody: JsonObject | null;
+  details: JsonObject;
+}
+
+const API_OPERATION = 'REFUND';
+/** The reservation's result and code until the side effect answers (spec: PENDING). */
+const RESERVED: RefundOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
+/** A completion that cannot be written is retried this often: money has moved by then. */
+const COMPLETION_ATTEMPTS = 3;
+
+/**
+ * `apiOperation: REFUND`: returns captured funds to the payer (spec, Refund rules;
+ * docs/decisions/refund-rules.md). Runs on the ledger's own use cases in-process, as
+ * reserve, call, complete (docs/decisions/refund-reservation.md): the amount is reserved on
+ * the locked order row before any money moves, so a refund the ledger would refuse never
+ * reaches the acquirer, and one that reached it is always recorded.
+ */
+@Injectable()
+export class RefundOrder {
+  constructor(
+    private readonly begin: BeginOperation,
+    private readonly record: RecordOperation,
+    private readonly release: ReleaseReservation,
+    private readonly ledger: LedgerRepository,
+    private readonly acquirers: AcquirerRegistry,
+    private readonly sideEffects: RefundSideEffects,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async execute(command: RefundCommand): Promise<OperationReply> {
+    const { envelope, orderId, transactionId, request } = command;
+    const requestHash = canonicalRequestHash(command.body);
+    const begun = await this.begin.execute({ envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash });
+    if (begun.outcome === 'REPLAY') {
+      return { body: begun.body };
+    }
+    const unmask = unmaskRequested(request, envelope);
+    const plan = planRefund(request, begun.order, envelope.merchant);
+    const targetBody = plan.target ? await this.storedBodyOf(envelope.merchant.id, orderId, plan.target.id) : null;
+    const context: RefundContext = { command, requestHash, plan, targetBody, details: refundOrderDetails(request, plan) };
+
+    if (plan.route.kind === 'APPROVAL') {
+      // No money moves until someone approves: recorded in one step, holding its amount.
+      return { body: (await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'))).body };
+    }
+    // Everything that can refuse the refund without a side effect is checked before reserving.
+    const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
+    const original = plan.linked && plan.route.kind === 'ACQUIRER' ? acquirerReference(plan, targetBody) : undefined;
+
+    const reserved = await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RESERVE');
+    if (reserved.replayed) {
+      // The same request reserved first (it raced this one without the order lock).
+      return { body: reserved.body };
+    }
+    const outcome = await this.perform(context, connector, original);
+    const completed = await this.complete(context, outcome);
+    return { body: unmask ? withFullCardNumber(completed.body, plan) : completed.body };
+  }
+
+  /**
+   * The side effect. Refused before anything happened (a 4xx from the vault, nobody serving the
+   * subject): the reservation is released and the error answered. No outcome at all (a timeout,
+   * a fault): UNKNOWN, since the money may have moved.
+   */
+  private async perform(
+    context: RefundContext,
+    connector: AcquirerConnector | undefined,
+    original: AcquirerTransactionReference | undefined,
+  ): Promise<RefundOutcome> {
+    const { command, plan } = context;
+    try {
+      return await this.sideEffects.refund({ command, plan, connector, original });
+    } catch (err) {
+      if (hadNoEffect(err)) {
+        await this.release.execute({
+          merchantId: command.envelope.merchant.id,
+          orderId: command.orderId,
+          transactionId: command.transactionId,
+          apiOperation: API_OPERATION,
+          requestHash: context.requestHash,
+          fencingToken: command.envelope.fencingToken ?? '0',
+        });
+        throw err instanceof NotDeliveredError ? this.sideEffects.unavailable(plan.route) : err;
+      }
+      this.logger.warn(
+        { err, orderId: command.orderId, transactionId: command.transactionId, route: plan.route.kind },
+        'refund outcome unknown: recorded as UNKNOWN, amount kept reserved',
+      );
+      return OUTCOME_UNKNOWN;
+    }
+  }
+
+  /** Money has moved (or may have): the ledger must record it, so a failed write is retried. */
+  private async complete(context: RefundContext, outcome: RefundOutcome): Promise<RecordedOperation> {
+    const message = this.recordMessage(context, outcome, 'UPDATE');
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.record.execute(message, 'COMPLETE');
+      } catch (err) {
+        if (attempt >= COMPLETION_ATTEMPTS || err instanceof GatewayError) {
+          const { orderId, transactionId } = context.command;
+          this.logger.error(
+            { err, orderId, transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
+            'refund performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
+          );
+          throw err;
+        }
+        await sleep(100 * attempt);
+      }
+    }
+  }
+
+  /** A CREATE before the side effect (nothing known of it yet), or the UPDATE with its outcome. */
+  private recordMessage(context: RefundContext, outcome: RefundOutcome, mode: RecordMode): RecordOperationMessage {
+    const { command, plan, requestHash, targetBody, details } = context;
+    const request = command.request;
+    return {
+      envelope: command.envelope,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      apiOperation: API_OPERATION,
+      requestHash,
+      mode,
+      order: {
+        currency: plan.amount.currency,
+        details,
+        ...(request.order?.notificationUrl !== undefined ? { notificationUrl: request.order.notificationUrl } : {}),
+      },
+      transaction: {
+        type: plan.type,
+        amount: plan.amount.toFixed(),
+        currency: plan.amount.currency,
+        result: outcome.result,
+        gatewayCode: outcome.gatewayCode,
+        ...(plan.target ? { targetTransactionId: plan.target.id } : {}),
+        // A standalone refund goes to a card (given, or behind a token); a linked one to whatever funded its target.
+        ...(plan.linked ? (plan.target?.fundingType ? { fundingType: plan.target.fundingType } : {}) : { fundingType: 'CARD' }),
+        ...(plan.taxAmount ? { taxAmount: plan.taxAmount.toFixed() } : {}),
+      },
+      response: refundResponseBody({ request, plan, targetBody, outcome: mode === 'UPDATE' ? outcome : undefined }),
+    };
+  }
+
+  private async storedBodyOf(merchantId: string, orderId: string, transactionId: string): Promise<JsonObject | null> {
+    return (await this.ledger.findTransactionResponse(merchantId, orderId, transactionId))?.body ?? null;
+  }
+}
+
+/**
+ * A linked card refund names the acquirer's own id of the refunded transaction, kept in that
+ * transaction's stored response; no card is needed.
+ */
+function acquirerReference(plan: RefundPlan, targetBody: JsonObject | null): AcquirerTransactionReference {
+  const transaction = objectOrEmpty(targetBody?.transaction);
+  const acquirer = objectOrEmpty(transaction.acquirer);
+  if (typeof acquirer.transactionId !== 'string') {
+    throw invalid(
+      'transaction.targetTransactionId',
+      plan.target!.id,
+      'The gateway holds no acquirer reference for this transaction, so it cannot be refunded through the acquirer.',
+    );
+  }
+  return {
+    acquirerTransactionId: acquirer.transactionId,
+    ...(typeof transaction.authorizationCode === 'string' ? { authorizationCode: transaction.authorizationCode } : {}),
+    ...(typeof transaction.receipt === 'string' ? { receipt: transaction.receipt } : {}),
+  };
+}
+
+/**
+ * Errors after which nothing can have happened: the request was never delivered, or was
+ * refused (4xx) before its side effect. Anything else may have moved money.
+ */
+function hadNoEffect(err: unknown): boolean {
+  return err instanceof NotDeliveredError || (err instanceof GatewayError && err.httpStatus < 500);
+}
+
+/**
+ * UNMASK (permission, certificate authentication, asked for): the full number of a card the
+ * request itself gave is added to this reply only; the ledger stored it masked, and replays
+ * and retrievals stay masked.
+ */
+function withFullCardNumber(body: JsonObject, plan: RefundPlan): JsonObject {
+  const number = plan.card?.number;
+  const sourceOfFunds = objectOrEmpty(body.sourceOfFunds);
+  const provided = objectOrEmpty(sourceOfFunds.provided);
+  const card = objectOrEmpty(provided.card);
+  if (number === undefined || plan.linked || card.number === undefined) {
+    return body;
+  }
+  return { ...body, sourceOfFunds: { ...sourceOfFunds, provided: { ...provided, card: { ...card, number } } } };
+}

@@ -1,0 +1,70 @@
+import { expiryForResponse, RefundResult } from '@gateway/acquirer';
+import type { JsonObject, MaskedCard, ProviderRefundReply, TransactionResult } from '@gateway/contracts';
+import { TRANSACTION_RESULTS } from '@gateway/contracts';
+
+/** What the side effect of a refund came to, whoever performed it. */
+export interface RefundOutcome {
+  result: TransactionResult;
+  /** response.gatewayCode */
+  gatewayCode: string;
+  acquirerCode?: string;
+  acquirerMessage?: string;
+  /** transaction.acquirer (id, merchantId, transactionId, date, time). */
+  acquirer?: JsonObject;
+  authorizationResponse?: JsonObject;
+  /** transaction.receipt */
+  receipt?: string;
+  /** The card refunded to, as responses show it (masked). */
+  card?: MaskedCard;
+  /** A provider's sourceOfFunds group (provider details, masked). */
+  sourceOfFunds?: JsonObject;
+}
+
+/** The money may have moved, and no one can say: the amount stays reserved (spec: UNKNOWN). */
+export const OUTCOME_UNKNOWN: RefundOutcome = { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' };
+
+/** An acquirer connector's refund result. */
+export function outcomeOfAcquirer(result: RefundResult): RefundOutcome {
+  return {
+    result: result.result,
+    gatewayCode: result.gatewayCode,
+    ...(result.acquirerCode ? { acquirerCode: result.acquirerCode } : {}),
+    ...(result.acquirerMessage ? { acquirerMessage: result.acquirerMessage } : {}),
+    acquirer: { ...result.acquirer },
+    authorizationResponse: { ...result.authorizationResponse },
+    receipt: result.receipt,
+    ...(result.card
+      ? {
+          card: {
+            number: result.card.maskedNumber,
+            expiry: expiryForResponse(result.card.expiry),
+            brand: result.card.brand,
+            scheme: result.card.scheme,
+            fundingMethod: result.card.fundingMethod,
+          },
+        }
+      : {}),
+  };
+}
+
+const GATEWAY_CODE = /^[A-Z0-9_]{1,40}$/;
+
+/**
+ * browser-payment's answer. A reply that does not say what happened is an outcome nobody
+ * knows: UNKNOWN, never a guess.
+ */
+export function outcomeOfProvider(reply: ProviderRefundReply | undefined): RefundOutcome {
+  if (!reply || !TRANSACTION_RESULTS.includes(reply.result) || typeof reply.gatewayCode !== 'string' || !GATEWAY_CODE.test(reply.gatewayCode)) {
+    return OUTCOME_UNKNOWN;
+  }
+  return {
+    result: reply.result,
+    gatewayCode: reply.gatewayCode,
+    ...(typeof reply.providerReference === 'string' ? { receipt: reply.providerReference.slice(0, 100) } : {}),
+    ...(isObject(reply.sourceOfFunds) ? { sourceOfFunds: reply.sourceOfFunds as JsonObject } : {}),
+  };
+}
+
+function isObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,254 @@
+import {
+  defaultMerchantSettings,
+  GatewayError,
+  LedgerOrderView,
+  LedgerTransactionView,
+  MerchantContext,
+  RefundRequest,
+  validateOrderOperationRequest,
+} from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { TEST_CARD } from '@gateway/testing';
+import { defaultTaxAmount, planRefund, unrefunded } from './refund-plan';
+
+const merchant = (privileges: Partial<MerchantContext['settings']['privileges']> = {}): MerchantContext => {
+  const settings = defaultMerchantSettings();
+  return { id: 'TESTM1', mode: 'TEST', settings: { ...settings, privileges: { ...settings.privileges, ...privileges } } };
+};
+
+const refund = (transaction: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): RefundRequest =>
+  validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD', ...transaction }, ...extra });
+
+let sequence = 0;
+const txn = (id: string, type: LedgerTransactionView['type'], amount: string, extra: Partial<LedgerTransactionView> = {}): LedgerTransactionView => ({
+  id,
+  type,
+  apiOperation: type,
+  amount,
+  currency: 'USD',
+  result: 'SUCCESS',
+  gatewayCode: 'APPROVED',
+  createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, sequence++)).toISOString(),
+  ...extra,
+});
+
+function order(transactions: LedgerTransactionView[], captured = '100.00'): LedgerOrderView {
+  return {
+    id: 'order-1',
+    currency: 'USD',
+    amount: '100.00',
+    status: 'CAPTURED',
+    totalAuthorizedAmount: '100.00',
+    totalCapturedAmount: captured,
+    totalRefundedAmount: '0.00',
+    creationTime: '2030-01-01T00:00:00.000Z',
+    lastUpdatedTime: '2030-01-01T00:00:00.000Z',
+    transactions,
+  };
+}
+
+function refusal(run: () => unknown): GatewayError {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    return err as GatewayError;
+  }
+  throw new Error('expected a refusal');
+}
+
+const card = { number: TEST_CARD, expiry: { month: '1', year: '39' } };
+
+describe('a linked refund (the order exists)', () => {
+  const paid = order([txn('pay-1', 'PAYMENT', '100.00', { fundingType: 'CARD' })]);
+
+  it('refunds the one payment through the acquirer, without a card', () => {
+    const plan = planRefund(refund(), paid, merchant());
+    expect(plan).toMatchObject({ linked: true, type: 'REFUND', target: { id: 'pay-1' }, route: { kind: 'ACQUIRER' } });
+    expect(plan.route).toEqual({ kind: 'ACQUIRER' });
+    expect(plan.amount.equals(Money.of('10.00', 'USD'))).toBe(true);
+  });
+
+  it('refuses sourceOfFunds (UNSUPPORTED)', () => {
+    const err = refusal(() => planRefund(refund({}, { sourceOfFunds: { provided: { card } } }), paid, merchant()));
+    expect(err).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds', validationType: 'UNSUPPORTED' });
+    expect(err.explanation).toContain("Order 'order-1' exists");
+    expect(err.explanation).not.toContain(TEST_CARD);
+  });
+
+  it("refuses a currency other than the order's", () => {
+    const err = refusal(() => planRefund(refund({ currency: 'EUR' }), paid, merchant()));
+    expect(err.toResponseBody()).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        explanation: "Value 'EUR' is invalid. The order's currency is USD.",
+        field: 'transaction.currency',
+        validationType: 'INVALID',
+      },
+      result: 'ERROR',
+    });
+  });
+
+  it('goes to browser-payment for an order a provider funded', () => {
+    const providerPaid = order([txn('bp-1', 'PAYMENT', '100.00', { fundingType: 'PROVIDER_A' })]);
+    expect(planRefund(refund(), providerPaid, merchant()).route).toEqual({ kind: 'PROVIDER' });
+  });
+
+  it('waits for approval (REFUND_REQUEST) when the merchant requires it or the request asks for it', () => {
+    expect(planRefund(refund(), paid, merchant({ refundRequiresApproval: true }))).toMatchObject({ type: 'REFUND_REQUEST', route: { kind: 'APPROVAL' } });
+    expect(planRefund(refund({ priorApproval: 'REQUESTED' }), paid, merchant())).toMatchObject({ type: 'REFUND_REQUEST', route: { kind: 'APPROVAL' } });
+  });
+});
+
+describe('target identification without transaction.targetTransactionId (spec refund rule 4)', () => {
+  it('refuses an order with nothing captured or paid to refund (zero candidates)', () => {
+    const cases = [
+      order([txn('v', 'VERIFICATION', '0.00')], '0.00'),
+      order([txn('a', 'AUTHORIZATION', '100.00')], '0.00'),
+      order([txn('p', 'PAYMENT', '100.00', { result: 'FAILURE', gatewayCode: 'DECLINED' })], '0.00'),
+      order([txn('p', 'PAYMENT', '100.00'), txn('vp', 'VOID_PAYMENT', '100.00', { targetTransactionId: 'p' })], '0.00'),
+    ];
+    for (const candidateless of cases) {
+      const err = refusal(() => planRefund(refund(), candidateless, merchant()));
+      expect(err.toResponseBody()).toEqual({
+        error: { cause: 'INVALID_REQUEST', explanation: "Order 'order-1' has no captured or paid transaction to refund." },
+        result: 'ERROR',
+      });
+    }
+  });
+
+  it('answers an order whose payments are all refunded with the refund limit (zero candidates)', () => {
+    const refunded = order([txn('p', 'PAYMENT', '100.00'), txn('r', 'REFUND', '100.00', { targetTransactionId: 'p' })]);
+    expect(refusal(() => planRefund(refund(), refunded, merchant()))).toMatchObject({
+      field: 'transaction.amount',
+      validationType: 'INVALID',
+      explanation: "Value '10.00' is invalid. The amount available for refund on this order is 0.00 USD.",
+    });
+    // With the Excessive Refund privilege the payment may be refunded beyond its amount: it is the target.
+    expect(planRefund(refund(), refunded, merchant({ excessiveRefund: true })).target?.id).toBe('p');
+  });
+
+  it('picks the one PAYMENT or CAPTURE with an unrefunded remainder', () => {
+    const captured = order([
+      txn('a', 'AUTHORIZATION', '100.00'),
+      txn('c1', 'CAPTURE', '40.00'),
+      txn('c2', 'CAPTURE', '60.00'),
+      txn('r1', 'REFUND', '40.00', { targetTransactionId: 'c1' }),
+    ]);
+    expect(planRefund(refund(), captured, merchant()).target?.id).toBe('c2');
+  });
+
+  it('refuses two candidates, naming them', () => {
+    const twice = order([txn('c1', 'CAPTURE', '40.00'), txn('c2', 'CAPTURE', '60.00')]);
+    const err = refusal(() => planRefund(refund(), twice, merchant()));
+    expect(err).toMatchObject({ field: 'transaction.targetTransactionId', validationType: 'MISSING' });
+    expect(err.explanation).toContain('has 2 transactions that can be refunded (c1, c2)');
+  });
+
+  it('takes a named target among several, and refuses one that is not a successful PAYMENT or CAPTURE', () => {
+    const twice = order([txn('c1', 'CAPTURE', '40.00'), txn('c2', 'CAPTURE', '60.00'), txn('v', 'VERIFICATION', '0.00')]);
+    expect(planRefund(refund({ targetTransactionId: 'c1' }), twice, merchant()).target?.id).toBe('c1');
+    expect(refusal(() => planRefund(refund({ targetTransactionId: 'nope' }), twice, merchant()))).toMatchObject({
+      field: 'transaction.targetTransactionId',
+      validationType: 'INVALID',
+      explanation: "Value 'nope' is invalid. Order 'order-1' has no transaction with this id.",
+    });
+    expect(refusal(() => planRefund(refund({ targetTransactionId: 'v' }), twice, merchant())).explanation).toBe(
+      "Value 'v' is invalid. Transaction 'v' is a VERIFICATION: only a successful PAYMENT or CAPTURE can be refunded.",
+    );
+  });
+});
+
+describe('what is left to refund of a transaction', () => {
+  it('counts refunds that moved or may move money and outstanding requests, not failed or voided ones', () => {
+    const p = txn('p', 'PAYMENT', '100.00');
+    const view = order([
+      p,
+      txn('r1', 'REFUND', '10.00', { targetTransactionId: 'p' }),
+      txn('r2', 'REFUND', '20.00', { targetTransactionId: 'p', result: 'PENDING' }),
+      txn('r3', 'REFUND', '30.00', { targetTransactionId: 'p', result: 'FAILURE' }),
+      txn('r4', 'REFUND_REQUEST', '5.00', { targetTransactionId: 'p', result: 'PENDING' }),
+      txn('r5', 'REFUND', '1.00', { targetTransactionId: 'p' }),
+      txn('vr', 'VOID_REFUND', '1.00', { targetTransactionId: 'r5' }),
+    ]);
+    expect(unrefunded(view, p).toFixed()).toBe('65.00');
+  });
+});
+
+describe('the default taxAmount of a full refund (spec refund rule 5)', () => {
+  const taxed = order([
+    txn('a', 'AUTHORIZATION', '100.00'),
+    txn('c1', 'CAPTURE', '40.00', { taxAmount: '4.00' }),
+    txn('c2', 'CAPTURE', '60.00', { taxAmount: '6.50' }),
+  ]);
+
+  it('is the total tax captured on the order, for the whole captured amount', () => {
+    expect(defaultTaxAmount(taxed, Money.of('100.00', 'USD'))?.toFixed()).toBe('10.50');
+    const plan = planRefund(refund({ amount: '100.00', targetTransactionId: 'c2' }), taxed, merchant());
+    expect(plan.taxAmount?.toFixed()).toBe('10.50');
+  });
+
+  it('is absent for a partial refund, or when no capture named its tax', () => {
+    expect(defaultTaxAmount(taxed, Money.of('99.99', 'USD'))).toBeNull();
+    expect(defaultTaxAmount(order([txn('p', 'PAYMENT', '100.00')]), Money.of('100.00', 'USD'))).toBeNull();
+  });
+
+  it('leaves out the tax of a voided capture', () => {
+    const voided = order([...taxed.transactions, txn('vc', 'VOID_CAPTURE', '40.00', { targetTransactionId: 'c1' })], '60.00');
+    expect(defaultTaxAmount(voided, Money.of('60.00', 'USD'))?.toFixed()).toBe('6.50');
+  });
+
+  it("gives way to the request's own taxAmount", () => {
+    expect(planRefund(refund({ amount: '100.00', taxAmount: '1.25', targetTransactionId: 'c1' }), taxed, merchant()).taxAmount?.toFixed()).toBe('1.25');
+  });
+});
+
+describe('a standalone refund (a new order)', () => {
+  it('refunds to the card the request gives, through the acquirer', () => {
+    const plan = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card } } }), null, merchant());
+    expect(plan).toMatchObject({ linked: false, type: 'REFUND', target: null, route: { kind: 'ACQUIRER' } });
+    expect(plan.route.kind === 'ACQUIRER' && plan.route.card?.number.masked).toBe('512345xxxxxx0008');
+  });
+
+  it('refunds to a token through the vault, passing the explicit card values along', () => {
+    const plan = planRefund(refund({}, { sourceOfFunds: { token: '9123456789012345', provided: { card: { securityCode: '100' } } } }), null, merchant());
+    expect(plan.route).toEqual({ kind: 'VAULT', token: '9123456789012345' });
+    expect(plan.card).toMatchObject({ securityCode: '100' });
+  });
+
+  it('needs sourceOfFunds (MISSING), a card number and an expiry', () => {
+    expect(refusal(() => planRefund(refund(), null, merchant()))).toMatchObject({ field: 'sourceOfFunds', validationType: 'MISSING' });
+    expect(refusal(() => planRefund(refund({}, { sourceOfFunds: { type: 'CARD' } }), null, merchant()))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.number',
+      validationType: 'MISSING',
+    });
+    expect(
+      refusal(() => planRefund(refund({}, { sourceOfFunds: { provided: { card: { number: TEST_CARD } } } }), null, merchant())),
+    ).toMatchObject({ field: 'sourceOfFunds.provided.card.expiry', validationType: 'MISSING' });
+  });
+
+  it('has no transaction to target', () => {
+    const err = refusal(() =>
+      planRefund(refund({ targetTransactionId: 'pay-1' }, { sourceOfFunds: { provided: { card } } }), null, merchant()),
+    );
+    expect(err).toMatchObject({ field: 'transaction.targetTransactionId', validationType: 'INVALID' });
+  });
+
+  it('waits for approval only with a token: the ledger cannot hold a card number until then', () => {
+    const approving = merchant({ refundRequiresApproval: true });
+    expect(planRefund(refund({}, { sourceOfFunds: { token: '9123456789012345' } }), null, approving)).toMatchObject({
+      type: 'REFUND_REQUEST',
+      route: { kind: 'APPROVAL' },
+    });
+    expect(refusal(() => planRefund(refund({}, { sourceOfFunds: { provided: { card } } }), null, approving))).toMatchObject({
+      field: 'sourceOfFunds.provided.card',
+      validationType: 'UNSUPPORTED',
+    });
+  });
+
+  it('refuses an unknown currency on its field', () => {
+    expect(refusal(() => planRefund(refund({ currency: 'XQQ' }, { sourceOfFunds: { provided: { card } } }), null, merchant()))).toMatchObject({
+      field: 'transaction.currency',
+    });
+  });
+});

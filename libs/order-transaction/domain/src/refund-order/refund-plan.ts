@@ -1,0 +1,234 @@
+import type { AcquirerCard } from '@gateway/acquirer';
+import {
+  GatewayError,
+  LedgerOrderView,
+  LedgerTransactionView,
+  MerchantContext,
+  RefundRequest,
+  TransactionResult,
+  TransactionType,
+} from '@gateway/contracts';
+import { Money, MoneyError } from '@gateway/money';
+import { refundable, refundLimitError } from '../order-state/ledger-rules';
+import { acquirerCardOf, requestCard, RequestCard } from './refund-card';
+import { invalid, missing, unsupported } from './refund-errors';
+
+/**
+ * Where the refund's money comes from:
+ *   APPROVAL  nowhere yet: the refund waits for approval (REFUND_REQUEST);
+ *   ACQUIRER  the acquirer connector, for the original card transaction (linked) or to the
+ *             card the request gives (standalone);
+ *   VAULT     the token vault, which alone opens a stored card (token-vault.acquirer.call.v1);
+ *   PROVIDER  browser-payment, for an order a provider funded (browser-payment.refund.v1).
+ */
+export type RefundRoute =
+  | { kind: 'APPROVAL' }
+  | { kind: 'ACQUIRER'; card?: AcquirerCard }
+  | { kind: 'VAULT'; token: string }
+  | { kind: 'PROVIDER' };
+
+export interface RefundPlan {
+  /** Linked: a refund of a transaction of an existing order. Otherwise standalone: a new order. */
+  linked: boolean;
+  type: 'REFUND' | 'REFUND_REQUEST';
+  amount: Money;
+  /** The request's taxAmount, or for a full refund the total tax captured on the order. */
+  taxAmount: Money | null;
+  target: LedgerTransactionView | null;
+  card?: RequestCard;
+  route: RefundRoute;
+}
+
+const FUNDS_TRANSFERS: TransactionType[] = ['PAYMENT', 'CAPTURE'];
+const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
+
+/**
+ * What a refund request means on the order as begin saw it (spec refund rules 1, 2, 4, 5;
+ * docs/decisions/refund-rules.md). Throws the 400 of a request that cannot be a refund of this
+ * order. The ledger checks the refund limit itself, on the locked order row, when the refund is
+ * reserved.
+ */
+export function planRefund(request: RefundRequest, order: LedgerOrderView | null, merchant: MerchantContext): RefundPlan {
+  const amount = refundAmount(request);
+  const approval = needsApproval(request, merchant);
+  return order ? planLinked(request, order, merchant, amount, approval) : planStandalone(request, amount, approval);
+}
+
+function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: MerchantContext, amount: Money, approval: boolean): RefundPlan {
+  if (request.sourceOfFunds !== undefined) {
+    throw unsupported(
+      'sourceOfFunds',
+      `Order '${order.id}' exists: a refund on it returns funds to the source of the refunded transaction. A standalone refund to another card needs a new order id.`,
+    );
+  }
+  if (amount.currency !== order.currency) {
+    throw invalid('transaction.currency', amount.currency, `The order's currency is ${order.currency}.`);
+  }
+  const target = request.transaction.targetTransactionId
+    ? namedTarget(order, request.transaction.targetTransactionId)
+    : identifiedTarget(order, amount, merchant.settings.privileges.excessiveRefund);
+  const taxAmount = requestTax(request, amount.currency) ?? defaultTaxAmount(order, amount);
+  const route: RefundRoute = approval
+    ? { kind: 'APPROVAL' }
+    : target.fundingType?.startsWith('PROVIDER_')
+      ? { kind: 'PROVIDER' }
+      : { kind: 'ACQUIRER' };
+  return { linked: true, type: approval ? 'REFUND_REQUEST' : 'REFUND', amount, taxAmount, target, route };
+}
+
+function planStandalone(request: RefundRequest, amount: Money, approval: boolean): RefundPlan {
+  const targetTransactionId = request.transaction.targetTransactionId;
+  if (targetTransactionId !== undefined) {
+    throw invalid(
+      'transaction.targetTransactionId',
+      targetTransactionId,
+      'The order does not exist: a refund of an earlier transaction uses that transaction\'s order id.',
+    );
+  }
+  const sourceOfFunds = request.sourceOfFunds;
+  if (!sourceOfFunds) {
+    throw missing(
+      'sourceOfFunds',
+      'The order does not exist: a standalone refund needs the card or token to refund to. A refund of an earlier payment uses that payment\'s order id.',
+    );
+  }
+  const card = requestCard(sourceOfFunds.provided?.card);
+  const base = { linked: false, amount, taxAmount: requestTax(request, amount.currency), target: null, ...(card ? { card } : {}) };
+  if (sourceOfFunds.token !== undefined) {
+    return { ...base, type: approval ? 'REFUND_REQUEST' : 'REFUND', route: approval ? { kind: 'APPROVAL' } : { kind: 'VAULT', token: sourceOfFunds.token } };
+  }
+  const acquirerCard = acquirerCardOf(card);
+  if (approval) {
+    // The ledger never holds a card number, so a card given only in the request cannot wait.
+    throw unsupported(
+      'sourceOfFunds.provided.card',
+      'Refunds of this merchant wait for approval, and a card given in the request cannot be held until then: store it as a token and refund to sourceOfFunds.token.',
+    );
+  }
+  return { ...base, type: 'REFUND', route: { kind: 'ACQUIRER', card: acquirerCard } };
+}
+
+/**
+ * A REFUND_REQUEST instead of a refund: the merchant's refunds need approval
+ * (privileges.refundRequiresApproval), or the merchant asks for it (transaction.priorApproval).
+ */
+function needsApproval(request: RefundRequest, merchant: MerchantContext): boolean {
+  return merchant.settings.privileges.refundRequiresApproval || request.transaction.priorApproval === 'REQUESTED';
+}
+
+function refundAmount(request: RefundRequest): Money {
+  const { amount, currency } = request.transaction;
+  try {
+    return Money.of(amount, currency);
+  } catch (err) {
+    if (err instanceof MoneyError && err.code === 'UNKNOWN_CURRENCY') {
+      throw invalid('transaction.currency', currency, 'The currency is not an ISO 4217 currency code.');
+    }
+    if (err instanceof MoneyError) {
+      throw invalid('transaction.amount', amount, err.message);
+    }
+    throw err;
+  }
+}
+
+function requestTax(request: RefundRequest, currency: string): Money | null {
+  const taxAmount = request.transaction.taxAmount;
+  if (taxAmount === undefined) {
+    return null;
+  }
+  try {
+    return Money.of(taxAmount, currency);
+  } catch (err) {
+    if (err instanceof MoneyError) {
+      throw invalid('transaction.taxAmount', taxAmount, err.message);
+    }
+    throw err;
+  }
+}
+
+/** transaction.targetTransactionId: a successful PAYMENT or CAPTURE of this order. */
+function namedTarget(order: LedgerOrderView, id: string): LedgerTransactionView {
+  const target = order.transactions.find((t) => t.id === id);
+  if (!target) {
+    throw invalid('transaction.targetTransactionId', id, `Order '${order.id}' has no transaction with this id.`);
+  }
+  if (!isFundsTransfer(target)) {
+    throw invalid(
+      'transaction.targetTransactionId',
+      id,
+      `Transaction '${id}' is a ${target.result === 'SUCCESS' ? '' : `${target.result} `}${target.type}: only a successful PAYMENT or CAPTURE can be refunded.`,
+    );
+  }
+  return target;
+}
+
+/**
+ * Spec refund rule 4: without targetTransactionId, the one successful PAYMENT or CAPTURE with
+ * something left to refund (with the Excessive Refund privilege, the one not voided: it may be
+ * refunded beyond its amount). Several: a 400 naming them. None: a 400 saying why; for an order
+ * whose captures are all refunded that is the refund limit's own answer.
+ */
+function identifiedTarget(order: LedgerOrderView, amount: Money, excessiveRefund: boolean): LedgerTransactionView {
+  const transfers = order.transactions.filter((t) => isFundsTransfer(t) && !isVoided(order, t));
+  const candidates = excessiveRefund ? transfers : transfers.filter((t) => unrefunded(order, t).isPositive());
+  if (candidates.length > 1) {
+    throw missing(
+      'transaction.targetTransactionId',
+      `Order '${order.id}' has ${candidates.length} transactions that can be refunded (${candidates.map((t) => t.id).join(', ')}): name the one to refund.`,
+    );
+  }
+  if (candidates.length === 0 && transfers.length > 0) {
+    throw refundLimitError(amount, refundable(order.currency, order.transactions));
+  }
+  if (candidates.length === 0) {
+    throw GatewayError.invalidRequest(`Order '${order.id}' has no captured or paid transaction to refund.`);
+  }
+  return candidates[0];
+}
+
+function isVoided(order: LedgerOrderView, transfer: LedgerTransactionView): boolean {
+  const voidType = transfer.type === 'PAYMENT' ? 'VOID_PAYMENT' : 'VOID_CAPTURE';
+  return order.transactions.some((t) => t.type === voidType && t.result === 'SUCCESS' && t.targetTransactionId === transfer.id);
+}
+
+function isFundsTransfer(t: LedgerTransactionView): boolean {
+  return FUNDS_TRANSFERS.includes(t.type) && t.result === 'SUCCESS';
+}
+
+/**
+ * What is left to refund of a funds transfer: nothing once it is voided; otherwise its amount
+ * less the refunds against it that moved or may move money (and refund requests waiting for
+ * approval), a voided refund not counting.
+ */
+export function unrefunded(order: LedgerOrderView, transfer: LedgerTransactionView): Money {
+  const money = (amount: string) => Money.of(amount, order.currency);
+  if (isVoided(order, transfer)) {
+    return Money.zero(order.currency);
+  }
+  const voidedRefund = (refund: LedgerTransactionView) =>
+    order.transactions.some((t) => t.type === 'VOID_REFUND' && t.result === 'SUCCESS' && t.targetTransactionId === refund.id);
+  return order.transactions
+    .filter((t) => t.targetTransactionId === transfer.id && countsAgainst(t) && !voidedRefund(t))
+    .reduce((left, refund) => left.minus(money(refund.amount)), money(transfer.amount));
+}
+
+function countsAgainst(t: LedgerTransactionView): boolean {
+  return (t.type === 'REFUND' && REFUND_EXPOSED.includes(t.result)) || (t.type === 'REFUND_REQUEST' && REQUEST_OUTSTANDING.includes(t.result));
+}
+
+/**
+ * Spec refund rule 5: a full refund (the whole captured amount) defaults its taxAmount to the
+ * total tax captured on the order: the taxAmount recorded with its successful, not voided,
+ * payments and captures. Null when none of them named its tax.
+ */
+export function defaultTaxAmount(order: LedgerOrderView, amount: Money): Money | null {
+  if (!amount.equals(Money.of(order.totalCapturedAmount, order.currency))) {
+    return null;
+  }
+  const taxed = order.transactions.filter((t) => isFundsTransfer(t) && t.taxAmount !== undefined && !isVoided(order, t));
+  if (taxed.length === 0) {
+    return null;
+  }
+  return taxed.reduce((sum, t) => sum.plus(Money.of(t.taxAmount!, order.currency)), Money.zero(order.currency));
+}

@@ -1,0 +1,232 @@
+import { addressForResponse } from '@gateway/api-fields';
+import type { JsonObject, JsonValue, LineItem, MaskedCard, RefundRequest } from '@gateway/contracts';
+import { maskPan } from '@gateway/crypto';
+import { Money } from '@gateway/money';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import type { RequestCard } from './refund-card';
+import type { RefundOutcome } from './refund-outcome';
+import type { RefundPlan } from './refund-plan';
+
+export interface RefundResponseInput {
+  request: RefundRequest;
+  plan: RefundPlan;
+  /** The refunded transaction's stored response (linked refunds): its 3DSecure and sourceOfFunds. */
+  targetBody: JsonObject | null;
+  /** Absent while the refund is reserved and its side effect not yet known. */
+  outcome?: RefundOutcome;
+}
+
+/** `order.*` request fields kept on the order and echoed in the response's order group. */
+const ORDER_FIELDS = [
+  'acceptPartialAmount',
+  'custom',
+  'customerNote',
+  'customerOrderDate',
+  'customerReference',
+  'productSKU',
+  'reference',
+  'requestorName',
+  'taxRegistrationId',
+  'walletIndicator',
+  'walletProvider',
+] as const;
+
+/**
+ * The refund's response body, without what the ledger owns and completes (order id, amounts,
+ * status, totals and times; transaction id, type, amount, currency, targetTransactionId;
+ * result; response.gatewayCode; timeOfRecord) and what the edge adds (merchant, version,
+ * correlationId). Everything the request gave that the spec returns is echoed; card data only
+ * masked; DCC only on an order's first transaction.
+ */
+export function refundResponseBody(input: RefundResponseInput): JsonObject {
+  const { request, plan, targetBody, outcome } = input;
+  const body: JsonObject = {
+    order: orderGroup(request),
+    response: responseGroup(outcome),
+    transaction: transactionGroup(request, plan, targetBody, outcome),
+  };
+  const groups: Record<string, JsonValue | undefined> = {
+    '3DSecure': targetBody?.['3DSecure'],
+    authorizationResponse: outcome?.authorizationResponse,
+    billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
+    currencyConversion: plan.linked ? undefined : currencyConversionGroup(request),
+    customer: plain(request.customer),
+    device: plain(request.device),
+    externalTokenProvider: plain(request.externalTokenProvider),
+    partnerSolutionId: request.partnerSolutionId,
+    posTerminal: plain(request.posTerminal),
+    shipping: shippingGroup(request),
+    sourceOfFunds: sourceOfFundsGroup(request, plan, targetBody, outcome),
+    userId: request.userId,
+  };
+  for (const [key, value] of Object.entries(groups)) {
+    if (value !== undefined) {
+      body[key] = value;
+    }
+  }
+  return body;
+}
+
+/**
+ * What the refund keeps on the order (`order.details`, merged key by key into what the order
+ * holds; retrieval returns it at the order's top level): the order group's fields, billing,
+ * customer and shipping (spec refund rule 3: supplied values update the order's), and the DCC
+ * request of an order's first transaction.
+ */
+export function refundOrderDetails(request: RefundRequest, plan: RefundPlan): JsonObject {
+  const details: JsonObject = { ...pickOrderFields(request) };
+  const billing = request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined;
+  const extra: Record<string, JsonValue | undefined> = {
+    billing,
+    customer: plain(request.customer),
+    shipping: shippingGroup(request),
+    currencyConversion: plan.linked ? undefined : plain(request.currencyConversion),
+  };
+  for (const [key, value] of Object.entries(extra)) {
+    if (value !== undefined) {
+      details[key] = value;
+    }
+  }
+  return details;
+}
+
+function pickOrderFields(request: RefundRequest): JsonObject {
+  const order = request.order ?? {};
+  const picked: JsonObject = {};
+  for (const field of ORDER_FIELDS) {
+    const value = (order as Record<string, JsonValue | undefined>)[field];
+    if (value !== undefined) {
+      picked[field] = typeof value === 'object' ? structuredClone(value) : value;
+    }
+  }
+  return picked;
+}
+
+function orderGroup(request: RefundRequest): JsonObject {
+  const group = pickOrderFields(request);
+  if (request.order?.notificationUrl !== undefined) {
+    group.notificationUrl = request.order.notificationUrl;
+  }
+  return group;
+}
+
+function responseGroup(outcome: RefundOutcome | undefined): JsonObject {
+  return {
+    ...(outcome?.acquirerCode ? { acquirerCode: outcome.acquirerCode } : {}),
+    ...(outcome?.acquirerMessage ? { acquirerMessage: outcome.acquirerMessage } : {}),
+  };
+}
+
+function transactionGroup(
+  request: RefundRequest,
+  plan: RefundPlan,
+  targetBody: JsonObject | null,
+  outcome: RefundOutcome | undefined,
+): JsonObject {
+  const transaction = request.transaction;
+  const currency = plan.amount.currency;
+  const group: JsonObject = {};
+  // The spec always provides transaction.acquirer.id: the acquirer that answered, or (a refund
+  // not sent yet, a provider's) the one that processed the refunded transaction.
+  const acquirer: JsonObject = outcome?.acquirer ? { ...outcome.acquirer } : acquirerIdOf(targetBody);
+  if (transaction.acquirer?.customData !== undefined) {
+    acquirer.customData = transaction.acquirer.customData;
+  }
+  if (Object.keys(acquirer).length > 0) group.acquirer = acquirer;
+  if (transaction.item) group.item = transaction.item.map((item) => lineItemForResponse(item, currency));
+  if (transaction.merchantNote !== undefined) group.merchantNote = transaction.merchantNote;
+  if (outcome?.receipt !== undefined) group.receipt = outcome.receipt;
+  if (transaction.reference !== undefined) group.reference = transaction.reference;
+  if (transaction.source !== undefined) group.source = transaction.source;
+  if (plan.taxAmount) group.taxAmount = plan.taxAmount.toJSON();
+  return group;
+}
+
+function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
+  const id = objectOrEmpty(objectOrEmpty(targetBody?.transaction).acquirer).id;
+  return typeof id === 'string' ? { id } : {};
+}
+
+/** Response line items: quantity an integer, prices DecOut numbers rendered from the exact decimals. */
+function lineItemForResponse(item: LineItem, currency: string): JsonObject {
+  const out: JsonObject = { name: item.name, quantity: quantityForResponse(item.quantity), unitPrice: Money.of(item.unitPrice, currency).toJSON() };
+  if (item.unitTaxAmount !== undefined) out.unitTaxAmount = Money.of(item.unitTaxAmount, currency).toJSON();
+  for (const key of ['brand', 'category', 'description', 'sku'] as const) {
+    if (item[key] !== undefined) out[key] = item[key]!;
+  }
+  return out;
+}
+
+/**
+ * Quantities go up to 9999999999999999, past the integers a JSON number renders exactly
+ * (2^53); those few are returned as their digits rather than silently changed.
+ */
+function quantityForResponse(quantity: string): JsonValue {
+  const value = Number(quantity);
+  return Number.isSafeInteger(value) ? value : quantity;
+}
+
+/** DCC is honoured only on an order's first transaction: the uptake (NOT_REQUIRED by default). */
+function currencyConversionGroup(request: RefundRequest): JsonObject | undefined {
+  const dcc = request.currencyConversion;
+  return dcc ? { uptake: dcc.uptake ?? 'NOT_REQUIRED' } : undefined;
+}
+
+function shippingGroup(request: RefundRequest): JsonObject | undefined {
+  const shipping = request.shipping;
+  if (!shipping) {
+    return undefined;
+  }
+  const group: JsonObject = {};
+  if (shipping.address) group.address = addressForResponse(shipping.address);
+  if (shipping.contact) group.contact = plain(shipping.contact)!;
+  if (shipping.method !== undefined) group.method = shipping.method;
+  return group;
+}
+
+/**
+ * A linked refund returns funds to the refunded transaction's source, shown as that
+ * transaction's response showed it (stored masked). A standalone refund shows the card it was
+ * given or the vault's masked card for its token. Never a full number here: UNMASK is added by
+ * the use case to its reply only.
+ */
+function sourceOfFundsGroup(
+  request: RefundRequest,
+  plan: RefundPlan,
+  targetBody: JsonObject | null,
+  outcome: RefundOutcome | undefined,
+): JsonValue | undefined {
+  if (outcome?.sourceOfFunds) {
+    return outcome.sourceOfFunds;
+  }
+  if (plan.linked) {
+    return targetBody?.sourceOfFunds;
+  }
+  const token = request.sourceOfFunds?.token;
+  const card = cardGroup(plan.card, outcome?.card);
+  return {
+    type: 'CARD',
+    ...(token !== undefined ? { token } : {}),
+    ...(card ? { provided: { card } } : {}),
+  };
+}
+
+function cardGroup(requested: RequestCard | undefined, refunded: MaskedCard | undefined): JsonObject | undefined {
+  const group: JsonObject = {};
+  if (refunded) {
+    Object.assign(group, plain(refunded));
+  } else if (requested?.number !== undefined) {
+    group.number = maskPan(requested.number);
+    if (requested.expiry) group.expiry = { month: String(Number(requested.expiry.month)), year: requested.expiry.year };
+  }
+  if (requested?.nameOnCard !== undefined) group.nameOnCard = requested.nameOnCard;
+  if (requested?.accountType !== undefined) group.accountType = requested.accountType;
+  if (requested?.sequenceNumber !== undefined) group.sequenceNumber = requested.sequenceNumber.padStart(3, '0');
+  if (requested?.trackDataProvided) group.trackDataProvided = true;
+  return Object.keys(group).length > 0 ? group : undefined;
+}
+
+/** A request group as plain JSON (class-transformer instances carry no extra keys, but copy anyway). */
+function plain(value: object | undefined): JsonObject | undefined {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonObject);
+}

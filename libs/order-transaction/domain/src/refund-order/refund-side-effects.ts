@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AcquirerConnector, AcquirerTransactionReference, REFUND_WIRE } from '@gateway/acquirer';
+import {
+  AcquirerCallMessage,
+  AcquirerCallReply,
+  GatewayError,
+  ProviderRefundMessage,
+  ProviderRefundReply,
+  SUBJECTS,
+} from '@gateway/contracts';
+import { MessageBus } from '@gateway/platform';
+import type { RefundCommand } from './refund-order.use-case';
+import { outcomeOfAcquirer, outcomeOfProvider, RefundOutcome } from './refund-outcome';
+import type { RefundPlan, RefundRoute } from './refund-plan';
+
+/** How long a refund waits for the vault or browser-payment (OrderTransactionConfig.REFUND_CALL_TIMEOUT_MS). */
+export const REFUND_CALL_TIMEOUT_MS = Symbol('REFUND_CALL_TIMEOUT_MS');
+
+export interface RefundCall {
+  command: RefundCommand;
+  plan: RefundPlan;
+  /** The merchant's acquirer, for the ACQUIRER route. */
+  connector?: AcquirerConnector;
+  /** The refunded card transaction as the acquirer knows it (linked card refunds). */
+  original?: AcquirerTransactionReference;
+}
+
+/**
+ * The money movement of a refund, by route: the acquirer connector (linked card refunds, and
+ * standalone refunds to a card the request gives), the token vault (a card behind a token:
+ * only the vault opens it, card-custody.messages.ts), or browser-payment (an order a provider
+ * funded, provider-refund.messages.ts). Throws what the callee threw; RefundOrder decides
+ * whether anything can have happened.
+ */
+@Injectable()
+export class RefundSideEffects {
+  constructor(
+    private readonly bus: MessageBus,
+    @Inject(REFUND_CALL_TIMEOUT_MS) private readonly timeoutMs: number,
+  ) {}
+
+  async refund(call: RefundCall): Promise<RefundOutcome> {
+    const { command, plan } = call;
+    const context = {
+      merchantId: command.envelope.merchant.id,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      amount: plan.amount,
+    };
+    switch (plan.route.kind) {
+      case 'ACQUIRER': {
+        const card = plan.route.card;
+        const result = await call.connector!.refund({
+          ...context,
+          ...(call.original ? { original: call.original } : {}),
+          ...(card ? { card } : {}),
+        });
+        return outcomeOfAcquirer(result);
+      }
+      case 'VAULT': {
+        const message: AcquirerCallMessage = {
+          envelope: command.envelope,
+          operation: 'REFUND',
+          source: { token: plan.route.token },
+          ...(plan.card ? { explicit: explicitFields(plan) } : {}),
+          request: REFUND_WIRE.encodeRequest({
+            ...context,
+            ...(plan.card?.sequenceNumber !== undefined ? { card: { sequenceNumber: plan.card.sequenceNumber } } : {}),
+          }),
+        };
+        const reply = await this.bus.request<AcquirerCallReply>(SUBJECTS.tokenVault.acquirerCall, message, { timeoutMs: this.timeoutMs });
+        return { ...outcomeOfAcquirer(REFUND_WIRE.decodeResult(reply.result)), card: reply.card };
+      }
+      case 'PROVIDER': {
+        const message: ProviderRefundMessage = {
+          envelope: command.envelope,
+          orderId: command.orderId,
+          transactionId: command.transactionId,
+          targetTransactionId: plan.target!.id,
+          amount: plan.amount.toFixed(),
+          currency: plan.amount.currency,
+        };
+        const reply = await this.bus.request<ProviderRefundReply>(SUBJECTS.browserPayment.refund, message, { timeoutMs: this.timeoutMs });
+        return outcomeOfProvider(reply);
+      }
+      case 'APPROVAL':
+        throw new Error('a refund waiting for approval has no side effect');
+    }
+  }
+
+  /** The clear answer when the service that would move the money is not there: nothing moved. */
+  unavailable(route: RefundRoute): GatewayError {
+    const who =
+      route.kind === 'PROVIDER'
+        ? 'Refunds of orders paid through a browser payment provider are not available at the moment (browser-payment did not answer).'
+        : 'Refunds to a stored card are not available at the moment (the token vault did not answer).';
+    return new GatewayError('SERVER_BUSY', {
+      explanation: `${who} Nothing was refunded; the request may be retried with the same transaction id.`,
+      retryAfterSeconds: 5,
+    });
+  }
+}
+
+/** The request's own card values, over the token's (spec session rules: explicit > token). */
+function explicitFields(plan: RefundPlan) {
+  const { number, expiry, securityCode, nameOnCard } = plan.card!;
+  return {
+    ...(number !== undefined ? { number } : {}),
+    ...(expiry ? { expiry } : {}),
+    ...(securityCode !== undefined ? { securityCode } : {}),
+    ...(nameOnCard !== undefined ? { nameOnCard } : {}),
+  };
+}

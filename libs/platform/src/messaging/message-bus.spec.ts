@@ -1,0 +1,55 @@
+import { ClientProxy } from '@nestjs/microservices';
+import { GatewayError } from '@gateway/contracts';
+import { NEVER, Observable, throwError } from 'rxjs';
+import { createLogger } from '../logging';
+import { Metrics } from '../metrics';
+import { InProcessBus, InProcessClient } from './in-process.transport';
+import { MessageBus, MessagingOptions, NotDeliveredError } from './message-bus';
+
+const options: MessagingOptions = {
+  profile: 'standalone',
+  servers: [],
+  subjectPrefix: '',
+  requestTimeoutMs: 50,
+  serviceName: 'test',
+};
+
+function busOver(client: ClientProxy): MessageBus {
+  return new MessageBus(client, options, createLogger({ service: 'test', level: 'silent' }), new Metrics());
+}
+
+/** A client whose every request ends as `reply` does. */
+function clientReplying(reply: () => Observable<unknown>): ClientProxy {
+  return { send: () => reply() } as unknown as ClientProxy;
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected the request to fail');
+    },
+    (err: unknown) => err,
+  );
+}
+
+describe('MessageBus', () => {
+  it('tells a request nobody serves (never delivered) apart, as SERVER_BUSY all the same', async () => {
+    const err = await failure(busOver(new InProcessClient(new InProcessBus())).request('nobody.home.v1', {}));
+    expect(err).toBeInstanceOf(NotDeliveredError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, subject: 'nobody.home.v1' });
+  });
+
+  it('reads NATS no-responders, a RequestError caused by NoResponders, the same way', async () => {
+    const noResponders = Object.assign(new Error("no responders: 'x'"), { name: 'NoResponders' });
+    const requestError = Object.assign(new Error('request failed', { cause: noResponders }), { name: 'RequestError' });
+    const err = await failure(busOver(clientReplying(() => throwError(() => requestError))).request('x', {}));
+    expect(err).toBeInstanceOf(NotDeliveredError);
+  });
+
+  it('does not call a timeout undelivered: the service may have acted', async () => {
+    const err = await failure(busOver(clientReplying(() => NEVER)).request('slow.v1', {}));
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).not.toBeInstanceOf(NotDeliveredError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY' });
+  });
+});
