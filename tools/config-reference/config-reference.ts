@@ -33,7 +33,7 @@ export const SECTIONS: Section[] = [
   { title: 'Apps with a database', readers: 'every app above; each service has its own schema and role', configClass: DatabaseConfig, shared: PlatformConfig },
   { title: 'api-edge', readers: 'the HTTP edge', configClass: EdgeConfig, shared: DatabaseConfig },
   { title: 'token-vault', readers: 'the card and account vault', configClass: TokenVaultConfig, shared: DatabaseConfig },
-  { title: 'order-transaction', readers: 'the order ledger (and, later, the webhook dispatcher)', configClass: OrderTransactionConfig, shared: DatabaseConfig },
+  { title: 'order-transaction', readers: 'the order ledger and the webhook dispatcher', configClass: OrderTransactionConfig, shared: DatabaseConfig },
   { title: 'browser-payment', readers: 'browser payments with providers', configClass: BrowserPaymentConfig, shared: DatabaseConfig },
   { title: 'verification', readers: 'card verification', configClass: VerificationConfig, shared: DatabaseConfig },
   { title: 'admin CLI (merchant commands)', readers: '`node dist/apps/admin/src/main.js create|list|set|...`', configClass: AdminConfig, shared: DatabaseConfig },

@@ -10,6 +10,8 @@ jest.setTimeout(60_000);
 /** The Kubernetes version whose schemas validate the manifests: kubernetes-models 4.5 is generated from v1.33.0. */
 const KUBERNETES_SCHEMAS = 'v1.33.0';
 const APPS = ['api-edge', 'token-vault', 'order-transaction', 'browser-payment', 'verification'];
+/** Deployments that run an app's image in another mode, with that app's credentials. */
+const MODE_OF: Record<string, string> = { 'order-transaction-dispatcher': 'order-transaction' };
 
 const MODELS: Record<string, string> = {
   'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
@@ -128,7 +130,8 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       for (const c of containersOf(podSpecOf(workload)!)) {
         for (const secret of secretsOf(c).filter((s) => s.endsWith('-database'))) {
           const owner = secret.replace(/-database$/, '');
-          const allowed = workload.metadata.name === owner || (workload.kind === 'Job' && (c.name === `migrate-${owner}` || c.name === 'provision-database'));
+          const app = MODE_OF[workload.metadata.name] ?? workload.metadata.name;
+          const allowed = app === owner || (workload.kind === 'Job' && (c.name === `migrate-${owner}` || c.name === 'provision-database'));
           expect([`${workload.metadata.name}/${c.name}`, secret, allowed]).toEqual([`${workload.metadata.name}/${c.name}`, secret, true]);
         }
       }
@@ -187,6 +190,33 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         });
         expect([app, admitting.map((p) => p.metadata.name)]).toEqual([app, ['metrics-scraping']]);
       }
+    });
+
+    it("runs the webhook dispatcher as order-transaction's image in dispatch mode, scaled on the outbox backlog, reaching public HTTPS only", () => {
+      const [dispatcher] = find('Deployment', 'order-transaction-dispatcher');
+      const container = podSpecOf(dispatcher)!.containers[0];
+      expect(container.image).toBe(podSpecOf(find('Deployment', 'order-transaction')[0])!.containers[0].image);
+      expect(container.env).toContainEqual({ name: 'ORDER_TRANSACTION_MODE', value: 'dispatch' });
+      expect(podSpecOf(find('Deployment', 'order-transaction')[0])!.containers[0].env).toContainEqual({ name: 'ORDER_TRANSACTION_MODE', value: 'serve' });
+      expect(secretsOf(container).sort()).toEqual(['order-transaction-database', 'order-transaction-webhook-keys']);
+
+      const [hpa] = find('HorizontalPodAutoscaler', 'order-transaction-dispatcher');
+      const metrics = (hpa.spec as { metrics: { type: string; external?: { metric: { name: string } } }[] }).metrics;
+      expect(metrics.map((m) => [m.type, m.external?.metric.name])).toEqual([['External', 'gateway_webhook_outbox_depth']]);
+      expect(find('PodDisruptionBudget', 'order-transaction-dispatcher')).toHaveLength(1);
+
+      type Egress = { to?: { ipBlock?: { cidr: string; except?: string[] } }[]; ports: { port: number }[] };
+      const labels = (dispatcher.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const policies = find('NetworkPolicy').filter((p) => {
+        const selector = (p.spec as { podSelector: { matchLabels?: Record<string, string> } }).podSelector.matchLabels ?? {};
+        return Object.entries(selector).every(([k, v]) => labels[k] === v) && ((p.spec as { policyTypes: string[] }).policyTypes ?? []).includes('Egress');
+      });
+      const egress = policies.flatMap((p) => ((p.spec as { egress?: Egress[] }).egress ?? []));
+      const ports = egress.flatMap((rule) => rule.ports.map((port) => port.port)).sort((a, b) => a - b);
+      expect(ports).toEqual([53, 53, 443, 5432]);
+      const https = egress.find((rule) => rule.ports.some((port) => port.port === 443))!;
+      const v4 = https.to!.find((to) => to.ipBlock?.cidr === '0.0.0.0/0')!.ipBlock!.except!;
+      expect(v4).toEqual(expect.arrayContaining(['10.0.0.0/8', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16']));
     });
 
     it('runs the apps with migrations left to the Job, and lets Prometheus find them', () => {

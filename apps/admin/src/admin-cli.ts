@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { GatewayError, MERCHANT_MODES, MerchantMode } from '@gateway/contracts';
+import { GatewayError, MERCHANT_MODES, MerchantMode, MerchantSettings } from '@gateway/contracts';
 import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
-import { describeCertificatePem, IssuedCredentials, ManageMerchants, normalizeFingerprint } from '@gateway/edge/domain';
+import { describeCertificatePem, IssuedCredentials, ManageMerchants, normalizeFingerprint, NotificationSecretIssuer } from '@gateway/edge/domain';
 import {
   createServiceDataSource,
   loadConfig,
@@ -10,6 +10,7 @@ import {
   migrateSchema,
   openStandaloneDatabase,
   StandaloneConfig,
+  standaloneWebhookSecretKeys,
 } from '@gateway/platform';
 import { AdminConfig } from './admin.config';
 import { provisionDatabase } from './provision-database';
@@ -31,6 +32,13 @@ Commands:
   disable <merchantId>         refuse every request (403 REQUEST_REJECTED)
   rotate-password <merchantId> [--keep-previous-hours <hours>]
                                issue a new API password; the old one works for <hours> (default 24)
+  rotate-notification-secret <merchantId> [--keep-previous-hours <hours>]
+                               issue a new webhook notification secret, shown once; notifications
+                               carry a signature with the old one too for <hours> (default 24).
+                               Enabling notifications (create/set notifications.enabled=true)
+                               issues the first one.
+  reseal-notification-secrets  after a new key was put first in WEBHOOK_SECRET_KEYS: seal every
+                               merchant's notification secret again under it (secrets unchanged)
   add-certificate <merchantId> <certificate.pem> [--by fingerprint|subject]
                                register a client certificate for certificate authentication: that
                                certificate (fingerprint, the default) or any with its subject
@@ -43,7 +51,8 @@ Options:
   --standalone   use the standalone profile's embedded database (also GATEWAY_PROFILE=standalone)
   --json         machine-readable output on stdout
 
-Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment;
+Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment,
+and WEBHOOK_SECRET_KEYS (order-transaction's) for notification secrets;
 provision-database reads DATABASE_ADMIN_URL and EDGE_, TOKEN_VAULT_, ORDER_TRANSACTION_,
 BROWSER_PAYMENT_ and VERIFICATION_DATABASE_URL instead.
 `;
@@ -84,7 +93,7 @@ export async function runAdminCli(argv: string[], io: CliIo, env = process.env):
   const standalone = values.standalone || env.GATEWAY_PROFILE === 'standalone';
   const db = await openDatabase(standalone, env);
   try {
-    const manage = new ManageMerchants(MerchantRepository.over(db.dataSource), db.pepper);
+    const manage = new ManageMerchants(MerchantRepository.over(db.dataSource), db.pepper, db.notificationSecrets);
     const result = await execute(manage, command, args, values);
     io.out(json ? JSON.stringify(result.json, null, 2) : result.text);
     return 0;
@@ -130,7 +139,8 @@ async function execute(
         mode: parseMode(values.mode ?? 'TEST'),
         settings: nestSettings(values.set ?? []),
       });
-      return credentials(issued, 'created');
+      const notificationSecret = await manage.ensureNotificationSecret(issued.merchant.id);
+      return withNotificationSecret(credentials(notificationSecret ? { ...issued, merchant: await manage.show(issued.merchant.id) } : issued, 'created'), notificationSecret);
     }
     case 'list': {
       const merchants = await manage.list();
@@ -147,7 +157,9 @@ async function execute(
       if (Object.keys(changes).length === 0) {
         throw GatewayError.invalidRequest('set needs at least one <setting>=<value>.');
       }
-      return shown(await manage.configure(id, changes));
+      await manage.configure(id, changes);
+      const notificationSecret = await manage.ensureNotificationSecret(id);
+      return withNotificationSecret(shown(await manage.show(id)), notificationSecret);
     }
     case 'mode':
       return shown(await manage.setMode(required(args[0], 'merchant id'), parseMode(required(args[1], 'mode'))));
@@ -155,12 +167,19 @@ async function execute(
       return shown(await manage.setStatus(required(args[0], 'merchant id'), 'ENABLED'));
     case 'disable':
       return shown(await manage.setStatus(required(args[0], 'merchant id'), 'DISABLED'));
-    case 'rotate-password': {
-      const hours = Number(values['keep-previous-hours'] ?? '24');
-      if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) {
-        throw GatewayError.invalidRequest('--keep-previous-hours must be between 0 and 720.');
-      }
-      return credentials(await manage.rotatePassword(required(args[0], 'merchant id'), hours * 3_600_000), 'rotated');
+    case 'rotate-password':
+      return credentials(await manage.rotatePassword(required(args[0], 'merchant id'), keepPreviousMs(values)), 'rotated');
+    case 'reseal-notification-secrets': {
+      const { resealed, unreadable } = await manage.resealNotificationSecrets();
+      const lines = [
+        resealed.length ? `Re-sealed: ${resealed.join(', ')}` : 'No notification secret needed re-sealing.',
+        ...(unreadable.length ? [`No configured key opens the secret of: ${unreadable.join(', ')} (issue them new ones)`] : []),
+      ];
+      return { json: { resealed, unreadable }, text: lines.join('\n') };
+    }
+    case 'rotate-notification-secret': {
+      const rotated = await manage.rotateNotificationSecret(required(args[0], 'merchant id'), keepPreviousMs(values));
+      return withNotificationSecret(shown(rotated.merchant), rotated.secret);
     }
     case 'add-certificate': {
       const certificate = readCertificate(required(args[1], 'certificate file'));
@@ -194,6 +213,25 @@ function credentials(issued: IssuedCredentials, verb: string): { json: unknown; 
   };
 }
 
+function keepPreviousMs(values: Values): number {
+  const hours = Number(values['keep-previous-hours'] ?? '24');
+  if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) {
+    throw GatewayError.invalidRequest('--keep-previous-hours must be between 0 and 720.');
+  }
+  return hours * 3_600_000;
+}
+
+/** A notification secret just issued: shown once, like an API password. */
+function withNotificationSecret(result: { json: unknown; text: string }, secret: string | null): { json: unknown; text: string } {
+  if (!secret) {
+    return result;
+  }
+  return {
+    json: { ...(result.json as object), notificationSecret: secret },
+    text: [result.text, `  Notification secret: ${secret}`, '  (shown once; receivers check it and the signature of every notification)'].join('\n'),
+  };
+}
+
 function shown(merchant: MerchantEntity): { json: unknown; text: string } {
   return { json: describe(merchant), text: JSON.stringify(describe(merchant), null, 2) };
 }
@@ -204,10 +242,22 @@ function describe(m: MerchantEntity) {
     name: m.name,
     mode: m.mode,
     status: m.status,
-    settings: m.settings,
+    settings: withoutSealedSecrets(m.settings),
     previousPasswordValidUntil: m.previousPasswordExpiresAt?.toISOString() ?? null,
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
+  };
+}
+
+/** Sealed secrets are ciphertext, but nobody needs to see them: only whether one is issued. */
+function withoutSealedSecrets(settings: MerchantSettings): unknown {
+  const secret = settings.notifications.secret;
+  return {
+    ...settings,
+    notifications: {
+      ...settings.notifications,
+      secret: secret ? { issued: true, ...(secret.previousValidUntil ? { previousValidUntil: secret.previousValidUntil } : {}) } : { issued: false },
+    },
   };
 }
 
@@ -267,10 +317,13 @@ function nestSettings(assignments: string[]): Record<string, unknown> {
 async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   let url: string;
   let pepper: string;
+  let webhookKeys: string;
   let stop = async () => undefined as void;
   if (standalone) {
     const config = loadConfig(StandaloneConfig, env);
-    pepper = (await loadStandaloneSecrets(config)).apiPasswordPepper;
+    const secrets = await loadStandaloneSecrets(config, ['webhookSecretKey']);
+    pepper = secrets.apiPasswordPepper;
+    webhookKeys = standaloneWebhookSecretKeys(secrets);
     const pg = await openStandaloneDatabase(config);
     url = pg.url;
     stop = pg.stop;
@@ -278,7 +331,9 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
     const config = loadConfig(AdminConfig, env);
     url = config.DATABASE_URL;
     pepper = config.API_PASSWORD_PEPPER;
+    webhookKeys = config.WEBHOOK_SECRET_KEYS;
   }
+  const notificationSecrets = webhookKeys ? NotificationSecretIssuer.fromConfig(webhookKeys) : undefined;
   const dataSource = createServiceDataSource(EDGE_SCHEMA, {
     url,
     poolSize: 2,
@@ -291,6 +346,7 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   return {
     dataSource,
     pepper,
+    notificationSecrets,
     close: async () => {
       await dataSource.destroy();
       await stop();

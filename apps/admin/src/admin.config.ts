@@ -1,4 +1,4 @@
-import { IsString, Matches, MinLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MinLength } from 'class-validator';
 import { DatabaseConfig, Describe, PlatformConfig } from '@gateway/platform';
 
 const POSTGRES_URL = { message: 'must be a postgres:// URL' };
@@ -10,6 +10,14 @@ export class AdminConfig extends DatabaseConfig {
   @IsString()
   @MinLength(32)
   API_PASSWORD_PEPPER: string = undefined as unknown as string;
+
+  @Describe(
+    'order-transaction\'s WEBHOOK_SECRET_KEYS: the admin CLI seals merchants\' notification secrets with its first key. Needed only to issue or rotate them.',
+    { secret: true },
+  )
+  @IsOptional()
+  @IsString()
+  WEBHOOK_SECRET_KEYS = '';
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   EdgeModule,
   edgeServerOptions,
 } from '@gateway/edge/feature';
-import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
+import { OrderTransactionConfig, OrderTransactionModule, runStandaloneNotificationsCommand } from '@gateway/order-transaction/feature';
 import {
   AppLogger,
   bootstrapApp,
@@ -25,6 +25,7 @@ import {
   Metrics,
   PlatformModule,
   StandaloneConfig,
+  standaloneWebhookSecretKeys,
   startEmbeddedPostgres,
 } from '@gateway/platform';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
       ? process.env.LOG_LEVEL!
       : 'info';
     logger = createLogger({ service: 'gateway', level });
-    const secrets = await loadStandaloneSecrets(standalone, ['vaultMasterKey', 'vaultFingerprintKey']);
+    const secrets = await loadStandaloneSecrets(standalone, ['vaultMasterKey', 'vaultFingerprintKey', 'webhookSecretKey']);
     const postgres = await startEmbeddedPostgres({
       dataDir: path.join(standalone.STANDALONE_DATA_DIR, 'postgres'),
       port: standalone.STANDALONE_PG_PORT,
@@ -57,6 +58,12 @@ async function main(): Promise<void> {
       // The vault's keys, generated at first start next to the database they protect.
       VAULT_MASTER_KEYS: `standalone-1:${secrets.vaultMasterKey}`,
       VAULT_FINGERPRINT_KEY: secrets.vaultFingerprintKey,
+      // The one process also delivers webhook notifications; the admin CLI seals merchants'
+      // notification secrets with the same generated key.
+      ORDER_TRANSACTION_MODE: 'all',
+      WEBHOOK_SECRET_KEYS: standaloneWebhookSecretKeys(secrets),
+      // A laptop's test merchants may be notified on a local receiver (never live merchants).
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       ...process.env,
       GATEWAY_PROFILE: 'standalone',
       DATABASE_URL: postgres.url,
@@ -143,4 +150,9 @@ function announceDemoMerchant(
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-void main();
+if (process.argv[2] === 'notifications') {
+  // order-transaction's notifications command, on the standalone profile's embedded database.
+  void runStandaloneNotificationsCommand(process.argv.slice(3), loadConfig(StandaloneConfig));
+} else {
+  void main();
+}

@@ -4,3 +4,4 @@ export * from './envelope';
 export * from './merchant-context';
 export * from './messages';
 export * from './requests';
+export * from './webhooks/notification-signature';

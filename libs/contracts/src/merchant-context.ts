@@ -5,6 +5,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsISO8601,
   IsOptional,
   IsString,
   Length,
@@ -66,10 +67,44 @@ export class MerchantPrivileges {
   refundRequiresApproval: boolean;
 }
 
+/** Sealed text of a SealingKeyRing (libs/crypto): base64url. */
+const SEALED_VALUE = /^[A-Za-z0-9_-]{40,400}$/;
+
+/**
+ * The merchant's webhook notification secret, sealed by the admin CLI under WEBHOOK_SECRET_KEYS
+ * (docs/decisions/webhook-notification-secret.md). It travels sealed in every envelope; only
+ * order-transaction's webhook dispatcher holds the key that opens it, when it signs a delivery.
+ */
+export class NotificationSecretSettings {
+  @Matches(SEALED_VALUE)
+  current: string;
+
+  /** The secret before the last rotation: deliveries are signed with both until previousValidUntil. */
+  @IsOptional()
+  @Matches(SEALED_VALUE)
+  previous?: string;
+
+  /** YYYY-MM-DDThh:mm:ss.SSSZ */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  previousValidUntil?: string;
+}
+
+/** What a sealed notification secret is bound to: it opens only as this merchant's notification secret. */
+export function notificationSecretContext(merchantId: string): string {
+  return `notification-secret:${merchantId}`;
+}
+
 export class NotificationSettings {
   /** Webhook notifications are enabled for this merchant (the spec's "merchant administration" switch). */
   @IsBoolean()
   enabled: boolean;
+
+  /** Issued by the admin CLI when notifications are enabled (or on rotation). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => NotificationSecretSettings)
+  secret?: NotificationSecretSettings;
 }
 
 export class AvsResponseCodeRule {

@@ -11,3 +11,4 @@ export * from './platform.module';
 export * from './redis';
 export * from './tokens';
 export * from './standalone';
+export * from './outbound';

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { InMemoryDataKeyStore, MasterKeyRing, VaultKeys } from '@gateway/crypto';
 
 /** `id:base64` master key configuration with fresh random keys. */
@@ -14,4 +14,12 @@ export async function startTestVaultKeys(
   const keys = new VaultKeys(store, masterKeys, { refreshIntervalMs: 0 });
   await keys.start();
   return keys;
+}
+
+/**
+ * Master and fingerprint keys every vault of one integration run shares (all its test files
+ * use the run's database): derived from the run id, so nothing fixed is checked in as a key.
+ */
+export function runKey(label: string): string {
+  return createHash('sha256').update(`${process.env.TEST_RUN_ID ?? 'local'}:${label}`).digest('base64');
 }

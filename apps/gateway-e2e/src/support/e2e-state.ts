@@ -21,6 +21,8 @@ export interface E2eState {
   redisPrefix?: string;
   natsPrefix?: string;
   standaloneDataDir?: string;
+  /** The certificate the dispatchers trust (WEBHOOK_CA_FILE) for the tests' webhook receivers. */
+  webhookReceiverTls?: { certFile: string; keyFile: string };
 }
 
 export const STATE_FILE = path.join(ROOT, 'tmp', 'e2e-state.json');

@@ -22,6 +22,8 @@ export interface TestMerchant {
   authorization: string;
   /** `/api/rest/version/<v>/merchant/<id>` */
   base(version?: number): string;
+  /** Issued when the merchant was created with notifications enabled. */
+  notificationSecret?: string;
 }
 
 /** A raw HTTP call to the gateway under test. */
@@ -57,9 +59,11 @@ export async function admin(args: string[]): Promise<unknown> {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...state.adminEnv },
   });
-  const result = JSON.parse(stdout) as { apiPassword?: string };
-  if (result.apiPassword) {
-    recordSecret(result.apiPassword);
+  const result = JSON.parse(stdout) as { apiPassword?: string; notificationSecret?: string };
+  for (const secret of [result.apiPassword, result.notificationSecret]) {
+    if (secret) {
+      recordSecret(secret);
+    }
   }
   return result;
 }
@@ -86,8 +90,8 @@ export async function createMerchant(
     '--mode',
     options.mode ?? 'TEST',
     ...sets,
-  ])) as { id: string; apiPassword: string };
-  return merchantWith(created.id, created.apiPassword);
+  ])) as { id: string; apiPassword: string; notificationSecret?: string };
+  return { ...merchantWith(created.id, created.apiPassword), notificationSecret: created.notificationSecret };
 }
 
 export function merchantWith(id: string, password: string): TestMerchant {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { provisionServiceRoles } from '@gateway/platform';
-import { createDatabase, freePort, newRunId, testInfra, waitFor } from '@gateway/testing';
+import { createDatabase, freePort, newRunId, selfSignedCertificate, testInfra, waitFor } from '@gateway/testing';
 import { E2eState, writeState } from './e2e-state';
 import { recordSecret } from './gateway-client';
 import { APPS, httpOk, ROOT, StartedProcess, startApp } from './processes';
@@ -45,6 +45,32 @@ export default async function setup(): Promise<void> {
   process.env.E2E_RUN_ID = runId;
 }
 
+/**
+ * Webhook receivers of the tests listen on https://localhost with a self-signed certificate the
+ * dispatchers trust through WEBHOOK_CA_FILE (explicit test configuration); test merchants may
+ * be notified on loopback addresses here, and retries come fast.
+ */
+function webhookTestConfig(runId: string): { env: Record<string, string>; certFile: string; keyFile: string } {
+  const dir = path.join(ROOT, 'tmp', `e2e-webhooks-${runId}`);
+  mkdirSync(dir, { recursive: true });
+  const { cert, key } = selfSignedCertificate();
+  const certFile = path.join(dir, 'receiver-cert.pem');
+  const keyFile = path.join(dir, 'receiver-key.pem');
+  writeFileSync(certFile, cert);
+  writeFileSync(keyFile, key, { mode: 0o600 });
+  return {
+    certFile,
+    keyFile,
+    env: {
+      WEBHOOK_CA_FILE: certFile,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      WEBHOOK_RETRY_BASE_MS: '200',
+      WEBHOOK_RETRY_MAX_DELAY_MS: '1000',
+    },
+  };
+}
+
 const common = (runId: string): Record<string, string> => ({
   LOG_LEVEL: 'info',
   HTTP_HOST: '127.0.0.1',
@@ -81,6 +107,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
   const vaultKeys = { master: randomBytes(32).toString('base64'), fingerprint: randomBytes(32).toString('base64') };
   recordSecret(vaultKeys.master);
   recordSecret(vaultKeys.fingerprint);
+  const webhookKeys = `e2e-1:${randomBytes(32).toString('base64')}`;
+  recordSecret(webhookKeys.slice('e2e-1:'.length));
+  const webhooks = webhookTestConfig(runId);
   const redisPrefix = `e2e:${runId}:`;
   const base = `http://127.0.0.1:${ports['api-edge']}`;
   const appEnv: Record<string, Record<string, string>> = {};
@@ -103,6 +132,8 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
       ...(app === 'token-vault'
         ? { VAULT_MASTER_KEYS: `e2e-1:${vaultKeys.master}`, VAULT_FINGERPRINT_KEY: vaultKeys.fingerprint }
         : {}),
+      // The ledger and the webhook dispatcher in one process (production runs them apart).
+      ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', WEBHOOK_SECRET_KEYS: webhookKeys, ...webhooks.env } : {}),
     };
   }
   const processes = APPS.map((app) => startApp(app, appEnv[app], logDir));
@@ -113,7 +144,7 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
     runId,
     baseUrl: base,
     logDir,
-    adminEnv: { DATABASE_URL: appEnv['api-edge'].DATABASE_URL, API_PASSWORD_PEPPER: pepper },
+    adminEnv: { DATABASE_URL: appEnv['api-edge'].DATABASE_URL, API_PASSWORD_PEPPER: pepper, WEBHOOK_SECRET_KEYS: webhookKeys },
     adminArgs: [],
     appEnv,
     appUrls: Object.fromEntries(APPS.map((app) => [app, `http://127.0.0.1:${ports[app]}`])),
@@ -122,14 +153,17 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
     roles: roles.map((r) => r.role),
     redisPrefix,
     natsPrefix: `e${runId}.`,
+    webhookReceiverTls: { certFile: webhooks.certFile, keyFile: webhooks.keyFile },
   };
 }
 
 async function startStandalone(runId: string, logDir: string): Promise<E2eState> {
   const dataDir = path.join(ROOT, 'tmp', `e2e-${runId}`);
   const [httpPort, pgPort] = [await freePort(), await freePort()];
+  const webhooks = webhookTestConfig(runId);
   const env = {
     ...common(runId),
+    ...webhooks.env,
     HTTP_PORT: String(httpPort),
     STANDALONE_DATA_DIR: dataDir,
     STANDALONE_PG_PORT: String(pgPort),
@@ -150,5 +184,6 @@ async function startStandalone(runId: string, logDir: string): Promise<E2eState>
     appUrls: { gateway: base },
     pids: { gateway: gateway.pid },
     standaloneDataDir: dataDir,
+    webhookReceiverTls: { certFile: webhooks.certFile, keyFile: webhooks.keyFile },
   };
 }

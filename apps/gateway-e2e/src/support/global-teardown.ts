@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import Redis from 'ioredis';
 import { dropServiceRoles } from '@gateway/platform';
 import { dropDatabase, testInfra } from '@gateway/testing';
@@ -27,6 +28,9 @@ export default async function teardown(): Promise<void> {
       }
     }
     redis.disconnect();
+  }
+  if (state.webhookReceiverTls) {
+    rmSync(path.dirname(state.webhookReceiverTls.certFile), { recursive: true, force: true });
   }
   if (state.standaloneDataDir) {
     rmSync(state.standaloneDataDir, { recursive: true, force: true });

@@ -1,11 +1,32 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsString, Length, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 import { ORDER_API_OPERATIONS, OrderApiOperation } from '../subjects';
 
 /** A JSON object as it came off (and goes back on) the wire. */
 export type JsonObject = { [key: string]: JsonValue };
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+
+/**
+ * The payment session a request named (`session.id`), as the edge resolved it (docs/sessions.md).
+ * The edge has already filled the body with the session's values (request values win) and
+ * checked `session.version`; card details never enter the body from a session: they stay sealed
+ * by the vault, in `sealedCard`. A service whose operation needs the card passes it on in
+ * `token-vault.acquirer.call.v1` as `source.sealed = { value: sealedCard, bindingId: id }`,
+ * with the request's own card fields as `explicit` and its `sourceOfFunds.token` as
+ * `source.token`: the vault completes the card, explicit > session > token.
+ */
+export class OperationSession {
+  /** The spec's session.id (ASCII 31-35): the binding the sealed card opens with. */
+  @Matches(/^[\x21-\x7e]{31,35}$/)
+  id: string;
+
+  /** The session's card, sealed by the vault (`token-vault.card.seal.v1`); absent when it has none. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 4096)
+  sealedCard?: string;
+}
 
 /**
  * `PUT .../order/{orderid}/transaction/{transactionid}`: the edge has authenticated the
@@ -30,6 +51,12 @@ export class OrderOperationMessage {
 
   @IsObject()
   body: JsonObject;
+
+  /** Present when the request named a payment session (`body` is already filled from it). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OperationSession)
+  session?: OperationSession;
 }
 
 /** `PUT .../token/{tokenid}` (and the vault's other token operations). */
@@ -44,6 +71,12 @@ export class TokenOperationMessage {
 
   @IsObject()
   body: JsonObject;
+
+  /** As for order operations: the vault opens `sealedCard` itself (explicit > session card). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OperationSession)
+  session?: OperationSession;
 }
 
 /** `POST .../token`: create a token whose id the vault generates (or takes from the body). */
@@ -54,6 +87,11 @@ export class CreateTokenMessage {
 
   @IsObject()
   body: JsonObject;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OperationSession)
+  session?: OperationSession;
 }
 
 /** `GET` and `DELETE .../token/{tokenid}`: no body. */

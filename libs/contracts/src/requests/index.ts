@@ -6,4 +6,5 @@ export * from './browser-payment.requests';
 export * from './verify.request';
 export * from './request-rules';
 export * from './validate-request';
+export * from './session.request';
 export * from './response-controls';

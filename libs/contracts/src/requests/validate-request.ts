@@ -5,6 +5,7 @@ import { isOrderApiOperation, ORDER_API_OPERATIONS, OrderApiOperation } from '..
 import { ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
 import { RefundRequest } from './refund.request';
 import { SaveTokenRequest } from './save-token.request';
+import { SessionUpdateRequest } from './session.request';
 import { VerifyRequest } from './verify.request';
 
 /**
@@ -55,6 +56,11 @@ export function validateOrderOperationRequest<K extends OrderApiOperation>(apiOp
 /** Create or update token (`PUT .../token/{tokenid}`): `apiOperation` is UNSUPPORTED here. */
 export function validateTokenRequest(body: unknown): SaveTokenRequest {
   return validateRequest(SaveTokenRequest, body);
+}
+
+/** Create or update a payment session (`POST .../session`, `PUT .../session/{sessionid}`). */
+export function validateSessionRequest(body: unknown): SessionUpdateRequest {
+  return validateRequest(SessionUpdateRequest, body);
 }
 
 /**

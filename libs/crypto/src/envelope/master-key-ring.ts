@@ -1,8 +1,8 @@
 import { Secret } from '../secret';
-import { AES_KEY_BYTES, decodeKeyMaterial, gcmOpen, gcmSeal } from './aes-gcm';
+import { AES_KEY_BYTES, gcmOpen, gcmSeal } from './aes-gcm';
+import { parseKeyRing } from './key-ring-text';
 
 const WRAP_FORMAT = 1;
-const MASTER_KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
 export interface WrappedDataKey {
   masterKeyId: string;
@@ -27,26 +27,8 @@ export class MasterKeyRing {
   }
 
   static parse(text: string, what = 'VAULT_MASTER_KEYS'): MasterKeyRing {
-    const entries = text
-      .split(/[,\n]/)
-      .map((entry) => entry.trim())
-      .filter((entry) => entry.length > 0);
-    if (entries.length === 0) {
-      throw new Error(`${what} holds no key`);
-    }
-    const keys = new Map<string, Secret<Buffer>>();
-    entries.forEach((entry, index) => {
-      const separator = entry.indexOf(':');
-      const id = separator > 0 ? entry.slice(0, separator) : '';
-      if (!MASTER_KEY_ID.test(id)) {
-        throw new Error(`${what} entry ${index + 1} must be <id>:<base64 key> with an id of 1 to 32 characters A-Z a-z 0-9 _ -`);
-      }
-      if (keys.has(id)) {
-        throw new Error(`${what} names master key ${id} twice`);
-      }
-      keys.set(id, new Secret(decodeKeyMaterial(entry.slice(separator + 1), `${what} key ${id}`)));
-    });
-    return new MasterKeyRing(entries[0].slice(0, entries[0].indexOf(':')), keys);
+    const ring = parseKeyRing(text, what, 'master key');
+    return new MasterKeyRing(ring.currentId, ring.keys);
   }
 
   get currentId(): string {

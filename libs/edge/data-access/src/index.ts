@@ -4,3 +4,4 @@ export * from './merchant.repository';
 export * from './throttle/request-throttle';
 export * from './throttle/memory-request-throttle';
 export * from './throttle/redis-request-throttle';
+export * from './sessions';

@@ -59,6 +59,20 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(600_000)
   ORDER_LOCK_TTL_MS = 30_000;
 
+  @Describe('Lifetime of a payment session after its creation or last update; then its data (card included) is deleted.')
+  @IntVar()
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
+  SESSION_TTL_MS = 3_600_000;
+
+  @Describe('How long after its expiry a session is still answered as expired (a clear 400) rather than unknown.')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(604_800_000)
+  SESSION_EXPIRED_NOTICE_MS = 86_400_000;
+
   @Describe('How long a merchant profile is cached by each edge replica; admin changes apply within this time.')
   @IntVar()
   @IsInt()

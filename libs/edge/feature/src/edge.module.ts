@@ -2,15 +2,20 @@ import { DynamicModule, Module } from '@nestjs/common';
 import {
   EDGE_SCHEMA,
   MemoryRequestThrottle,
+  MemorySessionStore,
   MerchantRepository,
   REQUEST_THROTTLE,
   RedisRequestThrottle,
+  RedisSessionStore,
+  SESSION_STORE,
   ThrottleLimits,
 } from '@gateway/edge/data-access';
 import {
   API_PASSWORD_PEPPER,
+  ApplySession,
   AUTHENTICATION_OPTIONS,
   AuthenticateMerchant,
+  CreateSession,
   DispatchOrderOperation,
   DispatchOrderRetrieval,
   DispatchPayerJourney,
@@ -21,6 +26,10 @@ import {
   ORDER_LOCK_OPTIONS,
   OrderLocks,
   PAYER_JOURNEY_OPTIONS,
+  RetrieveSession,
+  SESSION_LIFETIME,
+  SessionEditor,
+  UpdateSession,
 } from '@gateway/edge/domain';
 import { LOCK_SERVICE, MemoryLockService, RedisLockService } from '@gateway/locking';
 import { createRedisClient, databaseConnection, REDIS_CLIENT, ServiceDatabaseModule } from '@gateway/platform';
@@ -36,6 +45,7 @@ import { FallbackHttpController } from './http/fallback.http-controller';
 import { MerchantAuthGuard } from './http/merchant-auth.guard';
 import { OrderOperationsHttpController } from './http/order-operations.http-controller';
 import { OrderRetrievalHttpController } from './http/order-retrieval.http-controller';
+import { SessionsHttpController } from './http/sessions.http-controller';
 import { PayerPagesHttpController } from './http/payer-pages.http-controller';
 import { TokensHttpController } from './http/tokens.http-controller';
 
@@ -68,6 +78,7 @@ export class EdgeModule {
         OrderOperationsHttpController,
         OrderRetrievalHttpController,
         TokensHttpController,
+        SessionsHttpController,
         PayerPagesHttpController,
         FallbackHttpController,
       ],
@@ -86,11 +97,14 @@ export class EdgeModule {
                 useFactory: (redis: Redis) => new RedisRequestThrottle(redis, throttleLimits),
                 inject: [REDIS_CLIENT],
               },
+              { provide: SESSION_STORE, useFactory: (redis: Redis) => new RedisSessionStore(redis), inject: [REDIS_CLIENT] },
             ]
           : [
               { provide: LOCK_SERVICE, useValue: new MemoryLockService() },
               { provide: REQUEST_THROTTLE, useValue: new MemoryRequestThrottle(throttleLimits) },
+              { provide: SESSION_STORE, useFactory: () => new MemorySessionStore() },
             ]),
+        { provide: SESSION_LIFETIME, useValue: { ttlMs: config.SESSION_TTL_MS, expiredNoticeMs: config.SESSION_EXPIRED_NOTICE_MS } },
         { provide: ORDER_LOCK_OPTIONS, useValue: { waitMs: config.ORDER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS } },
         {
           provide: PAYER_JOURNEY_OPTIONS,
@@ -115,6 +129,11 @@ export class EdgeModule {
         DispatchOrderOperation,
         DispatchTokenOperation,
         DispatchOrderRetrieval,
+        ApplySession,
+        SessionEditor,
+        CreateSession,
+        UpdateSession,
+        RetrieveSession,
         OrderLocks,
         DispatchPayerJourney,
         ApiPath,

@@ -4,3 +4,5 @@ export * from './transaction.entity';
 export * from './operation-response.entity';
 export * from './ledger-rows';
 export * from './ledger.repository';
+export * from './notification.entity';
+export * from './notification-outbox.repository';

@@ -1,6 +1,8 @@
 import type { ServiceSchema } from '@gateway/platform';
 import { CreateOrderLedger1763900000000 } from './migrations/1763900000000-create-order-ledger';
 import { AddTransactionTaxAmount1764000000000 } from './migrations/1764000000000-add-transaction-tax-amount';
+import { CreateNotificationOutbox1764200000000 } from './migrations/1764200000000-create-notification-outbox';
+import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
 import { OrderEntity } from './order.entity';
 import { TransactionEntity } from './transaction.entity';
@@ -12,6 +14,6 @@ import { TransactionEntity } from './transaction.entity';
  */
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
-  entities: [OrderEntity, TransactionEntity, OperationResponseEntity],
-  migrations: [CreateOrderLedger1763900000000, AddTransactionTaxAmount1764000000000],
+  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity],
+  migrations: [CreateOrderLedger1763900000000, AddTransactionTaxAmount1764000000000, CreateNotificationOutbox1764200000000],
 };

@@ -1,2 +1,3 @@
 export * from './order-transaction.config';
 export * from './order-transaction.module';
+export * from './notifications.command';

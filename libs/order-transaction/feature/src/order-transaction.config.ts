@@ -1,9 +1,101 @@
-import { IsInt, Max, Min } from 'class-validator';
-import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { BoolVar, DatabaseConfig, Describe, IntVar } from '@gateway/platform';
+
+export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
+export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
 
 /** order-transaction's configuration, read once at boot (see docs/operations/configuration.md). */
 export class OrderTransactionConfig extends DatabaseConfig {
   override HTTP_PORT = 8082;
+
+  @Describe(
+    'What this process does: `serve` answers the ledger\'s NATS subjects, `dispatch` only delivers webhook notifications ' +
+      '(no NATS at all; its own Deployment, scaled on gateway_webhook_outbox_depth), `all` both (the standalone profile). ' +
+      'Notifications are delivered only where some process dispatches.',
+  )
+  @IsIn(ORDER_TRANSACTION_MODES)
+  ORDER_TRANSACTION_MODE: OrderTransactionMode = 'serve';
+
+  @Describe(
+    'Keys that open merchants\' sealed webhook notification secrets: `<id>:<base64 of 32 bytes>` entries, comma-separated, ' +
+      'first = current (the admin CLI seals with it). Required when dispatching; the admin CLI needs the same value.',
+    { secret: true },
+  )
+  @IsOptional()
+  @IsString()
+  WEBHOOK_SECRET_KEYS = '';
+
+  @Describe('Notifications one dispatcher worker claims (and holds row-locked) per batch.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WEBHOOK_BATCH_SIZE = 20;
+
+  @Describe('Batches one dispatcher process delivers at the same time (each holds one database connection while it delivers).')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  WEBHOOK_WORKERS = 2;
+
+  @Describe('How often an idle dispatcher worker looks for due notifications.')
+  @IntVar()
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  WEBHOOK_POLL_INTERVAL_MS = 1_000;
+
+  @Describe(
+    'Longest time one delivery may take (connect, TLS, response); then the attempt counts as failed. ' +
+      'Must stay below the database\'s idle-in-transaction timeout (twice DATABASE_STATEMENT_TIMEOUT_MS, at least 30 s): a batch stays claimed while it is delivered.',
+  )
+  @IntVar()
+  @IsInt()
+  @Min(500)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  @Describe('Wait after the first failed delivery; doubled after each further failure (with jitter), up to WEBHOOK_RETRY_MAX_DELAY_MS.')
+  @IntVar()
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  WEBHOOK_RETRY_BASE_MS = 10_000;
+
+  @Describe('Longest wait between two delivery attempts.')
+  @IntVar()
+  @IsInt()
+  @Min(100)
+  @Max(86_400_000)
+  WEBHOOK_RETRY_MAX_DELAY_MS = 3_600_000;
+
+  @Describe('How long a notification is retried before it is marked failed (at least 24 hours; re-send failed ones with `notifications resend`).')
+  @IntVar()
+  @IsInt()
+  @Min(24)
+  @Max(720)
+  WEBHOOK_RETRY_WINDOW_HOURS = 24;
+
+  @Describe(
+    'Let notifications of TEST merchants go to loopback and private addresses (a local receiver in tests or on a laptop). ' +
+      'Never applies to LIVE merchants; keep false in production.',
+  )
+  @BoolVar()
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_TARGETS = false;
+
+  @Describe('PEM file of extra CA certificates trusted for webhook receivers, besides the system\'s (a test receiver\'s self-signed certificate).')
+  @IsOptional()
+  @IsString()
+  WEBHOOK_CA_FILE = '';
+
+  @Describe('Delivered notifications are deleted from the outbox after this many days.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(3_650)
+  WEBHOOK_RETENTION_DAYS = 30;
 
   @Describe(
     'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund). Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: a refund whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',

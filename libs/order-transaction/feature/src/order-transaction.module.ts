@@ -1,10 +1,12 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { AcquirerModule } from '@gateway/acquirer';
-import { LedgerRepository, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import {
   BeginOperation,
+  DISPATCH_OPTIONS,
+  DispatchNotifications,
   LEDGER_EVENTS,
-  NoLedgerEvents,
+  NOTIFICATION_SECRET_KEYS,
   RecordOperation,
   REFUND_CALL_TIMEOUT_MS,
   RefundOrder,
@@ -12,6 +14,8 @@ import {
   ReleaseReservation,
   RetrieveOrder,
   RetrieveTransaction,
+  WEBHOOK_SENDER,
+  WriteNotification,
 } from '@gateway/order-transaction/domain';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { LedgerNatsController } from './ledger.nats-controller';
@@ -19,11 +23,20 @@ import { OrderRetrievalNatsController } from './order-retrieval.nats-controller'
 import { OrderTransactionConfig } from './order-transaction.config';
 import { PingNatsController } from './ping.nats-controller';
 import { RefundNatsController } from './refund.nats-controller';
+import { HttpsWebhookSender } from './webhooks/https-webhook-sender';
+import { DISPATCHER_LOOP, NotificationDispatcher } from './webhooks/notification-dispatcher';
+import { loadWebhookSettings } from './webhooks/webhook-settings';
 
-/** The order ledger: orders, their transactions, totals, status, refunds and replays. */
+/**
+ * The order ledger: orders, their transactions, totals, status, refunds and replays, and the
+ * webhook outbox. ORDER_TRANSACTION_MODE chooses what a process runs: the NATS handlers
+ * (`serve`), the webhook dispatcher (`dispatch`), or both (`all`).
+ */
 @Module({})
 export class OrderTransactionModule {
   static forRoot(config: OrderTransactionConfig): DynamicModule {
+    const serves = config.ORDER_TRANSACTION_MODE !== 'dispatch';
+    const dispatches = config.ORDER_TRANSACTION_MODE !== 'serve';
     return {
       module: OrderTransactionModule,
       imports: [
@@ -34,13 +47,14 @@ export class OrderTransactionModule {
         }),
         AcquirerModule,
       ],
-      controllers: [PingNatsController, LedgerNatsController, OrderRetrievalNatsController, RefundNatsController],
+      controllers: serves ? [PingNatsController, LedgerNatsController, OrderRetrievalNatsController, RefundNatsController] : [],
       providers: [
         { provide: OrderTransactionConfig, useValue: config },
         { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
-        // The webhook outbox (issue 8) replaces this with its writer; see ledger-events.ts.
-        { provide: LEDGER_EVENTS, useClass: NoLedgerEvents },
         LedgerRepository,
+        NotificationOutbox,
+        WriteNotification,
+        { provide: LEDGER_EVENTS, useExisting: WriteNotification },
         BeginOperation,
         RecordOperation,
         RetrieveOrder,
@@ -48,7 +62,20 @@ export class OrderTransactionModule {
         ReleaseReservation,
         RefundSideEffects,
         RefundOrder,
+        ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };
   }
+}
+
+function dispatcherProviders(config: OrderTransactionConfig): Provider[] {
+  const settings = loadWebhookSettings(config);
+  return [
+    { provide: NOTIFICATION_SECRET_KEYS, useValue: settings.keys },
+    { provide: DISPATCH_OPTIONS, useValue: settings.dispatch },
+    { provide: WEBHOOK_SENDER, useValue: new HttpsWebhookSender({ timeoutMs: settings.timeoutMs, extraCa: settings.extraCa }) },
+    { provide: DISPATCHER_LOOP, useValue: { workers: settings.workers, pollIntervalMs: settings.pollIntervalMs, retentionMs: settings.retentionMs } },
+    DispatchNotifications,
+    NotificationDispatcher,
+  ];
 }

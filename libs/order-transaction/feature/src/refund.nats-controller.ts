@@ -18,6 +18,7 @@ export class RefundNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.session ? { session: message.session } : {}),
     });
   }
 }

@@ -14,6 +14,8 @@ export interface ServiceMainSpec<C extends DatabaseConfig> {
   configClass: new () => C;
   schema: ServiceSchema;
   featureModule: (config: C) => DynamicModule;
+  /** False for a process that answers no subject (order-transaction's webhook dispatcher mode). */
+  servesMessages?: (config: C) => boolean;
 }
 
 export function messagingOptions(
@@ -55,7 +57,12 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
     }
     const config = loadConfig(spec.configClass);
     logger = createLogger({ service: spec.name, level: config.LOG_LEVEL });
-    const messaging = messagingOptions(config, spec.name);
+    const servesMessages = spec.servesMessages?.(config) ?? true;
+    // A process that answers no subject sends none either: it gets the in-process client, which
+    // opens no NATS connection, so NATS is neither its dependency nor in its readiness.
+    const messaging: MessagingOptions = servesMessages
+      ? messagingOptions(config, spec.name)
+      : { ...messagingOptions(config, spec.name), profile: 'standalone' };
     @Module({
       imports: [
         PlatformModule.forRoot({
@@ -74,7 +81,7 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
       host: config.HTTP_HOST,
       port: config.HTTP_PORT,
       shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-      messageServer: createMessageServer(messaging, config.SHUTDOWN_GRACE_MS),
+      messageServer: servesMessages ? createMessageServer(messaging, config.SHUTDOWN_GRACE_MS) : undefined,
     });
     logger.info({ url: running.url }, `${spec.name} ready for requests`);
     exitOnSignals(running);

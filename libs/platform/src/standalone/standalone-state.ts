@@ -36,6 +36,14 @@ export async function loadStandaloneSecrets(config: StandaloneConfig, required: 
 }
 
 /**
+ * WEBHOOK_SECRET_KEYS of the standalone profile, from its generated secrets: the gateway opens
+ * notification secrets with it, the admin CLI (--standalone) seals them.
+ */
+export function standaloneWebhookSecretKeys(secrets: StandaloneSecrets): string {
+  return `standalone-1:${secrets.webhookSecretKey}`;
+}
+
+/**
  * The standalone database: the one a running standalone gateway already serves, or a fresh
  * start of the embedded Postgres (which the caller then stops).
  */

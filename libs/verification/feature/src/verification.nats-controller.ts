@@ -23,6 +23,7 @@ export class VerificationNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.session ? { session: message.session } : {}),
     });
   }
 

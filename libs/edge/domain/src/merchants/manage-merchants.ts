@@ -4,10 +4,12 @@ import {
   GatewayError,
   MerchantMode,
   MerchantSettings,
+  NotificationSecretSettings,
 } from '@gateway/contracts';
 import { generateApiPassword, hashApiPassword } from '@gateway/crypto';
 import { MerchantEntity, MerchantRepository, MerchantStatus } from '@gateway/edge/data-access';
 import { plainToInstance } from 'class-transformer';
+import { NotificationSecretIssuer } from './notification-secrets';
 import { validateSync, ValidationError } from 'class-validator';
 
 export interface NewMerchant {
@@ -34,6 +36,8 @@ export class ManageMerchants {
   constructor(
     private readonly merchants: MerchantRepository,
     private readonly pepper: string,
+    /** Only the admin CLI, configured with WEBHOOK_SECRET_KEYS, issues notification secrets. */
+    private readonly notificationSecrets?: NotificationSecretIssuer,
   ) {}
 
   async create(input: NewMerchant): Promise<IssuedCredentials> {
@@ -48,6 +52,7 @@ export class ManageMerchants {
     // (and each other's tokens) only when configured to (docs/decisions/token-repository-per-merchant.md).
     const ownRepository = mergeDeep(defaultMerchantSettings(), { tokenRepository: { id: await this.unusedRepositoryId() } });
     const settings = validatedSettings(mergeDeep(ownRepository, input.settings ?? {}));
+    this.assertNotificationsCanBeSigned(settings);
     const password = generateApiPassword();
     await this.merchants.insert({
       id,
@@ -77,7 +82,9 @@ export class ManageMerchants {
     for (const [path, value] of Object.entries(changes)) {
       setPath(settings, path, value);
     }
-    await this.merchants.update(id, { settings: validatedSettings(settings) });
+    const validated = validatedSettings(settings);
+    this.assertNotificationsCanBeSigned(validated);
+    await this.merchants.update(id, { settings: validated });
     return this.require(id);
   }
 
@@ -127,6 +134,83 @@ export class ManageMerchants {
       previousPasswordExpiresAt: keepPreviousMs > 0 ? new Date(Date.now() + keepPreviousMs) : null,
     });
     return { merchant: await this.require(id), password };
+  }
+
+  /**
+   * A new webhook notification secret, returned once. The previous one keeps signing
+   * notifications (a second signature) for `keepPreviousMs`, so a receiver can switch without
+   * refusing any.
+   */
+  async rotateNotificationSecret(id: string, keepPreviousMs: number): Promise<{ merchant: MerchantEntity; secret: string }> {
+    const merchant = await this.require(id);
+    if (!this.notificationSecrets) {
+      throw GatewayError.invalidRequest('Notification secrets need WEBHOOK_SECRET_KEYS (the keys order-transaction opens them with).');
+    }
+    const issued = this.notificationSecrets.issue(id);
+    const previous = merchant.settings.notifications.secret?.current;
+    const secret: NotificationSecretSettings = {
+      current: issued.sealed,
+      ...(previous && keepPreviousMs > 0 ? { previous, previousValidUntil: new Date(Date.now() + keepPreviousMs).toISOString() } : {}),
+    };
+    const settings = { ...merchant.settings, notifications: { ...merchant.settings.notifications, secret } };
+    await this.merchants.update(id, { settings: validatedSettings(settings) });
+    return { merchant: await this.require(id), secret: issued.secret.reveal() };
+  }
+
+  /**
+   * After a new key was put first in WEBHOOK_SECRET_KEYS: every merchant's sealed secrets sealed
+   * again under it, unchanged for the merchant. Answers the merchants re-sealed, and those whose
+   * secret no configured key opens (left as they are; issue them a new one).
+   */
+  async resealNotificationSecrets(): Promise<{ resealed: string[]; unreadable: string[] }> {
+    const issuer = this.notificationSecrets;
+    if (!issuer) {
+      throw GatewayError.invalidRequest('Re-sealing notification secrets needs WEBHOOK_SECRET_KEYS.');
+    }
+    const resealed: string[] = [];
+    const unreadable: string[] = [];
+    for (const merchant of await this.merchants.list()) {
+      const secret = merchant.settings.notifications.secret;
+      if (!secret) {
+        continue;
+      }
+      let current: string | null;
+      let previous: string | null;
+      try {
+        current = issuer.reseal(merchant.id, secret.current);
+        previous = secret.previous ? issuer.reseal(merchant.id, secret.previous) : null;
+      } catch {
+        unreadable.push(merchant.id);
+        continue;
+      }
+      if (current || previous) {
+        const next = { ...secret, current: current ?? secret.current, ...(previous ? { previous } : {}) };
+        const settings = { ...merchant.settings, notifications: { ...merchant.settings.notifications, secret: next } };
+        await this.merchants.update(merchant.id, { settings: validatedSettings(settings) });
+        resealed.push(merchant.id);
+      }
+    }
+    return { resealed, unreadable };
+  }
+
+  /**
+   * Notifications are only ever sent signed: a merchant whose notifications are enabled gets a
+   * secret if it has none. Returns the new secret, or null when it already had one (or is off).
+   */
+  async ensureNotificationSecret(id: string): Promise<string | null> {
+    const merchant = await this.require(id);
+    const notifications = merchant.settings.notifications;
+    if (!notifications.enabled || notifications.secret) {
+      return null;
+    }
+    return (await this.rotateNotificationSecret(id, 0)).secret;
+  }
+
+  /** Enabled notifications need a secret; refused before anything is stored if none can be issued. */
+  private assertNotificationsCanBeSigned(settings: MerchantSettings): void {
+    if (settings.notifications.enabled && !settings.notifications.secret && !this.notificationSecrets) {
+      throw GatewayError.invalidRequest('Enabling notifications issues a notification secret, which needs WEBHOOK_SECRET_KEYS.');
+    }
   }
 
   /** A random 12-digit repository id no merchant uses yet. */

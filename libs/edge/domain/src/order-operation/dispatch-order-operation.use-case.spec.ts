@@ -2,6 +2,8 @@ import { defaultMerchantSettings, GatewayError } from '@gateway/contracts';
 import { MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
+import { MemorySessionStore } from '@gateway/edge/data-access';
+import { ApplySession } from '../apply-session/apply-session.use-case';
 import { DispatchOrderOperation, OrderOperationCommand } from './dispatch-order-operation.use-case';
 
 const command: OrderOperationCommand = {
@@ -27,6 +29,7 @@ function dispatcherAnswering(reply: () => Promise<unknown>) {
     { waitMs: 0, ttlMs: 1_000 },
     createLogger({ service: 'test', level: 'silent' }),
     metrics,
+    new ApplySession(new MemorySessionStore()),
   );
   return { dispatch, metrics };
 }

@@ -4,6 +4,7 @@ import {
   GatewayError,
   JsonObject,
   MerchantContext,
+  ORDER_OPERATION_REQUESTS,
   ORDER_OPERATION_SUBJECTS,
   OperationReply,
   OrderOperationMessage,
@@ -13,6 +14,8 @@ import {
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { lockFailureBody } from '../api/api-response';
+import { ApplySession } from '../apply-session/apply-session.use-case';
+import { assertNotificationUrlAllowed } from './notification-url';
 import { OrderLocks } from './order-locks';
 
 export const ORDER_LOCK_OPTIONS = Symbol('ORDER_LOCK_OPTIONS');
@@ -55,15 +58,19 @@ export class DispatchOrderOperation {
     @Inject(ORDER_LOCK_OPTIONS) private readonly lockOptions: OrderLockOptions,
     @Inject(APP_LOGGER) logger: AppLogger,
     private readonly metrics: Metrics,
+    private readonly sessions: ApplySession,
   ) {
     this.orderLocks = new OrderLocks(locks, logger, metrics);
   }
 
   async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
     const apiOperation = readApiOperation(command.body);
-    // Every field is checked before the order is locked or a service is asked: an invalid
-    // request costs no lock round trip and never reaches a service.
-    validateOrderOperationRequest(apiOperation, command.body);
+    // A session the request names fills it first (its own values win); then every field of the
+    // whole is checked before the order is locked or a service is asked: an invalid request
+    // costs no lock round trip and never reaches a service.
+    const filled = await this.sessions.fill(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
+    validateOrderOperationRequest(apiOperation, filled.body);
+    assertNotificationUrlAllowed(filled.body, command.merchant);
     const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {
       return { apiOperation, body: lockFailureBody(command.orderId, command.transactionId) };
@@ -80,7 +87,8 @@ export class DispatchOrderOperation {
         apiOperation,
         orderId: command.orderId,
         transactionId: command.transactionId,
-        body: command.body,
+        body: filled.body,
+        ...(filled.session ? { session: filled.session } : {}),
       };
       const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
       return { apiOperation, body: reply.body };

@@ -1,24 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import {
-  AuthMethod,
   CreateTokenMessage,
   JsonObject,
-  MerchantContext,
   OperationReply,
-  RequestEnvelope,
+  SaveTokenRequest,
   SUBJECTS,
   TokenOperationMessage,
   TokenReferenceMessage,
   validateTokenRequest,
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
+import { envelopeOf, RequestContext } from '../api/request-envelope';
+import { ApplySession } from '../apply-session/apply-session.use-case';
 
-export interface TokenRequestContext {
-  merchant: MerchantContext;
-  authMethod: AuthMethod;
-  apiVersion: number;
-  requestId: string;
-}
+export type TokenRequestContext = RequestContext;
 
 export interface TokenOperationCommand extends TokenRequestContext {
   tokenId: string;
@@ -34,12 +29,17 @@ export type TokenReferenceCommand = TokenRequestContext & { tokenId: string };
  */
 @Injectable()
 export class DispatchTokenOperation {
-  constructor(private readonly bus: MessageBus) {}
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly sessions: ApplySession,
+  ) {}
 
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
-    // Every field is checked (apiOperation is UNSUPPORTED here) before the vault is asked.
-    validateTokenRequest(command.body);
-    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, body: command.body };
+    // A named session fills the request; every field of the whole is checked (apiOperation is
+    // UNSUPPORTED here) before the vault is asked.
+    const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
+    validateTokenRequest(filled.body);
+    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...filled };
     const reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message);
     return reply.body;
   }
@@ -47,8 +47,9 @@ export class DispatchTokenOperation {
   /** POST .../token (beyond the spec): create with a token the vault generates. */
   async create(command: CreateTokenCommand): Promise<JsonObject> {
     // The same fields as create or update token.
-    validateTokenRequest(command.body);
-    const message: CreateTokenMessage = { envelope: envelopeOf(command), body: command.body };
+    const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
+    validateTokenRequest(filled.body);
+    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...filled };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
   }
 
@@ -65,11 +66,3 @@ export class DispatchTokenOperation {
   }
 }
 
-function envelopeOf(context: TokenRequestContext): RequestEnvelope {
-  return {
-    merchant: context.merchant,
-    apiVersion: context.apiVersion,
-    requestId: context.requestId,
-    authMethod: context.authMethod,
-  };
-}

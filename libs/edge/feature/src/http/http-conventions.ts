@@ -24,6 +24,8 @@ export const API_ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/order\/[^/]+$/, methods: ['GET'] },
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token\/[^/]+$/, methods: ['PUT', 'GET', 'DELETE'] },
   { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/token$/, methods: ['POST'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/session\/[^/]+$/, methods: ['PUT', 'GET'] },
+  { pattern: /^\/api\/rest\/version\/[^/]+\/merchant\/[^/]+\/session$/, methods: ['POST'] },
   // The payer's browser-payment pages (payer-pages.http-controller.ts).
   { pattern: /^\/bpui\/[^/]+\/(out|in)\/[^/]+$/, methods: ['GET'] },
   { pattern: /^\/bpui\/[^/]+\/out\/[^/]+\/[^/]+$/, methods: ['POST'] },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { JsonObject } from '@gateway/contracts';
+import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp } from '../testing/edge-test-app';
@@ -31,6 +32,7 @@ describe('request validation through the HTTP edge', () => {
     edge = await startEdgeTestApp();
     fastify = edge.fastify;
     ({ id: merchantId, authorization } = await edge.createMerchant());
+    await seedSessionsForValidIds(edge, merchantId);
   });
 
   afterAll(async () => {
@@ -176,5 +178,26 @@ function deepGroup(operation: OperationName): string {
     case 'INITIATE_BROWSER_PAYMENT':
     case 'CONFIRM_BROWSER_PAYMENT':
       return 'order.item[0]';
+  }
+}
+
+/**
+ * A session.id of the right type must also name a session of the merchant (docs/sessions.md):
+ * the valid session.id values of the field cases name empty sessions of this merchant, which
+ * fill nothing, so the body reaches the service unchanged.
+ */
+async function seedSessionsForValidIds(edge: EdgeTestApp, merchantId: string): Promise<void> {
+  const store = edge.running.app.get<SessionStore>(SESSION_STORE);
+  const ids = new Set(
+    OPERATION_NAMES.flatMap((operation) => fieldCases(operation))
+      .filter((field) => field.path === 'session.id')
+      .flatMap((field) => field.cases.filter((c) => c.expected === null && typeof c.value === 'string').map((c) => c.value as string)),
+  );
+  const at = new Date().toISOString();
+  for (const id of ids) {
+    await store.create(
+      { id, merchantId, version: '0123456789', updateStatus: 'NO_UPDATE', fields: {}, createdAt: at, updatedAt: at },
+      { ttlMs: 3_600_000, expiredNoticeMs: 0 },
+    );
   }
 }

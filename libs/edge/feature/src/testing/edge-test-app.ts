@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { FastifyInstance } from 'fastify';
 import { DataSource } from 'typeorm';
+import type { MerchantMode } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants } from '@gateway/edge/domain';
 import {
@@ -29,7 +30,7 @@ export interface TestMerchantCredentials {
 export interface EdgeTestApp {
   running: RunningApp;
   fastify: FastifyInstance;
-  createMerchant(settings?: Record<string, unknown>): Promise<TestMerchantCredentials>;
+  createMerchant(settings?: Record<string, unknown>, mode?: MerchantMode): Promise<TestMerchantCredentials>;
   /** The admin CLI's operations on this app's merchants (disable, configure, rotate...). */
   merchants: ManageMerchants;
   close(): Promise<void>;
@@ -86,8 +87,8 @@ export async function startEdgeTestApp(
     running,
     fastify: (running.app as NestFastifyApplication).getHttpAdapter().getInstance() as unknown as FastifyInstance,
     merchants,
-    async createMerchant(settings = {}) {
-      const issued = await merchants.create({ name: 'Test merchant', mode: 'TEST', settings });
+    async createMerchant(settings = {}, mode = 'TEST') {
+      const issued = await merchants.create({ name: 'Test merchant', mode, settings });
       return {
         id: issued.merchant.id,
         password: issued.password,

@@ -4,6 +4,7 @@ import { AcquirerConnector, AcquirerRegistry, AcquirerTransactionReference } fro
 import {
   GatewayError,
   JsonObject,
+  OperationSession,
   OperationReply,
   RecordMode,
   RecordOperationMessage,
@@ -31,6 +32,8 @@ export interface RefundCommand {
   request: RefundRequest;
   /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
   body: JsonObject;
+  /** The payment session the request named, with its card sealed by the vault (if it has one). */
+  session?: OperationSession;
 }
 
 /** What every ledger step of one refund shares. */
@@ -75,7 +78,7 @@ export class RefundOrder {
       return { body: begun.body };
     }
     const unmask = unmaskRequested(request, envelope);
-    const plan = planRefund(request, begun.order, envelope.merchant);
+    const plan = planRefund(request, begun.order, envelope.merchant, command.session);
     const targetBody = plan.target ? await this.storedBodyOf(envelope.merchant.id, orderId, plan.target.id) : null;
     const context: RefundContext = { command, requestHash, plan, targetBody, details: refundOrderDetails(request, plan) };
 

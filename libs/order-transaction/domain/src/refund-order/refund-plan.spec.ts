@@ -212,8 +212,21 @@ describe('a standalone refund (a new order)', () => {
 
   it('refunds to a token through the vault, passing the explicit card values along', () => {
     const plan = planRefund(refund({}, { sourceOfFunds: { token: '9123456789012345', provided: { card: { securityCode: '100' } } } }), null, merchant());
-    expect(plan.route).toEqual({ kind: 'VAULT', token: '9123456789012345' });
+    expect(plan.route).toEqual({ kind: 'VAULT', source: { token: '9123456789012345' } });
     expect(plan.card).toMatchObject({ securityCode: '100' });
+  });
+
+  it("refunds to the named session's card through the vault, with the token and the explicit values beside it", () => {
+    const session = { id: 'SESSION0002ABCDEFGHIJKLMNOPQRSTU', sealedCard: 'sealed-by-the-vault' };
+    const sealed = { value: 'sealed-by-the-vault', bindingId: session.id };
+    const sessionOnly = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card: { securityCode: '100' } } } }), null, merchant(), session);
+    expect(sessionOnly.route).toEqual({ kind: 'VAULT', source: { sealed } });
+    expect(sessionOnly.card).toMatchObject({ securityCode: '100' });
+    const withToken = planRefund(refund({}, { sourceOfFunds: { token: '9123456789012345' } }), null, merchant(), session);
+    expect(withToken.route).toEqual({ kind: 'VAULT', source: { token: '9123456789012345', sealed } });
+    // A complete card in the request wins whole: no need for the vault.
+    const explicit = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card } } }), null, merchant(), session);
+    expect(explicit.route.kind).toBe('ACQUIRER');
   });
 
   it('needs sourceOfFunds (MISSING), a card number and an expiry', () => {

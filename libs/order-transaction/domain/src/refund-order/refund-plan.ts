@@ -1,9 +1,11 @@
 import type { AcquirerCard } from '@gateway/acquirer';
 import {
+  AcquirerCallSource,
   GatewayError,
   LedgerOrderView,
   LedgerTransactionView,
   MerchantContext,
+  OperationSession,
   RefundRequest,
   TransactionResult,
   TransactionType,
@@ -18,13 +20,14 @@ import { invalid, missing, unsupported } from './refund-errors';
  *   APPROVAL  nowhere yet: the refund waits for approval (REFUND_REQUEST);
  *   ACQUIRER  the acquirer connector, for the original card transaction (linked) or to the
  *             card the request gives (standalone);
- *   VAULT     the token vault, which alone opens a stored card (token-vault.acquirer.call.v1);
+ *   VAULT     the token vault, which alone opens a stored card: a token's and/or the named
+ *             payment session's sealed card (token-vault.acquirer.call.v1);
  *   PROVIDER  browser-payment, for an order a provider funded (browser-payment.refund.v1).
  */
 export type RefundRoute =
   | { kind: 'APPROVAL' }
   | { kind: 'ACQUIRER'; card?: AcquirerCard }
-  | { kind: 'VAULT'; token: string }
+  | { kind: 'VAULT'; source: AcquirerCallSource }
   | { kind: 'PROVIDER' };
 
 export interface RefundPlan {
@@ -49,10 +52,15 @@ const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
  * order. The ledger checks the refund limit itself, on the locked order row, when the refund is
  * reserved.
  */
-export function planRefund(request: RefundRequest, order: LedgerOrderView | null, merchant: MerchantContext): RefundPlan {
+export function planRefund(
+  request: RefundRequest,
+  order: LedgerOrderView | null,
+  merchant: MerchantContext,
+  session?: OperationSession,
+): RefundPlan {
   const amount = refundAmount(request);
   const approval = needsApproval(request, merchant);
-  return order ? planLinked(request, order, merchant, amount, approval) : planStandalone(request, amount, approval);
+  return order ? planLinked(request, order, merchant, amount, approval) : planStandalone(request, amount, approval, session);
 }
 
 function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: MerchantContext, amount: Money, approval: boolean): RefundPlan {
@@ -77,7 +85,7 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: Me
   return { linked: true, type: approval ? 'REFUND_REQUEST' : 'REFUND', amount, taxAmount, target, route };
 }
 
-function planStandalone(request: RefundRequest, amount: Money, approval: boolean): RefundPlan {
+function planStandalone(request: RefundRequest, amount: Money, approval: boolean, session: OperationSession | undefined): RefundPlan {
   const targetTransactionId = request.transaction.targetTransactionId;
   if (targetTransactionId !== undefined) {
     throw invalid(
@@ -96,7 +104,14 @@ function planStandalone(request: RefundRequest, amount: Money, approval: boolean
   const card = requestCard(sourceOfFunds.provided?.card);
   const base = { linked: false, amount, taxAmount: requestTax(request, amount.currency), target: null, ...(card ? { card } : {}) };
   if (sourceOfFunds.token !== undefined) {
-    return { ...base, type: approval ? 'REFUND_REQUEST' : 'REFUND', route: approval ? { kind: 'APPROVAL' } : { kind: 'VAULT', token: sourceOfFunds.token } };
+    const source = { token: sourceOfFunds.token, ...sealedCardOf(session) };
+    return { ...base, type: approval ? 'REFUND_REQUEST' : 'REFUND', route: approval ? { kind: 'APPROVAL' } : { kind: 'VAULT', source } };
+  }
+  // A session's card, completed by the request's own card fields (explicit > session): only the
+  // vault opens it. A complete card in the request wins whole and goes to the acquirer directly.
+  const sealed = sealedCardOf(session);
+  if (sealed.sealed && !(card?.number !== undefined && card.expiry !== undefined) && !approval) {
+    return { ...base, type: 'REFUND', route: { kind: 'VAULT', source: sealed } };
   }
   const acquirerCard = acquirerCardOf(card);
   if (approval) {
@@ -107,6 +122,11 @@ function planStandalone(request: RefundRequest, amount: Money, approval: boolean
     );
   }
   return { ...base, type: 'REFUND', route: { kind: 'ACQUIRER', card: acquirerCard } };
+}
+
+/** The named session's sealed card, as the vault's acquirer call takes it (card-custody.messages.ts). */
+function sealedCardOf(session: OperationSession | undefined): Pick<AcquirerCallSource, 'sealed'> {
+  return session?.sealedCard === undefined ? {} : { sealed: { value: session.sealedCard, bindingId: session.id } };
 }
 
 /**

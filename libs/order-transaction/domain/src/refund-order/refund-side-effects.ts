@@ -27,7 +27,8 @@ export interface RefundCall {
 
 /**
  * The money movement of a refund, by route: the acquirer connector (linked card refunds, and
- * standalone refunds to a card the request gives), the token vault (a card behind a token:
+ * standalone refunds to a card the request gives), the token vault (a card behind a token or
+ * a payment session:
  * only the vault opens it, card-custody.messages.ts), or browser-payment (an order a provider
  * funded, provider-refund.messages.ts). Throws what the callee threw; RefundOrder decides
  * whether anything can have happened.
@@ -61,7 +62,7 @@ export class RefundSideEffects {
         const message: AcquirerCallMessage = {
           envelope: command.envelope,
           operation: 'REFUND',
-          source: { token: plan.route.token },
+          source: plan.route.source,
           ...(plan.card ? { explicit: explicitFields(plan) } : {}),
           request: REFUND_WIRE.encodeRequest({
             ...context,
@@ -101,7 +102,7 @@ export class RefundSideEffects {
   }
 }
 
-/** The request's own card values, over the token's (spec session rules: explicit > token). */
+/** The request's own card values, over the session's and the token's (spec session rules: explicit > session > token). */
 function explicitFields(plan: RefundPlan) {
   const { number, expiry, securityCode, nameOnCard } = plan.card!;
   return {

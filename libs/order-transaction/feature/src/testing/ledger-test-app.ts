@@ -53,6 +53,8 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     DATABASE_POOL_SIZE: '12',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    // The ledger alone; webhook tests start dispatchers of their own.
+    ORDER_TRANSACTION_MODE: 'serve',
     ...env,
   });
   const logger = createLogger({ service: 'order-transaction', level: 'silent' });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -13,16 +12,11 @@ import {
   PlatformModule,
   standaloneBus,
 } from '@gateway/platform';
+import { runKey } from '@gateway/testing';
 import { TokenVaultConfig } from '../token-vault.config';
 import { TokenVaultModule } from '../token-vault.module';
 
-/**
- * Master and fingerprint keys every vault of one integration run shares (all its test files
- * use the run's database): derived from the run id, so nothing fixed is checked in as a key.
- */
-export function runKey(label: string): string {
-  return createHash('sha256').update(`${process.env.TEST_RUN_ID ?? 'local'}:${label}`).digest('base64');
-}
+export { runKey };
 
 export interface VaultApp {
   /** A request on the vault's subjects, through the in-process transport (wire copies, coded errors). */

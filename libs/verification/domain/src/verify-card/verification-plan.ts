@@ -1,8 +1,10 @@
 import { CardDetails, lookupCardBin } from '@gateway/acquirer';
 import {
+  AcquirerCallSource,
   ExplicitCardFields,
   JsonObject,
   LedgerOrderView,
+  OperationSession,
   RequestEnvelope,
   unmaskRequested,
   VerifyPosTerminal,
@@ -30,17 +32,19 @@ export interface VerifyCardCommand {
   readonly request: VerifyRequest;
   /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
   readonly body: JsonObject;
+  /** The payment session the request named, with its card sealed by the vault (if it has one). */
+  readonly session?: OperationSession;
 }
 
 /**
  * Where the card comes from. Explicit card fields that identify the card (number and expiry,
  * possibly from EMV tags) are used directly: they win over a session's and a token's anyway.
- * Otherwise the token vault completes the card from the token (and, once sessions carry
- * sealed cards, the session), explicit values first.
+ * Otherwise the token vault completes the card from the token and/or the session's sealed
+ * card, explicit values first (explicit > session > token).
  */
 export type CardSource =
   | { readonly kind: 'EXPLICIT'; readonly details: CardDetails; readonly cardType?: string }
-  | { readonly kind: 'STORED'; readonly token: string; readonly explicit?: ExplicitCardFields };
+  | { readonly kind: 'STORED'; readonly from: AcquirerCallSource; readonly explicit?: ExplicitCardFields };
 
 /** Everything decided about a VERIFY before the acquirer is called. */
 export interface VerificationPlan {
@@ -80,11 +84,11 @@ export function planVerification(
   const { card, posTerminal } = emv
     ? fillFromEmv(given ?? {}, request.posTerminal, emv)
     : { card: given, posTerminal: request.posTerminal };
-  const token = request.sourceOfFunds.token;
+  const from = storedSource(request.sourceOfFunds.token, command.session);
   const source: CardSource =
-    hasCompleteExplicitCard(card) || token === undefined
+    hasCompleteExplicitCard(card) || from === undefined
       ? explicitSource(explicitCardDetails(card), card?.cardType)
-      : { kind: 'STORED', token, ...optional('explicit', explicitCardFields(card)) };
+      : { kind: 'STORED', from, ...optional('explicit', explicitCardFields(card)) };
 
   return {
     currency,
@@ -102,6 +106,12 @@ export function planVerification(
       posTerminal,
     }),
   };
+}
+
+/** The stored parts of the card: the request's token and the named session's sealed card. */
+function storedSource(token: string | undefined, session: OperationSession | undefined): AcquirerCallSource | undefined {
+  const sealed = session?.sealedCard === undefined ? undefined : { value: session.sealedCard, bindingId: session.id };
+  return token === undefined && sealed === undefined ? undefined : { ...optional('token', token), ...optional('sealed', sealed) };
 }
 
 function explicitSource(details: CardDetails, requestedCardType: string | undefined): CardSource {

@@ -412,6 +412,30 @@ describe('VERIFY', () => {
       expect(await acquirerCalls(metrics)).toBe(1);
     });
 
+    it("goes to the token vault with the named session's sealed card, and the token and explicit values beside it", async () => {
+      const { useCase, vault, metrics } = harness();
+      const session = { id: 'SESSION0002ABCDEFGHIJKLMNOPQRSTU', sealedCard: 'sealed-by-the-vault' };
+      await useCase.execute({ ...command(tokenBody()), session });
+      const raw = body();
+      raw.sourceOfFunds = { type: 'CARD', provided: { card: { expiry: { ...TEST_EXPIRY.EXPIRED_CARD } } } };
+      await useCase.execute({ ...command(raw), session });
+
+      expect(await acquirerCalls(metrics)).toBe(0);
+      expect(vault.verifications.map((v) => [v.source, v.explicit])).toEqual([
+        [{ token: '9123456789012346', sealed: { value: 'sealed-by-the-vault', bindingId: session.id } }, { securityCode: '102' }],
+        [{ sealed: { value: 'sealed-by-the-vault', bindingId: session.id } }, { expiry: { month: '4', year: '27' } }],
+      ]);
+    });
+
+    it('checks a requested card type on the vault\'s answer when the card is a session\'s', async () => {
+      const { useCase, vault } = harness();
+      const raw = body();
+      raw.sourceOfFunds = { type: 'CARD', provided: { card: { cardType: 'CREDIT' } } };
+      const error = await rejection(useCase.execute({ ...command(raw), session: { id: 'SESSION0002ABCDEFGHIJKLMNOPQRSTU', sealedCard: 's' } }));
+      expect(error).toMatchObject({ field: 'sourceOfFunds.provided.card.cardType', validationType: 'UNSUPPORTED' });
+      expect(vault.binLookups).toEqual([]);
+    });
+
     it("checks a requested card type against the stored card's BIN before the vault calls the acquirer", async () => {
       const { useCase, vault } = harness();
       const raw = tokenBody();

@@ -108,20 +108,21 @@ export class VerifyCard {
         explicitNumber: source.details.number,
       };
     }
-    // A card type is checked against the card's BIN before the acquirer is asked.
-    const cardType =
-      plan.requestedCardType === undefined
-        ? undefined
-        : resolveCardType(
-            plan.requestedCardType,
-            lookupBin(await this.storedCards.binOf(command.envelope, source.token)).cardTypeSelection,
-          );
+    const requested = plan.requestedCardType;
+    const cardTypeOf = (bin: string) => resolveCardType(requested, lookupBin(bin).cardTypeSelection);
+    // A card type is checked against the card's BIN before the acquirer is asked when the card
+    // is a token's. A session's sealed card shows its BIN only in the vault's answer, so it is
+    // checked on that answer (a verification moves no funds, so nothing needs reversing).
+    const tokenOnly = source.from.sealed === undefined ? source.from.token : undefined;
+    const cardTypeBefore =
+      requested !== undefined && tokenOnly !== undefined ? cardTypeOf(await this.storedCards.binOf(command.envelope, tokenOnly)) : undefined;
     const { result, card } = await this.storedCards.verify({
       envelope: command.envelope,
-      source: { token: source.token },
+      source: source.from,
       ...(source.explicit ? { explicit: source.explicit } : {}),
       request: plan.acquirerRequest,
     });
+    const cardType = requested !== undefined && tokenOnly === undefined ? cardTypeOf(card.number.slice(0, 6)) : cardTypeBefore;
     return { result, nameOnCard: card.nameOnCard, cardType };
   }
 

@@ -1,0 +1,119 @@
+import { JsonObject } from '@gateway/contracts';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { call, createMerchant, TestMerchant } from '../support/gateway-client';
+
+/**
+ * Operations naming a payment session, end to end (spec session rules): VERIFY and REFUND
+ * filled from the session with the request's own values winning, and the card completed by the
+ * vault explicit > session > token, as the test acquirer's answers show (expiry 05/39 declines,
+ * 01/39 approves, 04/27 is EXPIRED_CARD; security code 100 MATCH, 102 NO_MATCH).
+ */
+describe('operations naming a session', () => {
+  let merchant: TestMerchant;
+  let sequence = 0;
+  const newOrderId = () => `so-${Date.now()}-${(sequence += 1)}`;
+  type Json = JsonObject & Record<string, any>;
+
+  beforeAll(async () => {
+    merchant = await createMerchant();
+  });
+
+  async function session(body: object): Promise<{ id: string; version: string }> {
+    const created = await call<Json>('POST', `${merchant.base()}/session`, { authorization: merchant.authorization, body });
+    expect(created.status).toBe(201);
+    return created.body.session;
+  }
+
+  const operation = (body: object, orderId = newOrderId(), transactionId = 't1') =>
+    call<Json>('PUT', `${merchant.base()}/order/${orderId}/transaction/${transactionId}`, { authorization: merchant.authorization, body });
+
+  async function tokenWith(expiry: { month: string; year: string }): Promise<string> {
+    const created = await call<Json>('POST', `${merchant.base()}/token`, {
+      authorization: merchant.authorization,
+      body: { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry } } } },
+    });
+    expect(created.status).toBe(201);
+    return created.body.token;
+  }
+
+  it('VERIFY: the session fills the request, the request\'s values win', async () => {
+    const { id, version } = await session({
+      order: { currency: 'EUR' },
+      billing: { address: { street: '1 Main Street', postcodeZip: '12345', country: 'USA' } },
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '102' } } },
+    });
+    const response = await operation({
+      apiOperation: 'VERIFY',
+      session: { id, version },
+      order: { currency: 'USD' },
+      sourceOfFunds: { provided: { card: { securityCode: '100' } } },
+    });
+    expect(response.status).toBe(201);
+    expect(response.text).not.toContain(TEST_CARD);
+    expect(response.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { currency: 'USD', status: 'VERIFIED' },
+      response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'MATCH' } },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' } } } },
+    });
+  });
+
+  it('completes the card explicit > session > token', async () => {
+    const declinedToken = await tokenWith(TEST_EXPIRY.DECLINED);
+    const { id } = await session({ sourceOfFunds: { provided: { card: { expiry: TEST_EXPIRY.APPROVED, securityCode: '102' } } } });
+    const verify = (card: object) =>
+      operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token: declinedToken, provided: { card } } });
+
+    // Number from the token, expiry and security code from the session: session over token.
+    const sessionOverToken = await verify({});
+    expect(sessionOverToken.body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } } });
+    // The request's own expiry and security code over the session's.
+    const explicitOverSession = await verify({ expiry: TEST_EXPIRY.EXPIRED_CARD, securityCode: '100' });
+    expect(explicitOverSession.body).toMatchObject({ response: { gatewayCode: 'EXPIRED_CARD', cardSecurityCode: { gatewayCode: 'MATCH' } } });
+  });
+
+  it('refuses a combination that is not a complete card, naming what is missing', async () => {
+    const { id } = await session({ sourceOfFunds: { provided: { card: { expiry: TEST_EXPIRY.APPROVED } } } });
+    const response = await operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', field: 'sourceOfFunds.provided.card.number', validationType: 'MISSING' } });
+  });
+
+  it('REFUND: the session fills the request, the request\'s amount wins', async () => {
+    const { id } = await session({ transaction: { amount: '9.00', currency: 'USD', reference: 'from-session' } });
+    const response = await call<Json>('PUT', `${merchant.base(29)}/order/${newOrderId()}/transaction/r1`, {
+      authorization: merchant.authorization,
+      body: {
+        apiOperation: 'REFUND',
+        session: { id },
+        transaction: { amount: '4.00' },
+        sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'REFUNDED', totalRefundedAmount: 4, currency: 'USD' },
+      transaction: { type: 'REFUND', amount: 4, currency: 'USD', reference: 'from-session' },
+    });
+  });
+
+  it('REFUND (standalone, to the session\'s card): the vault completes the card from the session', async () => {
+    const { id } = await session({
+      transaction: { amount: '9.00', currency: 'USD', reference: 'from-session' },
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+    });
+    const response = await call<Json>('PUT', `${merchant.base(29)}/order/${newOrderId()}/transaction/r1`, {
+      authorization: merchant.authorization,
+      body: { apiOperation: 'REFUND', session: { id }, transaction: { amount: '4.00' } },
+    });
+    expect(response.status).toBe(201);
+    expect(response.text).not.toContain(TEST_CARD);
+    expect(response.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'REFUNDED', totalRefundedAmount: 4 },
+      transaction: { type: 'REFUND', amount: 4, currency: 'USD' },
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
+    });
+  });
+});

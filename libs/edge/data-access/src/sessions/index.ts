@@ -1,0 +1,3 @@
+export * from './session-store';
+export * from './redis-session-store';
+export * from './memory-session-store';

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { SessionLifetime, SessionStore, StoredSession } from '../session-store';
+
+/**
+ * What both session stores promise, run against the in-memory one in unit tests and against
+ * real Redis in integration tests.
+ */
+export function describeSessionStoreContract(name: string, create: () => SessionStore | Promise<SessionStore>): void {
+  describe(`${name} session store contract`, () => {
+    let store: SessionStore;
+    const lifetime: SessionLifetime = { ttlMs: 5_000, expiredNoticeMs: 5_000 };
+
+    beforeEach(async () => {
+      store = await create();
+    });
+
+    const session = (overrides: Partial<StoredSession> = {}): StoredSession => ({
+      id: `SESSION0002${randomBytes(11).toString('hex').toUpperCase()}`,
+      merchantId: 'M1',
+      version: randomBytes(5).toString('hex'),
+      updateStatus: 'NO_UPDATE',
+      fields: { order: { amount: '10.00', currency: 'USD' } },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      ...overrides,
+    });
+
+    it('keeps a session for its merchant only: another merchant finds nothing', async () => {
+      const s = session();
+      await store.create(s, lifetime);
+      expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: s });
+      expect(await store.find('M2', s.id)).toEqual({ state: 'UNKNOWN' });
+      expect(await store.find('M1', `${s.id.slice(0, -1)}X`)).toEqual({ state: 'UNKNOWN' });
+    });
+
+    it('replaces a session only from the version it was read at', async () => {
+      const s = session();
+      await store.create(s, lifetime);
+      const next = { ...s, version: 'aaaaaaaaaa', updateStatus: 'SUCCESS' as const, fields: { customer: { firstName: 'Ada' } } };
+      expect(await store.replace(next, 'bbbbbbbbbb', lifetime)).toBe('CONFLICT');
+      expect(await store.replace(next, s.version, lifetime)).toBe('REPLACED');
+      expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: next });
+      expect(await store.replace({ ...next, version: 'cccccccccc' }, s.version, lifetime)).toBe('CONFLICT');
+      expect(await store.replace({ ...next, merchantId: 'M2', version: 'cccccccccc' }, next.version, lifetime)).toBe('CONFLICT');
+    });
+
+    it('lets exactly one of concurrent updates from one version win', async () => {
+      const s = session();
+      await store.create(s, lifetime);
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.replace({ ...s, version: `${i}`.padStart(10, 'v') }, s.version, lifetime)),
+      );
+      expect(outcomes.filter((o) => o === 'REPLACED')).toHaveLength(1);
+    });
+
+    it('forgets a session\'s data when its lifetime ends, but still knows it expired for a while', async () => {
+      const s = session({ card: { sealed: 'sealed-by-the-vault', masked: { number: '512345xxxxxx0008' }, securityCodePresent: true } });
+      // Generous margins: the machine is shared, timers fire late under load.
+      await store.create(s, { ttlMs: 150, expiredNoticeMs: 2_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
+      expect(await store.find('M2', s.id)).toEqual({ state: 'UNKNOWN' });
+      expect(await store.replace({ ...s, version: 'dddddddddd' }, s.version, lifetime)).toBe('GONE');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'UNKNOWN' });
+    });
+
+    it('extends a session\'s lifetime on each update', async () => {
+      const s = session();
+      await store.create(s, { ttlMs: 2_000, expiredNoticeMs: 1_000 });
+      await new Promise((resolve) => setTimeout(resolve, 1_400));
+      const next = { ...s, version: 'eeeeeeeeee' };
+      expect(await store.replace(next, s.version, { ttlMs: 2_000, expiredNoticeMs: 1_000 })).toBe('REPLACED');
+      await new Promise((resolve) => setTimeout(resolve, 1_400));
+      expect((await store.find('M1', s.id)).state).toBe('ACTIVE');
+    });
+  });
+}

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GroupField, RequestClass } from '@gateway/api-fields';
+import { JsonObject, MerchantContext, OperationSession, SessionReference, validateRequest } from '@gateway/contracts';
+import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
+import { noSuchSession, sessionExpired, staleSessionVersion } from '../sessions/session-errors';
+import { acceptsPath, mergeValues, valuesFor } from '../sessions/session-fields';
+
+/** Just the `session` group of a request, checked before the session is looked up. */
+class SessionReferenceOnly {
+  @GroupField(() => SessionReference)
+  session?: SessionReference;
+}
+
+export interface FilledRequest {
+  body: JsonObject;
+  /** For the service: the session, with its sealed card when the operation takes card details. */
+  session?: OperationSession;
+}
+
+/**
+ * An operation that names `session.id` (spec session rules): the session's values that the
+ * operation accepts fill the request, the request's own values win; a `session.version` must
+ * be the session's current one. Card details stay sealed: they go to the service as the
+ * session's sealed card, which only the vault opens, and the request's card fields stay
+ * explicit (explicit > session > token, decided by the vault). The filled body is then
+ * validated as a whole with the operation's request class, like any request.
+ */
+@Injectable()
+export class ApplySession {
+  constructor(@Inject(SESSION_STORE) private readonly store: SessionStore) {}
+
+  async fill(merchant: MerchantContext, target: RequestClass, body: JsonObject): Promise<FilledRequest> {
+    const reference = body.session;
+    if (reference === undefined) {
+      return { body };
+    }
+    const session = validateRequest(SessionReferenceOnly, { session: reference }).session;
+    if (!session?.id) {
+      // A version alone locks nothing: the operation's own validation decides about it.
+      return { body };
+    }
+    const found = await this.store.find(merchant.id, session.id);
+    if (found.state === 'UNKNOWN') {
+      throw noSuchSession('session.id', session.id);
+    }
+    if (found.state === 'EXPIRED') {
+      throw sessionExpired('session.id', session.id);
+    }
+    const stored = found.session;
+    if (session.version !== undefined && session.version !== stored.version) {
+      throw staleSessionVersion(session.version);
+    }
+    const withCard = stored.card && acceptsPath(target, 'sourceOfFunds.provided.card');
+    return {
+      body: mergeValues(valuesFor(target, stored.fields), body),
+      session: { id: stored.id, ...(withCard ? { sealedCard: stored.card!.sealed } : {}) },
+    };
+  }
+}

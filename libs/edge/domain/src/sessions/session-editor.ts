@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { ExplicitCardFields, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
+import { SessionCard, SessionLifetime, StoredSession } from '@gateway/edge/data-access';
+import { MessageBus } from '@gateway/platform';
+import { envelopeOf, RequestContext } from '../api/request-envelope';
+import { newSessionVersion } from './session-identifiers';
+import { mergeValues, SessionChange } from './session-fields';
+
+export const SESSION_LIFETIME = Symbol('SESSION_LIFETIME');
+export type { SessionLifetime };
+
+/**
+ * A session with an update applied: values merged over the session's (objects key by key), card
+ * details sealed by the vault together with the session's sealed card (fields given win), a new
+ * version. The edge never sees a card number again once the request is read: the vault answers
+ * an opaque sealed value and a masked card.
+ */
+@Injectable()
+export class SessionEditor {
+  constructor(private readonly bus: MessageBus) {}
+
+  async applied(context: RequestContext, session: StoredSession, change: SessionChange, at: Date): Promise<StoredSession> {
+    const card = change.card ? await this.seal(context, session, change.card) : session.card;
+    return {
+      ...session,
+      version: newSessionVersion(session.version),
+      updateStatus: 'SUCCESS',
+      fields: mergeValues(session.fields, change.fields),
+      ...(card ? { card } : {}),
+      updatedAt: at.toISOString(),
+    };
+  }
+
+  private async seal(context: RequestContext, session: StoredSession, card: ExplicitCardFields): Promise<SessionCard> {
+    const message: SealCardMessage = {
+      envelope: envelopeOf(context),
+      bindingId: session.id,
+      card,
+      ...(session.card ? { previous: session.card.sealed } : {}),
+    };
+    const reply = await this.bus.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, message);
+    return { sealed: reply.sealed, masked: { ...reply.card }, securityCodePresent: reply.securityCodePresent };
+  }
+}

@@ -1,0 +1,142 @@
+import { parseArgs } from 'node:util';
+import { NotificationOutbox, NotificationSummary, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
+import {
+  createServiceDataSource,
+  databaseConnection,
+  DatabaseConfig,
+  failStartup,
+  loadConfig,
+  migrateSchema,
+  openStandaloneDatabase,
+  StandaloneConfig,
+} from '@gateway/platform';
+
+export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
+       (standalone profile: node dist/apps/gateway/src/main.js notifications <command> [options])
+
+Webhook notifications that ran out of retries (docs/webhooks.md):
+  list-failed [--merchant <id>] [--limit <n>]   failed notifications, newest first (default limit 100)
+  show <notificationId>                          one notification's delivery state
+  resend <notificationId> [...]                  queue failed notifications again, with a new retry window
+  resend --merchant <id>                         the same for every failed notification of a merchant
+
+Options:
+  --json   machine-readable output
+Runs with order-transaction's DATABASE_URL (the outbox is in its schema).
+`;
+
+export interface CommandIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** The commands themselves, over the outbox (the mains and the tests call it). */
+export async function runNotificationsCommand(argv: string[], outbox: NotificationOutbox, io: CommandIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      merchant: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...ids] = positionals;
+  if (values.help || !command) {
+    io.out(NOTIFICATIONS_USAGE);
+    return values.help ? 0 : 2;
+  }
+  const print = (json: unknown, text: string) => io.out(values.json ? JSON.stringify(json, null, 2) : text);
+  switch (command) {
+    case 'list-failed': {
+      const limit = Number(values.limit ?? '100');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+        io.err('error: --limit must be an integer from 1 to 10000');
+        return 2;
+      }
+      const failed = await outbox.listFailed({ merchantId: values.merchant, limit });
+      print(failed.map(describe), failed.map(line).join('\n') || '(no failed notifications)');
+      return 0;
+    }
+    case 'show': {
+      const found = ids[0] && UUID.test(ids[0]) ? await outbox.find(ids[0]) : null;
+      if (!found) {
+        io.err(`error: no notification ${ids[0] ?? ''}`.trimEnd());
+        return 1;
+      }
+      print(describe(found), JSON.stringify(describe(found), null, 2));
+      return 0;
+    }
+    case 'resend': {
+      if ((ids.length > 0) === (values.merchant !== undefined)) {
+        io.err('error: resend takes notification ids or --merchant <id>, not both');
+        return 2;
+      }
+      const bad = ids.find((id) => !UUID.test(id));
+      if (bad) {
+        io.err(`error: '${bad}' is not a notification id`);
+        return 2;
+      }
+      const requeued = await outbox.resend(values.merchant ? { merchantId: values.merchant } : { ids }, new Date());
+      print({ requeued }, requeued.length ? `Queued again: ${requeued.join(', ')}` : 'No failed notification matched.');
+      return 0;
+    }
+    default:
+      io.err(`error: unknown command '${command}'. Run with --help.`);
+      return 2;
+  }
+}
+
+/** `main.js notifications ...` of order-transaction: the service's own database credentials only. */
+export async function runNotificationsMain(argv: string[]): Promise<void> {
+  try {
+    const config = loadConfig(DatabaseConfig);
+    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, 'order-transaction-notifications'), poolSize: 2 });
+    await dataSource.initialize();
+    try {
+      process.exitCode = await runNotificationsCommand(argv, NotificationOutbox.over(dataSource), stdio);
+    } finally {
+      await dataSource.destroy();
+    }
+  } catch (err) {
+    failStartup(undefined, err);
+  }
+}
+
+/** The same against the standalone profile's embedded database (started here if the gateway is not running). */
+export async function runStandaloneNotificationsCommand(argv: string[], standalone: StandaloneConfig): Promise<void> {
+  try {
+    const pg = await openStandaloneDatabase(standalone);
+    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: 'notifications-command' });
+    try {
+      await dataSource.initialize();
+      await migrateSchema(dataSource);
+      process.exitCode = await runNotificationsCommand(argv, NotificationOutbox.over(dataSource), stdio);
+    } finally {
+      await dataSource.destroy().catch(() => undefined);
+      await pg.stop();
+    }
+  } catch (err) {
+    failStartup(undefined, err);
+  }
+}
+
+export const stdio: CommandIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function describe(n: NotificationSummary) {
+  return {
+    ...n,
+    createdAt: n.createdAt.toISOString(),
+    lastAttemptAt: n.lastAttemptAt?.toISOString() ?? null,
+  };
+}
+
+function line(n: NotificationSummary): string {
+  return [n.id, n.merchantId, n.orderId, n.transactionId, n.attempts, n.lastResult ?? '', n.createdAt.toISOString(), n.url].join('\t');
+}

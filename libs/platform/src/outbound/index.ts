@@ -1,0 +1,2 @@
+export * from './outbound-address';
+export * from './guarded-lookup';
