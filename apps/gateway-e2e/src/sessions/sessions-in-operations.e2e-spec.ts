@@ -116,4 +116,22 @@ describe('operations naming a session', () => {
       sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
     });
   });
+
+  it('TOKEN (create from the session\'s card): the vault stores the session\'s card, the request\'s expiry winning', async () => {
+    const { id } = await session({
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+    });
+    const created = await call<Json>('POST', `${merchant.base(57)}/token`, {
+      authorization: merchant.authorization,
+      body: { session: { id }, sourceOfFunds: { type: 'CARD', provided: { card: { expiry: { month: '12', year: '39' } } } } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.text).not.toContain(TEST_CARD);
+    expect(created.body).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '1239' } } },
+    });
+    const stored = await call<Json>('GET', `${merchant.base(57)}/token/${created.body.token}`, { authorization: merchant.authorization });
+    expect(stored.body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '1239' } } } });
+  });
 });

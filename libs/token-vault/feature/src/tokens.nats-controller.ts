@@ -29,6 +29,7 @@ export class TokensNatsController {
       tokenId: message.tokenId,
       // The same request class the edge validated with: the vault trusts no caller's body.
       fields: validateTokenRequest(message.body),
+      session: message.session,
     });
     return { body };
   }
@@ -40,6 +41,7 @@ export class TokensNatsController {
     const body = await this.saveToken.execute({
       envelope: message.envelope,
       fields: validateTokenRequest(message.body),
+      session: message.session,
     });
     return { body };
   }

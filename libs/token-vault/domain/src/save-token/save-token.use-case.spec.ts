@@ -632,3 +632,45 @@ describe('SaveToken: concurrent writers', () => {
     expect(writes).toBe(4);
   });
 });
+
+describe('SaveToken: a payment session\'s card', () => {
+  const SESSION = 'SESSION0000000000000000000000001';
+
+  async function withSession(card: Parameters<Bed['sessionCards']['seal']>[1], bindingId = SESSION) {
+    const ctx = await setUp();
+    const sealedCard = ctx.bed.sessionCards.seal({ merchantId: ctx.merchant.id, bindingId }, card);
+    const post = (body: Body) =>
+      ctx.bed.save.execute({
+        envelope: testEnvelope(ctx.merchant),
+        fields: validateTokenRequest(body),
+        session: { id: SESSION, sealedCard },
+      });
+    return { ctx, post };
+  }
+
+  it('stores the session\'s card when the request names only the session', async () => {
+    const { ctx, post } = await withSession({ number: TEST_CARD, expiry: { month: '1', year: '39' } });
+    const body = await post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } });
+    expect(body).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0139' } } },
+    });
+    const opened = await ctx.bed.sealing.openInstrument([...ctx.bed.store.rows.values()][0]);
+    expect(opened.type === 'CARD' && opened.pan.reveal()).toBe(TEST_CARD);
+  });
+
+  it('lets the request\'s own card details win over the session\'s', async () => {
+    const { post } = await withSession({ number: TEST_CARD, expiry: { month: '1', year: '39' } });
+    const body = await post({
+      session: { id: SESSION },
+      sourceOfFunds: { type: 'CARD', provided: { card: { expiry: { month: '5', year: '39' } } } },
+    });
+    expect(body).toMatchObject({ sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+  });
+
+  it('refuses a sealed card of another session on session.id, opening nothing', async () => {
+    const { post } = await withSession({ number: TEST_CARD, expiry: { month: '1', year: '39' } }, `${SESSION.slice(0, -1)}2`);
+    const error = await rejected(post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } }));
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'session.id', validationType: 'INVALID' });
+  });
+});

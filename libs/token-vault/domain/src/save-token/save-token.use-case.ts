@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationSession, RequestEnvelope } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
 import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
+import { CardExpiry } from '../cards/card-expiry';
 import { cardProfile } from '../cards/card-ranges';
 import type { Instrument } from '../instrument/instrument';
 import { TokenSealing } from '../instrument/token-sealing';
@@ -20,7 +21,8 @@ import {
 } from '../token-service-provider/token-service-provider';
 import { TOKEN_STORE, TokenStore } from '../token-store';
 import { CardVerification, NO_VERIFICATION, VerificationOutcome } from '../verification/card-verification';
-import { isPushProvisioning, requestedInstrument } from './requested-instrument';
+import { SessionCardSealing } from '../session-cards/session-card-sealing';
+import { isPushProvisioning, PushProvisioning, requestedInstrument } from './requested-instrument';
 import type { SaveTokenFields } from './save-token-fields';
 import {
   accountHeldByAnotherToken,
@@ -41,6 +43,8 @@ export interface SaveTokenCommand {
   /** PUT .../token/{tokenid}: the path's token. Absent for POST .../token (create). */
   tokenId?: string;
   fields: SaveTokenFields;
+  /** The payment session the request named, with its card sealed by the vault (if it has one). */
+  session?: OperationSession;
 }
 
 /** `verification.card.verify.v1` references the call with at most 40 characters (a token id's length). */
@@ -106,6 +110,7 @@ export class SaveToken {
     private readonly verification: CardVerification,
     @Inject(TOKEN_SERVICE_PROVIDERS) private readonly tokenServiceProviders: TokenServiceProviders,
     @Inject(TEST_P2PE_SCHEME) private readonly p2pe: TestP2peScheme,
+    private readonly sessionCards: SessionCardSealing,
   ) {}
 
   async execute(command: SaveTokenCommand): Promise<JsonObject> {
@@ -113,7 +118,7 @@ export class SaveToken {
     const repository = repositoryPolicy(merchant);
     const unmask = unmaskRequested(command.fields, merchant, authMethod);
     const target = addressedToken(command.tokenId, command.fields, repository);
-    const resolved = requestedInstrument(command.fields, merchant, this.p2pe);
+    const resolved = await this.withSessionCard(requestedInstrument(command.fields, merchant, this.p2pe), command);
     const tsp = this.tokenServiceProviders.forMerchant(merchant);
     let requested: RequestedInstrument;
     let provisioned: SaveContext['provisioned'] = null;
@@ -157,6 +162,26 @@ export class SaveToken {
       explanation: 'Other requests are changing this token at the same moment. Please retry.',
       retryAfterSeconds: 1,
     });
+  }
+
+  /**
+   * A session's card completes the request's own card details field by field (spec session
+   * rules: the request's values win). Push provisioning and provider_a take no card.
+   */
+  private async withSessionCard(
+    resolved: RequestedInstrument | PushProvisioning,
+    command: SaveTokenCommand,
+  ): Promise<RequestedInstrument | PushProvisioning> {
+    const sealed = command.session?.sealedCard;
+    if (sealed === undefined || isPushProvisioning(resolved) || resolved?.type === 'PROVIDER_A') {
+      return resolved;
+    }
+    const card = await this.sessionCards.open({ merchantId: command.envelope.merchant.id, bindingId: command.session!.id }, sealed);
+    return {
+      type: 'CARD',
+      pan: resolved?.pan ?? card.number,
+      expiry: resolved?.expiry ?? (card.expiry ? (CardExpiry.of(card.expiry.month, card.expiry.year) ?? undefined) : undefined),
+    };
   }
 
   private async attempt(context: SaveContext): Promise<JsonObject> {

@@ -81,7 +81,7 @@ export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}
     keys,
     sealing,
     p2pe,
-    save: new SaveToken(store, sealing, verification, new BuiltInTokenServiceProviders(true), p2pe),
+    save: new SaveToken(store, sealing, verification, new BuiltInTokenServiceProviders(true), p2pe, sessionCards),
     retrieve: new RetrieveToken(store, sealing),
     remove: new DeleteToken(store),
     reencrypt: new ReencryptTokens(store, sealing, keys),
