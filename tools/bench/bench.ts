@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createDatabase, dropDatabase, freePort, newRunId, testInfra } from '@gateway/testing';
 import { ROOT, RunningGateway, startDistributed, startStandalone } from './gateway';
-import { LoadShape, runLoad, sampleRss, Traffic } from './load';
+import { LoadShape, runLoad, Traffic, watchProcesses } from './load';
 import { BenchOptions, OptionsError, parseOptions, Profile, ScenarioName, USAGE } from './options';
 import { BenchRun, failures, renderMarkdown, ScenarioResult, scenarioResult } from './results';
 import { prepareScenario } from './scenarios';
@@ -43,9 +43,9 @@ async function measure(
 ): Promise<ScenarioResult> {
   const shape = shapeOf(scenario, options);
   log(`${profile} ${scenario}: ${shape.durationSeconds} s, ${shape.connections} connections${shape.rate ? `, ${shape.rate} ops/s` : ''}`);
-  const rss = sampleRss(pids);
+  const watch = watchProcesses(pids);
   const { load, check } = await runLoad(traffic, shape);
-  const result = scenarioResult({ profile, scenario, connections: shape.connections, rate: shape.rate, notes }, load, check, rss.stop());
+  const result = scenarioResult({ profile, scenario, connections: shape.connections, rate: shape.rate, notes }, load, check, watch.stop());
   log(`  ${result.throughput} ops/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, unexpected ${result.unexpected}`);
   return result;
 }

@@ -69,12 +69,32 @@ export function rssKb(pid: number): number {
   }
 }
 
-/** Polls the processes' RSS while a scenario runs; `stop()` gives each one's peak in MB. */
-export function sampleRss(pids: Record<string, number>, intervalMs = 200): { stop(): Record<string, number> } {
-  const peaks: Record<string, number> = Object.fromEntries(Object.keys(pids).map((name) => [name, 0]));
+/** CPU time a process has used so far, in ms (user + system; 0 once it is gone). */
+export function cpuMs(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Linux's USER_HZ, 100 on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Watches the processes while a scenario runs: `stop()` gives each one's peak RSS in MB (polled)
+ * and the CPU time it used meanwhile in ms, the cost that does not depend on how busy the
+ * machine is.
+ */
+export function watchProcesses(pids: Record<string, number>, intervalMs = 200): { stop(): { peakRssMb: Record<string, number>; cpuMs: Record<string, number> } } {
+  const names = Object.keys(pids);
+  const peaks: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
+  const cpuAtStart = Object.fromEntries(names.map((name) => [name, cpuMs(pids[name])]));
   const sample = () => {
-    for (const [name, pid] of Object.entries(pids)) {
-      peaks[name] = Math.max(peaks[name], rssKb(pid));
+    for (const name of names) {
+      peaks[name] = Math.max(peaks[name], rssKb(pids[name]));
     }
   };
   sample();
@@ -83,7 +103,10 @@ export function sampleRss(pids: Record<string, number>, intervalMs = 200): { sto
     stop() {
       clearInterval(timer);
       sample();
-      return Object.fromEntries(Object.entries(peaks).map(([name, kb]) => [name, Math.round(kb / 1024)]));
+      return {
+        peakRssMb: Object.fromEntries(names.map((name) => [name, Math.round(peaks[name] / 1024)])),
+        cpuMs: Object.fromEntries(names.map((name) => [name, Math.round(cpuMs(pids[name]) - cpuAtStart[name])])),
+      };
     },
   };
 }

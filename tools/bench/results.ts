@@ -39,6 +39,8 @@ export interface ScenarioResult {
   unexpectedSamples: string[];
   /** Peak resident set per process during the scenario, in MB. */
   peakRssMb: Record<string, number>;
+  /** CPU time per completed request, per process, in ms: the cost a busy machine does not distort. */
+  cpuMsPerRequest: Record<string, number>;
   notes?: string;
 }
 
@@ -58,7 +60,7 @@ export function scenarioResult(
   meta: Pick<ScenarioResult, 'profile' | 'scenario' | 'connections' | 'rate' | 'notes'>,
   load: LoadResult,
   check: AnswerCheck,
-  peakRssMb: Record<string, number>,
+  processes: { peakRssMb: Record<string, number>; cpuMs: Record<string, number> },
 ): ScenarioResult {
   const durationSeconds = load.duration > 0 ? load.duration : 1;
   return {
@@ -74,7 +76,10 @@ export function scenarioResult(
     non2xx: load.non2xx,
     unexpected: check.unexpected,
     unexpectedSamples: check.samples,
-    peakRssMb,
+    peakRssMb: processes.peakRssMb,
+    cpuMsPerRequest: Object.fromEntries(
+      Object.entries(processes.cpuMs).map(([name, ms]) => [name, load.requests.total > 0 ? round(ms / load.requests.total, 2) : 0]),
+    ),
   };
 }
 
@@ -171,8 +176,15 @@ export function renderMarkdown(run: BenchRun): string {
     );
     const processes = [...new Set(results.flatMap((r) => Object.keys(r.peakRssMb)))];
     const rss = table(['scenario', ...processes], results.map((r) => [r.scenario, ...processes.map((p) => r.peakRssMb[p] ?? '—')]));
+    const cpu = table(
+      ['scenario', ...processes, 'total'],
+      results.map((r) => {
+        const costs = processes.map((p) => r.cpuMsPerRequest[p]);
+        return [r.scenario, ...costs.map((c) => c ?? '—'), round(costs.reduce<number>((sum, c) => sum + (c ?? 0), 0), 2)];
+      }),
+    );
     const notes = results.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
-    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, ...(notes.length ? ['', ...notes] : [])].join('\n');
+    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms; Postgres, Redis, NATS and the load generator not included):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
   });
   const verdicts = targetVerdicts(run.results);
   const m = run.machine;
