@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
@@ -9,6 +9,18 @@ import { createDatabase, dropDatabase, freePort, testInfra, waitFor } from '@gat
 import type { Profile } from './options';
 
 const run = promisify(execFile);
+
+/**
+ * In the CI smoke run, every secret the benchmark issues is listed where the test run's log
+ * scan (tools/scripts/scan-logs.mjs) looks for them in every log.
+ */
+function recordSecret(secret: string): string {
+  if (process.env.BENCH_SECRETS_FILE) {
+    mkdirSync(path.dirname(process.env.BENCH_SECRETS_FILE), { recursive: true });
+    appendFileSync(process.env.BENCH_SECRETS_FILE, `${secret}\n`);
+  }
+  return secret;
+}
 export const ROOT = path.resolve(__dirname, '../..');
 const DIST = path.join(ROOT, 'dist');
 
@@ -112,6 +124,7 @@ function merchantCreator(adminArgs: string[], adminEnv: Record<string, string>) 
     const id = `BENCH${randomBytes(4).toString('hex').toUpperCase()}`;
     const sets = Object.entries(settings).flatMap(([k, v]) => ['--set', `${k}=${JSON.stringify(v)}`]);
     const created = await adminCli([...adminArgs, 'create', '--id', id, '--name', 'Benchmark merchant', '--mode', 'TEST', ...sets], adminEnv);
+    recordSecret(created.apiPassword);
     return {
       id: created.id,
       authorization: `Basic ${Buffer.from(`merchant.${created.id}:${created.apiPassword}`).toString('base64')}`,
@@ -128,7 +141,7 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
   await provisionServiceRoles(adminDbUrl, roles);
   const roleUrl = (role: string, password: string) => Object.assign(new URL(adminDbUrl), { username: role, password }).toString();
   const ports = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await freePort()] as const))) as Record<App, number>;
-  const pepper = randomBytes(32).toString('hex');
+  const pepper = recordSecret(randomBytes(32).toString('hex'));
   const redisPrefix = `bench:${runId}:`;
   const baseUrl = `http://127.0.0.1:${ports['api-edge']}`;
   const envOf = (app: App, role: string, password: string): Record<string, string> => ({
@@ -139,9 +152,9 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
     ...(app === 'api-edge' ? { REDIS_URL: testInfra.redisUrl, REDIS_KEY_PREFIX: redisPrefix, API_PASSWORD_PEPPER: pepper, PUBLIC_BASE_URL: baseUrl } : {}),
     ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: baseUrl } : {}),
     ...(app === 'token-vault'
-      ? { VAULT_MASTER_KEYS: `bench-1:${randomBytes(32).toString('base64')}`, VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64') }
+      ? { VAULT_MASTER_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}`, VAULT_FINGERPRINT_KEY: recordSecret(randomBytes(32).toString('base64')) }
       : {}),
-    ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', WEBHOOK_SECRET_KEYS: `bench-1:${randomBytes(32).toString('base64')}` } : {}),
+    ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', WEBHOOK_SECRET_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}` } : {}),
   });
   const processes = roles.map(({ app, role, password }) => startApp(app, envOf(app, role, password), logDir, nodeArgs));
   const edgeRole = roles.find((r) => r.app === 'api-edge')!;

@@ -9,7 +9,8 @@ import type { ScenarioName } from './options';
 
 export interface PreparedTraffic {
   traffic: Traffic;
-  notes?: string;
+  /** What the report should say about the scenario, given how many requests completed. */
+  notes?(requests: number): string;
 }
 
 const CARD = { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' };
@@ -152,9 +153,10 @@ export async function prepareScenario(
           expectStatus: 201,
           expectBody: SUCCESS,
         },
-        notes: `${orders.length} orders with 100.00 captured, prepared in ${seconds} s ${
-          gateway.natsPrefix ? 'through the ledger record subject (card payments)' : 'through provider_a browser payments (refunds go to the provider simulator)'
-        }; more requests than orders means some orders were refunded more than once`,
+        notes: (requests) =>
+          `${orders.length} orders with 100.00 captured, prepared in ${seconds} s ${
+            gateway.natsPrefix ? 'through the ledger record subject (card payments)' : 'through provider_a browser payments (refunds go to the provider simulator)'
+          }; ${requests <= orders.length ? 'each refund on an order of its own' : `${requests} refunds, so up to ${Math.ceil(requests / orders.length)} per order`}`,
       };
     }
     case 'initiate-browser-payment':
