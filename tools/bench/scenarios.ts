@@ -70,7 +70,7 @@ async function payThroughBrowserPayment(gateway: RunningGateway, merchant: Bench
   const initiated = await fetch(`${gateway.baseUrl}${merchant.base(32)}/order/${orderId}/transaction/pay-1`, {
     method: 'PUT',
     headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
-    body: JSON.stringify(initiateBody('100.00')),
+    body: JSON.stringify(initiateBody('100.00', 'USD')),
   });
   const redirectUrl = ((await initiated.json()) as { browserPayment?: { redirectUrl?: string } }).browserPayment?.redirectUrl;
   if (initiated.status !== 201 || !redirectUrl) {
@@ -92,11 +92,11 @@ async function payThroughBrowserPayment(gateway: RunningGateway, merchant: Bench
   }
 }
 
-function initiateBody(amount: string) {
+function initiateBody(amount: string, currency = 'EUR') {
   return {
     apiOperation: 'INITIATE_BROWSER_PAYMENT',
     browserPayment: { returnUrl: 'https://shop.example/return' },
-    order: { amount, currency: 'EUR', description: 'Benchmark order' },
+    order: { amount, currency, description: 'Benchmark order' },
     sourceOfFunds: { type: 'PROVIDER_A' },
   };
 }
