@@ -65,7 +65,14 @@ function startApp(app: App | 'gateway', env: Record<string, string>, logDir: str
   const log = createWriteStream(path.join(logDir, `${app}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'apps', app, 'src', 'main.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      // Node flags for the gateway's processes only, e.g. production's `--enable-source-maps`
+      // (docker/Dockerfile) or a heap cap under trial.
+      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(log, { end: false });
