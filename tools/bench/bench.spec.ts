@@ -8,6 +8,7 @@ describe('bench options', () => {
       profiles: ['distributed', 'standalone'],
       scenarios: [...SCENARIOS],
       durationSeconds: 60,
+      warmupSeconds: 5,
       connections: 50,
       rate: 500,
       smoke: false,
@@ -19,12 +20,14 @@ describe('bench options', () => {
   });
 
   it('--smoke is brief, checks every answer and keeps its results out of docs/', () => {
-    expect(parseOptions(['--smoke'])).toMatchObject({ durationSeconds: 3, connections: 8, rate: 50, check: true, outDir: 'tmp/bench' });
+    expect(parseOptions(['--smoke'])).toMatchObject({ durationSeconds: 3, warmupSeconds: 0, connections: 8, rate: 50, check: true, outDir: 'tmp/bench' });
     expect(parseOptions(['--smoke', '--duration', '1', '--out=tmp/x'])).toMatchObject({ durationSeconds: 1, outDir: 'tmp/x' });
   });
 
   it('takes a profile, a scenario subset (kept in the canonical order), a rate and --cpu-prof', () => {
-    expect(parseOptions(['--profile', 'distributed', '--scenarios', 'refund,verify', '--rate=250', '--connections', '20', '--cpu-prof'])).toMatchObject({
+    expect(parseOptions(['--warmup', '0']).warmupSeconds).toBe(0);
+    expect(parseOptions(['--profile', 'distributed', '--scenarios', 'refund,verify', '--rate=250', '--connections', '20', '--warmup=2', '--cpu-prof'])).toMatchObject({
+      warmupSeconds: 2,
       profiles: ['distributed'],
       scenarios: ['verify', 'refund'],
       rate: 250,
@@ -131,7 +134,7 @@ describe('bench results', () => {
       machine: { cpu: 'Test CPU', cores: 2, memoryGb: 8, node: '20.0.0', os: 'Linux 6' },
       loadAverageBefore: [0.5, 0.25, 0.125],
       loadAverageAfter: [1.5, 1, 0.5],
-      options: { durationSeconds: 10, connections: 50, rate: 500, smoke: false },
+      options: { durationSeconds: 10, warmupSeconds: 5, connections: 50, rate: 500, smoke: false },
       results: [
         result({ throughput: 500 }),
         result({ profile: 'reference', scenario: 'reference-bare-http', throughput: 20_000, peakRssMb: { 'bare-http': 50 }, cpuMsPerRequest: { 'bare-http': 0.05 } }),
@@ -141,6 +144,7 @@ describe('bench results', () => {
     const markdown = renderMarkdown(run);
     expect(markdown).toContain('`npm run bench -- --profile distributed`');
     expect(markdown).toContain('Load average (1/5/15 min) before: 0.50 / 0.25 / 0.13, after: 1.50 / 1.00 / 0.50.');
+    expect(markdown).toContain('Per scenario: 5 s of unmeasured warm-up, then 10 s of load, 50 connections');
     expect(markdown).toContain('| verify | 50 | — | 500 | 4 | 9 | 21 | 80 | 0 | 0 | 0 | 25% | 3% |');
     expect(markdown).toContain('| scenario | api-edge |\n| --- | --- |\n| verify | 120 |');
     expect(markdown).toContain('| scenario | api-edge | total |\n| --- | --- | --- |\n| verify | 0.08 | 0.08 |');

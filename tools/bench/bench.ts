@@ -42,9 +42,14 @@ async function measure(
   notes?: (requests: number) => string,
 ): Promise<ScenarioResult> {
   const shape = shapeOf(scenario, options);
+  const sequence = { next: 0 };
+  if (options.warmupSeconds > 0) {
+    // Unmeasured: lets the JIT compile the scenario's path and the pools fill first.
+    await runLoad(traffic, { ...shape, durationSeconds: options.warmupSeconds }, sequence);
+  }
   log(`${profile} ${scenario}: ${shape.durationSeconds} s, ${shape.connections} connections${shape.rate ? `, ${shape.rate} ops/s` : ''}`);
   const watch = watchProcesses(pids);
-  const { load, check } = await runLoad(traffic, shape);
+  const { load, check } = await runLoad(traffic, shape, sequence);
   const processes = watch.stop();
   const result = scenarioResult(
     { profile, scenario, connections: shape.connections, rate: shape.rate, notes: notes?.(load.requests.total) },
@@ -114,7 +119,7 @@ function refundOrders(profile: Profile, options: BenchOptions): number {
   if (options.smoke) {
     return profile === 'distributed' ? 300 : 30;
   }
-  return Math.ceil(options.durationSeconds * (profile === 'distributed' ? 400 : 40));
+  return Math.ceil((options.durationSeconds + options.warmupSeconds) * (profile === 'distributed' ? 400 : 40));
 }
 
 async function profileFigures(profile: Profile, scenarios: GatewayScenario[], options: BenchOptions, runId: string): Promise<ScenarioResult[]> {
@@ -169,7 +174,13 @@ async function main(): Promise<void> {
     machine: machine(),
     loadAverageBefore: os.loadavg(),
     loadAverageAfter: [],
-    options: { durationSeconds: options.durationSeconds, connections: options.connections, rate: options.rate, smoke: options.smoke },
+    options: {
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      connections: options.connections,
+      rate: options.rate,
+      smoke: options.smoke,
+    },
     results: [],
   };
   run.results.push(...(await referenceFigures(options.scenarios.filter(isReference), options, runId)));

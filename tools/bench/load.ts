@@ -23,9 +23,12 @@ export interface LoadShape {
 
 const SAMPLES = 3;
 
-/** Drives the traffic with autocannon and checks every answer's status and body. */
-export async function runLoad(traffic: Traffic, shape: LoadShape): Promise<{ load: LoadResult; check: AnswerCheck }> {
-  let sequence = 0;
+/**
+ * Drives the traffic with autocannon and checks every answer's status and body. `sequence`
+ * numbers the requests; pass the same one to runs of the same traffic (warm-up, then the
+ * measured run) so no request repeats an earlier one's order or token.
+ */
+export async function runLoad(traffic: Traffic, shape: LoadShape, sequence = { next: 0 }): Promise<{ load: LoadResult; check: AnswerCheck }> {
   const check: AnswerCheck = { expected: 0, unexpected: 0, samples: [] };
   const result = await autocannon({
     url: traffic.baseUrl,
@@ -39,8 +42,8 @@ export async function runLoad(traffic: Traffic, shape: LoadShape): Promise<{ loa
         headers: { ...(traffic.body ? { 'content-type': 'application/json' } : {}), ...traffic.headers },
         ...(traffic.body ? { body: traffic.body } : {}),
         setupRequest(request) {
-          request.path = traffic.path(sequence);
-          sequence += 1;
+          request.path = traffic.path(sequence.next);
+          sequence.next += 1;
           return request;
         },
         onResponse(status, body) {

@@ -23,6 +23,8 @@ export interface BenchOptions {
   scenarios: ScenarioName[];
   /** Seconds of load per scenario. */
   durationSeconds: number;
+  /** Seconds of unmeasured load before each scenario's measured run. */
+  warmupSeconds: number;
   connections: number;
   /** Operations per second of the fixed-rate scenario (`verify-at-rate`). */
   rate: number;
@@ -41,6 +43,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --profile distributed|standalone|both   profiles to measure (default both)
   --scenarios a,b,...                     subset of: ${SCENARIOS.join(', ')}
   --duration <seconds>                    load per scenario (default 60; 3 with --smoke)
+  --warmup <seconds>                      unmeasured load before each scenario (default 5; 0 with --smoke)
   --connections <n>                       concurrent connections (default 50; 8 with --smoke)
   --rate <ops/s>                          fixed rate of verify-at-rate (default 500; 50 with --smoke)
   --smoke                                 every scenario briefly; implies --check; results to tmp/bench
@@ -59,6 +62,10 @@ function positive(flag: string, value: string | undefined): number {
   return number;
 }
 
+function nonNegative(flag: string, value: string | undefined): number {
+  return value === '0' ? 0 : positive(flag, value);
+}
+
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const given = new Map<string, string | undefined>();
   const flags = new Set(['--smoke', '--check', '--cpu-prof', '--help']);
@@ -66,7 +73,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     if (flags.has(flag)) {
       given.set(flag, undefined);
-    } else if (['--profile', '--scenarios', '--duration', '--connections', '--rate', '--out'].includes(flag)) {
+    } else if (['--profile', '--scenarios', '--duration', '--warmup', '--connections', '--rate', '--out'].includes(flag)) {
       given.set(flag, inline ?? argv[(i += 1)]);
     } else {
       throw new OptionsError(`unknown option '${argv[i]}'`);
@@ -86,6 +93,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     profiles: profile === 'both' ? [...PROFILES] : [profile as Profile],
     scenarios: SCENARIOS.filter((s) => scenarios.includes(s)),
     durationSeconds: given.has('--duration') ? positive('--duration', given.get('--duration')) : smoke ? 3 : 60,
+    warmupSeconds: given.has('--warmup') ? nonNegative('--warmup', given.get('--warmup')) : smoke ? 0 : 5,
     connections: given.has('--connections') ? Math.round(positive('--connections', given.get('--connections'))) : smoke ? 8 : 50,
     rate: given.has('--rate') ? positive('--rate', given.get('--rate')) : smoke ? 50 : 500,
     smoke,

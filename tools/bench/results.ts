@@ -50,7 +50,7 @@ export interface BenchRun {
   machine: { cpu: string; cores: number; memoryGb: number; node: string; os: string };
   loadAverageBefore: number[];
   loadAverageAfter: number[];
-  options: { durationSeconds: number; connections: number; rate: number; smoke: boolean };
+  options: { durationSeconds: number; warmupSeconds: number; connections: number; rate: number; smoke: boolean };
   results: ScenarioResult[];
 }
 
@@ -193,7 +193,7 @@ export function renderMarkdown(run: BenchRun): string {
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; ${m.os}; Node ${m.node}. Load generator (autocannon), gateway, Postgres, Redis and NATS all on this machine.`,
     `Load average (1/5/15 min) before: ${run.loadAverageBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${run.loadAverageAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
-    `Per scenario: ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a fixed ${run.options.rate} ops/s)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
+    `Per scenario: ${run.options.warmupSeconds} s of unmeasured warm-up, then ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a fixed ${run.options.rate} ops/s)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
     '',
     ...sections.flatMap((s) => [s, '']),
     '### Targets (distributed profile)',
