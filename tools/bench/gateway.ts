@@ -166,6 +166,11 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
   const processes = roles.map(({ app, role, password }) => startApp(app, envOf(app, role, password), logDir, nodeArgs));
   const edgeRole = roles.find((r) => r.app === 'api-edge')!;
   const stop = async () => {
+    // The edge first, once the requests autocannon abandoned at the end of the last scenario
+    // have had time to finish, then the services: a benchmark's shutdown should not leave
+    // failed lock releases and unanswered requests in the logs.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await processes.find((p) => p.name === 'api-edge')!.stop();
     await Promise.all(processes.map((p) => p.stop()));
     await dropDatabase(database);
     await dropServiceRoles(testInfra.pgAdminUrl, roles.map((r) => r.role));
