@@ -109,11 +109,11 @@ export interface SealCardReply {
 }
 
 /**
- * The operations the vault calls an acquirer for: those that carry a card and that the acquirer
- * connector implements. AUTHORIZE and PAY join when the connector implements them (issue 9);
- * CAPTURE and VOID carry no card, so they never need the vault.
+ * The operations the vault calls an acquirer for: those that carry a card. CAPTURE and VOID
+ * carry no card (they name the earlier transaction as the acquirer knows it), so the service
+ * performing them calls the acquirer connector itself and never needs the vault.
  */
-export const ACQUIRER_CALL_OPERATIONS = ['VERIFY', 'REFUND'] as const;
+export const ACQUIRER_CALL_OPERATIONS = ['VERIFY', 'AUTHORIZE', 'PAY', 'REFUND'] as const;
 export type AcquirerCallOperation = (typeof ACQUIRER_CALL_OPERATIONS)[number];
 
 export class SealedCardReference {
