@@ -8,7 +8,6 @@ import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from '../card-operation/card-outcome';
 import { followOnOrderGroup, followOnResponseBody } from '../card-operation/follow-on-response';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
-import type { PaymentConnector } from '../pay-by-card/card-payment-side-effects';
 import { CapturePlan, planCapture } from './capture-plan';
 
 export type CaptureCommand = CardOperationCommand<CaptureRequest>;
@@ -41,7 +40,7 @@ export class CaptureOrder {
     const plan = planCapture(request, begun.order, orderId);
     const targetBody = (await this.ledger.findTransactionResponse(envelope.merchant.id, orderId, plan.target.id))?.body ?? null;
     const authorization = acquirerReferenceOf(targetBody, plan.target.id, 'captured');
-    const connector = this.acquirers.forMerchant(envelope.merchant) as PaymentConnector;
+    const connector = this.acquirers.forMerchant(envelope.merchant);
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, targetBody, outcome, mode);
     const body = await this.reserved.execute({
       envelope,

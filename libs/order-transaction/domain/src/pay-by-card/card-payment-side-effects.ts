@@ -1,14 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ACQUIRER_WIRE, AcquirerConnector, AuthorizeCardRequest, CardPaymentOperations } from '@gateway/acquirer';
+import { ACQUIRER_WIRE, AcquirerConnector, AuthorizeCardRequest } from '@gateway/acquirer';
 import { AcquirerCallMessage, AcquirerCallReply, CardPaymentRequest, GatewayError, SUBJECTS } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
 import { CardOutcome, outcomeOfAuthorization } from '../card-operation/card-outcome';
 import type { CardOperationCommand } from '../card-operation/reserved-operation';
 import { REFUND_CALL_TIMEOUT_MS } from '../refund-order/refund-side-effects';
 import type { CardPaymentPlan } from './card-payment-plan';
-
-/** A connector that takes card payments (issue 9's CardPaymentOperations). */
-export type PaymentConnector = AcquirerConnector & CardPaymentOperations;
 
 /**
  * The acquirer call of an AUTHORIZE or PAY, by route: the merchant's connector with the card the
@@ -23,7 +20,7 @@ export class CardPaymentSideEffects {
     @Inject(REFUND_CALL_TIMEOUT_MS) private readonly timeoutMs: number,
   ) {}
 
-  async authorize(command: CardOperationCommand<CardPaymentRequest>, plan: CardPaymentPlan, connector?: PaymentConnector): Promise<CardOutcome> {
+  async authorize(command: CardOperationCommand<CardPaymentRequest>, plan: CardPaymentPlan, connector?: AcquirerConnector): Promise<CardOutcome> {
     const request: Omit<AuthorizeCardRequest, 'card'> = {
       merchantId: command.envelope.merchant.id,
       orderId: command.orderId,

@@ -9,7 +9,7 @@ import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { unmaskRequested } from '../refund-order/unmask';
 import { CardPaymentPlan, planCardPayment } from './card-payment-plan';
 import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
-import { CardPaymentSideEffects, PaymentConnector } from './card-payment-side-effects';
+import { CardPaymentSideEffects } from './card-payment-side-effects';
 
 export type CardPaymentCommand = CardOperationCommand<CardPaymentRequest>;
 
@@ -44,7 +44,7 @@ export class PayByCard {
     const unmask = unmaskRequested(request, envelope);
     const plan = planCardPayment(request, begun.order, command.session);
     // A live merchant without an acquirer is refused before anything is recorded.
-    const connector = plan.route.kind === 'ACQUIRER' ? (this.acquirers.forMerchant(envelope.merchant) as PaymentConnector) : undefined;
+    const connector = plan.route.kind === 'ACQUIRER' ? (this.acquirers.forMerchant(envelope.merchant)) : undefined;
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
     const body = await this.reserved.execute({
       envelope,

@@ -8,7 +8,6 @@ import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from '../card-operation/card-outcome';
 import { followOnOrderGroup, followOnResponseBody } from '../card-operation/follow-on-response';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
-import type { PaymentConnector } from '../pay-by-card/card-payment-side-effects';
 import { planVoid, VoidPlan } from './void-plan';
 
 export type VoidCommand = CardOperationCommand<VoidRequest>;
@@ -42,7 +41,7 @@ export class VoidTransaction {
     const plan = planVoid(request, begun.order, orderId);
     const targetBody = (await this.ledger.findTransactionResponse(envelope.merchant.id, orderId, plan.target.id))?.body ?? null;
     const target = acquirerReferenceOf(targetBody, plan.target.id, 'voided');
-    const connector = this.acquirers.forMerchant(envelope.merchant) as PaymentConnector;
+    const connector = this.acquirers.forMerchant(envelope.merchant);
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, targetBody, outcome, mode);
     const body = await this.reserved.execute({
       envelope,
