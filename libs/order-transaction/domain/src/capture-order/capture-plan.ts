@@ -1,7 +1,7 @@
 import type { CaptureRequest, LedgerOrderView, LedgerTransactionView } from '@gateway/contracts';
 import { GatewayError } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { uncaptured } from '../card-operation/order-transactions';
+import { describeTransaction, uncaptured } from '../card-operation/order-transactions';
 import { captureLimitError } from '../order-state/ledger-rules';
 import { money } from '../pay-by-card/card-payment-plan';
 import { invalid, missing, unsupported } from '../refund-order/refund-errors';
@@ -43,8 +43,7 @@ function namedAuthorization(order: LedgerOrderView, id: string): LedgerTransacti
     throw invalid('transaction.targetTransactionId', id, `Order '${order.id}' has no transaction with this id.`);
   }
   if (target.type !== 'AUTHORIZATION' || target.result !== 'SUCCESS') {
-    const what = `${target.result === 'SUCCESS' ? '' : `${target.result} `}${target.type}`;
-    throw invalid('transaction.targetTransactionId', id, `Transaction '${id}' is a ${what}: only a successful AUTHORIZATION can be captured.`);
+    throw invalid('transaction.targetTransactionId', id, `Transaction '${id}' is ${describeTransaction(target)}: only a successful AUTHORIZATION can be captured.`);
   }
   if (target.fundingType?.startsWith('PROVIDER_')) {
     throw unsupported('transaction.targetTransactionId', `Transaction '${id}' was authorized through a browser payment provider: capture it there.`);

@@ -44,3 +44,9 @@ export function uncaptured(order: LedgerOrderView, authorization: LedgerTransact
   }
   return dependentsOf(order, authorization, ['CAPTURE']).reduce((left, capture) => left.minus(money(capture.amount)), money(authorization.amount));
 }
+
+/** "a PAYMENT", "an AUTHORIZATION", "a FAILURE PAYMENT": how an explanation names a transaction. */
+export function describeTransaction(t: Pick<LedgerTransactionView, 'type' | 'result'>): string {
+  const what = t.result === 'SUCCESS' ? t.type : `${t.result} ${t.type}`;
+  return `${/^[AEIOU]/.test(what) ? 'an' : 'a'} ${what}`;
+}

@@ -1,7 +1,7 @@
 import type { LedgerOrderView, LedgerTransactionView, TransactionType, VoidRequest } from '@gateway/contracts';
 import { GatewayError } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { dependentsOf, isVoidable, VOID_TYPES, VoidableType, voidOf } from '../card-operation/order-transactions';
+import { dependentsOf, describeTransaction, isVoidable, VOID_TYPES, VoidableType, voidOf } from '../card-operation/order-transactions';
 import { invalid } from '../refund-order/refund-errors';
 
 export interface VoidPlan {
@@ -38,8 +38,7 @@ export function planVoid(request: VoidRequest, order: LedgerOrderView | null, or
     throw invalid(FIELD, id, `Order '${order.id}' has no transaction with this id.`);
   }
   if (!isVoidable(target.type) || target.result !== 'SUCCESS') {
-    const what = `${target.result === 'SUCCESS' ? '' : `${target.result} `}${target.type}`;
-    throw invalid(FIELD, id, `Transaction '${id}' is a ${what}: only a successful AUTHORIZATION, CAPTURE, PAYMENT or REFUND can be voided.`);
+    throw invalid(FIELD, id, `Transaction '${id}' is ${describeTransaction(target)}: only a successful AUTHORIZATION, CAPTURE, PAYMENT or REFUND can be voided.`);
   }
   const earlier = voidOf(order, target);
   if (earlier) {
