@@ -1,4 +1,4 @@
-import { GatewayError, TransactionResult } from '@gateway/contracts';
+import { GatewayError, TransactionResult, TransactionType } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { deriveTotals, isStandaloneRefund, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
 
@@ -33,6 +33,7 @@ export function assertLedgerRules(
       );
     }
   }
+  assertSingleVoid(after, incoming);
   const capturableBefore = capturable(currency, before);
   const capturableAfter = capturable(currency, after);
   if (capturableAfter.isNegative() && capturableAfter.lessThan(capturableBefore)) {
@@ -72,6 +73,31 @@ export function refundable(currency: string, entries: readonly LedgerEntry[]): M
     .plus(sumOf(currency, entries, ['REFUND_REQUEST'], REQUEST_OUTSTANDING))
     .minus(sumOf(currency, entries, ['VOID_REFUND']));
   return deriveTotals(currency, entries).totalCapturedAmount.minus(exposed);
+}
+
+const VOID_TYPES: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND'];
+const VOID_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+
+/**
+ * A transaction is voided at most once: a void that succeeded, or may still (PENDING while its
+ * acquirer call runs, UNKNOWN), stands in the way of another void of the same target. Pending
+ * voids move no total, so only this rule stops two racing voids from both reaching the acquirer.
+ */
+function assertSingleVoid(after: readonly LedgerEntry[], incoming: LedgerEntry): void {
+  if (!VOID_TYPES.includes(incoming.type) || !VOID_EXPOSED.includes(incoming.result) || !incoming.targetTransactionId) {
+    return;
+  }
+  const voids = after.filter(
+    (e) => VOID_TYPES.includes(e.type) && VOID_EXPOSED.includes(e.result) && e.targetTransactionId === incoming.targetTransactionId,
+  );
+  if (voids.length > 1) {
+    const other = voids.find((e) => e.id !== incoming.id);
+    throw GatewayError.invalidField(
+      'transaction.targetTransactionId',
+      'INVALID',
+      `Value '${incoming.targetTransactionId}' is invalid. Transaction '${incoming.targetTransactionId}' is already voided${other?.id ? ` by transaction '${other.id}'` : ''}.`,
+    );
+  }
 }
 
 /** Captures that moved or may move money count against the authorised amount. */

@@ -195,6 +195,20 @@ describe('order lifecycles', () => {
     }
   });
 
+  it('voids a transaction at most once: a pending void stands in the way of a second, a failed one does not', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const paid = [{ ...entry('PAYMENT', '30.00'), id: 'p1' }, { ...entry('PAYMENT', '30.00'), id: 'p2' }];
+    const voidOf = (id: string, target: string, result: TransactionResult = 'SUCCESS') => ({ ...entry('VOID_PAYMENT', '30.00', result), id, targetTransactionId: target });
+    const pending = record(paid, voidOf('v1', 'p1', 'PENDING'));
+    expect(() => record(pending, voidOf('v2', 'p1', 'PENDING'))).toThrow(/Transaction 'p1' is already voided by transaction 'v1'/);
+    // Its own completion replaces the reservation; another target is unaffected.
+    const completed = record(pending, voidOf('v1', 'p1'), 2);
+    expect(record(completed, voidOf('v2', 'p2'))).toHaveLength(4);
+    const failed = record(paid, voidOf('v1', 'p1', 'FAILURE'));
+    expect(record(failed, voidOf('v2', 'p1'))).toHaveLength(4);
+  });
+
   it('pay then void: CAPTURED then CANCELLED, totals back to zero', () => {
     const steps = [entry('PAYMENT', '25.00'), entry('VOID_PAYMENT', '25.00')];
     expect(statuses(steps)).toEqual(['CAPTURED', 'CANCELLED']);
