@@ -126,7 +126,12 @@ describe('AcquirerRegistry', () => {
     const reference = { acquirerTransactionId: authorized.acquirer.transactionId };
     await connector.capture(captureRequest(reference));
     await connector.capture(captureRequest({ acquirerTransactionId: 'not-issued' }));
-    await connector.void({ ...context, transactionId: 'void-1', target: reference, targetType: 'AUTHORIZATION' });
+    await connector.void({
+      ...context,
+      transactionId: 'void-1',
+      target: reference,
+      targetType: 'AUTHORIZATION',
+    });
 
     expect(await countOf(metrics, { operation: 'AUTHORIZE', outcome: 'APPROVED' })).toBe(1);
     expect(await countOf(metrics, { operation: 'AUTHORIZE', outcome: 'PARTIALLY_APPROVED' })).toBe(1);
@@ -134,7 +139,9 @@ describe('AcquirerRegistry', () => {
     expect(await countOf(metrics, { operation: 'PAY', outcome: 'UNKNOWN' })).toBe(1);
     expect(await countOf(metrics, { operation: 'CAPTURE', outcome: 'APPROVED' })).toBe(1);
     expect(await countOf(metrics, { operation: 'CAPTURE', outcome: 'DECLINED' })).toBe(1);
-    expect(await countOf(metrics, { operation: 'VOID', outcome: 'APPROVED', acquirer: TEST_ACQUIRER_ID })).toBe(1);
+    expect(
+      await countOf(metrics, { operation: 'VOID', outcome: 'APPROVED', acquirer: TEST_ACQUIRER_ID }),
+    ).toBe(1);
     expect(await countOf(metrics, { operation: 'VERIFY' })).toBe(0);
   });
 

@@ -56,6 +56,8 @@ export function isPartialApprovalAmount(amount: Money): boolean {
 /** Rounded down: an issuer short of funds never approves more than it said it would. */
 function partialAmount(amount: Money): Money {
   const exponent = minorUnits(amount.currency) ?? 0;
-  const approved = amount.amount.times(PARTIAL_APPROVAL_FRACTION).toDecimalPlaces(exponent, Decimal.ROUND_DOWN);
+  const approved = amount.amount
+    .times(PARTIAL_APPROVAL_FRACTION)
+    .toDecimalPlaces(exponent, Decimal.ROUND_DOWN);
   return Money.of(approved.toFixed(), amount.currency);
 }

@@ -1,7 +1,12 @@
 import { inspect } from 'node:util';
 import { Money } from '@gateway/money';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import type { AuthorizeCardRequest, CaptureRequest, VerifyCardRequest, VoidRequest } from '../acquirer-requests';
+import type {
+  AuthorizeCardRequest,
+  CaptureRequest,
+  VerifyCardRequest,
+  VoidRequest,
+} from '../acquirer-requests';
 import { parseCardExpiry } from '../card/card-expiry';
 import { Pan } from '../card/pan';
 import { SecurityCode } from '../card/security-code';
@@ -41,7 +46,13 @@ function verifyRequest(
 
 function paymentRequest(
   amount: string,
-  extra: { currency?: string; acceptPartialAmount?: boolean; expiry?: { month: string; year: string }; securityCode?: string; street?: string } = {},
+  extra: {
+    currency?: string;
+    acceptPartialAmount?: boolean;
+    expiry?: { month: string; year: string };
+    securityCode?: string;
+    street?: string;
+  } = {},
 ): AuthorizeCardRequest {
   const { card, cardholder, merchantId, orderId } = verifyRequest(extra.expiry, extra);
   return {
@@ -67,7 +78,10 @@ function captureRequest(acquirerTransactionId = ISSUED_REFERENCE, amount = '10.0
   };
 }
 
-function voidRequest(targetType: VoidRequest['targetType'], acquirerTransactionId = ISSUED_REFERENCE): VoidRequest {
+function voidRequest(
+  targetType: VoidRequest['targetType'],
+  acquirerTransactionId = ISSUED_REFERENCE,
+): VoidRequest {
   return {
     merchantId: 'TESTMERCHANT1',
     orderId: 'order-1',
@@ -331,13 +345,16 @@ describe('TestAcquirer', () => {
         [TEST_EXPIRY.TIMED_OUT, 'TIMED_OUT', 'FAILURE', '68'],
         [TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR, 'ACQUIRER_SYSTEM_ERROR', 'FAILURE', '96'],
         [TEST_EXPIRY.UNSPECIFIED_FAILURE, 'UNSPECIFIED_FAILURE', 'FAILURE', '06'],
-      ])('answers expiry %o with %s (result %s) for the full amount', async (expiry, gatewayCode, result, acquirerCode) => {
-        const answer = await send(acquirer(), paymentRequest('25.00', { expiry }));
-        expect(answer).toMatchObject({ gatewayCode, result, acquirerCode });
-        expect(answer.authorizationResponse.responseCode).toBe(acquirerCode);
-        expect(answer.approvedAmount.equals(Money.of('25', 'USD'))).toBe(true);
-        expect(answer.requestedAmount.equals(Money.of('25', 'USD'))).toBe(true);
-      });
+      ])(
+        'answers expiry %o with %s (result %s) for the full amount',
+        async (expiry, gatewayCode, result, acquirerCode) => {
+          const answer = await send(acquirer(), paymentRequest('25.00', { expiry }));
+          expect(answer).toMatchObject({ gatewayCode, result, acquirerCode });
+          expect(answer.authorizationResponse.responseCode).toBe(acquirerCode);
+          expect(answer.approvedAmount.equals(Money.of('25', 'USD'))).toBe(true);
+          expect(answer.requestedAmount.equals(Money.of('25', 'USD'))).toBe(true);
+        },
+      );
 
       it('answers UNKNOWN (result UNKNOWN) without an acquirer response code for expiry 05/37', async () => {
         const answer = await send(acquirer(), paymentRequest('25.00', { expiry: TEST_EXPIRY.UNKNOWN }));
@@ -347,10 +364,20 @@ describe('TestAcquirer', () => {
       });
 
       it('checks the security code and address as a verification does', async () => {
-        const answer = await send(acquirer(), paymentRequest('25.00', { securityCode: '102', street: 'NAME_MATCH' }));
+        const answer = await send(
+          acquirer(),
+          paymentRequest('25.00', { securityCode: '102', street: 'NAME_MATCH' }),
+        );
         expect(answer.cardSecurityCode).toEqual({ gatewayCode: 'NO_MATCH', acquirerCode: 'N' });
         expect(answer.avs).toEqual({ gatewayCode: 'NAME_MATCH', acquirerCode: 'K' });
-        const timedOut = await send(acquirer(), paymentRequest('25.00', { expiry: TEST_EXPIRY.TIMED_OUT, securityCode: '102', street: 'NAME_MATCH' }));
+        const timedOut = await send(
+          acquirer(),
+          paymentRequest('25.00', {
+            expiry: TEST_EXPIRY.TIMED_OUT,
+            securityCode: '102',
+            street: 'NAME_MATCH',
+          }),
+        );
         expect(timedOut.cardSecurityCode.gatewayCode).toBe('NOT_PROCESSED');
         expect(timedOut.avs.gatewayCode).toBe('SERVICE_NOT_AVAILABLE_RETRY');
       });
@@ -359,8 +386,18 @@ describe('TestAcquirer', () => {
         const answer = await send(acquirer(), paymentRequest('25.00'));
         // randomDigits yields 000001 (STAN), 000002 (Banknet reference), 000003 (approval code).
         expect(answer.authorizationCode).toBe('000003');
-        expect(answer.authorizationResponse).toMatchObject({ processingCode: '000000', stan: '000001', transactionIdentifier: 'MCC0000021121' });
-        expect(answer.acquirer).toEqual({ id: TEST_ACQUIRER_ID, merchantId: 'TESTMERCHANT1', transactionId: 'MCC0000021121', date: '1121', time: '101530' });
+        expect(answer.authorizationResponse).toMatchObject({
+          processingCode: '000000',
+          stan: '000001',
+          transactionIdentifier: 'MCC0000021121',
+        });
+        expect(answer.acquirer).toEqual({
+          id: TEST_ACQUIRER_ID,
+          merchantId: 'TESTMERCHANT1',
+          transactionId: 'MCC0000021121',
+          date: '1121',
+          time: '101530',
+        });
         expect(answer.receipt).toBe('632510000001');
         expect(answer.card.maskedNumber).toBe('512345xxxxxx0008');
         expect(JSON.stringify(answer)).not.toContain(TEST_CARD);
@@ -373,25 +410,47 @@ describe('TestAcquirer', () => {
           ['1051', 'JPY', '525'],
           ['1.051', 'BHD', '0.525'],
           ['12345678.51', 'EUR', '6172839.25'],
-        ])('approves half of %s %s, rounded down to %s, when the merchant accepts a partial amount', async (amount, currency, approved) => {
-          const answer = await send(acquirer(), paymentRequest(amount, { currency, acceptPartialAmount: true }));
-          expect(answer).toMatchObject({ gatewayCode: 'PARTIALLY_APPROVED', result: 'SUCCESS', acquirerCode: '10', acquirerMessage: 'Approved for partial amount' });
-          expect(answer.approvedAmount.toFixed()).toBe(Money.of(approved, currency).toFixed());
-          expect(answer.approvedAmount.currency).toBe(currency);
-          expect(answer.requestedAmount.equals(Money.of(amount, currency))).toBe(true);
-          expect(answer.authorizationCode).toBe('000003');
-        });
+        ])(
+          'approves half of %s %s, rounded down to %s, when the merchant accepts a partial amount',
+          async (amount, currency, approved) => {
+            const answer = await send(
+              acquirer(),
+              paymentRequest(amount, { currency, acceptPartialAmount: true }),
+            );
+            expect(answer).toMatchObject({
+              gatewayCode: 'PARTIALLY_APPROVED',
+              result: 'SUCCESS',
+              acquirerCode: '10',
+              acquirerMessage: 'Approved for partial amount',
+            });
+            expect(answer.approvedAmount.toFixed()).toBe(Money.of(approved, currency).toFixed());
+            expect(answer.approvedAmount.currency).toBe(currency);
+            expect(answer.requestedAmount.equals(Money.of(amount, currency))).toBe(true);
+            expect(answer.authorizationCode).toBe('000003');
+          },
+        );
 
-        it.each([[undefined], [false]])('declines with INSUFFICIENT_FUNDS when acceptPartialAmount is %s', async (acceptPartialAmount) => {
-          const answer = await send(acquirer(), paymentRequest('10.51', { acceptPartialAmount }));
-          expect(answer).toMatchObject({ gatewayCode: 'INSUFFICIENT_FUNDS', result: 'FAILURE', acquirerCode: '51', acquirerMessage: 'Insufficient funds' });
-          expect(answer.authorizationResponse.responseCode).toBe('51');
-          expect(answer).not.toHaveProperty('authorizationCode');
-          expect(answer.approvedAmount.equals(Money.of('10.51', 'USD'))).toBe(true);
-        });
+        it.each([[undefined], [false]])(
+          'declines with INSUFFICIENT_FUNDS when acceptPartialAmount is %s',
+          async (acceptPartialAmount) => {
+            const answer = await send(acquirer(), paymentRequest('10.51', { acceptPartialAmount }));
+            expect(answer).toMatchObject({
+              gatewayCode: 'INSUFFICIENT_FUNDS',
+              result: 'FAILURE',
+              acquirerCode: '51',
+              acquirerMessage: 'Insufficient funds',
+            });
+            expect(answer.authorizationResponse.responseCode).toBe('51');
+            expect(answer).not.toHaveProperty('authorizationCode');
+            expect(answer.approvedAmount.equals(Money.of('10.51', 'USD'))).toBe(true);
+          },
+        );
 
         it('lets the card decide first: a declined card stays declined whatever the amount', async () => {
-          const answer = await send(acquirer(), paymentRequest('10.51', { expiry: TEST_EXPIRY.DECLINED, acceptPartialAmount: true }));
+          const answer = await send(
+            acquirer(),
+            paymentRequest('10.51', { expiry: TEST_EXPIRY.DECLINED, acceptPartialAmount: true }),
+          );
           expect(answer.gatewayCode).toBe('DECLINED');
           expect(answer.approvedAmount.equals(Money.of('10.51', 'USD'))).toBe(true);
         });
@@ -403,7 +462,10 @@ describe('TestAcquirer', () => {
           ['1050', 'JPY'],
           ['1.510', 'BHD'],
         ])('approves %s %s in full: its minor units do not end in 51', async (amount, currency) => {
-          const answer = await send(acquirer(), paymentRequest(amount, { currency, acceptPartialAmount: true }));
+          const answer = await send(
+            acquirer(),
+            paymentRequest(amount, { currency, acceptPartialAmount: true }),
+          );
           expect(answer.gatewayCode).toBe('APPROVED');
           expect(answer.approvedAmount.equals(Money.of(amount, currency))).toBe(true);
         });
@@ -416,7 +478,11 @@ describe('TestAcquirer', () => {
       const answer = await acquirer().capture(captureRequest(ISSUED_REFERENCE, '999999.99'));
       expect(answer).toMatchObject({ gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' });
       expect(answer.amount.equals(Money.of('999999.99', 'USD'))).toBe(true);
-      expect(answer.authorizationResponse).toMatchObject({ processingCode: '000000', responseCode: '00', stan: '000001' });
+      expect(answer.authorizationResponse).toMatchObject({
+        processingCode: '000000',
+        responseCode: '00',
+        stan: '000001',
+      });
       expect(answer.acquirer).toMatchObject({ id: TEST_ACQUIRER_ID, merchantId: 'TESTMERCHANT1' });
       expect(answer.receipt).toMatch(/^[0-9]{12}$/);
     });
@@ -425,10 +491,18 @@ describe('TestAcquirer', () => {
       expect((await acquirer().capture(captureRequest('123456789012345'))).gatewayCode).toBe('APPROVED');
     });
 
-    it.each([['ACQ-1'], [''], ['MCC12345'], ['1234567890123456']])('declines a capture of %p, a reference it never issued', async (reference) => {
-      const answer = await acquirer().capture(captureRequest(reference));
-      expect(answer).toMatchObject({ gatewayCode: 'DECLINED', result: 'FAILURE', acquirerCode: '25', acquirerMessage: 'Unable to locate record' });
-    });
+    it.each([['ACQ-1'], [''], ['MCC12345'], ['1234567890123456']])(
+      'declines a capture of %p, a reference it never issued',
+      async (reference) => {
+        const answer = await acquirer().capture(captureRequest(reference));
+        expect(answer).toMatchObject({
+          gatewayCode: 'DECLINED',
+          result: 'FAILURE',
+          acquirerCode: '25',
+          acquirerMessage: 'Unable to locate record',
+        });
+      },
+    );
   });
 
   describe('VOID', () => {
@@ -437,14 +511,20 @@ describe('TestAcquirer', () => {
       ['CAPTURE', '000000'],
       ['PAYMENT', '000000'],
       ['REFUND', '200000'],
-    ] as const)('voids a %s it issued, with the processing code of what it undoes', async (targetType, processingCode) => {
-      const answer = await acquirer().void(voidRequest(targetType));
-      expect(answer).toMatchObject({ gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' });
-      expect(answer.authorizationResponse.processingCode).toBe(processingCode);
-    });
+    ] as const)(
+      'voids a %s it issued, with the processing code of what it undoes',
+      async (targetType, processingCode) => {
+        const answer = await acquirer().void(voidRequest(targetType));
+        expect(answer).toMatchObject({ gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' });
+        expect(answer.authorizationResponse.processingCode).toBe(processingCode);
+      },
+    );
 
     it('declines a void of a reference it never issued', async () => {
-      expect(await acquirer().void(voidRequest('AUTHORIZATION', 'nope'))).toMatchObject({ gatewayCode: 'DECLINED', acquirerCode: '25' });
+      expect(await acquirer().void(voidRequest('AUTHORIZATION', 'nope'))).toMatchObject({
+        gatewayCode: 'DECLINED',
+        acquirerCode: '25',
+      });
     });
   });
 

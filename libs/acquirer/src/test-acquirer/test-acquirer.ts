@@ -100,14 +100,18 @@ export class TestAcquirer implements AcquirerConnector {
     await this.simulateLatency(options);
     const at = this.now();
     const outcome = referenceOutcome(request.authorization);
-    return { ...this.processed(request, outcome, at, PROCESSING_CODE.purchase, undefined), amount: request.amount };
+    return {
+      ...this.processed(request, outcome, at, PROCESSING_CODE.purchase, undefined),
+      amount: request.amount,
+    };
   }
 
   /** Approved for a transaction it issued. */
   async void(request: VoidRequest, options?: AcquirerCallOptions): Promise<VoidResult> {
     await this.simulateLatency(options);
     const at = this.now();
-    const processingCode = request.targetType === 'REFUND' ? PROCESSING_CODE.refund : PROCESSING_CODE.purchase;
+    const processingCode =
+      request.targetType === 'REFUND' ? PROCESSING_CODE.refund : PROCESSING_CODE.purchase;
     return this.processed(request, referenceOutcome(request.target), at, processingCode, undefined);
   }
 
@@ -131,11 +135,17 @@ export class TestAcquirer implements AcquirerConnector {
    * AUTHORIZE and PAY: the card's expiry decides as for a verification; when the card would be
    * approved, the amount may make it a partial approval or INSUFFICIENT_FUNDS.
    */
-  private async fundsOnCard(request: AuthorizeCardRequest, options?: AcquirerCallOptions): Promise<AuthorizeCardResult> {
+  private async fundsOnCard(
+    request: AuthorizeCardRequest,
+    options?: AcquirerCallOptions,
+  ): Promise<AuthorizeCardResult> {
     await this.simulateLatency(options);
     const at = this.now();
     const byCard = expiryOutcome(request.card.expiry, at);
-    const byAmount = byCard.gatewayCode === 'APPROVED' ? amountOutcome(request.amount, request.acceptPartialAmount === true) : undefined;
+    const byAmount =
+      byCard.gatewayCode === 'APPROVED'
+        ? amountOutcome(request.amount, request.acceptPartialAmount === true)
+        : undefined;
     return {
       ...this.cardTransaction(request, byAmount?.outcome ?? byCard, at),
       approvedAmount: byAmount?.approvedAmount ?? request.amount,
@@ -152,7 +162,9 @@ export class TestAcquirer implements AcquirerConnector {
     const bin = lookupCardBin(request.card.number);
     return {
       ...this.processed(request, outcome, at, PROCESSING_CODE.purchase, bin),
-      ...(SUCCESSFUL_GATEWAY_CODES.has(outcome.gatewayCode) ? { authorizationCode: this.randomDigits(6) } : {}),
+      ...(SUCCESSFUL_GATEWAY_CODES.has(outcome.gatewayCode)
+        ? { authorizationCode: this.randomDigits(6) }
+        : {}),
       card: cardProfile(request.card, bin),
       cardSecurityCode: securityCodeOutcome(request.card.securityCode, outcome.issuerAnswered),
       avs: avsOutcome(request.cardholder?.billingAddress, outcome.issuerAnswered),

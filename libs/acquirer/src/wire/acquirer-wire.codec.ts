@@ -105,7 +105,13 @@ function presentmentFromWire(reader: WireReader): CardPresentment | undefined {
   });
 }
 
-function contextFromWire(reader: WireReader) {
+const CONTEXT_KEYS = ['merchantId', 'orderId', 'transactionId'] as const;
+
+function contextToWire(context: AcquirerOperationContext): JsonObject {
+  return { merchantId: context.merchantId, orderId: context.orderId, transactionId: context.transactionId };
+}
+
+function contextFromWire(reader: WireReader): AcquirerOperationContext {
   return { merchantId: reader.string('merchantId'), orderId: reader.string('orderId'), transactionId: reader.string('transactionId') };
 }
 
@@ -197,13 +203,11 @@ function processedFromWire(reader: WireReader): ProcessedTransaction {
 }
 
 /** What every request presenting a card says besides its card details. */
-const CARD_OPERATION_KEYS = ['merchantId', 'orderId', 'transactionId', 'card', 'cardholder', 'authentication', 'agreement', 'accountFunding', 'posTerminal'] as const;
+const CARD_OPERATION_KEYS = [...CONTEXT_KEYS, 'card', 'cardholder', 'authentication', 'agreement', 'accountFunding', 'posTerminal'] as const;
 
 function cardOperationToWire(request: Cardless<CardOperationRequest>): JsonObject {
   return defined({
-    merchantId: request.merchantId,
-    orderId: request.orderId,
-    transactionId: request.transactionId,
+    ...contextToWire(request),
     card: presentmentToWire(request.card),
     cardholder: request.cardholder,
     authentication: request.authentication,
@@ -304,15 +308,13 @@ export const PAY_WIRE = FUNDS_ON_CARD_WIRE;
 export const CAPTURE_WIRE: AcquirerWireCodec<CaptureRequest, CaptureResult> = {
   encodeRequest: (request) =>
     defined({
-      merchantId: request.merchantId,
-      orderId: request.orderId,
-      transactionId: request.transactionId,
+      ...contextToWire(request),
       amount: moneyToWire(request.amount),
       authorization: referenceToWire(request.authorization),
     }),
 
   decodeRequest: (wire) => {
-    const reader = WireReader.of(wire, 'request').only(['merchantId', 'orderId', 'transactionId', 'amount', 'authorization']);
+    const reader = WireReader.of(wire, 'request').only([...CONTEXT_KEYS, 'amount', 'authorization']);
     return { ...contextFromWire(reader), amount: reader.money('amount'), authorization: referenceFromWire(reader.object('authorization')) };
   },
 
@@ -330,15 +332,13 @@ const VOID_TARGET_TYPES: readonly VoidRequest['targetType'][] = ['AUTHORIZATION'
 export const VOID_WIRE: AcquirerWireCodec<VoidRequest, VoidResult> = {
   encodeRequest: (request) =>
     defined({
-      merchantId: request.merchantId,
-      orderId: request.orderId,
-      transactionId: request.transactionId,
+      ...contextToWire(request),
       target: referenceToWire(request.target),
       targetType: request.targetType,
     }),
 
   decodeRequest: (wire) => {
-    const reader = WireReader.of(wire, 'request').only(['merchantId', 'orderId', 'transactionId', 'target', 'targetType']);
+    const reader = WireReader.of(wire, 'request').only([...CONTEXT_KEYS, 'target', 'targetType']);
     return {
       ...contextFromWire(reader),
       target: referenceFromWire(reader.object('target')),
@@ -355,16 +355,14 @@ export const VOID_WIRE: AcquirerWireCodec<VoidRequest, VoidResult> = {
 export const REFUND_WIRE: AcquirerWireCodec<RefundRequest, RefundResult> = {
   encodeRequest: (request) =>
     defined({
-      merchantId: request.merchantId,
-      orderId: request.orderId,
-      transactionId: request.transactionId,
+      ...contextToWire(request),
       amount: moneyToWire(request.amount),
       original: request.original ? referenceToWire(request.original) : undefined,
       card: presentmentToWire(request.card),
     }),
 
   decodeRequest: (wire) => {
-    const reader = WireReader.of(wire, 'request').only(['merchantId', 'orderId', 'transactionId', 'amount', 'original', 'card']);
+    const reader = WireReader.of(wire, 'request').only([...CONTEXT_KEYS, 'amount', 'original', 'card']);
     const original = reader.optionalObject('original');
     return definedTyped<Cardless<RefundRequest>>({
       ...contextFromWire(reader),
