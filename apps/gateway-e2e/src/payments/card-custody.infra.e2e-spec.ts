@@ -77,14 +77,14 @@ describe('PAN custody on NATS during token and session payments', () => {
     const subject = (name: string) => `${prefix}${name}`;
     const ours = (name: string) => requests.filter((m) => m.subject === subject(name));
     // The inspector saw the traffic: both payments, the vault's acquirer calls and their replies.
-    await waitFor(() => ours(SUBJECTS.tokenVault.acquirerCall).length >= 2 && ours(SUBJECTS.orderTransaction.pay).length >= 1, {
+    await waitFor(async () => ours(SUBJECTS.tokenVault.acquirerCall).length >= 2 && ours(SUBJECTS.orderTransaction.pay).length >= 1, {
       timeoutMs: 5_000,
       what: 'the payments on NATS',
     });
     expect(ours(SUBJECTS.orderTransaction.authorize)).toHaveLength(1);
     expect(ours(SUBJECTS.orderTransaction.capture)).toHaveLength(1);
     const answered = new Set(requests.map((m) => m.reply).filter(Boolean));
-    await waitFor(() => replies.filter((r) => answered.has(r.subject)).length >= requests.filter((m) => m.reply).length, {
+    await waitFor(async () => replies.filter((r) => answered.has(r.subject)).length >= requests.filter((m) => m.reply).length, {
       timeoutMs: 5_000,
       what: 'the replies on NATS',
     });

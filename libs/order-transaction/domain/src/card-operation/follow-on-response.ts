@@ -1,6 +1,7 @@
-import type { JsonObject, JsonValue, LineItem } from '@gateway/contracts';
-import { Money } from '@gateway/money';
+import type { JsonObject, LineItem } from '@gateway/contracts';
+import type { Money } from '@gateway/money';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { lineItemForResponse } from '../refund-order/refund-response';
 import type { CardOutcome } from './card-outcome';
 import { definedGroups, plain } from './reserved-operation';
 
@@ -60,20 +61,4 @@ export function followOnOrderGroup(request: FollowOnRequest): JsonObject {
 function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
   const id = objectOrEmpty(objectOrEmpty(targetBody?.transaction).acquirer).id;
   return typeof id === 'string' ? { id } : {};
-}
-
-function lineItemForResponse(item: LineItem, currency: string): JsonObject {
-  const quantity = Number(item.quantity);
-  const out: Record<string, JsonValue | undefined> = {
-    name: item.name,
-    // Past 2^53 a JSON number would change the quantity: those few are returned as their digits.
-    quantity: Number.isSafeInteger(quantity) ? quantity : item.quantity,
-    unitPrice: Money.of(item.unitPrice, currency).toJSON(),
-    unitTaxAmount: item.unitTaxAmount === undefined ? undefined : Money.of(item.unitTaxAmount, currency).toJSON(),
-    brand: item.brand,
-    category: item.category,
-    description: item.description,
-    sku: item.sku,
-  };
-  return definedGroups(out);
 }
