@@ -22,6 +22,11 @@ export const SUBJECTS = {
   orderTransaction: {
     ping: 'order-transaction.ping.v1',
     refund: 'order-transaction.refund.v1',
+    /** Card payments (issue 9): AUTHORIZE, PAY, CAPTURE and VOID on the ledger. */
+    authorize: 'order-transaction.authorize.v1',
+    pay: 'order-transaction.pay.v1',
+    capture: 'order-transaction.capture.v1',
+    void: 'order-transaction.void.v1',
     /** The ledger's two steps around every order operation (see ledger.messages.ts). */
     ledgerBegin: 'order-transaction.ledger.begin.v1',
     ledgerRecord: 'order-transaction.ledger.record.v1',
@@ -66,6 +71,10 @@ export const ORDER_OPERATION_SUBJECTS = {
   REFUND: SUBJECTS.orderTransaction.refund,
   INITIATE_BROWSER_PAYMENT: SUBJECTS.browserPayment.initiate,
   CONFIRM_BROWSER_PAYMENT: SUBJECTS.browserPayment.confirm,
+  AUTHORIZE: SUBJECTS.orderTransaction.authorize,
+  PAY: SUBJECTS.orderTransaction.pay,
+  CAPTURE: SUBJECTS.orderTransaction.capture,
+  VOID: SUBJECTS.orderTransaction.void,
 } as const;
 
 export type OrderApiOperation = keyof typeof ORDER_OPERATION_SUBJECTS;

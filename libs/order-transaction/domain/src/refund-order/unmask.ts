@@ -1,11 +1,11 @@
-import { GatewayError, RefundRequest, RequestEnvelope } from '@gateway/contracts';
+import { GatewayError, RequestEnvelope, ResponseControls } from '@gateway/contracts';
 
 /**
  * `responseControls.sensitiveData=UNMASK` returns a full card number only with the merchant's
  * permission and certificate authentication (ARCHITECTURE 6); without them it is a 400 on the
  * field, whatever the refund would have shown.
  */
-export function unmaskRequested(request: RefundRequest, envelope: RequestEnvelope): boolean {
+export function unmaskRequested(request: { responseControls?: ResponseControls }, envelope: RequestEnvelope): boolean {
   if (request.responseControls?.sensitiveData !== 'UNMASK') {
     return false;
   }
