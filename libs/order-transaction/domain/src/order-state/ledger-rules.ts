@@ -43,6 +43,13 @@ export function assertLedgerRules(
           `The transaction cannot be recorded: the order's captures would exceed its authorized amount (${incoming.type}).`,
         );
   }
+  if (incoming.type === 'CAPTURE' && incoming.targetTransactionId) {
+    const leftBefore = capturableOf(currency, before, incoming.targetTransactionId);
+    const leftAfter = capturableOf(currency, after, incoming.targetTransactionId);
+    if (leftAfter.isNegative() && leftAfter.lessThan(leftBefore)) {
+      throw captureLimitError(Money.of(incoming.amount, currency), leftBefore);
+    }
+  }
   // A standalone refund has nothing captured to be limited by: it is its own order.
   if (excessiveRefundAllowed || isStandaloneRefund(after)) {
     return;
@@ -114,6 +121,26 @@ export function capturable(currency: string, entries: readonly LedgerEntry[]): M
     sumOf(currency, entries, ['VOID_AUTHORIZATION']),
   );
   const captured = sumOf(currency, entries, ['CAPTURE'], CAPTURE_EXPOSED).minus(sumOf(currency, entries, ['VOID_CAPTURE']));
+  return authorized.minus(captured);
+}
+
+/**
+ * What one authorisation still holds for capture: its amount (when it succeeded and is not
+ * voided) minus the captures naming it that moved or may move money, less those voided. The
+ * order-wide `capturable` cannot see that two racing captures of one authorisation exceed it
+ * while the order's other authorisations keep the total within bounds; this can.
+ */
+export function capturableOf(currency: string, entries: readonly LedgerEntry[], authorizationId: string): Money {
+  const voided = (id: string | undefined, voidType: TransactionType) =>
+    entries.some((e) => e.type === voidType && e.result === 'SUCCESS' && e.targetTransactionId === id);
+  const authorized = entries
+    .filter((e) => e.type === 'AUTHORIZATION' && e.result === 'SUCCESS' && e.id === authorizationId)
+    .filter((e) => !voided(e.id, 'VOID_AUTHORIZATION'))
+    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+  const captured = entries
+    .filter((e) => e.type === 'CAPTURE' && CAPTURE_EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
+    .filter((e) => !voided(e.id, 'VOID_CAPTURE'))
+    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   return authorized.minus(captured);
 }
 

@@ -209,6 +209,21 @@ describe('order lifecycles', () => {
     expect(record(failed, voidOf('v2', 'p1'))).toHaveLength(4);
   });
 
+  it('limits captures per authorisation, even when the order\'s other authorisations would cover them', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const authorized = [{ ...entry('AUTHORIZATION', '100.00'), id: 'a1' }, { ...entry('AUTHORIZATION', '100.00'), id: 'a2' }];
+    const captureOf = (id: string, target: string, amount: string, result: TransactionResult = 'SUCCESS') => ({ ...entry('CAPTURE', amount, result), id, targetTransactionId: target });
+    // Two captures of a1 racing: the order holds 200.00, a1 only 100.00.
+    const first = record(authorized, captureOf('c1', 'a1', '80.00', 'PENDING'));
+    expect(() => record(first, captureOf('c2', 'a1', '40.00', 'PENDING'))).toThrow(/available for capture on this order is 20.00 USD/);
+    expect(record(first, captureOf('c2', 'a2', '40.00', 'PENDING'))).toHaveLength(4);
+    // A voided capture gives its amount back to its authorisation.
+    const captured = record(first, captureOf('c1', 'a1', '80.00'), 2);
+    const voided = record(captured, { ...entry('VOID_CAPTURE', '80.00'), id: 'v1', targetTransactionId: 'c1' });
+    expect(record(voided, captureOf('c2', 'a1', '100.00'))).toHaveLength(5);
+  });
+
   it('pay then void: CAPTURED then CANCELLED, totals back to zero', () => {
     const steps = [entry('PAYMENT', '25.00'), entry('VOID_PAYMENT', '25.00')];
     expect(statuses(steps)).toEqual(['CAPTURED', 'CANCELLED']);
