@@ -48,4 +48,18 @@ describe('planCardPayment', () => {
     );
     expect([plan.amount.toFixed(), plan.taxAmount?.toFixed(), plan.acceptPartialAmount]).toEqual(['10.51', '1.05', true]);
   });
+
+  it('passes 3-D Secure performed elsewhere and the stored-credential agreement on to the issuer', () => {
+    const plan = planCardPayment(
+      pay({
+        sourceOfFunds: { provided: { card } },
+        authentication: { '3ds': { acsEci: '05', authenticationToken: 'kHyn+7YFi1EUAREAAAAvNUe6Hv8=' }, transactionId: 'auth-1' },
+        agreement: { id: 'subscription-7', type: 'RECURRING' },
+      }),
+      null,
+    );
+    expect(plan.authentication).toEqual({ threeDs: { acsEci: '05', authenticationToken: 'kHyn+7YFi1EUAREAAAAvNUe6Hv8=' }, transactionId: 'auth-1' });
+    expect(plan.agreement).toMatchObject({ id: 'subscription-7', type: 'RECURRING' });
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null)).not.toHaveProperty('authentication');
+  });
 });

@@ -1,4 +1,13 @@
-import { AcquirerCard, AcquirerCardholder, Pan, parseCardExpiry, SecurityCode } from '@gateway/acquirer';
+import {
+  AcquirerAgreement,
+  AcquirerCard,
+  AcquirerCardholder,
+  ExternalAuthentication,
+  externalAuthenticationOf,
+  Pan,
+  parseCardExpiry,
+  SecurityCode,
+} from '@gateway/acquirer';
 import type { AcquirerCallSource, CardPaymentRequest, ExplicitCardFields, LedgerOrderView, OperationSession } from '@gateway/contracts';
 import { Money, MoneyError } from '@gateway/money';
 import { invalid, missing } from '../refund-order/refund-errors';
@@ -26,6 +35,9 @@ export interface CardPaymentPlan {
   /** The request's own card fields (over the session's and the token's). */
   explicit: ExplicitCardFields;
   cardholder?: AcquirerCardholder;
+  /** 3-D Secure performed elsewhere and the stored-credential agreement, passed to the issuer as given. */
+  authentication?: ExternalAuthentication;
+  agreement?: AcquirerAgreement;
   route: CardPaymentRoute;
 }
 
@@ -49,6 +61,7 @@ export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderV
     acceptPartialAmount: request.order.acceptPartialAmount === true,
     explicit,
     ...cardholderOf(request),
+    ...issuerContextOf(request),
   };
   const token = request.sourceOfFunds?.token;
   const sealed = session?.sealedCard === undefined ? undefined : { value: session.sealedCard, bindingId: session.id };
@@ -102,6 +115,14 @@ function cardholderOf(request: CardPaymentRequest): { cardholder?: AcquirerCardh
       ...(customer?.lastName !== undefined ? { lastName: customer.lastName } : {}),
       ...(customer?.email !== undefined ? { email: customer.email } : {}),
     },
+  };
+}
+
+function issuerContextOf(request: CardPaymentRequest): { authentication?: ExternalAuthentication; agreement?: AcquirerAgreement } {
+  const authentication = externalAuthenticationOf(request.authentication);
+  return {
+    ...(authentication ? { authentication } : {}),
+    ...(request.agreement ? { agreement: { ...request.agreement } } : {}),
   };
 }
 

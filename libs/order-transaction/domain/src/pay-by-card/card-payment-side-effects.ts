@@ -28,6 +28,8 @@ export class CardPaymentSideEffects {
       amount: plan.amount,
       acceptPartialAmount: plan.acceptPartialAmount,
       ...(plan.cardholder ? { cardholder: plan.cardholder } : {}),
+      ...(plan.authentication ? { authentication: plan.authentication } : {}),
+      ...(plan.agreement ? { agreement: plan.agreement } : {}),
     };
     const route = plan.route;
     if (route.kind === 'ACQUIRER') {
