@@ -106,7 +106,8 @@ async function attempt(what: string, run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {
-    failures.push(`${phase}, ${what}: ${err instanceof Error ? `${err.name} ${err.message}` : JSON.stringify(err)}`);
+    const supportCode = (err as { supportCode?: string }).supportCode;
+    failures.push(`${phase}, ${what}: ${err instanceof Error ? `${err.name} ${err.message}` : JSON.stringify(err)}${supportCode ? ` [${supportCode}]` : ''}`);
   }
 }
 
@@ -233,7 +234,14 @@ describe('key rotation under load (vault replicas on NATS, Postgres)', () => {
       await traffic;
     }
 
-    expect(failures).toEqual([]);
+    // A server failure is shown with the cause its replica logged under the support code.
+    const vaultLogs = [...retired, ...replicas].flatMap((r) => r.logs);
+    const explained = failures.map((f) => {
+      const code = /\[([0-9A-F]{12})\]$/.exec(f)?.[1];
+      const line = code && vaultLogs.find((l) => l.includes(code));
+      return line ? `${f}: ${(JSON.parse(line) as { err?: { message?: string } }).err?.message}` : f;
+    });
+    expect(explained).toEqual([]);
     expect(Math.min(...Object.values(counts))).toBeGreaterThan(20);
 
     // Every card reads on a replica that has only the new master key.
