@@ -11,6 +11,7 @@ import {
   RetrieveSession,
   toMerchantContext,
   UpdateSession,
+  unmaskRequestedInQuery,
 } from '@gateway/edge/domain';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
@@ -70,6 +71,9 @@ export class SessionsHttpController {
   ): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'RETRIEVE_SESSION');
     const sessionId = checkSessionId(rawSessionId);
+    // The session holds its card sealed by the vault and masked: UNMASK is checked like
+    // everywhere, and shows the masked card (docs/decisions/unmasking.md).
+    unmaskRequestedInQuery(request.url, context.merchant, context.authMethod);
     return this.render(request, context, await this.retrieveSession.execute(context.merchant, sessionId));
   }
 

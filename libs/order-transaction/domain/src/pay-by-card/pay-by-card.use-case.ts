@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AcquirerRegistry } from '@gateway/acquirer';
-import { CardPaymentRequest, JsonObject, OperationReply, RecordMode, RecordOperationMessage } from '@gateway/contracts';
+import { CardPaymentRequest, JsonObject, OperationReply, RecordMode, RecordOperationMessage, unmaskRequested } from '@gateway/contracts';
 import { canonicalRequestHash } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { CardOutcome } from '../card-operation/card-outcome';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
-import { unmaskRequested } from '../refund-order/unmask';
 import { CardPaymentPlan, planCardPayment } from './card-payment-plan';
 import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
 import { CardPaymentSideEffects } from './card-payment-side-effects';
@@ -41,7 +40,7 @@ export class PayByCard {
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
-    const unmask = unmaskRequested(request, envelope);
+    const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
     const plan = planCardPayment(request, begun.order, command.session);
     // A live merchant without an acquirer is refused before anything is recorded.
     const connector = plan.route.kind === 'ACQUIRER' ? (this.acquirers.forMerchant(envelope.merchant)) : undefined;

@@ -10,6 +10,7 @@ import {
   RecordOperationMessage,
   RefundRequest,
   RequestEnvelope,
+  unmaskRequested,
 } from '@gateway/contracts';
 import { LedgerRepository } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, NotDeliveredError } from '@gateway/platform';
@@ -22,7 +23,6 @@ import { OUTCOME_UNKNOWN, RefundOutcome } from './refund-outcome';
 import { planRefund, RefundPlan } from './refund-plan';
 import { refundOrderDetails, refundResponseBody } from './refund-response';
 import { RefundSideEffects } from './refund-side-effects';
-import { unmaskRequested } from './unmask';
 
 export interface RefundCommand {
   envelope: RequestEnvelope;
@@ -77,7 +77,7 @@ export class RefundOrder {
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
-    const unmask = unmaskRequested(request, envelope);
+    const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
     const plan = planRefund(request, begun.order, envelope.merchant, command.session);
     const targetBody = plan.target ? await this.storedBodyOf(envelope.merchant.id, orderId, plan.target.id) : null;
     const context: RefundContext = { command, requestHash, plan, targetBody, details: refundOrderDetails(request, plan) };
