@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { newRunId, testInfra } from '@gateway/testing';
 import { createLogger } from '../logging';
 import { createMessageClient, createMessageServer, MessageBus, MessagingOptions } from '../messaging';
 import { Metrics } from '../metrics';
@@ -40,8 +40,9 @@ class ProbeController {
 describe('bootstrapApp with a message server', () => {
   const messaging: MessagingOptions = {
     profile: 'distributed',
-    servers: [testInfra.natsUrl],
-    subjectPrefix: `t${newRunId()}.`,
+    // Not @gateway/testing's testInfra: that lib depends on this one.
+    servers: [process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'],
+    subjectPrefix: `t${randomBytes(6).toString('hex')}.`,
     requestTimeoutMs: 500,
     serviceName: 'bootstrap-probe',
   };
