@@ -150,7 +150,7 @@ describe('UNMASK: permission and certificate authentication, or a 400', () => {
     });
   });
 
-  describe('session (GET): the card is held sealed and masked', () => {
+  describe('session (GET): the vault opens the sealed card only for a permitted UNMASK', () => {
     async function sessionOf(merchant: Merchant): Promise<string> {
       const created = await call('POST', '/session', merchant, 'PASSWORD', {});
       const id = (created.body.session as JsonObject).id as string;
@@ -159,11 +159,16 @@ describe('UNMASK: permission and certificate authentication, or a 400', () => {
       return id;
     }
 
-    it('accepts a permitted UNMASK and shows the masked card it holds', async () => {
+    it('shows the full number with the permission and a certificate, the masked one otherwise', async () => {
       const id = await sessionOf(allowed);
+      const withCode = await call('PUT', `/session/${id}`, allowed, 'PASSWORD', { sourceOfFunds: { provided: { card: { securityCode: '100' } } } });
+      expect(withCode.status).toBe(200);
       const answer = await call('GET', `/session/${id}${UNMASK}`, allowed, 'CERTIFICATE');
       expect(answer.status).toBe(200);
-      expect(numberOf(answer.body)).toBe('512345xxxxxx0008');
+      expect(numberOf(answer.body)).toBe(TEST_CARD);
+      // The security code is never shown, unmasked or not.
+      expect((((answer.body.sourceOfFunds as JsonObject).provided as JsonObject).card as JsonObject).securityCode).not.toBe('100');
+      expect(numberOf((await call('GET', `/session/${id}`, allowed, 'CERTIFICATE')).body)).toBe('512345xxxxxx0008');
     });
 
     it('refuses UNMASK with password authentication or without the permission', async () => {

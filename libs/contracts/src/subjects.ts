@@ -18,6 +18,8 @@ export const SUBJECTS = {
     /** Card custody (card-custody.messages.ts): seal a session's card; an acquirer call on a stored card. */
     sealCard: 'token-vault.card.seal.v1',
     acquirerCall: 'token-vault.acquirer.call.v1',
+    /** GET .../session/{id} with an authorised UNMASK: the sealed card's number, opened for display. */
+    revealCard: 'token-vault.card.reveal.v1',
   },
   orderTransaction: {
     ping: 'order-transaction.ping.v1',

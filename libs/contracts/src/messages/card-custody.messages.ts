@@ -99,6 +99,30 @@ export class SealCardMessage {
   previous?: string;
 }
 
+/**
+ * `token-vault.card.reveal.v1`: the number inside a session's sealed card, for a session
+ * retrieval with an authorised `responseControls.sensitiveData=UNMASK`. The vault applies the
+ * unmask rule to the envelope itself (permission and certificate authentication): it trusts no
+ * caller. Same merchant and binding checks as every sealed value.
+ */
+export class RevealCardMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
+  envelope: RequestEnvelope;
+
+  @Matches(BINDING_ID)
+  bindingId: string;
+
+  @IsString()
+  @Length(1, 4096)
+  sealed: string;
+}
+
+export interface RevealCardReply {
+  /** The full card number, when the sealed card holds one. */
+  number?: string;
+}
+
 export interface SealCardReply {
   /** Opaque to everyone but the vault (authenticated encryption under a vault data key). */
   sealed: string;

@@ -71,10 +71,8 @@ export class SessionsHttpController {
   ): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'RETRIEVE_SESSION');
     const sessionId = checkSessionId(rawSessionId);
-    // The session holds its card sealed by the vault and masked: UNMASK is checked like
-    // everywhere, and shows the masked card (docs/decisions/unmasking.md).
-    unmaskRequestedInQuery(request.url, context.merchant, context.authMethod);
-    return this.render(request, context, await this.retrieveSession.execute(context.merchant, sessionId));
+    const unmask = unmaskRequestedInQuery(request.url, context.merchant, context.authMethod);
+    return this.render(request, context, await this.retrieveSession.execute(context, sessionId, unmask));
   }
 
   private context(request: ApiRequest, rawVersion: string, rawMerchantId: string, operation: string): RequestContext {
