@@ -2,7 +2,9 @@
 # `npm test`: every tier against real servers. Unit; integration (real Postgres, Redis, NATS);
 # end-to-end against the distributed profile (each app its own process) and the standalone
 # profile (one process, embedded Postgres); then a scan of everything the run logged for card
-# numbers, API passwords and credentials. Exits non-zero on the first failure.
+# numbers, API passwords and credentials, and a scan of everything it left at rest (every
+# database and schema, Redis key and standalone data folder it created) for the same and for
+# security codes and keys. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,6 +22,13 @@ if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
   # `npm install`, not `npm ci`: see tools/scripts/start-standalone.mjs.
   npm install --no-audit --no-fund
 fi
+
+# The tiers record what they create here and keep it for the at-rest scan (libs/testing
+# at-rest-scan.ts); whatever happens, it is removed when this script exits. What a killed run
+# left is removed first.
+export TEST_AT_REST_MANIFEST="$PWD/test-artifacts/at-rest-manifest.txt"
+node tools/scripts/scan-at-rest.mjs --cleanup-only
+trap 'node tools/scripts/scan-at-rest.mjs --cleanup-only || true' EXIT
 
 # kubectl's built-in kustomize renders k8s/ in the manifest tests (offline).
 KUBECTL="$(bash tools/scripts/ensure-kubectl.sh)"
@@ -52,5 +61,8 @@ BENCH_SKIP_BUILD=1 BENCH_LOG_DIR=test-artifacts/logs BENCH_SECRETS_FILE=test-art
 
 step "log scan"
 node tools/scripts/scan-logs.mjs test-artifacts
+
+step "at-rest scan (databases, Redis, standalone data)"
+node tools/scripts/scan-at-rest.mjs --cleanup
 
 step "all tiers passed"

@@ -1,4 +1,4 @@
-import { createDatabase, newRunId, testInfra } from '@gateway/testing';
+import { createDatabase, newRunId, recordForAtRestScan, testInfra } from '@gateway/testing';
 
 /**
  * The integration tier's run: a database of its own (services migrate their schema in it
@@ -11,6 +11,7 @@ export default async function setup(): Promise<void> {
   process.env.TEST_DATABASE = database;
   process.env.TEST_DATABASE_URL = await createDatabase(database);
   process.env.TEST_REDIS_PREFIX = `test:${runId}:`;
+  recordForAtRestScan('redis', process.env.TEST_REDIS_PREFIX);
   process.env.TEST_NATS_PREFIX = `t${runId}.`;
   process.env.TEST_NATS_URL = testInfra.natsUrl;
 }

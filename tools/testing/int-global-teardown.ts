@@ -1,7 +1,11 @@
 import Redis from 'ioredis';
-import { dropDatabase, testInfra } from '@gateway/testing';
+import { dropDatabase, keptForAtRestScan, testInfra } from '@gateway/testing';
 
 export default async function teardown(): Promise<void> {
+  if (keptForAtRestScan()) {
+    // Everything stays for the at-rest scan after the whole run, which then removes it.
+    return;
+  }
   if (process.env.TEST_DATABASE && !process.env.TEST_KEEP_DATABASE) {
     await dropDatabase(process.env.TEST_DATABASE);
   }

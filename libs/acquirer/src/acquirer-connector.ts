@@ -28,23 +28,28 @@ export interface AcquirerCallOptions {
 
 /**
  * A connection to an acquirer: what the services that move card money (verification,
- * token-vault's ACQUIRER verification, order-transaction's refunds) call. One implementation
- * per acquirer; the AcquirerRegistry picks it per merchant.
+ * token-vault's acquirer calls on stored cards, order-transaction's payments and refunds)
+ * call. One implementation per acquirer; the AcquirerRegistry picks it per merchant.
+ *
+ * Card operations (verify, authorize, pay, standalone refunds) carry the card; CAPTURE, VOID
+ * and linked refunds name the earlier transaction as the acquirer knows it, so a service
+ * that never held the card (order-transaction) calls them directly. Business outcomes
+ * (declines, timeouts, unknown outcomes) are results, never exceptions.
  */
 export interface AcquirerConnector {
   /** `transaction.acquirer.id` of the transactions it processes. */
   readonly acquirerId: string;
   verify(request: VerifyCardRequest, options?: AcquirerCallOptions): Promise<VerifyCardResult>;
-  refund(request: RefundRequest, options?: AcquirerCallOptions): Promise<RefundResult>;
-}
-
-/**
- * Card payments (issue 9). The request and result types are fixed now so connectors and the
- * ledger agree on them; AcquirerConnector extends this when a connector implements them.
- */
-export interface CardPaymentOperations {
+  /** Reserves the amount on the card; may approve only part of it (`acceptPartialAmount`). */
   authorize(request: AuthorizeCardRequest, options?: AcquirerCallOptions): Promise<AuthorizeCardResult>;
+  /** Authorisation and capture in one. */
   pay(request: PayCardRequest, options?: AcquirerCallOptions): Promise<PayCardResult>;
+  /**
+   * Captures (part of) an earlier authorisation. Whether the amount fits what was authorised
+   * is the ledger's rule: the connector forwards what it is asked.
+   */
   capture(request: CaptureRequest, options?: AcquirerCallOptions): Promise<CaptureResult>;
+  /** Undoes an earlier transaction of the order before settlement. */
   void(request: VoidRequest, options?: AcquirerCallOptions): Promise<VoidResult>;
+  refund(request: RefundRequest, options?: AcquirerCallOptions): Promise<RefundResult>;
 }

@@ -4,7 +4,7 @@ import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { Money } from '@gateway/money';
 import { AcquirerConnector } from './acquirer-connector';
 import { ACQUIRER_REQUESTS_METRIC, AcquirerRegistry } from './acquirer-registry';
-import { VerifyCardRequest } from './acquirer-requests';
+import { AuthorizeCardRequest, CaptureRequest, VerifyCardRequest } from './acquirer-requests';
 import { parseCardExpiry } from './card/card-expiry';
 import { Pan } from './card/pan';
 import { TEST_ACQUIRER_ID, TestAcquirer } from './test-acquirer/test-acquirer';
@@ -23,6 +23,26 @@ function verifyRequest(expiry: { month: string; year: string } = TEST_EXPIRY.APP
     currency: 'USD',
     card: { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(expiry.month, expiry.year) },
   };
+}
+
+const context = { merchantId: 'TESTMERCHANT', orderId: 'order-1' };
+
+function paymentRequest(
+  amount: string,
+  extra: { acceptPartialAmount?: boolean; expiry?: { month: string; year: string } } = {},
+): AuthorizeCardRequest {
+  const expiry = extra.expiry ?? TEST_EXPIRY.APPROVED;
+  return {
+    ...context,
+    transactionId: 'pay-1',
+    amount: Money.of(amount, 'USD'),
+    card: { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(expiry.month, expiry.year) },
+    ...(extra.acceptPartialAmount !== undefined ? { acceptPartialAmount: extra.acceptPartialAmount } : {}),
+  };
+}
+
+function captureRequest(authorization = { acquirerTransactionId: 'MCC1234561121' }): CaptureRequest {
+  return { ...context, transactionId: 'capture-1', amount: Money.of('10.00', 'USD'), authorization };
 }
 
 async function countOf(metrics: Metrics, labels: Record<string, string>): Promise<number> {
@@ -96,17 +116,54 @@ describe('AcquirerRegistry', () => {
     );
   });
 
+  it('counts the card payment operations under their own names and outcomes', async () => {
+    const metrics = new Metrics();
+    const connector = new AcquirerRegistry(metrics).forMerchant(merchant('TEST'));
+    const authorized = await connector.authorize(paymentRequest('10.00'));
+    await connector.authorize(paymentRequest('10.51', { acceptPartialAmount: true }));
+    await connector.pay(paymentRequest('10.51'));
+    await connector.pay(paymentRequest('3.00', { expiry: TEST_EXPIRY.UNKNOWN }));
+    const reference = { acquirerTransactionId: authorized.acquirer.transactionId };
+    await connector.capture(captureRequest(reference));
+    await connector.capture(captureRequest({ acquirerTransactionId: 'not-issued' }));
+    await connector.void({
+      ...context,
+      transactionId: 'void-1',
+      target: reference,
+      targetType: 'AUTHORIZATION',
+    });
+
+    expect(await countOf(metrics, { operation: 'AUTHORIZE', outcome: 'APPROVED' })).toBe(1);
+    expect(await countOf(metrics, { operation: 'AUTHORIZE', outcome: 'PARTIALLY_APPROVED' })).toBe(1);
+    expect(await countOf(metrics, { operation: 'PAY', outcome: 'INSUFFICIENT_FUNDS' })).toBe(1);
+    expect(await countOf(metrics, { operation: 'PAY', outcome: 'UNKNOWN' })).toBe(1);
+    expect(await countOf(metrics, { operation: 'CAPTURE', outcome: 'APPROVED' })).toBe(1);
+    expect(await countOf(metrics, { operation: 'CAPTURE', outcome: 'DECLINED' })).toBe(1);
+    expect(
+      await countOf(metrics, { operation: 'VOID', outcome: 'APPROVED', acquirer: TEST_ACQUIRER_ID }),
+    ).toBe(1);
+    expect(await countOf(metrics, { operation: 'VERIFY' })).toBe(0);
+  });
+
   it('counts a call that failed with an exception as ERROR and rethrows it', async () => {
     const metrics = new Metrics();
     const broken = new TestAcquirer();
-    jest.spyOn(broken, 'withLatency').mockReturnValue({
+    const hangUp = () => Promise.reject(new Error('socket hang up'));
+    const unreachable: AcquirerConnector = {
       acquirerId: 'BROKEN',
-      verify: () => Promise.reject(new Error('socket hang up')),
-      refund: () => Promise.reject(new Error('socket hang up')),
-    } as AcquirerConnector as TestAcquirer);
+      verify: hangUp,
+      authorize: hangUp,
+      pay: hangUp,
+      capture: hangUp,
+      void: hangUp,
+      refund: hangUp,
+    };
+    jest.spyOn(broken, 'withLatency').mockReturnValue(unreachable as TestAcquirer);
     const connector = new AcquirerRegistry(metrics, broken).forMerchant(merchant('TEST'));
     await expect(connector.verify(verifyRequest())).rejects.toThrow('socket hang up');
+    await expect(connector.capture(captureRequest())).rejects.toThrow('socket hang up');
     expect(await countOf(metrics, { acquirer: 'BROKEN', operation: 'VERIFY', outcome: 'ERROR' })).toBe(1);
+    expect(await countOf(metrics, { acquirer: 'BROKEN', operation: 'CAPTURE', outcome: 'ERROR' })).toBe(1);
   });
 
   it('shares one counter between registries of the same process registry', async () => {

@@ -3,8 +3,22 @@ import { GatewayError, MerchantContext } from '@gateway/contracts';
 import { Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import type { AcquirerCallOptions, AcquirerConnector, AcquirerOperation } from './acquirer-connector';
-import type { RefundRequest, VerifyCardRequest } from './acquirer-requests';
-import type { RefundResult, VerifyCardResult } from './acquirer-results';
+import type {
+  AuthorizeCardRequest,
+  CaptureRequest,
+  PayCardRequest,
+  RefundRequest,
+  VerifyCardRequest,
+  VoidRequest,
+} from './acquirer-requests';
+import type {
+  AuthorizeCardResult,
+  CaptureResult,
+  PayCardResult,
+  RefundResult,
+  VerifyCardResult,
+  VoidResult,
+} from './acquirer-results';
 import { TestAcquirer } from './test-acquirer/test-acquirer';
 
 /** Overrides the built-in test acquirer (a clock or random source in tests). */
@@ -63,6 +77,22 @@ class MeteredConnector implements AcquirerConnector {
 
   verify(request: VerifyCardRequest, options?: AcquirerCallOptions): Promise<VerifyCardResult> {
     return this.count('VERIFY', () => this.connector.verify(request, options));
+  }
+
+  authorize(request: AuthorizeCardRequest, options?: AcquirerCallOptions): Promise<AuthorizeCardResult> {
+    return this.count('AUTHORIZE', () => this.connector.authorize(request, options));
+  }
+
+  pay(request: PayCardRequest, options?: AcquirerCallOptions): Promise<PayCardResult> {
+    return this.count('PAY', () => this.connector.pay(request, options));
+  }
+
+  capture(request: CaptureRequest, options?: AcquirerCallOptions): Promise<CaptureResult> {
+    return this.count('CAPTURE', () => this.connector.capture(request, options));
+  }
+
+  void(request: VoidRequest, options?: AcquirerCallOptions): Promise<VoidResult> {
+    return this.count('VOID', () => this.connector.void(request, options));
   }
 
   refund(request: RefundRequest, options?: AcquirerCallOptions): Promise<RefundResult> {

@@ -103,7 +103,8 @@ export interface AcquirerOperationContext {
   readonly transactionId: string;
 }
 
-interface CardOperationRequest extends AcquirerOperationContext {
+/** What every operation that presents a card to the issuer carries. */
+export interface CardOperationRequest extends AcquirerOperationContext {
   readonly card: AcquirerCard;
   readonly cardholder?: AcquirerCardholder;
   readonly authentication?: ExternalAuthentication;

@@ -62,7 +62,8 @@ export interface AvsResult {
   readonly acquirerCode?: string;
 }
 
-interface ProcessedTransaction extends AcquirerOutcome {
+/** What every result of a transaction the acquirer processed carries. */
+export interface ProcessedTransaction extends AcquirerOutcome {
   readonly acquirer: AcquirerTransactionData;
   readonly authorizationResponse: AuthorizationResponse;
   /** Retrieval reference number (`transaction.receipt`). */
@@ -81,8 +82,15 @@ export interface CardTransactionResult extends ProcessedTransaction {
 export type VerifyCardResult = CardTransactionResult;
 
 export interface AuthorizeCardResult extends CardTransactionResult {
-  /** Equal to the requested amount unless PARTIALLY_APPROVED. */
+  /**
+   * What the issuer approved: the requested amount when APPROVED, less when
+   * PARTIALLY_APPROVED (the spec's `transaction.amount` and `order.amount` then), and the
+   * requested amount on a decline or unknown outcome too (nothing was approved, but the
+   * transaction is still recorded for the amount it asked).
+   */
   readonly approvedAmount: Money;
+  /** The amount asked for (`transaction.requestedAmount` when PARTIALLY_APPROVED). */
+  readonly requestedAmount: Money;
 }
 
 export type PayCardResult = AuthorizeCardResult;

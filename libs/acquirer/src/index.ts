@@ -8,6 +8,7 @@ export * from './card/card-expiry';
 export * from './card/pan';
 export * from './card/security-code';
 export * from './codes';
+export * from './external-authentication';
 export * from './test-acquirer/avs-table';
 export * from './test-acquirer/expiry-outcomes';
 export * from './test-acquirer/security-code-outcomes';

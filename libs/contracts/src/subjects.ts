@@ -18,10 +18,17 @@ export const SUBJECTS = {
     /** Card custody (card-custody.messages.ts): seal a session's card; an acquirer call on a stored card. */
     sealCard: 'token-vault.card.seal.v1',
     acquirerCall: 'token-vault.acquirer.call.v1',
+    /** GET .../session/{id} with an authorised UNMASK: the sealed card's number, opened for display. */
+    revealCard: 'token-vault.card.reveal.v1',
   },
   orderTransaction: {
     ping: 'order-transaction.ping.v1',
     refund: 'order-transaction.refund.v1',
+    /** Card payments (issue 9): AUTHORIZE, PAY, CAPTURE and VOID on the ledger. */
+    authorize: 'order-transaction.authorize.v1',
+    pay: 'order-transaction.pay.v1',
+    capture: 'order-transaction.capture.v1',
+    void: 'order-transaction.void.v1',
     /** The ledger's two steps around every order operation (see ledger.messages.ts). */
     ledgerBegin: 'order-transaction.ledger.begin.v1',
     ledgerRecord: 'order-transaction.ledger.record.v1',
@@ -66,6 +73,10 @@ export const ORDER_OPERATION_SUBJECTS = {
   REFUND: SUBJECTS.orderTransaction.refund,
   INITIATE_BROWSER_PAYMENT: SUBJECTS.browserPayment.initiate,
   CONFIRM_BROWSER_PAYMENT: SUBJECTS.browserPayment.confirm,
+  AUTHORIZE: SUBJECTS.orderTransaction.authorize,
+  PAY: SUBJECTS.orderTransaction.pay,
+  CAPTURE: SUBJECTS.orderTransaction.capture,
+  VOID: SUBJECTS.orderTransaction.void,
 } as const;
 
 export type OrderApiOperation = keyof typeof ORDER_OPERATION_SUBJECTS;

@@ -6,3 +6,4 @@ export * from './schema-dump';
 export * from './tls-certificates';
 export * from './webhook-receiver';
 export * from './test-pki';
+export * from './at-rest-scan';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
+import { recordForAtRestScan } from './at-rest-scan';
 
 /**
  * Where the test tiers find Postgres, Redis and NATS: the machine's running servers unless
@@ -28,6 +29,7 @@ export async function createDatabase(database: string, adminUrl = testInfra.pgAd
   await client.connect();
   try {
     await client.query(`CREATE DATABASE "${database}"`);
+    recordForAtRestScan('database', database);
   } finally {
     await client.end();
   }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { InMemoryDataKeyStore, MasterKeyRing, VaultKeys } from '@gateway/crypto';
+import { recordRunSecret } from './at-rest-scan';
 
 /** `id:base64` master key configuration with fresh random keys. */
 export function testMasterKeys(...ids: string[]): string {
@@ -21,5 +22,7 @@ export async function startTestVaultKeys(
  * use the run's database): derived from the run id, so nothing fixed is checked in as a key.
  */
 export function runKey(label: string): string {
-  return createHash('sha256').update(`${process.env.TEST_RUN_ID ?? 'local'}:${label}`).digest('base64');
+  const key = createHash('sha256').update(`${process.env.TEST_RUN_ID ?? 'local'}:${label}`).digest('base64');
+  recordRunSecret(key);
+  return key;
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { provisionServiceRoles } from '@gateway/platform';
-import { createDatabase, freePort, newRunId, selfSignedCertificate, testInfra, waitFor } from '@gateway/testing';
+import { createDatabase, freePort, newRunId, recordForAtRestScan, selfSignedCertificate, testInfra, waitFor } from '@gateway/testing';
 import { E2eState, writeState } from './e2e-state';
 import { recordSecret } from './gateway-client';
 import { APPS, httpOk, ROOT, StartedProcess, startApp } from './processes';
@@ -95,6 +95,7 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
     password: randomBytes(12).toString('hex'),
   }));
   await provisionServiceRoles(adminDbUrl, roles);
+  recordForAtRestScan('role', ...roles.map((r) => r.role));
   const roleUrl = (role: string, password: string) => {
     const url = new URL(adminDbUrl);
     url.username = role;
@@ -111,6 +112,7 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
   recordSecret(webhookKeys.slice('e2e-1:'.length));
   const webhooks = webhookTestConfig(runId);
   const redisPrefix = `e2e:${runId}:`;
+  recordForAtRestScan('redis', redisPrefix);
   const base = `http://127.0.0.1:${ports['api-edge']}`;
   const appEnv: Record<string, Record<string, string>> = {};
   for (const { app, role, password } of roles) {
@@ -159,6 +161,7 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
 
 async function startStandalone(runId: string, logDir: string): Promise<E2eState> {
   const dataDir = path.join(ROOT, 'tmp', `e2e-${runId}`);
+  recordForAtRestScan('dir', dataDir);
   const [httpPort, pgPort] = [await freePort(), await freePort()];
   const webhooks = webhookTestConfig(runId);
   const env = {

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { dropServiceRoles } from '@gateway/platform';
-import { dropDatabase, testInfra } from '@gateway/testing';
+import { dropDatabase, keptForAtRestScan, testInfra } from '@gateway/testing';
 import { readState } from './e2e-state';
 import { vaultDumpFindings } from './vault-dump-check';
 
@@ -16,11 +16,13 @@ export default async function teardown(): Promise<void> {
   }
   // After every e2e file has run, before the database goes: the vault holds no card data in clear.
   const vaultFindings = state.database ? await vaultDumpFindings(state.database) : [];
-  if (state.database && !process.env.E2E_KEEP_DATABASE) {
+  // A full run (tools/scripts/test-all.sh) keeps the data for its at-rest scan, which removes it.
+  const keep = keptForAtRestScan();
+  if (state.database && !process.env.E2E_KEEP_DATABASE && !keep) {
     await dropDatabase(state.database);
     await dropServiceRoles(testInfra.pgAdminUrl, state.roles ?? []);
   }
-  if (state.redisPrefix) {
+  if (state.redisPrefix && !keep) {
     const redis = new Redis(testInfra.redisUrl);
     for await (const keys of redis.scanStream({ match: `${state.redisPrefix}*`, count: 500 })) {
       if ((keys as string[]).length > 0) {
@@ -32,7 +34,7 @@ export default async function teardown(): Promise<void> {
   if (state.webhookReceiverTls) {
     rmSync(path.dirname(state.webhookReceiverTls.certFile), { recursive: true, force: true });
   }
-  if (state.standaloneDataDir) {
+  if (state.standaloneDataDir && !keep) {
     rmSync(state.standaloneDataDir, { recursive: true, force: true });
   }
   if (unclean.length > 0) {

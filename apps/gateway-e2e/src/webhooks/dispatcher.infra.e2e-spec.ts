@@ -12,7 +12,7 @@ import {
 } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { canonicalRequestHash, createMessageClient } from '@gateway/platform';
-import { createDatabase, dropDatabase, freePort, testInfra, waitFor, WebhookReceiver } from '@gateway/testing';
+import { createDatabase, dropDatabase, freePort, keptForAtRestScan, testInfra, waitFor, WebhookReceiver } from '@gateway/testing';
 import { Client } from 'pg';
 import { firstValueFrom } from 'rxjs';
 import { readState } from '../support/e2e-state';
@@ -130,7 +130,9 @@ describe('webhook dispatcher processes', () => {
     await client?.close();
     await receiver?.stop();
     await db?.end();
-    await dropDatabase(database);
+    if (!keptForAtRestScan()) {
+      await dropDatabase(database);
+    }
   });
 
   it('never delivers one notification from two dispatchers at the same time, and both share the work', async () => {

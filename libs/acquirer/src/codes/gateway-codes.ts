@@ -22,7 +22,8 @@ export const ACQUIRER_GATEWAY_CODES = [
 ] as const;
 export type AcquirerGatewayCode = (typeof ACQUIRER_GATEWAY_CODES)[number];
 
-const SUCCESSFUL: ReadonlySet<string> = new Set([
+/** The codes of an approval (`result` SUCCESS): an approval code comes with them. */
+export const SUCCESSFUL_GATEWAY_CODES: ReadonlySet<string> = new Set([
   'APPROVED',
   'APPROVED_PENDING_SETTLEMENT',
   'PARTIALLY_APPROVED',
@@ -36,7 +37,7 @@ const PENDING: ReadonlySet<string> = new Set(['PENDING', 'SUBMITTED']);
  * when the outcome is learned.
  */
 export function resultOfGatewayCode(gatewayCode: string): TransactionResult {
-  if (SUCCESSFUL.has(gatewayCode)) {
+  if (SUCCESSFUL_GATEWAY_CODES.has(gatewayCode)) {
     return 'SUCCESS';
   }
   if (gatewayCode === 'UNKNOWN') {

@@ -1,7 +1,12 @@
 import { inspect } from 'node:util';
 import { Money } from '@gateway/money';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import type { VerifyCardRequest } from '../acquirer-requests';
+import type {
+  AuthorizeCardRequest,
+  CaptureRequest,
+  VerifyCardRequest,
+  VoidRequest,
+} from '../acquirer-requests';
 import { parseCardExpiry } from '../card/card-expiry';
 import { Pan } from '../card/pan';
 import { SecurityCode } from '../card/security-code';
@@ -36,6 +41,53 @@ function verifyRequest(
       ...(extra.securityCode ? { securityCode: SecurityCode.of(extra.securityCode) } : {}),
     },
     ...(billingAddress ? { cardholder: { billingAddress } } : {}),
+  };
+}
+
+function paymentRequest(
+  amount: string,
+  extra: {
+    currency?: string;
+    acceptPartialAmount?: boolean;
+    expiry?: { month: string; year: string };
+    securityCode?: string;
+    street?: string;
+  } = {},
+): AuthorizeCardRequest {
+  const { card, cardholder, merchantId, orderId } = verifyRequest(extra.expiry, extra);
+  return {
+    merchantId,
+    orderId,
+    transactionId: 'pay-1',
+    card,
+    ...(cardholder ? { cardholder } : {}),
+    amount: Money.of(amount, extra.currency ?? 'USD'),
+    ...(extra.acceptPartialAmount !== undefined ? { acceptPartialAmount: extra.acceptPartialAmount } : {}),
+  };
+}
+
+const ISSUED_REFERENCE = 'MCC0000021121';
+
+function captureRequest(acquirerTransactionId = ISSUED_REFERENCE, amount = '10.00'): CaptureRequest {
+  return {
+    merchantId: 'TESTMERCHANT1',
+    orderId: 'order-1',
+    transactionId: 'capture-1',
+    amount: Money.of(amount, 'USD'),
+    authorization: { acquirerTransactionId, authorizationCode: '000003' },
+  };
+}
+
+function voidRequest(
+  targetType: VoidRequest['targetType'],
+  acquirerTransactionId = ISSUED_REFERENCE,
+): VoidRequest {
+  return {
+    merchantId: 'TESTMERCHANT1',
+    orderId: 'order-1',
+    transactionId: 'void-1',
+    target: { acquirerTransactionId },
+    targetType,
   };
 }
 
@@ -277,6 +329,230 @@ describe('TestAcquirer', () => {
       expect(answer).toMatchObject({ gatewayCode: 'DECLINED', result: 'FAILURE' });
       expect(answer.card?.maskedNumber).toBe('512345xxxxxx0008');
       expect(JSON.stringify(answer)).not.toContain(TEST_CARD);
+    });
+  });
+  describe('AUTHORIZE and PAY', () => {
+    const operations = [
+      ['AUTHORIZE', (a: TestAcquirer, r: AuthorizeCardRequest) => a.authorize(r)],
+      ['PAY', (a: TestAcquirer, r: AuthorizeCardRequest) => a.pay(r)],
+    ] as const;
+
+    describe.each(operations)('%s', (_name, send) => {
+      it.each([
+        [TEST_EXPIRY.APPROVED, 'APPROVED', 'SUCCESS', '00'],
+        [TEST_EXPIRY.DECLINED, 'DECLINED', 'FAILURE', '05'],
+        [TEST_EXPIRY.EXPIRED_CARD, 'EXPIRED_CARD', 'FAILURE', '54'],
+        [TEST_EXPIRY.TIMED_OUT, 'TIMED_OUT', 'FAILURE', '68'],
+        [TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR, 'ACQUIRER_SYSTEM_ERROR', 'FAILURE', '96'],
+        [TEST_EXPIRY.UNSPECIFIED_FAILURE, 'UNSPECIFIED_FAILURE', 'FAILURE', '06'],
+      ])(
+        'answers expiry %o with %s (result %s) for the full amount',
+        async (expiry, gatewayCode, result, acquirerCode) => {
+          const answer = await send(acquirer(), paymentRequest('25.00', { expiry }));
+          expect(answer).toMatchObject({ gatewayCode, result, acquirerCode });
+          expect(answer.authorizationResponse.responseCode).toBe(acquirerCode);
+          expect(answer.approvedAmount.equals(Money.of('25', 'USD'))).toBe(true);
+          expect(answer.requestedAmount.equals(Money.of('25', 'USD'))).toBe(true);
+        },
+      );
+
+      it('answers UNKNOWN (result UNKNOWN) without an acquirer response code for expiry 05/37', async () => {
+        const answer = await send(acquirer(), paymentRequest('25.00', { expiry: TEST_EXPIRY.UNKNOWN }));
+        expect(answer).toMatchObject({ gatewayCode: 'UNKNOWN', result: 'UNKNOWN' });
+        expect(answer).not.toHaveProperty('acquirerCode');
+        expect(answer).not.toHaveProperty('authorizationCode');
+      });
+
+      it('checks the security code and address as a verification does', async () => {
+        const answer = await send(
+          acquirer(),
+          paymentRequest('25.00', { securityCode: '102', street: 'NAME_MATCH' }),
+        );
+        expect(answer.cardSecurityCode).toEqual({ gatewayCode: 'NO_MATCH', acquirerCode: 'N' });
+        expect(answer.avs).toEqual({ gatewayCode: 'NAME_MATCH', acquirerCode: 'K' });
+        const timedOut = await send(
+          acquirer(),
+          paymentRequest('25.00', {
+            expiry: TEST_EXPIRY.TIMED_OUT,
+            securityCode: '102',
+            street: 'NAME_MATCH',
+          }),
+        );
+        expect(timedOut.cardSecurityCode.gatewayCode).toBe('NOT_PROCESSED');
+        expect(timedOut.avs.gatewayCode).toBe('SERVICE_NOT_AVAILABLE_RETRY');
+      });
+
+      it('gives an approval code, the masked card, the acquirer data and a goods-and-services processing code', async () => {
+        const answer = await send(acquirer(), paymentRequest('25.00'));
+        // randomDigits yields 000001 (STAN), 000002 (Banknet reference), 000003 (approval code).
+        expect(answer.authorizationCode).toBe('000003');
+        expect(answer.authorizationResponse).toMatchObject({
+          processingCode: '000000',
+          stan: '000001',
+          transactionIdentifier: 'MCC0000021121',
+        });
+        expect(answer.acquirer).toEqual({
+          id: TEST_ACQUIRER_ID,
+          merchantId: 'TESTMERCHANT1',
+          transactionId: 'MCC0000021121',
+          date: '1121',
+          time: '101530',
+        });
+        expect(answer.receipt).toBe('632510000001');
+        expect(answer.card.maskedNumber).toBe('512345xxxxxx0008');
+        expect(JSON.stringify(answer)).not.toContain(TEST_CARD);
+      });
+
+      describe('partial approvals (amount ending in 51 minor units)', () => {
+        it.each([
+          ['10.51', 'USD', '5.25'],
+          ['0.51', 'USD', '0.25'],
+          ['1051', 'JPY', '525'],
+          ['1.051', 'BHD', '0.525'],
+          ['12345678.51', 'EUR', '6172839.25'],
+        ])(
+          'approves half of %s %s, rounded down to %s, when the merchant accepts a partial amount',
+          async (amount, currency, approved) => {
+            const answer = await send(
+              acquirer(),
+              paymentRequest(amount, { currency, acceptPartialAmount: true }),
+            );
+            expect(answer).toMatchObject({
+              gatewayCode: 'PARTIALLY_APPROVED',
+              result: 'SUCCESS',
+              acquirerCode: '10',
+              acquirerMessage: 'Approved for partial amount',
+            });
+            expect(answer.approvedAmount.toFixed()).toBe(Money.of(approved, currency).toFixed());
+            expect(answer.approvedAmount.currency).toBe(currency);
+            expect(answer.requestedAmount.equals(Money.of(amount, currency))).toBe(true);
+            expect(answer.authorizationCode).toBe('000003');
+          },
+        );
+
+        it.each([[undefined], [false]])(
+          'declines with INSUFFICIENT_FUNDS when acceptPartialAmount is %s',
+          async (acceptPartialAmount) => {
+            const answer = await send(acquirer(), paymentRequest('10.51', { acceptPartialAmount }));
+            expect(answer).toMatchObject({
+              gatewayCode: 'INSUFFICIENT_FUNDS',
+              result: 'FAILURE',
+              acquirerCode: '51',
+              acquirerMessage: 'Insufficient funds',
+            });
+            expect(answer.authorizationResponse.responseCode).toBe('51');
+            expect(answer).not.toHaveProperty('authorizationCode');
+            expect(answer.approvedAmount.equals(Money.of('10.51', 'USD'))).toBe(true);
+          },
+        );
+
+        it('lets the card decide first: a declined card stays declined whatever the amount', async () => {
+          const answer = await send(
+            acquirer(),
+            paymentRequest('10.51', { expiry: TEST_EXPIRY.DECLINED, acceptPartialAmount: true }),
+          );
+          expect(answer.gatewayCode).toBe('DECLINED');
+          expect(answer.approvedAmount.equals(Money.of('10.51', 'USD'))).toBe(true);
+        });
+
+        it.each([
+          ['10.50', 'USD'],
+          ['51.00', 'USD'],
+          ['10.15', 'USD'],
+          ['1050', 'JPY'],
+          ['1.510', 'BHD'],
+        ])('approves %s %s in full: its minor units do not end in 51', async (amount, currency) => {
+          const answer = await send(
+            acquirer(),
+            paymentRequest(amount, { currency, acceptPartialAmount: true }),
+          );
+          expect(answer.gatewayCode).toBe('APPROVED');
+          expect(answer.approvedAmount.equals(Money.of(amount, currency))).toBe(true);
+        });
+      });
+    });
+  });
+
+  describe('CAPTURE', () => {
+    it('captures the amount asked of an authorisation it issued, whatever that amount', async () => {
+      const answer = await acquirer().capture(captureRequest(ISSUED_REFERENCE, '999999.99'));
+      expect(answer).toMatchObject({ gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' });
+      expect(answer.amount.equals(Money.of('999999.99', 'USD'))).toBe(true);
+      expect(answer.authorizationResponse).toMatchObject({
+        processingCode: '000000',
+        responseCode: '00',
+        stan: '000001',
+      });
+      expect(answer.acquirer).toMatchObject({ id: TEST_ACQUIRER_ID, merchantId: 'TESTMERCHANT1' });
+      expect(answer.receipt).toMatch(/^[0-9]{12}$/);
+    });
+
+    it('knows both forms of reference it issues: Banknet and fifteen digits', async () => {
+      expect((await acquirer().capture(captureRequest('123456789012345'))).gatewayCode).toBe('APPROVED');
+    });
+
+    it.each([['ACQ-1'], [''], ['MCC12345'], ['1234567890123456']])(
+      'declines a capture of %p, a reference it never issued',
+      async (reference) => {
+        const answer = await acquirer().capture(captureRequest(reference));
+        expect(answer).toMatchObject({
+          gatewayCode: 'DECLINED',
+          result: 'FAILURE',
+          acquirerCode: '25',
+          acquirerMessage: 'Unable to locate record',
+        });
+      },
+    );
+  });
+
+  describe('VOID', () => {
+    it.each([
+      ['AUTHORIZATION', '000000'],
+      ['CAPTURE', '000000'],
+      ['PAYMENT', '000000'],
+      ['REFUND', '200000'],
+    ] as const)(
+      'voids a %s it issued, with the processing code of what it undoes',
+      async (targetType, processingCode) => {
+        const answer = await acquirer().void(voidRequest(targetType));
+        expect(answer).toMatchObject({ gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' });
+        expect(answer.authorizationResponse.processingCode).toBe(processingCode);
+      },
+    );
+
+    it('declines a void of a reference it never issued', async () => {
+      expect(await acquirer().void(voidRequest('AUTHORIZATION', 'nope'))).toMatchObject({
+        gatewayCode: 'DECLINED',
+        acquirerCode: '25',
+      });
+    });
+  });
+
+  describe('latency of the card payment operations', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it.each([
+      ['authorize', (a: TestAcquirer) => a.authorize(paymentRequest('1.00'))],
+      ['pay', (a: TestAcquirer) => a.pay(paymentRequest('1.00'))],
+      ['capture', (a: TestAcquirer) => a.capture(captureRequest())],
+      ['void', (a: TestAcquirer) => a.void(voidRequest('AUTHORIZATION'))],
+    ])('holds %s for the merchant latency, or the per-call override', async (_name, call) => {
+      let settled = false;
+      void call(acquirer().withLatency(400)).then(() => (settled = true));
+      await jest.advanceTimersByTimeAsync(399);
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(true);
+    });
+
+    it('lets a call override the merchant latency', async () => {
+      let settled = false;
+      void acquirer({ latencyMs: 5_000 })
+        .pay(paymentRequest('1.00'), { latencyMs: 0 })
+        .then(() => (settled = true));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(true);
     });
   });
 });

@@ -3,26 +3,49 @@ import type { AcquirerCallOptions, AcquirerConnector } from '../acquirer-connect
 import type {
   AcquirerCard,
   AcquirerOperationContext,
+  AcquirerTransactionReference,
+  AuthorizeCardRequest,
+  CaptureRequest,
+  CardOperationRequest,
+  PayCardRequest,
   RefundRequest,
   VerifyCardRequest,
+  VoidRequest,
 } from '../acquirer-requests';
 import type {
   AcquirerTransactionData,
   AuthorizationResponse,
+  AuthorizeCardResult,
+  CaptureResult,
   CardProfile,
+  CardTransactionResult,
+  PayCardResult,
   RefundResult,
   VerifyCardResult,
+  VoidResult,
 } from '../acquirer-results';
 import { CardBinProfile, lookupCardBin } from '../card/card-bin-table';
-import { resultOfGatewayCode } from '../codes/gateway-codes';
+import { resultOfGatewayCode, SUCCESSFUL_GATEWAY_CODES } from '../codes/gateway-codes';
+import { amountOutcome } from './amount-outcomes';
 import { avsOutcome } from './avs-table';
 import { ExpiryOutcome, expiryOutcome } from './expiry-outcomes';
 import { securityCodeOutcome } from './security-code-outcomes';
 
 export const TEST_ACQUIRER_ID = 'TEST_ACQUIRER';
 
-/** ISO 8583 processing codes: 00 goods and services (an account verification), 20 refund. */
-const PROCESSING_CODE = { verify: '000000', refund: '200000' } as const;
+/**
+ * ISO 8583 processing codes: 00 goods and services (verification, authorisation, payment,
+ * capture), 20 refund. A void repeats the processing code of what it undoes.
+ */
+const PROCESSING_CODE = { purchase: '000000', refund: '200000' } as const;
+
+/**
+ * The references the test acquirer hands out as `transaction.acquirer.transactionId`:
+ * a network code, six digits and MMDD (Banknet), or fifteen digits. CAPTURE and VOID must
+ * name one of them; the test acquirer keeps no state (it runs inside several services), so
+ * "known" means "in a form it issues".
+ */
+const ISSUED_REFERENCE = /^([A-Z]{3}[0-9]{6}[0-9]{4}|[0-9]{15})$/;
 
 export interface TestAcquirerOptions {
   /** Clock for expiry checks and the acquirer's date and time fields. */
@@ -35,10 +58,10 @@ export interface TestAcquirerOptions {
 
 /**
  * The built-in acquirer of test merchants: it answers from magic values in the request
- * (expiry, security code, billing street or postcode; docs/test-acquirer.md), as the real
- * gateway's test environment does, after a configurable latency so load and lock tests can
- * hold an order busy. It never sees more of the card than its BIN, last four digits and the
- * magic values: results carry the masked number only.
+ * (expiry, security code, billing street or postcode, the amount for partial approvals;
+ * docs/test-acquirer.md), as the real gateway's test environment does, after a configurable
+ * latency so load and lock tests can hold an order busy. It never sees more of the card than
+ * its BIN, last four digits and the magic values: results carry the masked number only.
  */
 export class TestAcquirer implements AcquirerConnector {
   readonly acquirerId = TEST_ACQUIRER_ID;
@@ -60,16 +83,36 @@ export class TestAcquirer implements AcquirerConnector {
   async verify(request: VerifyCardRequest, options?: AcquirerCallOptions): Promise<VerifyCardResult> {
     await this.simulateLatency(options);
     const at = this.now();
-    const outcome = expiryOutcome(request.card.expiry, at);
-    const bin = lookupCardBin(request.card.number);
-    const approved = outcome.gatewayCode === 'APPROVED';
+    return this.cardTransaction(request, expiryOutcome(request.card.expiry, at), at);
+  }
+
+  authorize(request: AuthorizeCardRequest, options?: AcquirerCallOptions): Promise<AuthorizeCardResult> {
+    return this.fundsOnCard(request, options);
+  }
+
+  /** Answers as an authorisation would: the test issuer approves and captures in one. */
+  pay(request: PayCardRequest, options?: AcquirerCallOptions): Promise<PayCardResult> {
+    return this.fundsOnCard(request, options);
+  }
+
+  /** Approved for an authorisation it issued, whatever the amount (the ledger's rule). */
+  async capture(request: CaptureRequest, options?: AcquirerCallOptions): Promise<CaptureResult> {
+    await this.simulateLatency(options);
+    const at = this.now();
+    const outcome = referenceOutcome(request.authorization);
     return {
-      ...this.processed(request, outcome, at, PROCESSING_CODE.verify, bin),
-      ...(approved ? { authorizationCode: this.randomDigits(6) } : {}),
-      card: cardProfile(request.card, bin),
-      cardSecurityCode: securityCodeOutcome(request.card.securityCode, outcome.issuerAnswered),
-      avs: avsOutcome(request.cardholder?.billingAddress, outcome.issuerAnswered),
+      ...this.processed(request, outcome, at, PROCESSING_CODE.purchase, undefined),
+      amount: request.amount,
     };
+  }
+
+  /** Approved for a transaction it issued. */
+  async void(request: VoidRequest, options?: AcquirerCallOptions): Promise<VoidResult> {
+    await this.simulateLatency(options);
+    const at = this.now();
+    const processingCode =
+      request.targetType === 'REFUND' ? PROCESSING_CODE.refund : PROCESSING_CODE.purchase;
+    return this.processed(request, referenceOutcome(request.target), at, processingCode, undefined);
   }
 
   /**
@@ -85,6 +128,46 @@ export class TestAcquirer implements AcquirerConnector {
       ...this.processed(request, outcome, at, PROCESSING_CODE.refund, bin),
       amount: request.amount,
       ...(request.card && bin ? { card: cardProfile(request.card, bin) } : {}),
+    };
+  }
+
+  /**
+   * AUTHORIZE and PAY: the card's expiry decides as for a verification; when the card would be
+   * approved, the amount may make it a partial approval or INSUFFICIENT_FUNDS.
+   */
+  private async fundsOnCard(
+    request: AuthorizeCardRequest,
+    options?: AcquirerCallOptions,
+  ): Promise<AuthorizeCardResult> {
+    await this.simulateLatency(options);
+    const at = this.now();
+    const byCard = expiryOutcome(request.card.expiry, at);
+    const byAmount =
+      byCard.gatewayCode === 'APPROVED'
+        ? amountOutcome(request.amount, request.acceptPartialAmount === true)
+        : undefined;
+    return {
+      ...this.cardTransaction(request, byAmount?.outcome ?? byCard, at),
+      approvedAmount: byAmount?.approvedAmount ?? request.amount,
+      requestedAmount: request.amount,
+    };
+  }
+
+  /** The result of a transaction the issuer was asked about: approval code, card, CSC, AVS. */
+  private cardTransaction(
+    request: CardOperationRequest,
+    outcome: ExpiryOutcome,
+    at: Date,
+  ): CardTransactionResult {
+    const bin = lookupCardBin(request.card.number);
+    return {
+      ...this.processed(request, outcome, at, PROCESSING_CODE.purchase, bin),
+      ...(SUCCESSFUL_GATEWAY_CODES.has(outcome.gatewayCode)
+        ? { authorizationCode: this.randomDigits(6) }
+        : {}),
+      card: cardProfile(request.card, bin),
+      cardSecurityCode: securityCodeOutcome(request.card.securityCode, outcome.issuerAnswered),
+      avs: avsOutcome(request.cardholder?.billingAddress, outcome.issuerAnswered),
     };
   }
 
@@ -154,6 +237,18 @@ const APPROVED_WITHOUT_CARD: ExpiryOutcome = {
   acquirerMessage: 'Approved',
   issuerAnswered: true,
 };
+
+/** ISO 8583 25: the acquirer has no such transaction to capture or void. */
+const NO_SUCH_TRANSACTION: ExpiryOutcome = {
+  gatewayCode: 'DECLINED',
+  acquirerCode: '25',
+  acquirerMessage: 'Unable to locate record',
+  issuerAnswered: true,
+};
+
+function referenceOutcome(reference: AcquirerTransactionReference): ExpiryOutcome {
+  return ISSUED_REFERENCE.test(reference.acquirerTransactionId) ? APPROVED_WITHOUT_CARD : NO_SUCH_TRANSACTION;
+}
 
 function cardProfile(card: AcquirerCard, bin: CardBinProfile): CardProfile {
   return {

@@ -1,11 +1,22 @@
 import { Money } from '@gateway/money';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import type { RefundRequest, VerifyCardRequest } from '../acquirer-requests';
+import type { AuthorizeCardRequest, CaptureRequest, RefundRequest, VerifyCardRequest, VoidRequest } from '../acquirer-requests';
 import { parseCardExpiry } from '../card/card-expiry';
 import { Pan } from '../card/pan';
 import { SecurityCode } from '../card/security-code';
 import { TestAcquirer } from '../test-acquirer/test-acquirer';
-import { CardDetails, Cardless, REFUND_WIRE, VERIFY_WIRE, withCardDetails } from './acquirer-wire.codec';
+import {
+  ACQUIRER_WIRE,
+  AUTHORIZE_WIRE,
+  CAPTURE_WIRE,
+  CardDetails,
+  Cardless,
+  PAY_WIRE,
+  REFUND_WIRE,
+  VERIFY_WIRE,
+  VOID_WIRE,
+  withCardDetails,
+} from './acquirer-wire.codec';
 import { AcquirerWireError } from './wire-reader';
 
 /** Through JSON, as NATS and the in-process bus carry it. */
@@ -135,6 +146,113 @@ describe('acquirer wire codec', () => {
       const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
       const wire = { ...(overTheWire(VERIFY_WIRE.encodeResult(result)) as object), gatewayCode: 'LOCK_FAILURE' };
       expect(() => VERIFY_WIRE.decodeResult(wire)).toThrow('result.gatewayCode is not one of the known values');
+    });
+  });
+  describe('card payments', () => {
+    const { currency: _currency, ...cardOperation } = cardlessVerify;
+    const cardlessPayment: Cardless<AuthorizeCardRequest> = {
+      ...cardOperation,
+      transactionId: 'auth-1',
+      amount: Money.of('1234567890.51', 'USD'),
+      acceptPartialAmount: true,
+    };
+
+    it.each([
+      ['AUTHORIZE', AUTHORIZE_WIRE],
+      ['PAY', PAY_WIRE],
+    ])('carries a %s request without its card details, the amount an exact decimal string', (_name, codec) => {
+      const wire = overTheWire(codec.encodeRequest(withCardDetails(cardlessPayment, details)));
+      const text = JSON.stringify(wire);
+      for (const leak of [TEST_CARD, '1020', 'Ada Cardholder', '"expiry"']) {
+        expect(text).not.toContain(leak);
+      }
+      expect(wire).toMatchObject({ amount: { value: '1234567890.51', currency: 'USD' }, acceptPartialAmount: true });
+      const decoded = codec.decodeRequest(wire);
+      expect(decoded.amount.equals(cardlessPayment.amount)).toBe(true);
+      expect({ ...decoded, amount: undefined }).toEqual({ ...cardlessPayment, amount: undefined });
+    });
+
+    it('leaves acceptPartialAmount absent when the merchant did not say', () => {
+      const { acceptPartialAmount: _accept, ...withoutAccept } = cardlessPayment;
+      const wire = overTheWire(AUTHORIZE_WIRE.encodeRequest(withoutAccept)) as object;
+      expect(wire).not.toHaveProperty('acceptPartialAmount');
+      expect(AUTHORIZE_WIRE.decodeRequest(wire)).not.toHaveProperty('acceptPartialAmount');
+    });
+
+    it('refuses a payment whose card carries its number, an amount as a JS number, or a non-boolean acceptPartialAmount', () => {
+      const wire = overTheWire(PAY_WIRE.encodeRequest(cardlessPayment)) as Record<string, unknown>;
+      expect(() => PAY_WIRE.decodeRequest({ ...wire, card: { number: TEST_CARD } })).toThrow(new AcquirerWireError('request.card.number is not allowed here'));
+      expect(() => PAY_WIRE.decodeRequest({ ...wire, amount: 10.51 })).toThrow('request.amount is not an object');
+      expect(() => PAY_WIRE.decodeRequest({ ...wire, acceptPartialAmount: 'yes' })).toThrow('request.acceptPartialAmount is not a boolean');
+      expect(() => PAY_WIRE.decodeRequest({ ...wire, currency: 'USD' })).toThrow('request.currency is not allowed here');
+    });
+
+    it('carries a partial approval with its approved and requested amounts exact, the card masked', async () => {
+      const result = await new TestAcquirer().authorize(withCardDetails({ ...cardlessPayment, amount: Money.of('10.51', 'USD') }, details));
+      expect(result.gatewayCode).toBe('PARTIALLY_APPROVED');
+      const wire = overTheWire(AUTHORIZE_WIRE.encodeResult(result)) as Record<string, unknown>;
+      expect(wire).toMatchObject({ approvedAmount: { value: '5.25', currency: 'USD' }, requestedAmount: { value: '10.51', currency: 'USD' } });
+      expect(JSON.stringify(wire)).not.toContain(TEST_CARD);
+      const decoded = AUTHORIZE_WIRE.decodeResult(wire);
+      expect(decoded.approvedAmount.equals(Money.of('5.25', 'USD'))).toBe(true);
+      expect(decoded.requestedAmount.equals(Money.of('10.51', 'USD'))).toBe(true);
+      expect({ ...decoded, approvedAmount: undefined, requestedAmount: undefined }).toEqual({ ...result, approvedAmount: undefined, requestedAmount: undefined });
+    });
+
+    it('refuses a payment result whose amounts are numbers or in two currencies', async () => {
+      const result = await new TestAcquirer().pay(withCardDetails(cardlessPayment, details));
+      const wire = overTheWire(PAY_WIRE.encodeResult(result)) as Record<string, unknown>;
+      expect(() => PAY_WIRE.decodeResult({ ...wire, approvedAmount: 5.25 })).toThrow('result.approvedAmount is not an object');
+      expect(() => PAY_WIRE.decodeResult({ ...wire, approvedAmount: { value: '5', currency: 'EUR' } })).toThrow(
+        'result.approvedAmount is not in the currency of result.requestedAmount',
+      );
+    });
+
+    it('carries a CAPTURE request and result, amounts exact', async () => {
+      const capture: CaptureRequest = {
+        merchantId: 'TESTMERCHANT1',
+        orderId: 'order-1',
+        transactionId: 'capture-1',
+        amount: Money.of('0.125', 'BHD'),
+        authorization: { acquirerTransactionId: 'MCC0000021121', authorizationCode: '000003', receipt: '632510000001' },
+      };
+      const wire = overTheWire(CAPTURE_WIRE.encodeRequest(capture)) as Record<string, unknown>;
+      expect(wire.amount).toEqual({ value: '0.125', currency: 'BHD' });
+      const decoded = CAPTURE_WIRE.decodeRequest(wire);
+      expect(decoded.amount.equals(capture.amount)).toBe(true);
+      expect({ ...decoded, amount: undefined }).toEqual({ ...capture, amount: undefined });
+      expect(() => CAPTURE_WIRE.decodeRequest({ ...wire, card: { sequenceNumber: '001' } })).toThrow('request.card is not allowed here');
+      expect(() => CAPTURE_WIRE.decodeRequest({ ...wire, authorization: { acquirerTransactionId: 'x', pan: TEST_CARD } })).toThrow(
+        'request.authorization.pan is not allowed here',
+      );
+
+      const result = await new TestAcquirer().capture(capture);
+      const resultWire = overTheWire(CAPTURE_WIRE.encodeResult(result)) as Record<string, unknown>;
+      expect(resultWire.amount).toEqual({ value: '0.125', currency: 'BHD' });
+      const decodedResult = CAPTURE_WIRE.decodeResult(resultWire);
+      expect(decodedResult.amount.equals(result.amount)).toBe(true);
+      expect({ ...decodedResult, amount: undefined }).toEqual({ ...result, amount: undefined });
+    });
+
+    it('carries a VOID request and result', async () => {
+      const voidRequest: VoidRequest = {
+        merchantId: 'TESTMERCHANT1',
+        orderId: 'order-1',
+        transactionId: 'void-1',
+        target: { acquirerTransactionId: '123456789012345' },
+        targetType: 'CAPTURE',
+      };
+      const wire = overTheWire(VOID_WIRE.encodeRequest(voidRequest)) as Record<string, unknown>;
+      expect(VOID_WIRE.decodeRequest(wire)).toEqual(voidRequest);
+      expect(() => VOID_WIRE.decodeRequest({ ...wire, targetType: 'VERIFICATION' })).toThrow('request.targetType is not one of the known values');
+      expect(() => VOID_WIRE.decodeRequest({ ...wire, amount: { value: '1', currency: 'USD' } })).toThrow('request.amount is not allowed here');
+
+      const result = await new TestAcquirer().void(voidRequest);
+      expect(VOID_WIRE.decodeResult(overTheWire(VOID_WIRE.encodeResult(result)))).toEqual(result);
+    });
+
+    it('has a codec for every acquirer operation', () => {
+      expect(Object.keys(ACQUIRER_WIRE).sort()).toEqual(['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID']);
     });
   });
 });

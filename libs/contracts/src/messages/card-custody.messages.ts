@@ -99,6 +99,30 @@ export class SealCardMessage {
   previous?: string;
 }
 
+/**
+ * `token-vault.card.reveal.v1`: the number inside a session's sealed card, for a session
+ * retrieval with an authorised `responseControls.sensitiveData=UNMASK`. The vault applies the
+ * unmask rule to the envelope itself (permission and certificate authentication): it trusts no
+ * caller. Same merchant and binding checks as every sealed value.
+ */
+export class RevealCardMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
+  envelope: RequestEnvelope;
+
+  @Matches(BINDING_ID)
+  bindingId: string;
+
+  @IsString()
+  @Length(1, 4096)
+  sealed: string;
+}
+
+export interface RevealCardReply {
+  /** The full card number, when the sealed card holds one. */
+  number?: string;
+}
+
 export interface SealCardReply {
   /** Opaque to everyone but the vault (authenticated encryption under a vault data key). */
   sealed: string;
@@ -109,11 +133,11 @@ export interface SealCardReply {
 }
 
 /**
- * The operations the vault calls an acquirer for: those that carry a card and that the acquirer
- * connector implements. AUTHORIZE and PAY join when the connector implements them (issue 9);
- * CAPTURE and VOID carry no card, so they never need the vault.
+ * The operations the vault calls an acquirer for: those that carry a card. CAPTURE and VOID
+ * carry no card (they name the earlier transaction as the acquirer knows it), so the service
+ * performing them calls the acquirer connector itself and never needs the vault.
  */
-export const ACQUIRER_CALL_OPERATIONS = ['VERIFY', 'REFUND'] as const;
+export const ACQUIRER_CALL_OPERATIONS = ['VERIFY', 'AUTHORIZE', 'PAY', 'REFUND'] as const;
 export type AcquirerCallOperation = (typeof ACQUIRER_CALL_OPERATIONS)[number];
 
 export class SealedCardReference {

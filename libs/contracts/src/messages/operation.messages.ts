@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
+import { ResponseControls } from '../requests/shared-groups';
 import { ORDER_API_OPERATIONS, OrderApiOperation } from '../subjects';
 
 /** A JSON object as it came off (and goes back on) the wire. */
@@ -103,6 +104,12 @@ export class TokenReferenceMessage {
   @IsString()
   @Length(1, 40)
   tokenId: string;
+
+  /** GET's query parameter `responseControls.sensitiveData` (docs/decisions/unmasking.md). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResponseControls)
+  responseControls?: ResponseControls;
 }
 
 /**

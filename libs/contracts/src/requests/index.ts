@@ -4,6 +4,7 @@ export * from './save-token.request';
 export * from './refund.request';
 export * from './browser-payment.requests';
 export * from './verify.request';
+export * from './card-payment.requests';
 export * from './request-rules';
 export * from './validate-request';
 export * from './session.request';

@@ -1,6 +1,7 @@
 import { FieldProblem, invalidValue } from '@gateway/api-fields';
 import { Decimal, minorUnits, parseDecimal } from '@gateway/money';
 import type { BrowserPaymentOrderBase, ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
+import type { CaptureRequest, CardPaymentRequest } from './card-payment.requests';
 import type { RefundRequest } from './refund.request';
 import type { SaveTokenRequest } from './save-token.request';
 import type { LineItem } from './shared-groups';
@@ -68,6 +69,19 @@ export function browserPaymentAmountsWithinMinorUnits(
   return request.order ? withinMinorUnits(request.order.currency, orderAmounts(request.order)) : null;
 }
 
+export function cardPaymentAmountsWithinMinorUnits(request: CardPaymentRequest): FieldProblem | null {
+  return withinMinorUnits(request.order.currency, orderAmounts(request.order));
+}
+
+export function captureAmountsWithinMinorUnits(request: CaptureRequest): FieldProblem | null {
+  const transaction = request.transaction;
+  return withinMinorUnits(transaction.currency, [
+    { path: 'transaction.amount', value: transaction.amount },
+    { path: 'transaction.taxAmount', value: transaction.taxAmount },
+    ...itemAmounts('transaction.item', transaction.item),
+  ]);
+}
+
 export function verifyAmountsWithinMinorUnits(request: VerifyRequest): FieldProblem | null {
   return withinMinorUnits(request.order.currency, [
     { path: 'agreement.maximumAmountPerPayment', value: request.agreement?.maximumAmountPerPayment },
@@ -90,6 +104,14 @@ export function initiateAmountPositive(request: InitiateBrowserPaymentRequest): 
   return positive('order.amount', request.order.amount);
 }
 
+export function cardPaymentAmountPositive(request: CardPaymentRequest): FieldProblem | null {
+  return positive('order.amount', request.order.amount);
+}
+
+export function capturableAmountPositive(request: CaptureRequest): FieldProblem | null {
+  return positive('transaction.amount', request.transaction.amount);
+}
+
 export function confirmAmountPositive(request: ConfirmBrowserPaymentRequest): FieldProblem | null {
   return positive('order.amount', request.order?.amount);
 }
@@ -106,6 +128,11 @@ export function confirmAmountPositive(request: ConfirmBrowserPaymentRequest): Fi
  */
 export function amountConsistency(request: InitiateBrowserPaymentRequest | ConfirmBrowserPaymentRequest): FieldProblem | null {
   return request.order ? orderAmountConsistency(request.order, true) : null;
+}
+
+/** AUTHORIZE and PAY give the whole order: the same three rules as an initiate. */
+export function cardPaymentAmountConsistency(request: CardPaymentRequest): FieldProblem | null {
+  return orderAmountConsistency(request.order, true);
 }
 
 /**

@@ -3,13 +3,14 @@ import { GatewayError } from '../errors';
 import { JsonObject } from '../messages';
 import { isOrderApiOperation, ORDER_API_OPERATIONS, OrderApiOperation } from '../subjects';
 import { ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
+import { AuthorizeRequest, CaptureRequest, PayRequest, VoidRequest } from './card-payment.requests';
 import { RefundRequest } from './refund.request';
 import { SaveTokenRequest } from './save-token.request';
 import { SessionUpdateRequest } from './session.request';
 import { VerifyRequest } from './verify.request';
 
 /**
- * The request classes of the five operations, and the functions the edge and the services
+ * The request classes of the order and token operations, and the functions the edge and the services
  * validate request bodies with. Both sides use the same classes, so a service's use case only
  * ever sees a body that passed every field type and every stateless cross-field rule.
  */
@@ -18,6 +19,10 @@ export const ORDER_OPERATION_REQUESTS = {
   REFUND: RefundRequest,
   INITIATE_BROWSER_PAYMENT: InitiateBrowserPaymentRequest,
   CONFIRM_BROWSER_PAYMENT: ConfirmBrowserPaymentRequest,
+  AUTHORIZE: AuthorizeRequest,
+  PAY: PayRequest,
+  CAPTURE: CaptureRequest,
+  VOID: VoidRequest,
 } as const satisfies Record<OrderApiOperation, RequestClass>;
 
 export type OrderOperationRequests = { [K in OrderApiOperation]: InstanceType<(typeof ORDER_OPERATION_REQUESTS)[K]> };

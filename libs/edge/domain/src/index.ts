@@ -12,6 +12,7 @@ export * from './api/strict-json.parser';
 export * from './authenticate-merchant/basic-authorization';
 export * from './authenticate-merchant/client-certificate';
 export * from './api/request-envelope';
+export * from './api/response-controls-query';
 export * from './sessions/session-identifiers';
 export * from './sessions/session-editor';
 export * from './sessions/session-fields';

@@ -3,10 +3,13 @@ import { AcquirerModule } from '@gateway/acquirer';
 import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import {
   BeginOperation,
+  CaptureOrder,
+  CardPaymentSideEffects,
   DISPATCH_OPTIONS,
   DispatchNotifications,
   LEDGER_EVENTS,
   NOTIFICATION_SECRET_KEYS,
+  PayByCard,
   RecordOperation,
   REFUND_CALL_TIMEOUT_MS,
   RefundOrder,
@@ -14,10 +17,14 @@ import {
   ReleaseReservation,
   RetrieveOrder,
   RetrieveTransaction,
+  RunFollowOnOperation,
+  RunReservedOperation,
+  VoidTransaction,
   WEBHOOK_SENDER,
   WriteNotification,
 } from '@gateway/order-transaction/domain';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
+import { CardPaymentsNatsController } from './card-payments.nats-controller';
 import { LedgerNatsController } from './ledger.nats-controller';
 import { OrderRetrievalNatsController } from './order-retrieval.nats-controller';
 import { OrderTransactionConfig } from './order-transaction.config';
@@ -47,7 +54,9 @@ export class OrderTransactionModule {
         }),
         AcquirerModule,
       ],
-      controllers: serves ? [PingNatsController, LedgerNatsController, OrderRetrievalNatsController, RefundNatsController] : [],
+      controllers: serves
+        ? [PingNatsController, LedgerNatsController, OrderRetrievalNatsController, RefundNatsController, CardPaymentsNatsController]
+        : [],
       providers: [
         { provide: OrderTransactionConfig, useValue: config },
         { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
@@ -62,6 +71,12 @@ export class OrderTransactionModule {
         ReleaseReservation,
         RefundSideEffects,
         RefundOrder,
+        RunReservedOperation,
+        RunFollowOnOperation,
+        CardPaymentSideEffects,
+        PayByCard,
+        CaptureOrder,
+        VoidTransaction,
         ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };

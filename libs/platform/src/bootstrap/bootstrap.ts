@@ -71,6 +71,11 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
   });
   if (options.messageServer) {
     app.connectMicroservice({ strategy: options.messageServer }, { inheritAppConfig: true });
+    // Initialise first (migrations, the vault's keys, every onModuleInit): Nest's
+    // startAllMicroservices subscribes without running the init hooks, which only app.listen
+    // would run, so a replica joining its queue group mid-rollout would take requests before it
+    // can serve them.
+    await app.init();
     await app.startAllMicroservices();
     const server = options.messageServer;
     if (server instanceof GatewayNatsServer) {

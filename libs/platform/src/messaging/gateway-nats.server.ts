@@ -1,5 +1,5 @@
-import { ServerNats } from '@nestjs/microservices';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { NatsContext, ServerNats } from '@nestjs/microservices';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 
 export interface GatewayNatsServerOptions {
   servers: string[];
@@ -20,6 +20,8 @@ export class GatewayNatsServer extends ServerNats {
   private inFlight = 0;
   private idle: (() => void) | null = null;
   private readonly gatewaySubscriptions: Subscription[] = [];
+  /** Requests whose last reply is not published yet, and what to call once it is. */
+  private readonly awaitingReply = new Map<Msg, () => void>();
 
   constructor(private readonly serverOptions: GatewayNatsServerOptions) {
     super({
@@ -39,7 +41,19 @@ export class GatewayNatsServer extends ServerNats {
         queue: this.serverOptions.queue,
         callback: (error, message) => {
           this.inFlight++;
-          void Promise.resolve(handle.call(this, error, message)).finally(() => this.settle());
+          const replied = new Promise<void>((resolve) => this.awaitingReply.set(message, resolve));
+          // A request is over once its last reply is published, not when `handle` returns: a
+          // handler behind an interceptor runs when Nest subscribes to its reply, after that.
+          // Closing before would drop the reply and tear the database down under the handler.
+          void Promise.resolve(handle.call(this, error, message))
+            .then(
+              () => (message.reply ? replied : undefined),
+              () => undefined,
+            )
+            .finally(() => {
+              this.awaitingReply.delete(message);
+              this.settle();
+            });
         },
       });
       this.gatewaySubscriptions.push(subscription);
@@ -61,6 +75,21 @@ export class GatewayNatsServer extends ServerNats {
     }
     await connection.drain().catch(() => connection.close());
     await super.close();
+  }
+
+  override getPublisher(message: Msg, id: string, context: NatsContext): (response: { isDisposed?: boolean; status?: string }) => unknown {
+    const publish = super.getPublisher(message as never, id, context);
+    return (response: { isDisposed?: boolean; status?: string }) => {
+      try {
+        return publish(response);
+      } finally {
+        // Nest marks a request's last reply (a value, an error or completion) as disposed; the
+        // answer to a subject without a handler is a lone error.
+        if (response.isDisposed || response.status === 'error') {
+          this.awaitingReply.get(message)?.();
+        }
+      }
+    };
   }
 
   /** The live connection, for readiness checks. */

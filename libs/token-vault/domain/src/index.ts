@@ -20,6 +20,7 @@ export * from './verification/card-verification';
 export * from './call-acquirer/call-acquirer.use-case';
 export * from './call-acquirer/complete-card';
 export * from './cards/masked-card';
+export * from './reveal-session-card/reveal-session-card.use-case';
 export * from './seal-session-card/seal-session-card.use-case';
 export * from './session-cards/session-card-sealing';
 export * from './verification/acquirer-card-verifier';

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { ACQUIRER_REQUESTS_METRIC, Cardless, REFUND_WIRE, RefundRequest, VERIFY_WIRE, VerifyCardRequest } from '@gateway/acquirer';
+import {
+  ACQUIRER_REQUESTS_METRIC,
+  AUTHORIZE_WIRE,
+  AuthorizeCardRequest,
+  Cardless,
+  PAY_WIRE,
+  REFUND_WIRE,
+  RefundRequest,
+  VERIFY_WIRE,
+  VerifyCardRequest,
+} from '@gateway/acquirer';
 import {
   AcquirerCallReply,
   defaultMerchantSettings,
@@ -193,6 +203,51 @@ describe('token-vault.acquirer.call.v1, against Postgres', () => {
     const result = REFUND_WIRE.decodeResult(reply.result);
     expect(result).toMatchObject({ gatewayCode: 'APPROVED', card: { maskedNumber: '512345xxxxxx0008' } });
     expect(result.amount.equals(Money.of('1234.567', 'BHD'))).toBe(true);
+  });
+
+  it.each([
+    ['AUTHORIZE', AUTHORIZE_WIRE],
+    ['PAY', PAY_WIRE],
+  ] as const)('%s with a session card over a token: partial approval, amounts exact both ways, counted', async (operation, codec) => {
+    const m = merchant();
+    await storeToken(m, `pay${operation.toLowerCase()}`, { number: TEST_CARD, expiry: TEST_EXPIRY.DECLINED });
+    const session = sessionId();
+    const sealed = await seal(m, session, { expiry: TEST_EXPIRY.APPROVED, securityCode: SECURITY_CODE });
+    const request: Cardless<AuthorizeCardRequest> = {
+      merchantId: m.id,
+      orderId: `order-${randomBytes(4).toString('hex')}`,
+      transactionId: 'pay-1',
+      amount: Money.of('1.051', 'BHD'),
+      acceptPartialAmount: true,
+    };
+    const before = await acquirerCalls('PARTIALLY_APPROVED');
+    const reply = await app.request<AcquirerCallReply>(SUBJECTS.tokenVault.acquirerCall, {
+      envelope: envelope(m),
+      operation,
+      source: { token: `pay${operation.toLowerCase()}`, sealed: { value: sealed.sealed, bindingId: session } },
+      request: codec.encodeRequest(request),
+    });
+    expect(reply.result).toMatchObject({ approvedAmount: { value: '0.525', currency: 'BHD' }, requestedAmount: { value: '1.051', currency: 'BHD' } });
+    const result = codec.decodeResult(reply.result);
+    expect(result).toMatchObject({ gatewayCode: 'PARTIALLY_APPROVED', result: 'SUCCESS', cardSecurityCode: { gatewayCode: 'NO_MATCH' } });
+    expect(result.approvedAmount.equals(Money.of('0.525', 'BHD'))).toBe(true);
+    expect(reply.card).toMatchObject({ number: '512345xxxxxx0008', expiry: { month: '1', year: '39' } });
+    expect(await acquirerCalls('PARTIALLY_APPROVED')).toBe(before + 1);
+  });
+
+  it('refuses CAPTURE and VOID: they carry no card, so they never go through the vault', async () => {
+    const m = merchant();
+    for (const operation of ['CAPTURE', 'VOID']) {
+      const error = await refusal(
+        app.request(SUBJECTS.tokenVault.acquirerCall, {
+          envelope: envelope(m),
+          operation,
+          source: { token: 'anytoken' },
+          request: { merchantId: m.id, orderId: 'o', transactionId: 't', authorization: { acquirerTransactionId: 'MCC0000021121' } },
+        }),
+      );
+      expect(error).toMatchObject({ code: 'SERVER_FAILED' });
+    }
   });
 
   it('names the field that would complete an incomplete card', async () => {

@@ -1,8 +1,16 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { AcquirerCallMessage, AcquirerCallReply, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
+import {
+  AcquirerCallMessage,
+  AcquirerCallReply,
+  RevealCardMessage,
+  RevealCardReply,
+  SealCardMessage,
+  SealCardReply,
+  SUBJECTS,
+} from '@gateway/contracts';
 import { parseMessage } from '@gateway/platform';
-import { CallAcquirer, SealSessionCard } from '@gateway/token-vault/domain';
+import { CallAcquirer, RevealSessionCard, SealSessionCard } from '@gateway/token-vault/domain';
 
 /** Card custody (card-custody.messages.ts): transport only, the use cases hold the rules. */
 @Controller()
@@ -10,6 +18,7 @@ export class CardCustodyNatsController {
   constructor(
     private readonly sealSessionCard: SealSessionCard,
     private readonly callAcquirer: CallAcquirer,
+    private readonly revealSessionCard: RevealSessionCard,
   ) {}
 
   @MessagePattern(SUBJECTS.tokenVault.sealCard)
@@ -32,6 +41,17 @@ export class CardCustodyNatsController {
       source: message.source,
       explicit: message.explicit,
       request: message.request,
+    });
+  }
+
+  @MessagePattern(SUBJECTS.tokenVault.revealCard)
+  reveal(@Payload() data: unknown): Promise<RevealCardReply> {
+    const message = parseMessage(RevealCardMessage, data);
+    return this.revealSessionCard.execute({
+      merchant: message.envelope.merchant,
+      authMethod: message.envelope.authMethod,
+      bindingId: message.bindingId,
+      sealed: message.sealed,
     });
   }
 }

@@ -4,7 +4,7 @@ import { VERIFY_WIRE } from '@gateway/acquirer';
 import { AcquirerCallReply, defaultMerchantSettings, MerchantContext, OperationReply, SealCardReply, SUBJECTS } from '@gateway/contracts';
 import { VaultKeys } from '@gateway/crypto';
 import { createServiceDataSource, loadConfig } from '@gateway/platform';
-import { createDatabase, dropDatabase, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
+import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import { TokenSealing } from '@gateway/token-vault/domain';
 import { rotateVaultKeys } from './rotate-keys.command';
@@ -76,7 +76,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  if (!process.env.TEST_KEEP_DATABASE) {
+  if (!process.env.TEST_KEEP_DATABASE && !keptForAtRestScan()) {
     await dropDatabase(database);
   }
 });

@@ -13,6 +13,7 @@ import {
   FINGERPRINTER,
   RetrieveToken,
   SaveToken,
+  RevealSessionCard,
   SealSessionCard,
   SessionCardSealing,
   TEST_P2PE_SCHEME,
@@ -71,6 +72,7 @@ export class TokenVaultModule {
         DeleteToken,
         SessionCardSealing,
         SealSessionCard,
+        RevealSessionCard,
         CallAcquirer,
       ],
     };

@@ -49,7 +49,8 @@ export class TokensNatsController {
   @MessagePattern(SUBJECTS.tokenVault.retrieveToken)
   async retrieve(@Payload() data: unknown): Promise<OperationReply> {
     const message = parseMessage(TokenReferenceMessage, data);
-    return { body: await this.retrieveToken.execute({ merchant: message.envelope.merchant, tokenId: message.tokenId }) };
+    const { merchant, authMethod } = message.envelope;
+    return { body: await this.retrieveToken.execute({ merchant, authMethod, tokenId: message.tokenId, responseControls: message.responseControls }) };
   }
 
   @MessagePattern(SUBJECTS.tokenVault.deleteToken)

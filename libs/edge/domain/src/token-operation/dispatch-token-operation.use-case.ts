@@ -21,7 +21,7 @@ export interface TokenOperationCommand extends TokenRequestContext {
 }
 
 export type CreateTokenCommand = TokenRequestContext & { body: JsonObject };
-export type TokenReferenceCommand = TokenRequestContext & { tokenId: string };
+export type TokenReferenceCommand = TokenRequestContext & { tokenId: string; responseControls?: { sensitiveData: string } };
 
 /**
  * Create or update token: the vault owns the rules and serialises concurrent writes to one
@@ -55,7 +55,7 @@ export class DispatchTokenOperation {
 
   /** GET .../token/{tokenid} (beyond the spec). */
   async retrieve(command: TokenReferenceCommand): Promise<JsonObject> {
-    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
+    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, responseControls: command.responseControls };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.retrieveToken, message)).body;
   }
 

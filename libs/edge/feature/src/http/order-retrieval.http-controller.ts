@@ -1,5 +1,5 @@
 import { Controller, Get, Header, HttpCode, Param, Req, UseGuards } from '@nestjs/common';
-import { checkOrderId, checkTransactionId, DispatchOrderRetrieval, renderResponse, toMerchantContext } from '@gateway/edge/domain';
+import { checkOrderId, checkTransactionId, DispatchOrderRetrieval, renderResponse, toMerchantContext, unmaskRequestedInQuery } from '@gateway/edge/domain';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
 import { JSON_CONTENT_TYPE } from './http-conventions';
@@ -55,8 +55,12 @@ export class OrderRetrievalHttpController {
     const orderId = checkOrderId(rawOrderId);
     const transactionId = rawTransactionId === undefined ? undefined : checkTransactionId(rawTransactionId);
     request.apiOperation = operation;
+    const context = toMerchantContext(merchant);
+    // The ledger keeps card numbers masked only: an allowed UNMASK has no full number to show,
+    // a refused one is still the 400 (docs/decisions/unmasking.md).
+    unmaskRequestedInQuery(request.url, context, request.authenticated!.method);
     const body = await this.retrieve.execute({
-      merchant: toMerchantContext(merchant),
+      merchant: context,
       authMethod: request.authenticated!.method,
       apiVersion: version,
       requestId: request.requestId,

@@ -172,9 +172,14 @@ function deepGroup(operation: OperationName): string {
   switch (operation) {
     case 'TOKEN':
     case 'VERIFY':
+    case 'AUTHORIZE':
+    case 'PAY':
       return 'sourceOfFunds.provided.card';
     case 'REFUND':
+    case 'CAPTURE':
       return 'transaction.item[0]';
+    case 'VOID':
+      return 'transaction.acquirer';
     case 'INITIATE_BROWSER_PAYMENT':
     case 'CONFIRM_BROWSER_PAYMENT':
       return 'order.item[0]';

@@ -11,6 +11,7 @@ import {
   RetrieveSession,
   toMerchantContext,
   UpdateSession,
+  unmaskRequestedInQuery,
 } from '@gateway/edge/domain';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
@@ -70,7 +71,8 @@ export class SessionsHttpController {
   ): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'RETRIEVE_SESSION');
     const sessionId = checkSessionId(rawSessionId);
-    return this.render(request, context, await this.retrieveSession.execute(context.merchant, sessionId));
+    const unmask = unmaskRequestedInQuery(request.url, context.merchant, context.authMethod);
+    return this.render(request, context, await this.retrieveSession.execute(context, sessionId, unmask));
   }
 
   private context(request: ApiRequest, rawVersion: string, rawMerchantId: string, operation: string): RequestContext {

@@ -6,10 +6,11 @@ import {
   JsonBodyLimits,
   parseJsonBody,
   renderResponse,
+  responseControlsFromQuery,
   TokenRequestContext,
   toMerchantContext,
 } from '@gateway/edge/domain';
-import { JsonObject } from '@gateway/contracts';
+import { JsonObject, unmaskRequested } from '@gateway/contracts';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
 import { correlationIdOf, JSON_CONTENT_TYPE } from './http-conventions';
@@ -61,7 +62,7 @@ export class TokensHttpController {
     return this.render(request, context, await this.dispatch.create({ ...context, body }), correlationIdOf(request, body));
   }
 
-  /** Beyond the spec: the token as stored, card data masked. */
+  /** Beyond the spec: the token as stored, card data masked (`?responseControls.sensitiveData=UNMASK` shows the number). */
   @Get(':tokenId')
   @HttpCode(200)
   @Header('Content-Type', JSON_CONTENT_TYPE)
@@ -73,7 +74,10 @@ export class TokensHttpController {
   ): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'RETRIEVE_TOKEN');
     const tokenId = checkTokenId(rawTokenId);
-    return this.render(request, context, await this.dispatch.retrieve({ ...context, tokenId }));
+    const controls = responseControlsFromQuery(request.url);
+    // Refused here, before the vault is asked; the vault applies the same rule again.
+    unmaskRequested(controls, context.merchant, context.authMethod);
+    return this.render(request, context, await this.dispatch.retrieve({ ...context, tokenId, ...controls }));
   }
 
   /** Beyond the spec: removes the token and its card data. */

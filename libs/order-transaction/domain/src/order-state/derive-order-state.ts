@@ -7,6 +7,9 @@ export interface LedgerEntry {
   /** Exact decimal text in the order's currency. */
   amount: string;
   result: TransactionResult;
+  /** The transaction id and the one it refers to (a void's target): rules per target need them. */
+  id?: string;
+  targetTransactionId?: string | null;
 }
 
 export interface OrderTotals {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { GatewayError, OrderStatus, TRANSACTION_RESULTS, TRANSACTION_TYPES, TransactionResult, TransactionType } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { LedgerEntry, OrderState } from './derive-order-state';
+import { capturable } from './ledger-rules';
 import { recordEntry } from './record-entry';
 
 type Expected = 'REJECTED' | [OrderStatus, authorized: string, captured: string, refunded: string];
@@ -47,8 +48,8 @@ const onSuccess = (success: Expected, otherwise: Expected): ByResult => ({
 const FIRST_TRANSACTION: Record<TransactionType, ByResult> = {
   AUTHORIZATION: { SUCCESS: ['AUTHORIZED', '40.00', '0.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
   AUTHORIZATION_UPDATE: { SUCCESS: ['AUTHORIZED', '40.00', '0.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
-  // A standalone capture: captured in full, nothing separately authorised.
-  CAPTURE: { SUCCESS: ['CAPTURED', '0.00', '40.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
+  // Nothing authorised to capture: a capture that has or may have moved money breaks the capture limit.
+  CAPTURE: { SUCCESS: 'REJECTED', FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: 'REJECTED', UNKNOWN: 'REJECTED' },
   PAYMENT: { SUCCESS: ['CAPTURED', '40.00', '40.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
   // A standalone refund is its own order: not limited by a capture.
   REFUND: { SUCCESS: ['REFUNDED', '0.00', '0.00', '40.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
@@ -84,14 +85,15 @@ const CAPTURED_100: Expected = ['CAPTURED', '100.00', '100.00', '0.00'];
 const ON_CAPTURED: Record<TransactionType, ByResult> = {
   AUTHORIZATION: onSuccess(['PARTIALLY_CAPTURED', '140.00', '100.00', '0.00'], CAPTURED_100),
   AUTHORIZATION_UPDATE: onSuccess(['PARTIALLY_CAPTURED', '140.00', '100.00', '0.00'], CAPTURED_100),
-  // Captured beyond the authorisation is still CAPTURED ("in full or excess").
-  CAPTURE: onSuccess(['CAPTURED', '100.00', '140.00', '0.00'], CAPTURED_100),
+  // The authorisation is captured in full: a further capture (even pending) breaks the capture limit.
+  CAPTURE: { SUCCESS: 'REJECTED', FAILURE: CAPTURED_100, PENDING: 'REJECTED', UNKNOWN: 'REJECTED' },
   PAYMENT: onSuccess(['CAPTURED', '140.00', '140.00', '0.00'], CAPTURED_100),
   // Pending and unknown refunds hold back refundable money but move no total.
   REFUND: onSuccess(['PARTIALLY_REFUNDED', '100.00', '100.00', '40.00'], CAPTURED_100),
   REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '100.00', '100.00', '0.00'], FAILURE: CAPTURED_100, PENDING: ['REFUND_REQUESTED', '100.00', '100.00', '0.00'], UNKNOWN: CAPTURED_100 },
   VERIFICATION: same(CAPTURED_100),
-  VOID_AUTHORIZATION: onSuccess(['CAPTURED', '60.00', '100.00', '0.00'], CAPTURED_100),
+  // Voiding authorised money already captured would leave captures beyond the authorisations.
+  VOID_AUTHORIZATION: onSuccess('REJECTED', CAPTURED_100),
   VOID_CAPTURE: onSuccess(['PARTIALLY_CAPTURED', '100.00', '60.00', '0.00'], CAPTURED_100),
   VOID_PAYMENT: onSuccess(['CAPTURED', '60.00', '60.00', '0.00'], CAPTURED_100),
   VOID_REFUND: onSuccess('REJECTED', CAPTURED_100),
@@ -154,6 +156,72 @@ describe('order lifecycles', () => {
       expect((err as GatewayError).field).toBe('transaction.amount');
       expect((err as GatewayError).explanation).toContain('30.00 USD');
     }
+  });
+
+  it('captures in parts up to the authorisation, and refuses a cent beyond it naming what is left', () => {
+    const steps = [entry('AUTHORIZATION', '100.00'), entry('CAPTURE', '30.00'), entry('CAPTURE', '70.00')];
+    expect(statuses(steps)).toEqual(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'CAPTURED']);
+    expect(() => recordAll([...steps.slice(0, 2), entry('CAPTURE', '70.01')])).toThrow(/available for capture on this order is 70.00 USD/);
+    // A pending capture holds its amount until it completes.
+    expect(() => recordAll([steps[0], entry('CAPTURE', '60.00', 'PENDING'), entry('CAPTURE', '40.01')])).toThrow(
+      /available for capture on this order is 40.00 USD/,
+    );
+    // A voided capture gives its amount back to the authorisation.
+    const voided = recordAll([...steps, entry('VOID_CAPTURE', '70.00'), entry('CAPTURE', '70.00')]);
+    expect(voided.status).toBe('CAPTURED');
+  });
+
+  it('authorize, capture, void the capture: PARTIALLY_CAPTURED back to AUTHORIZED', () => {
+    const steps = [entry('AUTHORIZATION', '50.00'), entry('CAPTURE', '20.00'), entry('VOID_CAPTURE', '20.00')];
+    expect(statuses(steps)).toEqual(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'AUTHORIZED']);
+  });
+
+  it('pay, refund, void the refund: PARTIALLY_REFUNDED back to CAPTURED', () => {
+    const steps = [entry('PAYMENT', '50.00'), entry('REFUND', '20.00'), entry('VOID_REFUND', '20.00')];
+    expect(statuses(steps)).toEqual(['CAPTURED', 'PARTIALLY_REFUNDED', 'CAPTURED']);
+    expect(recordAll(steps).totalRefundedAmount.isZero()).toBe(true);
+  });
+
+  it('a partially approved authorisation is recorded at its approved amount: captures are limited by it', () => {
+    const approved = recordAll([entry('AUTHORIZATION', '60.00')]);
+    expect(approved.totalAuthorizedAmount.toFixed()).toBe('60.00');
+    expect(() => recordAll([entry('AUTHORIZATION', '60.00'), entry('CAPTURE', '60.01')])).toThrow(/60.00 USD/);
+  });
+
+  it('declined first payments and authorisations leave the order FAILED with totals zero', () => {
+    for (const type of ['AUTHORIZATION', 'PAYMENT'] as const) {
+      const state = recordAll([entry(type, '10.00', 'FAILURE')]);
+      expect([state.status, state.totalAuthorizedAmount.toFixed(), state.totalCapturedAmount.toFixed()]).toEqual(['FAILED', '0.00', '0.00']);
+    }
+  });
+
+  it('voids a transaction at most once: a pending void stands in the way of a second, a failed one does not', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const paid = [{ ...entry('PAYMENT', '30.00'), id: 'p1' }, { ...entry('PAYMENT', '30.00'), id: 'p2' }];
+    const voidOf = (id: string, target: string, result: TransactionResult = 'SUCCESS') => ({ ...entry('VOID_PAYMENT', '30.00', result), id, targetTransactionId: target });
+    const pending = record(paid, voidOf('v1', 'p1', 'PENDING'));
+    expect(() => record(pending, voidOf('v2', 'p1', 'PENDING'))).toThrow(/Transaction 'p1' is already voided by transaction 'v1'/);
+    // Its own completion replaces the reservation; another target is unaffected.
+    const completed = record(pending, voidOf('v1', 'p1'), 2);
+    expect(record(completed, voidOf('v2', 'p2'))).toHaveLength(4);
+    const failed = record(paid, voidOf('v1', 'p1', 'FAILURE'));
+    expect(record(failed, voidOf('v2', 'p1'))).toHaveLength(4);
+  });
+
+  it('limits captures per authorisation, even when the order\'s other authorisations would cover them', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const authorized = [{ ...entry('AUTHORIZATION', '100.00'), id: 'a1' }, { ...entry('AUTHORIZATION', '100.00'), id: 'a2' }];
+    const captureOf = (id: string, target: string, amount: string, result: TransactionResult = 'SUCCESS') => ({ ...entry('CAPTURE', amount, result), id, targetTransactionId: target });
+    // Two captures of a1 racing: the order holds 200.00, a1 only 100.00.
+    const first = record(authorized, captureOf('c1', 'a1', '80.00', 'PENDING'));
+    expect(() => record(first, captureOf('c2', 'a1', '40.00', 'PENDING'))).toThrow(/available for capture on this order is 20.00 USD/);
+    expect(record(first, captureOf('c2', 'a2', '40.00', 'PENDING'))).toHaveLength(4);
+    // A voided capture gives its amount back to its authorisation.
+    const captured = record(first, captureOf('c1', 'a1', '80.00'), 2);
+    const voided = record(captured, { ...entry('VOID_CAPTURE', '80.00'), id: 'v1', targetTransactionId: 'c1' });
+    expect(record(voided, captureOf('c2', 'a1', '100.00'))).toHaveLength(5);
   });
 
   it('pay then void: CAPTURED then CANCELLED, totals back to zero', () => {
@@ -277,9 +345,18 @@ describe('ledger arithmetic (properties)', () => {
   it('computes totals exactly: the captured total is the integer sum of the cents accepted', () => {
     fc.assert(
       fc.property(fc.array(cents, { minLength: 1, maxLength: 40 }), (amounts) => {
-        const state = recordAll(amounts.map((c) => entry('CAPTURE', asText(c))));
+        const state = recordAll(amounts.map((c) => entry('PAYMENT', asText(c))));
         const expected = amounts.reduce((a, b) => a + BigInt(b), 0n);
         expect(state.totalCapturedAmount.toFixed()).toBe(asText(Number(expected)));
+      }),
+    );
+  });
+
+  it('never captures more than is authorised, pending and unknown captures counted', () => {
+    fc.assert(
+      fc.property(steps, fc.boolean(), (list, excessive) => {
+        const { recorded } = acceptAll(list, excessive);
+        expect(capturable('USD', recorded).isNegative()).toBe(false);
       }),
     );
   });

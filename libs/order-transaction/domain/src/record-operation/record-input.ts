@@ -82,8 +82,20 @@ export function assertTypeChangeAllowed(from: TransactionType, to: TransactionTy
   }
 }
 
-export function entryOf(transaction: { type: TransactionType; amount: Money; result: TransactionResult }): LedgerEntry {
-  return { type: transaction.type, amount: transaction.amount.toString(), result: transaction.result };
+export function entryOf(transaction: {
+  id: string;
+  type: TransactionType;
+  amount: Money;
+  result: TransactionResult;
+  targetTransactionId: string | null;
+}): LedgerEntry {
+  return {
+    id: transaction.id,
+    type: transaction.type,
+    amount: transaction.amount.toString(),
+    result: transaction.result,
+    targetTransactionId: transaction.targetTransactionId,
+  };
 }
 
 function money(amount: string, currency: string, group: 'order' | 'transaction', name = 'amount'): Money {

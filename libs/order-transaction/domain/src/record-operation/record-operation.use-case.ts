@@ -202,7 +202,7 @@ function assertReservationHeld(existing: TransactionRow | undefined, storedHash:
 }
 
 function entryOfRow(row: TransactionRow): LedgerEntry {
-  return { type: row.type, amount: row.amount, result: row.result };
+  return { id: row.transactionId, type: row.type, amount: row.amount, result: row.result, targetTransactionId: row.targetTransactionId };
 }
 
 function ledgerWrite(

@@ -10,19 +10,19 @@ import {
   RecordOperationMessage,
   RefundRequest,
   RequestEnvelope,
+  unmaskRequested,
 } from '@gateway/contracts';
 import { LedgerRepository } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, NotDeliveredError } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
+import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
-import { invalid } from './refund-errors';
 import { OUTCOME_UNKNOWN, RefundOutcome } from './refund-outcome';
 import { planRefund, RefundPlan } from './refund-plan';
 import { refundOrderDetails, refundResponseBody } from './refund-response';
 import { RefundSideEffects } from './refund-side-effects';
-import { unmaskRequested } from './unmask';
 
 export interface RefundCommand {
   envelope: RequestEnvelope;
@@ -77,7 +77,7 @@ export class RefundOrder {
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
-    const unmask = unmaskRequested(request, envelope);
+    const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
     const plan = planRefund(request, begun.order, envelope.merchant, command.session);
     const targetBody = plan.target ? await this.storedBodyOf(envelope.merchant.id, orderId, plan.target.id) : null;
     const context: RefundContext = { command, requestHash, plan, targetBody, details: refundOrderDetails(request, plan) };
@@ -88,7 +88,7 @@ export class RefundOrder {
     }
     // Everything that can refuse the refund without a side effect is checked before reserving.
     const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
-    const original = plan.linked && plan.route.kind === 'ACQUIRER' ? acquirerReference(plan, targetBody) : undefined;
+    const original = plan.linked && plan.route.kind === 'ACQUIRER' ? acquirerReferenceOf(targetBody, plan.target!.id, 'refunded') : undefined;
 
     const reserved = await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RESERVE');
     if (reserved.replayed) {
@@ -187,27 +187,6 @@ export class RefundOrder {
   private async storedBodyOf(merchantId: string, orderId: string, transactionId: string): Promise<JsonObject | null> {
     return (await this.ledger.findTransactionResponse(merchantId, orderId, transactionId))?.body ?? null;
   }
-}
-
-/**
- * A linked card refund names the acquirer's own id of the refunded transaction, kept in that
- * transaction's stored response; no card is needed.
- */
-function acquirerReference(plan: RefundPlan, targetBody: JsonObject | null): AcquirerTransactionReference {
-  const transaction = objectOrEmpty(targetBody?.transaction);
-  const acquirer = objectOrEmpty(transaction.acquirer);
-  if (typeof acquirer.transactionId !== 'string') {
-    throw invalid(
-      'transaction.targetTransactionId',
-      plan.target!.id,
-      'The gateway holds no acquirer reference for this transaction, so it cannot be refunded through the acquirer.',
-    );
-  }
-  return {
-    acquirerTransactionId: acquirer.transactionId,
-    ...(typeof transaction.authorizationCode === 'string' ? { authorizationCode: transaction.authorizationCode } : {}),
-    ...(typeof transaction.receipt === 'string' ? { receipt: transaction.receipt } : {}),
-  };
 }
 
 /**

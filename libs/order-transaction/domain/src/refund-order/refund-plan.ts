@@ -11,6 +11,7 @@ import {
   TransactionType,
 } from '@gateway/contracts';
 import { Money, MoneyError } from '@gateway/money';
+import { describeTransaction } from '../card-operation/order-transactions';
 import { refundable, refundLimitError } from '../order-state/ledger-rules';
 import { acquirerCardOf, requestCard, RequestCard } from './refund-card';
 import { invalid, missing, unsupported } from './refund-errors';
@@ -177,7 +178,7 @@ function namedTarget(order: LedgerOrderView, id: string): LedgerTransactionView 
     throw invalid(
       'transaction.targetTransactionId',
       id,
-      `Transaction '${id}' is a ${target.result === 'SUCCESS' ? '' : `${target.result} `}${target.type}: only a successful PAYMENT or CAPTURE can be refunded.`,
+      `Transaction '${id}' is ${describeTransaction(target)}: only a successful PAYMENT or CAPTURE can be refunded.`,
     );
   }
   return target;

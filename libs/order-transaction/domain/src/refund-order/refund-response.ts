@@ -148,7 +148,7 @@ function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
 }
 
 /** Response line items: quantity an integer, prices DecOut numbers rendered from the exact decimals. */
-function lineItemForResponse(item: LineItem, currency: string): JsonObject {
+export function lineItemForResponse(item: LineItem, currency: string): JsonObject {
   const out: JsonObject = { name: item.name, quantity: quantityForResponse(item.quantity), unitPrice: Money.of(item.unitPrice, currency).toJSON() };
   if (item.unitTaxAmount !== undefined) out.unitTaxAmount = Money.of(item.unitTaxAmount, currency).toJSON();
   for (const key of ['brand', 'category', 'description', 'sku'] as const) {

@@ -10,6 +10,7 @@ import {
   MerchantSettings,
   RecordOperationMessage,
   OperationReply,
+  ORDER_OPERATION_SUBJECTS,
   OrderOperationMessage,
   RecordOperationReply,
   SUBJECTS,
@@ -43,6 +44,8 @@ export interface LedgerTestApp {
   begin(message: BeginOperationMessage): Promise<BeginOperationReply>;
   record(message: RecordOperationMessage): Promise<RecordOperationReply>;
   refund(message: OrderOperationMessage): Promise<OperationReply>;
+  /** Any order operation this service answers (AUTHORIZE, PAY, CAPTURE, VOID, REFUND), on its subject. */
+  operate(message: OrderOperationMessage): Promise<OperationReply>;
 }
 
 export async function startLedgerTestApp(env: Record<string, string> = {}): Promise<LedgerTestApp> {
@@ -84,6 +87,7 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     begin: (message) => bus.request(SUBJECTS.orderTransaction.ledgerBegin, message),
     record: (message) => bus.request(SUBJECTS.orderTransaction.ledgerRecord, message),
     refund: (message) => bus.request(SUBJECTS.orderTransaction.refund, message),
+    operate: (message) => bus.request(ORDER_OPERATION_SUBJECTS[message.apiOperation], message),
   };
 }
 

@@ -6,8 +6,14 @@ import {
   AcquirerRegistry,
   AcquirerWireCodec,
   AcquirerWireError,
+  AUTHORIZE_WIRE,
+  AuthorizeCardRequest,
+  AuthorizeCardResult,
   CardDetails,
   expiryForResponse,
+  PAY_WIRE,
+  PayCardRequest,
+  PayCardResult,
   REFUND_WIRE,
   RefundRequest,
   RefundResult,
@@ -58,6 +64,16 @@ const VERIFY_CALL: CardCall<VerifyCardRequest, VerifyCardResult> = {
   send: (connector, request) => connector.verify(request),
 };
 
+const AUTHORIZE_CALL: CardCall<AuthorizeCardRequest, AuthorizeCardResult> = {
+  codec: AUTHORIZE_WIRE,
+  send: (connector, request) => connector.authorize(request),
+};
+
+const PAY_CALL: CardCall<PayCardRequest, PayCardResult> = {
+  codec: PAY_WIRE,
+  send: (connector, request) => connector.pay(request),
+};
+
 const REFUND_CALL: CardCall<RefundRequest, RefundResult> = {
   codec: REFUND_WIRE,
   send: (connector, request) => connector.refund(request),
@@ -93,6 +109,10 @@ export class CallAcquirer {
     switch (command.operation) {
       case 'VERIFY':
         return this.perform(VERIFY_CALL, command);
+      case 'AUTHORIZE':
+        return this.perform(AUTHORIZE_CALL, command);
+      case 'PAY':
+        return this.perform(PAY_CALL, command);
       case 'REFUND':
         return this.perform(REFUND_CALL, command);
     }

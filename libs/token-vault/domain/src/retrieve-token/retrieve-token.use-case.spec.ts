@@ -3,9 +3,9 @@ import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { testEnvelope, testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 describe('RetrieveToken and DeleteToken', () => {
-  async function withToken() {
+  async function withToken(unmask = false) {
     const bed = await vaultTestBed();
-    const merchant = testMerchant({ generation: 'MERCHANT_SUPPLIED' });
+    const merchant = testMerchant({ generation: 'MERCHANT_SUPPLIED', unmask });
     await bed.save.execute({
       envelope: testEnvelope(merchant),
       tokenId: 'tok1',
@@ -16,7 +16,7 @@ describe('RetrieveToken and DeleteToken', () => {
 
   it('retrieves a token masked, without a response code', async () => {
     const { bed, merchant } = await withToken();
-    const body = await bed.retrieve.execute({ merchant, tokenId: 'tok1' });
+    const body = await bed.retrieve.execute({ merchant, authMethod: 'PASSWORD', tokenId: 'tok1' });
     expect(body).toMatchObject({
       result: 'SUCCESS',
       token: 'tok1',
@@ -28,17 +28,34 @@ describe('RetrieveToken and DeleteToken', () => {
     expect(JSON.stringify(body)).not.toContain(TEST_CARD);
   });
 
+  it('shows the full number with UNMASK, the permission and certificate authentication', async () => {
+    const { bed, merchant } = await withToken(true);
+    const body = await bed.retrieve.execute({ merchant, authMethod: 'CERTIFICATE', tokenId: 'tok1', responseControls: { sensitiveData: 'UNMASK' } });
+    expect(body.sourceOfFunds).toMatchObject({ provided: { card: { number: TEST_CARD, expiry: '0139' } } });
+  });
+
+  it.each([
+    ['password authentication', true, 'PASSWORD'],
+    ['no permission', false, 'CERTIFICATE'],
+  ] as const)('refuses UNMASK with %s: a 400 on the field, never the number', async (_name, permission, authMethod) => {
+    const { bed, merchant } = await withToken(permission);
+    await expect(bed.retrieve.execute({ merchant, authMethod, tokenId: 'tok1', responseControls: { sensitiveData: 'UNMASK' } })).rejects.toMatchObject({
+      code: 'INVALID_FIELD',
+      field: 'responseControls.sensitiveData',
+    });
+  });
+
   it('finds tokens only in the merchant\'s own repository', async () => {
     const { bed } = await withToken();
     const other = testMerchant({ id: '2000000002' });
-    await expect(bed.retrieve.execute({ merchant: other, tokenId: 'tok1' })).rejects.toMatchObject({ code: 'NOT_FOUND', httpStatus: 404 });
+    await expect(bed.retrieve.execute({ merchant: other, authMethod: 'PASSWORD', tokenId: 'tok1' })).rejects.toMatchObject({ code: 'NOT_FOUND', httpStatus: 404 });
   });
 
   it('deletes a token, after which it is gone', async () => {
     const { bed, merchant } = await withToken();
     expect(await bed.remove.execute({ merchant, tokenId: 'tok1' })).toEqual({ result: 'SUCCESS' });
     expect(bed.store.rows.size).toBe(0);
-    await expect(bed.retrieve.execute({ merchant, tokenId: 'tok1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(bed.retrieve.execute({ merchant, authMethod: 'PASSWORD', tokenId: 'tok1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(bed.remove.execute({ merchant, tokenId: 'tok1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

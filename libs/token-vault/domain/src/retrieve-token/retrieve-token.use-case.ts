@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GatewayError, JsonObject, MerchantContext } from '@gateway/contracts';
+import { AuthMethod, GatewayError, JsonObject, MerchantContext, ResponseControls, unmaskRequested } from '@gateway/contracts';
 import { TokenSealing } from '../instrument/token-sealing';
 import { repositoryPolicy } from '../repository/repository-policy';
 import { tokenBody } from '../responses/token-response';
@@ -10,7 +10,16 @@ export interface TokenReferenceCommand {
   tokenId: string;
 }
 
-/** GET .../token/{tokenid}, beyond the spec: what the repository holds, card data masked. */
+export interface RetrieveTokenCommand extends TokenReferenceCommand {
+  authMethod: AuthMethod;
+  responseControls?: ResponseControls;
+}
+
+/**
+ * GET .../token/{tokenid}, beyond the spec: what the repository holds, card data masked; the
+ * full number with `responseControls.sensitiveData=UNMASK`, the merchant's permission and
+ * certificate authentication (the one rule, contracts' `unmaskRequested`).
+ */
 @Injectable()
 export class RetrieveToken {
   constructor(
@@ -18,15 +27,16 @@ export class RetrieveToken {
     private readonly sealing: TokenSealing,
   ) {}
 
-  async execute(command: TokenReferenceCommand): Promise<JsonObject> {
+  async execute(command: RetrieveTokenCommand): Promise<JsonObject> {
+    const unmask = unmaskRequested(command, command.merchant, command.authMethod);
     const repository = repositoryPolicy(command.merchant);
     const record = await this.store.findByToken(repository.id, command.tokenId);
     if (!record) {
       throw noSuchToken(command.tokenId, repository.id);
     }
-    // Card tokens answer from their masked columns alone; only provider_a details need opening.
-    const instrument = record.sourceType === 'PROVIDER_A' ? await this.sealing.openInstrument(record) : null;
-    return tokenBody(record, { result: 'SUCCESS', instrument, now: new Date() });
+    // Card tokens answer from their masked columns alone; only provider_a details and UNMASK need opening.
+    const instrument = record.sourceType === 'PROVIDER_A' || unmask ? await this.sealing.openInstrument(record) : null;
+    return tokenBody(record, { result: 'SUCCESS', instrument, unmask, now: new Date() });
   }
 }
 

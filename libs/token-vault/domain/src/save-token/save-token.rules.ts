@@ -1,4 +1,4 @@
-import { AuthMethod, GatewayError, MerchantContext, VerificationStrategy } from '@gateway/contracts';
+import { GatewayError, VerificationStrategy } from '@gateway/contracts';
 import type { Pan } from '@gateway/crypto';
 import { CardExpiry } from '../cards/card-expiry';
 import type { CardInstrument, Instrument, ProviderAInstrument } from '../instrument/instrument';
@@ -155,24 +155,6 @@ export function checkTokenIsNotTheCard(token: string, instrument: Instrument, fi
   if (instrument.type === 'CARD' && instrument.pan.reveal() === token) {
     throw GatewayError.invalidField(field, 'INVALID', 'The value is invalid. A token must not be the card number.');
   }
-}
-
-/**
- * `responseControls.sensitiveData=UNMASK` returns the full number only with the merchant's
- * permission and certificate authentication (ARCHITECTURE 6); without them it is a 400.
- */
-export function unmaskRequested(fields: SaveTokenFields, merchant: MerchantContext, authMethod: AuthMethod): boolean {
-  if (fields.responseControls?.sensitiveData !== 'UNMASK') {
-    return false;
-  }
-  if (!merchant.settings.privileges.unmask || authMethod !== 'CERTIFICATE') {
-    throw GatewayError.invalidField(
-      'responseControls.sensitiveData',
-      'INVALID',
-      "Value 'UNMASK' is invalid. Unmasked card numbers need the merchant's permission and certificate authentication.",
-    );
-  }
-  return true;
 }
 
 export function isCard(instrument: Instrument): instrument is CardInstrument {

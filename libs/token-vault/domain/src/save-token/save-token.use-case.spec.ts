@@ -162,7 +162,7 @@ describe('SaveToken: Preserve 6.4 rejection (token rule 3a)', () => {
     const token = (await ctx.post(cardBody(TEST_CARD))).token as string;
     const error = await rejected(ctx.put(token, cardBody(TEST_CARD_LUHN_FAILURE)));
     expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
-    expect((await ctx.bed.retrieve.execute({ merchant: ctx.merchant, tokenId: token })).sourceOfFunds).toMatchObject({
+    expect((await ctx.bed.retrieve.execute({ merchant: ctx.merchant, authMethod: 'PASSWORD', tokenId: token })).sourceOfFunds).toMatchObject({
       provided: { card: { number: '512345xxxxxx0008' } },
     });
   });
@@ -268,7 +268,7 @@ describe('SaveToken: verification strategies', () => {
     await ctx.put('keep', cardBody(TEST_CARD));
     const failed = await ctx.put('keep', { ...cardBody(TEST_CARD_LUHN_FAILURE), verificationStrategy: 'BASIC' });
     expect(failed).toMatchObject({ result: 'FAILURE', token: 'keep' });
-    expect(await ctx.bed.retrieve.execute({ merchant: ctx.merchant, tokenId: 'keep' })).toMatchObject({
+    expect(await ctx.bed.retrieve.execute({ merchant: ctx.merchant, authMethod: 'PASSWORD', tokenId: 'keep' })).toMatchObject({
       sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
       verificationStrategy: 'NONE',
     });
@@ -407,7 +407,7 @@ describe('SaveToken: provider_a billing agreements', () => {
       },
       shipping: { address: { city: 'Shipton', country: 'GBR' }, contact: { firstName: 'Sam' } },
     });
-    const retrieved = await ctx.bed.retrieve.execute({ merchant: ctx.merchant, tokenId: body.token as string });
+    const retrieved = await ctx.bed.retrieve.execute({ merchant: ctx.merchant, authMethod: 'PASSWORD', tokenId: body.token as string });
     expect(retrieved.shipping).toEqual(body.shipping);
     const row = [...ctx.bed.store.rows.values()][0];
     expect(JSON.stringify(row)).not.toContain('Shipton');

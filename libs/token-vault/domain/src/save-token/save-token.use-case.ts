@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GatewayError, JsonObject, OperationSession, RequestEnvelope } from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationSession, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
 import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
 import { CardExpiry } from '../cards/card-expiry';
@@ -33,7 +33,6 @@ import {
   mergeInstrument,
   RequestedInstrument,
   unknownTokenError,
-  unmaskRequested,
   verificationStrategyFor,
 } from './save-token.rules';
 

@@ -5,7 +5,7 @@ import {
   CardDetails,
   Cardless,
   CardPresentment,
-  ExternalAuthentication,
+  externalAuthenticationOf,
   Pan,
   parseCardExpiry,
   SecurityCode,
@@ -99,7 +99,7 @@ export function buildVerifyCardRequest(input: {
 }): CardlessVerifyCardRequest {
   const { request } = input;
   const cardholder = cardholderOf(request);
-  const authentication = authenticationOf(request);
+  const authentication = externalAuthenticationOf(request.authentication);
   return {
     merchantId: input.merchantId,
     orderId: input.orderId,
@@ -126,18 +126,6 @@ function cardholderOf(request: VerifyRequest): AcquirerCardholder | undefined {
 
 function addressOf(address: Address): AcquirerAddress {
   return { ...address };
-}
-
-function authenticationOf(request: VerifyRequest): ExternalAuthentication | undefined {
-  const authentication = request.authentication;
-  if (!authentication) {
-    return undefined;
-  }
-  return {
-    ...(authentication['3ds'] ? { threeDs: authentication['3ds'] } : {}),
-    ...(authentication['3ds2'] ? { threeDs2: authentication['3ds2'] } : {}),
-    ...(authentication.transactionId !== undefined ? { transactionId: authentication.transactionId } : {}),
-  };
 }
 
 /** Field validation has already run; this catches a value the merged sources made invalid. */

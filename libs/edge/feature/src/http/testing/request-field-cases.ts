@@ -31,6 +31,18 @@ export const BASE_BODIES: Record<OperationName, JsonObject> = {
     sourceOfFunds: { type: 'PROVIDER_C' },
   },
   CONFIRM_BROWSER_PAYMENT: { apiOperation: 'CONFIRM_BROWSER_PAYMENT' },
+  AUTHORIZE: {
+    apiOperation: 'AUTHORIZE',
+    order: { amount: '10.00', currency: 'USD' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } },
+  },
+  PAY: {
+    apiOperation: 'PAY',
+    order: { amount: '10.00', currency: 'USD' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } } },
+  },
+  CAPTURE: { apiOperation: 'CAPTURE', transaction: { amount: '10.00', currency: 'USD' } },
+  VOID: { apiOperation: 'VOID', transaction: { targetTransactionId: 't1' } },
 };
 
 /** The subject each operation is dispatched to. */
@@ -195,7 +207,8 @@ function withContext(operation: OperationName, body: JsonObject, fieldCase: Fiel
     sourceOfFunds.type = 'CARD';
   }
   const subTotals = ['order.itemAmount', 'order.shippingAndHandlingAmount', 'order.taxAmount'];
-  if (operation === 'INITIATE_BROWSER_PAYMENT' && fieldCase.kind === 'valid' && subTotals.includes(fieldCase.path)) {
+  const ordersAmount = operation === 'INITIATE_BROWSER_PAYMENT' || operation === 'AUTHORIZE' || operation === 'PAY';
+  if (ordersAmount && fieldCase.kind === 'valid' && subTotals.includes(fieldCase.path)) {
     (body.order as JsonObject).amount = fieldCase.value!;
   }
   return body;
@@ -257,6 +270,44 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       name: 'a payment of zero',
       body: (base) => withPatch(base, { order: { amount: '0', currency: 'USD' } }),
       expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+  ],
+  AUTHORIZE: [
+    {
+      name: 'an authorisation of zero',
+      body: (base) => withPatch(base, { order: { amount: '0.00', currency: 'USD' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'sub-totals summing 0.001 off order.amount',
+      body: (base) => withPatch(base, { order: { amount: '10.001', currency: 'BHD', itemAmount: '9', taxAmount: '1' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+  ],
+  PAY: [
+    {
+      name: 'more decimals than the currency has',
+      body: (base) => withPatch(base, { order: { amount: '10.5', currency: 'JPY' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+  ],
+  CAPTURE: [
+    {
+      name: 'a capture of zero',
+      body: (base) => withPatch(base, { transaction: { amount: '0', currency: 'USD' } }),
+      expected: { field: 'transaction.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'more decimals than the currency has',
+      body: (base) => withPatch(base, { transaction: { amount: '1.0001', currency: 'BHD' } }),
+      expected: { field: 'transaction.amount', validationType: 'INVALID' },
+    },
+  ],
+  VOID: [
+    {
+      name: 'a void without its target',
+      body: (base) => withPatch(base, { transaction: {} }),
+      expected: { field: 'transaction.targetTransactionId', validationType: 'MISSING' },
     },
   ],
   CONFIRM_BROWSER_PAYMENT: [

@@ -1,0 +1,25 @@
+import type { AcquirerTransactionReference } from '@gateway/acquirer';
+import type { JsonObject } from '@gateway/contracts';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { invalid } from '../refund-order/refund-errors';
+
+/**
+ * How the acquirer knows an earlier transaction of the order (the one a capture, void or linked
+ * refund refers to): its own id, kept in that transaction's stored response. No card is needed.
+ */
+export function acquirerReferenceOf(targetBody: JsonObject | null, targetId: string, doing: string): AcquirerTransactionReference {
+  const transaction = objectOrEmpty(targetBody?.transaction);
+  const acquirer = objectOrEmpty(transaction.acquirer);
+  if (typeof acquirer.transactionId !== 'string') {
+    throw invalid(
+      'transaction.targetTransactionId',
+      targetId,
+      `The gateway holds no acquirer reference for this transaction, so it cannot be ${doing} through the acquirer.`,
+    );
+  }
+  return {
+    acquirerTransactionId: acquirer.transactionId,
+    ...(typeof transaction.authorizationCode === 'string' ? { authorizationCode: transaction.authorizationCode } : {}),
+    ...(typeof transaction.receipt === 'string' ? { receipt: transaction.receipt } : {}),
+  };
+}

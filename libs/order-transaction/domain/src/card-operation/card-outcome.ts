@@ -1,0 +1,62 @@
+import { expiryForResponse } from '@gateway/acquirer';
+import type { AuthorizeCardResult, CaptureResult, VoidResult } from '@gateway/acquirer';
+import type { JsonObject, MaskedCard, TransactionResult } from '@gateway/contracts';
+import type { Money } from '@gateway/money';
+
+/** What the acquirer call of a card operation came to, whoever made it (the connector or the vault). */
+export interface CardOutcome {
+  result: TransactionResult;
+  /** response.gatewayCode */
+  gatewayCode: string;
+  acquirerCode?: string;
+  acquirerMessage?: string;
+  /** transaction.acquirer (id, merchantId, transactionId, date, time). */
+  acquirer?: JsonObject;
+  authorizationResponse?: JsonObject;
+  /** transaction.authorizationCode: the issuer's approval code. */
+  authorizationCode?: string;
+  /** transaction.receipt */
+  receipt?: string;
+  /** The card the acquirer was sent, masked. */
+  card?: MaskedCard;
+  /** response.cardSecurityCode */
+  cardSecurityCode?: JsonObject;
+  /** response.cardholderVerification.avs */
+  avs?: JsonObject;
+  /** AUTHORIZE and PAY: what the issuer approved (less than requested when PARTIALLY_APPROVED). */
+  approvedAmount?: Money;
+}
+
+/** No answer came back (a timeout, a fault after sending): the money may have moved (spec: UNKNOWN). */
+export const CARD_OUTCOME_UNKNOWN: CardOutcome = { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' };
+
+/** A capture's or void's result: no card, no approval amount. */
+export function outcomeOfFollowOn(result: CaptureResult | VoidResult): CardOutcome {
+  return {
+    result: result.result,
+    gatewayCode: result.gatewayCode,
+    ...(result.acquirerCode ? { acquirerCode: result.acquirerCode } : {}),
+    ...(result.acquirerMessage ? { acquirerMessage: result.acquirerMessage } : {}),
+    acquirer: { ...result.acquirer },
+    authorizationResponse: { ...result.authorizationResponse },
+    receipt: result.receipt,
+  };
+}
+
+/** An authorisation's or payment's result, its card masked. */
+export function outcomeOfAuthorization(result: AuthorizeCardResult): CardOutcome {
+  return {
+    ...outcomeOfFollowOn(result),
+    ...(result.authorizationCode ? { authorizationCode: result.authorizationCode } : {}),
+    card: {
+      number: result.card.maskedNumber,
+      expiry: expiryForResponse(result.card.expiry),
+      brand: result.card.brand,
+      scheme: result.card.scheme,
+      fundingMethod: result.card.fundingMethod,
+    },
+    cardSecurityCode: { ...result.cardSecurityCode },
+    avs: { ...result.avs },
+    approvedAmount: result.approvedAmount,
+  };
+}

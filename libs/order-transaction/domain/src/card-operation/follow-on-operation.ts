@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AcquirerConnector,
+  AcquirerOperationContext,
+  AcquirerRegistry,
+  AcquirerTransactionReference,
+  CaptureResult,
+  VoidResult,
+} from '@gateway/acquirer';
+import {
+  GatewayError,
+  JsonObject,
+  LedgerOrderView,
+  LedgerTransactionView,
+  OperationReply,
+  RecordMode,
+  RecordOperationMessage,
+  TransactionType,
+} from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { canonicalRequestHash } from '@gateway/platform';
+import { BeginOperation } from '../begin-operation/begin-operation.use-case';
+import { acquirerReferenceOf } from './acquirer-reference';
+import { CardOutcome, outcomeOfFollowOn } from './card-outcome';
+import { FollowOnRequest, followOnOrderGroup, followOnResponseBody } from './follow-on-response';
+import { CardOperationCommand, RunReservedOperation } from './reserved-operation';
+
+/** What a CAPTURE or VOID records: a transaction against an earlier one of the order. */
+export interface FollowOnPlan {
+  type: TransactionType;
+  amount: Money;
+  /** The earlier transaction captured or voided. */
+  target: LedgerTransactionView;
+  fundingType?: string;
+  taxAmount?: Money | null;
+}
+
+/** How one follow-on operation differs from the other: its plan and its acquirer call. */
+export interface FollowOnOperation<R extends FollowOnRequest, P extends FollowOnPlan = FollowOnPlan> {
+  apiOperation: 'CAPTURE' | 'VOID';
+  /** What the operation does to its target, for the error when the target has no acquirer reference ('captured'). */
+  doing: string;
+  plan(request: R, order: LedgerOrderView | null, orderId: string): P;
+  call(
+    connector: AcquirerConnector,
+    context: AcquirerOperationContext,
+    target: AcquirerTransactionReference,
+    plan: P,
+  ): Promise<CaptureResult | VoidResult>;
+}
+
+const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
+
+/**
+ * CAPTURE and VOID: an operation on an earlier transaction of the order, with no card (so never
+ * through the vault). Planned on the order as begin saw it, reserved on the locked order row
+ * (where the ledger's limits hold whatever raced it), sent to the acquirer by the target's
+ * acquirer reference, then recorded (RunReservedOperation).
+ */
+@Injectable()
+export class RunFollowOnOperation {
+  constructor(
+    private readonly begin: BeginOperation,
+    private readonly reserved: RunReservedOperation,
+    private readonly ledger: LedgerRepository,
+    private readonly acquirers: AcquirerRegistry,
+  ) {}
+
+  async execute<R extends FollowOnRequest, P extends FollowOnPlan>(
+    operation: FollowOnOperation<R, P>,
+    command: CardOperationCommand<R>,
+  ): Promise<OperationReply> {
+    const { envelope, orderId, transactionId, request } = command;
+    const { apiOperation } = operation;
+    const requestHash = canonicalRequestHash(command.body);
+    const begun = await this.begin.execute({ envelope, orderId, transactionId, apiOperation, requestHash });
+    if (begun.outcome === 'REPLAY') {
+      return { body: begun.body };
+    }
+    const plan = operation.plan(request, begun.order, orderId);
+    const targetBody = (await this.ledger.findTransactionResponse(envelope.merchant.id, orderId, plan.target.id))?.body ?? null;
+    const target = acquirerReferenceOf(targetBody, plan.target.id, operation.doing);
+    const connector = this.acquirers.forMerchant(envelope.merchant);
+    const message = (outcome: CardOutcome, mode: RecordMode) =>
+      recordMessage(command, apiOperation, plan, requestHash, targetBody, outcome, mode);
+    const body = await this.reserved.execute({
+      envelope,
+      orderId,
+      transactionId,
+      apiOperation,
+      requestHash,
+      reservation: message(RESERVED, 'CREATE'),
+      perform: async () =>
+        outcomeOfFollowOn(await operation.call(connector, { merchantId: envelope.merchant.id, orderId, transactionId }, target, plan)),
+      completion: (outcome) => message(outcome, 'UPDATE'),
+      unavailable: () => GatewayError.serverFailed(),
+    });
+    return { body };
+  }
+}
+
+function recordMessage(
+  command: CardOperationCommand<FollowOnRequest>,
+  apiOperation: string,
+  plan: FollowOnPlan,
+  requestHash: string,
+  targetBody: JsonObject | null,
+  outcome: CardOutcome,
+  mode: RecordMode,
+): RecordOperationMessage {
+  const { request } = command;
+  const currency = plan.amount.currency;
+  const details = followOnOrderGroup(request);
+  return {
+    envelope: command.envelope,
+    orderId: command.orderId,
+    transactionId: command.transactionId,
+    apiOperation,
+    requestHash,
+    mode,
+    order: { currency, ...(Object.keys(details).length > 0 ? { details } : {}) },
+    transaction: {
+      type: plan.type,
+      amount: plan.amount.toFixed(),
+      currency,
+      result: outcome.result,
+      gatewayCode: outcome.gatewayCode,
+      targetTransactionId: plan.target.id,
+      ...(plan.fundingType ? { fundingType: plan.fundingType } : {}),
+      ...(plan.taxAmount ? { taxAmount: plan.taxAmount.toFixed() } : {}),
+    },
+    response: followOnResponseBody(request, currency, targetBody, mode === 'UPDATE' ? outcome : undefined, plan.taxAmount),
+  };
+}

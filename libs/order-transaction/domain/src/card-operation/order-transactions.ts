@@ -1,0 +1,52 @@
+import type { LedgerOrderView, LedgerTransactionView, TransactionResult, TransactionType } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+
+/** Results after which a transaction has moved, or may still move, money. */
+export const EXPOSED: readonly TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+
+/** The void type of each transaction type that can be voided. */
+export const VOID_TYPES = {
+  AUTHORIZATION: 'VOID_AUTHORIZATION',
+  CAPTURE: 'VOID_CAPTURE',
+  PAYMENT: 'VOID_PAYMENT',
+  REFUND: 'VOID_REFUND',
+} as const satisfies Partial<Record<TransactionType, TransactionType>>;
+export type VoidableType = keyof typeof VOID_TYPES;
+
+export function isVoidable(type: TransactionType): type is VoidableType {
+  return Object.prototype.hasOwnProperty.call(VOID_TYPES, type);
+}
+
+/** The void of `target` that succeeded or may still succeed (PENDING, UNKNOWN), if any. */
+export function voidOf(order: LedgerOrderView, target: LedgerTransactionView): LedgerTransactionView | undefined {
+  if (!isVoidable(target.type)) {
+    return undefined;
+  }
+  const voidType = VOID_TYPES[target.type];
+  return order.transactions.find((t) => t.type === voidType && t.targetTransactionId === target.id && EXPOSED.includes(t.result));
+}
+
+/**
+ * The transactions of `types` recorded against `target` (captures of an authorisation, refunds
+ * of a capture or payment) that moved or may move money and are not voided.
+ */
+export function dependentsOf(order: LedgerOrderView, target: LedgerTransactionView, types: readonly TransactionType[]): LedgerTransactionView[] {
+  return order.transactions.filter(
+    (t) => types.includes(t.type) && t.targetTransactionId === target.id && EXPOSED.includes(t.result) && !voidOf(order, t),
+  );
+}
+
+/** What is left to capture of an authorisation: its amount less its captures not voided (none once it is voided). */
+export function uncaptured(order: LedgerOrderView, authorization: LedgerTransactionView): Money {
+  const money = (amount: string) => Money.of(amount, order.currency);
+  if (voidOf(order, authorization)) {
+    return Money.zero(order.currency);
+  }
+  return dependentsOf(order, authorization, ['CAPTURE']).reduce((left, capture) => left.minus(money(capture.amount)), money(authorization.amount));
+}
+
+/** "a PAYMENT", "an AUTHORIZATION", "a FAILURE PAYMENT": how an explanation names a transaction. */
+export function describeTransaction(t: Pick<LedgerTransactionView, 'type' | 'result'>): string {
+  const what = t.result === 'SUCCESS' ? t.type : `${t.result} ${t.type}`;
+  return `${/^[AEIOU]/.test(what) ? 'an' : 'a'} ${what}`;
+}

@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { GatewayError, JsonObject, JsonValue, OperationSession, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
+import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
+import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
+import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
+import { CARD_OUTCOME_UNKNOWN, CardOutcome } from './card-outcome';
+
+/** An order operation as its NATS controller hands it over. */
+export interface CardOperationCommand<R> {
+  envelope: RequestEnvelope;
+  orderId: string;
+  transactionId: string;
+  /** The validated request. */
+  request: R;
+  /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
+  body: JsonObject;
+  /** The payment session the request named, with its card sealed by the vault (if it has one). */
+  session?: OperationSession;
+}
+
+export interface ReservedOperation {
+  envelope: RequestEnvelope;
+  orderId: string;
+  transactionId: string;
+  apiOperation: string;
+  requestHash: string;
+  /** The record of the transaction before the call: PENDING, holding its amount. */
+  reservation: RecordOperationMessage;
+  /** The acquirer call. Throws what the callee threw; this decides whether anything can have happened. */
+  perform: () => Promise<CardOutcome>;
+  /** The record of the call's outcome, replacing the reservation. */
+  completion: (outcome: CardOutcome) => RecordOperationMessage;
+  /** The clear error when the one who would move the money did not answer at all. */
+  unavailable: () => GatewayError;
+}
+
+/** A completion that cannot be written is retried this often: money has moved by then. */
+const COMPLETION_ATTEMPTS = 3;
+
+/**
+ * Reserve, call, complete (docs/decisions/refund-reservation.md, which card payments follow):
+ * the transaction is recorded PENDING on the locked order row before the acquirer is called, so
+ * the ledger's limits (capture limit, refund limit) refuse what they must before money moves, a
+ * call the acquirer refused before doing anything releases the reservation, and one that reached
+ * it is always recorded (UNKNOWN when nobody can say what happened).
+ */
+@Injectable()
+export class RunReservedOperation {
+  constructor(
+    private readonly record: RecordOperation,
+    private readonly release: ReleaseReservation,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async execute(operation: ReservedOperation): Promise<JsonObject> {
+    const reserved = await this.record.execute(operation.reservation, 'RESERVE');
+    if (reserved.replayed) {
+      // The same request reserved first (it raced this one without the order lock).
+      return reserved.body;
+    }
+    const outcome = await this.perform(operation);
+    return (await this.complete(operation, outcome)).body;
+  }
+
+  private async perform(operation: ReservedOperation): Promise<CardOutcome> {
+    try {
+      return await operation.perform();
+    } catch (err) {
+      if (hadNoEffect(err)) {
+        await this.release.execute({
+          merchantId: operation.envelope.merchant.id,
+          orderId: operation.orderId,
+          transactionId: operation.transactionId,
+          apiOperation: operation.apiOperation,
+          requestHash: operation.requestHash,
+          fencingToken: operation.envelope.fencingToken ?? '0',
+        });
+        throw err instanceof NotDeliveredError ? operation.unavailable() : err;
+      }
+      this.logger.warn(
+        { err, orderId: operation.orderId, transactionId: operation.transactionId, apiOperation: operation.apiOperation },
+        'card operation outcome unknown: recorded as UNKNOWN, amount kept reserved',
+      );
+      return CARD_OUTCOME_UNKNOWN;
+    }
+  }
+
+  private async complete(operation: ReservedOperation, outcome: CardOutcome): Promise<RecordedOperation> {
+    const message = operation.completion(outcome);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.record.execute(message, 'COMPLETE');
+      } catch (err) {
+        if (attempt >= COMPLETION_ATTEMPTS || err instanceof GatewayError) {
+          this.logger.error(
+            { err, orderId: operation.orderId, transactionId: operation.transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
+            'card operation performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
+          );
+          throw err;
+        }
+        await sleep(100 * attempt);
+      }
+    }
+  }
+}
+
+/**
+ * Errors after which nothing can have happened: the request was never delivered, or was
+ * refused (4xx) before its side effect. Anything else may have moved money.
+ */
+function hadNoEffect(err: unknown): boolean {
+  return err instanceof NotDeliveredError || (err instanceof GatewayError && err.httpStatus < 500);
+}
+
+/** The keys of `values` that are defined, as a JSON object (undefined groups left out). */
+export function definedGroups(values: Record<string, JsonValue | undefined>): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** A request group as plain JSON. */
+export function plain(value: object | undefined): JsonObject | undefined {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonObject);
+}

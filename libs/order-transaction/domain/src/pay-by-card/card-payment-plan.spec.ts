@@ -1,0 +1,65 @@
+import { CardPaymentRequest, validateOrderOperationRequest } from '@gateway/contracts';
+import { TEST_CARD } from '@gateway/testing';
+import { orderOf, refusal, txn } from '../card-operation/testing-orders';
+import { planCardPayment } from './card-payment-plan';
+
+const card = { number: TEST_CARD, expiry: { month: '1', year: '39' }, securityCode: '100' };
+const pay = (extra: Record<string, unknown> = {}, apiOperation: 'PAY' | 'AUTHORIZE' = 'PAY'): CardPaymentRequest =>
+  validateOrderOperationRequest(apiOperation, { apiOperation, order: { amount: '10.00', currency: 'USD' }, ...extra });
+const session = { id: 'SESSION0001234567890123456789012', sealedCard: 'sealed-value' };
+
+describe('planCardPayment', () => {
+  it('sends a complete card in the request to the acquirer directly, its number held as a masked Pan', () => {
+    const plan = planCardPayment(pay({ sourceOfFunds: { type: 'CARD', provided: { card } } }), null);
+    expect(plan).toMatchObject({ type: 'PAYMENT', apiOperation: 'PAY', acceptPartialAmount: false });
+    expect(plan.route.kind).toBe('ACQUIRER');
+    expect(JSON.stringify(plan.route)).not.toContain(TEST_CARD);
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }, 'AUTHORIZE'), null).type).toBe('AUTHORIZATION');
+  });
+
+  it('sends a token, or a session card the request does not complete alone, through the vault with the explicit values', () => {
+    const token = planCardPayment(pay({ sourceOfFunds: { token: '9123456789012346', provided: { card: { securityCode: '100' } } } }), null);
+    expect(token.route).toEqual({ kind: 'VAULT', source: { token: '9123456789012346' } });
+    expect(token.explicit).toEqual({ securityCode: '100' });
+    const sealed = planCardPayment(pay({ sourceOfFunds: { provided: { card: { expiry: { month: '5', year: '39' } } } } }), null, session);
+    expect(sealed.route).toEqual({ kind: 'VAULT', source: { sealed: { value: 'sealed-value', bindingId: session.id } } });
+    // A complete card in the request wins whole over the session's.
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null, session).route.kind).toBe('ACQUIRER');
+  });
+
+  it('answers MISSING for a payment without a card, or with an incomplete one and nothing to complete it', () => {
+    expect(refusal(() => planCardPayment(pay(), null))).toMatchObject({ field: 'sourceOfFunds', validationType: 'MISSING' });
+    expect(refusal(() => planCardPayment(pay({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } }), null))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.expiry',
+      validationType: 'MISSING',
+    });
+    expect(refusal(() => planCardPayment(pay({ sourceOfFunds: { type: 'CARD' } }), null))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.number',
+    });
+  });
+
+  it('keeps the order currency, the partial acceptance and the tax', () => {
+    const order = orderOf([txn('p0', 'PAYMENT', '1.00', { result: 'FAILURE' })]);
+    const euros = validateOrderOperationRequest('PAY', { apiOperation: 'PAY', order: { amount: '1', currency: 'EUR' }, sourceOfFunds: { provided: { card } } });
+    expect(refusal(() => planCardPayment(euros, order))).toMatchObject({ field: 'order.currency', validationType: 'INVALID' });
+    const plan = planCardPayment(
+      pay({ order: { amount: '10.51', currency: 'USD', acceptPartialAmount: true, itemAmount: '9.46', taxAmount: '1.05' }, sourceOfFunds: { provided: { card } } }),
+      order,
+    );
+    expect([plan.amount.toFixed(), plan.taxAmount?.toFixed(), plan.acceptPartialAmount]).toEqual(['10.51', '1.05', true]);
+  });
+
+  it('passes 3-D Secure performed elsewhere and the stored-credential agreement on to the issuer', () => {
+    const plan = planCardPayment(
+      pay({
+        sourceOfFunds: { provided: { card } },
+        authentication: { '3ds': { acsEci: '05', authenticationToken: 'kHyn+7YFi1EUAREAAAAvNUe6Hv8=' }, transactionId: 'auth-1' },
+        agreement: { id: 'subscription-7', type: 'RECURRING' },
+      }),
+      null,
+    );
+    expect(plan.authentication).toEqual({ threeDs: { acsEci: '05', authenticationToken: 'kHyn+7YFi1EUAREAAAAvNUe6Hv8=' }, transactionId: 'auth-1' });
+    expect(plan.agreement).toMatchObject({ id: 'subscription-7', type: 'RECURRING' });
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null)).not.toHaveProperty('authentication');
+  });
+});

@@ -1,0 +1,125 @@
+import { addressForResponse } from '@gateway/api-fields';
+import type { CardPaymentRequest, JsonObject, JsonValue } from '@gateway/contracts';
+import { maskPan } from '@gateway/crypto';
+import { definedGroups, plain } from '../card-operation/reserved-operation';
+import type { CardOutcome } from '../card-operation/card-outcome';
+import type { CardPaymentPlan } from './card-payment-plan';
+
+/** `order.*` request fields kept on the order and echoed in the response's order group. */
+const ORDER_FIELDS = [
+  'acceptPartialAmount',
+  'custom',
+  'customerNote',
+  'customerOrderDate',
+  'customerReference',
+  'description',
+  'item',
+  'itemAmount',
+  'productSKU',
+  'reference',
+  'requestorName',
+  'shippingAndHandlingAmount',
+  'tax',
+  'taxAmount',
+  'taxRegistrationId',
+  'walletIndicator',
+  'walletProvider',
+] as const;
+
+/**
+ * The response body of an AUTHORIZE or PAY, without what the ledger owns and completes (order
+ * id, amount, status, totals and times; transaction id, type, amount, currency; result;
+ * response.gatewayCode; timeOfRecord) and what the edge adds. The card only masked: the
+ * acquirer's (or vault's) masked card once known, the request's own masked before.
+ */
+export function cardPaymentResponseBody(request: CardPaymentRequest, plan: CardPaymentPlan, outcome?: CardOutcome): JsonObject {
+  return definedGroups({
+    authorizationResponse: outcome?.authorizationResponse,
+    billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
+    customer: plain(request.customer),
+    device: plain(request.device),
+    order: orderGroup(request),
+    partnerSolutionId: request.partnerSolutionId,
+    response: responseGroup(outcome),
+    shipping: shippingGroup(request),
+    sourceOfFunds: sourceOfFundsGroup(request, plan, outcome),
+    transaction: transactionGroup(request, plan, outcome),
+  });
+}
+
+/** What the order keeps (`order.details`; retrieval shows it at the order's top level). */
+export function cardPaymentOrderDetails(request: CardPaymentRequest): JsonObject {
+  return definedGroups({
+    ...pickOrderFields(request),
+    billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
+    customer: plain(request.customer),
+    shipping: shippingGroup(request),
+  });
+}
+
+function pickOrderFields(request: CardPaymentRequest): Record<string, JsonValue | undefined> {
+  const order = plain(request.order) ?? {};
+  return Object.fromEntries(ORDER_FIELDS.map((field) => [field, order[field]]));
+}
+
+function orderGroup(request: CardPaymentRequest): JsonObject {
+  return definedGroups({ ...pickOrderFields(request), notificationUrl: request.order.notificationUrl });
+}
+
+function responseGroup(outcome: CardOutcome | undefined): JsonObject {
+  return definedGroups({
+    acquirerCode: outcome?.acquirerCode,
+    acquirerMessage: outcome?.acquirerMessage,
+    cardSecurityCode: outcome?.cardSecurityCode,
+    cardholderVerification: outcome?.avs ? { avs: outcome.avs } : undefined,
+  });
+}
+
+/**
+ * transaction.requestedAmount: the amount asked for, when the issuer approved less
+ * (PARTIALLY_APPROVED); transaction.amount and order.amount then hold the approved amount.
+ */
+function transactionGroup(request: CardPaymentRequest, plan: CardPaymentPlan, outcome: CardOutcome | undefined): JsonObject {
+  const transaction = request.transaction;
+  const acquirer: JsonObject = { ...(outcome?.acquirer ?? {}) };
+  if (transaction?.acquirer?.customData !== undefined) acquirer.customData = transaction.acquirer.customData;
+  const partial = outcome?.approvedAmount !== undefined && !outcome.approvedAmount.equals(plan.amount);
+  return definedGroups({
+    acquirer: Object.keys(acquirer).length > 0 ? acquirer : undefined,
+    authorizationCode: outcome?.authorizationCode,
+    frequency: transaction?.frequency,
+    merchantNote: transaction?.merchantNote,
+    receipt: outcome?.receipt,
+    reference: transaction?.reference,
+    requestedAmount: partial ? plan.amount.toJSON() : undefined,
+    source: transaction?.source,
+    taxAmount: plan.taxAmount?.toJSON(),
+  });
+}
+
+function shippingGroup(request: CardPaymentRequest): JsonObject | undefined {
+  const shipping = request.shipping;
+  if (!shipping) {
+    return undefined;
+  }
+  return definedGroups({
+    address: shipping.address ? addressForResponse(shipping.address) : undefined,
+    contact: plain(shipping.contact),
+    method: shipping.method,
+  });
+}
+
+function sourceOfFundsGroup(request: CardPaymentRequest, plan: CardPaymentPlan, outcome: CardOutcome | undefined): JsonObject {
+  const token = request.sourceOfFunds?.token;
+  const card: JsonObject = outcome?.card
+    ? { ...plain(outcome.card)! }
+    : plan.explicit.number !== undefined
+      ? { number: maskPan(plan.explicit.number) }
+      : {};
+  if (plan.explicit.nameOnCard !== undefined) card.nameOnCard = plan.explicit.nameOnCard;
+  return definedGroups({
+    type: 'CARD',
+    token,
+    provided: Object.keys(card).length > 0 ? { card } : undefined,
+  });
+}

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { AcquirerRegistry } from '@gateway/acquirer';
+import { CardPaymentRequest, JsonObject, OperationReply, RecordMode, RecordOperationMessage, unmaskRequested } from '@gateway/contracts';
+import { canonicalRequestHash } from '@gateway/platform';
+import { BeginOperation } from '../begin-operation/begin-operation.use-case';
+import { CardOutcome } from '../card-operation/card-outcome';
+import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { CardPaymentPlan, planCardPayment } from './card-payment-plan';
+import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
+import { CardPaymentSideEffects } from './card-payment-side-effects';
+
+export type CardPaymentCommand = CardOperationCommand<CardPaymentRequest>;
+
+/** Until the acquirer call answers, the transaction holds its amount as PENDING. */
+const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
+
+/**
+ * `apiOperation` AUTHORIZE (an AUTHORIZATION: funds reserved, a CAPTURE moves them) and PAY (a
+ * PAYMENT: authorised and captured at once), with the card given in the request, behind a
+ * token, or in the named session. Reserve, call, complete like a refund
+ * (RunReservedOperation). A decline is a 201 with result FAILURE; the first funds operation of
+ * an order failing leaves it FAILED with totals 0 (ARCHITECTURE 4.10). A partial approval
+ * (order.acceptPartialAmount) is recorded at the approved amount.
+ */
+@Injectable()
+export class PayByCard {
+  constructor(
+    private readonly begin: BeginOperation,
+    private readonly reserved: RunReservedOperation,
+    private readonly acquirers: AcquirerRegistry,
+    private readonly sideEffects: CardPaymentSideEffects,
+  ) {}
+
+  async execute(command: CardPaymentCommand): Promise<OperationReply> {
+    const { envelope, orderId, transactionId, request } = command;
+    const apiOperation = request.apiOperation;
+    const requestHash = canonicalRequestHash(command.body);
+    const begun = await this.begin.execute({ envelope, orderId, transactionId, apiOperation, requestHash });
+    if (begun.outcome === 'REPLAY') {
+      return { body: begun.body };
+    }
+    const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
+    const plan = planCardPayment(request, begun.order, command.session);
+    // A live merchant without an acquirer is refused before anything is recorded.
+    const connector = plan.route.kind === 'ACQUIRER' ? (this.acquirers.forMerchant(envelope.merchant)) : undefined;
+    const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
+    const body = await this.reserved.execute({
+      envelope,
+      orderId,
+      transactionId,
+      apiOperation,
+      requestHash,
+      reservation: message(RESERVED, 'CREATE'),
+      perform: () => this.sideEffects.authorize(command, plan, connector),
+      completion: (outcome) => message(outcome, 'UPDATE'),
+      unavailable: () => this.sideEffects.unavailable(),
+    });
+    return { body: unmask ? withFullCardNumber(body, plan) : body };
+  }
+}
+
+function recordMessage(
+  command: CardPaymentCommand,
+  plan: CardPaymentPlan,
+  requestHash: string,
+  outcome: CardOutcome,
+  mode: RecordMode,
+): RecordOperationMessage {
+  const { request } = command;
+  // A partial approval: the transaction and the order hold what the issuer approved.
+  const amount = outcome.result === 'SUCCESS' && outcome.approvedAmount ? outcome.approvedAmount : plan.amount;
+  return {
+    envelope: command.envelope,
+    orderId: command.orderId,
+    transactionId: command.transactionId,
+    apiOperation: plan.apiOperation,
+    requestHash,
+    mode,
+    order: {
+      currency: amount.currency,
+      amount: amount.toFixed(),
+      details: cardPaymentOrderDetails(request),
+      ...(request.order.notificationUrl !== undefined ? { notificationUrl: request.order.notificationUrl } : {}),
+    },
+    transaction: {
+      type: plan.type,
+      amount: amount.toFixed(),
+      currency: amount.currency,
+      result: outcome.result,
+      gatewayCode: outcome.gatewayCode,
+      fundingType: 'CARD',
+      ...(plan.taxAmount ? { taxAmount: plan.taxAmount.toFixed() } : {}),
+    },
+    response: cardPaymentResponseBody(request, plan, mode === 'UPDATE' ? outcome : undefined),
+  };
+}
+
+/**
+ * UNMASK (permission, certificate authentication, asked for): the full number of a card the
+ * request itself gave is added to this reply only; the ledger stored it masked.
+ */
+function withFullCardNumber(body: JsonObject, plan: CardPaymentPlan): JsonObject {
+  const number = plan.explicit.number;
+  const sourceOfFunds = objectOrEmpty(body.sourceOfFunds);
+  const provided = objectOrEmpty(sourceOfFunds.provided);
+  const card = objectOrEmpty(provided.card);
+  if (number === undefined || card.number === undefined) {
+    return body;
+  }
+  return { ...body, sourceOfFunds: { ...sourceOfFunds, provided: { ...provided, card: { ...card, number } } } };
+}

@@ -1,0 +1,58 @@
+import type { LedgerOrderView, LedgerTransactionView, TransactionType, VoidRequest } from '@gateway/contracts';
+import { GatewayError } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { dependentsOf, describeTransaction, isVoidable, VOID_TYPES, VoidableType, voidOf } from '../card-operation/order-transactions';
+import { invalid } from '../refund-order/refund-errors';
+
+export interface VoidPlan {
+  type: (typeof VOID_TYPES)[VoidableType];
+  /** The target's own amount: a void undoes it whole. */
+  amount: Money;
+  target: LedgerTransactionView & { type: VoidableType };
+}
+
+/** What would have to be voided first: an authorisation's captures, a capture's or payment's refunds. */
+const DEPENDENT_TYPES: Record<VoidableType, readonly TransactionType[]> = {
+  AUTHORIZATION: ['CAPTURE'],
+  CAPTURE: ['REFUND', 'REFUND_REQUEST'],
+  PAYMENT: ['REFUND', 'REFUND_REQUEST'],
+  REFUND: [],
+};
+
+const FIELD = 'transaction.targetTransactionId';
+
+/**
+ * What a VOID means on the order as begin saw it (docs/decisions/card-payment-rules.md): the
+ * named transaction is a successful authorisation, capture, payment or refund of this order,
+ * not voided already (nor with a void under way), funded by a card, and the latest of its
+ * chain: nothing recorded against it still stands (an authorisation's captures, a capture's or
+ * payment's refunds must be voided first). Each refusal is a 400 on the target that says why.
+ */
+export function planVoid(request: VoidRequest, order: LedgerOrderView | null, orderId: string): VoidPlan {
+  if (!order) {
+    throw GatewayError.invalidRequest(`Order '${orderId}' does not exist: a void undoes a transaction of an existing order.`);
+  }
+  const id = request.transaction.targetTransactionId;
+  const target = order.transactions.find((t) => t.id === id);
+  if (!target) {
+    throw invalid(FIELD, id, `Order '${order.id}' has no transaction with this id.`);
+  }
+  if (!isVoidable(target.type) || target.result !== 'SUCCESS') {
+    throw invalid(FIELD, id, `Transaction '${id}' is ${describeTransaction(target)}: only a successful AUTHORIZATION, CAPTURE, PAYMENT or REFUND can be voided.`);
+  }
+  const earlier = voidOf(order, target);
+  if (earlier) {
+    const state = earlier.result === 'SUCCESS' ? 'already voided' : `being voided (its void is ${earlier.result})`;
+    throw invalid(FIELD, id, `Transaction '${id}' is ${state} by transaction '${earlier.id}'.`);
+  }
+  if (target.fundingType?.startsWith('PROVIDER_')) {
+    throw invalid(FIELD, id, `Transaction '${id}' was funded through a browser payment provider, which does not support voids: refund it instead.`);
+  }
+  const dependents = dependentsOf(order, target, DEPENDENT_TYPES[target.type]);
+  if (dependents.length > 0) {
+    const names = dependents.map((t) => `${t.type} '${t.id}'`).join(', ');
+    throw invalid(FIELD, id, `Transaction '${id}' is not the latest of its chain: void ${names} first.`);
+  }
+  const voidable = target as VoidPlan['target'];
+  return { type: VOID_TYPES[voidable.type], amount: Money.of(target.amount, order.currency), target: voidable };
+}

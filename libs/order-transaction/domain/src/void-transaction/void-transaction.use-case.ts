@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { OperationReply, VoidRequest } from '@gateway/contracts';
+import { FollowOnOperation, FollowOnPlan, RunFollowOnOperation } from '../card-operation/follow-on-operation';
+import { CardOperationCommand } from '../card-operation/reserved-operation';
+import { planVoid, VoidPlan } from './void-plan';
+
+export type VoidCommand = CardOperationCommand<VoidRequest>;
+
+/**
+ * `apiOperation: VOID`: undoes an authorisation, capture, payment or refund of the order whole
+ * (VOID_AUTHORIZATION, VOID_CAPTURE, VOID_PAYMENT, VOID_REFUND; void-plan.ts), by the target's
+ * acquirer reference. The order is CANCELLED when its initial transaction is voided
+ * (derive-order-state). A pending void blocks a second void of the same target until it completes.
+ */
+const VOID: FollowOnOperation<VoidRequest, FollowOnPlan & VoidPlan> = {
+  apiOperation: 'VOID',
+  doing: 'voided',
+  plan: (request, order, orderId) => {
+    const plan = planVoid(request, order, orderId);
+    return { ...plan, ...(plan.target.fundingType ? { fundingType: plan.target.fundingType } : {}) };
+  },
+  call: (connector, context, target, plan) => connector.void({ ...context, target, targetType: plan.target.type }),
+};
+
+@Injectable()
+export class VoidTransaction {
+  constructor(private readonly followOn: RunFollowOnOperation) {}
+
+  execute(command: VoidCommand): Promise<OperationReply> {
+    return this.followOn.execute(VOID, command);
+  }
+}

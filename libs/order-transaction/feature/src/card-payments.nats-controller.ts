@@ -1,0 +1,46 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { OperationReply, OrderApiOperation, SUBJECTS } from '@gateway/contracts';
+import { CaptureOrder, PayByCard, VoidTransaction } from '@gateway/order-transaction/domain';
+import { parseOrderOperationMessage, ReceivedOrderOperation } from '@gateway/platform';
+
+/** `apiOperation` AUTHORIZE, PAY, CAPTURE and VOID, from the edge (under the order's lock) or any service. */
+@Controller()
+export class CardPaymentsNatsController {
+  constructor(
+    private readonly payByCard: PayByCard,
+    private readonly captureOrder: CaptureOrder,
+    private readonly voidTransaction: VoidTransaction,
+  ) {}
+
+  @MessagePattern(SUBJECTS.orderTransaction.authorize)
+  authorize(@Payload() data: unknown): Promise<OperationReply> {
+    return this.payByCard.execute(commandOf(parseOrderOperationMessage(data, 'AUTHORIZE')));
+  }
+
+  @MessagePattern(SUBJECTS.orderTransaction.pay)
+  pay(@Payload() data: unknown): Promise<OperationReply> {
+    return this.payByCard.execute(commandOf(parseOrderOperationMessage(data, 'PAY')));
+  }
+
+  @MessagePattern(SUBJECTS.orderTransaction.capture)
+  capture(@Payload() data: unknown): Promise<OperationReply> {
+    return this.captureOrder.execute(commandOf(parseOrderOperationMessage(data, 'CAPTURE')));
+  }
+
+  @MessagePattern(SUBJECTS.orderTransaction.void)
+  void(@Payload() data: unknown): Promise<OperationReply> {
+    return this.voidTransaction.execute(commandOf(parseOrderOperationMessage(data, 'VOID')));
+  }
+}
+
+function commandOf<K extends OrderApiOperation>({ message, request }: ReceivedOrderOperation<K>) {
+  return {
+    envelope: message.envelope,
+    orderId: message.orderId,
+    transactionId: message.transactionId,
+    request,
+    body: message.body,
+    ...(message.session ? { session: message.session } : {}),
+  };
+}

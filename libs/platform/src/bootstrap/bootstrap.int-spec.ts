@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Controller, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { createLogger } from '../logging';
+import { createMessageClient, createMessageServer, MessageBus, MessagingOptions } from '../messaging';
+import { Metrics } from '../metrics';
+import { PlatformModule } from '../platform.module';
+import { bootstrapApp, RunningApp } from './bootstrap';
+
+/**
+ * A replica that joins its queue group while others serve (a rolling deploy, a scale-up) must
+ * not take a request before its init hooks have run: migrations, the vault's data keys and
+ * every other onModuleInit. Nest's startAllMicroservices subscribes without running them.
+ */
+
+const SUBJECT = 'bootstrap-probe.v1';
+const INIT_MS = 1_500;
+
+@Injectable()
+class SlowInit implements OnModuleInit {
+  initialised = false;
+
+  async onModuleInit(): Promise<void> {
+    await sleep(INIT_MS);
+    this.initialised = true;
+  }
+}
+
+@Controller()
+class ProbeController {
+  constructor(private readonly init: SlowInit) {}
+
+  @MessagePattern(SUBJECT)
+  probe(): { initialised: boolean } {
+    return { initialised: this.init.initialised };
+  }
+}
+
+describe('bootstrapApp with a message server', () => {
+  const messaging: MessagingOptions = {
+    profile: 'distributed',
+    // Not @gateway/testing's testInfra: that lib depends on this one.
+    servers: [process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'],
+    subjectPrefix: `t${randomBytes(6).toString('hex')}.`,
+    requestTimeoutMs: 500,
+    serviceName: 'bootstrap-probe',
+  };
+  const logger = createLogger({ service: 'bootstrap-probe', level: 'silent' });
+  const client = createMessageClient(messaging);
+  const bus = new MessageBus(client, messaging, logger, new Metrics());
+  let running: RunningApp | undefined;
+
+  afterAll(async () => {
+    await running?.shutdown('test over');
+    await client.close();
+  });
+
+  it('answers no request before its init hooks have run', async () => {
+    @Module({
+      imports: [PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 })],
+      controllers: [ProbeController],
+      providers: [SlowInit],
+    })
+    class ProbeModule {}
+
+    const answers: boolean[] = [];
+    let booted = false;
+    const probing = (async () => {
+      while (!booted) {
+        try {
+          answers.push((await bus.request<{ initialised: boolean }>(SUBJECT, {}, { timeoutMs: 200 })).initialised);
+        } catch {
+          // No responder yet: the replica is not subscribed, which is what it should be.
+          await sleep(20);
+        }
+      }
+    })();
+    running = await bootstrapApp({
+      module: ProbeModule,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      shutdownGraceMs: 2_000,
+      messageServer: createMessageServer(messaging, 2_000),
+    });
+    booted = true;
+    await probing;
+    answers.push((await bus.request<{ initialised: boolean }>(SUBJECT, {})).initialised);
+
+    expect(answers.filter((initialised) => !initialised).length).toBe(0);
+    expect(answers.at(-1)).toBe(true);
+  });
+});

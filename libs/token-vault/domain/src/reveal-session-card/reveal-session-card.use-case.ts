@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { AuthMethod, MerchantContext, RevealCardReply, unmaskRequested } from '@gateway/contracts';
+import { SessionCardSealing } from '../session-cards/session-card-sealing';
+
+export interface RevealSessionCardCommand {
+  merchant: MerchantContext;
+  authMethod: AuthMethod;
+  bindingId: string;
+  sealed: string;
+}
+
+/**
+ * `token-vault.card.reveal.v1`: a session's card number for an authorised UNMASK retrieval
+ * (docs/decisions/unmasking.md). The rule is applied here again, on the envelope the edge
+ * forwarded, before anything is opened; the security code is never revealed.
+ */
+@Injectable()
+export class RevealSessionCard {
+  constructor(private readonly sealing: SessionCardSealing) {}
+
+  async execute(command: RevealSessionCardCommand): Promise<RevealCardReply> {
+    unmaskRequested({ responseControls: { sensitiveData: 'UNMASK' } }, command.merchant, command.authMethod);
+    const card = await this.sealing.open({ merchantId: command.merchant.id, bindingId: command.bindingId }, command.sealed);
+    return card.number ? { number: card.number.reveal() } : {};
+  }
+}
