@@ -1,26 +1,33 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { dropServiceRoles, provisionServiceRoles } from '@gateway/platform';
-import { createDatabase, dropDatabase, freePort, testInfra, waitFor } from '@gateway/testing';
+import {
+  createDatabase,
+  dropDatabase,
+  freePort,
+  keptForAtRestScan,
+  recordForAtRestScan,
+  recordRunSecret,
+  testInfra,
+  waitFor,
+} from '@gateway/testing';
+
+/**
+ * In a full test run (tools/scripts/test-all.sh sets TEST_AT_REST_MANIFEST) the smoke's
+ * databases, roles, Redis keys and data folders stay for the at-rest scan, which removes them,
+ * and every secret it issues is listed for the log and at-rest scans.
+ */
+function recordSecret(secret: string): string {
+  recordRunSecret(secret);
+  return secret;
+}
 import type { Profile } from './options';
 
 const run = promisify(execFile);
-
-/**
- * In the CI smoke run, every secret the benchmark issues is listed where the test run's log
- * scan (tools/scripts/scan-logs.mjs) looks for them in every log.
- */
-function recordSecret(secret: string): string {
-  if (process.env.BENCH_SECRETS_FILE) {
-    mkdirSync(path.dirname(process.env.BENCH_SECRETS_FILE), { recursive: true });
-    appendFileSync(process.env.BENCH_SECRETS_FILE, `${secret}\n`);
-  }
-  return secret;
-}
 export const ROOT = path.resolve(__dirname, '../..');
 const DIST = path.join(ROOT, 'dist');
 
@@ -145,11 +152,13 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
   const database = `gw_bench_${runId}`;
   const adminDbUrl = await createDatabase(database);
   const roles = APPS.map((app) => ({ app, schema: SCHEMA_OF[app], role: `gw_${runId}_${SCHEMA_OF[app]}`, password: randomBytes(12).toString('hex') }));
+  recordForAtRestScan('role', ...roles.map((r) => r.role));
   await provisionServiceRoles(adminDbUrl, roles);
   const roleUrl = (role: string, password: string) => Object.assign(new URL(adminDbUrl), { username: role, password }).toString();
   const ports = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await freePort()] as const))) as Record<App, number>;
   const pepper = recordSecret(randomBytes(32).toString('hex'));
   const redisPrefix = `bench:${runId}:`;
+  recordForAtRestScan('redis', redisPrefix);
   const baseUrl = `http://127.0.0.1:${ports['api-edge']}`;
   const envOf = (app: App, role: string, password: string): Record<string, string> => ({
     ...common(runId),
@@ -172,6 +181,9 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await processes.find((p) => p.name === 'api-edge')!.stop();
     await Promise.all(processes.map((p) => p.stop()));
+    if (keptForAtRestScan()) {
+      return;
+    }
     await dropDatabase(database);
     await dropServiceRoles(testInfra.pgAdminUrl, roles.map((r) => r.role));
     const redis = new Redis(testInfra.redisUrl);
@@ -199,6 +211,7 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
 /** One process with every service and an embedded Postgres. */
 export async function startStandalone(runId: string, logDir: string, nodeArgs: string[]): Promise<RunningGateway> {
   const dataDir = path.join(ROOT, 'tmp', `bench-${runId}`);
+  recordForAtRestScan('dir', dataDir);
   const [httpPort, pgPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   const env = {
@@ -211,7 +224,9 @@ export async function startStandalone(runId: string, logDir: string, nodeArgs: s
   const gateway = startApp('gateway', env, logDir, nodeArgs);
   const stop = async () => {
     await gateway.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keptForAtRestScan()) {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   };
   try {
     await whenReady(baseUrl, [gateway], 120_000);
