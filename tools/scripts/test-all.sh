@@ -54,6 +54,11 @@ E2E_PROFILE=distributed E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --ru
 step "end-to-end tests: standalone profile"
 E2E_PROFILE=standalone E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --runInBand
 
+step "benchmark smoke: every scenario briefly, both profiles (fails on any error, not on figures)"
+# Keeps the harness from rotting; figures come from `npm run bench` (docs/performance.md). Its
+# logs go under test-artifacts/ and its data stays for the scans below, like the tiers'.
+BENCH_SKIP_BUILD=1 BENCH_LOG_DIR=test-artifacts/logs npm run --silent bench:smoke -- --duration 2
+
 step "log scan"
 node tools/scripts/scan-logs.mjs test-artifacts
 

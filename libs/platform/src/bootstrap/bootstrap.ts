@@ -9,6 +9,7 @@ import { answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
 import { GatewayNatsServer } from '../messaging';
+import { installValidationMetadataCache } from '../validation/validation-metadata-cache';
 
 export interface BootstrapOptions {
   module: Type | DynamicModule;
@@ -45,6 +46,7 @@ export interface RunningApp {
  * connections close), bounded by the grace period.
  */
 export async function bootstrapApp(options: BootstrapOptions): Promise<RunningApp> {
+  installValidationMetadataCache();
   const serverOptions = options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {};
   const adapter = new FastifyAdapter({
     logger: false,

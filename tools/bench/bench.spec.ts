@@ -1,0 +1,192 @@
+import { CpuProfile, ownerOf, topCosts } from './cpu-profile-summary';
+import { OptionsError, parseOptions, SCENARIOS } from './options';
+import { BenchRun, failures, LoadResult, renderMarkdown, ScenarioResult, scenarioResult, targetVerdicts } from './results';
+
+describe('bench options', () => {
+  it('defaults to a full run of every scenario in both profiles, results into docs/', () => {
+    expect(parseOptions([])).toEqual({
+      profiles: ['distributed', 'standalone'],
+      scenarios: [...SCENARIOS],
+      durationSeconds: 60,
+      warmupSeconds: 5,
+      connections: 50,
+      rate: 500,
+      smoke: false,
+      check: false,
+      cpuProf: false,
+      outDir: 'docs',
+      help: false,
+    });
+  });
+
+  it('--smoke is brief, checks every answer and keeps its results out of docs/', () => {
+    expect(parseOptions(['--smoke'])).toMatchObject({ durationSeconds: 3, warmupSeconds: 0, connections: 8, rate: 50, check: true, outDir: 'tmp/bench' });
+    expect(parseOptions(['--smoke', '--duration', '1', '--out=tmp/x'])).toMatchObject({ durationSeconds: 1, outDir: 'tmp/x' });
+  });
+
+  it('takes a profile, a scenario subset (kept in the canonical order), a rate and --cpu-prof', () => {
+    expect(parseOptions(['--warmup', '0']).warmupSeconds).toBe(0);
+    expect(parseOptions(['--profile', 'distributed', '--scenarios', 'refund,verify', '--rate=250', '--connections', '20', '--warmup=2', '--cpu-prof'])).toMatchObject({
+      warmupSeconds: 2,
+      profiles: ['distributed'],
+      scenarios: ['verify', 'refund'],
+      rate: 250,
+      connections: 20,
+      cpuProf: true,
+    });
+  });
+
+  it.each([
+    [['--profile', 'cluster'], /--profile/],
+    [['--scenarios', 'verify,pay'], /unknown: pay/],
+    [['--duration', '0'], /--duration needs a positive number, got '0'/],
+    [['--connections'], /--connections needs a positive number, got nothing/],
+    [['--fast'], /unknown option '--fast'/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseOptions(argv)).toThrow(OptionsError);
+    expect(() => parseOptions(argv)).toThrow(message);
+  });
+});
+
+const load = (overrides: Partial<LoadResult> = {}): LoadResult => ({
+  duration: 10,
+  requests: { total: 12_345 },
+  latency: { p50: 4, p90: 9, p99: 21, max: 80 },
+  errors: 0,
+  timeouts: 0,
+  non2xx: 0,
+  ...overrides,
+});
+
+function result(overrides: Partial<ScenarioResult>): ScenarioResult {
+  return {
+    ...scenarioResult(
+      { profile: 'distributed', scenario: 'verify', connections: 50 },
+      load(),
+      { expected: 12_345, unexpected: 0, samples: [] },
+      { peakRssMb: { 'api-edge': 120 }, cpuMs: { 'api-edge': 1000 } },
+    ),
+    ...overrides,
+  };
+}
+
+describe('bench results', () => {
+  it('aggregates a load run: throughput over the measured time, errors with timeouts, CPU per request', () => {
+    const aggregated = scenarioResult(
+      { profile: 'standalone', scenario: 'token-put', connections: 8, rate: 50 },
+      load({ duration: 4, requests: { total: 1000 }, errors: 2, timeouts: 1, non2xx: 7 }),
+      { expected: 990, unexpected: 10, samples: ['400 {"result":"ERROR"}'] },
+      { peakRssMb: { gateway: 180 }, cpuMs: { gateway: 2500 } },
+    );
+    expect(aggregated).toEqual({
+      profile: 'standalone',
+      scenario: 'token-put',
+      connections: 8,
+      rate: 50,
+      durationSeconds: 4,
+      requests: 1000,
+      throughput: 250,
+      p50: 4,
+      p90: 9,
+      p99: 21,
+      max: 80,
+      errors: 3,
+      non2xx: 7,
+      unexpected: 10,
+      unexpectedSamples: ['400 {"result":"ERROR"}'],
+      peakRssMb: { gateway: 180 },
+      cpuMsPerRequest: { gateway: 2.5 },
+    });
+  });
+
+  it('fails a run on errors, unexpected answers or no answers at all, and names the scenario', () => {
+    expect(failures([result({})])).toEqual([]);
+    expect(failures([result({ errors: 2 }), result({ scenario: 'refund', unexpected: 1, unexpectedSamples: ['500 x'] }), result({ requests: 0 })])).toEqual([
+      'distributed verify: 2 errors',
+      'distributed refund: 1 unexpected answers (500 x)',
+      'distributed verify: no requests completed',
+    ]);
+  });
+
+  it('judges the targets on the distributed figures and the chain of the same run', () => {
+    const verdicts = targetVerdicts([
+      result({ throughput: 1200 }),
+      result({ scenario: 'verify-at-rate', rate: 500, throughput: 500, p99: 60 }),
+      result({ profile: 'reference', scenario: 'reference-http-nats-postgres', throughput: 2000 }),
+      result({ scenario: 'refund', throughput: 900, unexpected: 1 }),
+      result({ scenario: 'token-put', throughput: 1100, peakRssMb: { 'token-vault': 210 } }),
+    ]);
+    expect(verdicts.map((v) => [v.met, v.measured])).toEqual([
+      [true, '1200 ops/s over 10 s'],
+      [false, 'p99 60 ms at 500 ops/s (asked 500)'],
+      [true, '60% (1200 / 2000)'],
+      [false, '900 ops/s'],
+      [true, '1100 ops/s'],
+      [false, 'highest 210 MB (token-vault)'],
+    ]);
+    expect(targetVerdicts([]).every((v) => v.met === undefined && v.measured === 'not measured')).toBe(true);
+  });
+
+  it('renders the figures as markdown: per profile, ratios to the references, RSS, CPU per request and targets', () => {
+    const run: BenchRun = {
+      startedAt: '2026-01-02T03:04:05.000Z',
+      command: 'npm run bench -- --profile distributed',
+      machine: { cpu: 'Test CPU', cores: 2, memoryGb: 8, node: '20.0.0', os: 'Linux 6' },
+      loadAverageBefore: [0.5, 0.25, 0.125],
+      loadAverageAfter: [1.5, 1, 0.5],
+      options: { durationSeconds: 10, warmupSeconds: 5, connections: 50, rate: 500, smoke: false },
+      results: [
+        result({ throughput: 500 }),
+        result({ profile: 'reference', scenario: 'reference-bare-http', throughput: 20_000, peakRssMb: { 'bare-http': 50 }, cpuMsPerRequest: { 'bare-http': 0.05 } }),
+        result({ profile: 'reference', scenario: 'reference-http-nats-postgres', throughput: 2000, peakRssMb: {}, cpuMsPerRequest: {} }),
+      ],
+    };
+    const markdown = renderMarkdown(run);
+    expect(markdown).toContain('`npm run bench -- --profile distributed`');
+    expect(markdown).toContain('Load average (1/5/15 min) before: 0.50 / 0.25 / 0.13, after: 1.50 / 1.00 / 0.50.');
+    expect(markdown).toContain('Per scenario: 5 s of unmeasured warm-up, then 10 s of load, 50 connections');
+    expect(markdown).toContain('| verify | 50 | — | 500 | 4 | 9 | 21 | 80 | 0 | 0 | 0 | 25% | 3% |');
+    expect(markdown).toContain('| scenario | api-edge |\n| --- | --- |\n| verify | 120 |');
+    expect(markdown).toContain('| scenario | api-edge | total |\n| --- | --- | --- |\n| verify | 0.08 | 0.08 |');
+    expect(markdown).toContain('| VERIFY ≥ 1,000 ops/s sustained, zero errors | 500 ops/s over 10 s | no |');
+    expect(markdown.indexOf('### distributed')).toBeLessThan(markdown.indexOf('### reference'));
+    expect(markdown).not.toContain('### standalone');
+  });
+});
+
+describe('cpu profile summary', () => {
+  it('names the owner of a frame: package, workspace project, node, V8', () => {
+    expect(ownerOf('file:///w/node_modules/@nats-io/nats-core/lib/protocol.js')).toBe('@nats-io/nats-core');
+    expect(ownerOf('/w/node_modules/class-validator/cjs/index.js')).toBe('class-validator');
+    expect(ownerOf('/w/dist/libs/edge/domain/src/x.js')).toBe('libs/edge/domain');
+    expect(ownerOf('/w/dist/libs/platform/src/messaging/m.js')).toBe('libs/platform');
+    expect(ownerOf('node:internal/streams/writable')).toBe('node');
+    expect(ownerOf('')).toBe('(v8)');
+  });
+
+  it('ranks self time by function and owner, idle apart', () => {
+    const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 9 });
+    const profile: CpuProfile = {
+      startTime: 0,
+      endTime: 10,
+      nodes: [
+        { id: 1, callFrame: frame('(idle)', '') },
+        { id: 2, callFrame: frame('validate', '/w/node_modules/class-validator/v.js') },
+        { id: 3, callFrame: frame('query', '/w/node_modules/pg/lib/client.js') },
+        { id: 4, callFrame: frame('execute', '/w/dist/libs/edge/domain/src/e.js') },
+      ],
+      samples: [1, 1, 1, 1, 1, 2, 2, 2, 3, 4],
+    };
+    expect(topCosts(profile, 2)).toEqual({
+      idlePercent: 50,
+      functions: [
+        { name: 'validate v.js:10', percent: 30 },
+        { name: 'query client.js:10', percent: 10 },
+      ],
+      owners: [
+        { name: 'class-validator', percent: 30 },
+        { name: 'pg', percent: 10 },
+      ],
+    });
+  });
+});

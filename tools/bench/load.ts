@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import type { AnswerCheck, LoadResult } from './results';
+
+/** One scenario's traffic: request n (0, 1, 2, ...) and what its answer must be. */
+export interface Traffic {
+  baseUrl: string;
+  method: 'GET' | 'PUT' | 'POST';
+  path(n: number): string;
+  body?: string;
+  headers?: Record<string, string>;
+  expectStatus: number;
+  /** Text the answer's body must contain (e.g. `"result":"SUCCESS"`). */
+  expectBody?: string;
+}
+
+export interface LoadShape {
+  connections: number;
+  durationSeconds: number;
+  /** A fixed rate in requests per second, or as fast as the server answers. */
+  rate?: number;
+}
+
+const SAMPLES = 3;
+
+/**
+ * Drives the traffic with autocannon and checks every answer's status and body. `sequence`
+ * numbers the requests; pass the same one to runs of the same traffic (warm-up, then the
+ * measured run) so no request repeats an earlier one's order or token.
+ */
+export async function runLoad(traffic: Traffic, shape: LoadShape, sequence = { next: 0 }): Promise<{ load: LoadResult; check: AnswerCheck }> {
+  const check: AnswerCheck = { expected: 0, unexpected: 0, samples: [] };
+  const result = await autocannon({
+    url: traffic.baseUrl,
+    connections: shape.connections,
+    duration: shape.durationSeconds,
+    ...(shape.rate ? { overallRate: shape.rate } : {}),
+    timeout: 10,
+    requests: [
+      {
+        method: traffic.method,
+        headers: { ...(traffic.body ? { 'content-type': 'application/json' } : {}), ...traffic.headers },
+        ...(traffic.body ? { body: traffic.body } : {}),
+        setupRequest(request) {
+          request.path = traffic.path(sequence.next);
+          sequence.next += 1;
+          return request;
+        },
+        onResponse(status, body) {
+          if (status === traffic.expectStatus && (!traffic.expectBody || body.includes(traffic.expectBody))) {
+            check.expected += 1;
+            return;
+          }
+          check.unexpected += 1;
+          if (check.samples.length < SAMPLES) {
+            check.samples.push(`${status} ${body.slice(0, 160)}`);
+          }
+        },
+      },
+    ],
+  });
+  return { load: result, check };
+}
+
+/** Resident set of a process now, in kB (0 once it is gone). */
+export function rssKb(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time a process has used so far, in ms (user + system; 0 once it is gone). */
+export function cpuMs(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Linux's USER_HZ, 100 on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Watches the processes while a scenario runs: `stop()` gives each one's peak RSS in MB (polled)
+ * and the CPU time it used meanwhile in ms, the cost that does not depend on how busy the
+ * machine is.
+ */
+export function watchProcesses(pids: Record<string, number>, intervalMs = 200): { stop(): { peakRssMb: Record<string, number>; cpuMs: Record<string, number> } } {
+  const names = Object.keys(pids);
+  const peaks: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
+  const cpuAtStart = Object.fromEntries(names.map((name) => [name, cpuMs(pids[name])]));
+  const sample = () => {
+    for (const name of names) {
+      peaks[name] = Math.max(peaks[name], rssKb(pids[name]));
+    }
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return {
+        peakRssMb: Object.fromEntries(names.map((name) => [name, Math.round(peaks[name] / 1024)])),
+        cpuMs: Object.fromEntries(names.map((name) => [name, Math.round(cpuMs(pids[name]) - cpuAtStart[name])])),
+      };
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import type { Profile, ScenarioName } from './options';
+
+/** The part of autocannon's result the harness reads. */
+export interface LoadResult {
+  /** Seconds the load ran. */
+  duration: number;
+  requests: { total: number };
+  latency: { p50: number; p90: number; p99: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+/** What the harness itself saw in the answers: statuses and results other than the scenario's. */
+export interface AnswerCheck {
+  expected: number;
+  unexpected: number;
+  /** A few unexpected answers, for the report (`<status> <first bytes of the body>`). */
+  samples: string[];
+}
+
+export interface ScenarioResult {
+  profile: Profile | 'reference';
+  scenario: ScenarioName;
+  connections: number;
+  /** The fixed rate asked for, if any. */
+  rate?: number;
+  durationSeconds: number;
+  requests: number;
+  throughput: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Socket errors and timeouts. */
+  errors: number;
+  non2xx: number;
+  unexpected: number;
+  unexpectedSamples: string[];
+  /** Peak resident set per process during the scenario, in MB. */
+  peakRssMb: Record<string, number>;
+  /** CPU time per completed request, per process, in ms: the cost a busy machine does not distort. */
+  cpuMsPerRequest: Record<string, number>;
+  notes?: string;
+}
+
+export interface BenchRun {
+  startedAt: string;
+  command: string;
+  machine: { cpu: string; cores: number; memoryGb: number; node: string; os: string };
+  loadAverageBefore: number[];
+  loadAverageAfter: number[];
+  options: { durationSeconds: number; warmupSeconds: number; connections: number; rate: number; smoke: boolean };
+  results: ScenarioResult[];
+}
+
+const round = (value: number, places = 1) => Math.round(value * 10 ** places) / 10 ** places;
+
+export function scenarioResult(
+  meta: Pick<ScenarioResult, 'profile' | 'scenario' | 'connections' | 'rate' | 'notes'>,
+  load: LoadResult,
+  check: AnswerCheck,
+  processes: { peakRssMb: Record<string, number>; cpuMs: Record<string, number> },
+): ScenarioResult {
+  const durationSeconds = load.duration > 0 ? load.duration : 1;
+  return {
+    ...meta,
+    durationSeconds: round(durationSeconds),
+    requests: load.requests.total,
+    throughput: round(load.requests.total / durationSeconds, 0),
+    p50: load.latency.p50,
+    p90: load.latency.p90,
+    p99: load.latency.p99,
+    max: load.latency.max,
+    errors: load.errors + load.timeouts,
+    non2xx: load.non2xx,
+    unexpected: check.unexpected,
+    unexpectedSamples: check.samples,
+    peakRssMb: processes.peakRssMb,
+    cpuMsPerRequest: Object.fromEntries(
+      Object.entries(processes.cpuMs).map(([name, ms]) => [name, load.requests.total > 0 ? round(ms / load.requests.total, 2) : 0]),
+    ),
+  };
+}
+
+/** A result fails the smoke check if anything went wrong, or nothing was measured. */
+export function failures(results: readonly ScenarioResult[]): string[] {
+  return results.flatMap((r) => {
+    const problems = [
+      r.requests === 0 ? 'no requests completed' : '',
+      r.errors > 0 ? `${r.errors} errors` : '',
+      r.unexpected > 0 ? `${r.unexpected} unexpected answers (${r.unexpectedSamples.join(' | ')})` : '',
+    ].filter(Boolean);
+    return problems.length > 0 ? [`${r.profile} ${r.scenario}: ${problems.join(', ')}`] : [];
+  });
+}
+
+export interface TargetVerdict {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+const find = (results: readonly ScenarioResult[], profile: ScenarioResult['profile'], scenario: ScenarioName) =>
+  results.find((r) => r.profile === profile && r.scenario === scenario);
+
+/** Issue 12's targets, distributed profile, each judged on this run (undefined: not measured). */
+export function targetVerdicts(results: readonly ScenarioResult[]): TargetVerdict[] {
+  const verify = find(results, 'distributed', 'verify');
+  const atRate = find(results, 'distributed', 'verify-at-rate');
+  const chain = find(results, 'reference', 'reference-http-nats-postgres');
+  const refund = find(results, 'distributed', 'refund');
+  const token = find(results, 'distributed', 'token-put');
+  const clean = (r: ScenarioResult) => r.errors === 0 && r.unexpected === 0;
+  const verdict = (target: string, r: ScenarioResult | undefined, measured: (r: ScenarioResult) => string, ok: (r: ScenarioResult) => boolean) => ({
+    target,
+    measured: r ? measured(r) : 'not measured',
+    met: r ? ok(r) && clean(r) : undefined,
+  });
+  const distributed = results.filter((r) => r.profile === 'distributed');
+  const peaks = distributed.flatMap((r) => Object.entries(r.peakRssMb));
+  const highest = peaks.reduce<[string, number] | undefined>((top, peak) => (!top || peak[1] > top[1] ? peak : top), undefined);
+  return [
+    verdict('VERIFY ≥ 1,000 ops/s sustained, zero errors', verify, (r) => `${r.throughput} ops/s over ${r.durationSeconds} s`, (r) => r.throughput >= 1000),
+    verdict('VERIFY p99 ≤ 50 ms at 500 ops/s', atRate, (r) => `p99 ${r.p99} ms at ${r.throughput} ops/s (asked ${r.rate})`, (r) => r.p99 <= 50),
+    {
+      target: 'VERIFY ≥ 50% of the HTTP→NATS→Postgres chain',
+      measured: verify && chain ? `${percent(verify.throughput, chain.throughput)} (${verify.throughput} / ${chain.throughput})` : 'not measured',
+      met: verify && chain ? verify.throughput >= chain.throughput / 2 && clean(verify) : undefined,
+    },
+    verdict('REFUND on distinct orders ≥ 800 ops/s', refund, (r) => `${r.throughput} ops/s`, (r) => r.throughput >= 800),
+    verdict('token PUT ≥ 1,000 ops/s', token, (r) => `${r.throughput} ops/s`, (r) => r.throughput >= 1000),
+    {
+      target: 'each service process < 200 MB RSS under load',
+      measured: highest ? `highest ${highest[1]} MB (${highest[0]})` : 'not measured',
+      met: highest ? highest[1] < 200 : undefined,
+    },
+  ];
+}
+
+function percent(part: number, whole: number): string {
+  return whole > 0 ? `${Math.round((100 * part) / whole)}%` : 'n/a';
+}
+
+function table(head: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.map((c) => String(c)).join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const PROFILE_ORDER: ScenarioResult['profile'][] = ['distributed', 'standalone', 'reference'];
+
+/** The figures of a run as markdown: what `docs/performance-results.md` holds. */
+export function renderMarkdown(run: BenchRun): string {
+  const profiles = PROFILE_ORDER.filter((p) => run.results.some((r) => r.profile === p));
+  const bare = find(run.results, 'reference', 'reference-bare-http');
+  const chain = find(run.results, 'reference', 'reference-http-nats-postgres');
+  const sections = profiles.map((profile) => {
+    const results = run.results.filter((r) => r.profile === profile);
+    const figures = table(
+      ['scenario', 'conns', 'rate', 'ops/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx', 'unexpected', 'vs chain', 'vs bare HTTP'],
+      results.map((r) => [
+        r.scenario,
+        r.connections,
+        r.rate ?? '—',
+        r.throughput,
+        r.p50,
+        r.p90,
+        r.p99,
+        r.max,
+        r.errors,
+        r.non2xx,
+        r.unexpected,
+        chain ? percent(r.throughput, chain.throughput) : '—',
+        bare ? percent(r.throughput, bare.throughput) : '—',
+      ]),
+    );
+    const processes = [...new Set(results.flatMap((r) => Object.keys(r.peakRssMb)))];
+    const rss = table(['scenario', ...processes], results.map((r) => [r.scenario, ...processes.map((p) => r.peakRssMb[p] ?? '—')]));
+    const cpu = table(
+      ['scenario', ...processes, 'total'],
+      results.map((r) => {
+        const costs = processes.map((p) => r.cpuMsPerRequest[p]);
+        return [r.scenario, ...costs.map((c) => c ?? '—'), round(costs.reduce<number>((sum, c) => sum + (c ?? 0), 0), 2)];
+      }),
+    );
+    const notes = results.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
+    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms; Postgres, Redis, NATS and the load generator not included):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
+  });
+  const verdicts = targetVerdicts(run.results);
+  const m = run.machine;
+  return [
+    `Run of ${run.startedAt}: \`${run.command}\``,
+    '',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; ${m.os}; Node ${m.node}. Load generator (autocannon), gateway, Postgres, Redis and NATS all on this machine.`,
+    `Load average (1/5/15 min) before: ${run.loadAverageBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${run.loadAverageAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
+    `Per scenario: ${run.options.warmupSeconds} s of unmeasured warm-up, then ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a fixed ${run.options.rate} ops/s)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
+    '',
+    ...sections.flatMap((s) => [s, '']),
+    '### Targets (distributed profile)',
+    '',
+    table(
+      ['target', 'measured', 'met'],
+      verdicts.map((v) => [v.target, v.measured, v.met === undefined ? '—' : v.met ? 'yes' : 'no']),
+    ),
+    '',
+  ].join('\n');
+}
