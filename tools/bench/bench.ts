@@ -113,13 +113,13 @@ async function referenceFigures(scenarios: ScenarioName[], options: BenchOptions
 
 function refundOrders(profile: Profile, options: BenchOptions): number {
   // Distinct orders for about 400 refunds a second (seeding runs near that rate, so this bounds
-  // the preparation to about the run's own length); the standalone profile pays each through a
-  // browser journey (four requests), so it prepares fewer. A run that outlasts its orders
-  // refunds them again under new transaction ids, and its notes say so.
+  // the preparation to about the run's own length); the standalone profile pays each by card
+  // over HTTP, slower, so it prepares fewer. A run that outlasts its orders refunds them again
+  // under new transaction ids, and its notes say so.
   if (options.smoke) {
-    return profile === 'distributed' ? 300 : 30;
+    return profile === 'distributed' ? 300 : 60;
   }
-  return Math.ceil((options.durationSeconds + options.warmupSeconds) * (profile === 'distributed' ? 400 : 40));
+  return Math.ceil((options.durationSeconds + options.warmupSeconds) * (profile === 'distributed' ? 400 : 100));
 }
 
 async function profileFigures(profile: Profile, scenarios: GatewayScenario[], options: BenchOptions, runId: string): Promise<ScenarioResult[]> {
