@@ -49,6 +49,8 @@ async function main(): Promise<void> {
     const postgres = await startEmbeddedPostgres({
       dataDir: path.join(standalone.STANDALONE_DATA_DIR, 'postgres'),
       port: standalone.STANDALONE_PG_PORT,
+      // Stopped by the graceful shutdown below, after the requests in flight are answered.
+      stopOnSignals: false,
     });
     stopPostgres = postgres.stop;
     logger.info({ port: standalone.STANDALONE_PG_PORT }, 'embedded Postgres started');

