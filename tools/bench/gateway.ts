@@ -26,6 +26,7 @@ function recordSecret(secret: string): string {
   return secret;
 }
 import type { Profile } from './options';
+import { DEPLOYED_NODE_OPTIONS } from './deployed-node-options';
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(__dirname, '../..');
@@ -67,6 +68,11 @@ interface Started {
   stop(): Promise<number | null>;
 }
 
+function nodeOptionsFor(app: App | 'gateway'): { NODE_OPTIONS?: string } {
+  const options = process.env.BENCH_NODE_OPTIONS ?? (app === 'gateway' ? undefined : DEPLOYED_NODE_OPTIONS);
+  return options ? { NODE_OPTIONS: options } : {};
+}
+
 function startApp(app: App | 'gateway', env: Record<string, string>, logDir: string, nodeArgs: string[]): Started {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${app}.log`), { flags: 'a' });
@@ -75,9 +81,9 @@ function startApp(app: App | 'gateway', env: Record<string, string>, logDir: str
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/root',
-      // Node flags for the gateway's processes only, e.g. production's `--enable-source-maps`
-      // (docker/Dockerfile) or a heap cap under trial.
-      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+      // Node flags for the gateway's processes only: the distributed apps run with the
+      // deployment's (BENCH_NODE_OPTIONS overrides, '' for none); the standalone gateway with none.
+      ...nodeOptionsFor(app),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

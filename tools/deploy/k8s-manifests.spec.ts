@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
 import { describeVariables } from '@gateway/platform';
+import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
 import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
 
 jest.setTimeout(60_000);
@@ -86,6 +87,24 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         if (c.securityContext?.readOnlyRootFilesystem !== true) problems.push(`${where}: writable root file system`);
         if (!c.securityContext?.capabilities?.drop?.includes('ALL')) problems.push(`${where}: capabilities not dropped`);
         if (!/:[\w.-]+$/.test(c.image) || c.image.endsWith(':latest')) problems.push(`${where}: image ${c.image} has no release tag`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("caps every app's old generation well inside its memory limit, keeping production's source maps", () => {
+    const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1] ?? NaN);
+    const problems: string[] = [];
+    for (const deployment of find('Deployment').filter((d) => APPS.includes(d.metadata.name) || d.metadata.name in MODE_OF)) {
+      for (const c of podSpecOf(deployment)!.containers) {
+        const options = c.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
+        const cap = Number(/--max-old-space-size=(\d+)/.exec(options)?.[1] ?? NaN);
+        const limit = mebibytes(c.resources?.limits?.memory ?? '');
+        if (!options.includes('--enable-source-maps')) problems.push(`${deployment.metadata.name}: NODE_OPTIONS drops --enable-source-maps`);
+        // The benchmark measures the distributed profile with the deployed flags.
+        if (options !== DEPLOYED_NODE_OPTIONS) problems.push(`${deployment.metadata.name}: NODE_OPTIONS '${options}' is not the benchmark's '${DEPLOYED_NODE_OPTIONS}'`);
+        // Old space plus young generation, code and native memory: the cap leaves the limit room for them.
+        if (!(cap > 0 && cap * 2 <= limit)) problems.push(`${deployment.metadata.name}: old-space cap ${cap} MB against a ${limit} Mi limit`);
       }
     }
     expect(problems).toEqual([]);

@@ -43,7 +43,7 @@ export class PayByCard {
     const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
     const plan = planCardPayment(request, begun.order, command.session);
     // A live merchant without an acquirer is refused before anything is recorded.
-    const connector = plan.route.kind === 'ACQUIRER' ? (this.acquirers.forMerchant(envelope.merchant)) : undefined;
+    const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
     const body = await this.reserved.execute({
       envelope,
