@@ -135,6 +135,7 @@ describe('bench results', () => {
       loadAverageBefore: [0.5, 0.25, 0.125],
       loadAverageAfter: [1.5, 1, 0.5],
       options: { durationSeconds: 10, warmupSeconds: 5, connections: 50, rate: 500, smoke: false },
+      nodeOptions: { distributed: '--max-old-space-size=128', standalone: '' },
       results: [
         result({ throughput: 500 }),
         result({ profile: 'reference', scenario: 'reference-bare-http', throughput: 20_000, peakRssMb: { 'bare-http': 50 }, cpuMsPerRequest: { 'bare-http': 0.05 } }),
@@ -143,6 +144,7 @@ describe('bench results', () => {
     };
     const markdown = renderMarkdown(run);
     expect(markdown).toContain('`npm run bench -- --profile distributed`');
+    expect(markdown).toContain("Node flags of the gateway's processes: distributed `--max-old-space-size=128`, standalone `(none)`.");
     expect(markdown).toContain('Load average (1/5/15 min) before: 0.50 / 0.25 / 0.13, after: 1.50 / 1.00 / 0.50.');
     expect(markdown).toContain('Per scenario: 5 s of unmeasured warm-up, then 10 s of load, 50 connections');
     expect(markdown).toContain('| verify | 50 | — | 500 | 4 | 9 | 21 | 80 | 0 | 0 | 0 | 25% | 3% |');

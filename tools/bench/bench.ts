@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createDatabase, dropDatabase, freePort, newRunId, testInfra } from '@gateway/testing';
-import { ROOT, RunningGateway, startDistributed, startStandalone } from './gateway';
+import { benchNodeOptions, ROOT, RunningGateway, startDistributed, startStandalone } from './gateway';
 import { LoadShape, runLoad, Traffic, watchProcesses } from './load';
 import { BenchOptions, OptionsError, parseOptions, Profile, ScenarioName, USAGE } from './options';
 import { BenchRun, failures, renderMarkdown, ScenarioResult, scenarioResult } from './results';
@@ -181,6 +181,7 @@ async function main(): Promise<void> {
       rate: options.rate,
       smoke: options.smoke,
     },
+    nodeOptions: Object.fromEntries(options.profiles.map((profile) => [profile, benchNodeOptions(profile)])),
     results: [],
   };
   run.results.push(...(await referenceFigures(options.scenarios.filter(isReference), options, runId)));

@@ -68,8 +68,13 @@ interface Started {
   stop(): Promise<number | null>;
 }
 
+/** The Node flags a gateway process runs with in this bench. */
+export function benchNodeOptions(profile: Profile): string {
+  return process.env.BENCH_NODE_OPTIONS ?? (profile === 'standalone' ? '' : DEPLOYED_NODE_OPTIONS);
+}
+
 function nodeOptionsFor(app: App | 'gateway'): { NODE_OPTIONS?: string } {
-  const options = process.env.BENCH_NODE_OPTIONS ?? (app === 'gateway' ? undefined : DEPLOYED_NODE_OPTIONS);
+  const options = benchNodeOptions(app === 'gateway' ? 'standalone' : 'distributed');
   return options ? { NODE_OPTIONS: options } : {};
 }
 

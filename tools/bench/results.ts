@@ -51,6 +51,8 @@ export interface BenchRun {
   loadAverageBefore: number[];
   loadAverageAfter: number[];
   options: { durationSeconds: number; warmupSeconds: number; connections: number; rate: number; smoke: boolean };
+  /** NODE_OPTIONS of the gateway's processes, per profile ('' for none). */
+  nodeOptions?: Partial<Record<Profile, string>>;
   results: ScenarioResult[];
 }
 
@@ -193,6 +195,9 @@ export function renderMarkdown(run: BenchRun): string {
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; ${m.os}; Node ${m.node}. Load generator (autocannon), gateway, Postgres, Redis and NATS all on this machine.`,
     `Load average (1/5/15 min) before: ${run.loadAverageBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${run.loadAverageAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
+    ...(run.nodeOptions
+      ? [`Node flags of the gateway's processes: ${Object.entries(run.nodeOptions).map(([profile, flags]) => `${profile} \`${flags || '(none)'}\``).join(', ')}.`]
+      : []),
     `Per scenario: ${run.options.warmupSeconds} s of unmeasured warm-up, then ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a fixed ${run.options.rate} ops/s)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
     '',
     ...sections.flatMap((s) => [s, '']),
