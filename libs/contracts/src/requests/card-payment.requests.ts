@@ -6,7 +6,6 @@ import {
   CurrencyField,
   DateField,
   DecInField,
-  DigitsField,
   EnumField,
   GroupArrayField,
   GroupField,
@@ -23,7 +22,7 @@ import {
   cardPaymentAmountPositive,
   cardPaymentAmountsWithinMinorUnits,
 } from './request-rules';
-import { Address, CardExpiry, LineItem, TransactionAcquirer } from './shared-groups';
+import { Address, LineItem, ProvidedKeyedCard, TransactionAcquirer } from './shared-groups';
 import { Agreement, ExternalAuthentication } from './verify.request';
 
 /**
@@ -78,25 +77,6 @@ export class CardPaymentBilling {
   address?: Address;
 }
 
-export class CardPaymentCard {
-  @GroupField(() => CardExpiry)
-  expiry?: CardExpiry;
-
-  @StringField(1, 256)
-  nameOnCard?: string;
-
-  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
-  number?: string;
-
-  @DigitsField(3, 4, { sensitive: true, label: 'Security code' })
-  securityCode?: string;
-}
-
-export class CardPaymentProvidedSourceOfFunds {
-  @GroupField(() => CardPaymentCard)
-  card?: CardPaymentCard;
-}
-
 /**
  * The card: explicit (`provided.card`), a stored `token`, or the named session's card; they
  * combine explicit > session > token (spec session rules) and must make a complete card
@@ -109,8 +89,8 @@ export class CardPaymentSourceOfFunds {
   @AlnumField(1, 40)
   token?: string;
 
-  @GroupField(() => CardPaymentProvidedSourceOfFunds)
-  provided?: CardPaymentProvidedSourceOfFunds;
+  @GroupField(() => ProvidedKeyedCard)
+  provided?: ProvidedKeyedCard;
 }
 
 /** `transaction` of AUTHORIZE and PAY: descriptive only, the amount is the order's. */

@@ -3,7 +3,6 @@ import {
   AsciiField,
   CurrencyField,
   DecInField,
-  DigitsField,
   EmailField,
   EnumField,
   GroupArrayField,
@@ -13,7 +12,7 @@ import {
 } from '@gateway/api-fields';
 import { BrowserPaymentOrderBase } from './browser-payment.requests';
 import { ShippingContact, TRANSACTION_SOURCES } from './refund.request';
-import { Address, CardExpiry, LineItem, TaxBreakdown } from './shared-groups';
+import { Address, LineItem, ProvidedKeyedCard, TaxBreakdown } from './shared-groups';
 
 /**
  * `POST .../session` and `PUT .../session/{sessionid}` (beyond the five operations, as the real
@@ -71,26 +70,6 @@ export class SessionTransaction {
   taxAmount?: string;
 }
 
-/** The card fields a session holds, all sealed by the vault (`token-vault.card.seal.v1`). */
-export class SessionCard {
-  @GroupField(() => CardExpiry)
-  expiry?: CardExpiry;
-
-  @StringField(1, 256)
-  nameOnCard?: string;
-
-  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
-  number?: string;
-
-  @DigitsField(3, 4, { sensitive: true, label: 'Security code' })
-  securityCode?: string;
-}
-
-export class SessionProvidedSourceOfFunds {
-  @GroupField(() => SessionCard)
-  card?: SessionCard;
-}
-
 export class SessionSourceOfFunds {
   @EnumField(SESSION_SOURCE_OF_FUNDS_TYPES)
   type?: (typeof SESSION_SOURCE_OF_FUNDS_TYPES)[number];
@@ -98,8 +77,8 @@ export class SessionSourceOfFunds {
   @AlnumField(1, 40)
   token?: string;
 
-  @GroupField(() => SessionProvidedSourceOfFunds)
-  provided?: SessionProvidedSourceOfFunds;
+  @GroupField(() => ProvidedKeyedCard)
+  provided?: ProvidedKeyedCard;
 }
 
 export class SessionCustomer {

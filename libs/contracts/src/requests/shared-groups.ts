@@ -3,6 +3,7 @@ import {
   DecInField,
   DigitsField,
   DigitValueField,
+  GroupField,
   PostcodeZipField,
   SignedDecInField,
   StringField,
@@ -111,6 +112,30 @@ export class CardExpiry {
   /** Two digits; the year is 2000 + value. */
   @DigitsField(2, 2, { required: true, label: 'Year' })
   year: string;
+}
+
+/**
+ * `sourceOfFunds.provided.card` as the payer keys it in (number, expiry, security code, name):
+ * what a payment session holds and what AUTHORIZE and PAY take.
+ */
+export class KeyedCard {
+  @GroupField(() => CardExpiry)
+  expiry?: CardExpiry;
+
+  @StringField(1, 256)
+  nameOnCard?: string;
+
+  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
+  number?: string;
+
+  @DigitsField(3, 4, { sensitive: true, label: 'Security code' })
+  securityCode?: string;
+}
+
+/** `sourceOfFunds.provided` holding a keyed card. */
+export class ProvidedKeyedCard {
+  @GroupField(() => KeyedCard)
+  card?: KeyedCard;
 }
 
 /** `shipping.origin` */
