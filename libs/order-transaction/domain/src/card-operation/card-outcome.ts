@@ -1,24 +1,13 @@
 import { expiryForResponse } from '@gateway/acquirer';
 import type { AuthorizeCardResult, CaptureResult, VoidResult } from '@gateway/acquirer';
-import type { JsonObject, MaskedCard, TransactionResult } from '@gateway/contracts';
+import type { JsonObject } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
+import type { OperationOutcome } from './operation-outcome';
 
 /** What the acquirer call of a card operation came to, whoever made it (the connector or the vault). */
-export interface CardOutcome {
-  result: TransactionResult;
-  /** response.gatewayCode */
-  gatewayCode: string;
-  acquirerCode?: string;
-  acquirerMessage?: string;
-  /** transaction.acquirer (id, merchantId, transactionId, date, time). */
-  acquirer?: JsonObject;
-  authorizationResponse?: JsonObject;
+export interface CardOutcome extends OperationOutcome {
   /** transaction.authorizationCode: the issuer's approval code. */
   authorizationCode?: string;
-  /** transaction.receipt */
-  receipt?: string;
-  /** The card the acquirer was sent, masked. */
-  card?: MaskedCard;
   /** response.cardSecurityCode */
   cardSecurityCode?: JsonObject;
   /** response.cardholderVerification.avs */

@@ -1,21 +1,10 @@
 import { expiryForResponse, RefundResult } from '@gateway/acquirer';
-import type { JsonObject, MaskedCard, ProviderRefundReply, TransactionResult } from '@gateway/contracts';
+import type { JsonObject, ProviderRefundReply } from '@gateway/contracts';
 import { TRANSACTION_RESULTS } from '@gateway/contracts';
+import type { OperationOutcome } from '../card-operation/operation-outcome';
 
-/** What the side effect of a refund came to, whoever performed it. */
-export interface RefundOutcome {
-  result: TransactionResult;
-  /** response.gatewayCode */
-  gatewayCode: string;
-  acquirerCode?: string;
-  acquirerMessage?: string;
-  /** transaction.acquirer (id, merchantId, transactionId, date, time). */
-  acquirer?: JsonObject;
-  authorizationResponse?: JsonObject;
-  /** transaction.receipt */
-  receipt?: string;
-  /** The card refunded to, as responses show it (masked). */
-  card?: MaskedCard;
+/** What the side effect of a refund came to, whoever performed it (the card refunded to, masked). */
+export interface RefundOutcome extends OperationOutcome {
   /** A provider's sourceOfFunds group (provider details, masked). */
   sourceOfFunds?: JsonObject;
 }
