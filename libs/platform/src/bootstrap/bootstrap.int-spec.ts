@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Controller, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { Controller, Get, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { createLogger } from '../logging';
 import { createMessageClient, createMessageServer, MessageBus, MessagingOptions } from '../messaging';
@@ -13,6 +13,8 @@ import { bootstrapApp, RunningApp } from './bootstrap';
  * not take a request before its init hooks have run: migrations, the vault's data keys and
  * every other onModuleInit. Nest's startAllMicroservices subscribes without running them.
  */
+
+jest.setTimeout(20_000);
 
 const SUBJECT = 'bootstrap-probe.v1';
 const INIT_MS = 1_500;
@@ -37,6 +39,18 @@ class ProbeController {
   }
 }
 
+/** An HTTP request that is still working (and still needs NATS) when the shutdown starts. */
+@Controller()
+class SlowHttpController {
+  constructor(private readonly bus: MessageBus) {}
+
+  @Get('slow')
+  async slow(): Promise<{ initialised: boolean }> {
+    await sleep(600);
+    return this.bus.request<{ initialised: boolean }>(SUBJECT, {});
+  }
+}
+
 describe('bootstrapApp with a message server', () => {
   const messaging: MessagingOptions = {
     profile: 'distributed',
@@ -46,7 +60,7 @@ describe('bootstrapApp with a message server', () => {
     requestTimeoutMs: 500,
     serviceName: 'bootstrap-probe',
   };
-  const logger = createLogger({ service: 'bootstrap-probe', level: 'silent' });
+  const logger = createLogger({ service: 'bootstrap-probe', level: process.env.PROBE_LOG ?? 'silent' });
   const client = createMessageClient(messaging);
   const bus = new MessageBus(client, messaging, logger, new Metrics());
   let running: RunningApp | undefined;
@@ -90,5 +104,32 @@ describe('bootstrapApp with a message server', () => {
 
     expect(answers.filter((initialised) => !initialised).length).toBe(0);
     expect(answers.at(-1)).toBe(true);
+  });
+
+  it('answers the HTTP requests in flight when shutting down, and closes their keep-alive connections so the shutdown ends within its grace period', async () => {
+    @Module({
+      imports: [PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 })],
+      controllers: [ProbeController, SlowHttpController],
+      providers: [SlowInit],
+    })
+    class DrainModule {}
+
+    const app = await bootstrapApp({
+      module: DrainModule,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      shutdownGraceMs: 5_000,
+      messageServer: createMessageServer(messaging, 5_000),
+    });
+    // fetch keeps its connection alive, as an ingress controller does: without closing it after
+    // the answer, the close waits for Fastify's keep-alive timeout and the grace timer exits 1.
+    const inFlight = fetch(`${app.url}/slow`);
+    await sleep(150);
+    const shutdown = app.shutdown('test: SIGTERM with a request in flight');
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ initialised: true });
+    await shutdown;
   });
 });

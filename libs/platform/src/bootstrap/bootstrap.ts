@@ -62,7 +62,19 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     frameworkErrors: answerFrameworkError,
     ...(options.https ? { https: { ...options.https, ...serverOptions } } : { http: serverOptions }),
   });
-  options.configureHttp?.(adapter.getInstance() as unknown as FastifyInstance);
+  const fastify = adapter.getInstance() as unknown as FastifyInstance;
+  // Once shutting down, every answer closes its connection: a keep-alive connection whose
+  // request was in flight when the server began closing would otherwise hold the close open
+  // until its keep-alive timeout (Fastify's 72 s, beyond the grace period), since only the
+  // connections idle at that moment are closed.
+  let draining = false;
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    if (draining) {
+      reply.header('connection', 'close');
+    }
+    return payload;
+  });
+  options.configureHttp?.(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(options.module, adapter, {
     logger: new NestPinoLogger(options.logger),
     abortOnError: false,
@@ -98,6 +110,7 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     closing ??= (async () => {
       options.logger.info({ reason }, 'shutting down');
       app.get(HealthController).markShuttingDown();
+      draining = true;
       const timer = setTimeout(() => {
         options.logger.error({ graceMs: options.shutdownGraceMs }, 'shutdown grace period exceeded; exiting');
         process.exit(1);
