@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, ProviderRefundMessage, ProviderRefundReply, SUBJECTS } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { canonicalJson } from '@gateway/platform';
-import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/browser-payment-test-gateway';
+import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
  * Browser payments through the edge's HTTP surface with the real ledger and browser-payment

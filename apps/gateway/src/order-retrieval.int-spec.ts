@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
 import {
   JsonObject,
   MerchantContext,
@@ -7,67 +6,26 @@ import {
   RecordOperationReply,
   SUBJECTS,
 } from '@gateway/contracts';
-import { MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
-import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import {
-  bootstrapApp,
-  canonicalJson,
-  canonicalRequestHash,
-  createLogger,
-  createMessageServer,
-  loadConfig,
-  MessageBus,
-  messagingOptions,
-  Metrics,
-  PlatformModule,
-  RunningApp,
-} from '@gateway/platform';
+import { canonicalJson, canonicalRequestHash, loadConfig, MessageBus, RunningApp } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
+import { startTestGateway, TestGateway } from './testing/test-gateway';
 
 /**
  * Retrieval through the edge's HTTP surface, answered by the real ledger: the edge and
  * order-transaction in one Nest app on the in-process bus (the standalone profile's wiring),
  * the run's Postgres, orders seeded through the ledger's record subject as services do.
  */
-const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
-let running: RunningApp;
+let gateway: TestGateway;
 let bus: MessageBus;
-let manage: ManageMerchants;
+let running: RunningApp;
 
 beforeAll(async () => {
-  const env = {
-    GATEWAY_PROFILE: 'standalone',
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
-    DATABASE_POOL_SIZE: '4',
-    API_PASSWORD_PEPPER: PEPPER,
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: '0',
-  };
-  const edge = loadConfig(EdgeConfig, env);
-  const logger = createLogger({ service: 'gateway', level: 'silent' });
-  const metrics = new Metrics();
-  const messaging = messagingOptions(edge, 'gateway');
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
-      EdgeModule.forRoot(edge),
-      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
-    ],
-  })
-  class RetrievalTestModule {}
-  running = await bootstrapApp({
-    module: RetrievalTestModule,
-    logger,
-    host: edge.HTTP_HOST,
-    port: edge.HTTP_PORT,
-    shutdownGraceMs: 5_000,
-    messageServer: createMessageServer(messaging, 5_000),
-    ...edgeServerOptions(edge, logger, metrics),
+  gateway = await startTestGateway({
+    services: (config) => [OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config))],
+    merchantDefaults: { name: 'Retrieval test', idPrefix: 'INTR' },
   });
-  bus = running.app.get(MessageBus);
-  manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
+  ({ bus, running } = gateway);
 });
 
 afterAll(async () => {
@@ -81,13 +39,8 @@ interface Merchant {
 }
 
 async function newMerchant(): Promise<Merchant> {
-  const id = `INTR${randomBytes(5).toString('hex').toUpperCase()}`;
-  const issued = await manage.create({ id, name: 'Retrieval test', mode: 'TEST' });
-  return {
-    context: toMerchantContext(issued.merchant),
-    authorization: `Basic ${Buffer.from(`merchant.${id}:${issued.password}`).toString('base64')}`,
-    base: `/api/rest/version/100/merchant/${id}`,
-  };
+  const merchant = await gateway.newMerchant();
+  return { context: merchant.context, authorization: merchant.authorization, base: merchant.base() };
 }
 
 let fence = 1_000n;

@@ -1,81 +1,34 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { JsonObject, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
-import { MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
-import { configureEdgeHttp, EdgeConfig, EdgeModule } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import {
-  bootstrapApp,
-  canonicalRequestHash,
-  createLogger,
-  createMessageServer,
-  loadConfig,
-  MessageBus,
-  messagingOptions,
-  Metrics,
-  PlatformModule,
-  RunningApp,
-} from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { canonicalRequestHash, loadConfig, MessageBus, RunningApp } from '@gateway/platform';
+import { runKey, TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
+import { startTestGateway, TestGateway } from './testing/test-gateway';
 
 /**
  * Refunds across services in one process, as the standalone profile wires them: the edge over
  * HTTP, order-transaction, and the token vault, which alone opens a stored card
- * (token-vault.acquirer.call.v1). The run's Postgres; captured orders are seeded through the
- * ledger's record subject, since card PAY (issue 9) does not exist yet.
+ * (token-vault.acquirer.call.v1), with the run's vault keys (libs/testing vault-keys.ts). The
+ * run's Postgres; captured orders are seeded through the ledger's record subject.
  */
-const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
 
-/**
- * The vault's keys for this integration run: derived from the run id exactly as the vault's own
- * test app derives them (token-vault/feature/src/testing/vault-app.ts), because every vault of
- * the run shares the run's database and its wrapped data keys.
- */
-const runKey = (label: string) => createHash('sha256').update(`${process.env.TEST_RUN_ID ?? 'local'}:${label}`).digest('base64');
-
+let gateway: TestGateway;
 let running: RunningApp;
 let bus: MessageBus;
 let manage: ManageMerchants;
 
 beforeAll(async () => {
-  const env = {
-    GATEWAY_PROFILE: 'standalone',
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
-    DATABASE_POOL_SIZE: '4',
-    API_PASSWORD_PEPPER: PEPPER,
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: '0',
-    MERCHANT_CACHE_TTL_MS: '0',
-    VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`,
-    VAULT_FINGERPRINT_KEY: runKey('fingerprint'),
-  };
-  const edge = loadConfig(EdgeConfig, env);
-  const logger = createLogger({ service: 'gateway', level: 'silent' });
-  const metrics = new Metrics();
-  const messaging = messagingOptions(edge, 'gateway');
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
-      EdgeModule.forRoot(edge),
-      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
-      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, env)),
+  gateway = await startTestGateway({
+    services: (config) => [
+      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
+      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, config)),
     ],
-  })
-  class RefundTestModule {}
-  running = await bootstrapApp({
-    module: RefundTestModule,
-    logger,
-    host: edge.HTTP_HOST,
-    port: edge.HTTP_PORT,
-    shutdownGraceMs: 5_000,
-    bodyLimit: edge.HTTP_BODY_LIMIT_BYTES,
-    messageServer: createMessageServer(messaging, 5_000),
-    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics),
+    env: { VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`, VAULT_FINGERPRINT_KEY: runKey('fingerprint') },
+    merchantDefaults: { name: 'Refund test', idPrefix: 'INTF' },
   });
-  bus = running.app.get(MessageBus);
-  manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
+  ({ running, bus, manage } = gateway);
 }, 60_000);
 
 afterAll(async () => {
@@ -89,15 +42,9 @@ interface Merchant {
 }
 
 async function newMerchant(): Promise<Merchant> {
-  const id = `INTF${randomBytes(5).toString('hex').toUpperCase()}`;
   // A token repository of its own, as provisioning gives every merchant.
-  const settings = { tokenRepository: { id: randomBytes(5).toString('hex') } };
-  const issued = await manage.create({ id, name: 'Refund test', mode: 'TEST', settings });
-  return {
-    id,
-    authorization: `Basic ${Buffer.from(`merchant.${id}:${issued.password}`).toString('base64')}`,
-    base: `/api/rest/version/100/merchant/${id}`,
-  };
+  const merchant = await gateway.newMerchant({ settings: { tokenRepository: { id: randomBytes(5).toString('hex') } } });
+  return { id: merchant.id, authorization: merchant.authorization, base: merchant.base() };
 }
 
 async function http(method: string, path: string, merchant: Merchant, body?: unknown) {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
-import type { JsonObject, MerchantMode } from '@gateway/contracts';
+import type { JsonObject, MerchantContext, MerchantMode } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants } from '@gateway/edge/domain';
+import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
 import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
@@ -26,13 +26,24 @@ export const PUBLIC_BASE_URL = 'https://pay.gateway.test';
 export interface TestGateway {
   running: RunningApp;
   bus: MessageBus;
-  newMerchant(options?: { mode?: MerchantMode; name?: string }): Promise<TestGatewayMerchant>;
+  manage: ManageMerchants;
+  newMerchant(options?: NewMerchantOptions): Promise<TestGatewayMerchant>;
   /** An HTTP call to the gateway; `url` may be a path or a URL on PUBLIC_BASE_URL. */
   fetch(url: string, init?: RequestInit): Promise<GatewayResponse>;
 }
 
+export interface NewMerchantOptions {
+  mode?: MerchantMode;
+  name?: string;
+  /** The start of the merchant id (a random suffix follows). */
+  idPrefix?: string;
+  settings?: Record<string, unknown>;
+}
+
 export interface TestGatewayMerchant {
   id: string;
+  /** The merchant as the edge hands it to services (for messages a test sends itself). */
+  context: MerchantContext;
   authorization: string;
   /** `/api/rest/version/<v>/merchant/<id>` */
   base(version?: number): string;
@@ -46,11 +57,19 @@ export interface GatewayResponse {
   body: JsonObject;
 }
 
+export interface TestGatewayOptions {
+  /** The service modules beside the edge, loaded from the configuration (`env` over the defaults here). */
+  services(config: Record<string, string>): DynamicModule[];
+  env?: Record<string, string>;
+  /** What `newMerchant` gives when not told otherwise. */
+  merchantDefaults?: Pick<NewMerchantOptions, 'name' | 'idPrefix'>;
+}
+
 /**
- * The edge, the order ledger and browser-payment in one Nest app on the in-process bus (the
- * standalone profile's wiring) against the integration run's Postgres, driven over real HTTP.
+ * The edge and the given services in one Nest app on the in-process bus (the standalone
+ * profile's wiring) against the integration run's Postgres, driven over real HTTP.
  */
-export async function startBrowserPaymentGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway({ services, env = {}, merchantDefaults = {} }: TestGatewayOptions): Promise<TestGateway> {
   const config = {
     GATEWAY_PROFILE: 'standalone',
     DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
@@ -70,13 +89,12 @@ export async function startBrowserPaymentGateway(env: Record<string, string> = {
     imports: [
       PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
       EdgeModule.forRoot(edge),
-      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
-      BrowserPaymentModule.forRoot(loadConfig(BrowserPaymentConfig, config)),
+      ...services(config),
     ],
   })
-  class BrowserPaymentTestModule {}
+  class TestGatewayModule {}
   const running = await bootstrapApp({
-    module: BrowserPaymentTestModule,
+    module: TestGatewayModule,
     logger,
     host: edge.HTTP_HOST,
     port: edge.HTTP_PORT,
@@ -88,11 +106,19 @@ export async function startBrowserPaymentGateway(env: Record<string, string> = {
   return {
     running,
     bus: running.app.get(MessageBus),
-    async newMerchant(options = {}) {
-      const id = `INTBP${randomBytes(5).toString('hex').toUpperCase()}`;
-      const issued = await manage.create({ id, name: options.name ?? 'Browser payment shop', mode: options.mode ?? 'TEST' });
+    manage,
+    async newMerchant(given = {}) {
+      const options = { ...merchantDefaults, ...given };
+      const id = `${options.idPrefix ?? 'INTGW'}${randomBytes(5).toString('hex').toUpperCase()}`;
+      const issued = await manage.create({
+        id,
+        name: options.name ?? 'Test shop',
+        mode: options.mode ?? 'TEST',
+        ...(options.settings ? { settings: options.settings } : {}),
+      });
       return {
         id,
+        context: toMerchantContext(issued.merchant),
         authorization: `Basic ${Buffer.from(`merchant.${id}:${issued.password}`).toString('base64')}`,
         base: (version = 100) => `/api/rest/version/${version}/merchant/${id}`,
       };
@@ -108,4 +134,16 @@ export async function startBrowserPaymentGateway(env: Record<string, string> = {
       return { status: response.status, headers: response.headers, text, body };
     },
   };
+}
+
+/** The edge, the order ledger and browser-payment. */
+export function startBrowserPaymentGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  return startTestGateway({
+    services: (config) => [
+      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
+      BrowserPaymentModule.forRoot(loadConfig(BrowserPaymentConfig, config)),
+    ],
+    env,
+    merchantDefaults: { name: 'Browser payment shop', idPrefix: 'INTBP' },
+  });
 }
