@@ -241,6 +241,16 @@ export class RecordOperationMessage {
   @IsIn(RECORD_MODES)
   mode: RecordMode;
 
+  /**
+   * Begin answered PROCEED with no order. A hint: the ledger then writes the new order first,
+   * in one statement of its own when nothing else is written with it, and goes the locked way
+   * only if the order exists by now (a concurrent first record). Wrong or absent, it costs a
+   * round trip, never correctness.
+   */
+  @IsOptional()
+  @IsBoolean()
+  newOrder?: boolean;
+
   @ValidateNested()
   @Type(() => RecordOrderData)
   order: RecordOrderData;

@@ -119,6 +119,14 @@ export class LedgerRepository {
     return { order, body: latestBody };
   }
 
+  /**
+   * A writer outside any transaction: each of its statements commits on its own when it
+   * returns. Only for a record that is a single statement (a new order's insert).
+   */
+  autocommitWriter(): LedgerWriter {
+    return new LedgerWriter(this.dataSource.manager);
+  }
+
   /** Runs `work` in one database transaction (READ COMMITTED; the order row lock serialises). */
   transaction<T>(work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager) => work(new LedgerWriter(manager)));

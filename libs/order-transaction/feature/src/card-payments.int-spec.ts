@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, OrderApiOperation } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { LedgerTestApp, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
+import { LedgerTestApp, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
 
 /**
  * AUTHORIZE, PAY, CAPTURE and VOID in order-transaction: the real handlers on the in-process bus,
@@ -75,6 +75,22 @@ async function acquirerCalls(operation: string): Promise<number> {
   const metric = await app.metrics.registry.getSingleMetric('gateway_acquirer_requests_total')?.get();
   return (metric?.values ?? []).filter((v) => v.labels.operation === operation).reduce((sum, v) => sum + v.value, 0);
 }
+
+describe('a payment opening its order', () => {
+  it('reserves the new order in one statement (the ledger\'s newOrder hint), then completes it on the locked row', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    let body: JsonObject = {};
+    const sent = await statementsOf(async () => {
+      body = await operate(merchant, orderId, 'p1', 'PAY', { order: { amount: '12.00', currency: 'USD' }, sourceOfFunds: card });
+    });
+    expect(body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 12 } });
+    const verbs = sent.map((sql) => sql.split(' ')[0]);
+    // begin's read; the reservation alone; the completion: begin, lock, read, write, commit.
+    expect(verbs).toEqual(['SELECT', 'WITH', 'START', 'SELECT', 'SELECT', 'WITH', 'COMMIT']);
+    expect(sent[1]).toMatch(/^WITH new_order AS/);
+  });
+});
 
 describe('the capture limit on the locked order row', () => {
   it('20 captures of 6.00 racing on 100.00 authorized: 16 captured, 4 refused before reaching the acquirer', async () => {

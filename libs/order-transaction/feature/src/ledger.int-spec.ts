@@ -9,6 +9,7 @@ import {
   OperationSpec,
   recordMessage,
   startLedgerTestApp,
+  statementsOf,
   testMerchant,
 } from './testing/ledger-test-app';
 
@@ -446,6 +447,73 @@ describe('concurrent records on one order', () => {
   });
 });
 
+describe('a record on an order begin saw as new (the newOrder hint)', () => {
+  const hinted = (message: RecordOperationMessage): RecordOperationMessage => ({ ...message, newOrder: true });
+
+  it('writes the new order, its transaction and its stored response in one statement, committed when it returns', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const verify = operation(merchant, orderId, 'verify-1', 'VERIFY');
+    let body: JsonObject = {};
+    const sent = await statementsOf(async () => {
+      ({ body } = await ledger.record(hinted(recordMessage(verify, { transaction: txn('VERIFICATION', '0') }))));
+    });
+
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^WITH new_order AS \( INSERT INTO order_transaction\.orders/);
+    expect(body).toMatchObject({ result: 'SUCCESS', order: { id: orderId, status: 'VERIFIED' }, transaction: { id: 'verify-1' } });
+    // Read on another connection: committed, and stored for replays like any record.
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'VERIFIED', operationCount: 1, lastFencingToken: '1000' });
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+    expect(await ledger.begin(beginMessage(verify))).toEqual({ outcome: 'REPLAY', body });
+  });
+
+  it('costs the locked way\'s four statements without the hint', async () => {
+    const merchant = testMerchant();
+    const sent = await statementsOf(() =>
+      ledger.record(recordMessage(operation(merchant, newOrderId(), 'verify-1', 'VERIFY'), { transaction: txn('VERIFICATION', '0') })),
+    );
+    expect(sent.map((sql) => sql.split(' ').slice(0, 2).join(' '))).toEqual(['START TRANSACTION', 'SELECT o.merchant_id', 'WITH new_order', 'COMMIT']);
+  });
+
+  it('goes the locked way when the order exists after all, as a record without the hint would', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'auth', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', '10.00') }));
+
+    const { body } = await ledger.record(
+      hinted(recordMessage(operation(merchant, orderId, 'verify-1', 'VERIFY'), { transaction: txn('VERIFICATION', '0') })),
+    );
+    expect(body.order).toMatchObject({ status: 'AUTHORIZED', amount: 10, totalAuthorizedAmount: 10 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'AUTHORIZED', operationCount: 2 });
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 2, responses: 2 });
+  });
+
+  it('goes the locked way when the rules refuse the write on an empty order: a wrong hint never refuses a valid record', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'pay', 'PAY'), { transaction: txn('PAYMENT', '10.00') }));
+
+    const { body } = await ledger.record(
+      hinted(recordMessage(operation(merchant, orderId, 'refund-1', 'REFUND'), { transaction: txn('REFUND', '4.00', 'SUCCESS', { targetTransactionId: 'pay' }) })),
+    );
+    expect(body.order).toMatchObject({ status: 'PARTIALLY_REFUNDED', totalRefundedAmount: 4 });
+  });
+
+  it('creates the order once when hinted first records race', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        ledger.record(hinted(recordMessage(operation(merchant, orderId, `v${i}`, 'VERIFY'), { transaction: txn('VERIFICATION', '0') }))),
+      ),
+    );
+    expect(new Set(replies.map((r) => (r.body.order as JsonObject).creationTime)).size).toBe(1);
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 8, responses: 8 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'VERIFIED', operationCount: 8 });
+  });
+});
+
 describe('card data', () => {
   it('is never stored unmasked, whatever the caller sends', async () => {
     const merchant = testMerchant();
@@ -480,16 +548,19 @@ describe('the webhook outbox seam (LedgerEvents)', () => {
     const countIn = async (runner: { query: (sql: string, params: unknown[]) => Promise<{ n: number }[]> }) =>
       (await runner.query('SELECT count(*)::int AS n FROM order_transaction.transactions WHERE merchant_id = $1', [merchant.id]))[0].n;
     const events: LedgerEvents = {
+      announces: () => true,
       orderRecorded: async (manager, event) => {
         seen.push({ insideCount: await countIn(manager), outsideCount: await countIn(ledger.dataSource), event });
       },
     };
-    await recordWith(events).execute(
-      recordMessage(operation(merchant, orderId, 'p', 'PAY'), {
+    // A new order hinted as such (newOrder) announcing itself: insert and outbox row in one transaction.
+    await recordWith(events).execute({
+      ...recordMessage(operation(merchant, orderId, 'p', 'PAY'), {
         transaction: txn('PAYMENT', '3.00'),
         order: { currency: 'USD', notificationUrl: 'https://merchant.example/hooks' },
       }),
-    );
+      newOrder: true,
+    });
     await recordWith(events).execute(recordMessage(operation(merchant, orderId, 'r', 'REFUND'), { transaction: txn('REFUND', '1.00') }));
 
     expect(seen.map((s) => [s.insideCount, s.outsideCount])).toEqual([
@@ -506,12 +577,16 @@ describe('the webhook outbox seam (LedgerEvents)', () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
     const failing: LedgerEvents = {
+      announces: () => true,
       orderRecorded: async () => {
         throw new Error('outbox unavailable');
       },
     };
     await expect(
-      recordWith(failing).execute(recordMessage(operation(merchant, orderId, 'p', 'PAY'), { transaction: txn('PAYMENT', '3.00') })),
+      recordWith(failing).execute({
+        ...recordMessage(operation(merchant, orderId, 'p', 'PAY'), { transaction: txn('PAYMENT', '3.00') }),
+        newOrder: true,
+      }),
     ).rejects.toThrow('outbox unavailable');
     expect(await orderRow(merchant, orderId)).toBeUndefined();
   });

@@ -12,7 +12,7 @@ import {
 } from '@gateway/contracts';
 import { canonicalRequestHash, standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
-import { LedgerTestApp, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
+import { LedgerTestApp, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
 
 /**
  * REFUND in order-transaction: the real handler on the in-process bus (payloads copied through
@@ -422,6 +422,12 @@ describe('standalone refunds (a new order, sourceOfFunds required)', () => {
     );
     expect(stored[0].leaks).toBe(0);
     expect((await orderRow(merchant, orderId)).details).toMatchObject({ currencyConversion: { requestId: 'quote-1' } });
+  });
+
+  it('reserves its new order in one statement (the ledger\'s newOrder hint)', async () => {
+    const sent = await statementsOf(() => refund(testMerchant(), newOrderId(), 'r1', usd('3.00'), card()));
+    expect(sent[1]).toMatch(/^WITH new_order AS/);
+    expect(sent).toHaveLength(7);
   });
 
   it('records a declined card refund as FAILURE: the order FAILED, nothing refunded', async () => {

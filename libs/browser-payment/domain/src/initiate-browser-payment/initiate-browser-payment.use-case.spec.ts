@@ -38,7 +38,8 @@ describe('InitiateBrowserPayment', () => {
 
     expect(redirectUrl).toBe(`https://pay.gateway.test/bpui/provider_a/out/${token}`);
     const [record] = bed.ledger.recorded;
-    expect(record).toMatchObject({ apiOperation: 'INITIATE_BROWSER_PAYMENT', mode: 'CREATE', orderChanged: true });
+    // Begin saw no order: the ledger is told, so it can write the new order in one statement.
+    expect(record).toMatchObject({ apiOperation: 'INITIATE_BROWSER_PAYMENT', mode: 'CREATE', orderChanged: true, newOrder: true });
     expect(record.requestHash).toBe(canonicalRequestHash(initiateBody()));
     expect(record.payment).toMatchObject({
       provider: 'provider_a',
@@ -101,6 +102,14 @@ describe('InitiateBrowserPayment', () => {
     expect(err.httpStatus).toBe(400);
     expect(bed.ledger.begun).toHaveLength(0);
     expect(bed.simulator.rows.size).toBe(0);
+  });
+
+  it('does not hint a new order to the ledger on an order begin saw', async () => {
+    const bed = browserPaymentTestBed();
+    bed.ledger.existingOrder = { currency: 'EUR' } as never;
+    await initiateWith(bed, initiateBody());
+    expect(bed.ledger.recorded).toHaveLength(1);
+    expect(bed.ledger.recorded[0].newOrder).toBe(false);
   });
 
   it('refuses another currency than the existing order\'s before opening anything at the provider', async () => {

@@ -107,6 +107,7 @@ export class InitiateBrowserPayment {
       mode: 'CREATE',
       response: paymentResponse(payment, adapter.acquirerId, this.journeys.redirectUrl(provider, token)),
       orderChanged: true,
+      newOrder: begun.order === null,
     });
   }
 }

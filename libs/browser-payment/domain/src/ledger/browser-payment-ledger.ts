@@ -42,6 +42,8 @@ export interface RecordStep {
   response: JsonObject;
   /** Whether the order's amount and details change (initiate, confirm). */
   orderChanged: boolean;
+  /** Begin saw no order (an initiate opening it): the ledger's newOrder hint. */
+  newOrder?: boolean;
 }
 
 /** browser-payment's side of the ledger protocol (ledger.messages.ts). */
@@ -63,6 +65,7 @@ export class BrowserPaymentLedger {
       apiOperation: step.apiOperation,
       requestHash: step.requestHash,
       mode: step.mode,
+      ...(step.newOrder ? { newOrder: true } : {}),
       order: step.orderChanged
         ? {
             currency: payment.currency,

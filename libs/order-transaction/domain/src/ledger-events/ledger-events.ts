@@ -22,6 +22,11 @@ export interface OrderRecordedEvent {
  * the ledger change it announces. Implementations must not call out of the process here.
  */
 export interface LedgerEvents {
+  /**
+   * Whether orderRecorded may write anything for this event. A new order whose record announces
+   * nothing is written by its one insert statement alone, with no transaction around it.
+   */
+  announces(event: OrderRecordedEvent): boolean;
   orderRecorded(manager: EntityManager, event: OrderRecordedEvent): Promise<void>;
 }
 
@@ -29,5 +34,9 @@ export const LEDGER_EVENTS = Symbol('LEDGER_EVENTS');
 
 /** Until the outbox exists (issue 8): nothing to announce, and no extra round trip. */
 export class NoLedgerEvents implements LedgerEvents {
+  announces(): boolean {
+    return false;
+  }
+
   async orderRecorded(): Promise<void> {}
 }

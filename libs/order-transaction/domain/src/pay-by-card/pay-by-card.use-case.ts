@@ -51,7 +51,7 @@ export class PayByCard {
       transactionId,
       apiOperation,
       requestHash,
-      reservation: message(RESERVED, 'CREATE'),
+      reservation: { ...message(RESERVED, 'CREATE'), ...(begun.order === null ? { newOrder: true } : {}) },
       perform: () => this.sideEffects.authorize(command, plan, connector),
       completion: (outcome) => message(outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(),

@@ -22,6 +22,8 @@ export interface RecordInput {
   apiOperation: string;
   requestHash: string;
   mode: RecordMode;
+  /** The caller's hint that begin saw no order (RecordOperationMessage.newOrder). */
+  newOrder: boolean;
   orderCurrency: string;
   orderAmount: Money | null;
   details: JsonObject;
@@ -40,6 +42,7 @@ export function parseRecordInput(message: RecordOperationMessage): RecordInput {
     apiOperation: message.apiOperation,
     requestHash: message.requestHash,
     mode: message.mode,
+    newOrder: message.newOrder === true,
     orderCurrency: order.currency,
     orderAmount: order.amount === undefined ? null : money(order.amount, order.currency, 'order'),
     details: redactCardData(order.details ?? {}),

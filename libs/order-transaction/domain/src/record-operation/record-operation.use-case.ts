@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
+import { GatewayError, JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
 import { LedgerRepository, LedgerWrite, LedgerWriter, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
-import { LEDGER_EVENTS, LedgerEvents } from '../ledger-events/ledger-events';
+import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 import { completeResponse } from '../ledger-response/complete-response';
 import { OrderSnapshot } from '../ledger-response/order-snapshot';
@@ -27,12 +27,23 @@ export interface RecordedOperation extends RecordOperationReply {
   replayed: boolean;
 }
 
+/** What a record opening an order writes: the order with its first transaction and response, and its announcement. */
+interface NewOrder {
+  write: LedgerWrite;
+  body: JsonObject;
+  /** Null for a reservation: it may still be released. */
+  announcement: OrderRecordedEvent | null;
+}
+
 /**
  * The ledger's second step, after an operation's side effects: one database transaction that
  * locks the order row, checks the fencing token, replays or refuses a repeated transaction id,
  * derives totals and status, enforces the money rules, writes the order, the transaction and
  * the stored response in one statement, and gives the webhook outbox its chance to write.
- * A new order costs 4 round trips (begin, lock probe, insert, commit); an existing one 5.
+ * An existing order costs 5 round trips (begin, lock, read, write, commit). A new order that
+ * begin saw as new (`newOrder`) is written before any lock: 1 round trip, its insert alone,
+ * or 4 when an outbox row is written with it (begin, insert, outbox row, commit); without
+ * the hint, 4 (begin, lock probe, insert, commit) plus the outbox row.
  */
 @Injectable()
 export class RecordOperation {
@@ -43,10 +54,16 @@ export class RecordOperation {
 
   async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD'): Promise<RecordedOperation> {
     const input = parseRecordInput(message);
+    if (input.newOrder && input.mode === 'CREATE') {
+      const created = await this.createOrderFirst(input, step);
+      if (created) {
+        return created;
+      }
+    }
     return this.ledger.transaction(async (writer) => {
       const locked = await writer.lockOrder(input.merchant.id, input.orderId);
       if (!locked) {
-        const created = await this.createOrder(writer, input, step, new Date());
+        const created = await this.createOrder(writer, this.newOrder(input, step, new Date()));
         if (created) {
           return created;
         }
@@ -60,12 +77,30 @@ export class RecordOperation {
     });
   }
 
-  private async createOrder(
-    writer: LedgerWriter,
-    input: RecordInput,
-    step: RecordStep,
-    at: Date,
-  ): Promise<RecordedOperation | null> {
+  /**
+   * The order begin saw as new, written before any lock is taken: by its insert statement
+   * alone (autocommit: atomic, and committed when it returns) unless an outbox row is written
+   * with it, then both in one transaction. Null when the hint no longer holds: the order exists
+   * by now (a concurrent first record), or the rules refuse the write on an empty order; the
+   * record then goes the locked way, exactly as without the hint.
+   */
+  private async createOrderFirst(input: RecordInput, step: RecordStep): Promise<RecordedOperation | null> {
+    let created: NewOrder;
+    try {
+      created = this.newOrder(input, step, new Date());
+    } catch (err) {
+      if (err instanceof GatewayError) {
+        return null;
+      }
+      throw err;
+    }
+    if (created.announcement && this.events.announces(created.announcement)) {
+      return this.ledger.transaction((writer) => this.createOrder(writer, created));
+    }
+    return this.createOrder(this.ledger.autocommitWriter(), { ...created, announcement: null });
+  }
+
+  private newOrder(input: RecordInput, step: RecordStep, at: Date): NewOrder {
     if (input.mode === 'UPDATE') {
       throw noSuchTransaction(input.transactionId);
     }
@@ -83,14 +118,22 @@ export class RecordOperation {
       updatedAt: at,
     };
     const body = completeResponse(input.response, order, input.transaction, at);
-    const write = ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence);
-    if (!(await writer.insertNewOrder(write))) {
+    return {
+      write: ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence),
+      body,
+      announcement: step === 'RESERVE' ? null : eventOf(input, true, input.notificationUrl, body, at),
+    };
+  }
+
+  /** Null when the order exists after all (created concurrently): nothing was written then. */
+  private async createOrder(writer: LedgerWriter, created: NewOrder): Promise<RecordedOperation | null> {
+    if (!(await writer.insertNewOrder(created.write))) {
       return null;
     }
-    if (step !== 'RESERVE') {
-      await this.announce(writer, input, true, input.notificationUrl, body, at);
+    if (created.announcement) {
+      await this.events.orderRecorded(writer.manager, created.announcement);
     }
-    return { body, replayed: false };
+    return { body: created.body, replayed: false };
   }
 
   private async recordOnOrder(
@@ -139,7 +182,7 @@ export class RecordOperation {
     if (step !== 'RESERVE') {
       // A completed reservation that opened the order announces its creation now.
       const createdOrder = step === 'COMPLETE' && existing?.sequence === 1;
-      await this.announce(writer, input, createdOrder, notificationUrl, body, at);
+      await this.events.orderRecorded(writer.manager, eventOf(input, createdOrder, notificationUrl, body, at));
     }
     return { body, replayed: false };
   }
@@ -160,25 +203,6 @@ export class RecordOperation {
     return input.merchant.settings.privileges.excessiveRefund;
   }
 
-  private announce(
-    writer: LedgerWriter,
-    input: RecordInput,
-    createdOrder: boolean,
-    notificationUrl: string | null,
-    body: JsonObject,
-    at: Date,
-  ): Promise<void> {
-    return this.events.orderRecorded(writer.manager, {
-      merchant: input.merchant,
-      orderId: input.orderId,
-      transactionId: input.transactionId,
-      apiOperation: input.apiOperation,
-      createdOrder,
-      notificationUrl,
-      body,
-      recordedAt: at,
-    });
-  }
 }
 
 /**
@@ -199,6 +223,25 @@ function assertReservationHeld(existing: TransactionRow | undefined, storedHash:
   if (!existing || existing.result !== 'PENDING' || storedHash !== input.requestHash) {
     throw new Error(`no reservation of ${input.apiOperation} ${input.orderId}/${input.transactionId} to complete`);
   }
+}
+
+function eventOf(
+  input: RecordInput,
+  createdOrder: boolean,
+  notificationUrl: string | null,
+  body: JsonObject,
+  at: Date,
+): OrderRecordedEvent {
+  return {
+    merchant: input.merchant,
+    orderId: input.orderId,
+    transactionId: input.transactionId,
+    apiOperation: input.apiOperation,
+    createdOrder,
+    notificationUrl,
+    body,
+    recordedAt: at,
+  };
 }
 
 function entryOfRow(row: TransactionRow): LedgerEntry {

@@ -43,6 +43,8 @@ interface RefundContext {
   plan: RefundPlan;
   targetBody: JsonObject | null;
   details: JsonObject;
+  /** Begin saw no order (a standalone refund opening its own): the ledger's newOrder hint. */
+  newOrder: boolean;
 }
 
 const API_OPERATION = 'REFUND';
@@ -80,7 +82,14 @@ export class RefundOrder {
     const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
     const plan = planRefund(request, begun.order, envelope.merchant, command.session);
     const targetBody = plan.target ? await this.storedBodyOf(envelope.merchant.id, orderId, plan.target.id) : null;
-    const context: RefundContext = { command, requestHash, plan, targetBody, details: refundOrderDetails(request, plan) };
+    const context: RefundContext = {
+      command,
+      requestHash,
+      plan,
+      targetBody,
+      details: refundOrderDetails(request, plan),
+      newOrder: begun.order === null,
+    };
 
     if (plan.route.kind === 'APPROVAL') {
       // No money moves until someone approves: recorded in one step, holding its amount.
@@ -164,6 +173,7 @@ export class RefundOrder {
       apiOperation: API_OPERATION,
       requestHash,
       mode,
+      ...(mode === 'CREATE' && context.newOrder ? { newOrder: true } : {}),
       order: {
         currency: plan.amount.currency,
         details,

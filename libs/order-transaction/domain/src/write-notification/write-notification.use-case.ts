@@ -19,11 +19,16 @@ export class WriteNotification implements LedgerEvents {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
+  announces(event: OrderRecordedEvent): boolean {
+    return event.merchant.settings.notifications.enabled && Boolean(event.notificationUrl);
+  }
+
   async orderRecorded(manager: EntityManager, event: OrderRecordedEvent): Promise<void> {
-    const settings = event.merchant.settings.notifications;
-    if (!settings.enabled || !event.notificationUrl) {
+    const url = event.notificationUrl;
+    if (!url || !this.announces(event)) {
       return;
     }
+    const settings = event.merchant.settings.notifications;
     if (!settings.secret) {
       // The admin CLI issues a secret whenever it enables notifications; a profile without one
       // was edited by hand. Unsigned notifications are never sent.
@@ -37,7 +42,7 @@ export class WriteNotification implements LedgerEvents {
       orderId: event.orderId,
       transactionId: event.transactionId,
       apiOperation: event.apiOperation,
-      url: event.notificationUrl,
+      url,
       payload: notificationPayload(event),
       sealedSecret: settings.secret.current,
       sealedPreviousSecret: previousSecretAt(settings, event.recordedAt),

@@ -28,6 +28,7 @@ import {
   RunningApp,
 } from '@gateway/platform';
 import { DataSource } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { OrderTransactionConfig } from '../order-transaction.config';
 import { OrderTransactionModule } from '../order-transaction.module';
 
@@ -146,6 +147,20 @@ function envelopeOf(spec: OperationSpec) {
     authMethod: 'PASSWORD' as const,
     fencingToken: spec.fencingToken ?? '1000',
   };
+}
+
+/**
+ * Every statement sent to Postgres while `work` runs (transaction control included), whitespace
+ * folded: how tests see the round trips a ledger step costs. Concurrent work is counted too.
+ */
+export async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent = jest.spyOn(PostgresQueryRunner.prototype, 'query');
+  try {
+    await work();
+    return sent.mock.calls.map(([sql]) => sql.replace(/\s+/g, ' ').trim());
+  } finally {
+    sent.mockRestore();
+  }
 }
 
 function requiredEnv(name: string): string {

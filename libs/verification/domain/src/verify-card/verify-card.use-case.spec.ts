@@ -184,6 +184,8 @@ describe('VERIFY', () => {
       apiOperation: 'VERIFY',
       requestHash: canonicalRequestHash(raw),
       mode: 'CREATE',
+      // Begin saw no order: the ledger may write the new order in one statement.
+      newOrder: true,
       order: { currency: 'USD', notificationUrl: 'https://merchant.example/hook' },
       transaction: {
         type: 'VERIFICATION',
@@ -203,6 +205,28 @@ describe('VERIFY', () => {
     expect(record.order.amount).toBeUndefined();
     expect(JSON.stringify(record)).not.toContain(TEST_CARD);
     expect(reply.body).toEqual({ ...record.response, recorded: true });
+  });
+
+  it('does not hint a new order to the ledger when begin saw the order', async () => {
+    const { useCase, ledger } = harness();
+    ledger.beginReply = {
+      outcome: 'PROCEED',
+      order: {
+        id: 'order-1',
+        currency: 'USD',
+        amount: '0',
+        status: 'VERIFIED',
+        totalAuthorizedAmount: '0',
+        totalCapturedAmount: '0',
+        totalRefundedAmount: '0',
+        creationTime: NOW.toISOString(),
+        lastUpdatedTime: NOW.toISOString(),
+        transactions: [],
+      },
+    };
+    await useCase.execute(command(body()));
+    expect(ledger.recorded).toHaveLength(1);
+    expect(ledger.recorded[0].newOrder).toBeUndefined();
   });
 
   it('answers a replay with the stored body, without calling the acquirer or recording', async () => {

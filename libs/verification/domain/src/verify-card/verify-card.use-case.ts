@@ -87,7 +87,7 @@ export class VerifyCard {
       merchantAvsRules: command.envelope.merchant.settings.transactionFiltering.avsResponseCodeRules,
       now,
     });
-    const recorded = await this.record(command, requestHash, parts, verified.result);
+    const recorded = await this.record(command, requestHash, parts, verified.result, begun.order === null);
     return {
       body:
         plan.unmask && verified.explicitNumber
@@ -131,6 +131,7 @@ export class VerifyCard {
     requestHash: string,
     parts: VerifyResponseParts,
     acquirerResult: VerifyCardResult,
+    newOrder: boolean,
   ): Promise<RecordOperationReply> {
     const { body, outcome } = parts;
     const notificationUrl = command.request.order.notificationUrl;
@@ -141,6 +142,7 @@ export class VerifyCard {
       apiOperation: 'VERIFY',
       requestHash,
       mode: 'CREATE',
+      ...(newOrder ? { newOrder } : {}),
       // No order.amount: a new order takes the verification's 0, an existing one keeps its own.
       order: {
         currency: outcome.currency,
