@@ -48,6 +48,12 @@ export interface OrderContents {
   stored: StoredResponse | null;
 }
 
+/** An order row locked for a record, with its contents read after the lock. */
+export interface LockedOrder {
+  order: OrderRow;
+  contents: OrderContents;
+}
+
 /** The values of a transaction a record writes (inserted, or updated in place). */
 export interface TransactionWrite {
   transactionId: string;

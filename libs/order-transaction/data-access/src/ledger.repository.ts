@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject } from '@gateway/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { LedgerWrite, OrderContents, OrderRow, StoredResponse, TransactionRow } from './ledger-rows';
+import { LedgerWrite, LockedOrder, OrderContents, OrderRow, StoredResponse, TransactionRow } from './ledger-rows';
 
 const ORDER_COLUMNS = `
   o.merchant_id AS "merchantId", o.order_id AS "orderId", o.currency, o.amount::text AS amount, o.status,
@@ -40,7 +40,7 @@ interface ContentsRow {
 
 /**
  * The ledger's SQL. Every query is hand-written so each protocol step costs a known, small
- * number of round trips: begin is one read; a record is lock, read, one write statement.
+ * number of round trips: begin is one read; a record is one locking read and one write statement.
  */
 @Injectable()
 export class LedgerRepository {
@@ -138,22 +138,38 @@ export class LedgerWriter {
   constructor(readonly manager: EntityManager) {}
 
   /**
-   * Locks the order row until commit. A separate statement from the reads that follow on
-   * purpose: under READ COMMITTED a statement that waited for the lock still reads with the
-   * snapshot it started with, so reading the transactions in the same statement could miss
-   * the ones the previous lock holder just committed.
+   * Locks the order row until commit, and reads its transactions and the response stored for
+   * this operation. Under READ COMMITTED a statement that waited for the lock returns the row
+   * as its previous holder committed it, but reads every other table with the snapshot it
+   * started with, so the transactions it reads could miss that holder's write. The statement
+   * therefore also says whether the row it locked is the version its own snapshot sees (the
+   * same `xmin`); when it is not, the contents are read again by a statement of their own.
+   * One round trip when nobody held the order (the rule: the edge's lock serialises requests
+   * per order), two after a wait. Sound because every ledger write to an order's transactions
+   * or responses also updates its order row, in the same database transaction.
    */
-  async lockOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
-    const rows: OrderRow[] = await this.manager.query(
-      `SELECT ${ORDER_COLUMNS} FROM order_transaction.orders o
-        WHERE o.merchant_id = $1 AND o.order_id = $2 FOR UPDATE`,
-      [merchantId, orderId],
+  async lockOrder(merchantId: string, orderId: string, transactionId: string, apiOperation: string): Promise<LockedOrder | null> {
+    const rows: (OrderRow & ContentsRow & { snapshotCurrent: boolean })[] = await this.manager.query(
+      `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
+              o.xmin = (SELECT s.xmin FROM order_transaction.orders s
+                         WHERE s.merchant_id = o.merchant_id AND s.order_id = o.order_id) AS "snapshotCurrent"
+         FROM order_transaction.orders o
+        WHERE o.merchant_id = $1 AND o.order_id = $2
+          FOR UPDATE OF o`,
+      [merchantId, orderId, transactionId, apiOperation],
     );
-    return rows[0] ?? null;
+    if (rows.length === 0) {
+      return null;
+    }
+    const { transactions, stored, snapshotCurrent, ...order } = rows[0];
+    const contents = snapshotCurrent
+      ? { transactions: transactions.map(toTransactionRow), stored }
+      : await this.readContents(merchantId, orderId, transactionId, apiOperation);
+    return { order, contents };
   }
 
-  /** After lockOrder: the order's transactions and the response stored for this operation. */
-  async readContents(
+  /** The order's transactions and stored response, read by a statement of their own (after a lock wait). */
+  private async readContents(
     merchantId: string,
     orderId: string,
     transactionId: string,

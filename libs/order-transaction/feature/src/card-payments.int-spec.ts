@@ -86,8 +86,8 @@ describe('a payment opening its order', () => {
     });
     expect(body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 12 } });
     const verbs = sent.map((sql) => sql.split(' ')[0]);
-    // begin's read; the reservation alone; the completion: begin, lock, read, write, commit.
-    expect(verbs).toEqual(['SELECT', 'WITH', 'START', 'SELECT', 'SELECT', 'WITH', 'COMMIT']);
+    // begin's read; the reservation alone; the completion: begin, lock and read, write, commit.
+    expect(verbs).toEqual(['SELECT', 'WITH', 'START', 'SELECT', 'WITH', 'COMMIT']);
     expect(sent[1]).toMatch(/^WITH new_order AS/);
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
-import { LedgerRepository, LedgerWrite, LedgerWriter, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
@@ -40,7 +40,8 @@ interface NewOrder {
  * locks the order row, checks the fencing token, replays or refuses a repeated transaction id,
  * derives totals and status, enforces the money rules, writes the order, the transaction and
  * the stored response in one statement, and gives the webhook outbox its chance to write.
- * An existing order costs 5 round trips (begin, lock, read, write, commit). A new order that
+ * An existing order costs 4 round trips (begin, lock and read, write, commit; one more after
+ * waiting for another record's lock). A new order that
  * begin saw as new (`newOrder`) is written before any lock: 1 round trip, its insert alone,
  * or 4 when an outbox row is written with it (begin, insert, outbox row, commit); without
  * the hint, 4 (begin, lock probe, insert, commit) plus the outbox row.
@@ -61,7 +62,8 @@ export class RecordOperation {
       }
     }
     return this.ledger.transaction(async (writer) => {
-      const locked = await writer.lockOrder(input.merchant.id, input.orderId);
+      const lock = () => writer.lockOrder(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
+      const locked = await lock();
       if (!locked) {
         const created = await this.createOrder(writer, this.newOrder(input, step, new Date()));
         if (created) {
@@ -69,11 +71,11 @@ export class RecordOperation {
         }
       }
       // Existing, or created by a concurrent record since our probe: wait for its lock.
-      const order = locked ?? (await writer.lockOrder(input.merchant.id, input.orderId));
+      const order = locked ?? (await lock());
       if (!order) {
         throw new Error('order neither insertable nor lockable');
       }
-      return this.recordOnOrder(writer, order, input, step, recordTime(order));
+      return this.recordOnOrder(writer, order, input, step, recordTime(order.order));
     });
   }
 
@@ -138,7 +140,7 @@ export class RecordOperation {
 
   private async recordOnOrder(
     writer: LedgerWriter,
-    row: OrderRow,
+    { order: row, contents }: LockedOrder,
     input: RecordInput,
     step: RecordStep,
     at: Date,
@@ -146,7 +148,6 @@ export class RecordOperation {
     if (step !== 'COMPLETE') {
       assertFenceCurrent(input.fence, row);
     }
-    const contents = await writer.readContents(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
     const existing = contents.transactions.find((t) => t.transactionId === input.transactionId);
     if (step === 'COMPLETE') {
       assertReservationHeld(existing, contents.stored?.requestHash, input);

@@ -26,12 +26,12 @@ export class ReleaseReservation {
   async execute(command: ReleaseReservationCommand): Promise<void> {
     const { merchantId, orderId, transactionId, apiOperation } = command;
     await this.ledger.transaction(async (writer) => {
-      const order = await writer.lockOrder(merchantId, orderId);
-      const contents = order && (await writer.readContents(merchantId, orderId, transactionId, apiOperation));
-      const reserved = contents?.transactions.find((t) => t.transactionId === transactionId);
-      if (!order || !reserved || reserved.result !== 'PENDING' || contents?.stored?.requestHash !== command.requestHash) {
+      const locked = await writer.lockOrder(merchantId, orderId, transactionId, apiOperation);
+      const reserved = locked?.contents.transactions.find((t) => t.transactionId === transactionId);
+      if (!locked || !reserved || reserved.result !== 'PENDING' || locked.contents.stored?.requestHash !== command.requestHash) {
         throw new Error(`no reservation of ${apiOperation} ${orderId}/${transactionId} to release`);
       }
+      const { order, contents } = locked;
       const remaining = await writer.deleteTransaction(merchantId, orderId, transactionId);
       if (remaining === 0) {
         await writer.deleteOrder(merchantId, orderId);
