@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { DataSource, Logger } from 'typeorm';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
@@ -15,6 +16,7 @@ import { TokenConflictError, TokenRecord, TokenRepository, TokenWrite } from './
  * vaults of the other test files (sharing the run's database and its keys) must not see.
  */
 const database = `${process.env.TEST_DATABASE}_token_repository`;
+let url: string;
 let dataSource: DataSource;
 let tokens: TokenRepository;
 
@@ -47,7 +49,7 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const url = await createDatabase(database);
+  url = await createDatabase(database);
   const options = serviceDataSourceOptions(TOKEN_VAULT_SCHEMA, { url, poolSize: 4, statementTimeoutMs: 30_000, applicationName: 'int-token-repository' });
   dataSource = await new DataSource({ ...options, logger: countingLogger }).initialize();
   await migrateSchema(dataSource);
@@ -117,7 +119,7 @@ function providerAWrite(changes: Partial<TokenWrite> = {}): TokenWrite {
 }
 
 function insert(row: TokenWrite): Promise<TokenRecord> {
-  return tokens.inTransaction((tx) => tx.insert(row));
+  return tokens.insert(row);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -248,6 +250,32 @@ describe('reads and small writes', () => {
 });
 
 describe('round trips', () => {
+  it('writes a new token in one statement, no transaction around it, and it is committed when it returns', async () => {
+    const row = cardWrite();
+    expect(await statementsOf(() => tokens.insert(row))).toEqual(['INSERT INTO']);
+    // A connection outside the pool sees it at once: nothing was left to commit.
+    const other = new Client({ connectionString: url });
+    await other.connect();
+    try {
+      expect((await other.query('SELECT token FROM token_vault.tokens WHERE id = $1', [row.id])).rows).toEqual([{ token: row.token }]);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('translates a conflict of the autocommitted insert as in a transaction, and leaves no transaction open', async () => {
+    const first = await insert(cardWrite());
+    const sent = await statementsOf(async () => {
+      expect(await rejection(insert(cardWrite({ repositoryId: first.repositoryId, token: first.token })))).toEqual(new TokenConflictError('TOKEN'));
+    });
+    expect(sent).toEqual(['INSERT INTO']);
+    const [{ open }] = await dataSource.query(
+      `SELECT count(*)::int AS open FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'int-token-repository' AND state LIKE 'idle in transaction%'`,
+    );
+    expect(open).toBe(0);
+  });
+
   it('reads a token in one statement', async () => {
     const row = await insert(cardWrite());
     expect(await statementsOf(() => tokens.findByToken(row.repositoryId, row.token))).toEqual(['SELECT id,']);

@@ -103,10 +103,6 @@ export class TokenTransaction {
     return findByFingerprint(this.manager, repositoryId, fingerprint);
   }
 
-  insert(row: TokenWrite): Promise<TokenRecord> {
-    return insertToken(this.manager, row);
-  }
-
   /**
    * Writes the row if it is still at `expectedVersion`, in one statement that returns the row
    * written; the caller holds its lock. Null when the row is at another version (or gone).
@@ -123,8 +119,9 @@ export class TokenTransaction {
 /**
  * Tokens in `token_vault.tokens`. The statements of saving and reading a token are hand-written:
  * each is one round trip, and none goes through TypeORM's query building (a measurable share of
- * the vault's CPU per request). A read is one SELECT; a new token one INSERT ... RETURNING; an
- * update, in its transaction, the row lock then one UPDATE ... RETURNING.
+ * the vault's CPU per request). A read is one SELECT; a new token one INSERT ... RETURNING with
+ * no transaction around it; an update START TRANSACTION, the row lock, one UPDATE ... RETURNING
+ * and COMMIT.
  */
 @Injectable()
 export class TokenRepository {
@@ -144,6 +141,17 @@ export class TokenRepository {
 
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null> {
     return findByFingerprint(this.dataSource.manager, repositoryId, fingerprint);
+  }
+
+  /**
+   * A new token in one statement, in autocommit: the INSERT is atomic and committed when it
+   * returns, so opening and committing a transaction around it would only add two round trips.
+   */
+  async insert(row: TokenWrite): Promise<TokenRecord> {
+    const rows: TokenRow[] = await translateConflicts(() =>
+      this.dataSource.query(INSERT_TOKEN, [row.id, row.createdBy, ...contentValues(row)]),
+    );
+    return toRecord(rows[0]);
   }
 
   /** READ COMMITTED plus row locks: writers of one token queue on its row, others do not wait. */
@@ -217,14 +225,6 @@ function findByFingerprint(manager: EntityManager, repositoryId: string, fingerp
     `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND fingerprint = $2 AND unique_account`,
     [repositoryId, fingerprint],
   );
-}
-
-/** One statement: the row as written, with the database's times and version. */
-async function insertToken(manager: EntityManager, row: TokenWrite): Promise<TokenRecord> {
-  const rows: TokenRow[] = await translateConflicts(() =>
-    manager.query(INSERT_TOKEN, [row.id, row.createdBy, ...contentValues(row)]),
-  );
-  return toRecord(rows[0]);
 }
 
 /** $3..$22 of INSERT_TOKEN and UPDATE_TOKEN, in CONTENT_COLUMNS order. */
