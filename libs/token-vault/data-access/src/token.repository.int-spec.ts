@@ -249,6 +249,56 @@ describe('reads and small writes', () => {
   });
 });
 
+describe('key rotation', () => {
+  const resealUnder = (dataKeyId: number) => async (row: TokenRecord) => ({
+    dataKeyId,
+    accountIdentifier: randomBytes(48),
+    providerADetails: row.providerADetails === null ? null : randomBytes(64),
+    schemeToken: row.schemeToken === null ? null : randomBytes(40),
+  });
+
+  it('re-seals rows under another key in batches, skipping rows a save holds, without moving version or updated_at', async () => {
+    const card = await insert(cardWrite({ dataKeyId: 2 }));
+    const agreement = await insert(providerAWrite({ dataKeyId: 2 }));
+    const held = await insert(cardWrite({ dataKeyId: 2 }));
+    const pending = await tokens.countNotUnderKey(1);
+    expect(pending).toBeGreaterThanOrEqual(3);
+
+    // A save holds `held` locked while the rotation runs.
+    const runner = dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query('SELECT id FROM token_vault.tokens WHERE id = $1 FOR UPDATE', [held.id]);
+      let resealed = 0;
+      for (let batch = await tokens.reencryptBatch(1, 2, resealUnder(1)); batch > 0; batch = await tokens.reencryptBatch(1, 2, resealUnder(1))) {
+        expect(batch).toBeLessThanOrEqual(2);
+        resealed += batch;
+      }
+      expect(resealed).toBe(pending - 1);
+      expect(await tokens.countNotUnderKey(1)).toBe(1);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+
+    for (const before of [card, agreement]) {
+      const after = (await tokens.findByToken(before.repositoryId, before.token))!;
+      expect(after).toEqual({
+        ...before,
+        dataKeyId: 1,
+        accountIdentifier: after.accountIdentifier,
+        providerADetails: after.providerADetails,
+        schemeToken: after.schemeToken,
+      });
+      expect(after.accountIdentifier.equals(before.accountIdentifier)).toBe(false);
+      expect(after.providerADetails === null).toBe(before.providerADetails === null);
+      expect(after.schemeToken === null).toBe(before.schemeToken === null);
+    }
+    expect(await tokens.reencryptBatch(1, 2, resealUnder(1))).toBe(1);
+    expect(await tokens.countNotUnderKey(1)).toBe(0);
+  });
+});
+
 describe('round trips', () => {
   it('writes a new token in one statement, no transaction around it, and it is committed when it returns', async () => {
     const row = cardWrite();

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Not } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { isPgError } from './pg-errors';
-import { TokenEntity } from './token.entity';
+import type { TokenEntity } from './token.entity';
 
 /** A token row as the domain reads and writes it. */
 export type TokenRecord = Omit<TokenEntity, 'dataKey'>;
@@ -121,7 +121,8 @@ export class TokenTransaction {
  * each is one round trip, and none goes through TypeORM's query building (a measurable share of
  * the vault's CPU per request). A read is one SELECT; a new token one INSERT ... RETURNING with
  * no transaction around it; an update START TRANSACTION, the row lock, one UPDATE ... RETURNING
- * and COMMIT.
+ * and COMMIT. Key rotation's statements are hand-written too, so no statement here depends on
+ * TokenEntity, which remains the schema's declaration for the drift check.
  */
 @Injectable()
 export class TokenRepository {
@@ -173,8 +174,12 @@ export class TokenRepository {
     await this.dataSource.query('UPDATE token_vault.tokens SET last_used_at = now() WHERE id = $1', [id]);
   }
 
-  countNotUnderKey(dataKeyId: number): Promise<number> {
-    return this.dataSource.getRepository(TokenEntity).countBy({ dataKeyId: Not(dataKeyId) });
+  async countNotUnderKey(dataKeyId: number): Promise<number> {
+    const [{ count }]: { count: number }[] = await this.dataSource.query(
+      'SELECT count(*)::int AS count FROM token_vault.tokens WHERE data_key_id <> $1',
+      [dataKeyId],
+    );
+    return count;
   }
 
   /**
@@ -189,24 +194,20 @@ export class TokenRepository {
     reseal: (row: TokenRecord) => Promise<SealedColumns>,
   ): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const rows = await manager
-        .getRepository(TokenEntity)
-        .createQueryBuilder('t')
-        .where('t.data_key_id <> :dataKeyId', { dataKeyId })
-        .orderBy('t.id')
-        .limit(limit)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
-      for (const row of rows) {
+      const rows: TokenRow[] = await manager.query(
+        `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE data_key_id <> $1
+          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [dataKeyId, limit],
+      );
+      for (const row of rows.map(toRecord)) {
         const sealed = await reseal(row);
         // Not a content change: neither version nor updated_at moves.
-        await manager
-          .createQueryBuilder()
-          .update(TokenEntity)
-          .set({ ...sealed, updatedAt: () => 'updated_at' })
-          .where('id = :id', { id: row.id })
-          .execute();
+        await manager.query(
+          `UPDATE token_vault.tokens
+              SET data_key_id = $2, account_identifier = $3, provider_a_details = $4, scheme_token = $5
+            WHERE id = $1`,
+          [row.id, sealed.dataKeyId, sealed.accountIdentifier, sealed.providerADetails, sealed.schemeToken],
+        );
       }
       return rows.length;
     });
