@@ -1,11 +1,10 @@
 import type { SealedColumns, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
 
-/** The writes of a save, on rows locked in one database transaction. */
+/** The update of a saved token, on its row locked in one database transaction. */
 export interface TokenStoreTransaction {
   lockByToken(repositoryId: string, token: string): Promise<TokenRecord | null>;
   /** As TokenStore.findByFingerprint, on the transaction's connection. */
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
-  insert(row: TokenWrite): Promise<TokenRecord>;
   /** Null when the row is no longer at `expectedVersion`. */
   update(row: TokenWrite, expectedVersion: number): Promise<TokenRecord | null>;
 }
@@ -19,6 +18,11 @@ export interface TokenStore {
   findByToken(repositoryId: string, token: string): Promise<TokenRecord | null>;
   /** The token holding this account, among rows under a uniqueness rule. */
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
+  /**
+   * A new token, as one statement of its own: no transaction to open or commit, since a single
+   * statement is atomic and committed when it returns. Returns the row as stored.
+   */
+  insert(row: TokenWrite): Promise<TokenRecord>;
   inTransaction<T>(work: (tx: TokenStoreTransaction) => Promise<T>): Promise<T>;
   deleteByToken(repositoryId: string, token: string): Promise<boolean>;
   /** `usage.lastUsed`: the token's card was used in an acquirer call. Not a content change. */

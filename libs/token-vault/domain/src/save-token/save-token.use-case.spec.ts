@@ -577,6 +577,30 @@ describe('SaveToken: concurrent writers', () => {
     ...extra,
   });
 
+  it('writes a new token without a transaction, and updates one in a transaction', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));
+    expect(ctx.bed.store.transactions).toBe(0);
+    await ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED));
+    expect(ctx.bed.store.transactions).toBe(1);
+  });
+
+  it('starts over as an update when another request created the token between its read and its insert', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED));
+      }
+    };
+    const body = await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+    expect(interfered).toBe(true);
+    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0539' } } } });
+    expect(ctx.bed.store.rows.size).toBe(1);
+    expect([...ctx.bed.store.rows.values()][0].version).toBe(2);
+  });
+
   it('plans again on the locked row when another save landed between its read and its write', async () => {
     const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
     await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));

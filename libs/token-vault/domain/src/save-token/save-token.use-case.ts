@@ -93,9 +93,9 @@ type TokenReader = Pick<TokenStore, 'findByFingerprint'>;
  * Create or update token (PUT .../token/{tokenid}) and create with a generated token
  * (POST .../token), under every repository strategy.
  *
- * Verification and the token service provider are called before the database transaction, so
- * no row lock is held across a network call. The write then locks the row; if another save
- * changed it meanwhile, the save is planned again on the locked row (reusing its external
+ * Verification and the token service provider are called before the write, so no row lock is
+ * held across a network call. A new token is then one INSERT, in no transaction of its own. An
+ * update locks the row in a transaction; if another save changed it meanwhile, the save is planned again on the locked row (reusing its external
  * results) or, if that would need a new external call, starts over. A uniqueness constraint
  * firing (another request created the token or account at the same moment) also starts it
  * over. Concurrent saves of one token are therefore applied one after the other, and a row is
@@ -193,16 +193,19 @@ export class SaveToken {
     if (plan.outcome === 'FAILED') {
       return plan.body;
     }
+    if (!plan.subject) {
+      // A new token is the save's only write: one INSERT, atomic and committed on its own. A
+      // token or account created meanwhile makes it fail as a conflict, and the save starts over.
+      return this.respond(context, plan, await this.store.insert(plan.row));
+    }
+    const subject = plan.subject;
     return this.store.inTransaction(async (tx) => {
-      if (!plan.subject) {
-        return this.respond(context, plan, await tx.insert(plan.row));
-      }
-      const locked = await tx.lockByToken(plan.subject.repositoryId, plan.subject.token);
+      const locked = await tx.lockByToken(subject.repositoryId, subject.token);
       if (!locked) {
         throw new StaleRead();
       }
       let current: SavePlan = plan;
-      if (locked.version !== plan.subject.version) {
+      if (locked.version !== subject.version) {
         // Another save landed since the read: plan again on the row we now hold, reusing this
         // request's verification and tokenization results. A plan needing a new external call
         // starts over outside the transaction instead, so no lock waits on the network.

@@ -10,6 +10,8 @@ export class InMemoryTokenStore implements TokenStore {
   readonly rows = new Map<string, TokenRecord>();
   /** Lets a test change the world between a use case's read and its write. */
   beforeWrite?: () => void | Promise<void>;
+  /** How many transactions the use cases opened. */
+  transactions = 0;
   private clock = Date.parse('2030-01-01T00:00:00.000Z');
 
   async findByToken(repositoryId: string, token: string): Promise<TokenRecord | null> {
@@ -20,17 +22,20 @@ export class InMemoryTokenStore implements TokenStore {
     return copy([...this.rows.values()].find((r) => r.repositoryId === repositoryId && r.uniqueAccount && r.fingerprint.equals(fingerprint)));
   }
 
+  async insert(row: TokenWrite): Promise<TokenRecord> {
+    await this.beforeWrite?.();
+    this.checkConflicts(row);
+    const now = this.tick();
+    this.rows.set(row.id, { ...row, createdAt: now, updatedAt: now, lastUsedAt: null, version: 1 });
+    return copy(this.rows.get(row.id))!;
+  }
+
   async inTransaction<T>(work: (tx: TokenStoreTransaction) => Promise<T>): Promise<T> {
+    this.transactions += 1;
     await this.beforeWrite?.();
     const tx: TokenStoreTransaction = {
       lockByToken: (repositoryId, token) => this.findByToken(repositoryId, token),
       findByFingerprint: (repositoryId, fingerprint) => this.findByFingerprint(repositoryId, fingerprint),
-      insert: async (row) => {
-        this.checkConflicts(row);
-        const now = this.tick();
-        this.rows.set(row.id, { ...row, createdAt: now, updatedAt: now, lastUsedAt: null, version: 1 });
-        return copy(this.rows.get(row.id))!;
-      },
       update: async (row, expectedVersion) => {
         const current = this.rows.get(row.id);
         if (!current || current.version !== expectedVersion) {
