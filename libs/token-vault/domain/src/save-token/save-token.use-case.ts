@@ -95,8 +95,9 @@ type TokenReader = Pick<TokenStore, 'findByFingerprint'>;
  *
  * Verification and the token service provider are called before the write, so no row lock is
  * held across a network call. A new token is then one INSERT, in no transaction of its own. An
- * update locks the row in a transaction; if another save changed it meanwhile, the save is planned again on the locked row (reusing its external
- * results) or, if that would need a new external call, starts over. A uniqueness constraint
+ * update locks the row in a transaction; if another save changed it meanwhile, the save is
+ * planned again on the locked row (reusing its external results) or, if that would need a new
+ * external call, starts over. A uniqueness constraint
  * firing (another request created the token or account at the same moment) also starts it
  * over. Concurrent saves of one token are therefore applied one after the other, and a row is
  * always entirely one request's result.
