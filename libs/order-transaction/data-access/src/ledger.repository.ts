@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject } from '@gateway/contracts';
+import { PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { LedgerWrite, LockedOrder, OrderContents, OrderRow, StoredResponse, TransactionRow } from './ledger-rows';
 
@@ -31,6 +32,144 @@ const STORED_RESPONSE = `
     WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id
       AND r.transaction_id = $3 AND r.api_operation = $4)`;
 
+/** Begin's single read: the order, its transactions and the stored response for ($3, $4). */
+const FIND_FOR_BEGIN = new PreparedStatement(
+  `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
+     FROM order_transaction.orders o
+    WHERE o.merchant_id = $1 AND o.order_id = $2`,
+);
+
+const FIND_ORDER = new PreparedStatement(
+  `SELECT ${ORDER_COLUMNS} FROM order_transaction.orders o WHERE o.merchant_id = $1 AND o.order_id = $2`,
+);
+
+const LATEST_RESPONSES = new PreparedStatement(
+  `SELECT latest.body
+     FROM order_transaction.transactions t
+     JOIN LATERAL (
+       SELECT r.body FROM order_transaction.operation_responses r
+        WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
+        ORDER BY r.sequence DESC LIMIT 1
+     ) latest ON true
+    WHERE t.merchant_id = $1 AND t.order_id = $2
+    ORDER BY t.sequence`,
+);
+
+const FIND_TRANSACTION_RESPONSE = new PreparedStatement(
+  `SELECT ${ORDER_COLUMNS}, latest.body AS "latestBody"
+     FROM order_transaction.orders o
+     LEFT JOIN LATERAL (
+       SELECT r.body FROM order_transaction.operation_responses r
+        WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id AND r.transaction_id = $3
+        ORDER BY r.sequence DESC LIMIT 1
+     ) latest ON true
+    WHERE o.merchant_id = $1 AND o.order_id = $2`,
+);
+
+/** The lock, the contents and whether they are current (LedgerWriter.lockOrder). */
+const LOCK_ORDER = new PreparedStatement(
+  `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
+          o.xmin = (SELECT s.xmin FROM order_transaction.orders s
+                     WHERE s.merchant_id = o.merchant_id AND s.order_id = o.order_id) AS "snapshotCurrent"
+     FROM order_transaction.orders o
+    WHERE o.merchant_id = $1 AND o.order_id = $2
+      FOR UPDATE OF o`,
+);
+
+const READ_CONTENTS = new PreparedStatement(
+  `SELECT ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
+     FROM order_transaction.orders o
+    WHERE o.merchant_id = $1 AND o.order_id = $2`,
+);
+
+/** $1..$11 the order (orderValues), $12 the time, $13.. the transaction and response. */
+const INSERT_NEW_ORDER = new PreparedStatement(
+  `WITH new_order AS (
+     INSERT INTO order_transaction.orders (merchant_id, order_id, currency, amount, status,
+       total_authorized_amount, total_captured_amount, total_refunded_amount, details,
+       notification_url, last_fencing_token, operation_count, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, 1, $12, $12)
+     ON CONFLICT (merchant_id, order_id) DO NOTHING
+     RETURNING merchant_id, order_id
+   ), new_transaction AS (
+     INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
+       api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
+       funding_type, tax_amount, created_at, updated_at)
+     SELECT merchant_id, order_id, $13, 1, $14, $15, $16::numeric, $17, $18, $19, $20, $21,
+       $24::numeric, $12::timestamptz, $12::timestamptz
+       FROM new_order
+     RETURNING merchant_id, order_id, transaction_id
+   )
+   INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
+     api_operation, sequence, request_hash, body, created_at)
+   SELECT merchant_id, order_id, transaction_id, $14, 1, $22, $23::jsonb, $12::timestamptz
+     FROM new_transaction
+   RETURNING 1`,
+);
+
+/** applyToOrder's statement; `replaceResponse` replaces the response stored for the same operation. */
+function applyToOrderStatement(replaceResponse: string): PreparedStatement {
+  return new PreparedStatement(
+    `WITH updated_order AS (
+       UPDATE order_transaction.orders
+          SET currency = $3, amount = $4, status = $5, total_authorized_amount = $6,
+              total_captured_amount = $7, total_refunded_amount = $8, details = $9::jsonb,
+              notification_url = $10, last_fencing_token = $11, operation_count = $24,
+              updated_at = $12
+        WHERE merchant_id = $1 AND order_id = $2
+       RETURNING merchant_id, order_id
+     ), saved_transaction AS (
+       INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
+         api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
+         funding_type, tax_amount, created_at, updated_at)
+       SELECT merchant_id, order_id, $13, $24::integer, $14, $15, $16::numeric, $17, $18, $19, $20,
+         $21, $25::numeric, $12::timestamptz, $12::timestamptz
+         FROM updated_order
+       ON CONFLICT (merchant_id, order_id, transaction_id) DO UPDATE
+          SET type = EXCLUDED.type, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+              result = EXCLUDED.result, gateway_code = EXCLUDED.gateway_code,
+              target_transaction_id = EXCLUDED.target_transaction_id,
+              funding_type = EXCLUDED.funding_type, tax_amount = EXCLUDED.tax_amount,
+              updated_at = EXCLUDED.updated_at
+       RETURNING merchant_id, order_id, transaction_id
+     )
+     INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
+       api_operation, sequence, request_hash, body, created_at)
+     SELECT merchant_id, order_id, transaction_id, $14, $24::integer, $22, $23::jsonb, $12::timestamptz
+       FROM saved_transaction
+     ${replaceResponse}
+     RETURNING 1`,
+  );
+}
+const APPLY_TO_ORDER = applyToOrderStatement('');
+const APPLY_TO_ORDER_REPLACING_RESPONSE = applyToOrderStatement(
+  `ON CONFLICT (merchant_id, order_id, transaction_id, api_operation) DO UPDATE
+      SET sequence = EXCLUDED.sequence, body = EXCLUDED.body`,
+);
+
+const DELETE_TRANSACTION = new PreparedStatement(
+  `WITH deleted_responses AS (
+     DELETE FROM order_transaction.operation_responses
+      WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
+   ), deleted_transaction AS (
+     DELETE FROM order_transaction.transactions
+      WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
+     RETURNING 1
+   )
+   SELECT (SELECT count(*)::int FROM order_transaction.transactions
+            WHERE merchant_id = $1 AND order_id = $2)
+          - (SELECT count(*)::int FROM deleted_transaction) AS remaining`,
+);
+
+const DELETE_ORDER = new PreparedStatement('DELETE FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2');
+
+const SAVE_ORDER_STATE = new PreparedStatement(
+  `UPDATE order_transaction.orders
+      SET status = $3, total_authorized_amount = $4, total_captured_amount = $5,
+          total_refunded_amount = $6, last_fencing_token = $7
+    WHERE merchant_id = $1 AND order_id = $2`,
+);
+
 type RawTransaction = Omit<TransactionRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 
 interface ContentsRow {
@@ -40,11 +179,16 @@ interface ContentsRow {
 
 /**
  * The ledger's SQL. Every query is hand-written so each protocol step costs a known, small
- * number of round trips: begin is one read; a record is one locking read and one write statement.
+ * number of round trips (begin is one read; a record is one locking read and one write
+ * statement), and sent as a prepared statement, planned once per connection.
  */
 @Injectable()
 export class LedgerRepository {
-  constructor(@InjectDataSource('order_transaction') private readonly dataSource: DataSource) {}
+  private readonly manager: EntityManager;
+
+  constructor(@InjectDataSource('order_transaction') private readonly dataSource: DataSource) {
+    this.manager = dataSource.manager;
+  }
 
   static over(dataSource: DataSource): LedgerRepository {
     return new LedgerRepository(dataSource);
@@ -57,12 +201,7 @@ export class LedgerRepository {
     transactionId: string,
     apiOperation: string,
   ): Promise<{ order: OrderRow; contents: OrderContents } | null> {
-    const rows: (OrderRow & ContentsRow)[] = await this.dataSource.query(
-      `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
-         FROM order_transaction.orders o
-        WHERE o.merchant_id = $1 AND o.order_id = $2`,
-      [merchantId, orderId, transactionId, apiOperation],
-    );
+    const rows = await FIND_FOR_BEGIN.rows<OrderRow & ContentsRow>(this.manager, [merchantId, orderId, transactionId, apiOperation]);
     if (rows.length === 0) {
       return null;
     }
@@ -71,27 +210,13 @@ export class LedgerRepository {
   }
 
   async findOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
-    const rows: OrderRow[] = await this.dataSource.query(
-      `SELECT ${ORDER_COLUMNS} FROM order_transaction.orders o WHERE o.merchant_id = $1 AND o.order_id = $2`,
-      [merchantId, orderId],
-    );
+    const rows = await FIND_ORDER.rows<OrderRow>(this.manager, [merchantId, orderId]);
     return rows[0] ?? null;
   }
 
   /** The stored response of each transaction's latest operation, in transaction order. */
   async latestResponses(merchantId: string, orderId: string): Promise<JsonObject[]> {
-    const rows: { body: JsonObject }[] = await this.dataSource.query(
-      `SELECT latest.body
-         FROM order_transaction.transactions t
-         JOIN LATERAL (
-           SELECT r.body FROM order_transaction.operation_responses r
-            WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
-            ORDER BY r.sequence DESC LIMIT 1
-         ) latest ON true
-        WHERE t.merchant_id = $1 AND t.order_id = $2
-        ORDER BY t.sequence`,
-      [merchantId, orderId],
-    );
+    const rows = await LATEST_RESPONSES.rows<{ body: JsonObject }>(this.manager, [merchantId, orderId]);
     return rows.map((r) => r.body);
   }
 
@@ -101,17 +226,11 @@ export class LedgerRepository {
     orderId: string,
     transactionId: string,
   ): Promise<{ order: OrderRow; body: JsonObject | null } | null> {
-    const rows: (OrderRow & { latestBody: JsonObject | null })[] = await this.dataSource.query(
-      `SELECT ${ORDER_COLUMNS}, latest.body AS "latestBody"
-         FROM order_transaction.orders o
-         LEFT JOIN LATERAL (
-           SELECT r.body FROM order_transaction.operation_responses r
-            WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id AND r.transaction_id = $3
-            ORDER BY r.sequence DESC LIMIT 1
-         ) latest ON true
-        WHERE o.merchant_id = $1 AND o.order_id = $2`,
-      [merchantId, orderId, transactionId],
-    );
+    const rows = await FIND_TRANSACTION_RESPONSE.rows<OrderRow & { latestBody: JsonObject | null }>(this.manager, [
+      merchantId,
+      orderId,
+      transactionId,
+    ]);
     if (rows.length === 0) {
       return null;
     }
@@ -124,7 +243,7 @@ export class LedgerRepository {
    * returns. Only for a record that is a single statement (a new order's insert).
    */
   autocommitWriter(): LedgerWriter {
-    return new LedgerWriter(this.dataSource.manager);
+    return new LedgerWriter(this.manager);
   }
 
   /** Runs `work` in one database transaction (READ COMMITTED; the order row lock serialises). */
@@ -149,15 +268,12 @@ export class LedgerWriter {
    * or responses also updates its order row, in the same database transaction.
    */
   async lockOrder(merchantId: string, orderId: string, transactionId: string, apiOperation: string): Promise<LockedOrder | null> {
-    const rows: (OrderRow & ContentsRow & { snapshotCurrent: boolean })[] = await this.manager.query(
-      `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
-              o.xmin = (SELECT s.xmin FROM order_transaction.orders s
-                         WHERE s.merchant_id = o.merchant_id AND s.order_id = o.order_id) AS "snapshotCurrent"
-         FROM order_transaction.orders o
-        WHERE o.merchant_id = $1 AND o.order_id = $2
-          FOR UPDATE OF o`,
-      [merchantId, orderId, transactionId, apiOperation],
-    );
+    const rows = await LOCK_ORDER.rows<OrderRow & ContentsRow & { snapshotCurrent: boolean }>(this.manager, [
+      merchantId,
+      orderId,
+      transactionId,
+      apiOperation,
+    ]);
     if (rows.length === 0) {
       return null;
     }
@@ -175,13 +291,8 @@ export class LedgerWriter {
     transactionId: string,
     apiOperation: string,
   ): Promise<OrderContents> {
-    const rows: ContentsRow[] = await this.manager.query(
-      `SELECT ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
-         FROM order_transaction.orders o
-        WHERE o.merchant_id = $1 AND o.order_id = $2`,
-      [merchantId, orderId, transactionId, apiOperation],
-    );
-    return { transactions: rows[0].transactions.map(toTransactionRow), stored: rows[0].stored };
+    const [row] = await READ_CONTENTS.rows<ContentsRow>(this.manager, [merchantId, orderId, transactionId, apiOperation]);
+    return { transactions: row.transactions.map(toTransactionRow), stored: row.stored };
   }
 
   /**
@@ -190,47 +301,14 @@ export class LedgerWriter {
    * caller continues as for an existing order.
    */
   async insertNewOrder(write: LedgerWrite): Promise<boolean> {
-    const { order, transaction: t, response, at } = write;
-    const rows: unknown[] = await this.manager.query(
-      `WITH new_order AS (
-         INSERT INTO order_transaction.orders (merchant_id, order_id, currency, amount, status,
-           total_authorized_amount, total_captured_amount, total_refunded_amount, details,
-           notification_url, last_fencing_token, operation_count, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, 1, $12, $12)
-         ON CONFLICT (merchant_id, order_id) DO NOTHING
-         RETURNING merchant_id, order_id
-       ), new_transaction AS (
-         INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
-           api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
-           funding_type, tax_amount, created_at, updated_at)
-         SELECT merchant_id, order_id, $13, 1, $14, $15, $16::numeric, $17, $18, $19, $20, $21,
-           $24::numeric, $12::timestamptz, $12::timestamptz
-           FROM new_order
-         RETURNING merchant_id, order_id, transaction_id
-       )
-       INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
-         api_operation, sequence, request_hash, body, created_at)
-       SELECT merchant_id, order_id, transaction_id, $14, 1, $22, $23::jsonb, $12::timestamptz
-         FROM new_transaction
-       RETURNING 1`,
-      [
-        ...orderValues(order),
-        at,
-        t.transactionId,
-        response.apiOperation,
-        t.type,
-        t.amount,
-        t.currency,
-        t.result,
-        t.gatewayCode,
-        t.targetTransactionId,
-        t.fundingType,
-        response.requestHash,
-        JSON.stringify(response.body),
-        t.taxAmount,
-      ],
-    );
-    return rows.length === 1;
+    const { order, at } = write;
+    const inserted = await INSERT_NEW_ORDER.rowCount(this.manager, [
+      ...orderValues(order),
+      at,
+      ...transactionAndResponseValues(write),
+      write.transaction.taxAmount,
+    ]);
+    return inserted === 1;
   }
 
   /**
@@ -240,62 +318,18 @@ export class LedgerWriter {
    * operation (a reservation's PENDING body, once its outcome is known).
    */
   async applyToOrder(write: LedgerWrite): Promise<void> {
-    const { order, transaction: t, response, at, sequence } = write;
-    const replaceResponse = response.replaces
-      ? `ON CONFLICT (merchant_id, order_id, transaction_id, api_operation) DO UPDATE
-            SET sequence = EXCLUDED.sequence, body = EXCLUDED.body`
-      : '';
-    const rows: unknown[] = await this.manager.query(
-      `WITH updated_order AS (
-         UPDATE order_transaction.orders
-            SET currency = $3, amount = $4, status = $5, total_authorized_amount = $6,
-                total_captured_amount = $7, total_refunded_amount = $8, details = $9::jsonb,
-                notification_url = $10, last_fencing_token = $11, operation_count = $24,
-                updated_at = $12
-          WHERE merchant_id = $1 AND order_id = $2
-         RETURNING merchant_id, order_id
-       ), saved_transaction AS (
-         INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
-           api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
-           funding_type, tax_amount, created_at, updated_at)
-         SELECT merchant_id, order_id, $13, $24::integer, $14, $15, $16::numeric, $17, $18, $19, $20,
-           $21, $25::numeric, $12::timestamptz, $12::timestamptz
-           FROM updated_order
-         ON CONFLICT (merchant_id, order_id, transaction_id) DO UPDATE
-            SET type = EXCLUDED.type, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
-                result = EXCLUDED.result, gateway_code = EXCLUDED.gateway_code,
-                target_transaction_id = EXCLUDED.target_transaction_id,
-                funding_type = EXCLUDED.funding_type, tax_amount = EXCLUDED.tax_amount,
-                updated_at = EXCLUDED.updated_at
-         RETURNING merchant_id, order_id, transaction_id
-       )
-       INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
-         api_operation, sequence, request_hash, body, created_at)
-       SELECT merchant_id, order_id, transaction_id, $14, $24::integer, $22, $23::jsonb, $12::timestamptz
-         FROM saved_transaction
-       ${replaceResponse}
-       RETURNING 1`,
-      [
-        ...orderValues(order),
-        at,
-        t.transactionId,
-        response.apiOperation,
-        t.type,
-        t.amount,
-        t.currency,
-        t.result,
-        t.gatewayCode,
-        t.targetTransactionId,
-        t.fundingType,
-        response.requestHash,
-        JSON.stringify(response.body),
-        sequence,
-        t.taxAmount,
-      ],
-    );
-    if (rows.length !== 1) {
+    const { order, at, sequence } = write;
+    const statement = write.response.replaces ? APPLY_TO_ORDER_REPLACING_RESPONSE : APPLY_TO_ORDER;
+    const written = await statement.rowCount(this.manager, [
+      ...orderValues(order),
+      at,
+      ...transactionAndResponseValues(write),
+      sequence,
+      write.transaction.taxAmount,
+    ]);
+    if (written !== 1) {
       // Only possible if the locked row vanished.
-      throw new Error(`ledger write on ${order.merchantId}/${order.orderId} wrote ${rows.length} responses`);
+      throw new Error(`ledger write on ${order.merchantId}/${order.orderId} wrote ${written} responses`);
     }
   }
 
@@ -305,49 +339,44 @@ export class LedgerWriter {
    * the ledger makes; answers how many transactions the order has left.
    */
   async deleteTransaction(merchantId: string, orderId: string, transactionId: string): Promise<number> {
-    const rows: { remaining: number }[] = await this.manager.query(
-      `WITH deleted_responses AS (
-         DELETE FROM order_transaction.operation_responses
-          WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
-       ), deleted_transaction AS (
-         DELETE FROM order_transaction.transactions
-          WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
-         RETURNING 1
-       )
-       SELECT (SELECT count(*)::int FROM order_transaction.transactions
-                WHERE merchant_id = $1 AND order_id = $2)
-              - (SELECT count(*)::int FROM deleted_transaction) AS remaining`,
-      [merchantId, orderId, transactionId],
-    );
-    return rows[0].remaining;
+    const [{ remaining }] = await DELETE_TRANSACTION.rows<{ remaining: number }>(this.manager, [merchantId, orderId, transactionId]);
+    return remaining;
   }
 
   /** After deleteTransaction left none: the order existed only for the released operation. */
   async deleteOrder(merchantId: string, orderId: string): Promise<void> {
-    await this.manager.query('DELETE FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2', [
-      merchantId,
-      orderId,
-    ]);
+    await DELETE_ORDER.rowCount(this.manager, [merchantId, orderId]);
   }
 
   /** After lockOrder: the order's derived state and fencing token, its details untouched. */
   async saveOrderState(order: Pick<OrderRow, 'merchantId' | 'orderId' | 'status' | 'totalAuthorizedAmount' | 'totalCapturedAmount' | 'totalRefundedAmount' | 'lastFencingToken'>): Promise<void> {
-    await this.manager.query(
-      `UPDATE order_transaction.orders
-          SET status = $3, total_authorized_amount = $4, total_captured_amount = $5,
-              total_refunded_amount = $6, last_fencing_token = $7
-        WHERE merchant_id = $1 AND order_id = $2`,
-      [
-        order.merchantId,
-        order.orderId,
-        order.status,
-        order.totalAuthorizedAmount,
-        order.totalCapturedAmount,
-        order.totalRefundedAmount,
-        order.lastFencingToken,
-      ],
-    );
+    await SAVE_ORDER_STATE.rowCount(this.manager, [
+      order.merchantId,
+      order.orderId,
+      order.status,
+      order.totalAuthorizedAmount,
+      order.totalCapturedAmount,
+      order.totalRefundedAmount,
+      order.lastFencingToken,
+    ]);
   }
+}
+
+/** $13..$23 of both writes: the transaction, then the stored response. */
+function transactionAndResponseValues({ transaction: t, response }: LedgerWrite): unknown[] {
+  return [
+    t.transactionId,
+    response.apiOperation,
+    t.type,
+    t.amount,
+    t.currency,
+    t.result,
+    t.gatewayCode,
+    t.targetTransactionId,
+    t.fundingType,
+    response.requestHash,
+    JSON.stringify(response.body),
+  ];
 }
 
 /** $1..$11 of both writes. */

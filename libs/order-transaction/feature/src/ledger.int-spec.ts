@@ -3,7 +3,6 @@ import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } fro
 import { LedgerRepository } from '@gateway/order-transaction/data-access';
 import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD } from '@gateway/testing';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import {
   beginMessage,
   LedgerTestApp,
@@ -533,35 +532,35 @@ describe('a record on an existing order', () => {
     await ledger.record(recordMessage(operation(merchant, orderId, 'auth', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', '10.00') }));
     // Hold the order row from outside while a capture is recorded, then commit a capture of our own.
     const holder = ledger.dataSource.createQueryRunner();
-    await holder.connect();
+    const holderClient = await holder.connect();
     await holder.startTransaction();
     await holder.query('SELECT 1 FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [merchant.id, orderId]);
-    const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query');
-    const recorded = rejection(
-      ledger.record(recordMessage(operation(merchant, orderId, 'c2', 'CAPTURE'), { transaction: txn('CAPTURE', '7.00') })),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // What another record would write while holding the lock: a capture of 4.00 and the order row.
-    await holder.query(
-      `INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence, api_operation, type, amount,
-         currency, result, gateway_code, created_at, updated_at)
-       VALUES ($1, $2, 'c1', 2, 'CAPTURE', 'CAPTURE', 4, 'USD', 'SUCCESS', 'APPROVED', now(), now())`,
-      [merchant.id, orderId],
-    );
-    await holder.query(
-      `UPDATE order_transaction.orders SET operation_count = 2, total_captured_amount = 4, status = 'PARTIALLY_CAPTURED'
-        WHERE merchant_id = $1 AND order_id = $2`,
-      [merchant.id, orderId],
-    );
-    await holder.commitTransaction();
+    let refused: Promise<GatewayError> | undefined;
+    const sent = await statementsOf(async () => {
+      refused = rejection(
+        ledger.record(recordMessage(operation(merchant, orderId, 'c2', 'CAPTURE'), { transaction: txn('CAPTURE', '7.00') })),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // What another record would write while holding the lock: a capture of 4.00 and the order row.
+      await holder.query(
+        `INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence, api_operation, type, amount,
+           currency, result, gateway_code, created_at, updated_at)
+         VALUES ($1, $2, 'c1', 2, 'CAPTURE', 'CAPTURE', 4, 'USD', 'SUCCESS', 'APPROVED', now(), now())`,
+        [merchant.id, orderId],
+      );
+      await holder.query(
+        `UPDATE order_transaction.orders SET operation_count = 2, total_captured_amount = 4, status = 'PARTIALLY_CAPTURED'
+          WHERE merchant_id = $1 AND order_id = $2`,
+        [merchant.id, orderId],
+      );
+      await holder.commitTransaction();
+      await refused;
+    }, holderClient);
     await holder.release();
-    const refused = await recorded;
-    const sent = spy.mock.calls.filter((_, i) => spy.mock.contexts[i] !== holder).map(([sql]) => sql.trim().split(/\s+/)[0]);
-    spy.mockRestore();
 
     // The capture limit counted the capture committed while the record waited: 4.00 + 7.00 > 10.00.
-    expect([refused.field, refused.explanation]).toEqual(['transaction.amount', expect.stringContaining('6.00 USD')]);
-    expect(sent).toEqual(['START', 'SELECT', 'SELECT', 'ROLLBACK']);
+    expect(await refused).toMatchObject({ field: 'transaction.amount', explanation: expect.stringContaining('6.00 USD') });
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['START', 'SELECT', 'SELECT', 'ROLLBACK']);
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', captured: '4.0000', operationCount: 2 });
   });
 });

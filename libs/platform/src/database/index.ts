@@ -4,3 +4,4 @@ export * from './embedded-postgres';
 export * from './service-database.module';
 export * from './provision-roles';
 export * from './service-databases';
+export * from './prepared-statement';

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { PreparedStatement } from './prepared-statement';
+
+/**
+ * PreparedStatement against the integration run's Postgres: a table of this file's own in a
+ * schema of its own, dropped at the end.
+ */
+const schema = `prepared_${randomBytes(4).toString('hex')}`;
+let dataSource: DataSource;
+
+const INSERT = new PreparedStatement(`INSERT INTO ${schema}.items (id, amount) VALUES ($1, $2::numeric) RETURNING id, amount::text AS amount`);
+const COUNT = new PreparedStatement(`SELECT count(*)::int AS n FROM ${schema}.items WHERE id LIKE $1`);
+/** The statements this session has prepared (Postgres keeps them per connection). */
+const PREPARED_HERE = 'SELECT name, statement FROM pg_prepared_statements';
+
+beforeAll(async () => {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    throw new Error('TEST_DATABASE_URL is not set: run integration tests with `jest --selectProjects int`.');
+  }
+  dataSource = await new DataSource({ type: 'postgres', url, poolSize: 2 }).initialize();
+  await dataSource.query(`CREATE SCHEMA ${schema}`);
+  await dataSource.query(`CREATE TABLE ${schema}.items (id text PRIMARY KEY, amount numeric(17,4) NOT NULL)`);
+});
+
+afterAll(async () => {
+  await dataSource?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await dataSource?.destroy();
+});
+
+describe('PreparedStatement', () => {
+  it('is named after its text: the same text the same name, another text another', () => {
+    expect(new PreparedStatement(INSERT.text).name).toBe(INSERT.name);
+    expect(COUNT.name).not.toBe(INSERT.name);
+    expect(INSERT.name).toMatch(/^gw_[0-9a-f]{24}$/);
+  });
+
+  it('runs in autocommit outside a transaction, and is prepared on the connection that ran it', async () => {
+    expect(await INSERT.rows(dataSource.manager, ['auto-1', '10.50'])).toEqual([{ id: 'auto-1', amount: '10.5000' }]);
+    // Seen by another statement at once: committed.
+    expect(await COUNT.rows(dataSource.manager, ['auto-%'])).toEqual([{ n: 1 }]);
+
+    await dataSource.transaction(async (manager) => {
+      await INSERT.rowCount(manager, ['tx-probe', '0']);
+      const prepared: { name: string; statement: string }[] = await manager.query(PREPARED_HERE);
+      expect(prepared).toContainEqual({ name: INSERT.name, statement: INSERT.text });
+      throw new RollbackProbe();
+    }).catch((err) => expect(err).toBeInstanceOf(RollbackProbe));
+  });
+
+  it('runs on the transaction\'s connection inside one: a rollback undoes it', async () => {
+    await dataSource
+      .transaction(async (manager) => {
+        expect(await INSERT.rowCount(manager, ['rolled-back', '1'])).toBe(1);
+        expect(await COUNT.rows(manager, ['rolled-back'])).toEqual([{ n: 1 }]);
+        expect(await COUNT.rows(dataSource.manager, ['rolled-back'])).toEqual([{ n: 0 }]);
+        throw new RollbackProbe();
+      })
+      .catch((err) => expect(err).toBeInstanceOf(RollbackProbe));
+    expect(await COUNT.rows(dataSource.manager, ['rolled-back'])).toEqual([{ n: 0 }]);
+  });
+
+  it('answers errors as node-pg reports them, with their SQLSTATE and constraint', async () => {
+    await INSERT.rowCount(dataSource.manager, ['dup', '1']);
+    await expect(INSERT.rowCount(dataSource.manager, ['dup', '2'])).rejects.toMatchObject({ code: '23505', constraint: 'items_pkey' });
+  });
+});
+
+class RollbackProbe extends Error {}
