@@ -1,4 +1,5 @@
 import { CpuProfile, ownerOf, topCosts } from './cpu-profile-summary';
+import { machineShares, machineTicks } from './load';
 import { OptionsError, parseOptions, SCENARIOS } from './options';
 import { BenchRun, failures, LoadResult, renderMarkdown, ScenarioResult, scenarioResult, targetVerdicts } from './results';
 
@@ -137,7 +138,7 @@ describe('bench results', () => {
       options: { durationSeconds: 10, warmupSeconds: 5, connections: 50, rate: 500, smoke: false },
       nodeOptions: { distributed: '--max-old-space-size=128', standalone: '' },
       results: [
-        result({ throughput: 500 }),
+        result({ throughput: 500, machine: { busyPercent: 97, stealPercent: 12 } }),
         result({ profile: 'reference', scenario: 'reference-bare-http', throughput: 20_000, peakRssMb: { 'bare-http': 50 }, cpuMsPerRequest: { 'bare-http': 0.05 } }),
         result({ profile: 'reference', scenario: 'reference-http-nats-postgres', throughput: 2000, peakRssMb: {}, cpuMsPerRequest: {} }),
       ],
@@ -149,10 +150,25 @@ describe('bench results', () => {
     expect(markdown).toContain('Per scenario: 5 s of unmeasured warm-up, then 10 s of load, 50 connections');
     expect(markdown).toContain('| verify | 50 | — | 500 | 4 | 9 | 21 | 80 | 0 | 0 | 0 | 25% | 3% |');
     expect(markdown).toContain('| scenario | api-edge |\n| --- | --- |\n| verify | 120 |');
-    expect(markdown).toContain('| scenario | api-edge | total |\n| --- | --- | --- |\n| verify | 0.08 | 0.08 |');
+    expect(markdown).toContain(
+      '| scenario | api-edge | total | machine busy % | stolen % |\n| --- | --- | --- | --- | --- |\n| verify | 0.08 | 0.08 | 97 | 12 |',
+    );
     expect(markdown).toContain('| VERIFY ≥ 1,000 ops/s sustained, zero errors | 500 ops/s over 10 s | no |');
     expect(markdown.indexOf('### distributed')).toBeLessThan(markdown.indexOf('### reference'));
     expect(markdown).not.toContain('### standalone');
+  });
+});
+
+describe('machine CPU shares', () => {
+  it('splits the ticks between two /proc/stat readings into busy and stolen', () => {
+    expect(machineShares({ total: 1000, idle: 400, steal: 50 }, { total: 2000, idle: 500, steal: 150 })).toEqual({ busyPercent: 80, stealPercent: 10 });
+    expect(machineShares({ total: 5, idle: 5, steal: 0 }, { total: 5, idle: 5, steal: 0 })).toEqual({ busyPercent: 0, stealPercent: 0 });
+  });
+
+  it('reads this machine\'s /proc/stat', () => {
+    const ticks = machineTicks();
+    expect(ticks.total).toBeGreaterThan(0);
+    expect(ticks.idle + ticks.steal).toBeLessThanOrEqual(ticks.total);
   });
 });
 

@@ -57,7 +57,8 @@ async function measure(
     check,
     processes,
   );
-  log(`  ${result.throughput} ops/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, unexpected ${result.unexpected}`);
+  const stolen = result.machine ? `, machine busy ${result.machine.busyPercent}% (stolen ${result.machine.stealPercent}%)` : '';
+  log(`  ${result.throughput} ops/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, unexpected ${result.unexpected}${stolen}`);
   return result;
 }
 

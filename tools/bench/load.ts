@@ -83,18 +83,49 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** The machine's CPU time so far, in ticks: all of it, and what was idle or stolen by the hypervisor. */
+export function machineTicks(): { total: number; idle: number; steal: number } {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal guest guest_nice
+    const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = values.map(Number);
+    return { total: user + nice + system + idle + iowait + irq + softirq + steal, idle: idle + iowait, steal };
+  } catch {
+    return { total: 0, idle: 0, steal: 0 };
+  }
+}
+
+/** Shares of the machine's CPU time between two readings, in percent. */
+export function machineShares(
+  before: ReturnType<typeof machineTicks>,
+  after: ReturnType<typeof machineTicks>,
+): { busyPercent: number; stealPercent: number } {
+  const total = after.total - before.total;
+  if (total <= 0) {
+    return { busyPercent: 0, stealPercent: 0 };
+  }
+  const steal = after.steal - before.steal;
+  const idle = after.idle - before.idle;
+  return { busyPercent: Math.round((100 * (total - idle - steal)) / total), stealPercent: Math.round((100 * steal) / total) };
+}
+
 /** Linux's USER_HZ, 100 on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
  * Watches the processes while a scenario runs: `stop()` gives each one's peak RSS in MB (polled)
  * and the CPU time it used meanwhile in ms, the cost that does not depend on how busy the
- * machine is.
+ * machine is, and how busy the whole machine was, with the share the hypervisor stole (a
+ * virtual machine's neighbours: time neither the gateway nor anything else here got).
  */
-export function watchProcesses(pids: Record<string, number>, intervalMs = 200): { stop(): { peakRssMb: Record<string, number>; cpuMs: Record<string, number> } } {
+export function watchProcesses(
+  pids: Record<string, number>,
+  intervalMs = 200,
+): { stop(): { peakRssMb: Record<string, number>; cpuMs: Record<string, number>; machine: { busyPercent: number; stealPercent: number } } } {
   const names = Object.keys(pids);
   const peaks: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
   const cpuAtStart = Object.fromEntries(names.map((name) => [name, cpuMs(pids[name])]));
+  const machineAtStart = machineTicks();
   const sample = () => {
     for (const name of names) {
       peaks[name] = Math.max(peaks[name], rssKb(pids[name]));
@@ -109,6 +140,7 @@ export function watchProcesses(pids: Record<string, number>, intervalMs = 200): 
       return {
         peakRssMb: Object.fromEntries(names.map((name) => [name, Math.round(peaks[name] / 1024)])),
         cpuMs: Object.fromEntries(names.map((name) => [name, Math.round(cpuMs(pids[name]) - cpuAtStart[name])])),
+        machine: machineShares(machineAtStart, machineTicks()),
       };
     },
   };

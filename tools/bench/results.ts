@@ -41,6 +41,8 @@ export interface ScenarioResult {
   peakRssMb: Record<string, number>;
   /** CPU time per completed request, per process, in ms: the cost a busy machine does not distort. */
   cpuMsPerRequest: Record<string, number>;
+  /** The whole machine during the scenario: busy, and stolen by the hypervisor, in percent. */
+  machine?: { busyPercent: number; stealPercent: number };
   notes?: string;
 }
 
@@ -62,7 +64,7 @@ export function scenarioResult(
   meta: Pick<ScenarioResult, 'profile' | 'scenario' | 'connections' | 'rate' | 'notes'>,
   load: LoadResult,
   check: AnswerCheck,
-  processes: { peakRssMb: Record<string, number>; cpuMs: Record<string, number> },
+  processes: { peakRssMb: Record<string, number>; cpuMs: Record<string, number>; machine?: ScenarioResult['machine'] },
 ): ScenarioResult {
   const durationSeconds = load.duration > 0 ? load.duration : 1;
   return {
@@ -82,6 +84,7 @@ export function scenarioResult(
     cpuMsPerRequest: Object.fromEntries(
       Object.entries(processes.cpuMs).map(([name, ms]) => [name, load.requests.total > 0 ? round(ms / load.requests.total, 2) : 0]),
     ),
+    ...(processes.machine ? { machine: processes.machine } : {}),
   };
 }
 
@@ -179,14 +182,20 @@ export function renderMarkdown(run: BenchRun): string {
     const processes = [...new Set(results.flatMap((r) => Object.keys(r.peakRssMb)))];
     const rss = table(['scenario', ...processes], results.map((r) => [r.scenario, ...processes.map((p) => r.peakRssMb[p] ?? '—')]));
     const cpu = table(
-      ['scenario', ...processes, 'total'],
+      ['scenario', ...processes, 'total', 'machine busy %', 'stolen %'],
       results.map((r) => {
         const costs = processes.map((p) => r.cpuMsPerRequest[p]);
-        return [r.scenario, ...costs.map((c) => c ?? '—'), round(costs.reduce<number>((sum, c) => sum + (c ?? 0), 0), 2)];
+        return [
+          r.scenario,
+          ...costs.map((c) => c ?? '—'),
+          round(costs.reduce<number>((sum, c) => sum + (c ?? 0), 0), 2),
+          r.machine?.busyPercent ?? '—',
+          r.machine?.stealPercent ?? '—',
+        ];
       }),
     );
     const notes = results.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
-    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms; Postgres, Redis, NATS and the load generator not included):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
+    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms; Postgres, Redis, NATS and the load generator not included), and the whole machine during the scenario (busy; stolen by the hypervisor from this virtual machine):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
   });
   const verdicts = targetVerdicts(run.results);
   const m = run.machine;
