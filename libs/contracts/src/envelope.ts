@@ -1,5 +1,6 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { checkedMerchantContext, IsCheckedMerchantContext } from './checked-merchant-context';
 import { MerchantContext } from './merchant-context';
 
 /**
@@ -14,8 +15,12 @@ export type AuthMethod = (typeof AUTH_METHODS)[number];
  * version, under which lock. Services re-validate it like any other input.
  */
 export class RequestEnvelope {
-  @ValidateNested()
-  @Type(() => MerchantContext)
+  /**
+   * Checked with MerchantContext's own rules, once per distinct content, and shared, frozen,
+   * between the messages that carry the same (checked-merchant-context.ts).
+   */
+  @IsCheckedMerchantContext()
+  @Transform(({ value }) => checkedMerchantContext(value), { toClassOnly: true })
   merchant: MerchantContext;
 
   /** The version in the request path; responses echo it. */

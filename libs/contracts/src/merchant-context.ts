@@ -3,6 +3,7 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
   IsISO8601,
@@ -207,6 +208,7 @@ export class MerchantContext {
   @Length(1, 100)
   name?: string;
 
+  @IsDefined()
   @ValidateNested()
   @Type(() => MerchantSettings)
   settings: MerchantSettings;
