@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject } from '@gateway/contracts';
-import { PreparedStatement } from '@gateway/platform';
+import { inTransaction, PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { LedgerWrite, LockedOrder, OrderContents, OrderRow, StoredResponse, TransactionRow } from './ledger-rows';
 
@@ -246,9 +246,12 @@ export class LedgerRepository {
     return new LedgerWriter(this.manager);
   }
 
-  /** Runs `work` in one database transaction (READ COMMITTED; the order row lock serialises). */
+  /**
+   * Runs `work` in one database transaction (READ COMMITTED; the order row lock serialises),
+   * once more if a statement's plan had gone stale under a migration (inTransaction).
+   */
   transaction<T>(work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(new LedgerWriter(manager)));
+    return inTransaction(this.dataSource, (manager) => work(new LedgerWriter(manager)));
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { PreparedStatement } from './prepared-statement';
+import { inTransaction, PreparedStatement } from './prepared-statement';
 
 /**
  * PreparedStatement against the integration run's Postgres: a table of this file's own in a
@@ -22,6 +22,8 @@ beforeAll(async () => {
   dataSource = await new DataSource({ type: 'postgres', url, poolSize: 2 }).initialize();
   await dataSource.query(`CREATE SCHEMA ${schema}`);
   await dataSource.query(`CREATE TABLE ${schema}.items (id text PRIMARY KEY, amount numeric(17,4) NOT NULL)`);
+  await dataSource.query(`CREATE TABLE ${schema}.labels (id text PRIMARY KEY, label varchar(10) NOT NULL)`);
+  await dataSource.query(`INSERT INTO ${schema}.labels VALUES ('a', 'short')`);
 });
 
 afterAll(async () => {
@@ -64,6 +66,40 @@ describe('PreparedStatement', () => {
   it('answers errors as node-pg reports them, with their SQLSTATE and constraint', async () => {
     await INSERT.rowCount(dataSource.manager, ['dup', '1']);
     await expect(INSERT.rowCount(dataSource.manager, ['dup', '2'])).rejects.toMatchObject({ code: '23505', constraint: 'items_pkey' });
+  });
+});
+
+describe('a prepared plan gone stale under a migration (a column it returns changed type)', () => {
+  const LABEL = new PreparedStatement(`SELECT label FROM ${schema}.labels WHERE id = $1`);
+
+  it('is prepared afresh: at once outside a transaction, by one retry of the transaction inside one, on every connection', async () => {
+    // Both pooled connections prepare it: two transactions at once hold one each.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const both = [0, 1].map(() =>
+      dataSource.transaction(async (manager) => {
+        await LABEL.rows(manager, ['a']);
+        await held;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await Promise.all(both);
+
+    // What another replica's migration does while this one serves.
+    await dataSource.query(`ALTER TABLE ${schema}.labels ALTER COLUMN label TYPE varchar(40)`);
+
+    expect(await LABEL.rows(dataSource.manager, ['a'])).toEqual([{ label: 'short' }]);
+    let attempts = 0;
+    const inside = await inTransaction(dataSource, (manager) => {
+      attempts += 1;
+      return LABEL.rows(manager, ['a']);
+    });
+    expect(inside).toEqual([{ label: 'short' }]);
+    expect(attempts).toBeLessThanOrEqual(2);
+    // Whichever connection the pool hands out next has it prepared afresh too.
+    const again = await Promise.all([0, 1].map(() => dataSource.transaction((manager) => LABEL.rows(manager, ['a']))));
+    expect(again).toEqual([[{ label: 'short' }], [{ label: 'short' }]]);
   });
 });
 

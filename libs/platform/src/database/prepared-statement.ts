@@ -1,9 +1,31 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
-/** What a pg client answers: node-pg's QueryResult, only as far as we read it. */
+interface QueryResult {
+  rows: unknown[];
+  rowCount: number | null;
+}
+
+/** node-pg's Client, as far as we use it; `connection.parsedStatements` is its cache of prepared names. */
 interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(config: { name: string; text: string; values: unknown[] } | string): Promise<QueryResult>;
+  connection: { parsedStatements: Record<string, string> };
+}
+
+/**
+ * A statement's plan goes stale for the connections that prepared it when a migration (run by
+ * another replica, during a rolling deploy) changes the type of a column it returns: Postgres
+ * then refuses to run it there ("cached plan must not change result type") until it is prepared
+ * again. Each statement has a generation, moved on by the first connection that meets the
+ * refusal; every connection that prepared it at an older generation deallocates it before its
+ * next use, so it is prepared afresh.
+ */
+const generations = new Map<string, number>();
+const preparedAt = new WeakMap<PgClient, Map<string, number>>();
+
+export function isStalePlanError(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
 }
 
 /**
@@ -14,6 +36,8 @@ interface PgClient {
  * text, so two statements can never share one. Inside a transaction the statement runs on
  * the transaction's connection; outside, on a pooled connection in autocommit, like
  * `manager.query`. Errors are node-pg's own (code, constraint), not TypeORM's QueryFailedError.
+ * A plan gone stale under a migration is prepared again: at once outside a transaction; inside
+ * one, which the refusal aborted, by `inTransaction`'s one retry of the whole transaction.
  */
 export class PreparedStatement {
   readonly name: string;
@@ -32,16 +56,66 @@ export class PreparedStatement {
     return (await this.run(manager, values)).rowCount ?? 0;
   }
 
-  private async run(manager: EntityManager, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> {
+  private async run(manager: EntityManager, values: unknown[]): Promise<QueryResult> {
     const inTransaction = manager.queryRunner;
     const runner = inTransaction ?? manager.connection.createQueryRunner();
     try {
       const client = (await runner.connect()) as PgClient;
-      return await client.query({ name: this.name, text: this.text, values });
+      try {
+        return await this.execute(client, values);
+      } catch (err) {
+        if (!isStalePlanError(err)) {
+          throw err;
+        }
+        generations.set(this.name, this.generation() + 1);
+        if (inTransaction) {
+          throw err;
+        }
+        return await this.execute(client, values);
+      }
     } finally {
       if (!inTransaction) {
         await runner.release();
       }
     }
+  }
+
+  private async execute(client: PgClient, values: unknown[]): Promise<QueryResult> {
+    const generation = this.generation();
+    let prepared = preparedAt.get(client);
+    if (!prepared) {
+      prepared = new Map();
+      preparedAt.set(client, prepared);
+    }
+    const at = prepared.get(this.name);
+    if (at !== undefined && at < generation) {
+      await client.query(`DEALLOCATE ${this.name}`);
+      delete client.connection.parsedStatements[this.name];
+      prepared.delete(this.name);
+    }
+    const result = await client.query({ name: this.name, text: this.text, values });
+    prepared.set(this.name, generation);
+    return result;
+  }
+
+  private generation(): number {
+    return generations.get(this.name) ?? 0;
+  }
+}
+
+/**
+ * `dataSource.transaction(work)`, run once more if a prepared statement's plan had gone stale
+ * under a migration (the refusal aborts the transaction before anything is committed, and the
+ * retry prepares the statement afresh). `work` must only touch the database, which is the rule
+ * for every transaction here anyway: nothing leaves the process while rows are locked.
+ */
+export async function inTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  try {
+    return await dataSource.transaction(work);
+  } catch (err) {
+    if (!isStalePlanError(err)) {
+      throw err;
+    }
+    return dataSource.transaction(work);
   }
 }
