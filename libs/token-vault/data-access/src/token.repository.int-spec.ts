@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { DataSource, Logger } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
 import { TOKEN_VAULT_SCHEMA } from './token-vault.schema';
@@ -20,38 +20,42 @@ let url: string;
 let dataSource: DataSource;
 let tokens: TokenRepository;
 
-/** Every statement the DataSource sends while `recording` is on. */
-const statements: string[] = [];
-let recording = false;
-const countingLogger: Logger = {
-  logQuery: (query) => {
-    if (recording) {
-      statements.push(query.trim().split(/\s+/).slice(0, 2).join(' '));
-    }
-  },
-  logQueryError: () => undefined,
-  logQuerySlow: () => undefined,
-  logSchemaBuild: () => undefined,
-  logMigration: () => undefined,
-  log: () => undefined,
-};
+/** A statement as a node-pg client was given it: its text, and its name when sent prepared. */
+interface SentStatement {
+  text: string;
+  name?: string;
+}
 
-/** The statements (first two words of each) `work` sends. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  statements.length = 0;
-  recording = true;
+/**
+ * Every statement sent to Postgres while `work` runs, transaction control included. Counted at
+ * the pg client, not by a TypeORM logger, which does not see statements sent on the client
+ * directly (prepared statements bypass TypeORM's query runner). node-pg takes a statement as its text, or as a config with its text and a name.
+ */
+async function sentBy(work: () => Promise<unknown>): Promise<SentStatement[]> {
+  const query = jest.spyOn(Client.prototype, 'query');
   try {
     await work();
+    return query.mock.calls.map(([sent]: unknown[]) =>
+      typeof sent === 'string' ? { text: sent } : { text: (sent as SentStatement).text, name: (sent as SentStatement).name },
+    );
   } finally {
-    recording = false;
+    query.mockRestore();
   }
-  return [...statements];
+}
+
+/** The first two words of each statement `work` sends. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  return (await sentBy(work)).map(firstWords);
+}
+
+function firstWords({ text }: SentStatement): string {
+  return text.trim().split(/\s+/).slice(0, 2).join(' ');
 }
 
 beforeAll(async () => {
   url = await createDatabase(database);
   const options = serviceDataSourceOptions(TOKEN_VAULT_SCHEMA, { url, poolSize: 4, statementTimeoutMs: 30_000, applicationName: 'int-token-repository' });
-  dataSource = await new DataSource({ ...options, logger: countingLogger }).initialize();
+  dataSource = await new DataSource(options).initialize();
   await migrateSchema(dataSource);
   // Two made-up data keys (the rows' data_key_id must name one); nothing here opens a sealed column.
   await dataSource.query(
