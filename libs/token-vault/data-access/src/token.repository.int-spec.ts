@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from 'pg';
+import { Client, DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
@@ -29,7 +29,8 @@ interface SentStatement {
 /**
  * Every statement sent to Postgres while `work` runs, transaction control included. Counted at
  * the pg client, not by a TypeORM logger, which does not see statements sent on the client
- * directly (prepared statements bypass TypeORM's query runner). node-pg takes a statement as its text, or as a config with its text and a name.
+ * directly (prepared statements bypass TypeORM's query runner). node-pg takes a statement as
+ * its text, or as a config with its text and a name.
  */
 async function sentBy(work: () => Promise<unknown>): Promise<SentStatement[]> {
   const query = jest.spyOn(Client.prototype, 'query');
@@ -180,7 +181,9 @@ describe('insert', () => {
   it('fails other constraint violations as they are (a check, not a conflict)', async () => {
     const err = await rejection(insert(cardWrite({ cardNumberMasked: '5123450000000000' })));
     expect(err).not.toBeInstanceOf(TokenConflictError);
-    expect(err).toMatchObject({ driverError: { code: '23514', constraint: 'tokens_card_number_masked_check' } });
+    // node-pg's own error: the statement does not go through TypeORM, which would wrap it.
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect(err).toMatchObject({ code: '23514', constraint: 'tokens_card_number_masked_check' });
   });
 });
 
@@ -306,7 +309,10 @@ describe('key rotation', () => {
 describe('round trips', () => {
   it('writes a new token in one statement, no transaction around it, and it is committed when it returns', async () => {
     const row = cardWrite();
-    expect(await statementsOf(() => tokens.insert(row))).toEqual(['INSERT INTO']);
+    const sent = await sentBy(() => tokens.insert(row));
+    expect(sent.map(firstWords)).toEqual(['INSERT INTO']);
+    // As a named prepared statement: Postgres parses and plans it once per connection.
+    expect(sent[0].name).toEqual(expect.stringMatching(/^\S+$/));
     // A connection outside the pool sees it at once: nothing was left to commit.
     const other = new Client({ connectionString: url });
     await other.connect();
