@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from 'pg';
-import { DataSource, Logger } from 'typeorm';
+import { Client, DatabaseError } from 'pg';
+import { DataSource } from 'typeorm';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
 import { TOKEN_VAULT_SCHEMA } from './token-vault.schema';
@@ -20,38 +20,43 @@ let url: string;
 let dataSource: DataSource;
 let tokens: TokenRepository;
 
-/** Every statement the DataSource sends while `recording` is on. */
-const statements: string[] = [];
-let recording = false;
-const countingLogger: Logger = {
-  logQuery: (query) => {
-    if (recording) {
-      statements.push(query.trim().split(/\s+/).slice(0, 2).join(' '));
-    }
-  },
-  logQueryError: () => undefined,
-  logQuerySlow: () => undefined,
-  logSchemaBuild: () => undefined,
-  logMigration: () => undefined,
-  log: () => undefined,
-};
+/** A statement as a node-pg client was given it: its text, and its name when sent prepared. */
+interface SentStatement {
+  text: string;
+  name?: string;
+}
 
-/** The statements (first two words of each) `work` sends. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  statements.length = 0;
-  recording = true;
+/**
+ * Every statement sent to Postgres while `work` runs, transaction control included. Counted at
+ * the pg client, not by a TypeORM logger, which does not see statements sent on the client
+ * directly (prepared statements bypass TypeORM's query runner). node-pg takes a statement as
+ * its text, or as a config with its text and a name.
+ */
+async function sentBy(work: () => Promise<unknown>): Promise<SentStatement[]> {
+  const query = jest.spyOn(Client.prototype, 'query');
   try {
     await work();
+    return query.mock.calls.map(([sent]: unknown[]) =>
+      typeof sent === 'string' ? { text: sent } : { text: (sent as SentStatement).text, name: (sent as SentStatement).name },
+    );
   } finally {
-    recording = false;
+    query.mockRestore();
   }
-  return [...statements];
+}
+
+/** The first two words of each statement `work` sends. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  return (await sentBy(work)).map(firstWords);
+}
+
+function firstWords({ text }: SentStatement): string {
+  return text.trim().split(/\s+/).slice(0, 2).join(' ');
 }
 
 beforeAll(async () => {
   url = await createDatabase(database);
   const options = serviceDataSourceOptions(TOKEN_VAULT_SCHEMA, { url, poolSize: 4, statementTimeoutMs: 30_000, applicationName: 'int-token-repository' });
-  dataSource = await new DataSource({ ...options, logger: countingLogger }).initialize();
+  dataSource = await new DataSource(options).initialize();
   await migrateSchema(dataSource);
   // Two made-up data keys (the rows' data_key_id must name one); nothing here opens a sealed column.
   await dataSource.query(
@@ -176,7 +181,9 @@ describe('insert', () => {
   it('fails other constraint violations as they are (a check, not a conflict)', async () => {
     const err = await rejection(insert(cardWrite({ cardNumberMasked: '5123450000000000' })));
     expect(err).not.toBeInstanceOf(TokenConflictError);
-    expect(err).toMatchObject({ driverError: { code: '23514', constraint: 'tokens_card_number_masked_check' } });
+    // node-pg's own error: the statement does not go through TypeORM, which would wrap it.
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect(err).toMatchObject({ code: '23514', constraint: 'tokens_card_number_masked_check' });
   });
 });
 
@@ -302,7 +309,10 @@ describe('key rotation', () => {
 describe('round trips', () => {
   it('writes a new token in one statement, no transaction around it, and it is committed when it returns', async () => {
     const row = cardWrite();
-    expect(await statementsOf(() => tokens.insert(row))).toEqual(['INSERT INTO']);
+    const sent = await sentBy(() => tokens.insert(row));
+    expect(sent.map(firstWords)).toEqual(['INSERT INTO']);
+    // As a named prepared statement: Postgres parses and plans it once per connection.
+    expect(sent[0].name).toEqual(expect.stringMatching(/^\S+$/));
     // A connection outside the pool sees it at once: nothing was left to commit.
     const other = new Client({ connectionString: url });
     await other.connect();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { isPgError } from './pg-errors';
 import type { TokenEntity } from './token.entity';
@@ -41,20 +42,60 @@ const CONTENT_COLUMNS = `repository_id, token, status, source_type, verification
  * A new row: created_at and updated_at are the database's now(), version its default 1,
  * last_used_at null. $1 id, $2 created_by, $3..$22 as CONTENT_COLUMNS.
  */
-const INSERT_TOKEN = `INSERT INTO token_vault.tokens (id, created_by, ${CONTENT_COLUMNS})
+const INSERT_TOKEN = new PreparedStatement(
+  `INSERT INTO token_vault.tokens (id, created_by, ${CONTENT_COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18, $19, $20, $21, $22)
-  RETURNING ${TOKEN_COLUMNS}`;
+  RETURNING ${TOKEN_COLUMNS}`,
+);
 
 /**
  * The row at version $2 gets the save's content ($3..$22), the next version and updated_at now()
  * (as the entity's @UpdateDateColumn did: the transaction's time). id, created_by, created_at and
  * last_used_at stay.
  */
-const UPDATE_TOKEN = `UPDATE token_vault.tokens
+const UPDATE_TOKEN = new PreparedStatement(
+  `UPDATE token_vault.tokens
   SET (${CONTENT_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18, $19, $20, $21, $22),
       version = version + 1, updated_at = now()
   WHERE id = $1 AND version = $2
-  RETURNING ${TOKEN_COLUMNS}`;
+  RETURNING ${TOKEN_COLUMNS}`,
+);
+
+const FIND_BY_TOKEN = new PreparedStatement(
+  `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND token = $2`,
+);
+
+/** As FIND_BY_TOKEN, locking the row until the transaction ends. */
+const LOCK_BY_TOKEN = new PreparedStatement(
+  `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND token = $2 FOR UPDATE`,
+);
+
+/** Only rows under the uniqueness rule (tokens_unique_account_idx). */
+const FIND_BY_FINGERPRINT = new PreparedStatement(
+  `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND fingerprint = $2 AND unique_account`,
+);
+
+const DELETE_BY_TOKEN = new PreparedStatement('DELETE FROM token_vault.tokens WHERE repository_id = $1 AND token = $2');
+
+/** Neither version nor updated_at moves: the token's content did not change. */
+const MARK_USED = new PreparedStatement('UPDATE token_vault.tokens SET last_used_at = now() WHERE id = $1');
+
+const COUNT_NOT_UNDER_KEY = new PreparedStatement(
+  'SELECT count(*)::int AS count FROM token_vault.tokens WHERE data_key_id <> $1',
+);
+
+/** Key rotation's batch: up to $2 rows not under data key $1, skipping rows a save holds. */
+const LOCK_ROTATION_BATCH = new PreparedStatement(
+  `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE data_key_id <> $1
+    ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+);
+
+/** A row's sealed columns under another data key. Not a content change: neither version nor updated_at moves. */
+const RESEAL_TOKEN = new PreparedStatement(
+  `UPDATE token_vault.tokens
+      SET data_key_id = $2, account_identifier = $3, provider_a_details = $4, scheme_token = $5
+    WHERE id = $1`,
+);
 
 /** A row as node-pg returns it: bytea as Buffer, timestamptz as Date, integer as number, jsonb parsed. */
 interface TokenRow {
@@ -92,11 +133,7 @@ export class TokenTransaction {
 
   /** The row, locked until the transaction ends (FOR UPDATE). */
   lockByToken(repositoryId: string, token: string): Promise<TokenRecord | null> {
-    return selectOne(
-      this.manager,
-      `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND token = $2 FOR UPDATE`,
-      [repositoryId, token],
-    );
+    return selectOne(this.manager, LOCK_BY_TOKEN, [repositoryId, token]);
   }
 
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null> {
@@ -108,9 +145,8 @@ export class TokenTransaction {
    * written; the caller holds its lock. Null when the row is at another version (or gone).
    */
   async update(row: TokenWrite, expectedVersion: number): Promise<TokenRecord | null> {
-    // TypeORM answers an UPDATE with [rows, affected].
-    const [rows]: [TokenRow[], number] = await translateConflicts(() =>
-      this.manager.query(UPDATE_TOKEN, [row.id, expectedVersion, ...contentValues(row)]),
+    const rows = await translateConflicts(() =>
+      UPDATE_TOKEN.rows<TokenRow>(this.manager, [row.id, expectedVersion, ...contentValues(row)]),
     );
     return rows.length === 1 ? toRecord(rows[0]) : null;
   }
@@ -121,8 +157,10 @@ export class TokenTransaction {
  * each is one round trip, and none goes through TypeORM's query building (a measurable share of
  * the vault's CPU per request). A read is one SELECT; a new token one INSERT ... RETURNING with
  * no transaction around it; an update START TRANSACTION, the row lock, one UPDATE ... RETURNING
- * and COMMIT. Key rotation's statements are hand-written too, so no statement here depends on
- * TokenEntity, which remains the schema's declaration for the drift check.
+ * and COMMIT. Every statement is a named prepared statement, parsed and planned once per
+ * connection instead of on every execution. Key rotation's statements are hand-written too, so
+ * no statement here depends on TokenEntity, which remains the schema's declaration for the
+ * drift check.
  */
 @Injectable()
 export class TokenRepository {
@@ -133,11 +171,7 @@ export class TokenRepository {
   }
 
   findByToken(repositoryId: string, token: string): Promise<TokenRecord | null> {
-    return selectOne(
-      this.dataSource.manager,
-      `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND token = $2`,
-      [repositoryId, token],
-    );
+    return selectOne(this.dataSource.manager, FIND_BY_TOKEN, [repositoryId, token]);
   }
 
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null> {
@@ -149,8 +183,8 @@ export class TokenRepository {
    * returns, so opening and committing a transaction around it would only add two round trips.
    */
   async insert(row: TokenWrite): Promise<TokenRecord> {
-    const rows: TokenRow[] = await translateConflicts(() =>
-      this.dataSource.query(INSERT_TOKEN, [row.id, row.createdBy, ...contentValues(row)]),
+    const rows = await translateConflicts(() =>
+      INSERT_TOKEN.rows<TokenRow>(this.dataSource.manager, [row.id, row.createdBy, ...contentValues(row)]),
     );
     return toRecord(rows[0]);
   }
@@ -161,24 +195,15 @@ export class TokenRepository {
   }
 
   async deleteByToken(repositoryId: string, token: string): Promise<boolean> {
-    // TypeORM answers a DELETE with [rows, affected].
-    const [, deleted]: [unknown[], number] = await this.dataSource.query(
-      'DELETE FROM token_vault.tokens WHERE repository_id = $1 AND token = $2',
-      [repositoryId, token],
-    );
-    return deleted > 0;
+    return (await DELETE_BY_TOKEN.rowCount(this.dataSource.manager, [repositoryId, token])) > 0;
   }
 
   async markUsed(id: string): Promise<void> {
-    // Neither version nor updated_at moves: the token's content did not change.
-    await this.dataSource.query('UPDATE token_vault.tokens SET last_used_at = now() WHERE id = $1', [id]);
+    await MARK_USED.rowCount(this.dataSource.manager, [id]);
   }
 
   async countNotUnderKey(dataKeyId: number): Promise<number> {
-    const [{ count }]: { count: number }[] = await this.dataSource.query(
-      'SELECT count(*)::int AS count FROM token_vault.tokens WHERE data_key_id <> $1',
-      [dataKeyId],
-    );
+    const [{ count }] = await COUNT_NOT_UNDER_KEY.rows<{ count: number }>(this.dataSource.manager, [dataKeyId]);
     return count;
   }
 
@@ -194,38 +219,30 @@ export class TokenRepository {
     reseal: (row: TokenRecord) => Promise<SealedColumns>,
   ): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: TokenRow[] = await manager.query(
-        `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE data_key_id <> $1
-          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [dataKeyId, limit],
-      );
+      const rows = await LOCK_ROTATION_BATCH.rows<TokenRow>(manager, [dataKeyId, limit]);
       for (const row of rows.map(toRecord)) {
         const sealed = await reseal(row);
-        // Not a content change: neither version nor updated_at moves.
-        await manager.query(
-          `UPDATE token_vault.tokens
-              SET data_key_id = $2, account_identifier = $3, provider_a_details = $4, scheme_token = $5
-            WHERE id = $1`,
-          [row.id, sealed.dataKeyId, sealed.accountIdentifier, sealed.providerADetails, sealed.schemeToken],
-        );
+        await RESEAL_TOKEN.rowCount(manager, [
+          row.id,
+          sealed.dataKeyId,
+          sealed.accountIdentifier,
+          sealed.providerADetails,
+          sealed.schemeToken,
+        ]);
       }
       return rows.length;
     });
   }
 }
 
-async function selectOne(manager: EntityManager, sql: string, parameters: unknown[]): Promise<TokenRecord | null> {
-  const rows: TokenRow[] = await manager.query(sql, parameters);
+async function selectOne(manager: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<TokenRecord | null> {
+  const rows = await statement.rows<TokenRow>(manager, values);
   return rows.length > 0 ? toRecord(rows[0]) : null;
 }
 
 /** The token holding this account, among rows under a uniqueness rule (tokens_unique_account_idx). */
 function findByFingerprint(manager: EntityManager, repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null> {
-  return selectOne(
-    manager,
-    `SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens WHERE repository_id = $1 AND fingerprint = $2 AND unique_account`,
-    [repositoryId, fingerprint],
-  );
+  return selectOne(manager, FIND_BY_FINGERPRINT, [repositoryId, fingerprint]);
 }
 
 /** $3..$22 of INSERT_TOKEN and UPDATE_TOKEN, in CONTENT_COLUMNS order. */
@@ -286,6 +303,7 @@ function toRecord(row: TokenRow): TokenRecord {
   };
 }
 
+/** node-pg's unique violations on the two uniqueness rules, as TokenConflictError. */
 async function translateConflicts<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
