@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PreparedStatement } from '@gateway/platform';
+import { inTransaction as inStatementsTransaction, PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { isPgError } from './pg-errors';
 import type { TokenEntity } from './token.entity';
@@ -189,9 +189,12 @@ export class TokenRepository {
     return toRecord(rows[0]);
   }
 
-  /** READ COMMITTED plus row locks: writers of one token queue on its row, others do not wait. */
+  /**
+   * READ COMMITTED plus row locks: writers of one token queue on its row, others do not wait.
+   * Run once more if a statement's plan had gone stale under a migration (inTransaction).
+   */
   inTransaction<T>(work: (tx: TokenTransaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(new TokenTransaction(manager)));
+    return inStatementsTransaction(this.dataSource, (manager) => work(new TokenTransaction(manager)));
   }
 
   async deleteByToken(repositoryId: string, token: string): Promise<boolean> {
@@ -218,7 +221,7 @@ export class TokenRepository {
     limit: number,
     reseal: (row: TokenRecord) => Promise<SealedColumns>,
   ): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    return inStatementsTransaction(this.dataSource, async (manager) => {
       const rows = await LOCK_ROTATION_BATCH.rows<TokenRow>(manager, [dataKeyId, limit]);
       for (const row of rows.map(toRecord)) {
         const sealed = await reseal(row);
