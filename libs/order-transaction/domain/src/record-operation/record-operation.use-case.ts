@@ -41,10 +41,10 @@ interface NewOrder {
  * derives totals and status, enforces the money rules, writes the order, the transaction and
  * the stored response in one statement, and gives the webhook outbox its chance to write.
  * An existing order costs 4 round trips (begin, lock and read, write, commit; one more after
- * waiting for another record's lock). A new order that
- * begin saw as new (`newOrder`) is written before any lock: 1 round trip, its insert alone,
- * or 4 when an outbox row is written with it (begin, insert, outbox row, commit); without
- * the hint, 4 (begin, lock probe, insert, commit) plus the outbox row.
+ * waiting for another record's lock). A new order that begin saw as new (`newOrder`) is
+ * written before any lock: 1 round trip, its insert alone, or 4 when an outbox row is written
+ * with it (begin, insert, outbox row, commit); without the hint, 4 (begin, lock probe,
+ * insert, commit) plus the outbox row.
  */
 @Injectable()
 export class RecordOperation {
