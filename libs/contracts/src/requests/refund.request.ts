@@ -22,8 +22,8 @@ import { OrderOperationRequestBase } from './order-operation-base';
 import { refundAmountPositive, refundAmountsWithinMinorUnits } from './request-rules';
 import {
   AddressWithoutStateProvinceCode,
-  CardExpiry,
   ExternalTokenProvider,
+  KeyedCard,
   LineItem,
   TransactionAcquirer,
 } from './shared-groups';
@@ -204,21 +204,10 @@ export class Shipping {
   method?: (typeof SHIPPING_METHODS)[number];
 }
 
-export class RefundCard {
+/** The keyed card's fields and those a refund to a card may add. */
+export class RefundCard extends KeyedCard {
   @EnumField(CARD_ACCOUNT_TYPES)
   accountType?: (typeof CARD_ACCOUNT_TYPES)[number];
-
-  @GroupField(() => CardExpiry)
-  expiry?: CardExpiry;
-
-  @StringField(1, 256)
-  nameOnCard?: string;
-
-  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
-  number?: string;
-
-  @DigitsField(3, 4, { sensitive: true, label: 'Security code' })
-  securityCode?: string;
 
   /** EMV card sequence number. */
   @DigitValueField(0n, 999n)

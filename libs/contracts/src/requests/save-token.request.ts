@@ -17,7 +17,7 @@ import {
 } from '@gateway/api-fields';
 import { VERIFICATION_STRATEGIES, VerificationStrategy } from '../merchant-context';
 import { cardExpiryForVerification, sourceOfFundsTypeUnlessTokenOnly } from './request-rules';
-import { Address, CardExpiry, ExternalTokenProvider, ResponseControls, SessionReference, ShippingOrigin } from './shared-groups';
+import { Address, ExternalTokenProvider, KeyedCard, ResponseControls, SessionReference, ShippingOrigin } from './shared-groups';
 
 /**
  * `PUT .../merchant/{merchantId}/token/{tokenid}`: create or update token (spec version 57).
@@ -119,21 +119,10 @@ export class CardP2pe {
   payload: string;
 }
 
-export class TokenCard {
-  @GroupField(() => CardExpiry)
-  expiry?: CardExpiry;
-
-  @StringField(1, 256)
-  nameOnCard?: string;
-
-  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
-  number?: string;
-
+/** The keyed card's fields, or the card number encrypted at the terminal (p2pe). */
+export class TokenCard extends KeyedCard {
   @GroupField(() => CardP2pe)
   p2pe?: CardP2pe;
-
-  @DigitsField(3, 4, { sensitive: true, label: 'Security code' })
-  securityCode?: string;
 }
 
 export class ProviderABillingAgreement {

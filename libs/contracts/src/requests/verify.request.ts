@@ -25,7 +25,7 @@ import {
 } from '@gateway/api-fields';
 import { OrderOperationRequestBase } from './order-operation-base';
 import { verifyAmountsWithinMinorUnits } from './request-rules';
-import { Address, AddressWithoutStateProvinceCode, CardExpiry, ShippingOrigin } from './shared-groups';
+import { Address, AddressWithoutStateProvinceCode, KeyedCard, ShippingOrigin } from './shared-groups';
 
 /**
  * `apiOperation: VERIFY` (spec version 100). The spec shows part of this request; the fields it
@@ -518,7 +518,11 @@ export class DevicePayment {
   onlinePaymentCryptogram?: string;
 }
 
-export class VerifyCard {
+/**
+ * The keyed card's fields (number: a PAN, DPAN or scheme token PAN; securityCode: not in the
+ * spec's visible part, the test acquirer's CSC results need it) and VERIFY's own.
+ */
+export class VerifyCard extends KeyedCard {
   /** For co-branded cards. */
   @StringField(3, 50)
   cardType?: string;
@@ -529,20 +533,6 @@ export class VerifyCard {
   /** EMV fields from the terminal; may hold the PAN (tag 5A), so never echoed. */
   @StringField(1, 250, { sensitive: true, label: 'EMV request' })
   emvRequest?: string;
-
-  @GroupField(() => CardExpiry)
-  expiry?: CardExpiry;
-
-  @StringField(1, 256)
-  nameOnCard?: string;
-
-  /** PAN, DPAN or scheme token PAN. */
-  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
-  number?: string;
-
-  /** Not shown in the spec's visible part; the test acquirer's CSC results need it. */
-  @DigitsField(3, 4, { sensitive: true, label: 'Security code' })
-  securityCode?: string;
 }
 
 export class VerifyProvidedSourceOfFunds {
