@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { createServiceDataSource, migrateSchema, ServiceSchema } from '@gateway/platform';
 import { DataSource } from 'typeorm';
 
@@ -31,5 +32,32 @@ export async function truncateSchema(dataSource: DataSource): Promise<void> {
   );
   if (tables.length > 0) {
     await dataSource.query(`TRUNCATE ${tables.map((t) => `"${schema}"."${t.tablename}"`).join(', ')} CASCADE`);
+  }
+}
+
+/** A statement as a node-pg client was given it: its text (whitespace folded), and its name when sent prepared. */
+export interface SentStatement {
+  text: string;
+  name?: string;
+}
+
+/**
+ * Every statement sent to Postgres while `work` runs (transaction control included), except
+ * those on the pg client `except`: how tests see the round trips an operation costs. Counted at
+ * node-pg's client, which sees prepared statements and TypeORM's alike; concurrent work is
+ * counted too. node-pg takes a statement as its text, or as a config with its text and a name.
+ */
+export async function sentStatements(work: () => Promise<unknown>, except?: unknown): Promise<SentStatement[]> {
+  const query = jest.spyOn(Client.prototype, 'query');
+  try {
+    await work();
+    return query.mock.calls
+      .filter((_, i) => query.mock.contexts[i] !== except)
+      .map(([sent]: unknown[]) => {
+        const { text, name } = typeof sent === 'string' ? { text: sent, name: undefined } : (sent as SentStatement);
+        return { text: text.replace(/\s+/g, ' ').trim(), ...(name === undefined ? {} : { name }) };
+      });
+  } finally {
+    query.mockRestore();
   }
 }

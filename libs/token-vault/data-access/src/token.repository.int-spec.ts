@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
+import { createDatabase, dropDatabase, keptForAtRestScan, SentStatement, sentStatements } from '@gateway/testing';
 import { TOKEN_VAULT_SCHEMA } from './token-vault.schema';
 import { TokenConflictError, TokenRecord, TokenRepository, TokenWrite } from './token.repository';
 
@@ -20,33 +20,9 @@ let url: string;
 let dataSource: DataSource;
 let tokens: TokenRepository;
 
-/** A statement as a node-pg client was given it: its text, and its name when sent prepared. */
-interface SentStatement {
-  text: string;
-  name?: string;
-}
-
-/**
- * Every statement sent to Postgres while `work` runs, transaction control included. Counted at
- * the pg client, not by a TypeORM logger, which does not see statements sent on the client
- * directly (prepared statements bypass TypeORM's query runner). node-pg takes a statement as
- * its text, or as a config with its text and a name.
- */
-async function sentBy(work: () => Promise<unknown>): Promise<SentStatement[]> {
-  const query = jest.spyOn(Client.prototype, 'query');
-  try {
-    await work();
-    return query.mock.calls.map(([sent]: unknown[]) =>
-      typeof sent === 'string' ? { text: sent } : { text: (sent as SentStatement).text, name: (sent as SentStatement).name },
-    );
-  } finally {
-    query.mockRestore();
-  }
-}
-
 /** The first two words of each statement `work` sends. */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  return (await sentBy(work)).map(firstWords);
+  return (await sentStatements(work)).map(firstWords);
 }
 
 function firstWords({ text }: SentStatement): string {
@@ -309,7 +285,7 @@ describe('key rotation', () => {
 describe('round trips', () => {
   it('writes a new token in one statement, no transaction around it, and it is committed when it returns', async () => {
     const row = cardWrite();
-    const sent = await sentBy(() => tokens.insert(row));
+    const sent = await sentStatements(() => tokens.insert(row));
     expect(sent.map(firstWords)).toEqual(['INSERT INTO']);
     // As a named prepared statement: Postgres parses and plans it once per connection.
     expect(sent[0].name).toEqual(expect.stringMatching(/^\S+$/));

@@ -27,7 +27,7 @@ import {
   PlatformModule,
   RunningApp,
 } from '@gateway/platform';
-import { Client } from 'pg';
+import { sentStatements } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { OrderTransactionConfig } from '../order-transaction.config';
 import { OrderTransactionModule } from '../order-transaction.module';
@@ -149,27 +149,9 @@ function envelopeOf(spec: OperationSpec) {
   };
 }
 
-/**
- * Every statement sent to Postgres while `work` runs (transaction control included), whitespace
- * folded: how tests see the round trips a ledger step costs. Concurrent work is counted too,
- * except statements on the pg client `except`.
- */
+/** The text of every statement sent to Postgres while `work` runs (sentStatements). */
 export async function statementsOf(work: () => Promise<unknown>, except?: unknown): Promise<string[]> {
-  const sent = jest.spyOn(Client.prototype, 'query');
-  try {
-    await work();
-    return sent.mock.calls
-      .filter((_, i) => sent.mock.contexts[i] !== except)
-      .map(([query]) => statementText(query));
-  } finally {
-    sent.mockRestore();
-  }
-}
-
-/** node-pg takes a statement as its text, or as a config with a name (prepared) and text. */
-function statementText(query: unknown): string {
-  const text = typeof query === 'string' ? query : (query as { text: string }).text;
-  return text.replace(/\s+/g, ' ').trim();
+  return (await sentStatements(work, except)).map((statement) => statement.text);
 }
 
 function requiredEnv(name: string): string {
