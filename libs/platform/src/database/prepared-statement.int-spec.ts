@@ -103,4 +103,24 @@ describe('a prepared plan gone stale under a migration (a column it returns chan
   });
 });
 
+describe('a prepared plan gone stale after its first run on a connection failed', () => {
+  const LABELLED = new PreparedStatement(`INSERT INTO ${schema}.labels (id, label) VALUES ($1, $2) RETURNING label`);
+
+  it('is prepared afresh all the same', async () => {
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      // Its first run on this connection fails (the id is taken), yet it stays prepared there.
+      await expect(LABELLED.rows(runner.manager, ['a', 'again'])).rejects.toMatchObject({ code: '23505' });
+      await dataSource.query(`ALTER TABLE ${schema}.labels ALTER COLUMN label TYPE varchar(60)`);
+      // On a query runner's manager, as in a transaction, the refusal is answered (and recorded)...
+      await expect(LABELLED.rows(runner.manager, ['c', 'third'])).rejects.toMatchObject({ code: '0A000' });
+      // ...and the next run on the same connection prepares the statement afresh.
+      expect(await LABELLED.rows(runner.manager, ['c', 'third'])).toEqual([{ label: 'third' }]);
+    } finally {
+      await runner.release();
+    }
+  });
+});
+
 class RollbackProbe extends Error {}

@@ -88,14 +88,14 @@ export class PreparedStatement {
       preparedAt.set(client, prepared);
     }
     const at = prepared.get(this.name);
-    if (at !== undefined && at < generation) {
+    if (at !== undefined && at < generation && client.connection.parsedStatements[this.name] !== undefined) {
       await client.query(`DEALLOCATE ${this.name}`);
       delete client.connection.parsedStatements[this.name];
-      prepared.delete(this.name);
     }
-    const result = await client.query({ name: this.name, text: this.text, values });
+    // Noted before it runs: a statement whose first run fails (a unique violation, say) stays
+    // prepared on the connection all the same, and must be refreshed like any other.
     prepared.set(this.name, generation);
-    return result;
+    return client.query({ name: this.name, text: this.text, values });
   }
 
   private generation(): number {
