@@ -1,12 +1,12 @@
-import { plainToInstance } from 'class-transformer';
 import * as classValidator from 'class-validator';
 import { validateSync } from 'class-validator';
 import { RequestEnvelope } from './envelope';
 import { defaultMerchantSettings, MerchantContext, MerchantSettings } from './merchant-context';
+import { toMessage } from './verbatim';
 
 /** An envelope as a message carries it (plain JSON), checked as services check it. */
 function check(merchant: unknown) {
-  const envelope = plainToInstance(RequestEnvelope, {
+  const envelope = toMessage(RequestEnvelope, {
     merchant: merchant === undefined ? undefined : JSON.parse(JSON.stringify(merchant)),
     apiVersion: 100,
     requestId: 'r-1',

@@ -1,7 +1,7 @@
-import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { checkedMerchantContext, IsCheckedMerchantContext } from './checked-merchant-context';
 import { MerchantContext } from './merchant-context';
+import { Verbatim } from './verbatim';
 
 /**
  * PAYER: a payer's browser on the browser-payment pages (`/bpui/...`), which carries no
@@ -20,7 +20,7 @@ export class RequestEnvelope {
    * between the messages that carry the same (checked-merchant-context.ts).
    */
   @IsCheckedMerchantContext()
-  @Transform(({ value }) => checkedMerchantContext(value), { toClassOnly: true })
+  @Verbatim(checkedMerchantContext)
   merchant: MerchantContext;
 
   /** The version in the request path; responses echo it. */

@@ -14,6 +14,36 @@ const envelope = { merchant: { id: 'BENCH1', mode: 'TEST', settings: defaultMerc
 const card = { number: '5123450000000008', expiry: { month: '1', year: '39' }, securityCode: '100' };
 const body = { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card } } };
 const requestHash = canonicalRequestHash(body);
+// A VERIFY's response body as verification sends it to the ledger (about 1.6 kB of JSON).
+const VERIFY_RESPONSE = {
+  result: 'SUCCESS',
+  order: { id: 'o-1', amount: '0.00', currency: 'USD', status: 'VERIFIED', creationTime: '2026-11-22T00:00:00.000Z', lastUpdatedTime: '2026-11-22T00:00:00.000Z', totalAuthorizedAmount: '0.00', totalCapturedAmount: '0.00', totalRefundedAmount: '0.00' },
+  response: {
+    gatewayCode: 'APPROVED',
+    gatewayRecommendation: 'NO_ACTION',
+    acquirerCode: '00',
+    acquirerMessage: 'Approved',
+    cardSecurityCode: { gatewayCode: 'MATCH', acquirerCode: 'M' },
+    cardholderVerification: { avs: { gatewayCode: 'NOT_REQUESTED', acquirerCode: 'N' } },
+  },
+  sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' }, brand: 'MASTERCARD', fundingMethod: 'CREDIT', scheme: 'MASTERCARD' } } },
+  transaction: {
+    id: 't-1',
+    type: 'VERIFICATION',
+    amount: '0.00',
+    currency: 'USD',
+    source: 'INTERNET',
+    acquirer: { id: 'TEST', merchantId: 'BENCH1', transactionId: '123456', batch: 1, date: '1122', timeZone: '+0000' },
+    authorizationCode: '123456',
+    receipt: '123456789012',
+    terminal: '1234',
+    frequency: 'SINGLE',
+    stan: '123',
+  },
+  gatewayEntryPoint: 'WEB_SERVICES_API',
+  timeOfLastUpdate: '2026-11-22T00:00:00.000Z',
+  timeOfRecord: '2026-11-22T00:00:00.000Z',
+};
 // The three messages of one VERIFY: the edge's to verification, then verification's two to the ledger.
 const MESSAGES: [new () => object, unknown][] = [
   [OrderOperationMessage, { envelope, apiOperation: 'VERIFY', orderId: 'o-1', transactionId: 't-1', body }],
@@ -29,7 +59,7 @@ const MESSAGES: [new () => object, unknown][] = [
       mode: 'CREATE',
       order: { currency: 'USD' },
       transaction: { type: 'VERIFICATION', amount: '0.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
-      response: { sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' } } } } },
+      response: VERIFY_RESPONSE,
     },
   ],
 ];

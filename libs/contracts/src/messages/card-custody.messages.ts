@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
+import { Verbatim } from '../verbatim';
 import { JsonObject } from './operation.messages';
 
 /**
@@ -188,6 +189,7 @@ export class AcquirerCallMessage {
    * The acquirer request without its card details, in the acquirer lib's wire form
    * (`ACQUIRER_WIRE[operation].encodeRequest`); `merchantId` must be the envelope's merchant.
    */
+  @Verbatim()
   @IsObject()
   request: JsonObject;
 }

@@ -10,6 +10,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
+import { Verbatim } from '../verbatim';
 import { JsonObject } from './operation.messages';
 
 /**
@@ -167,6 +168,7 @@ export class RecordOrderData {
    * what the ledger already holds, key by key: a key given here replaces the stored one.
    */
   @IsOptional()
+  @Verbatim()
   @IsObject()
   details?: JsonObject;
 
@@ -264,6 +266,7 @@ export class RecordOperationMessage {
    * `correlationId`). The ledger completes the fields it owns (see above), stores the result
    * for replays and retrieval, and returns it.
    */
+  @Verbatim()
   @IsObject()
   response: JsonObject;
 }

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
+import { Verbatim } from '../verbatim';
 import { ResponseControls } from '../requests/shared-groups';
 import { ORDER_API_OPERATIONS, OrderApiOperation } from '../subjects';
 
@@ -50,6 +51,7 @@ export class OrderOperationMessage {
   @Length(1, 40)
   transactionId: string;
 
+  @Verbatim()
   @IsObject()
   body: JsonObject;
 
@@ -70,6 +72,7 @@ export class TokenOperationMessage {
   @Length(1, 40)
   tokenId: string;
 
+  @Verbatim()
   @IsObject()
   body: JsonObject;
 
@@ -86,6 +89,7 @@ export class CreateTokenMessage {
   @Type(() => RequestEnvelope)
   envelope: RequestEnvelope;
 
+  @Verbatim()
   @IsObject()
   body: JsonObject;
 

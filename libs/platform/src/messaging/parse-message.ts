@@ -1,4 +1,4 @@
-import { plainToInstance } from 'class-transformer';
+import { toMessage } from '@gateway/contracts';
 import { validateSync } from 'class-validator';
 
 export class MalformedMessageError extends Error {
@@ -13,7 +13,7 @@ export class MalformedMessageError extends Error {
  * problems are merchant errors.)
  */
 export function parseMessage<T extends object>(messageClass: new () => T, data: unknown): T {
-  const message = plainToInstance(messageClass, data);
+  const message = toMessage(messageClass, data);
   const errors = validateSync(message as object, { forbidUnknownValues: false });
   if (errors.length > 0) {
     const properties = errors.map((e) => e.property).join(', ');
