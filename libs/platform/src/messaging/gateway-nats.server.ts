@@ -92,6 +92,15 @@ export class GatewayNatsServer extends ServerNats {
     };
   }
 
+  /**
+   * Nest first parses every incoming subject as JSON (a pattern may be an object) and falls back
+   * on the SyntaxError thrown: an Error, with its stack trace, per message. The gateway's
+   * patterns are all subject strings, so a subject is its own route.
+   */
+  protected override getRouteFromPattern(pattern: string): string {
+    return this.normalizePattern(pattern);
+  }
+
   /** The live connection, for readiness checks. */
   connection(): NatsConnection | null {
     try {
