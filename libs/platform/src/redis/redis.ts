@@ -9,7 +9,10 @@ export interface RedisOptions {
 
 /**
  * An ioredis client that fails fast while Redis is away (commands error at once rather than
- * queueing without bound) and reconnects on its own when it returns.
+ * queueing without bound) and reconnects on its own when it returns. Commands issued in the
+ * same tick (concurrent requests' throttle checks and lock scripts) go out together, one socket
+ * write and one read for all, instead of a write system call each (ioredis's auto-pipelining;
+ * docs/performance.md). Each command still gets its own answer, in order.
  */
 export function createRedisClient(options: RedisOptions): Redis {
   return new Redis(options.url, {
@@ -17,6 +20,7 @@ export function createRedisClient(options: RedisOptions): Redis {
     connectionName: options.name,
     lazyConnect: false,
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
