@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
 import { canonicalRequestHash, GatewayNatsClient } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testInfra } from '@gateway/testing';
-import { firstValueFrom } from 'rxjs';
 import type { BenchMerchant, RunningGateway } from './gateway';
 import type { Traffic } from './load';
 import type { ScenarioName } from './options';
@@ -40,7 +39,9 @@ async function capturedOrders(gateway: RunningGateway, merchant: BenchMerchant, 
     const client = new GatewayNatsClient({ servers: [testInfra.natsUrl], name: 'bench-seed', requestTimeoutMs: 30_000 });
     const settings = { ...defaultMerchantSettings(), testAcquirer: { latencyMs: 0 } };
     try {
-      await inParallel(count, 64, async (i) => {
+      // No more at once than order-transaction's pool holds: a record waiting for a connection
+      // longer than the pool's timeout fails, which a machine losing CPU to its host reaches.
+      await inParallel(count, 10, async (i) => {
         const record: RecordOperationMessage = {
           envelope: { merchant: { id: merchant.id, mode: 'TEST', settings }, apiVersion: 100, requestId: `bench-seed-${i}`, authMethod: 'PASSWORD', fencingToken: '1' },
           orderId: orderIds[i],
@@ -55,7 +56,9 @@ async function capturedOrders(gateway: RunningGateway, merchant: BenchMerchant, 
             transaction: { acquirer: { id: 'TEST_ACQUIRER', transactionId: `MCC${String(i).padStart(10, '0')}` }, authorizationCode: '123456' },
           },
         };
-        await firstValueFrom(client.send(`${gateway.natsPrefix}${SUBJECTS.orderTransaction.ledgerRecord}`, record));
+        await client.request(`${gateway.natsPrefix}${SUBJECTS.orderTransaction.ledgerRecord}`, record, 30_000).catch((err: unknown) => {
+          throw new Error(`recording captured order ${orderIds[i]} failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`);
+        });
       });
     } finally {
       await client.close();

@@ -1,5 +1,7 @@
 import { ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
+import { withinDeadline } from './deadline';
+import type { RequestReplyClient } from './message-bus';
 
 type Dispatch = (data: unknown) => Promise<unknown>;
 
@@ -78,7 +80,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
 }
 
 /** The client side: what the edge and services use to send requests in standalone. */
-export class InProcessClient extends ClientProxy {
+export class InProcessClient extends ClientProxy implements RequestReplyClient {
   constructor(private readonly bus: InProcessBus) {
     super();
   }
@@ -86,6 +88,11 @@ export class InProcessClient extends ClientProxy {
   async connect(): Promise<void> {}
 
   async close(): Promise<void> {}
+
+  /** As on NATS: the reply, the service's error as it sent it, NoResponders, or a TimeoutError. */
+  request(subject: string, data: unknown, timeoutMs: number): Promise<unknown> {
+    return withinDeadline(this.bus.request(subject, data), timeoutMs, subject);
+  }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
     this.bus.request(this.normalizePattern(packet.pattern), packet.data).then(

@@ -1,10 +1,8 @@
-import { ClientProxy } from '@nestjs/microservices';
 import { GatewayError } from '@gateway/contracts';
-import { NEVER, Observable, throwError } from 'rxjs';
 import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { InProcessBus, InProcessClient } from './in-process.transport';
-import { MessageBus, MessagingOptions, NotDeliveredError } from './message-bus';
+import { MessageBus, MessagingOptions, NotDeliveredError, RequestReplyClient } from './message-bus';
 
 const options: MessagingOptions = {
   profile: 'standalone',
@@ -14,13 +12,13 @@ const options: MessagingOptions = {
   serviceName: 'test',
 };
 
-function busOver(client: ClientProxy): MessageBus {
+function busOver(client: RequestReplyClient): MessageBus {
   return new MessageBus(client, options, createLogger({ service: 'test', level: 'silent' }), new Metrics());
 }
 
 /** A client whose every request ends as `reply` does. */
-function clientReplying(reply: () => Observable<unknown>): ClientProxy {
-  return { send: () => reply() } as unknown as ClientProxy;
+function clientReplying(reply: () => Promise<unknown>): RequestReplyClient {
+  return { request: () => reply() };
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -42,14 +40,28 @@ describe('MessageBus', () => {
   it('reads NATS no-responders, a RequestError caused by NoResponders, the same way', async () => {
     const noResponders = Object.assign(new Error("no responders: 'x'"), { name: 'NoResponders' });
     const requestError = Object.assign(new Error('request failed', { cause: noResponders }), { name: 'RequestError' });
-    const err = await failure(busOver(clientReplying(() => throwError(() => requestError))).request('x', {}));
+    const err = await failure(busOver(clientReplying(() => Promise.reject(requestError))).request('x', {}));
     expect(err).toBeInstanceOf(NotDeliveredError);
   });
 
   it('does not call a timeout undelivered: the service may have acted', async () => {
-    const err = await failure(busOver(clientReplying(() => NEVER)).request('slow.v1', {}));
+    const bus = new InProcessBus();
+    bus.register('slow.v1', () => new Promise(() => undefined));
+    const err = await failure(busOver(new InProcessClient(bus)).request('slow.v1', {}));
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).not.toBeInstanceOf(NotDeliveredError);
     expect(err).toMatchObject({ code: 'SERVER_BUSY' });
+  });
+
+  it('answers with the reply, and rethrows a coded error from the service as the same GatewayError', async () => {
+    const bus = new InProcessBus();
+    bus.register('echo.v1', async (data) => ({ echoed: data }));
+    bus.register('refuse.v1', async () => {
+      throw new GatewayError('INVALID_REQUEST', { explanation: 'no' }).toWire();
+    });
+    const messages = busOver(new InProcessClient(bus));
+
+    await expect(messages.request('echo.v1', { a: 1 })).resolves.toEqual({ echoed: { a: 1 } });
+    await expect(failure(messages.request('refuse.v1', {}))).resolves.toMatchObject({ code: 'INVALID_REQUEST', explanation: 'no' });
   });
 });

@@ -1,7 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ClientProxy } from '@nestjs/microservices';
 import { GatewayError, newSupportCode } from '@gateway/contracts';
-import { firstValueFrom, timeout as rxTimeout, TimeoutError } from 'rxjs';
 import { AppLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { APP_LOGGER, MESSAGE_CLIENT, MESSAGING_OPTIONS } from '../tokens';
@@ -36,6 +34,16 @@ export class NotDeliveredError extends GatewayError {
   }
 }
 
+/** The message client's side MessageBus uses (NATS or in-process): one request, one reply. */
+export interface RequestReplyClient {
+  /**
+   * The reply's response; the service's error as it sent it (a coded error's wire form); or a
+   * transport failure: NoResponders (possibly as a RequestError's cause), TimeoutError, a closed
+   * connection.
+   */
+  request(subject: string, data: unknown, timeoutMs: number): Promise<unknown>;
+}
+
 function isNoResponders(err: unknown): boolean {
   // In-process: the error itself; NATS: a RequestError whose cause it is.
   return err instanceof Error && (err.name === 'NoResponders' || (err.cause instanceof Error && err.cause.name === 'NoResponders'));
@@ -50,7 +58,7 @@ function isNoResponders(err: unknown): boolean {
 @Injectable()
 export class MessageBus {
   constructor(
-    @Inject(MESSAGE_CLIENT) private readonly client: ClientProxy<any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    @Inject(MESSAGE_CLIENT) private readonly client: RequestReplyClient,
     @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly metrics: Metrics,
@@ -61,9 +69,7 @@ export class MessageBus {
     const started = process.hrtime.bigint();
     let outcome = 'ok';
     try {
-      return await firstValueFrom(
-        this.client.send<TReply>(`${this.options.subjectPrefix}${subject}`, payload).pipe(rxTimeout(timeoutMs)),
-      );
+      return (await this.client.request(`${this.options.subjectPrefix}${subject}`, payload, timeoutMs)) as TReply;
     } catch (err) {
       const mapped = this.mapError(subject, err);
       outcome = mapped.code === 'SERVER_BUSY' ? 'unavailable' : mapped.code === 'SERVER_FAILED' ? 'failed' : 'rejected';
@@ -87,7 +93,7 @@ export class MessageBus {
       this.logger.warn({ subject, reason: 'NoResponders' }, 'service unavailable');
       return new NotDeliveredError(subject);
     }
-    if (err instanceof TimeoutError || (err instanceof Error && UNAVAILABLE.has(err.name))) {
+    if (err instanceof Error && UNAVAILABLE.has(err.name)) {
       this.logger.warn({ subject, reason: err.name }, 'service unavailable');
       return new GatewayError('SERVER_BUSY', {
         explanation: 'The gateway is busy. Please retry the request.',

@@ -2,13 +2,13 @@ import { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { GatewayNatsServer } from './gateway-nats.server';
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process.transport';
-import { MessagingOptions } from './message-bus';
+import { MessagingOptions, RequestReplyClient } from './message-bus';
 
 /** The one bus of a standalone process, shared by every app module in it. */
 export const standaloneBus = new InProcessBus();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function createMessageClient(options: MessagingOptions): ClientProxy<any, any> {
+export function createMessageClient(options: MessagingOptions): ClientProxy<any, any> & RequestReplyClient {
   if (options.profile === 'standalone') {
     return new InProcessClient(standaloneBus);
   }
@@ -17,7 +17,7 @@ export function createMessageClient(options: MessagingOptions): ClientProxy<any,
     name: `${options.serviceName}-client`,
     requestTimeoutMs: options.requestTimeoutMs,
   });
-  return client as unknown as ClientProxy;
+  return client as unknown as ClientProxy & RequestReplyClient;
 }
 
 export function createMessageServer(

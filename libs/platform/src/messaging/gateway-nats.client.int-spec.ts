@@ -1,0 +1,81 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { createLogger } from '../logging';
+import { Metrics } from '../metrics';
+import { GatewayNatsClient } from './gateway-nats.client';
+import { MessageBus, NotDeliveredError } from './message-bus';
+
+// Not @gateway/testing's testInfra: that lib depends on this one.
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const prefix = `t${randomBytes(6).toString('hex')}.`;
+
+describe('GatewayNatsClient.request', () => {
+  let service: NatsConnection;
+  const client = new GatewayNatsClient({ servers: [NATS_URL], name: 'client-test', requestTimeoutMs: 1_000 });
+
+  beforeAll(async () => {
+    service = await connect({ servers: NATS_URL });
+    // A service answering in Nest's wire format: { id, response } or { id, err }, disposed.
+    service.subscribe(`${prefix}echo.v1`, {
+      callback: (_, msg) => {
+        const packet = msg.json<{ id: string; pattern: string; data: unknown }>();
+        msg.respond(JSON.stringify({ id: packet.id, response: { pattern: packet.pattern, data: packet.data }, isDisposed: true }));
+      },
+    });
+    service.subscribe(`${prefix}refuse.v1`, {
+      callback: (_, msg) => {
+        msg.respond(JSON.stringify({ id: msg.json<{ id: string }>().id, err: { code: 'INVALID_REQUEST' }, isDisposed: true }));
+      },
+    });
+    await service.flush();
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await service.close();
+  });
+
+  it("sends Nest's packet and answers with the reply's response", async () => {
+    await expect(client.request(`${prefix}echo.v1`, { a: 1 }, 1_000)).resolves.toEqual({ pattern: `${prefix}echo.v1`, data: { a: 1 } });
+  });
+
+  it("throws the reply's error as the service sent it", async () => {
+    await expect(client.request(`${prefix}refuse.v1`, {}, 1_000)).rejects.toEqual({ code: 'INVALID_REQUEST' });
+  });
+
+  it('fails at once when nobody serves the subject, which MessageBus tells apart as never delivered', async () => {
+    const started = Date.now();
+    const bus = new MessageBus(
+      client,
+      { profile: 'distributed', servers: [NATS_URL], subjectPrefix: prefix, requestTimeoutMs: 5_000, serviceName: 'client-test' },
+      createLogger({ service: 'client-test', level: 'silent' }),
+      new Metrics(),
+    );
+
+    await expect(bus.request('nobody.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('fails with a TimeoutError within the request time while NATS was never reachable, and connects once it is', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    const late = new GatewayNatsClient({ servers: [`nats://127.0.0.1:${port}`], name: 'client-test', requestTimeoutMs: 300 });
+    let nats: ChildProcess | undefined;
+    try {
+      await expect(late.request('any.v1', {}, 300)).rejects.toMatchObject({ name: 'TimeoutError' });
+
+      nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+      // The client keeps trying: with NATS up, the same subject is now merely unserved.
+      await expect(late.request('any.v1', {}, 5_000)).rejects.toMatchObject({ name: 'RequestError' });
+    } finally {
+      await late.close();
+      nats?.kill('SIGTERM');
+    }
+  });
+});
