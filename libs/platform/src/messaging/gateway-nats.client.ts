@@ -1,9 +1,8 @@
 import { ClientNats, ReadPacket, WritePacket } from '@nestjs/microservices';
-import type { Msg } from '@nats-io/transport-node';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { withinDeadline } from './deadline';
 import type { RequestReplyClient } from './message-bus';
-
-type NatsRequester = { request(subject: string, data: Uint8Array, options: object): Promise<Msg> };
+import { ReplyInbox } from './reply-inbox';
 
 export interface GatewayNatsClientOptions {
   servers: string[];
@@ -13,12 +12,13 @@ export interface GatewayNatsClientOptions {
 
 /**
  * Nest's NATS client subscribes a fresh inbox per request and cannot tell "nobody serves
- * this subject" from a slow service. This one uses the NATS request API instead: one shared
- * (muxed) inbox subscription, and an immediate no-responders error when no instance of the
+ * this subject" from a slow service. This one sends requests through one shared (muxed) inbox
+ * subscription (ReplyInbox), with an immediate no-responders error when no instance of the
  * service is up, so the edge answers SERVER_BUSY at once instead of after the timeout.
  */
 export class GatewayNatsClient extends ClientNats implements RequestReplyClient {
   private lastId = 0;
+  private inbox: ReplyInbox | null = null;
 
   constructor(private readonly clientOptions: GatewayNatsClientOptions) {
     super({
@@ -28,10 +28,6 @@ export class GatewayNatsClient extends ClientNats implements RequestReplyClient 
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       waitOnFirstConnect: true,
-      // nats.js captures two stack traces per request (an Error built up front, in case the
-      // request fails) unless told not to: a measurable share of each hop's CPU
-      // (docs/performance.md). Failures still arrive as RequestError or TimeoutError.
-      noAsyncTraces: true,
     });
   }
 
@@ -39,15 +35,18 @@ export class GatewayNatsClient extends ClientNats implements RequestReplyClient 
    * One request and its one reply, as a promise: what MessageBus sends. It skips ClientProxy's
    * observable (and Nest's random packet ids), which cost each hop a few per cent of its CPU
    * (docs/performance.md). Wire format and errors are Nest's own: the reply's `err` is thrown
-   * as the service sent it; a timeout or no responders fails as nats.js reports it.
+   * as the service sent it; transport failures are ReplyInbox's.
    */
   async request(subject: string, data: unknown, timeoutMs: number): Promise<unknown> {
     // Connected: the connection at hand. Not yet (NATS was away at start): waiting for it counts
     // against the request's time, as nats.js's reconnect buffering does once connected.
-    const connection = (this.natsClient ?? (await withinDeadline(this.connect(), timeoutMs, subject))) as unknown as NatsRequester;
+    const connection = (this.natsClient ?? (await withinDeadline(this.connect(), timeoutMs, subject))) as unknown as NatsConnection;
+    if (!this.inbox?.servesConnection(connection)) {
+      this.inbox = new ReplyInbox(connection);
+    }
     this.lastId = (this.lastId + 1) % Number.MAX_SAFE_INTEGER;
-    const serialized = this.serializer.serialize({ pattern: subject, data, id: String(this.lastId) }) as { data: Uint8Array; headers?: never };
-    const msg = await connection.request(subject, serialized.data, { timeout: timeoutMs, headers: serialized.headers });
+    const serialized = this.serializer.serialize({ pattern: subject, data, id: String(this.lastId) }) as { data: string | Uint8Array; headers?: MsgHdrs };
+    const msg = await this.inbox.request(subject, serialized.data, serialized.headers, timeoutMs);
     const reply = (await this.deserializer.deserialize(msg)) as WritePacket;
     if (reply.err) {
       throw reply.err;

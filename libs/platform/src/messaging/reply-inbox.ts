@@ -1,0 +1,82 @@
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+
+interface Waiting {
+  readonly subject: string;
+  readonly resolve: (msg: Msg) => void;
+  readonly reject: (err: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+const failure = (name: string, message: string) => Object.assign(new Error(message), { name });
+
+/**
+ * Request-reply over one connection through one wildcard inbox subscription, as nats.js's own
+ * request does, minus its costs on the way: nats.js builds a RequestError (a stack trace) for
+ * every request that succeeds, when it cancels the request after the reply, plus a timer
+ * promise and a race. Failures are Errors named as MessageBus reads them: NoResponders (no
+ * instance serves the subject: never delivered), TimeoutError, ClosedConnectionError.
+ */
+export class ReplyInbox {
+  private readonly prefix = `${createInbox()}.`;
+  private readonly waiting = new Map<string, Waiting>();
+  private lastToken = 0;
+
+  constructor(private readonly connection: NatsConnection) {
+    const subscription = connection.subscribe(`${this.prefix}*`, {
+      callback: (err, msg) => {
+        if (!err) {
+          this.settle(msg);
+        }
+      },
+    });
+    void subscription.closed.then(() => this.failAll(failure('ClosedConnectionError', 'the NATS connection closed before the reply')));
+  }
+
+  /** For this connection: a new inbox is needed after the client reconnects from scratch. */
+  servesConnection(connection: NatsConnection): boolean {
+    return connection === this.connection;
+  }
+
+  request(subject: string, data: string | Uint8Array, headers: MsgHdrs | undefined, timeoutMs: number): Promise<Msg> {
+    this.lastToken = (this.lastToken + 1) % Number.MAX_SAFE_INTEGER;
+    const token = String(this.lastToken);
+    return new Promise<Msg>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(token);
+        reject(failure('TimeoutError', `no reply from ${subject} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiting.set(token, { subject, resolve, reject, timer });
+      try {
+        this.connection.publish(subject, data, { reply: `${this.prefix}${token}`, headers });
+      } catch (err) {
+        this.waiting.delete(token);
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : failure('RequestError', String(err)));
+      }
+    });
+  }
+
+  private settle(msg: Msg): void {
+    const token = msg.subject.slice(this.prefix.length);
+    const waiting = this.waiting.get(token);
+    if (!waiting) {
+      return; // Its time ran out: the caller has its TimeoutError already.
+    }
+    this.waiting.delete(token);
+    clearTimeout(waiting.timer);
+    // The server's answer when nobody is subscribed: an empty message with status 503.
+    if (msg.data.length === 0 && msg.headers?.code === 503) {
+      waiting.reject(failure('NoResponders', `no responders for ${waiting.subject}`));
+    } else {
+      waiting.resolve(msg);
+    }
+  }
+
+  private failAll(err: Error): void {
+    for (const waiting of this.waiting.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(err);
+    }
+    this.waiting.clear();
+  }
+}
