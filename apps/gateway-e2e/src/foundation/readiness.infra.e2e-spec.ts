@@ -78,10 +78,17 @@ describe('readiness follows the dependencies', () => {
     );
   }
 
-  it('turns every app unready while Postgres is stopped, and ready when it returns', async () => {
+  it('turns every app unready while Postgres is stopped, answering requests SERVER_BUSY meanwhile, and ready when it returns', async () => {
     await pg.stop();
     await waitForReadiness(() => false, 'every app unready without Postgres');
-    await pg.start();
+    // A request meanwhile: the edge cannot read the merchant's credentials. An outage, not a
+    // fault: 503 SERVER_BUSY with a retry hint (docs/decisions/database-unavailable-is-server-busy.md).
+    const during = await fetch(`${urls['api-edge']}/api/rest/version/100/merchant/OUTAGE1/order/o-1/transaction/t-1`, {
+      method: 'PUT',
+      headers: { authorization: `Basic ${Buffer.from('merchant.OUTAGE1:password').toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ apiOperation: 'VERIFY' }),
+    }).finally(() => pg.start());
+    expect({ status: during.status, body: await during.json() }).toMatchObject({ status: 503, body: { result: 'ERROR', error: { cause: 'SERVER_BUSY' } } });
     await waitForReadiness(() => true, 'every app ready with Postgres back');
   });
 

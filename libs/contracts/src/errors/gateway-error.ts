@@ -60,6 +60,14 @@ export class GatewayError extends Error {
     return new GatewayError('INVALID_REQUEST', { explanation });
   }
 
+  /**
+   * A dependency is unavailable or overloaded: the merchant retries (a retried transaction id is
+   * answered as the ledger knows it: a replay, or processed then).
+   */
+  static serverBusy(): GatewayError {
+    return new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.', retryAfterSeconds: 1 });
+  }
+
   /** An internal fault: a fresh support code the caller logs next to the real cause. */
   static serverFailed(supportCode = newSupportCode()): GatewayError {
     return new GatewayError('SERVER_FAILED', { supportCode });

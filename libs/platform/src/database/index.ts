@@ -5,3 +5,4 @@ export * from './service-database.module';
 export * from './provision-roles';
 export * from './service-databases';
 export * from './prepared-statement';
+export * from './database-unavailable';

@@ -3,6 +3,7 @@ import { GatewayError, newSupportCode } from '@gateway/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { Observable, throwError } from 'rxjs';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { sortKeysDeep } from '../json';
 import { AppLogger } from '../logging';
 import { APP_LOGGER } from '../tokens';
@@ -23,7 +24,9 @@ export const AUTH_REALM = 'gateway';
  * The one exception filter of every app, for both transports. On the message transport coded
  * errors cross the wire as they are. Over HTTP they become the spec's error body. Anything
  * unexpected is logged once, here, under a fresh support code (the log line carries the
- * request id), and answered as SERVER_FAILED with only that code: no stack, no message.
+ * request id), and answered as SERVER_FAILED with only that code: no stack, no message. The
+ * database being unavailable (docs/decisions/database-unavailable-is-server-busy.md) is not
+ * unexpected: SERVER_BUSY, as for a service that does not answer.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -62,6 +65,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const client = fastifyClientError(exception);
     if (client) {
       return client;
+    }
+    if (isDatabaseUnavailable(exception)) {
+      // Overload or an outage, not a fault in our code: the merchant retries, as for a service
+      // that does not answer.
+      this.logger.warn({ reason: errorSummary(exception) }, 'database unavailable');
+      return GatewayError.serverBusy();
     }
     const supportCode = newSupportCode();
     this.logger.error({ supportCode, err: exception }, 'request failed');
@@ -137,4 +146,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   } else {
     socket.destroy();
   }
+}
+
+/** The error's code and message, for the log (a connection error's text names no data). */
+function errorSummary(exception: unknown): string {
+  const { code, message } = (exception ?? {}) as { code?: unknown; message?: unknown };
+  return [code, message].filter((part) => typeof part === 'string').join(': ');
 }

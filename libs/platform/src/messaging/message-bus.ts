@@ -95,10 +95,7 @@ export class MessageBus {
     }
     if (err instanceof Error && UNAVAILABLE.has(err.name)) {
       this.logger.warn({ subject, reason: err.name }, 'service unavailable');
-      return new GatewayError('SERVER_BUSY', {
-        explanation: 'The gateway is busy. Please retry the request.',
-        retryAfterSeconds: 1,
-      });
+      return GatewayError.serverBusy();
     }
     const supportCode = newSupportCode();
     this.logger.error({ subject, supportCode, err }, 'unexpected reply from service');

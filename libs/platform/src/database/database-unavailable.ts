@@ -1,0 +1,39 @@
+/**
+ * Postgres could not take the statement: no connection free in the pool within its timeout,
+ * the server refusing or dropping connections, out of connection slots, shutting down or still
+ * starting. The statement did not run, or its transaction was rolled back with the connection,
+ * so the request may be retried as it is (the ledger answers a retried transaction id as a
+ * replay). Anything else from the database (a constraint, a syntax error) is not this.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '53300', // too_many_connections
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000', // connection_exception
+  '08001', // sqlclient_unable_to_establish_sqlconnection
+  '08003', // connection_does_not_exist
+  '08006', // connection_failure
+]);
+
+/** pg-pool's error when no connection became free within connectionTimeoutMillis. */
+const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
+/** node-pg's error when the server closed the connection under a query. */
+const CONNECTION_TERMINATED = /^Connection terminated/;
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  // TypeORM wraps driver errors (QueryFailedError.driverError); errors may carry a cause.
+  for (let error = err, depth = 0; typeof error === 'object' && error !== null && depth < 3; depth++) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if ((typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || message === POOL_TIMEOUT || (typeof message === 'string' && CONNECTION_TERMINATED.test(message))) {
+      return true;
+    }
+    const { driverError, cause } = error as { driverError?: unknown; cause?: unknown };
+    error = driverError ?? cause;
+  }
+  return false;
+}
