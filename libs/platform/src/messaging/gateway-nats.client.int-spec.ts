@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
+import { freePort } from '../test-support';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { MessageBus, NotDeliveredError } from './message-bus';
 
@@ -91,12 +91,7 @@ describe('GatewayNatsClient.request', () => {
   });
 
   it('fails with a TimeoutError within the request time while NATS was never reachable, and connects once it is', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
+    const port = await freePort();
     const late = new GatewayNatsClient({ servers: [`nats://127.0.0.1:${port}`], name: 'client-test', requestTimeoutMs: 300 });
     let nats: ChildProcess | undefined;
     try {

@@ -1,6 +1,7 @@
 import { GatewayError } from '@gateway/contracts';
 import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
+import { rejectionOf } from '../test-support';
 import { InProcessBus, InProcessClient } from './in-process.transport';
 import { MessageBus, MessagingOptions, NotDeliveredError, RequestReplyClient } from './message-bus';
 
@@ -21,18 +22,9 @@ function clientReplying(reply: () => Promise<unknown>): RequestReplyClient {
   return { request: () => reply() };
 }
 
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected the request to fail');
-    },
-    (err: unknown) => err,
-  );
-}
-
 describe('MessageBus', () => {
   it('tells a request nobody serves (never delivered) apart, as SERVER_BUSY all the same', async () => {
-    const err = await failure(busOver(new InProcessClient(new InProcessBus())).request('nobody.home.v1', {}));
+    const err = await rejectionOf(busOver(new InProcessClient(new InProcessBus())).request('nobody.home.v1', {}));
     expect(err).toBeInstanceOf(NotDeliveredError);
     expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, subject: 'nobody.home.v1' });
   });
@@ -40,14 +32,14 @@ describe('MessageBus', () => {
   it('reads NATS no-responders, a RequestError caused by NoResponders, the same way', async () => {
     const noResponders = Object.assign(new Error("no responders: 'x'"), { name: 'NoResponders' });
     const requestError = Object.assign(new Error('request failed', { cause: noResponders }), { name: 'RequestError' });
-    const err = await failure(busOver(clientReplying(() => Promise.reject(requestError))).request('x', {}));
+    const err = await rejectionOf(busOver(clientReplying(() => Promise.reject(requestError))).request('x', {}));
     expect(err).toBeInstanceOf(NotDeliveredError);
   });
 
   it('does not call a timeout undelivered: the service may have acted', async () => {
     const bus = new InProcessBus();
     bus.register('slow.v1', () => new Promise(() => undefined));
-    const err = await failure(busOver(new InProcessClient(bus)).request('slow.v1', {}));
+    const err = await rejectionOf(busOver(new InProcessClient(bus)).request('slow.v1', {}));
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).not.toBeInstanceOf(NotDeliveredError);
     expect(err).toMatchObject({ code: 'SERVER_BUSY' });
@@ -62,6 +54,6 @@ describe('MessageBus', () => {
     const messages = busOver(new InProcessClient(bus));
 
     await expect(messages.request('echo.v1', { a: 1 })).resolves.toEqual({ echoed: { a: 1 } });
-    await expect(failure(messages.request('refuse.v1', {}))).resolves.toMatchObject({ code: 'INVALID_REQUEST', explanation: 'no' });
+    await expect(rejectionOf(messages.request('refuse.v1', {}))).resolves.toMatchObject({ code: 'INVALID_REQUEST', explanation: 'no' });
   });
 });

@@ -38,14 +38,13 @@ export class NotDeliveredError extends GatewayError {
 export interface RequestReplyClient {
   /**
    * The reply's response; the service's error as it sent it (a coded error's wire form); or a
-   * transport failure: NoResponders (possibly as a RequestError's cause), TimeoutError, a closed
-   * connection.
+   * transport failure, an Error named for it: NoResponders, TimeoutError, ClosedConnectionError.
    */
   request(subject: string, data: unknown, timeoutMs: number): Promise<unknown>;
 }
 
 function isNoResponders(err: unknown): boolean {
-  // In-process: the error itself; NATS: a RequestError whose cause it is.
+  // Our clients: the error itself; nats.js's own request: a RequestError whose cause it is.
   return err instanceof Error && (err.name === 'NoResponders' || (err.cause instanceof Error && err.cause.name === 'NoResponders'));
 }
 

@@ -1,0 +1,27 @@
+/**
+ * Helpers for this lib's own tests, which cannot use @gateway/testing (that lib depends on this
+ * one). Not exported from the lib.
+ */
+import { createServer } from 'node:net';
+
+/** A port nothing listens on (just now) on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** What `work` rejected with; fails the test if it succeeded. */
+export async function rejectionOf(work: Promise<unknown>): Promise<unknown> {
+  return work.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (err: unknown) => err,
+  );
+}
