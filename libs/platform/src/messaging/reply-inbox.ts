@@ -20,6 +20,7 @@ export class ReplyInbox {
   private readonly prefix = `${createInbox()}.`;
   private readonly waiting = new Map<string, Waiting>();
   private lastToken = 0;
+  private closed = false;
 
   constructor(private readonly connection: NatsConnection) {
     const subscription = connection.subscribe(`${this.prefix}*`, {
@@ -29,12 +30,18 @@ export class ReplyInbox {
         }
       },
     });
-    void subscription.closed.then(() => this.failAll(failure('ClosedConnectionError', 'the NATS connection closed before the reply')));
+    void subscription.closed.then(() => {
+      this.closed = true;
+      this.failAll(failure('ClosedConnectionError', 'the NATS connection closed before the reply'));
+    });
   }
 
-  /** For this connection: a new inbox is needed after the client reconnects from scratch. */
+  /**
+   * Whether requests on `connection` can go through this inbox: not after the client connected
+   * anew, nor once the inbox's subscription has closed (then a new inbox subscribes again).
+   */
   servesConnection(connection: NatsConnection): boolean {
-    return connection === this.connection;
+    return connection === this.connection && !this.closed;
   }
 
   request(subject: string, data: string | Uint8Array, headers: MsgHdrs | undefined, timeoutMs: number): Promise<Msg> {
