@@ -4,6 +4,13 @@
  */
 import { createServer } from 'node:net';
 
+/** The integration run's servers, read as @gateway/testing's testInfra reads them (that lib depends on this one). */
+export const testServers = {
+  natsUrl: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+  redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  pgAdminUrl: process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+};
+
 /** A port nothing listens on (just now) on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

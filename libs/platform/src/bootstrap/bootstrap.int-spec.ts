@@ -6,6 +6,7 @@ import { createLogger } from '../logging';
 import { createMessageClient, createMessageServer, MessageBus, MessagingOptions } from '../messaging';
 import { Metrics } from '../metrics';
 import { PlatformModule } from '../platform.module';
+import { testServers } from '../test-support';
 import { bootstrapApp, RunningApp } from './bootstrap';
 
 /**
@@ -54,8 +55,7 @@ class SlowHttpController {
 describe('bootstrapApp with a message server', () => {
   const messaging: MessagingOptions = {
     profile: 'distributed',
-    // Not @gateway/testing's testInfra: that lib depends on this one.
-    servers: [process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222'],
+    servers: [testServers.natsUrl],
     subjectPrefix: `t${randomBytes(6).toString('hex')}.`,
     requestTimeoutMs: 500,
     serviceName: 'bootstrap-probe',

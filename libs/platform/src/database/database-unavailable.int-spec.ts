@@ -1,10 +1,9 @@
 import { Pool } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { freePort, rejectionOf } from '../test-support';
+import { freePort, rejectionOf, testServers } from '../test-support';
 import { isDatabaseUnavailable } from './database-unavailable';
 
-// Not @gateway/testing's testInfra: that lib depends on this one.
-const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL = testServers.pgAdminUrl;
 
 describe('isDatabaseUnavailable, on the errors node-pg really raises', () => {
   it('recognises a pool with no connection free within its timeout', async () => {

@@ -3,12 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
-import { freePort } from '../test-support';
+import { freePort, testServers } from '../test-support';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { MessageBus, NotDeliveredError } from './message-bus';
 
-// Not @gateway/testing's testInfra: that lib depends on this one.
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const NATS_URL = testServers.natsUrl;
 const prefix = `t${randomBytes(6).toString('hex')}.`;
 
 describe('GatewayNatsClient.request', () => {

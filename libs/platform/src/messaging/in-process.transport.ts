@@ -1,6 +1,7 @@
 import { ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import { withinDeadline } from './deadline';
+import { transportFailure } from './transport-failure';
 import type { RequestReplyClient } from './message-bus';
 
 type Dispatch = (data: unknown) => Promise<unknown>;
@@ -29,7 +30,7 @@ export class InProcessBus {
   async request(subject: string, data: unknown): Promise<unknown> {
     const dispatch = this.routes.get(subject);
     if (!dispatch) {
-      throw Object.assign(new Error(`no responders for ${subject}`), { name: 'NoResponders' });
+      throw transportFailure('NoResponders', `no responders for ${subject}`);
     }
     const reply = await dispatch(wireCopy(data));
     return wireCopy(reply);

@@ -1,4 +1,5 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { transportFailure } from './transport-failure';
 
 interface Waiting {
   readonly subject: string;
@@ -6,8 +7,6 @@ interface Waiting {
   readonly reject: (err: Error) => void;
   readonly timer: NodeJS.Timeout;
 }
-
-const failure = (name: string, message: string) => Object.assign(new Error(message), { name });
 
 /**
  * Request-reply over one connection through one wildcard inbox subscription, as nats.js's own
@@ -32,7 +31,7 @@ export class ReplyInbox {
     });
     void subscription.closed.then(() => {
       this.closed = true;
-      this.failAll(failure('ClosedConnectionError', 'the NATS connection closed before the reply'));
+      this.failAll(transportFailure('ClosedConnectionError', 'the NATS connection closed before the reply'));
     });
   }
 
@@ -50,7 +49,7 @@ export class ReplyInbox {
     return new Promise<Msg>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(token);
-        reject(failure('TimeoutError', `no reply from ${subject} within ${timeoutMs} ms`));
+        reject(transportFailure('TimeoutError', `no reply from ${subject} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(token, { subject, resolve, reject, timer });
       try {
@@ -58,7 +57,7 @@ export class ReplyInbox {
       } catch (err) {
         this.waiting.delete(token);
         clearTimeout(timer);
-        reject(err instanceof Error ? err : failure('RequestError', String(err)));
+        reject(err instanceof Error ? err : transportFailure('RequestError', String(err)));
       }
     });
   }
@@ -73,7 +72,7 @@ export class ReplyInbox {
     clearTimeout(waiting.timer);
     // The server's answer when nobody is subscribed: an empty message with status 503.
     if (msg.data.length === 0 && msg.headers?.code === 503) {
-      waiting.reject(failure('NoResponders', `no responders for ${waiting.subject}`));
+      waiting.reject(transportFailure('NoResponders', `no responders for ${waiting.subject}`));
     } else {
       waiting.resolve(msg);
     }

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
+import { testServers } from '../test-support';
 import { createRedisClient } from './redis';
-
-// Not @gateway/testing's testInfra: that lib depends on this one.
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 let redis: Redis;
 const prefix = `${process.env.TEST_REDIS_PREFIX ?? 'test:'}redis-client:${randomUUID()}:`;
 
 beforeAll(async () => {
-  redis = createRedisClient({ url: REDIS_URL, keyPrefix: prefix, name: 'redis-client-test' });
+  redis = createRedisClient({ url: testServers.redisUrl, keyPrefix: prefix, name: 'redis-client-test' });
   await new Promise((resolve) => redis.once('ready', resolve));
 });
 
