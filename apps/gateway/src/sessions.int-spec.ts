@@ -31,7 +31,7 @@ const received: OrderOperationMessage[] = [];
 
 @Controller()
 class RecordingServices {
-  @MessagePattern(SUBJECTS.verification.verify)
+  @MessagePattern(SUBJECTS.orderTransaction.verify)
   verify(@Payload() message: OrderOperationMessage): OperationReply {
     received.push(message);
     return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };

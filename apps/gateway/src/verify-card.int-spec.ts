@@ -11,6 +11,7 @@ import {
   RecordOperationMessage,
   SUBJECTS,
 } from '@gateway/contracts';
+import { BeginOperation } from '@gateway/order-transaction/domain';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
   bootstrapApp,
@@ -28,9 +29,10 @@ import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
 
 /**
- * The verification service with the real order ledger, on the in-process bus (the standalone
- * profile's wiring) and the run's Postgres: what happens between VERIFY's acquirer call and its
- * record, which no HTTP test can steer, and the vault's ACQUIRER verification subject.
+ * order-transaction, which serves VERIFY with its own ledger, and the verification service, on
+ * the in-process bus (the standalone profile's wiring) and the run's Postgres: what happens
+ * between VERIFY's acquirer call and its record, which no HTTP test can steer, and the vault's
+ * ACQUIRER verification subject.
  */
 let running: RunningApp;
 let bus: MessageBus;
@@ -116,9 +118,8 @@ describe('a VERIFY whose record the ledger refuses after the acquirer answered',
         provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED } } },
       },
     };
-    const begins = () =>
-      samples('gateway_nats_request_duration_seconds', { subject: SUBJECTS.orderTransaction.ledgerBegin });
-    const beginsBefore = await begins();
+    // The ledger's own begin, watched (not replaced): the newer record must come after it.
+    const begin = jest.spyOn(running.app.get(BeginOperation), 'execute');
     const acquirerCallsBefore = await samples('gateway_acquirer_requests_total', { operation: 'VERIFY' });
 
     // The verify holds fencing token 1000 and spends 1.5 s at the acquirer...
@@ -129,13 +130,15 @@ describe('a VERIFY whose record the ledger refuses after the acquirer answered',
       transactionId: 'verify-a',
       body,
     };
-    const verifying = bus.request<OperationReply>(SUBJECTS.verification.verify, message).then(
+    const verifying = bus.request<OperationReply>(SUBJECTS.orderTransaction.verify, message).then(
       () => null,
       (err: unknown) => err,
     );
-    await waitFor(async () => (await begins()) > beginsBefore, {
+    await waitFor(async () => begin.mock.calls.some(([begun]) => begun.orderId === orderId), {
       what: 'the verification to begin with the ledger',
     });
+    await begin.mock.results[begin.mock.calls.findIndex(([begun]) => begun.orderId === orderId)].value;
+    begin.mockRestore();
 
     // ...while an operation holding a newer token (its lock came after ours lapsed) records.
     const newer: RecordOperationMessage = {

@@ -24,7 +24,11 @@ export const SUBJECTS = {
   orderTransaction: {
     ping: 'order-transaction.ping.v1',
     refund: 'order-transaction.refund.v1',
-    /** Card payments (issue 9): AUTHORIZE, PAY, CAPTURE and VOID on the ledger. */
+    /**
+     * Card operations on the ledger: VERIFY (moved from verification.verify.v1;
+     * docs/decisions/verify-in-order-transaction.md) and, issue 9, AUTHORIZE, PAY, CAPTURE and VOID.
+     */
+    verify: 'order-transaction.verify.v1',
     authorize: 'order-transaction.authorize.v1',
     pay: 'order-transaction.pay.v1',
     capture: 'order-transaction.capture.v1',
@@ -50,7 +54,6 @@ export const SUBJECTS = {
   },
   verification: {
     ping: 'verification.ping.v1',
-    verify: 'verification.verify.v1',
     /** The vault's ACQUIRER verification strategy: a card verified at the acquirer, no order (card-verification.messages.ts). */
     verifyCard: 'verification.card.verify.v1',
   },
@@ -69,7 +72,7 @@ export const PING_SUBJECTS: Readonly<Record<ServiceName, string>> = {
  * by `apiOperation`, and the subject of the service that owns each.
  */
 export const ORDER_OPERATION_SUBJECTS = {
-  VERIFY: SUBJECTS.verification.verify,
+  VERIFY: SUBJECTS.orderTransaction.verify,
   REFUND: SUBJECTS.orderTransaction.refund,
   INITIATE_BROWSER_PAYMENT: SUBJECTS.browserPayment.initiate,
   CONFIRM_BROWSER_PAYMENT: SUBJECTS.browserPayment.confirm,

@@ -69,7 +69,7 @@ describe('operations while services are unavailable', () => {
   });
 
   it('answers 503 SERVER_BUSY after the configured timeout when the service never answers', async () => {
-    const hung = nats.subscribe(`${prefix}verification.verify.v1`, { queue: 'verification', callback: () => undefined });
+    const hung = nats.subscribe(`${prefix}order-transaction.verify.v1`, { queue: 'order-transaction', callback: () => undefined });
     try {
       const started = Date.now();
       const response = await verify('hung-service');

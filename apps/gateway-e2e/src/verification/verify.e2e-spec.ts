@@ -40,8 +40,8 @@ async function verify(
   });
 }
 
-/** The app whose /metrics counts VERIFY's acquirer calls (the gateway's in the standalone profile). */
-const VERIFICATION_APP = 'verification';
+/** The app whose /metrics counts VERIFY's acquirer calls: the ledger's, which serves VERIFY (the gateway's in the standalone profile). */
+const VERIFY_APP = 'order-transaction';
 
 describe('VERIFY', () => {
   let merchant: TestMerchant;
@@ -309,11 +309,11 @@ describe('VERIFY', () => {
         { billing: { address: { street: 'NAME_MATCH' } } },
         card(TEST_EXPIRY.APPROVED, { securityCode: '101' }),
       );
-      const before = await acquirerCalls(VERIFICATION_APP);
+      const before = await acquirerCalls(VERIFY_APP);
       const first = await verify(merchant, body, orderId);
-      const afterFirst = await acquirerCalls(VERIFICATION_APP);
+      const afterFirst = await acquirerCalls(VERIFY_APP);
       const replay = await verify(merchant, body, orderId);
-      const afterReplay = await acquirerCalls(VERIFICATION_APP);
+      const afterReplay = await acquirerCalls(VERIFY_APP);
 
       expect(first.status).toBe(201);
       expect(afterFirst - before).toBe(1);
@@ -326,9 +326,9 @@ describe('VERIFY', () => {
       const orderId = newOrderId();
       const body = verifyBody({}, card(TEST_EXPIRY.DECLINED));
       const first = await verify(merchant, { ...body, correlationId: 'first' }, orderId);
-      const before = await acquirerCalls(VERIFICATION_APP);
+      const before = await acquirerCalls(VERIFY_APP);
       const replay = await verify(merchant, { ...body, correlationId: 'second' }, orderId);
-      expect(await acquirerCalls(VERIFICATION_APP)).toBe(before);
+      expect(await acquirerCalls(VERIFY_APP)).toBe(before);
       expect(replay.body).toEqual({ ...first.body, correlationId: 'second' });
       expect(replay.body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED' } });
     });
@@ -336,7 +336,7 @@ describe('VERIFY', () => {
     it('refuses the same ids with a different body with a 400, calling no acquirer', async () => {
       const orderId = newOrderId();
       await verify(merchant, verifyBody(), orderId);
-      const before = await acquirerCalls(VERIFICATION_APP);
+      const before = await acquirerCalls(VERIFY_APP);
       const changed = await verify(
         merchant,
         verifyBody({}, card(TEST_EXPIRY.APPROVED, { securityCode: '102' })),
@@ -344,7 +344,7 @@ describe('VERIFY', () => {
       );
       expect(changed.status).toBe(400);
       expect(changed.body).toMatchObject({ error: { cause: 'INVALID_REQUEST' }, result: 'ERROR' });
-      expect(await acquirerCalls(VERIFICATION_APP)).toBe(before);
+      expect(await acquirerCalls(VERIFY_APP)).toBe(before);
     });
   });
 
@@ -451,7 +451,7 @@ describe('VERIFY', () => {
     it('refuses another currency on an existing order before calling the acquirer', async () => {
       const orderId = newOrderId();
       await verify(merchant, verifyBody(), orderId, 'verify-1');
-      const before = await acquirerCalls(VERIFICATION_APP);
+      const before = await acquirerCalls(VERIFY_APP);
       const response = await verify(
         merchant,
         verifyBody({ order: { currency: 'EUR' } }),
@@ -460,7 +460,7 @@ describe('VERIFY', () => {
       );
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ error: { field: 'order.currency', validationType: 'INVALID' } });
-      expect(await acquirerCalls(VERIFICATION_APP)).toBe(before);
+      expect(await acquirerCalls(VERIFY_APP)).toBe(before);
     });
   });
 

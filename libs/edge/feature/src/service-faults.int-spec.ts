@@ -7,7 +7,7 @@ import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from './testin
 /** A service whose handler fails in a way nobody planned for. */
 @Controller()
 class BrokenVerificationController {
-  @MessagePattern(SUBJECTS.verification.verify)
+  @MessagePattern(SUBJECTS.orderTransaction.verify)
   verify(): never {
     throw new TypeError("Cannot read properties of undefined (reading 'acquirer')");
   }

@@ -20,3 +20,8 @@ export * from './pay-by-card/pay-by-card.use-case';
 export * from './pay-by-card/card-payment-side-effects';
 export * from './capture-order/capture-order.use-case';
 export * from './void-transaction/void-transaction.use-case';
+export * from './verification/clock';
+export * from './verification/card-custody/stored-card-acquirer';
+export * from './verification/card-custody/vault-card-custody';
+export * from './verification/verify-card/verify-card.use-case';
+export * from './verification/verify-card/verification-plan';

@@ -1,17 +1,24 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { OperationReply, OrderApiOperation, SUBJECTS } from '@gateway/contracts';
-import { CaptureOrder, PayByCard, VoidTransaction } from '@gateway/order-transaction/domain';
+import { CaptureOrder, PayByCard, VerifyCard, VoidTransaction } from '@gateway/order-transaction/domain';
 import { parseOrderOperationMessage, ReceivedOrderOperation } from '@gateway/platform';
 
-/** `apiOperation` AUTHORIZE, PAY, CAPTURE and VOID, from the edge (under the order's lock) or any service. */
+/** `apiOperation` VERIFY, AUTHORIZE, PAY, CAPTURE and VOID, from the edge (under the order's lock) or any service. */
 @Controller()
 export class CardPaymentsNatsController {
   constructor(
+    private readonly verifyCard: VerifyCard,
     private readonly payByCard: PayByCard,
     private readonly captureOrder: CaptureOrder,
     private readonly voidTransaction: VoidTransaction,
   ) {}
+
+  /** The body is validated again with the edge's request class: no caller is trusted. */
+  @MessagePattern(SUBJECTS.orderTransaction.verify)
+  verify(@Payload() data: unknown): Promise<OperationReply> {
+    return this.verifyCard.execute(commandOf(parseOrderOperationMessage(data, 'VERIFY')));
+  }
 
   @MessagePattern(SUBJECTS.orderTransaction.authorize)
   authorize(@Payload() data: unknown): Promise<OperationReply> {

@@ -4,6 +4,7 @@ import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '
 import {
   BeginOperation,
   CaptureOrder,
+  CLOCK,
   CardPaymentSideEffects,
   DISPATCH_OPTIONS,
   DispatchNotifications,
@@ -19,6 +20,10 @@ import {
   RetrieveTransaction,
   RunFollowOnOperation,
   RunReservedOperation,
+  STORED_CARD_ACQUIRER,
+  systemClock,
+  VaultCardCustody,
+  VerifyCard,
   VoidTransaction,
   WEBHOOK_SENDER,
   WriteNotification,
@@ -77,6 +82,9 @@ export class OrderTransactionModule {
         PayByCard,
         CaptureOrder,
         VoidTransaction,
+        { provide: CLOCK, useValue: systemClock },
+        { provide: STORED_CARD_ACQUIRER, useClass: VaultCardCustody },
+        VerifyCard,
         ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };

@@ -26,7 +26,7 @@ export interface ReceivedTokenOperation {
  * edge used (a merchant error: 400 INVALID_FIELD), so a use case never sees an unvalidated body
  * whatever sent the message. A body for another operation is refused (apiOperation INVALID).
  *
- *   @MessagePattern(SUBJECTS.verification.verify)
+ *   @MessagePattern(SUBJECTS.orderTransaction.verify)
  *   verify(@Payload() data: unknown) {
  *     const { message, request } = parseOrderOperationMessage(data, 'VERIFY');
  *     return this.verifyCard.execute(message.envelope, message.orderId, message.transactionId, request);

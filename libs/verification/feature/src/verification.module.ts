@@ -1,21 +1,17 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AcquirerModule } from '@gateway/acquirer';
 import { VERIFICATION_SCHEMA } from '@gateway/verification/data-access';
-import {
-  CLOCK,
-  OrderLedger,
-  STORED_CARD_ACQUIRER,
-  systemClock,
-  VaultCardCustody,
-  VerifyCard,
-  VerifyCardForToken,
-} from '@gateway/verification/domain';
+import { VerifyCardForToken } from '@gateway/verification/domain';
 import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
 import { VerificationConfig } from './verification.config';
 import { PingNatsController } from './ping.nats-controller';
 import { VerificationNatsController } from './verification.nats-controller';
 
-/** Card verification against the acquirer, AVS and CSC results, transaction filtering. */
+/**
+ * Card verification at the acquirer for cards that are not an order's: the token vault's
+ * ACQUIRER verification strategy. VERIFY on an order runs in order-transaction, next to the
+ * ledger it begins and records with (docs/decisions/verify-in-order-transaction.md).
+ */
 @Module({})
 export class VerificationModule {
   static forRoot(config: VerificationConfig): DynamicModule {
@@ -32,10 +28,6 @@ export class VerificationModule {
       controllers: [PingNatsController, VerificationNatsController],
       providers: [
         { provide: VerificationConfig, useValue: config },
-        { provide: CLOCK, useValue: systemClock },
-        { provide: STORED_CARD_ACQUIRER, useClass: VaultCardCustody },
-        OrderLedger,
-        VerifyCard,
         VerifyCardForToken,
       ],
     };

@@ -46,11 +46,11 @@ function expectBusy(answer: Answer, explanation: string) {
 const TOO_MANY_FAILURES = 'Too many failed authentication attempts. Please retry later.';
 
 beforeAll(() => {
-  standaloneBus.register(SUBJECTS.verification.verify, async () => ({ body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } }));
+  standaloneBus.register(SUBJECTS.orderTransaction.verify, async () => ({ body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } }));
 });
 
 afterAll(() => {
-  standaloneBus.unregister(SUBJECTS.verification.verify);
+  standaloneBus.unregister(SUBJECTS.orderTransaction.verify);
 });
 
 describe('failed authentication throttling (one edge, in-memory)', () => {

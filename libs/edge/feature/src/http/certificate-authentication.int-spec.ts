@@ -48,7 +48,7 @@ describe('certificate authentication', () => {
     certs.serverOnly = pki.issue('server-only', { subject: '/CN=shop-a.example', usage: 'serverAuth' });
     certs.unregistered = pki.issue('unregistered', { subject: '/CN=nobody.example' });
 
-    standaloneBus.register(SUBJECTS.verification.verify, async (data) => {
+    standaloneBus.register(SUBJECTS.orderTransaction.verify, async (data) => {
       const envelope = (data as { envelope: { authMethod: string; merchant: { settings: Record<string, unknown> } } }).envelope;
       authMethods.push(envelope.authMethod);
       merchantSettings.push(envelope.merchant.settings);
@@ -80,7 +80,7 @@ describe('certificate authentication', () => {
   });
 
   afterAll(async () => {
-    standaloneBus.unregister(SUBJECTS.verification.verify);
+    standaloneBus.unregister(SUBJECTS.orderTransaction.verify);
     await edge?.close();
     pki?.remove();
   });

@@ -22,7 +22,7 @@ describe('hostile input at the edge', () => {
   const received: unknown[] = [];
 
   beforeAll(async () => {
-    standaloneBus.register(SUBJECTS.verification.verify, async (data) => {
+    standaloneBus.register(SUBJECTS.orderTransaction.verify, async (data) => {
       received.push(data);
       return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
     });
@@ -31,7 +31,7 @@ describe('hostile input at the edge', () => {
   });
 
   afterAll(async () => {
-    standaloneBus.unregister(SUBJECTS.verification.verify);
+    standaloneBus.unregister(SUBJECTS.orderTransaction.verify);
     await edge?.close();
   });
 

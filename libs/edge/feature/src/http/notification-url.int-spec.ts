@@ -9,7 +9,7 @@ const received: OrderOperationMessage[] = [];
 /** Stands in for the verification service: records what the edge sends. */
 @Controller()
 class RecordingVerification {
-  @MessagePattern(SUBJECTS.verification.verify)
+  @MessagePattern(SUBJECTS.orderTransaction.verify)
   verify(@Payload() message: OrderOperationMessage): OperationReply {
     received.push(message);
     return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };

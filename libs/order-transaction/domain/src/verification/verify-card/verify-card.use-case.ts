@@ -1,17 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
-import {
-  GatewayError,
-  JsonObject,
-  OperationReply,
-  RecordOperationMessage,
-  RecordOperationReply,
-} from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
 import { Clock, CLOCK } from '../clock';
-import { OrderLedger } from '../ledger/order-ledger';
+import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
+import { RecordOperation } from '../../record-operation/record-operation.use-case';
 import { assembleVerifyResponse, VerifyResponseParts } from '../response/verify-response.assembler';
 import { resolveCardType } from '../rules/card-type.rule';
 import { planVerification, VerificationPlan, VerifyCardCommand } from './verification-plan';
@@ -32,7 +27,8 @@ interface Verified {
  * call), check the request's business rules, verify the card at the merchant's acquirer (an
  * explicit card directly; a stored card through the token vault, which alone opens it), apply
  * transaction filtering, and record the VERIFICATION with the ledger, whose stored body is the
- * answer. Round trips for an explicit card: ledger begin, ledger record.
+ * answer. The ledger is this process's own (docs/decisions/verify-in-order-transaction.md): for
+ * an explicit card, a VERIFY is one message from the edge and two statements.
  *
  * When the record fails after the acquirer answered, the error is the answer (ORDER_LOCK_LOST
  * becomes LOCK_FAILURE at the edge): a verification moves no funds and holds none, so there is
@@ -45,7 +41,8 @@ export class VerifyCard {
   private readonly unrecorded: Counter<string>;
 
   constructor(
-    private readonly ledger: OrderLedger,
+    private readonly beginOperation: BeginOperation,
+    private readonly recordOperation: RecordOperation,
     private readonly acquirers: AcquirerRegistry,
     @Inject(STORED_CARD_ACQUIRER) private readonly storedCards: StoredCardAcquirer,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -61,7 +58,7 @@ export class VerifyCard {
 
   async execute(command: VerifyCardCommand): Promise<OperationReply> {
     const requestHash = canonicalRequestHash(command.body);
-    const begun = await this.ledger.begin({
+    const begun = await this.beginOperation.execute({
       envelope: command.envelope,
       orderId: command.orderId,
       transactionId: command.transactionId,
@@ -160,7 +157,8 @@ export class VerifyCard {
       response: body,
     };
     try {
-      return await this.ledger.record(message);
+      const { body } = await this.recordOperation.execute(message);
+      return { body };
     } catch (err) {
       this.reportUnrecorded(command, acquirerResult, err);
       throw err;

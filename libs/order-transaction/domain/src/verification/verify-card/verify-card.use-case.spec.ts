@@ -21,7 +21,8 @@ import {
 import { AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { StoredCardAcquirer, StoredCardVerification } from '../card-custody/stored-card-acquirer';
-import { OrderLedger } from '../ledger/order-ledger';
+import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
+import { RecordOperation } from '../../record-operation/record-operation.use-case';
 import { UNRECORDED_VERIFICATIONS_METRIC, VerifyCard } from './verify-card.use-case';
 
 const NOW = new Date('2026-11-21T10:15:30.123Z');
@@ -95,7 +96,8 @@ function harness(now: Date = NOW): Harness {
   const logger = { warn: (fields: unknown) => warnings.push(fields) } as unknown as AppLogger;
   const acquirers = new AcquirerRegistry(metrics, new TestAcquirer({ now: () => now }));
   const useCase = new VerifyCard(
-    ledger as unknown as OrderLedger,
+    { execute: (message: BeginOperationMessage) => ledger.begin(message) } as unknown as BeginOperation,
+    { execute: (message: RecordOperationMessage) => ledger.record(message) } as unknown as RecordOperation,
     acquirers,
     vault,
     () => now,
