@@ -12,7 +12,6 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
-    overallRate?: number;
     timeout?: number;
     requests?: AutocannonRequest[];
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import type { AnswerCheck, LoadResult } from './results';
+import { AnswerCheck, LoadResult, recordAnswer } from './results';
+import { runSteadyLoad } from './steady-load';
 
 /** One scenario's traffic: request n (0, 1, 2, ...) and what its answer must be. */
 export interface Traffic {
@@ -21,20 +22,21 @@ export interface LoadShape {
   rate?: number;
 }
 
-const SAMPLES = 3;
-
 /**
- * Drives the traffic with autocannon and checks every answer's status and body. `sequence`
- * numbers the requests; pass the same one to runs of the same traffic (warm-up, then the
- * measured run) so no request repeats an earlier one's order or token.
+ * Drives the traffic and checks every answer's status and body: as fast as the answers come
+ * with autocannon, or at a fixed rate with `runSteadyLoad`. `sequence` numbers the requests;
+ * pass the same one to runs of the same traffic (warm-up, then the measured run) so no request
+ * repeats an earlier one's order or token.
  */
 export async function runLoad(traffic: Traffic, shape: LoadShape, sequence = { next: 0 }): Promise<{ load: LoadResult; check: AnswerCheck }> {
+  if (shape.rate) {
+    return runSteadyLoad(traffic, { ...shape, rate: shape.rate }, sequence);
+  }
   const check: AnswerCheck = { expected: 0, unexpected: 0, samples: [] };
   const result = await autocannon({
     url: traffic.baseUrl,
     connections: shape.connections,
     duration: shape.durationSeconds,
-    ...(shape.rate ? { overallRate: shape.rate } : {}),
     timeout: 10,
     requests: [
       {
@@ -47,14 +49,7 @@ export async function runLoad(traffic: Traffic, shape: LoadShape, sequence = { n
           return request;
         },
         onResponse(status, body) {
-          if (status === traffic.expectStatus && (!traffic.expectBody || body.includes(traffic.expectBody))) {
-            check.expected += 1;
-            return;
-          }
-          check.unexpected += 1;
-          if (check.samples.length < SAMPLES) {
-            check.samples.push(`${status} ${body.slice(0, 160)}`);
-          }
+          recordAnswer(check, traffic, status, body);
         },
       },
     ],

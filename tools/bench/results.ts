@@ -19,6 +19,25 @@ export interface AnswerCheck {
   samples: string[];
 }
 
+const ANSWER_SAMPLES = 3;
+
+/** Counts an answer as the scenario expects it or not, keeping the first few unexpected ones. */
+export function recordAnswer(
+  check: AnswerCheck,
+  expected: { expectStatus: number; expectBody?: string },
+  status: number,
+  body: string,
+): void {
+  if (status === expected.expectStatus && (!expected.expectBody || body.includes(expected.expectBody))) {
+    check.expected += 1;
+    return;
+  }
+  check.unexpected += 1;
+  if (check.samples.length < ANSWER_SAMPLES) {
+    check.samples.push(`${status} ${body.slice(0, 160)}`);
+  }
+}
+
 export interface ScenarioResult {
   profile: Profile | 'reference';
   scenario: ScenarioName;

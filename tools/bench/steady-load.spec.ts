@@ -1,0 +1,105 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Traffic } from './load';
+import { percentiles, runSteadyLoad } from './steady-load';
+
+/** A server that notes when each request arrived and answers `answer(n)` after `delayMs(n)`. */
+async function server(options: { delayMs?: (n: number) => number; answer?: (n: number) => { status: number; body: string } } = {}) {
+  const arrivals: number[] = [];
+  const paths: string[] = [];
+  const started = performance.now();
+  const srv = http.createServer((request, response) => {
+    const n = arrivals.length;
+    arrivals.push(performance.now() - started);
+    paths.push(request.url ?? '');
+    request.resume();
+    request.on('end', () => {
+      const { status, body } = options.answer?.(n) ?? { status: 201, body: '{"result":"SUCCESS"}' };
+      setTimeout(() => response.writeHead(status, { 'content-type': 'application/json' }).end(body), options.delayMs?.(n) ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as AddressInfo;
+  return {
+    arrivals,
+    paths,
+    traffic: {
+      baseUrl: `http://127.0.0.1:${port}`,
+      method: 'PUT',
+      path: (n: number) => `/order/${n}`,
+      body: '{"apiOperation":"VERIFY"}',
+      expectStatus: 201,
+      expectBody: '"result":"SUCCESS"',
+    } satisfies Traffic,
+    close: () => new Promise<void>((resolve) => srv.close(() => resolve())),
+  };
+}
+
+describe('steady load (the fixed-rate scenario)', () => {
+  it('spreads the requests over each second instead of sending a second\'s share at once', async () => {
+    const target = await server();
+    try {
+      const { load, check } = await runSteadyLoad(target.traffic, { rate: 200, durationSeconds: 1, connections: 20 });
+
+      expect(load.requests.total).toBe(200);
+      expect(check).toEqual({ expected: 200, unexpected: 0, samples: [] });
+      // 200 a second is one every 5 ms: about 20 in the first tenth of the second (a burst would be all 200).
+      const first = target.arrivals[0];
+      expect(target.arrivals.filter((t) => t - first < 100).length).toBeLessThan(50);
+      expect(target.arrivals.filter((t) => t - first >= 500).length).toBeGreaterThan(60);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('times each request from when it was due, so requests held up behind a slow answer count their wait', async () => {
+    // One connection; the first answer takes 400 ms and every request due meanwhile waits for it.
+    const target = await server({ delayMs: (n) => (n === 0 ? 400 : 0) });
+    try {
+      const { load } = await runSteadyLoad(target.traffic, { rate: 50, durationSeconds: 1, connections: 1 });
+
+      expect(load.requests.total).toBe(50);
+      expect(load.latency.max).toBeGreaterThanOrEqual(400);
+      // Requests 1-19 were due within the first 400 ms and waited for it (20 to 380 ms from when
+      // they were due); the 30 after it did not. Timed from when they were sent, none waited.
+      expect(load.latency.p90).toBeGreaterThanOrEqual(100);
+      expect(load.latency.p50).toBeLessThan(50);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('continues the sequence of request numbers and counts every answer that is not the expected one', async () => {
+    const target = await server({ answer: (n) => (n % 10 === 0 ? { status: 503, body: '{"result":"ERROR"}' } : { status: 201, body: '{"result":"FAILURE"}' }) });
+    try {
+      const sequence = { next: 7 };
+      const { load, check } = await runSteadyLoad(target.traffic, { rate: 100, durationSeconds: 0.2, connections: 4 }, sequence);
+
+      expect(sequence.next).toBe(27);
+      expect([...target.paths].sort()).toEqual(Array.from({ length: 20 }, (_, i) => `/order/${i + 7}`).sort());
+      expect(load.non2xx).toBe(2);
+      expect(check.expected).toBe(0);
+      expect(check.unexpected).toBe(20);
+      expect(check.samples).toHaveLength(3);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('counts a refused connection as an error, not an answer', async () => {
+    const target = await server();
+    await target.close();
+    const { load, check } = await runSteadyLoad(target.traffic, { rate: 100, durationSeconds: 0.05, connections: 2 });
+    expect(load.errors).toBe(5);
+    expect(load.requests.total).toBe(0);
+    expect(check.expected + check.unexpected).toBe(0);
+  });
+});
+
+describe('latency percentiles', () => {
+  it('takes the nearest rank, to a tenth of a millisecond', () => {
+    const latencies = Array.from({ length: 100 }, (_, i) => i + 1.04);
+    expect(percentiles(latencies)).toEqual({ p50: 50, p90: 90, p99: 99, max: 100 });
+    expect(percentiles([])).toEqual({ p50: 0, p90: 0, p99: 0, max: 0 });
+  });
+});

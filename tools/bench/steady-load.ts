@@ -1,0 +1,91 @@
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AnswerCheck, LoadResult, recordAnswer } from './results';
+import type { LoadShape, Traffic } from './load';
+
+const TIMEOUT_MS = 10_000;
+
+/**
+ * Open-loop load at a fixed rate: request n is due at `n / rate` seconds, whatever the answers
+ * before it, over at most `connections` keep-alive sockets. Its latency runs from when it was
+ * due, not from when a socket was free to send it, so a gateway that falls behind shows it in
+ * every request that waited (coordinated omission; docs/decisions/benchmark-method.md).
+ * autocannon's `overallRate` is not this: each connection sends its share of a second back to
+ * back at the start of the second, a burst every second.
+ */
+export async function runSteadyLoad(
+  traffic: Traffic,
+  shape: LoadShape & { rate: number },
+  sequence = { next: 0 },
+): Promise<{ load: LoadResult; check: AnswerCheck }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: shape.connections });
+  const target = new URL(traffic.baseUrl);
+  const headers: Record<string, string | number> = {
+    ...(traffic.body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(traffic.body) } : {}),
+    ...traffic.headers,
+  };
+  const check: AnswerCheck = { expected: 0, unexpected: 0, samples: [] };
+  const latencies: number[] = [];
+  const counts = { errors: 0, timeouts: 0, non2xx: 0 };
+  const inFlight = new Set<Promise<void>>();
+
+  const send = (path: string, due: number): Promise<void> =>
+    new Promise((resolve) => {
+      const request = http.request({ agent, host: target.hostname, port: target.port, method: traffic.method, path, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          latencies.push(performance.now() - due);
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status > 299) counts.non2xx += 1;
+          recordAnswer(check, traffic, status, Buffer.concat(chunks).toString('utf8'));
+          resolve();
+        });
+        response.on('error', () => {
+          counts.errors += 1;
+          resolve();
+        });
+      });
+      request.setTimeout(TIMEOUT_MS, () => request.destroy(new TimeoutError()));
+      request.on('error', (err) => {
+        if (err instanceof TimeoutError) counts.timeouts += 1;
+        else counts.errors += 1;
+        resolve();
+      });
+      request.end(traffic.body);
+    });
+
+  const intervalMs = 1000 / shape.rate;
+  const total = Math.max(1, Math.round(shape.rate * shape.durationSeconds));
+  const start = performance.now();
+  for (let n = 0; n < total; n += 1) {
+    const due = start + n * intervalMs;
+    const early = due - performance.now();
+    if (early >= 1) {
+      await sleep(early);
+    }
+    const path = traffic.path(sequence.next);
+    sequence.next += 1;
+    const sent = send(path, due).finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
+  }
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  return {
+    load: { duration: seconds, requests: { total: latencies.length }, latency: percentiles(latencies), ...counts },
+    check,
+  };
+}
+
+class TimeoutError extends Error {}
+
+/** p50, p90, p99 and the maximum, in ms to a tenth (nearest-rank). */
+export function percentiles(latenciesMs: number[]): LoadResult['latency'] {
+  if (latenciesMs.length === 0) {
+    return { p50: 0, p90: 0, p99: 0, max: 0 };
+  }
+  const sorted = Float64Array.from(latenciesMs).sort();
+  const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) / 10;
+  return { p50: at(50), p90: at(90), p99: at(99), max: at(100) };
+}
