@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errors as undiciErrors, Pool } from 'undici';
 import { AnswerCheck, LoadResult, recordAnswer } from './results';
 import type { LoadShape, Traffic } from './load';
 
@@ -7,21 +7,20 @@ const TIMEOUT_MS = 10_000;
 
 /**
  * Open-loop load at a fixed rate: request n is due at `n / rate` seconds, whatever the answers
- * before it, over at most `connections` keep-alive sockets. Its latency runs from when it was
- * due, not from when a socket was free to send it, so a gateway that falls behind shows it in
- * every request that waited (coordinated omission; docs/decisions/benchmark-method.md).
- * autocannon's `overallRate` is not this: each connection sends its share of a second back to
- * back at the start of the second, a burst every second.
+ * before it, over at most `connections` keep-alive sockets (undici's pool: the lightest client
+ * to run beside the gateway). Its latency runs from when it was due, not from when a socket was
+ * free to send it, so a gateway that falls behind shows it in every request that waited
+ * (coordinated omission; docs/decisions/benchmark-method.md). autocannon's `overallRate` is not
+ * this: each connection sends its share of a second back to back at the start of the second.
  */
 export async function runSteadyLoad(
   traffic: Traffic,
   shape: LoadShape & { rate: number },
   sequence = { next: 0 },
 ): Promise<{ load: LoadResult; check: AnswerCheck }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: shape.connections });
-  const target = new URL(traffic.baseUrl);
-  const headers: Record<string, string | number> = {
-    ...(traffic.body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(traffic.body) } : {}),
+  const pool = new Pool(traffic.baseUrl, { connections: shape.connections, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+  const headers: Record<string, string> = {
+    ...(traffic.body ? { 'content-type': 'application/json' } : {}),
     ...traffic.headers,
   };
   const check: AnswerCheck = { expected: 0, unexpected: 0, samples: [] };
@@ -29,31 +28,18 @@ export async function runSteadyLoad(
   const counts = { errors: 0, timeouts: 0, non2xx: 0 };
   const inFlight = new Set<Promise<void>>();
 
-  const send = (path: string, due: number): Promise<void> =>
-    new Promise((resolve) => {
-      const request = http.request({ agent, host: target.hostname, port: target.port, method: traffic.method, path, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          latencies.push(performance.now() - due);
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status > 299) counts.non2xx += 1;
-          recordAnswer(check, traffic, status, Buffer.concat(chunks).toString('utf8'));
-          resolve();
-        });
-        response.on('error', () => {
-          counts.errors += 1;
-          resolve();
-        });
-      });
-      request.setTimeout(TIMEOUT_MS, () => request.destroy(new TimeoutError()));
-      request.on('error', (err) => {
-        if (err instanceof TimeoutError) counts.timeouts += 1;
-        else counts.errors += 1;
-        resolve();
-      });
-      request.end(traffic.body);
-    });
+  const send = async (path: string, due: number): Promise<void> => {
+    try {
+      const response = await pool.request({ method: traffic.method, path, headers, ...(traffic.body ? { body: traffic.body } : {}) });
+      const body = await response.body.text();
+      latencies.push(performance.now() - due);
+      if (response.statusCode < 200 || response.statusCode > 299) counts.non2xx += 1;
+      recordAnswer(check, traffic, response.statusCode, body);
+    } catch (err) {
+      if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) counts.timeouts += 1;
+      else counts.errors += 1;
+    }
+  };
 
   const intervalMs = 1000 / shape.rate;
   const total = Math.max(1, Math.round(shape.rate * shape.durationSeconds));
@@ -71,14 +57,12 @@ export async function runSteadyLoad(
   }
   await Promise.all(inFlight);
   const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
+  await pool.close();
   return {
     load: { duration: seconds, requests: { total: latencies.length }, latency: percentiles(latencies), ...counts },
     check,
   };
 }
-
-class TimeoutError extends Error {}
 
 /** p50, p90, p99 and the maximum, in ms to a tenth (nearest-rank). */
 export function percentiles(latenciesMs: number[]): LoadResult['latency'] {
