@@ -221,12 +221,12 @@ export function renderMarkdown(run: BenchRun): string {
   return [
     `Run of ${run.startedAt}: \`${run.command}\``,
     '',
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; ${m.os}; Node ${m.node}. Load generator (autocannon), gateway, Postgres, Redis and NATS all on this machine.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; ${m.os}; Node ${m.node}. Load generator (autocannon; undici at a steady rate for verify-at-rate), gateway, Postgres, Redis and NATS all on this machine.`,
     `Load average (1/5/15 min) before: ${run.loadAverageBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${run.loadAverageAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
     ...(run.nodeOptions
       ? [`Node flags of the gateway's processes: ${Object.entries(run.nodeOptions).map(([profile, flags]) => `${profile} \`${flags || '(none)'}\``).join(', ')}.`]
       : []),
-    `Per scenario: ${run.options.warmupSeconds} s of unmeasured warm-up, then ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a fixed ${run.options.rate} ops/s)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
+    `Per scenario: ${run.options.warmupSeconds} s of unmeasured warm-up, then ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a steady ${run.options.rate} ops/s, latency from when each request was due)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
     '',
     ...sections.flatMap((s) => [s, '']),
     '### Targets (distributed profile)',
