@@ -69,6 +69,10 @@ beforeAll(async () => {
   bus = running.app.get(MessageBus);
 });
 
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
 afterAll(async () => {
   await running?.shutdown('tests done');
 });
@@ -138,7 +142,6 @@ describe('a VERIFY whose record the ledger refuses after the acquirer answered',
       what: 'the verification to begin with the ledger',
     });
     await begin.mock.results[begin.mock.calls.findIndex(([begun]) => begun.orderId === orderId)].value;
-    begin.mockRestore();
 
     // ...while an operation holding a newer token (its lock came after ours lapsed) records.
     const newer: RecordOperationMessage = {
