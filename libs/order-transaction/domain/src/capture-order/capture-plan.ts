@@ -4,7 +4,7 @@ import { Money } from '@gateway/money';
 import { describeTransaction, uncaptured } from '../card-operation/order-transactions';
 import { captureLimitError } from '../order-state/ledger-rules';
 import { money } from '../pay-by-card/card-payment-plan';
-import { invalid, missing, unsupported } from '../refund-order/refund-errors';
+import { invalid, missing, unsupported } from '../request-errors/request-errors';
 
 export interface CapturePlan {
   amount: Money;

@@ -1,7 +1,7 @@
 import type { AcquirerTransactionReference } from '@gateway/acquirer';
 import type { JsonObject } from '@gateway/contracts';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
-import { invalid } from '../refund-order/refund-errors';
+import { invalid } from '../request-errors/request-errors';
 
 /**
  * How the acquirer knows an earlier transaction of the order (the one a capture, void or linked

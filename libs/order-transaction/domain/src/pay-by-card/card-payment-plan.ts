@@ -10,7 +10,7 @@ import {
 } from '@gateway/acquirer';
 import type { AcquirerCallSource, CardPaymentRequest, ExplicitCardFields, LedgerOrderView, OperationSession } from '@gateway/contracts';
 import { Money, MoneyError } from '@gateway/money';
-import { invalid, missing } from '../refund-order/refund-errors';
+import { invalid, missing } from '../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
 

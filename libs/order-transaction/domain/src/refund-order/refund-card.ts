@@ -1,6 +1,6 @@
 import { AcquirerCard, Pan, parseCardExpiry, SecurityCode } from '@gateway/acquirer';
 import type { ExplicitCardFields, RefundCard } from '@gateway/contracts';
-import { invalidSensitive, missing } from './refund-errors';
+import { invalidSensitive, missing } from '../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
 

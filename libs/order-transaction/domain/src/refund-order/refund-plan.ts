@@ -10,11 +10,11 @@ import {
   TransactionResult,
   TransactionType,
 } from '@gateway/contracts';
-import { Money, MoneyError } from '@gateway/money';
+import { Money } from '@gateway/money';
 import { describeTransaction } from '../card-operation/order-transactions';
 import { refundable, refundLimitError } from '../order-state/ledger-rules';
 import { acquirerCardOf, requestCard, RequestCard } from './refund-card';
-import { invalid, missing, unsupported } from './refund-errors';
+import { invalid, missing, moneyField, unsupported } from '../request-errors/request-errors';
 
 /**
  * Where the refund's money comes from:
@@ -140,17 +140,7 @@ function needsApproval(request: RefundRequest, merchant: MerchantContext): boole
 
 function refundAmount(request: RefundRequest): Money {
   const { amount, currency } = request.transaction;
-  try {
-    return Money.of(amount, currency);
-  } catch (err) {
-    if (err instanceof MoneyError && err.code === 'UNKNOWN_CURRENCY') {
-      throw invalid('transaction.currency', currency, 'The currency is not an ISO 4217 currency code.');
-    }
-    if (err instanceof MoneyError) {
-      throw invalid('transaction.amount', amount, err.message);
-    }
-    throw err;
-  }
+  return moneyField('transaction.amount', amount, 'transaction.currency', currency);
 }
 
 function requestTax(request: RefundRequest, currency: string): Money | null {
@@ -158,14 +148,7 @@ function requestTax(request: RefundRequest, currency: string): Money | null {
   if (taxAmount === undefined) {
     return null;
   }
-  try {
-    return Money.of(taxAmount, currency);
-  } catch (err) {
-    if (err instanceof MoneyError) {
-      throw invalid('transaction.taxAmount', taxAmount, err.message);
-    }
-    throw err;
-  }
+  return moneyField('transaction.taxAmount', taxAmount, 'transaction.currency', currency);
 }
 
 /** transaction.targetTransactionId: a successful PAYMENT or CAPTURE of this order. */

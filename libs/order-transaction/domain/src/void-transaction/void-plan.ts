@@ -2,7 +2,7 @@ import type { LedgerOrderView, LedgerTransactionView, TransactionType, VoidReque
 import { GatewayError } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { dependentsOf, describeTransaction, isVoidable, VOID_TYPES, VoidableType, voidOf } from '../card-operation/order-transactions';
-import { invalid } from '../refund-order/refund-errors';
+import { invalid } from '../request-errors/request-errors';
 
 export interface VoidPlan {
   type: (typeof VOID_TYPES)[VoidableType];

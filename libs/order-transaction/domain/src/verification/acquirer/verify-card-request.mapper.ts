@@ -19,7 +19,7 @@ import type {
   VerifyRequest,
 } from '@gateway/contracts';
 import type { ParsedEmvRequest } from '../rules/emv-request.rule';
-import { invalidSensitiveValue, missingField } from '../rules/field-errors';
+import { invalidSensitive, missing } from '../../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
 
@@ -43,13 +43,13 @@ export function hasCompleteExplicitCard(
  */
 export function explicitCardDetails(card: VerifyCard | undefined): CardDetails {
   if (card?.number === undefined) {
-    throw missingField(
+    throw missing(
       `${CARD}.number`,
       'A card number (or a token holding one) is required to verify a card.',
     );
   }
   if (card.expiry === undefined) {
-    throw missingField(`${CARD}.expiry`, 'The card expiry is required to verify a card.');
+    throw missing(`${CARD}.expiry`, 'The card expiry is required to verify a card.');
   }
   return {
     number: parsed(`${CARD}.number`, () => Pan.of(card.number!)),
@@ -134,7 +134,7 @@ function parsed<T>(field: string, parse: () => T): T {
     return parse();
   } catch (err) {
     if (err instanceof TypeError) {
-      throw invalidSensitiveValue(field, err.message);
+      throw invalidSensitive(field, err.message);
     }
     throw err;
   }

@@ -1,5 +1,5 @@
 import type { Agreement } from '@gateway/contracts';
-import { invalidValue, missingField, moneyField } from './field-errors';
+import { invalid, missing, moneyField } from '../../request-errors/request-errors';
 
 /** The earliest time zone is UTC-12: a date that is "today" anywhere is not in the past. */
 const EARLIEST_UTC_OFFSET_MS = 12 * 60 * 60 * 1000;
@@ -16,14 +16,14 @@ export function checkAgreement(agreement: Agreement | undefined, currency: strin
     return;
   }
   if (agreement.startDate !== undefined && agreement.startDate < earliestToday(now)) {
-    throw invalidValue(
+    throw invalid(
       'agreement.startDate',
       agreement.startDate,
       'The agreement start date must not be in the past.',
     );
   }
   if (agreement.type === 'RECURRING' && agreement.amountVariability === undefined) {
-    throw missingField(
+    throw missing(
       'agreement.amountVariability',
       'Recurring agreements must state whether the amount is FIXED or VARIABLE.',
     );
@@ -34,7 +34,7 @@ export function checkAgreement(agreement: Agreement | undefined, currency: strin
     agreement.expiryDate !== undefined &&
     agreement.expiryDate < agreement.startDate
   ) {
-    throw invalidValue(
+    throw invalid(
       'agreement.expiryDate',
       agreement.expiryDate,
       'The agreement cannot expire before its start date.',
@@ -46,13 +46,13 @@ function checkAmounts(agreement: Agreement, currency: string): void {
   const minimum =
     agreement.minimumAmountPerPayment === undefined
       ? undefined
-      : moneyField('agreement.minimumAmountPerPayment', agreement.minimumAmountPerPayment, currency);
+      : moneyField('agreement.minimumAmountPerPayment', agreement.minimumAmountPerPayment, 'order.currency', currency);
   const maximum =
     agreement.maximumAmountPerPayment === undefined
       ? undefined
-      : moneyField('agreement.maximumAmountPerPayment', agreement.maximumAmountPerPayment, currency);
+      : moneyField('agreement.maximumAmountPerPayment', agreement.maximumAmountPerPayment, 'order.currency', currency);
   if (minimum && maximum && minimum.greaterThan(maximum)) {
-    throw invalidValue(
+    throw invalid(
       'agreement.minimumAmountPerPayment',
       agreement.minimumAmountPerPayment!,
       'The minimum amount per payment cannot exceed the maximum amount per payment.',

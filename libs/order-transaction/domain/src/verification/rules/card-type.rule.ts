@@ -1,5 +1,5 @@
 import type { CardTypeSelection } from '@gateway/acquirer';
-import { invalidValue, missingField, unsupportedField } from './field-errors';
+import { invalid, missing, unsupported } from '../../request-errors/request-errors';
 
 const FIELD = 'sourceOfFunds.provided.card.cardType';
 
@@ -16,18 +16,18 @@ export function resolveCardType(
 ): string | undefined {
   if (!selection) {
     if (cardType !== undefined) {
-      throw unsupportedField(FIELD, 'Card type selection is not available for this card.');
+      throw unsupported(FIELD, 'Card type selection is not available for this card.');
     }
     return undefined;
   }
   if (cardType === undefined) {
     if (selection.mode === 'CONSTRAINT') {
-      throw missingField(FIELD, 'This card requires the payer to select a card type.');
+      throw missing(FIELD, 'This card requires the payer to select a card type.');
     }
     return selection.cardTypes[0];
   }
   if (!selection.cardTypes.includes(cardType)) {
-    throw invalidValue(FIELD, cardType, `The card type must be one of ${selection.cardTypes.join(', ')}.`);
+    throw invalid(FIELD, cardType, `The card type must be one of ${selection.cardTypes.join(', ')}.`);
   }
   return cardType;
 }

@@ -1,5 +1,5 @@
 import type { VerifyCard, VerifyPosTerminal } from '@gateway/contracts';
-import { invalidSensitiveValue } from './field-errors';
+import { invalidSensitive } from '../../request-errors/request-errors';
 
 const FIELD = 'sourceOfFunds.provided.card.emvRequest';
 
@@ -71,7 +71,7 @@ export interface ParsedEmvRequest {
  */
 export function parseEmvRequest(emvRequest: string): ParsedEmvRequest {
   if (!/^(?:[0-9A-Fa-f]{2})+$/.test(emvRequest)) {
-    throw invalidSensitiveValue(FIELD, 'EMV data is TLV-encoded hexadecimal.');
+    throw invalidSensitive(FIELD, 'EMV data is TLV-encoded hexadecimal.');
   }
   const bytes = Buffer.from(emvRequest, 'hex');
   const tags = readTlv(bytes);
@@ -128,18 +128,18 @@ function readTlv(bytes: Buffer): EmvTag[] {
       at++;
     }
     if (at > bytes.length) {
-      throw invalidSensitiveValue(FIELD, 'The EMV data ends inside a tag.');
+      throw invalidSensitive(FIELD, 'The EMV data ends inside a tag.');
     }
     const tag = bytes.subarray(tagStart, at).toString('hex').toUpperCase();
     const { length, next } = readLength(bytes, at);
     if (next + length > bytes.length) {
-      throw invalidSensitiveValue(FIELD, `EMV tag ${tag} is longer than the data.`);
+      throw invalidSensitive(FIELD, `EMV tag ${tag} is longer than the data.`);
     }
     if (!ALLOWED_TAGS.has(tag)) {
-      throw invalidSensitiveValue(FIELD, `EMV tag ${tag} is not supported.`);
+      throw invalidSensitive(FIELD, `EMV tag ${tag} is not supported.`);
     }
     if (seen.has(tag)) {
-      throw invalidSensitiveValue(FIELD, `EMV tag ${tag} is given more than once.`);
+      throw invalidSensitive(FIELD, `EMV tag ${tag} is given more than once.`);
     }
     seen.add(tag);
     tags.push({
@@ -157,7 +157,7 @@ function readTlv(bytes: Buffer): EmvTag[] {
 /** BER length: one byte below 0x80, or 0x81/0x82 followed by one or two length bytes. */
 function readLength(bytes: Buffer, at: number): { length: number; next: number } {
   if (at >= bytes.length) {
-    throw invalidSensitiveValue(FIELD, 'The EMV data ends before a length.');
+    throw invalidSensitive(FIELD, 'The EMV data ends before a length.');
   }
   const first = bytes[at];
   if (first < 0x80) {
@@ -165,7 +165,7 @@ function readLength(bytes: Buffer, at: number): { length: number; next: number }
   }
   const count = first & 0x7f;
   if (count < 1 || count > 2 || at + count >= bytes.length) {
-    throw invalidSensitiveValue(FIELD, 'An EMV length is not valid.');
+    throw invalidSensitive(FIELD, 'An EMV length is not valid.');
   }
   return { length: bytes.readUIntBE(at + 1, count), next: at + 1 + count };
 }
@@ -192,7 +192,7 @@ function decodeCardFields(tags: readonly EmvTag[]): ParsedEmvRequest['card'] {
     // Compressed numeric: BCD digits, padded with trailing F to whole bytes.
     const digits = pan.replace(/F+$/, '');
     if (!/^[0-9]{9,19}$/.test(digits)) {
-      throw invalidSensitiveValue(FIELD, 'EMV tag 5A is not a card number.');
+      throw invalidSensitive(FIELD, 'EMV tag 5A is not a card number.');
     }
     card.number = digits;
   }
@@ -201,14 +201,14 @@ function decodeCardFields(tags: readonly EmvTag[]): ParsedEmvRequest['card'] {
     const match = /^([0-9]{2})([0-9]{2})([0-9]{2})$/.exec(expiry);
     const month = match ? Number(match[2]) : 0;
     if (!match || month < 1 || month > 12) {
-      throw invalidSensitiveValue(FIELD, 'EMV tag 5F24 is not an expiry date (YYMMDD).');
+      throw invalidSensitive(FIELD, 'EMV tag 5F24 is not an expiry date (YYMMDD).');
     }
     card.expiry = { month: String(month), year: match[1] };
   }
   const sequence = valueOf(tags, '5F34');
   if (sequence !== undefined) {
     if (!/^[0-9]{2}$/.test(sequence)) {
-      throw invalidSensitiveValue(FIELD, 'EMV tag 5F34 is not a PAN sequence number.');
+      throw invalidSensitive(FIELD, 'EMV tag 5F34 is not a PAN sequence number.');
     }
     card.sequenceNumber = String(Number(sequence));
   }
@@ -227,7 +227,7 @@ function decodePosFields(tags: readonly EmvTag[]): ParsedEmvRequest['posTerminal
   if (terminalId !== undefined) {
     const lane = Buffer.from(terminalId, 'hex').toString('latin1').trim();
     if (!/^[\x20-\x7e]{1,8}$/.test(lane)) {
-      throw invalidSensitiveValue(FIELD, 'EMV tag 9F1C is not a terminal identification (8 characters).');
+      throw invalidSensitive(FIELD, 'EMV tag 9F1C is not a terminal identification (8 characters).');
     }
     pos.lane = lane;
   }
@@ -252,7 +252,7 @@ const CHIP = 0x20;
  */
 function inputCapabilityOf(capabilities: string): string | undefined {
   if (capabilities.length !== 6) {
-    throw invalidSensitiveValue(FIELD, 'EMV tag 9F33 is not terminal capabilities (3 bytes).');
+    throw invalidSensitive(FIELD, 'EMV tag 9F33 is not terminal capabilities (3 bytes).');
   }
   const input = parseInt(capabilities.slice(0, 2), 16) & (KEY_ENTRY | MAGNETIC_STRIPE | CHIP);
   const byInput: Record<number, string> = {

@@ -1,6 +1,6 @@
 import { AvsGatewayCode, resultOfGatewayCode } from '@gateway/acquirer';
 import type { AvsResponseCodeRule, AvsResponseCodeRuleRequest, TransactionResult } from '@gateway/contracts';
-import { invalidValue } from './field-errors';
+import { invalid } from '../../request-errors/request-errors';
 
 export type AvsRuleAction = 'NO_ACTION' | 'REJECT' | 'REVIEW';
 
@@ -28,7 +28,7 @@ export function checkAvsResponseCodeRules(rules: readonly AvsResponseCodeRuleReq
   const seen = new Set<string>();
   rules?.forEach((rule, index) => {
     if (seen.has(rule.avsResponseCode)) {
-      throw invalidValue(
+      throw invalid(
         `${RULES_FIELD}[${index}].avsResponseCode`,
         rule.avsResponseCode,
         'Only one rule may be given for each AVS response code.',

@@ -21,7 +21,7 @@ import {
 import { checkAgreement } from '../rules/agreement.rule';
 import { resolveCardType } from '../rules/card-type.rule';
 import { fillFromEmv, ParsedEmvRequest, parseEmvRequest } from '../rules/emv-request.rule';
-import { invalidValue } from '../rules/field-errors';
+import { invalid } from '../../request-errors/request-errors';
 import { checkAvsResponseCodeRules } from '../rules/transaction-filtering.rule';
 
 /** `PUT .../order/{orderid}/transaction/{transactionid}` with `apiOperation: VERIFY`, validated. */
@@ -122,7 +122,7 @@ function explicitSource(details: CardDetails, requestedCardType: string | undefi
 /** An order keeps the currency of its first transaction (the ledger checks it again on record). */
 function checkOrderCurrency(currency: string, order: LedgerOrderView | null): void {
   if (order && order.currency !== currency) {
-    throw invalidValue('order.currency', currency, `The order's currency is ${order.currency}.`);
+    throw invalid('order.currency', currency, `The order's currency is ${order.currency}.`);
   }
 }
 
