@@ -1,18 +1,10 @@
-import { GatewayError, RefundCard } from '@gateway/contracts';
+import { RefundCard } from '@gateway/contracts';
 import { TEST_CARD, TEST_CARD_UNKNOWN_BIN } from '@gateway/testing';
+import { refusal } from '../card-operation/testing-orders';
 import { acquirerCardOf, requestCard } from './refund-card';
 
 /** ISO/IEC 7813 track 2 of the test card, expiry 01/39 (YYMM 3901), service code 201. */
 const TRACK2 = `;${TEST_CARD}=39012010000000000?5`;
-
-function refusal(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('the card a refund request gives', () => {
   it('is the explicit fields, with the security code only as a SecurityCode for the acquirer', () => {

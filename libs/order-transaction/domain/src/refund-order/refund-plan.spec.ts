@@ -1,6 +1,5 @@
 import {
   defaultMerchantSettings,
-  GatewayError,
   LedgerOrderView,
   LedgerTransactionView,
   MerchantContext,
@@ -9,6 +8,7 @@ import {
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { TEST_CARD } from '@gateway/testing';
+import { refusal } from '../card-operation/testing-orders';
 import { defaultTaxAmount, planRefund, unrefunded } from './refund-plan';
 
 const merchant = (privileges: Partial<MerchantContext['settings']['privileges']> = {}): MerchantContext => {
@@ -45,16 +45,6 @@ function order(transactions: LedgerTransactionView[], captured = '100.00'): Ledg
     lastUpdatedTime: '2030-01-01T00:00:00.000Z',
     transactions,
   };
-}
-
-function refusal(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(GatewayError);
-    return err as GatewayError;
-  }
-  throw new Error('expected a refusal');
 }
 
 const card = { number: TEST_CARD, expiry: { month: '1', year: '39' } };

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { withCardDetails } from '@gateway/acquirer';
-import { GatewayError } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { refusal } from '../../card-operation/testing-orders';
 import { parseEmvRequest } from '../rules/emv-request.rule';
 import {
   buildVerifyCardRequest,
@@ -10,15 +10,6 @@ import {
   explicitCardFields,
   hasCompleteExplicitCard,
 } from './verify-card-request.mapper';
-
-function errorOf(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('the acquirer request of a VERIFY', () => {
   it('carries the card as Pan and SecurityCode, which print masked', () => {
@@ -37,22 +28,22 @@ describe('the acquirer request of a VERIFY', () => {
   });
 
   it('needs a card number and an expiry', () => {
-    expect(errorOf(() => explicitCardDetails(undefined))).toMatchObject({
+    expect(refusal(() => explicitCardDetails(undefined))).toMatchObject({
       field: 'sourceOfFunds.provided.card.number',
       validationType: 'MISSING',
     });
-    expect(errorOf(() => explicitCardDetails({ expiry: TEST_EXPIRY.APPROVED }))).toMatchObject({
+    expect(refusal(() => explicitCardDetails({ expiry: TEST_EXPIRY.APPROVED }))).toMatchObject({
       field: 'sourceOfFunds.provided.card.number',
       validationType: 'MISSING',
     });
-    expect(errorOf(() => explicitCardDetails({ number: TEST_CARD }))).toMatchObject({
+    expect(refusal(() => explicitCardDetails({ number: TEST_CARD }))).toMatchObject({
       field: 'sourceOfFunds.provided.card.expiry',
       validationType: 'MISSING',
     });
   });
 
   it('rejects a merged card value that is not valid, without echoing it', () => {
-    const error = errorOf(() =>
+    const error = refusal(() =>
       explicitCardDetails({ number: `${TEST_CARD}12345`, expiry: TEST_EXPIRY.APPROVED }),
     );
     expect(error).toMatchObject({ field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });

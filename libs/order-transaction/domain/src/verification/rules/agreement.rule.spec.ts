@@ -1,16 +1,8 @@
 import { GatewayError } from '@gateway/contracts';
+import { refusal } from '../../card-operation/testing-orders';
 import { checkAgreement } from './agreement.rule';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');
-
-function errorOf(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('agreement rules', () => {
   it('accepts no agreement and a complete recurring agreement', () => {
@@ -33,7 +25,7 @@ describe('agreement rules', () => {
   });
 
   it('rejects a start date in the past', () => {
-    const error = errorOf(() => checkAgreement({ startDate: '2026-11-19' }, 'USD', NOW));
+    const error = refusal(() => checkAgreement({ startDate: '2026-11-19' }, 'USD', NOW));
     expect(error).toMatchObject({ field: 'agreement.startDate', validationType: 'INVALID' });
     expect(error.explanation).toBe(
       "Value '2026-11-19' is invalid. The agreement start date must not be in the past.",
@@ -50,19 +42,19 @@ describe('agreement rules', () => {
   });
 
   it('requires amountVariability for recurring agreements', () => {
-    const error = errorOf(() => checkAgreement({ id: 'agr-1', type: 'RECURRING' }, 'USD', NOW));
+    const error = refusal(() => checkAgreement({ id: 'agr-1', type: 'RECURRING' }, 'USD', NOW));
     expect(error).toMatchObject({ field: 'agreement.amountVariability', validationType: 'MISSING' });
     expect(() => checkAgreement({ id: 'agr-1', type: 'INSTALLMENT' }, 'USD', NOW)).not.toThrow();
   });
 
   it('validates amounts against the order currency', () => {
-    const error = errorOf(() => checkAgreement({ maximumAmountPerPayment: '10.5' }, 'JPY', NOW));
+    const error = refusal(() => checkAgreement({ maximumAmountPerPayment: '10.5' }, 'JPY', NOW));
     expect(error).toMatchObject({ field: 'agreement.maximumAmountPerPayment', validationType: 'INVALID' });
     expect(error.explanation).toBe("Value '10.5' is invalid. JPY amounts have at most 0 decimal places.");
   });
 
   it('rejects a minimum amount above the maximum, compared exactly', () => {
-    const error = errorOf(() =>
+    const error = refusal(() =>
       checkAgreement({ minimumAmountPerPayment: '10.01', maximumAmountPerPayment: '10' }, 'USD', NOW),
     );
     expect(error).toMatchObject({ field: 'agreement.minimumAmountPerPayment', validationType: 'INVALID' });
@@ -72,7 +64,7 @@ describe('agreement rules', () => {
   });
 
   it('rejects an expiry before the start', () => {
-    const error = errorOf(() =>
+    const error = refusal(() =>
       checkAgreement({ startDate: '2027-01-02', expiryDate: '2027-01-01' }, 'USD', NOW),
     );
     expect(error).toMatchObject({ field: 'agreement.expiryDate', validationType: 'INVALID' });

@@ -1,29 +1,20 @@
-import { GatewayError } from '@gateway/contracts';
+import { refusal } from '../../card-operation/testing-orders';
 import { resolveCardType } from './card-type.rule';
 
 const FIELD = 'sourceOfFunds.provided.card.cardType';
-
-function errorOf(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('cardType', () => {
   const constraint = { mode: 'CONSTRAINT' as const, cardTypes: ['CREDIT', 'DEBIT'] };
   const capability = { mode: 'CAPABILITY' as const, cardTypes: ['DEBIT', 'CREDIT'] };
 
   it('is rejected as UNSUPPORTED for a card that offers no card type selection', () => {
-    const error = errorOf(() => resolveCardType('CREDIT', undefined));
+    const error = refusal(() => resolveCardType('CREDIT', undefined));
     expect(error).toMatchObject({ code: 'INVALID_FIELD', field: FIELD, validationType: 'UNSUPPORTED' });
     expect(resolveCardType(undefined, undefined)).toBeUndefined();
   });
 
   it('is mandatory when card type selection is an interaction constraint', () => {
-    expect(errorOf(() => resolveCardType(undefined, constraint))).toMatchObject({
+    expect(refusal(() => resolveCardType(undefined, constraint))).toMatchObject({
       field: FIELD,
       validationType: 'MISSING',
     });
@@ -36,7 +27,7 @@ describe('cardType', () => {
   });
 
   it('must be one of the types the card offers', () => {
-    const error = errorOf(() => resolveCardType('PREPAID', capability));
+    const error = refusal(() => resolveCardType('PREPAID', capability));
     expect(error).toMatchObject({ field: FIELD, validationType: 'INVALID' });
     expect(error.explanation).toBe("Value 'PREPAID' is invalid. The card type must be one of DEBIT, CREDIT.");
   });

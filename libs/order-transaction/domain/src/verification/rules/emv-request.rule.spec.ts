@@ -1,5 +1,5 @@
-import { GatewayError } from '@gateway/contracts';
 import { TEST_CARD } from '@gateway/testing';
+import { refusal } from '../../card-operation/testing-orders';
 import { fillFromEmv, parseEmvRequest } from './emv-request.rule';
 
 const FIELD = 'sourceOfFunds.provided.card.emvRequest';
@@ -13,15 +13,6 @@ const ascii = (text: string) => Buffer.from(text, 'latin1').toString('hex').toUp
 const CRYPTOGRAM = tlv('9F26', '1A2B3C4D5E6F7081');
 const PAN = tlv('5A', TEST_CARD);
 const EXPIRY = tlv('5F24', '390131');
-
-function errorOf(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('emvRequest', () => {
   it('reads the allowed tags and decodes the card number, expiry and sequence number', () => {
@@ -74,7 +65,7 @@ describe('emvRequest', () => {
     ['an unknown tag', tlv('9F7F', '00'), 'EMV tag 9F7F is not supported.'],
     ['a template', tlv('70', CRYPTOGRAM), 'EMV tag 70 is not supported.'],
   ])('rejects %s', (_what, emvRequest, reason) => {
-    const error = errorOf(() => parseEmvRequest(CRYPTOGRAM + emvRequest));
+    const error = refusal(() => parseEmvRequest(CRYPTOGRAM + emvRequest));
     expect(error).toMatchObject({ code: 'INVALID_FIELD', field: FIELD, validationType: 'INVALID' });
     expect(error.explanation).toBe(`Value is invalid. ${reason}`);
   });
@@ -91,7 +82,7 @@ describe('emvRequest', () => {
     ['an expiry tag with month 13', tlv('5F24', '391331')],
     ['terminal capabilities of the wrong size', tlv('9F33', 'E0')],
   ])('rejects %s without echoing the value', (_what, emvRequest) => {
-    const error = errorOf(() => parseEmvRequest(emvRequest + PAN));
+    const error = refusal(() => parseEmvRequest(emvRequest + PAN));
     expect(error).toMatchObject({ field: FIELD, validationType: 'INVALID' });
     expect(JSON.stringify(error.toResponseBody())).not.toContain(TEST_CARD);
     expect(error.explanation).toMatch(/^Value is invalid\. /);
