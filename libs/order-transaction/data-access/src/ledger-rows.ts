@@ -54,6 +54,16 @@ export interface LockedOrder {
   contents: OrderContents;
 }
 
+/**
+ * An order and its contents as one statement read them, without a lock, with the version of
+ * the row it read (its `xmin`, the transaction that last wrote it). Every ledger write to an
+ * order's transactions or stored responses also writes its row, in the same database
+ * transaction, so while the row keeps that version, the whole order is as read.
+ */
+export interface SeenOrder extends LockedOrder {
+  version: string;
+}
+
 /** The values of a transaction a record writes (inserted, or updated in place). */
 export interface TransactionWrite {
   transactionId: string;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject } from '@gateway/contracts';
 import { inTransaction, PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { LedgerWrite, LockedOrder, OrderContents, OrderRow, StoredResponse, TransactionRow } from './ledger-rows';
+import { LedgerWrite, LockedOrder, OrderContents, OrderRow, SeenOrder, StoredResponse, TransactionRow } from './ledger-rows';
 
 const ORDER_COLUMNS = `
   o.merchant_id AS "merchantId", o.order_id AS "orderId", o.currency, o.amount::text AS amount, o.status,
@@ -32,9 +32,10 @@ const STORED_RESPONSE = `
     WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id
       AND r.transaction_id = $3 AND r.api_operation = $4)`;
 
-/** Begin's single read: the order, its transactions and the stored response for ($3, $4). */
+/** Begin's single read, and a record's without a lock: the order, its transactions, the stored response for ($3, $4), the row's version. */
 const FIND_FOR_BEGIN = new PreparedStatement(
-  `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored
+  `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
+          o.xmin::text AS version
      FROM order_transaction.orders o
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
@@ -107,8 +108,16 @@ const INSERT_NEW_ORDER = new PreparedStatement(
    RETURNING 1`,
 );
 
-/** applyToOrder's statement; `replaceResponse` replaces the response stored for the same operation. */
-function applyToOrderStatement(replaceResponse: string): PreparedStatement {
+/**
+ * The statement that applies a record to an existing order. `replacingResponse`: the response
+ * stored for the same operation is replaced. `ifVersion`: the order row is written only while
+ * it is still version $26 (nothing else is written otherwise).
+ */
+function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResponse: boolean; ifVersion: boolean }): PreparedStatement {
+  const replaceResponse = replacingResponse
+    ? `ON CONFLICT (merchant_id, order_id, transaction_id, api_operation) DO UPDATE
+          SET sequence = EXCLUDED.sequence, body = EXCLUDED.body`
+    : '';
   return new PreparedStatement(
     `WITH updated_order AS (
        UPDATE order_transaction.orders
@@ -116,7 +125,7 @@ function applyToOrderStatement(replaceResponse: string): PreparedStatement {
               total_captured_amount = $7, total_refunded_amount = $8, details = $9::jsonb,
               notification_url = $10, last_fencing_token = $11, operation_count = $24,
               updated_at = $12
-        WHERE merchant_id = $1 AND order_id = $2
+        WHERE merchant_id = $1 AND order_id = $2${ifVersion ? ' AND xmin = $26::xid' : ''}
        RETURNING merchant_id, order_id
      ), saved_transaction AS (
        INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
@@ -141,11 +150,12 @@ function applyToOrderStatement(replaceResponse: string): PreparedStatement {
      RETURNING 1`,
   );
 }
-const APPLY_TO_ORDER = applyToOrderStatement('');
-const APPLY_TO_ORDER_REPLACING_RESPONSE = applyToOrderStatement(
-  `ON CONFLICT (merchant_id, order_id, transaction_id, api_operation) DO UPDATE
-      SET sequence = EXCLUDED.sequence, body = EXCLUDED.body`,
-);
+const APPLY_TO_ORDER = {
+  locked: applyToOrderStatement({ replacingResponse: false, ifVersion: false }),
+  lockedReplacingResponse: applyToOrderStatement({ replacingResponse: true, ifVersion: false }),
+  ifUnchanged: applyToOrderStatement({ replacingResponse: false, ifVersion: true }),
+  ifUnchangedReplacingResponse: applyToOrderStatement({ replacingResponse: true, ifVersion: true }),
+};
 
 const DELETE_TRANSACTION = new PreparedStatement(
   `WITH deleted_responses AS (
@@ -194,19 +204,22 @@ export class LedgerRepository {
     return new LedgerRepository(dataSource);
   }
 
-  /** Begin's single read: the order, its transactions and the stored response for this operation. */
-  async findForBegin(
-    merchantId: string,
-    orderId: string,
-    transactionId: string,
-    apiOperation: string,
-  ): Promise<{ order: OrderRow; contents: OrderContents } | null> {
-    const rows = await FIND_FOR_BEGIN.rows<OrderRow & ContentsRow>(this.manager, [merchantId, orderId, transactionId, apiOperation]);
+  /**
+   * Begin's single read, also a record's when it does not lock: the order, its transactions,
+   * the stored response for this operation, and the version of the row read.
+   */
+  async findForBegin(merchantId: string, orderId: string, transactionId: string, apiOperation: string): Promise<SeenOrder | null> {
+    const rows = await FIND_FOR_BEGIN.rows<OrderRow & ContentsRow & { version: string }>(this.manager, [
+      merchantId,
+      orderId,
+      transactionId,
+      apiOperation,
+    ]);
     if (rows.length === 0) {
       return null;
     }
-    const { transactions, stored, ...order } = rows[0];
-    return { order, contents: { transactions: transactions.map(toTransactionRow), stored } };
+    const { transactions, stored, version, ...order } = rows[0];
+    return { order, contents: { transactions: transactions.map(toTransactionRow), stored }, version };
   }
 
   async findOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
@@ -240,7 +253,8 @@ export class LedgerRepository {
 
   /**
    * A writer outside any transaction: each of its statements commits on its own when it
-   * returns. Only for a record that is a single statement (a new order's insert).
+   * returns. Only for a record that is a single statement (a new order's insert, a write
+   * conditioned on the order's version).
    */
   autocommitWriter(): LedgerWriter {
     return new LedgerWriter(this.manager);
@@ -321,19 +335,37 @@ export class LedgerWriter {
    * operation (a reservation's PENDING body, once its outcome is known).
    */
   async applyToOrder(write: LedgerWrite): Promise<void> {
-    const { order, at, sequence } = write;
-    const statement = write.response.replaces ? APPLY_TO_ORDER_REPLACING_RESPONSE : APPLY_TO_ORDER;
-    const written = await statement.rowCount(this.manager, [
-      ...orderValues(order),
-      at,
-      ...transactionAndResponseValues(write),
-      sequence,
-      write.transaction.taxAmount,
-    ]);
+    const written = await this.apply(write);
     if (written !== 1) {
       // Only possible if the locked row vanished.
-      throw new Error(`ledger write on ${order.merchantId}/${order.orderId} wrote ${written} responses`);
+      throw new Error(`ledger write on ${write.order.merchantId}/${write.order.orderId} wrote ${written} responses`);
     }
+  }
+
+  /**
+   * Without a lock: applyToOrder's write, made only if the order row is still the version a
+   * read saw (SeenOrder), in the same single statement. A record committed since (or one
+   * holding the row, once it commits) has moved the version on: then nothing is written, and
+   * the answer is false.
+   */
+  async applyToOrderIfUnchanged(write: LedgerWrite, version: string): Promise<boolean> {
+    return (await this.apply(write, version)) === 1;
+  }
+
+  private apply(write: LedgerWrite, version?: string): Promise<number> {
+    const replacing = write.response.replaces === true;
+    const statement =
+      version === undefined
+        ? replacing ? APPLY_TO_ORDER.lockedReplacingResponse : APPLY_TO_ORDER.locked
+        : replacing ? APPLY_TO_ORDER.ifUnchangedReplacingResponse : APPLY_TO_ORDER.ifUnchanged;
+    return statement.rowCount(this.manager, [
+      ...orderValues(write.order),
+      write.at,
+      ...transactionAndResponseValues(write),
+      write.sequence,
+      write.transaction.taxAmount,
+      ...(version === undefined ? [] : [version]),
+    ]);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
-import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LockedOrder } from '@gateway/order-transaction/data-access';
 import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD } from '@gateway/testing';
 import {
@@ -468,12 +468,18 @@ describe('a record on an order begin saw as new (the newOrder hint)', () => {
     expect(await ledger.begin(beginMessage(verify))).toEqual({ outcome: 'REPLAY', body });
   });
 
-  it('costs the locked way\'s four statements without the hint', async () => {
+  it('without the hint, reads, finds no order and goes the locked way (its four statements)', async () => {
     const merchant = testMerchant();
     const sent = await statementsOf(() =>
       ledger.record(recordMessage(operation(merchant, newOrderId(), 'verify-1', 'VERIFY'), { transaction: txn('VERIFICATION', '0') })),
     );
-    expect(sent.map((sql) => sql.split(' ').slice(0, 2).join(' '))).toEqual(['START TRANSACTION', 'SELECT o.merchant_id', 'WITH new_order', 'COMMIT']);
+    expect(sent.map((sql) => sql.split(' ').slice(0, 2).join(' '))).toEqual([
+      'SELECT o.merchant_id',
+      'START TRANSACTION',
+      'SELECT o.merchant_id',
+      'WITH new_order',
+      'COMMIT',
+    ]);
   });
 
   it('goes the locked way when the order exists after all, as a record without the hint would', async () => {
@@ -515,53 +521,120 @@ describe('a record on an order begin saw as new (the newOrder hint)', () => {
 });
 
 describe('a record on an existing order', () => {
-  it('locks the order and reads its transactions in one statement when nobody held it', async () => {
-    const merchant = testMerchant();
-    const orderId = newOrderId();
-    await ledger.record(recordMessage(operation(merchant, orderId, 'auth', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', '10.00') }));
-    const sent = await statementsOf(() =>
-      ledger.record(recordMessage(operation(merchant, orderId, 'capture', 'CAPTURE'), { transaction: txn('CAPTURE', '4.00') })),
-    );
-    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['START', 'SELECT', 'WITH', 'COMMIT']);
-    expect(sent[1]).toMatch(/FOR UPDATE OF o$/);
-  });
-
-  it('reads the transactions again when it waited for another record\'s lock (its snapshot is older than the row it locked)', async () => {
-    const merchant = testMerchant();
-    const orderId = newOrderId();
-    await ledger.record(recordMessage(operation(merchant, orderId, 'auth', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', '10.00') }));
-    // Hold the order row from outside while a capture is recorded, then commit a capture of our own.
+  /** Holds the order row from outside, as another record would, until `commit` or `rollback`. */
+  async function holdOrder(merchant: MerchantContext, orderId: string) {
     const holder = ledger.dataSource.createQueryRunner();
-    const holderClient = await holder.connect();
+    const client = await holder.connect();
     await holder.startTransaction();
     await holder.query('SELECT 1 FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [merchant.id, orderId]);
+    return {
+      client,
+      /** What a record of a capture of 4.00 as the order's second transaction writes. */
+      captureFour: async () => {
+        await holder.query(
+          `INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence, api_operation, type, amount,
+             currency, result, gateway_code, created_at, updated_at)
+           VALUES ($1, $2, 'c1', 2, 'CAPTURE', 'CAPTURE', 4, 'USD', 'SUCCESS', 'APPROVED', now(), now())`,
+          [merchant.id, orderId],
+        );
+        await holder.query(
+          `UPDATE order_transaction.orders SET operation_count = 2, total_captured_amount = 4, status = 'PARTIALLY_CAPTURED'
+            WHERE merchant_id = $1 AND order_id = $2`,
+          [merchant.id, orderId],
+        );
+      },
+      commit: async () => {
+        await holder.commitTransaction();
+        await holder.release();
+      },
+    };
+  }
+
+  async function authorizedOrder(amount: string) {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'auth', 'AUTHORIZE'), { transaction: txn('AUTHORIZATION', amount) }));
+    return { merchant, orderId };
+  }
+
+  const capture = (merchant: MerchantContext, orderId: string, transactionId: string, amount: string) =>
+    ledger.record(recordMessage(operation(merchant, orderId, transactionId, 'CAPTURE'), { transaction: txn('CAPTURE', amount) }));
+
+  it('is read without a lock and written by one statement conditioned on the version read, committed when it returns', async () => {
+    const { merchant, orderId } = await authorizedOrder('10.00');
+    let body: JsonObject = {};
+    const sent = await statementsOf(async () => {
+      ({ body } = await capture(merchant, orderId, 'capture', '4.00'));
+    });
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT', 'WITH']);
+    expect(sent[0]).not.toMatch(/FOR UPDATE/);
+    expect(sent[1]).toMatch(/AND xmin = \$26::xid/);
+    expect(body.order).toMatchObject({ status: 'PARTIALLY_CAPTURED', totalCapturedAmount: 4 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', captured: '4.0000', operationCount: 2 });
+  });
+
+  it('writes nothing when another record changed the order after its read, and decides again on the locked row', async () => {
+    const { merchant, orderId } = await authorizedOrder('10.00');
+    const holder = await holdOrder(merchant, orderId);
     let refused: Promise<GatewayError> | undefined;
     const sent = await statementsOf(async () => {
-      refused = rejection(
-        ledger.record(recordMessage(operation(merchant, orderId, 'c2', 'CAPTURE'), { transaction: txn('CAPTURE', '7.00') })),
-      );
+      // Read while the other record is uncommitted: 7.00 of 10.00 fits the order as read.
+      refused = rejection(capture(merchant, orderId, 'c2', '7.00'));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      // What another record would write while holding the lock: a capture of 4.00 and the order row.
-      await holder.query(
-        `INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence, api_operation, type, amount,
-           currency, result, gateway_code, created_at, updated_at)
-         VALUES ($1, $2, 'c1', 2, 'CAPTURE', 'CAPTURE', 4, 'USD', 'SUCCESS', 'APPROVED', now(), now())`,
-        [merchant.id, orderId],
-      );
-      await holder.query(
-        `UPDATE order_transaction.orders SET operation_count = 2, total_captured_amount = 4, status = 'PARTIALLY_CAPTURED'
-          WHERE merchant_id = $1 AND order_id = $2`,
-        [merchant.id, orderId],
-      );
-      await holder.commitTransaction();
+      await holder.captureFour();
+      await holder.commit();
       await refused;
-    }, holderClient);
-    await holder.release();
+    }, holder.client);
 
-    // The capture limit counted the capture committed while the record waited: 4.00 + 7.00 > 10.00.
+    // The conditional write waited for the row, found it changed, and wrote nothing; locked, the
+    // capture limit counted the capture committed meanwhile: 4.00 + 7.00 > 10.00.
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT', 'WITH', 'START', 'SELECT', 'ROLLBACK']);
     expect(await refused).toMatchObject({ field: 'transaction.amount', explanation: expect.stringContaining('6.00 USD') });
-    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['START', 'SELECT', 'SELECT', 'ROLLBACK']);
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', captured: '4.0000', operationCount: 2 });
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 2, responses: 1 });
+  });
+
+  it('records on the locked row what the changed order still allows, numbered after the record that came first', async () => {
+    const { merchant, orderId } = await authorizedOrder('10.00');
+    const holder = await holdOrder(merchant, orderId);
+    let recorded: Promise<{ body: JsonObject }> | undefined;
+    const sent = await statementsOf(async () => {
+      recorded = capture(merchant, orderId, 'c2', '5.00');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.captureFour();
+      await holder.commit();
+      await recorded;
+    }, holder.client);
+
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT', 'WITH', 'START', 'SELECT', 'WITH', 'COMMIT']);
+    expect((await recorded!).body.order).toMatchObject({ status: 'PARTIALLY_CAPTURED', totalCapturedAmount: 9 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ captured: '9.0000', operationCount: 3 });
+    const sequences = await ledger.dataSource.query(
+      'SELECT transaction_id AS id, sequence FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence',
+      [merchant.id, orderId],
+    );
+    expect(sequences).toEqual([
+      { id: 'auth', sequence: 1 },
+      { id: 'c1', sequence: 2 },
+      { id: 'c2', sequence: 3 },
+    ]);
+  });
+
+  it('reads the transactions again when its lock waited for another record (its snapshot is older than the row it locked)', async () => {
+    const { merchant, orderId } = await authorizedOrder('10.00');
+    const holder = await holdOrder(merchant, orderId);
+    const repository = ledger.running.app.get(LedgerRepository);
+    let locked: Promise<LockedOrder | null> | undefined;
+    const sent = await statementsOf(async () => {
+      locked = repository.transaction((writer) => writer.lockOrder(merchant.id, orderId, 'c2', 'CAPTURE'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.captureFour();
+      await holder.commit();
+      await locked;
+    }, holder.client);
+
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['START', 'SELECT', 'SELECT', 'COMMIT']);
+    expect((await locked!)?.contents.transactions.map((t) => t.transactionId)).toEqual(['auth', 'c1']);
   });
 });
 

@@ -27,24 +27,34 @@ export interface RecordedOperation extends RecordOperationReply {
   replayed: boolean;
 }
 
-/** What a record opening an order writes: the order with its first transaction and response, and its announcement. */
-interface NewOrder {
+/** What a record writes: the order, the transaction and the stored response, and its announcement. */
+interface RecordWrite {
   write: LedgerWrite;
   body: JsonObject;
   /** Null for a reservation: it may still be released. */
   announcement: OrderRecordedEvent | null;
 }
 
+/** A record on an existing order: a write, or the body stored before for the same request. */
+type OrderRecord = RecordWrite | { replay: JsonObject };
+
 /**
- * The ledger's second step, after an operation's side effects: one database transaction that
- * locks the order row, checks the fencing token, replays or refuses a repeated transaction id,
- * derives totals and status, enforces the money rules, writes the order, the transaction and
- * the stored response in one statement, and gives the webhook outbox its chance to write.
- * An existing order costs 4 round trips (begin, lock and read, write, commit; one more after
- * waiting for another record's lock). A new order that begin saw as new (`newOrder`) is
- * written before any lock: 1 round trip, its insert alone, or 4 when an outbox row is written
- * with it (begin, insert, outbox row, commit); without the hint, 4 (begin, lock probe,
- * insert, commit) plus the outbox row.
+ * The ledger's second step, after an operation's side effects: checks the fencing token,
+ * replays or refuses a repeated transaction id, derives totals and status, enforces the money
+ * rules, writes the order, the transaction and the stored response in one statement, and gives
+ * the webhook outbox its chance to write (in the same database transaction).
+ *
+ * Each record is decided on a consistent view of its order and written only if that view is
+ * still current, three ways, cheapest first:
+ *   - a new order that begin saw as new (`newOrder`): its insert alone, which writes nothing if
+ *     the order exists by then (1 round trip; 4 with an outbox row: begin, insert, row, commit);
+ *   - an existing order: read without a lock, then written by one statement conditioned on the
+ *     order row's version (2 round trips; 5 with an outbox row);
+ *   - when either finds the order changed (a concurrent record), or the order missing without
+ *     the hint: one database transaction on the locked order row (4 round trips: begin, lock
+ *     and read, write, commit; one more after waiting for the lock), which always decides.
+ * Refusals are decided the same way on each: a view read without a lock is a committed state
+ * of the order, as a record that locked it first would have found it.
  */
 @Injectable()
 export class RecordOperation {
@@ -55,12 +65,40 @@ export class RecordOperation {
 
   async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD'): Promise<RecordedOperation> {
     const input = parseRecordInput(message);
-    if (input.newOrder && input.mode === 'CREATE') {
-      const created = await this.createOrderFirst(input, step);
-      if (created) {
-        return created;
-      }
+    const recorded =
+      input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(input, step);
+    return recorded ?? this.recordLocked(input, step);
+  }
+
+  /**
+   * An existing order, recorded without taking its lock: read as begin reads it, the record
+   * decided on that view, and written only if the order row is still the version read. Null
+   * when the locked way must decide: the order does not exist, or changed after the read (then
+   * nothing was written).
+   */
+  private async recordOnSeenOrder(input: RecordInput, step: RecordStep): Promise<RecordedOperation | null> {
+    const seen = await this.ledger.findForBegin(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
+    if (!seen) {
+      return null;
     }
+    const record = this.recordOnOrder(seen, input, step, recordTime(seen.order));
+    if ('replay' in record) {
+      return { body: record.replay, replayed: true };
+    }
+    const applied = this.announced(record)
+      ? await this.ledger.transaction(async (writer) => {
+          if (!(await writer.applyToOrderIfUnchanged(record.write, seen.version))) {
+            return false;
+          }
+          await this.events.orderRecorded(writer.manager, record.announcement);
+          return true;
+        })
+      : await this.ledger.autocommitWriter().applyToOrderIfUnchanged(record.write, seen.version);
+    return applied ? { body: record.body, replayed: false } : null;
+  }
+
+  /** One database transaction on the locked order row: decides whatever the order's state. */
+  private recordLocked(input: RecordInput, step: RecordStep): Promise<RecordedOperation> {
     return this.ledger.transaction(async (writer) => {
       const lock = () => writer.lockOrder(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
       const locked = await lock();
@@ -75,8 +113,21 @@ export class RecordOperation {
       if (!order) {
         throw new Error('order neither insertable nor lockable');
       }
-      return this.recordOnOrder(writer, order, input, step, recordTime(order.order));
+      const record = this.recordOnOrder(order, input, step, recordTime(order.order));
+      if ('replay' in record) {
+        return { body: record.replay, replayed: true };
+      }
+      await writer.applyToOrder(record.write);
+      if (this.announced(record)) {
+        await this.events.orderRecorded(writer.manager, record.announcement);
+      }
+      return { body: record.body, replayed: false };
     });
+  }
+
+  /** Whether the record's announcement writes an outbox row, which must commit with it. */
+  private announced(record: RecordWrite): record is RecordWrite & { announcement: OrderRecordedEvent } {
+    return record.announcement !== null && this.events.announces(record.announcement);
   }
 
   /**
@@ -87,7 +138,7 @@ export class RecordOperation {
    * record then goes the locked way, exactly as without the hint.
    */
   private async createOrderFirst(input: RecordInput, step: RecordStep): Promise<RecordedOperation | null> {
-    let created: NewOrder;
+    let created: RecordWrite;
     try {
       created = this.newOrder(input, step, new Date());
     } catch (err) {
@@ -96,13 +147,13 @@ export class RecordOperation {
       }
       throw err;
     }
-    if (created.announcement && this.events.announces(created.announcement)) {
+    if (this.announced(created)) {
       return this.ledger.transaction((writer) => this.createOrder(writer, created));
     }
     return this.createOrder(this.ledger.autocommitWriter(), { ...created, announcement: null });
   }
 
-  private newOrder(input: RecordInput, step: RecordStep, at: Date): NewOrder {
+  private newOrder(input: RecordInput, step: RecordStep, at: Date): RecordWrite {
     if (input.mode === 'UPDATE') {
       throw noSuchTransaction(input.transactionId);
     }
@@ -128,23 +179,18 @@ export class RecordOperation {
   }
 
   /** Null when the order exists after all (created concurrently): nothing was written then. */
-  private async createOrder(writer: LedgerWriter, created: NewOrder): Promise<RecordedOperation | null> {
+  private async createOrder(writer: LedgerWriter, created: RecordWrite): Promise<RecordedOperation | null> {
     if (!(await writer.insertNewOrder(created.write))) {
       return null;
     }
-    if (created.announcement) {
+    if (this.announced(created)) {
       await this.events.orderRecorded(writer.manager, created.announcement);
     }
     return { body: created.body, replayed: false };
   }
 
-  private async recordOnOrder(
-    writer: LedgerWriter,
-    { order: row, contents }: LockedOrder,
-    input: RecordInput,
-    step: RecordStep,
-    at: Date,
-  ): Promise<RecordedOperation> {
+  /** The record on the order as read (locked or not), or the refusal it throws: no I/O. */
+  private recordOnOrder({ order: row, contents }: LockedOrder, input: RecordInput, step: RecordStep, at: Date): OrderRecord {
     if (step !== 'COMPLETE') {
       assertFenceCurrent(input.fence, row);
     }
@@ -154,7 +200,7 @@ export class RecordOperation {
     } else {
       const replay = replayOf(contents.stored, input.requestHash, input);
       if (replay) {
-        return { body: replay, replayed: true };
+        return { replay };
       }
     }
     this.assertModeFits(input, existing);
@@ -179,13 +225,13 @@ export class RecordOperation {
     // A completion may carry an older token than the order's newest: keep the newest.
     const fence = input.fence > BigInt(row.lastFencingToken) ? input.fence : BigInt(row.lastFencingToken);
     const write = ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at, fence);
-    await writer.applyToOrder({ ...write, response: { ...write.response, replaces: step === 'COMPLETE' } });
-    if (step !== 'RESERVE') {
-      // A completed reservation that opened the order announces its creation now.
-      const createdOrder = step === 'COMPLETE' && existing?.sequence === 1;
-      await this.events.orderRecorded(writer.manager, eventOf(input, createdOrder, notificationUrl, body, at));
-    }
-    return { body, replayed: false };
+    // A completed reservation that opened the order announces its creation now.
+    const createdOrder = step === 'COMPLETE' && existing?.sequence === 1;
+    return {
+      write: { ...write, response: { ...write.response, replaces: step === 'COMPLETE' } },
+      body,
+      announcement: step === 'RESERVE' ? null : eventOf(input, createdOrder, notificationUrl, body, at),
+    };
   }
 
   private assertModeFits(input: RecordInput, existing: TransactionRow | undefined): void {
