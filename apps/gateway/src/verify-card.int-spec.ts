@@ -123,7 +123,7 @@ describe('a VERIFY whose record the ledger refuses after the acquirer answered',
       },
     };
     // The ledger's own begin, watched (not replaced): the newer record must come after it.
-    const begin = jest.spyOn(running.app.get(BeginOperation), 'execute');
+    const begin = jest.spyOn(running.app.get(BeginOperation), 'read');
     const acquirerCallsBefore = await samples('gateway_acquirer_requests_total', { operation: 'VERIFY' });
 
     // The verify holds fencing token 1000 and spends 1.5 s at the acquirer...

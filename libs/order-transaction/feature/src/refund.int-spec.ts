@@ -208,6 +208,17 @@ describe('linked refunds of a card payment (seeded through the ledger: card PAY 
     ]);
   });
 
+  it('reserves on the order as begin read it: five statements, none of them a lock', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const sent = await statementsOf(() => refund(merchant, orderId, 'r1', usd('30.00')));
+    // begin's read; the target's stored response; the reservation, written on begin's view if the
+    // order is still that version; the completion (a read, and its conditional write).
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT', 'SELECT', 'WITH', 'SELECT', 'WITH']);
+    expect(sent.filter((sql) => /FOR UPDATE|START TRANSACTION/.test(sql))).toEqual([]);
+  });
+
   it('refuses a refund beyond the captured amount without the Excessive Refund privilege, and makes the order EXCESSIVELY_REFUNDED with it', async () => {
     const plain = testMerchant();
     const orderId = newOrderId();

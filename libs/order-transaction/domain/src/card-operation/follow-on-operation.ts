@@ -74,7 +74,7 @@ export class RunFollowOnOperation {
     const { envelope, orderId, transactionId, request } = command;
     const { apiOperation } = operation;
     const requestHash = canonicalRequestHash(command.body);
-    const begun = await this.begin.execute({ envelope, orderId, transactionId, apiOperation, requestHash });
+    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash });
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
@@ -91,6 +91,7 @@ export class RunFollowOnOperation {
       apiOperation,
       requestHash,
       reservation: message(RESERVED, 'CREATE'),
+      seen,
       perform: async () =>
         outcomeOfFollowOn(await operation.call(connector, { merchantId: envelope.merchant.id, orderId, transactionId }, target, plan)),
       completion: (outcome) => message(outcome, 'UPDATE'),

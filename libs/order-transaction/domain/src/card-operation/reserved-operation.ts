@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, JsonValue, OperationSession, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
+import type { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
@@ -27,6 +28,8 @@ export interface ReservedOperation {
   requestHash: string;
   /** The record of the transaction before the call: PENDING, holding its amount. */
   reservation: RecordOperationMessage;
+  /** The order as this operation's begin read it (null: none), on which the reservation is decided. */
+  seen: SeenOrder | null;
   /** The acquirer call. Throws what the callee threw; this decides whether anything can have happened. */
   perform: () => Promise<CardOutcome>;
   /** The record of the call's outcome, replacing the reservation. */
@@ -54,7 +57,7 @@ export class RunReservedOperation {
   ) {}
 
   async execute(operation: ReservedOperation): Promise<JsonObject> {
-    const reserved = await this.record.execute(operation.reservation, 'RESERVE');
+    const reserved = await this.record.execute(operation.reservation, 'RESERVE', operation.seen);
     if (reserved.replayed) {
       // The same request reserved first (it raced this one without the order lock).
       return reserved.body;

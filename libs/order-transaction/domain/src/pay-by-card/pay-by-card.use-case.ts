@@ -36,7 +36,7 @@ export class PayByCard {
     const { envelope, orderId, transactionId, request } = command;
     const apiOperation = request.apiOperation;
     const requestHash = canonicalRequestHash(command.body);
-    const begun = await this.begin.execute({ envelope, orderId, transactionId, apiOperation, requestHash });
+    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash });
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
@@ -51,7 +51,8 @@ export class PayByCard {
       transactionId,
       apiOperation,
       requestHash,
-      reservation: { ...message(RESERVED, 'CREATE'), ...(begun.order === null ? { newOrder: true } : {}) },
+      reservation: { ...message(RESERVED, 'CREATE'), ...(seen === null ? { newOrder: true } : {}) },
+      seen,
       perform: () => this.sideEffects.authorize(command, plan, connector),
       completion: (outcome) => message(outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(),

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
-import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, SeenOrder, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
@@ -63,24 +63,30 @@ export class RecordOperation {
     @Inject(LEDGER_EVENTS) private readonly events: LedgerEvents,
   ) {}
 
-  async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD'): Promise<RecordedOperation> {
+  /**
+   * `seen`: the order as this operation's begin read it in this process (BeginOperation.read),
+   * for the operation's first record, which then needs no read of its own (null: begin saw
+   * none).
+   */
+  async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD', seen?: SeenOrder | null): Promise<RecordedOperation> {
     const input = parseRecordInput(message);
     const recorded =
-      input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(input, step);
+      input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(input, step, seen);
     return recorded ?? this.recordLocked(input, step);
   }
 
   /**
-   * An existing order, recorded without taking its lock: read as begin reads it, the record
-   * decided on that view, and written only if the order row is still the version read. Null
-   * when the locked way must decide: the order does not exist, or changed after the read (then
-   * nothing was written).
+   * An existing order, recorded without taking its lock: read as begin reads it (or as begin
+   * did read it), the record decided on that view, and written only if the order row is still
+   * the version read. Null when the locked way must decide: the order does not exist, or
+   * changed after the read (then nothing was written).
    */
-  private async recordOnSeenOrder(input: RecordInput, step: RecordStep): Promise<RecordedOperation | null> {
-    const seen = await this.ledger.findForBegin(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
+  private async recordOnSeenOrder(input: RecordInput, step: RecordStep, given?: SeenOrder | null): Promise<RecordedOperation | null> {
+    const seen = given ?? (await this.ledger.findForBegin(input.merchant.id, input.orderId, input.transactionId, input.apiOperation));
     if (!seen) {
       return null;
     }
+    assertSeenFor(seen, input);
     const record = this.recordOnOrder(seen, input, step, recordTime(seen.order));
     if ('replay' in record) {
       return { body: record.replay, replayed: true };
@@ -260,6 +266,13 @@ export class RecordOperation {
 function recordTime(order: OrderRow): Date {
   const now = Date.now();
   return new Date(Math.max(now, order.updatedAt.getTime()));
+}
+
+/** A view given by the caller must be of the order this record writes. */
+function assertSeenFor({ order }: SeenOrder, input: RecordInput): void {
+  if (order.merchantId !== input.merchant.id || order.orderId !== input.orderId) {
+    throw new Error(`record of ${input.orderId} given the view of order ${order.orderId}`);
+  }
 }
 
 /**

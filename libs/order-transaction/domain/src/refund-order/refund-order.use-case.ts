@@ -12,7 +12,7 @@ import {
   RequestEnvelope,
   unmaskRequested,
 } from '@gateway/contracts';
-import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, NotDeliveredError } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
@@ -43,8 +43,8 @@ interface RefundContext {
   plan: RefundPlan;
   targetBody: JsonObject | null;
   details: JsonObject;
-  /** Begin saw no order (a standalone refund opening its own): the ledger's newOrder hint. */
-  newOrder: boolean;
+  /** The order as begin read it; null (a standalone refund opening its own): the ledger's newOrder hint. */
+  seen: SeenOrder | null;
 }
 
 const API_OPERATION = 'REFUND';
@@ -75,7 +75,7 @@ export class RefundOrder {
   async execute(command: RefundCommand): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
     const requestHash = canonicalRequestHash(command.body);
-    const begun = await this.begin.execute({ envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash });
+    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash });
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
@@ -88,18 +88,18 @@ export class RefundOrder {
       plan,
       targetBody,
       details: refundOrderDetails(request, plan),
-      newOrder: begun.order === null,
+      seen,
     };
 
     if (plan.route.kind === 'APPROVAL') {
       // No money moves until someone approves: recorded in one step, holding its amount.
-      return { body: (await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'))).body };
+      return { body: (await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RECORD', seen)).body };
     }
     // Everything that can refuse the refund without a side effect is checked before reserving.
     const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
     const original = plan.linked && plan.route.kind === 'ACQUIRER' ? acquirerReferenceOf(targetBody, plan.target!.id, 'refunded') : undefined;
 
-    const reserved = await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RESERVE');
+    const reserved = await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RESERVE', seen);
     if (reserved.replayed) {
       // The same request reserved first (it raced this one without the order lock).
       return { body: reserved.body };
@@ -173,7 +173,7 @@ export class RefundOrder {
       apiOperation: API_OPERATION,
       requestHash,
       mode,
-      ...(mode === 'CREATE' && context.newOrder ? { newOrder: true } : {}),
+      ...(mode === 'CREATE' && context.seen === null ? { newOrder: true } : {}),
       order: {
         currency: plan.amount.currency,
         details,

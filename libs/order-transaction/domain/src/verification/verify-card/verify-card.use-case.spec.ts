@@ -21,7 +21,8 @@ import {
 import { AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { StoredCardAcquirer, StoredCardVerification } from '../card-custody/stored-card-acquirer';
-import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
+import type { SeenOrder } from '@gateway/order-transaction/data-access';
+import { Begun, BeginOperation } from '../../begin-operation/begin-operation.use-case';
 import { RecordOperation } from '../../record-operation/record-operation.use-case';
 import { UNRECORDED_VERIFICATIONS_METRIC, VerifyCard } from './verify-card.use-case';
 
@@ -35,17 +36,22 @@ const STORED_BODY: JsonObject = { result: 'SUCCESS', response: { gatewayCode: 'A
  */
 class FakeLedger {
   beginReply: BeginOperationReply = { outcome: 'PROCEED', order: null };
+  /** The order as begin's read saw it (null: none). */
+  seen: SeenOrder | null = null;
   recordError?: Error;
   readonly begun: BeginOperationMessage[] = [];
   readonly recorded: RecordOperationMessage[] = [];
+  /** The view each record was given. */
+  readonly recordedOn: (SeenOrder | null | undefined)[] = [];
 
-  async begin(message: BeginOperationMessage): Promise<BeginOperationReply> {
+  async begin(message: BeginOperationMessage): Promise<Begun> {
     this.begun.push(message);
-    return this.beginReply;
+    return { reply: this.beginReply, seen: this.seen };
   }
 
-  async record(message: RecordOperationMessage) {
+  async record(message: RecordOperationMessage, _step?: string, seen?: SeenOrder | null) {
     this.recorded.push(message);
+    this.recordedOn.push(seen);
     if (this.recordError) {
       throw this.recordError;
     }
@@ -96,8 +102,8 @@ function harness(now: Date = NOW): Harness {
   const logger = { warn: (fields: unknown) => warnings.push(fields) } as unknown as AppLogger;
   const acquirers = new AcquirerRegistry(metrics, new TestAcquirer({ now: () => now }));
   const useCase = new VerifyCard(
-    { execute: (message: BeginOperationMessage) => ledger.begin(message) } as unknown as BeginOperation,
-    { execute: (message: RecordOperationMessage) => ledger.record(message) } as unknown as RecordOperation,
+    { read: (message: BeginOperationMessage) => ledger.begin(message) } as unknown as BeginOperation,
+    { execute: (message: RecordOperationMessage, step?: string, seen?: SeenOrder | null) => ledger.record(message, step, seen) } as unknown as RecordOperation,
     acquirers,
     vault,
     () => now,
@@ -209,8 +215,9 @@ describe('VERIFY', () => {
     expect(reply.body).toEqual({ ...record.response, recorded: true });
   });
 
-  it('does not hint a new order to the ledger when begin saw the order', async () => {
+  it('does not hint a new order to the ledger when begin saw the order, and records on the order as begin read it', async () => {
     const { useCase, ledger } = harness();
+    ledger.seen = { order: { orderId: 'order-1' }, contents: { transactions: [], stored: null }, version: '7' } as unknown as SeenOrder;
     ledger.beginReply = {
       outcome: 'PROCEED',
       order: {
@@ -229,6 +236,7 @@ describe('VERIFY', () => {
     await useCase.execute(command(body()));
     expect(ledger.recorded).toHaveLength(1);
     expect(ledger.recorded[0].newOrder).toBeUndefined();
+    expect(ledger.recordedOn).toEqual([ledger.seen]);
   });
 
   it('answers a replay with the stored body, without calling the acquirer or recording', async () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
 import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
+import type { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
@@ -58,7 +59,7 @@ export class VerifyCard {
 
   async execute(command: VerifyCardCommand): Promise<OperationReply> {
     const requestHash = canonicalRequestHash(command.body);
-    const begun = await this.beginOperation.execute({
+    const { reply: begun, seen } = await this.beginOperation.read({
       envelope: command.envelope,
       orderId: command.orderId,
       transactionId: command.transactionId,
@@ -84,7 +85,7 @@ export class VerifyCard {
       merchantAvsRules: command.envelope.merchant.settings.transactionFiltering.avsResponseCodeRules,
       now,
     });
-    const recorded = await this.record(command, requestHash, parts, verified.result, begun.order === null);
+    const recorded = await this.record(command, requestHash, parts, verified.result, seen);
     return {
       body:
         plan.unmask && verified.explicitNumber
@@ -128,7 +129,7 @@ export class VerifyCard {
     requestHash: string,
     parts: VerifyResponseParts,
     acquirerResult: VerifyCardResult,
-    newOrder: boolean,
+    seen: SeenOrder | null,
   ): Promise<RecordOperationReply> {
     const { body, outcome } = parts;
     const notificationUrl = command.request.order.notificationUrl;
@@ -139,7 +140,7 @@ export class VerifyCard {
       apiOperation: 'VERIFY',
       requestHash,
       mode: 'CREATE',
-      ...(newOrder ? { newOrder } : {}),
+      ...(seen === null ? { newOrder: true } : {}),
       // No order.amount: a new order takes the verification's 0, an existing one keeps its own.
       order: {
         currency: outcome.currency,
@@ -157,7 +158,7 @@ export class VerifyCard {
       response: body,
     };
     try {
-      const { body } = await this.recordOperation.execute(message);
+      const { body } = await this.recordOperation.execute(message, 'RECORD', seen);
       return { body };
     } catch (err) {
       this.reportUnrecorded(command, acquirerResult, err);
