@@ -8,7 +8,7 @@ export type CaptureCommand = CardOperationCommand<CaptureRequest>;
 
 /**
  * `apiOperation: CAPTURE` of an authorisation, in parts and several times up to its amount
- * (capture-plan.ts; the ledger holds the limit again on the locked order row), sent to the
+ * (capture-plan.ts; the ledger holds the limit again when it reserves the capture), sent to the
  * acquirer by the authorisation's acquirer reference.
  */
 const CAPTURE: FollowOnOperation<CaptureRequest> = {

@@ -17,7 +17,8 @@ export interface CapturePlan {
  * What a CAPTURE means on the order as begin saw it (docs/decisions/card-payment-rules.md):
  * an authorisation of this order, named or the single one with something left to capture, and
  * an amount in the order's currency no greater than what is left of it. The ledger enforces the
- * capture limit again, on the locked order row, when the capture is reserved.
+ * capture limit again when the capture is reserved, on the order as it stands when that write
+ * lands.
  */
 export function planCapture(request: CaptureRequest, order: LedgerOrderView | null, orderId: string): CapturePlan {
   if (!order) {

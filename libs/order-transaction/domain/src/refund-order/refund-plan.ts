@@ -50,8 +50,8 @@ const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 /**
  * What a refund request means on the order as begin saw it (spec refund rules 1, 2, 4, 5;
  * docs/decisions/refund-rules.md). Throws the 400 of a request that cannot be a refund of this
- * order. The ledger checks the refund limit itself, on the locked order row, when the refund is
- * reserved.
+ * order. The ledger checks the refund limit itself when the refund is reserved, on the order as
+ * it stands when that write lands.
  */
 export function planRefund(
   request: RefundRequest,
