@@ -189,8 +189,8 @@ interface ContentsRow {
 
 /**
  * The ledger's SQL. Every query is hand-written so each protocol step costs a known, small
- * number of round trips (begin is one read; a record is one locking read and one write
- * statement), and sent as a prepared statement, planned once per connection.
+ * number of round trips (begin is one read; a record is one read and one write conditioned on
+ * the version read, or, when the order moved in between, one locking read and one write), and sent as a prepared statement, planned once per connection.
  */
 @Injectable()
 export class LedgerRepository {
