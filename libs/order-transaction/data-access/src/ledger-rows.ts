@@ -62,6 +62,8 @@ export interface LockedOrder {
  */
 export interface SeenOrder extends LockedOrder {
   version: string;
+  /** The operation whose stored response `contents.stored` is: a view serves that operation's records only. */
+  operation: { transactionId: string; apiOperation: string };
 }
 
 /** The values of a transaction a record writes (inserted, or updated in place). */

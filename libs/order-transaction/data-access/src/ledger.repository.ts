@@ -91,7 +91,7 @@ const INSERT_NEW_ORDER = new PreparedStatement(
        notification_url, last_fencing_token, operation_count, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, 1, $12, $12)
      ON CONFLICT (merchant_id, order_id) DO NOTHING
-     RETURNING merchant_id, order_id
+     RETURNING merchant_id, order_id, xmin::text AS version
    ), new_transaction AS (
      INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
        api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
@@ -105,7 +105,7 @@ const INSERT_NEW_ORDER = new PreparedStatement(
      api_operation, sequence, request_hash, body, created_at)
    SELECT merchant_id, order_id, transaction_id, $14, 1, $22, $23::jsonb, $12::timestamptz
      FROM new_transaction
-   RETURNING 1`,
+   RETURNING (SELECT version FROM new_order)`,
 );
 
 /**
@@ -126,7 +126,7 @@ function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResp
               notification_url = $10, last_fencing_token = $11, operation_count = $24,
               updated_at = $12
         WHERE merchant_id = $1 AND order_id = $2${ifVersion ? ' AND xmin = $26::xid' : ''}
-       RETURNING merchant_id, order_id
+       RETURNING merchant_id, order_id, xmin::text AS version
      ), saved_transaction AS (
        INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
          api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
@@ -147,7 +147,7 @@ function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResp
      SELECT merchant_id, order_id, transaction_id, $14, $24::integer, $22, $23::jsonb, $12::timestamptz
        FROM saved_transaction
      ${replaceResponse}
-     RETURNING 1`,
+     RETURNING (SELECT version FROM updated_order)`,
   );
 }
 const APPLY_TO_ORDER = {
@@ -181,6 +181,11 @@ const SAVE_ORDER_STATE = new PreparedStatement(
 );
 
 type RawTransaction = Omit<TransactionRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
+
+/** What a write returns: the version it gave the order row. */
+interface WrittenRow {
+  version: string;
+}
 
 interface ContentsRow {
   transactions: RawTransaction[];
@@ -219,7 +224,7 @@ export class LedgerRepository {
       return null;
     }
     const { transactions, stored, version, ...order } = rows[0];
-    return { order, contents: { transactions: transactions.map(toTransactionRow), stored }, version };
+    return { order, contents: { transactions: transactions.map(toTransactionRow), stored }, version, operation: { transactionId, apiOperation } };
   }
 
   async findOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
@@ -313,52 +318,54 @@ export class LedgerWriter {
   }
 
   /**
-   * A new order with its first transaction and stored response, in one statement. False when
-   * the order exists after all (created concurrently): nothing was written then, and the
-   * caller continues as for an existing order.
+   * A new order with its first transaction and stored response, in one statement, answering
+   * the order as written. Null when the order exists after all (created concurrently):
+   * nothing was written then, and the caller continues as for an existing order.
    */
-  async insertNewOrder(write: LedgerWrite): Promise<boolean> {
-    const { order, at } = write;
-    const inserted = await INSERT_NEW_ORDER.rowCount(this.manager, [
-      ...orderValues(order),
-      at,
+  async insertNewOrder(write: LedgerWrite): Promise<SeenOrder | null> {
+    const [row] = await INSERT_NEW_ORDER.rows<WrittenRow>(this.manager, [
+      ...orderValues(write.order),
+      write.at,
       ...transactionAndResponseValues(write),
       write.transaction.taxAmount,
     ]);
-    return inserted === 1;
+    return row ? orderAfter(null, write, row.version) : null;
   }
 
   /**
    * After lockOrder: the order's new state, the transaction (inserted, or updated keeping its
    * sequence, creating operation and creation time) and the stored response, in one statement.
    * The response is inserted, or with `response.replaces` replaces the one stored for the same
-   * operation (a reservation's PENDING body, once its outcome is known).
+   * operation (a reservation's PENDING body, once its outcome is known). Answers the order as
+   * written.
    */
-  async applyToOrder(write: LedgerWrite): Promise<void> {
-    const written = await this.apply(write);
-    if (written !== 1) {
+  async applyToOrder(write: LedgerWrite, locked: LockedOrder): Promise<SeenOrder> {
+    const [row] = await this.apply(write);
+    if (!row) {
       // Only possible if the locked row vanished.
-      throw new Error(`ledger write on ${write.order.merchantId}/${write.order.orderId} wrote ${written} responses`);
+      throw new Error(`ledger write on ${write.order.merchantId}/${write.order.orderId} wrote nothing`);
     }
+    return orderAfter(locked, write, row.version);
   }
 
   /**
-   * Without a lock: applyToOrder's write, made only if the order row is still the version a
-   * read saw (SeenOrder), in the same single statement. A record committed since (or one
-   * holding the row, once it commits) has moved the version on: then nothing is written, and
-   * the answer is false.
+   * Without a lock: applyToOrder's write, made only if the order row is still the version
+   * `seen` read, in the same single statement; answers the order as written. A record
+   * committed since (or one holding the row, once it commits) has moved the version on: then
+   * nothing is written, and the answer is null.
    */
-  async applyToOrderIfUnchanged(write: LedgerWrite, version: string): Promise<boolean> {
-    return (await this.apply(write, version)) === 1;
+  async applyToOrderIfUnchanged(write: LedgerWrite, seen: SeenOrder): Promise<SeenOrder | null> {
+    const [row] = await this.apply(write, seen.version);
+    return row ? orderAfter(seen, write, row.version) : null;
   }
 
-  private apply(write: LedgerWrite, version?: string): Promise<number> {
+  private apply(write: LedgerWrite, version?: string): Promise<WrittenRow[]> {
     const replacing = write.response.replaces === true;
     const statement =
       version === undefined
         ? replacing ? APPLY_TO_ORDER.lockedReplacingResponse : APPLY_TO_ORDER.locked
         : replacing ? APPLY_TO_ORDER.ifUnchangedReplacingResponse : APPLY_TO_ORDER.ifUnchanged;
-    return statement.rowCount(this.manager, [
+    return statement.rows<WrittenRow>(this.manager, [
       ...orderValues(write.order),
       write.at,
       ...transactionAndResponseValues(write),
@@ -395,6 +402,32 @@ export class LedgerWriter {
       order.lastFencingToken,
     ]);
   }
+}
+
+/**
+ * The order as a write on `before` (null: none, a new order) left it, for the operation's
+ * next record in this process: the row as written with the version the write gave it, the
+ * transactions with the written one in place, as the statement writes it (an update keeps its
+ * sequence, creating operation and creation time), and the response just stored for its
+ * operation. The next record is still written only if the row keeps that version.
+ */
+function orderAfter(before: LockedOrder | null, write: LedgerWrite, version: string): SeenOrder {
+  const { transaction, at } = write;
+  const { apiOperation, ...outcome } = transaction;
+  const transactions = before?.contents.transactions ?? [];
+  const existing = transactions.find((row) => row.transactionId === transaction.transactionId);
+  const written: TransactionRow = existing
+    ? { ...existing, ...outcome, updatedAt: at }
+    : { ...outcome, apiOperation, sequence: write.sequence, createdAt: at, updatedAt: at };
+  return {
+    order: { ...write.order, createdAt: before?.order.createdAt ?? at },
+    contents: {
+      transactions: existing ? transactions.map((row) => (row === existing ? written : row)) : [...transactions, written],
+      stored: { requestHash: write.response.requestHash, body: write.response.body },
+    },
+    version,
+    operation: { transactionId: transaction.transactionId, apiOperation: write.response.apiOperation },
+  };
 }
 
 /** $13..$23 of both writes: the transaction, then the stored response. */

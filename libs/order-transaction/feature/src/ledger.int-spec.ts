@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
-import { LedgerRepository, LockedOrder } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LockedOrder, SeenOrder } from '@gateway/order-transaction/data-access';
+import Decimal from 'decimal.js';
 import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD } from '@gateway/testing';
 import {
@@ -635,6 +636,63 @@ describe('a record on an existing order', () => {
 
     expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['START', 'SELECT', 'SELECT', 'COMMIT']);
     expect((await locked!)?.contents.transactions.map((t) => t.transactionId)).toEqual(['auth', 'c1']);
+  });
+});
+
+describe('the order as a record wrote it (the view its operation\'s next record is decided on)', () => {
+  /** Decimals by value (the write sends '4', Postgres answers '4.0000'), times as instants. */
+  function comparable(view: SeenOrder | null | undefined) {
+    const decimal = (value: string | null) => (value === null ? null : new Decimal(value).toFixed());
+    if (!view) {
+      return view;
+    }
+    const { order, contents, version } = view;
+    return JSON.parse(
+      JSON.stringify({
+        order: {
+          ...order,
+          amount: decimal(order.amount),
+          totalAuthorizedAmount: decimal(order.totalAuthorizedAmount),
+          totalCapturedAmount: decimal(order.totalCapturedAmount),
+          totalRefundedAmount: decimal(order.totalRefundedAmount),
+        },
+        transactions: contents.transactions.map((t) => ({ ...t, amount: decimal(t.amount), taxAmount: decimal(t.taxAmount) })),
+        stored: contents.stored,
+        version,
+      }),
+    );
+  }
+
+  it('is the order as read back, through a new order, a reservation on it and its completion in place', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = ledger.running.app.get(RecordOperation);
+    const repository = ledger.running.app.get(LedgerRepository);
+    const readBack = (transactionId: string, apiOperation: string) => repository.findForBegin(merchant.id, orderId, transactionId, apiOperation);
+
+    const paid = await records.execute({
+      ...recordMessage(operation(merchant, orderId, 'pay', 'PAY'), { transaction: txn('PAYMENT', '100.00', 'SUCCESS', { taxAmount: '4.50', fundingType: 'CARD' }) }),
+      newOrder: true,
+    });
+    expect(comparable(paid.written)).toEqual(comparable(await readBack('pay', 'PAY')));
+
+    const refund = operation(merchant, orderId, 'refund', 'REFUND');
+    const reservation = recordMessage(refund, { transaction: txn('REFUND', '30.00', 'PENDING', { targetTransactionId: 'pay' }) });
+    // A view serves the records of the operation it was read or written for only.
+    await expect(records.execute(reservation, 'RESERVE', paid.written)).rejects.toThrow('given the view of PAY');
+    const reserved = await records.execute(reservation, 'RESERVE', await readBack('refund', 'REFUND'));
+    expect(comparable(reserved.written)).toEqual(comparable(await readBack('refund', 'REFUND')));
+
+    const completed = await records.execute(
+      { ...reservation, mode: 'UPDATE', transaction: txn('REFUND', '30.00', 'SUCCESS', { targetTransactionId: 'pay' }) },
+      'COMPLETE',
+      reserved.written,
+    );
+    expect(completed.written?.contents.transactions.map((t) => [t.transactionId, t.sequence, t.result])).toEqual([
+      ['pay', 1, 'SUCCESS'],
+      ['refund', 2, 'SUCCESS'],
+    ]);
+    expect(comparable(completed.written)).toEqual(comparable(await readBack('refund', 'REFUND')));
   });
 });
 

@@ -64,7 +64,7 @@ export class RunReservedOperation {
       return reserved.body;
     }
     const outcome = await this.perform(operation);
-    return (await this.complete(operation, outcome)).body;
+    return (await this.complete(operation, outcome, reserved.written)).body;
   }
 
   private async perform(operation: ReservedOperation): Promise<CardOutcome> {
@@ -90,11 +90,12 @@ export class RunReservedOperation {
     }
   }
 
-  private async complete(operation: ReservedOperation, outcome: CardOutcome): Promise<RecordedOperation> {
+  /** `reserved`: the order as the reservation wrote it (written again only if still that version). */
+  private async complete(operation: ReservedOperation, outcome: CardOutcome, reserved: SeenOrder | undefined): Promise<RecordedOperation> {
     const message = operation.completion(outcome);
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.record.execute(message, 'COMPLETE');
+        return await this.record.execute(message, 'COMPLETE', reserved);
       } catch (err) {
         if (attempt >= COMPLETION_ATTEMPTS || err instanceof GatewayError) {
           this.logger.error(

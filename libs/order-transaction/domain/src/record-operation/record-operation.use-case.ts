@@ -25,6 +25,11 @@ export type RecordStep = 'RECORD' | 'RESERVE' | 'COMPLETE';
 /** A record's answer, and whether it was a replay of a body stored before (nothing written). */
 export interface RecordedOperation extends RecordOperationReply {
   replayed: boolean;
+  /**
+   * The order as this record wrote it (none for a replay): the `seen` of the operation's next
+   * record in this process (a reservation's completion), which then needs no read.
+   */
+  written?: SeenOrder;
 }
 
 /** What a record writes: the order, the transaction and the stored response, and its announcement. */
@@ -91,16 +96,16 @@ export class RecordOperation {
     if ('replay' in record) {
       return { body: record.replay, replayed: true };
     }
-    const applied = this.announced(record)
+    const written = this.announced(record)
       ? await this.ledger.transaction(async (writer) => {
-          if (!(await writer.applyToOrderIfUnchanged(record.write, seen.version))) {
-            return false;
+          const applied = await writer.applyToOrderIfUnchanged(record.write, seen);
+          if (applied) {
+            await this.events.orderRecorded(writer.manager, record.announcement);
           }
-          await this.events.orderRecorded(writer.manager, record.announcement);
-          return true;
+          return applied;
         })
-      : await this.ledger.autocommitWriter().applyToOrderIfUnchanged(record.write, seen.version);
-    return applied ? { body: record.body, replayed: false } : null;
+      : await this.ledger.autocommitWriter().applyToOrderIfUnchanged(record.write, seen);
+    return written ? { body: record.body, replayed: false, written } : null;
   }
 
   /** One database transaction on the locked order row: decides whatever the order's state. */
@@ -123,11 +128,11 @@ export class RecordOperation {
       if ('replay' in record) {
         return { body: record.replay, replayed: true };
       }
-      await writer.applyToOrder(record.write);
+      const written = await writer.applyToOrder(record.write, order);
       if (this.announced(record)) {
         await this.events.orderRecorded(writer.manager, record.announcement);
       }
-      return { body: record.body, replayed: false };
+      return { body: record.body, replayed: false, written };
     });
   }
 
@@ -186,13 +191,14 @@ export class RecordOperation {
 
   /** Null when the order exists after all (created concurrently): nothing was written then. */
   private async createOrder(writer: LedgerWriter, created: RecordWrite): Promise<RecordedOperation | null> {
-    if (!(await writer.insertNewOrder(created.write))) {
+    const written = await writer.insertNewOrder(created.write);
+    if (!written) {
       return null;
     }
     if (this.announced(created)) {
       await this.events.orderRecorded(writer.manager, created.announcement);
     }
-    return { body: created.body, replayed: false };
+    return { body: created.body, replayed: false, written };
   }
 
   /** The record on the order as read (locked or not), or the refusal it throws: no I/O. */
@@ -268,10 +274,20 @@ function recordTime(order: OrderRow): Date {
   return new Date(Math.max(now, order.updatedAt.getTime()));
 }
 
-/** A view given by the caller must be of the order this record writes. */
-function assertSeenFor({ order }: SeenOrder, input: RecordInput): void {
-  if (order.merchantId !== input.merchant.id || order.orderId !== input.orderId) {
-    throw new Error(`record of ${input.orderId} given the view of order ${order.orderId}`);
+/**
+ * A view given by the caller must be of the order this record writes, read or written for
+ * this same operation: its stored response is the one replays and completions are checked on.
+ */
+function assertSeenFor({ order, operation }: SeenOrder, input: RecordInput): void {
+  const same =
+    order.merchantId === input.merchant.id &&
+    order.orderId === input.orderId &&
+    operation.transactionId === input.transactionId &&
+    operation.apiOperation === input.apiOperation;
+  if (!same) {
+    throw new Error(
+      `record of ${input.apiOperation} ${input.orderId}/${input.transactionId} given the view of ${operation.apiOperation} ${order.orderId}/${operation.transactionId}`,
+    );
   }
 }
 

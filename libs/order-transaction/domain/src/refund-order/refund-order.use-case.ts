@@ -106,7 +106,7 @@ export class RefundOrder {
       return { body: reserved.body };
     }
     const outcome = await this.perform(context, connector, original);
-    const completed = await this.complete(context, outcome);
+    const completed = await this.complete(context, outcome, reserved.written);
     return { body: unmask ? withFullCardNumber(completed.body, plan) : completed.body };
   }
 
@@ -144,11 +144,12 @@ export class RefundOrder {
   }
 
   /** Money has moved (or may have): the ledger must record it, so a failed write is retried. */
-  private async complete(context: RefundContext, outcome: RefundOutcome): Promise<RecordedOperation> {
+  /** `reserved`: the order as the reservation wrote it (written again only if still that version). */
+  private async complete(context: RefundContext, outcome: RefundOutcome, reserved: SeenOrder | undefined): Promise<RecordedOperation> {
     const message = this.recordMessage(context, outcome, 'UPDATE');
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.record.execute(message, 'COMPLETE');
+        return await this.record.execute(message, 'COMPLETE', reserved);
       } catch (err) {
         if (attempt >= COMPLETION_ATTEMPTS || err instanceof GatewayError) {
           const { orderId, transactionId } = context.command;
