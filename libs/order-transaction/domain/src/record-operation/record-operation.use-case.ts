@@ -53,8 +53,9 @@ type OrderRecord = RecordWrite | { replay: JsonObject };
  * still current, three ways, cheapest first:
  *   - a new order that begin saw as new (`newOrder`): its insert alone, which writes nothing if
  *     the order exists by then (1 round trip; 4 with an outbox row: begin, insert, row, commit);
- *   - an existing order: read without a lock, then written by one statement conditioned on the
- *     order row's version (2 round trips; 5 with an outbox row);
+ *   - an existing order: read without a lock (or as begin read it, or as the operation's
+ *     previous record wrote it: `seen`), then written by one statement conditioned on the
+ *     order row's version (2 round trips, 1 with `seen`; 4-5 with an outbox row);
  *   - when either finds the order changed (a concurrent record), or the order missing without
  *     the hint: one database transaction on the locked order row (4 round trips: begin, lock
  *     and read, write, commit; one more after waiting for the lock), which always decides.
