@@ -195,7 +195,8 @@ interface ContentsRow {
 /**
  * The ledger's SQL. Every query is hand-written so each protocol step costs a known, small
  * number of round trips (begin is one read; a record is one read and one write conditioned on
- * the version read, or, when the order moved in between, one locking read and one write), and sent as a prepared statement, planned once per connection.
+ * the version read, or, when the order moved in between, one locking read and one write), and
+ * sent as a prepared statement, planned once per connection.
  */
 @Injectable()
 export class LedgerRepository {
@@ -413,12 +414,12 @@ export class LedgerWriter {
  */
 function orderAfter(before: LockedOrder | null, write: LedgerWrite, version: string): SeenOrder {
   const { transaction, at } = write;
-  const { apiOperation, ...outcome } = transaction;
+  const { apiOperation, ...columns } = transaction;
   const transactions = before?.contents.transactions ?? [];
   const existing = transactions.find((row) => row.transactionId === transaction.transactionId);
   const written: TransactionRow = existing
-    ? { ...existing, ...outcome, updatedAt: at }
-    : { ...outcome, apiOperation, sequence: write.sequence, createdAt: at, updatedAt: at };
+    ? { ...existing, ...columns, updatedAt: at }
+    : { ...columns, apiOperation, sequence: write.sequence, createdAt: at, updatedAt: at };
   return {
     order: { ...write.order, createdAt: before?.order.createdAt ?? at },
     contents: {

@@ -55,8 +55,8 @@ const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
 /**
  * CAPTURE and VOID: an operation on an earlier transaction of the order, with no card (so never
  * through the vault). Planned on the order as begin saw it, reserved by the ledger on the order
- * as it stands when the reservation is written (where its limits hold whatever raced it), sent to the acquirer by the target's
- * acquirer reference, then recorded (RunReservedOperation).
+ * as it stands when the reservation is written (where its limits hold whatever raced it), sent
+ * to the acquirer by the target's acquirer reference, then recorded (RunReservedOperation).
  */
 @Injectable()
 export class RunFollowOnOperation {

@@ -44,10 +44,10 @@ const COMPLETION_ATTEMPTS = 3;
 /**
  * Reserve, call, complete (docs/decisions/refund-reservation.md, which card payments follow):
  * the transaction is recorded PENDING on the order as it stands (ledger-records-on-row-version.md)
- * before the acquirer is called, so
- * the ledger's limits (capture limit, refund limit) refuse what they must before money moves, a
- * call the acquirer refused before doing anything releases the reservation, and one that reached
- * it is always recorded (UNKNOWN when nobody can say what happened).
+ * before the acquirer is called, so the ledger's limits (capture limit, refund limit) refuse what
+ * they must before money moves, a call the acquirer refused before doing anything releases the
+ * reservation, and one that reached it is always recorded (UNKNOWN when nobody can say what
+ * happened).
  */
 @Injectable()
 export class RunReservedOperation {

@@ -71,8 +71,8 @@ export class RecordOperation {
 
   /**
    * `seen`: the order as this operation's begin read it in this process (BeginOperation.read),
-   * for the operation's first record, which then needs no read of its own (null: begin saw
-   * none).
+   * or as its previous record wrote it (`RecordedOperation.written`); the record then needs no
+   * read of its own (null: begin saw no order).
    */
   async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD', seen?: SeenOrder | null): Promise<RecordedOperation> {
     const input = parseRecordInput(message);
@@ -82,9 +82,9 @@ export class RecordOperation {
   }
 
   /**
-   * An existing order, recorded without taking its lock: read as begin reads it (or as begin
-   * did read it), the record decided on that view, and written only if the order row is still
-   * the version read. Null when the locked way must decide: the order does not exist, or
+   * An existing order, recorded without taking its lock: read as begin reads it (or the view
+   * given), the record decided on that view, and written only if the order row is still the
+   * version read. Null when the locked way must decide: the order does not exist, or
    * changed after the read (then nothing was written).
    */
   private async recordOnSeenOrder(input: RecordInput, step: RecordStep, given?: SeenOrder | null): Promise<RecordedOperation | null> {

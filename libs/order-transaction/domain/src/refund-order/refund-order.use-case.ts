@@ -58,8 +58,8 @@ const COMPLETION_ATTEMPTS = 3;
  * docs/decisions/refund-rules.md). Runs on the ledger's own use cases in-process, as
  * reserve, call, complete (docs/decisions/refund-reservation.md): the amount is reserved on
  * the order as it stands (written only if no record changed it since begin's read) before any
- * money moves, so a refund the ledger would refuse never
- * reaches the acquirer, and one that reached it is always recorded.
+ * money moves, so a refund the ledger would refuse never reaches the acquirer, and one that
+ * reached it is always recorded.
  */
 @Injectable()
 export class RefundOrder {
