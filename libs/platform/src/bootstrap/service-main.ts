@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DatabaseConfig, loadConfig } from '../config';
+import { DatabaseConfig, loadConfig, PlatformConfig } from '../config';
 import { createServiceDataSource, migrateSchema, ServiceSchema } from '../database';
 import { AppLogger, createLogger } from '../logging';
-import { createMessageServer, MessagingOptions } from '../messaging';
+import { createMessageServer, MessagingOptions, NatsTls } from '../messaging';
 import { Metrics } from '../metrics';
 import { PlatformModule } from '../platform.module';
 import { bootstrapApp, exitOnSignals, failStartup, RunningApp } from './bootstrap';
@@ -18,18 +18,35 @@ export interface ServiceMainSpec<C extends DatabaseConfig> {
   servesMessages?: (config: C) => boolean;
 }
 
-export function messagingOptions(
-  config: { GATEWAY_PROFILE: 'distributed' | 'standalone'; NATS_URL: string; NATS_SUBJECT_PREFIX: string; NATS_REQUEST_TIMEOUT_MS: number },
-  serviceName: string,
-): MessagingOptions {
+type MessagingConfig = Pick<
+  PlatformConfig,
+  'GATEWAY_PROFILE' | 'NATS_URL' | 'NATS_TLS_CA_FILE' | 'NATS_SUBJECT_PREFIX' | 'NATS_REQUEST_TIMEOUT_MS'
+>;
+
+export function messagingOptions(config: MessagingConfig, serviceName: string): MessagingOptions {
+  const servers = config.NATS_URL.split(',');
   return {
     profile: config.GATEWAY_PROFILE,
-    servers: config.NATS_URL.split(','),
+    servers,
+    tls: natsTls(servers, config.NATS_TLS_CA_FILE),
     // The in-process bus is private to the process; prefixes only separate users of one NATS.
     subjectPrefix: config.GATEWAY_PROFILE === 'standalone' ? '' : config.NATS_SUBJECT_PREFIX,
     requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
     serviceName,
   };
+}
+
+/**
+ * Card numbers and security codes travel in NATS messages (edge to the service that runs the
+ * operation), so a deployment that asks for TLS gets it or no connection: a `tls://` URL, or a
+ * CA file, makes every connection require TLS and verify the server's certificate. Without
+ * them the server decides (nats.js upgrades when the server requires TLS).
+ */
+export function natsTls(servers: string[], caFile: string): NatsTls | null {
+  if (caFile === '' && !servers.some((url) => url.startsWith('tls://'))) {
+    return null;
+  }
+  return caFile === '' ? {} : { caFile };
 }
 
 export function databaseConnection(config: DatabaseConfig, applicationName: string) {

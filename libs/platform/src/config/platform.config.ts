@@ -31,6 +31,11 @@ export class PlatformConfig {
   @Matches(/^(nats|tls):\/\/[^,\s]+(,(nats|tls):\/\/[^,\s]+)*$/)
   NATS_URL = 'nats://127.0.0.1:4222';
 
+  @Describe('PEM file of the CA certificates that sign the NATS servers\' certificates, when not a public CA (e.g. mounted from a Secret). With it, or with a tls:// URL in NATS_URL, every NATS connection requires TLS and verifies the server\'s certificate: a server that offers no TLS is refused, never used in plain text.')
+  @IsOptional()
+  @IsString()
+  NATS_TLS_CA_FILE = '';
+
   @Describe('Prefix for every subject; lets several deployments or test runs share one NATS server.')
   @IsOptional()
   @Matches(/^([A-Za-z0-9_-]+\.)?$/, { message: 'must be empty or a token followed by a dot' })

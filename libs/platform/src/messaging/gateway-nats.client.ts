@@ -1,11 +1,13 @@
 import { ClientNats, ReadPacket, WritePacket } from '@nestjs/microservices';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { withinDeadline } from './deadline';
-import type { RequestReplyClient } from './message-bus';
+import type { NatsTls, RequestReplyClient } from './message-bus';
 import { ReplyInbox } from './reply-inbox';
 
 export interface GatewayNatsClientOptions {
   servers: string[];
+  /** TLS the connection insists on (MessagingOptions.tls). */
+  tls?: NatsTls | null;
   name: string;
   requestTimeoutMs: number;
 }
@@ -23,6 +25,7 @@ export class GatewayNatsClient extends ClientNats implements RequestReplyClient 
   constructor(private readonly clientOptions: GatewayNatsClientOptions) {
     super({
       servers: clientOptions.servers,
+      ...(clientOptions.tls ? { tls: clientOptions.tls } : {}),
       name: clientOptions.name,
       // Keep trying forever: a NATS restart must not leave the process disconnected.
       maxReconnectAttempts: -1,

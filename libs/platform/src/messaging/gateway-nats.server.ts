@@ -1,8 +1,11 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsTls } from './message-bus';
 
 export interface GatewayNatsServerOptions {
   servers: string[];
+  /** TLS the connection insists on (MessagingOptions.tls). */
+  tls?: NatsTls | null;
   name: string;
   /** Queue group: one per service, so each request goes to exactly one of its replicas. */
   queue: string;
@@ -26,6 +29,7 @@ export class GatewayNatsServer extends ServerNats {
   constructor(private readonly serverOptions: GatewayNatsServerOptions) {
     super({
       servers: serverOptions.servers,
+      ...(serverOptions.tls ? { tls: serverOptions.tls } : {}),
       name: serverOptions.name,
       queue: serverOptions.queue,
       maxReconnectAttempts: -1,

@@ -4,9 +4,16 @@ import { AppLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { APP_LOGGER, MESSAGE_CLIENT, MESSAGING_OPTIONS } from '../tokens';
 
+/** TLS every NATS connection insists on, verifying the server against `caFile` or the system's CAs. */
+export interface NatsTls {
+  caFile?: string;
+}
+
 export interface MessagingOptions {
   profile: 'distributed' | 'standalone';
   servers: string[];
+  /** None: plain NATS unless the server itself requires TLS (nats:// URLs, no CA file). */
+  tls?: NatsTls | null;
   subjectPrefix: string;
   requestTimeoutMs: number;
   /** The NATS connection name and queue group: the app's service name. */

@@ -14,6 +14,7 @@ export function createMessageClient(options: MessagingOptions): ClientProxy<any,
   }
   const client = new GatewayNatsClient({
     servers: options.servers,
+    tls: options.tls,
     name: `${options.serviceName}-client`,
     requestTimeoutMs: options.requestTimeoutMs,
   });
@@ -29,6 +30,7 @@ export function createMessageServer(
   }
   return new GatewayNatsServer({
     servers: options.servers,
+    tls: options.tls,
     name: options.serviceName,
     queue: options.serviceName,
     subjectPrefix: options.subjectPrefix,
