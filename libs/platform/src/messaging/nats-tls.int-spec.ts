@@ -37,7 +37,7 @@ function makeCertificates(): { certFile: string; keyFile: string } {
 async function connectOnceListening(url: string): Promise<NatsConnection> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await connect({ servers: url, tls: { caFile }, timeout: 1_000 });
+      return await connectOnce(url, { caFile });
     } catch (err) {
       if (attempt >= 50) {
         throw err;
