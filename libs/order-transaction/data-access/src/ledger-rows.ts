@@ -66,6 +66,23 @@ export interface SeenOrder extends LockedOrder {
   operation: { transactionId: string; apiOperation: string };
 }
 
+/**
+ * The transactions of an order an operation may act on (a refund's payments and captures, a
+ * capture's authorisations), whose stored responses begin reads with the order.
+ */
+export interface TargetQuery {
+  /** Successful transactions of these types. */
+  types: readonly TransactionType[];
+  /** The one the request names, if it names one: only its response is read. */
+  transactionId?: string;
+}
+
+/** Begin's view of an order, with the latest stored response of each transaction its TargetQuery matched. */
+export interface SeenOrderWithTargets {
+  seen: SeenOrder;
+  targetResponses: ReadonlyMap<string, JsonObject>;
+}
+
 /** The values of a transaction a record writes (inserted, or updated in place). */
 export interface TransactionWrite {
   transactionId: string;

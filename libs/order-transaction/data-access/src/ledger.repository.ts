@@ -3,7 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject } from '@gateway/contracts';
 import { inTransaction, PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { LedgerWrite, LockedOrder, OrderContents, OrderRow, SeenOrder, StoredResponse, TransactionRow } from './ledger-rows';
+import {
+  LedgerWrite,
+  LockedOrder,
+  OrderContents,
+  OrderRow,
+  SeenOrder,
+  SeenOrderWithTargets,
+  StoredResponse,
+  TargetQuery,
+  TransactionRow,
+} from './ledger-rows';
 
 const ORDER_COLUMNS = `
   o.merchant_id AS "merchantId", o.order_id AS "orderId", o.currency, o.amount::text AS amount, o.status,
@@ -36,6 +46,33 @@ const STORED_RESPONSE = `
 const FIND_FOR_BEGIN = new PreparedStatement(
   `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
           o.xmin::text AS version
+     FROM order_transaction.orders o
+    WHERE o.merchant_id = $1 AND o.order_id = $2`,
+);
+
+/**
+ * The latest stored response of each of the order's successful transactions of the types in
+ * $5, or only of $6 when it is not null: what an operation on an earlier transaction needs of
+ * its target (TargetQuery), keyed by transaction id.
+ */
+const TARGET_RESPONSES = `
+  COALESCE((
+    SELECT json_object_agg(t.transaction_id, latest.body)
+      FROM order_transaction.transactions t
+      JOIN LATERAL (
+        SELECT r.body FROM order_transaction.operation_responses r
+         WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
+         ORDER BY r.sequence DESC LIMIT 1
+      ) latest ON true
+     WHERE t.merchant_id = o.merchant_id AND t.order_id = o.order_id
+       AND t.result = 'SUCCESS' AND t.type = ANY($5::varchar[])
+       AND ($6::varchar IS NULL OR t.transaction_id = $6)
+  ), '{}'::json)`;
+
+/** Begin's read for an operation on an earlier transaction: FIND_FOR_BEGIN and its targets' responses. */
+const FIND_FOR_BEGIN_WITH_TARGETS = new PreparedStatement(
+  `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
+          o.xmin::text AS version, ${TARGET_RESPONSES} AS "targetResponses"
      FROM order_transaction.orders o
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
@@ -221,11 +258,30 @@ export class LedgerRepository {
       transactionId,
       apiOperation,
     ]);
+    return rows.length === 0 ? null : seenOrderOf(rows[0], { transactionId, apiOperation });
+  }
+
+  /**
+   * findForBegin for an operation on an earlier transaction of the order (a REFUND, CAPTURE or
+   * VOID), which also reads the stored responses of the transactions it may act on, in the
+   * same statement: the operation needs its target's (the acquirer's reference, the card) and
+   * would otherwise read it on its own once it has chosen the target.
+   */
+  async findForBeginWithTargets(
+    merchantId: string,
+    orderId: string,
+    transactionId: string,
+    apiOperation: string,
+    targets: TargetQuery,
+  ): Promise<SeenOrderWithTargets | null> {
+    const rows = await FIND_FOR_BEGIN_WITH_TARGETS.rows<
+      OrderRow & ContentsRow & { version: string; targetResponses: Record<string, JsonObject> }
+    >(this.manager, [merchantId, orderId, transactionId, apiOperation, targets.types, targets.transactionId ?? null]);
     if (rows.length === 0) {
       return null;
     }
-    const { transactions, stored, version, ...order } = rows[0];
-    return { order, contents: { transactions: transactions.map(toTransactionRow), stored }, version, operation: { transactionId, apiOperation } };
+    const { targetResponses, ...row } = rows[0];
+    return { seen: seenOrderOf(row, { transactionId, apiOperation }), targetResponses: new Map(Object.entries(targetResponses)) };
   }
 
   async findOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
@@ -463,6 +519,11 @@ function orderValues(order: LedgerWrite['order']): unknown[] {
     order.notificationUrl,
     order.lastFencingToken,
   ];
+}
+
+function seenOrderOf(row: OrderRow & ContentsRow & { version: string }, operation: SeenOrder['operation']): SeenOrder {
+  const { transactions, stored, version, ...order } = row;
+  return { order, contents: { transactions: transactions.map(toTransactionRow), stored }, version, operation };
 }
 
 function toTransactionRow(raw: RawTransaction): TransactionRow {

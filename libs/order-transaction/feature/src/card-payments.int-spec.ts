@@ -92,6 +92,29 @@ describe('a payment opening its order', () => {
   });
 });
 
+describe('an operation on an earlier transaction', () => {
+  it('gets its target\'s stored response with begin\'s read: a CAPTURE and a VOID are three statements each, no lock', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '50.00');
+    const verbs = (sent: string[]) => sent.map((sql) => sql.split(' ')[0]);
+    let captured: JsonObject = {};
+    const captureSent = await statementsOf(async () => {
+      captured = await capture(merchant, orderId, 'c1', '20.00');
+    });
+    // The acquirer was reached by the authorisation's reference, and its card shown again: both from the target's response.
+    expect(captured).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+    expect(verbs(captureSent)).toEqual(['SELECT', 'WITH', 'WITH']);
+    let voided: JsonObject = {};
+    const voidSent = await statementsOf(async () => {
+      voided = await voidOf(merchant, orderId, 'v1', 'c1');
+    });
+    expect(voided).toMatchObject({ result: 'SUCCESS', transaction: { type: 'VOID_CAPTURE' } });
+    expect(verbs(voidSent)).toEqual(['SELECT', 'WITH', 'WITH']);
+    expect([...captureSent, ...voidSent].filter((sql) => /FOR UPDATE|START TRANSACTION/.test(sql))).toEqual([]);
+  });
+});
+
 describe('the capture limit on the locked order row', () => {
   it('20 captures of 6.00 racing on 100.00 authorized: 16 captured, 4 refused before reaching the acquirer', async () => {
     const merchant = testMerchant();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
-import { LedgerRepository, LockedOrder, SeenOrder } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LockedOrder, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
 import Decimal from 'decimal.js';
 import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD } from '@gateway/testing';
@@ -693,6 +693,47 @@ describe('the order as a record wrote it (the view its operation\'s next record 
       ['refund', 2, 'SUCCESS'],
     ]);
     expect(comparable(completed.written)).toEqual(comparable(await readBack('refund', 'REFUND')));
+  });
+});
+
+describe('begin\'s read of the transactions an operation may act on (TargetQuery)', () => {
+  it('is the latest stored response of each successful transaction of the types asked, or of the named one only', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = ledger.running.app.get(RecordOperation);
+    const repository = ledger.running.app.get(LedgerRepository);
+    const record = (transactionId: string, apiOperation: string, transaction: Txn, mode: 'CREATE' | 'UPDATE' = 'CREATE') =>
+      records.execute(
+        {
+          ...recordMessage(operation(merchant, orderId, transactionId, apiOperation), { transaction, mode, response: { note: `${transactionId} ${transaction.result}` } }),
+          ...(transactionId === 'pay' ? { newOrder: true } : {}),
+        },
+        mode === 'UPDATE' ? 'COMPLETE' : 'RECORD',
+      );
+    await record('pay', 'PAY', txn('PAYMENT', '100.00'));
+    await record('pay-2', 'PAY', txn('PAYMENT', '5.00', 'FAILURE'));
+    await record('r1', 'REFUND', txn('REFUND', '30.00', 'PENDING', { targetTransactionId: 'pay' }));
+    await record('r1', 'REFUND', txn('REFUND', '30.00', 'SUCCESS', { targetTransactionId: 'pay' }), 'UPDATE');
+    const latest = async (transactionId: string) => (await repository.findTransactionResponse(merchant.id, orderId, transactionId))?.body;
+    const targetsOf = async (query: TargetQuery) => {
+      const found = await repository.findForBeginWithTargets(merchant.id, orderId, 'r2', 'REFUND', query);
+      return Object.fromEntries(found?.targetResponses ?? []);
+    };
+
+    // A refund's: the successful payment, not the failed one.
+    expect(await targetsOf({ types: ['PAYMENT', 'CAPTURE'] })).toEqual({ pay: await latest('pay') });
+    // A refund completed in place: its response is the completion's.
+    const voidable = await targetsOf({ types: ['AUTHORIZATION', 'CAPTURE', 'PAYMENT', 'REFUND'] });
+    expect(voidable).toEqual({ pay: await latest('pay'), r1: await latest('r1') });
+    expect(voidable.r1).toMatchObject({ note: 'r1 SUCCESS' });
+    // Named: that one only, and only if it is of a type asked for and successful.
+    expect(await targetsOf({ types: ['PAYMENT', 'REFUND'], transactionId: 'r1' })).toEqual({ r1: await latest('r1') });
+    expect(await targetsOf({ types: ['PAYMENT'], transactionId: 'pay-2' })).toEqual({});
+    expect(await targetsOf({ types: ['CAPTURE'] })).toEqual({});
+    // The order itself as begin reads it without targets.
+    const found = await repository.findForBeginWithTargets(merchant.id, orderId, 'r2', 'REFUND', { types: ['PAYMENT'] });
+    expect(found?.seen).toEqual(await repository.findForBegin(merchant.id, orderId, 'r2', 'REFUND'));
+    expect(await repository.findForBeginWithTargets(merchant.id, newOrderId(), 'r2', 'REFUND', { types: ['PAYMENT'] })).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { BeginOperationMessage, BeginOperationReply } from '@gateway/contracts';
-import { LedgerRepository, SeenOrder } from '@gateway/order-transaction/data-access';
+import { BeginOperationMessage, BeginOperationReply, JsonObject } from '@gateway/contracts';
+import { LedgerRepository, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
 import { snapshotOf, orderView } from '../ledger-response/order-snapshot';
 import { assertFenceCurrent, replayOf, requireFencingToken, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 
@@ -8,7 +8,11 @@ import { assertFenceCurrent, replayOf, requireFencingToken, transactionIdTaken }
 export interface Begun {
   reply: BeginOperationReply;
   seen: SeenOrder | null;
+  /** The latest stored response of each transaction the read's TargetQuery matched (empty without one). */
+  targetResponses: ReadonlyMap<string, JsonObject>;
 }
+
+const NO_TARGETS: ReadonlyMap<string, JsonObject> = new Map();
 
 /**
  * The ledger's first step, before an operation's side effects: one read, no lock, no write.
@@ -25,23 +29,34 @@ export class BeginOperation {
   /**
    * execute, for an operation run in this process, which also gets the order as begin read it:
    * its first record (RecordOperation's `seen`) is decided on that view and written only if
-   * the order is still as seen, without a read of its own.
+   * the order is still as seen, without a read of its own. `targets`: an operation on an
+   * earlier transaction also gets the stored responses of the transactions it may act on, from
+   * the same read.
    */
-  async read(message: BeginOperationMessage): Promise<Begun> {
+  async read(message: BeginOperationMessage, targets?: TargetQuery): Promise<Begun> {
     const fence = requireFencingToken(message.envelope);
-    const seen = await this.ledger.findForBegin(message.envelope.merchant.id, message.orderId, message.transactionId, message.apiOperation);
+    const { seen, targetResponses } = await this.find(message, targets);
     if (!seen) {
-      return { reply: { outcome: 'PROCEED', order: null }, seen };
+      return { reply: { outcome: 'PROCEED', order: null }, seen, targetResponses };
     }
     assertFenceCurrent(fence, seen.order);
     const replay = replayOf(seen.contents.stored, message.requestHash, message);
     if (replay) {
-      return { reply: { outcome: 'REPLAY', body: replay }, seen };
+      return { reply: { outcome: 'REPLAY', body: replay }, seen, targetResponses };
     }
     const taken = seen.contents.transactions.some((t) => t.transactionId === message.transactionId);
     if (taken && !message.addressesExistingTransaction) {
       throw transactionIdTaken(message.transactionId);
     }
-    return { reply: { outcome: 'PROCEED', order: orderView(snapshotOf(seen.order), seen.contents.transactions) }, seen };
+    return { reply: { outcome: 'PROCEED', order: orderView(snapshotOf(seen.order), seen.contents.transactions) }, seen, targetResponses };
+  }
+
+  private async find(message: BeginOperationMessage, targets: TargetQuery | undefined): Promise<Omit<Begun, 'reply'>> {
+    const { envelope, orderId, transactionId, apiOperation } = message;
+    if (!targets) {
+      return { seen: await this.ledger.findForBegin(envelope.merchant.id, orderId, transactionId, apiOperation), targetResponses: NO_TARGETS };
+    }
+    const found = await this.ledger.findForBeginWithTargets(envelope.merchant.id, orderId, transactionId, apiOperation, targets);
+    return found ?? { seen: null, targetResponses: NO_TARGETS };
   }
 }

@@ -14,6 +14,7 @@ export type CaptureCommand = CardOperationCommand<CaptureRequest>;
 const CAPTURE: FollowOnOperation<CaptureRequest> = {
   apiOperation: 'CAPTURE',
   doing: 'captured',
+  targetTypes: ['AUTHORIZATION'],
   plan: (request, order, orderId) => {
     const { amount, taxAmount, target } = planCapture(request, order, orderId);
     return { type: 'CAPTURE', amount, taxAmount, target, fundingType: target.fundingType ?? 'CARD' };

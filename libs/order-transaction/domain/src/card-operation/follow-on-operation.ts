@@ -18,7 +18,6 @@ import {
   TransactionType,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { LedgerRepository } from '@gateway/order-transaction/data-access';
 import { canonicalRequestHash } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from './acquirer-reference';
@@ -41,6 +40,8 @@ export interface FollowOnOperation<R extends FollowOnRequest, P extends FollowOn
   apiOperation: 'CAPTURE' | 'VOID';
   /** What the operation does to its target, for the error when the target has no acquirer reference ('captured'). */
   doing: string;
+  /** The types of transaction it can act on (successful ones): begin reads their stored responses. */
+  targetTypes: readonly TransactionType[];
   plan(request: R, order: LedgerOrderView | null, orderId: string): P;
   call(
     connector: AcquirerConnector,
@@ -63,7 +64,6 @@ export class RunFollowOnOperation {
   constructor(
     private readonly begin: BeginOperation,
     private readonly reserved: RunReservedOperation,
-    private readonly ledger: LedgerRepository,
     private readonly acquirers: AcquirerRegistry,
   ) {}
 
@@ -74,12 +74,13 @@ export class RunFollowOnOperation {
     const { envelope, orderId, transactionId, request } = command;
     const { apiOperation } = operation;
     const requestHash = canonicalRequestHash(command.body);
-    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash });
+    const targets = { types: operation.targetTypes, transactionId: request.transaction.targetTransactionId };
+    const { reply: begun, seen, targetResponses } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash }, targets);
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
     const plan = operation.plan(request, begun.order, orderId);
-    const targetBody = (await this.ledger.findTransactionResponse(envelope.merchant.id, orderId, plan.target.id))?.body ?? null;
+    const targetBody = targetResponses.get(plan.target.id) ?? null;
     const target = acquirerReferenceOf(targetBody, plan.target.id, operation.doing);
     const connector = this.acquirers.forMerchant(envelope.merchant);
     const message = (outcome: CardOutcome, mode: RecordMode) =>

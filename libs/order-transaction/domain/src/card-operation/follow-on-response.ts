@@ -15,6 +15,7 @@ export interface FollowOnRequest {
     item?: LineItem[];
     merchantNote?: string;
     reference?: string;
+    targetTransactionId?: string;
   };
 }
 

@@ -12,6 +12,7 @@ export const VOID_TYPES = {
   REFUND: 'VOID_REFUND',
 } as const satisfies Partial<Record<TransactionType, TransactionType>>;
 export type VoidableType = keyof typeof VOID_TYPES;
+export const VOIDABLE_TYPES = Object.keys(VOID_TYPES) as readonly VoidableType[];
 
 export function isVoidable(type: TransactionType): type is VoidableType {
   return Object.prototype.hasOwnProperty.call(VOID_TYPES, type);

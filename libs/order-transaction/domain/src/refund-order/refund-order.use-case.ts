@@ -12,7 +12,7 @@ import {
   RequestEnvelope,
   unmaskRequested,
 } from '@gateway/contracts';
-import { LedgerRepository, SeenOrder } from '@gateway/order-transaction/data-access';
+import { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalRequestHash, NotDeliveredError } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
@@ -20,7 +20,7 @@ import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
 import { OUTCOME_UNKNOWN, RefundOutcome } from './refund-outcome';
-import { planRefund, RefundPlan } from './refund-plan';
+import { FUNDS_TRANSFERS, planRefund, RefundPlan } from './refund-plan';
 import { refundOrderDetails, refundResponseBody } from './refund-response';
 import { RefundSideEffects } from './refund-side-effects';
 
@@ -67,7 +67,6 @@ export class RefundOrder {
     private readonly begin: BeginOperation,
     private readonly record: RecordOperation,
     private readonly release: ReleaseReservation,
-    private readonly ledger: LedgerRepository,
     private readonly acquirers: AcquirerRegistry,
     private readonly sideEffects: RefundSideEffects,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
@@ -76,13 +75,17 @@ export class RefundOrder {
   async execute(command: RefundCommand): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
     const requestHash = canonicalRequestHash(command.body);
-    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash });
+    const targets = { types: FUNDS_TRANSFERS, transactionId: request.transaction.targetTransactionId };
+    const { reply: begun, seen, targetResponses } = await this.begin.read(
+      { envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash },
+      targets,
+    );
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
     const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
     const plan = planRefund(request, begun.order, envelope.merchant, command.session);
-    const targetBody = plan.target ? await this.storedBodyOf(envelope.merchant.id, orderId, plan.target.id) : null;
+    const targetBody = plan.target ? (targetResponses.get(plan.target.id) ?? null) : null;
     const context: RefundContext = {
       command,
       requestHash,
@@ -194,10 +197,6 @@ export class RefundOrder {
       },
       response: refundResponseBody({ request, plan, targetBody, outcome: mode === 'UPDATE' ? outcome : undefined }),
     };
-  }
-
-  private async storedBodyOf(merchantId: string, orderId: string, transactionId: string): Promise<JsonObject | null> {
-    return (await this.ledger.findTransactionResponse(merchantId, orderId, transactionId))?.body ?? null;
   }
 }
 

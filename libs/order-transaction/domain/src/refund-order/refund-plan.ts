@@ -43,7 +43,8 @@ export interface RefundPlan {
   route: RefundRoute;
 }
 
-const FUNDS_TRANSFERS: TransactionType[] = ['PAYMENT', 'CAPTURE'];
+/** What a refund returns funds of (a successful one): its target. */
+export const FUNDS_TRANSFERS: readonly TransactionType[] = ['PAYMENT', 'CAPTURE'];
 const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
 const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 

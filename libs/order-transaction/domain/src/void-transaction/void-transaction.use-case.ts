@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OperationReply, VoidRequest } from '@gateway/contracts';
 import { FollowOnOperation, FollowOnPlan, RunFollowOnOperation } from '../card-operation/follow-on-operation';
+import { VOIDABLE_TYPES } from '../card-operation/order-transactions';
 import { CardOperationCommand } from '../card-operation/reserved-operation';
 import { planVoid, VoidPlan } from './void-plan';
 
@@ -15,6 +16,7 @@ export type VoidCommand = CardOperationCommand<VoidRequest>;
 const VOID: FollowOnOperation<VoidRequest, FollowOnPlan & VoidPlan> = {
   apiOperation: 'VOID',
   doing: 'voided',
+  targetTypes: VOIDABLE_TYPES,
   plan: (request, order, orderId) => {
     const plan = planVoid(request, order, orderId);
     return { ...plan, ...(plan.target.fundingType ? { fundingType: plan.target.fundingType } : {}) };

@@ -46,7 +46,7 @@ class FakeLedger {
 
   async begin(message: BeginOperationMessage): Promise<Begun> {
     this.begun.push(message);
-    return { reply: this.beginReply, seen: this.seen };
+    return { reply: this.beginReply, seen: this.seen, targetResponses: new Map() };
   }
 
   async record(message: RecordOperationMessage, _step?: string, seen?: SeenOrder | null) {
