@@ -35,12 +35,14 @@ type Container = {
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
   envFrom?: { secretRef?: { name: string }; configMapRef?: { name: string } }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 };
 type PodSpec = {
   containers: Container[];
   initContainers?: Container[];
   securityContext?: { runAsNonRoot?: boolean };
   terminationGracePeriodSeconds?: number;
+  volumes?: { name: string; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
 };
 
 const podSpecOf = (o: K8sObject): PodSpec | undefined => (o.spec as { template?: { spec?: PodSpec } } | undefined)?.template?.spec;
@@ -140,7 +142,8 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
 
   it('documents how to create every Secret it references', () => {
     const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
-    const referenced = new Set(workloads().flatMap((o) => containersOf(podSpecOf(o)!).flatMap(secretsOf)));
+    const mounted = (spec: PodSpec) => (spec.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : []));
+    const referenced = new Set(workloads().flatMap((o) => [...containersOf(podSpecOf(o)!).flatMap(secretsOf), ...mounted(podSpecOf(o)!)]));
     expect([...referenced].filter((name) => !guide.includes(`\`${name}\``))).toEqual([]);
   });
 
@@ -246,7 +249,24 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         expect(template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
       }
     });
-  } else {
+  }
+
+  if (overlay === 'overlays/production') {
+    it('connects every app to NATS over TLS it verifies against the private CA mounted from the Secret nats-ca', () => {
+      const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
+      expect(config.NATS_URL.split(',').filter((url) => !url.startsWith('tls://'))).toEqual([]);
+      expect(config.NATS_TLS_CA_FILE).toBe('/etc/gateway/nats-ca/ca.crt');
+      for (const deployment of find('Deployment')) {
+        const spec = podSpecOf(deployment)!;
+        const volume = (spec.volumes ?? []).find((v) => v.secret?.secretName === 'nats-ca');
+        expect([deployment.metadata.name, volume?.secret?.items]).toEqual([deployment.metadata.name, [{ key: 'ca.crt', path: 'ca.crt' }]]);
+        const mount = spec.containers[0].volumeMounts?.find((m) => m.name === volume!.name);
+        expect([deployment.metadata.name, mount?.mountPath, mount?.readOnly]).toEqual([deployment.metadata.name, '/etc/gateway/nats-ca', true]);
+      }
+    });
+  }
+
+  if (overlay.endsWith('/migrate')) {
     it("provisions the roles, then migrates every app's schema with that app's own image, in order", () => {
       const [job] = find('Job');
       const spec = podSpecOf(job)!;
