@@ -20,15 +20,22 @@ export interface ServiceMainSpec<C extends DatabaseConfig> {
 
 type MessagingConfig = Pick<
   PlatformConfig,
-  'GATEWAY_PROFILE' | 'NATS_URL' | 'NATS_TLS_CA_FILE' | 'NATS_SUBJECT_PREFIX' | 'NATS_REQUEST_TIMEOUT_MS'
+  'GATEWAY_PROFILE' | 'NATS_URL' | 'NATS_TLS_CA_FILE' | 'NATS_TLS_CERT_FILE' | 'NATS_TLS_KEY_FILE' | 'NATS_SUBJECT_PREFIX' | 'NATS_REQUEST_TIMEOUT_MS'
 >;
+
+/** The PEM files of NATS's TLS (PlatformConfig's NATS_TLS_*): '' for none. */
+export interface NatsTlsFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
 
 export function messagingOptions(config: MessagingConfig, serviceName: string): MessagingOptions {
   const servers = config.NATS_URL.split(',');
   return {
     profile: config.GATEWAY_PROFILE,
     servers,
-    tls: natsTls(servers, config.NATS_TLS_CA_FILE),
+    tls: natsTls(servers, { caFile: config.NATS_TLS_CA_FILE, certFile: config.NATS_TLS_CERT_FILE, keyFile: config.NATS_TLS_KEY_FILE }),
     // The in-process bus is private to the process; prefixes only separate users of one NATS.
     subjectPrefix: config.GATEWAY_PROFILE === 'standalone' ? '' : config.NATS_SUBJECT_PREFIX,
     requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
@@ -38,15 +45,16 @@ export function messagingOptions(config: MessagingConfig, serviceName: string): 
 
 /**
  * Card numbers and security codes travel in NATS messages (edge to the service that runs the
- * operation), so a deployment that asks for TLS gets it or no connection: a `tls://` URL, or a
- * CA file, makes every connection require TLS and verify the server's certificate. Without
- * them the server decides (nats.js upgrades when the server requires TLS).
+ * operation), so a deployment that asks for TLS gets it or no connection: a `tls://` URL, a CA
+ * file or a client certificate makes every connection require TLS and verify the server's
+ * certificate. Without them the server decides (nats.js upgrades when the server requires TLS).
  */
-export function natsTls(servers: string[], caFile: string): NatsTls | null {
-  if (caFile === '' && !servers.some((url) => url.startsWith('tls://'))) {
+export function natsTls(servers: string[], files: NatsTlsFiles): NatsTls | null {
+  const { caFile, certFile, keyFile } = files;
+  if (caFile === '' && certFile === '' && !servers.some((url) => url.startsWith('tls://'))) {
     return null;
   }
-  return caFile === '' ? {} : { caFile };
+  return { ...(caFile === '' ? {} : { caFile }), ...(certFile === '' ? {} : { certFile, keyFile }) };
 }
 
 export function databaseConnection(config: DatabaseConfig, applicationName: string) {

@@ -1,7 +1,7 @@
 import { IsInt, IsString, Min, MinLength } from 'class-validator';
 import { BoolVar, Describe, describeVariables, IntVar } from './config-decorators';
 import { ConfigError, describeConfig, loadConfig } from './load-config';
-import { DatabaseConfig } from './platform.config';
+import { DatabaseConfig, PlatformConfig } from './platform.config';
 
 class SampleConfig {
   @Describe('a port')
@@ -46,6 +46,21 @@ describe('loadConfig', () => {
 
   it('refuses a database URL that is not postgres://', () => {
     expect(() => loadConfig(DatabaseConfig, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+  });
+
+  it('wants a NATS client certificate and its key together', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(PlatformConfig, env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ NATS_TLS_CERT_FILE: '/tls.crt' })).toEqual([{ variable: 'NATS_TLS_KEY_FILE', problem: 'is required with NATS_TLS_CERT_FILE' }]);
+    expect(problems({ NATS_TLS_KEY_FILE: '/tls.key' })).toEqual([{ variable: 'NATS_TLS_CERT_FILE', problem: 'is required with NATS_TLS_KEY_FILE' }]);
+    expect(problems({ NATS_TLS_CERT_FILE: '/tls.crt', NATS_TLS_KEY_FILE: '/tls.key' })).toEqual([]);
+    expect(problems({})).toEqual([]);
   });
 
   it('never shows a secret when describing the configuration', () => {

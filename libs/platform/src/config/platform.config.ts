@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { BoolVar, Describe, IntVar } from './config-decorators';
 
 export const PROFILES = ['distributed', 'standalone'] as const;
@@ -35,6 +35,18 @@ export class PlatformConfig {
   @IsOptional()
   @IsString()
   NATS_TLS_CA_FILE = '';
+
+  @Describe('PEM file of this app\'s client certificate, for NATS servers that admit only clients whose certificate their CA signed (mutual TLS; e.g. mounted from a Secret). Set with NATS_TLS_KEY_FILE; with them every NATS connection requires TLS.')
+  @ValidateIf((config: PlatformConfig) => config.NATS_TLS_KEY_FILE !== '')
+  @IsString()
+  @IsNotEmpty({ message: 'is required with NATS_TLS_KEY_FILE' })
+  NATS_TLS_CERT_FILE = '';
+
+  @Describe('PEM file of the private key of NATS_TLS_CERT_FILE.')
+  @ValidateIf((config: PlatformConfig) => config.NATS_TLS_CERT_FILE !== '')
+  @IsString()
+  @IsNotEmpty({ message: 'is required with NATS_TLS_CERT_FILE' })
+  NATS_TLS_KEY_FILE = '';
 
   @Describe('Prefix for every subject; lets several deployments or test runs share one NATS server.')
   @IsOptional()

@@ -4,9 +4,14 @@ import { AppLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { APP_LOGGER, MESSAGE_CLIENT, MESSAGING_OPTIONS } from '../tokens';
 
-/** TLS every NATS connection insists on, verifying the server against `caFile` or the system's CAs. */
+/**
+ * TLS every NATS connection insists on, verifying the server against `caFile` or the system's
+ * CAs, and showing the server `certFile` (with `keyFile`) when it asks for a client certificate.
+ */
 export interface NatsTls {
   caFile?: string;
+  certFile?: string;
+  keyFile?: string;
 }
 
 export interface MessagingOptions {
