@@ -50,6 +50,14 @@ const FIND_FOR_BEGIN = new PreparedStatement(
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
 
+/** Joins the latest stored response (`latest.body`) of the transaction `t`. */
+const LATEST_RESPONSE_OF_T = `
+  JOIN LATERAL (
+    SELECT r.body FROM order_transaction.operation_responses r
+     WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
+     ORDER BY r.sequence DESC LIMIT 1
+  ) latest ON true`;
+
 /**
  * The latest stored response of each of the order's successful transactions of the types in
  * $5, or only of $6 when it is not null: what an operation on an earlier transaction needs of
@@ -58,12 +66,7 @@ const FIND_FOR_BEGIN = new PreparedStatement(
 const TARGET_RESPONSES = `
   COALESCE((
     SELECT json_object_agg(t.transaction_id, latest.body)
-      FROM order_transaction.transactions t
-      JOIN LATERAL (
-        SELECT r.body FROM order_transaction.operation_responses r
-         WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
-         ORDER BY r.sequence DESC LIMIT 1
-      ) latest ON true
+      FROM order_transaction.transactions t ${LATEST_RESPONSE_OF_T}
      WHERE t.merchant_id = o.merchant_id AND t.order_id = o.order_id
        AND t.result = 'SUCCESS' AND t.type = ANY($5::varchar[])
        AND ($6::varchar IS NULL OR t.transaction_id = $6)
@@ -83,12 +86,7 @@ const FIND_ORDER = new PreparedStatement(
 
 const LATEST_RESPONSES = new PreparedStatement(
   `SELECT latest.body
-     FROM order_transaction.transactions t
-     JOIN LATERAL (
-       SELECT r.body FROM order_transaction.operation_responses r
-        WHERE r.merchant_id = t.merchant_id AND r.order_id = t.order_id AND r.transaction_id = t.transaction_id
-        ORDER BY r.sequence DESC LIMIT 1
-     ) latest ON true
+     FROM order_transaction.transactions t ${LATEST_RESPONSE_OF_T}
     WHERE t.merchant_id = $1 AND t.order_id = $2
     ORDER BY t.sequence`,
 );
