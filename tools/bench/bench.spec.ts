@@ -1,5 +1,6 @@
 import { CpuProfile, ownerOf, topCosts } from './cpu-profile-summary';
-import { machineShares, machineTicks } from './load';
+import { readFileSync } from 'node:fs';
+import { cpuByPid, cpuSpentByCommand, machineShares, machineTicks } from './load';
 import { OptionsError, parseOptions, SCENARIOS } from './options';
 import { BenchRun, failures, LoadResult, renderMarkdown, ScenarioResult, scenarioResult, targetVerdicts } from './results';
 
@@ -77,7 +78,7 @@ describe('bench results', () => {
       { profile: 'standalone', scenario: 'token-put', connections: 8, rate: 50 },
       load({ duration: 4, requests: { total: 1000 }, errors: 2, timeouts: 1, non2xx: 7 }),
       { expected: 990, unexpected: 10, samples: ['400 {"result":"ERROR"}'] },
-      { peakRssMb: { gateway: 180 }, cpuMs: { gateway: 2500 } },
+      { peakRssMb: { gateway: 180 }, cpuMs: { gateway: 2500 }, supportCpuMs: { postgres: 1500, 'load generator': 300 } },
     );
     expect(aggregated).toEqual({
       profile: 'standalone',
@@ -97,6 +98,7 @@ describe('bench results', () => {
       unexpectedSamples: ['400 {"result":"ERROR"}'],
       peakRssMb: { gateway: 180 },
       cpuMsPerRequest: { gateway: 2.5 },
+      supportCpuMsPerRequest: { postgres: 1.5, 'load generator': 0.3 },
     });
   });
 
@@ -138,7 +140,7 @@ describe('bench results', () => {
       options: { durationSeconds: 10, warmupSeconds: 5, connections: 50, rate: 500, smoke: false },
       nodeOptions: { distributed: '--max-old-space-size=128', standalone: '' },
       results: [
-        result({ throughput: 500, machine: { busyPercent: 97, stealPercent: 12 } }),
+        result({ throughput: 500, machine: { busyPercent: 97, stealPercent: 12 }, supportCpuMsPerRequest: { postgres: 0.66, 'nats-server': 0.11 } }),
         result({ profile: 'reference', scenario: 'reference-bare-http', throughput: 20_000, peakRssMb: { 'bare-http': 50 }, cpuMsPerRequest: { 'bare-http': 0.05 } }),
         result({ profile: 'reference', scenario: 'reference-http-nats-postgres', throughput: 2000, peakRssMb: {}, cpuMsPerRequest: {} }),
       ],
@@ -151,11 +153,38 @@ describe('bench results', () => {
     expect(markdown).toContain('| verify | 50 | — | 500 | 4 | 9 | 21 | 80 | 0 | 0 | 0 | 25% | 3% |');
     expect(markdown).toContain('| scenario | api-edge |\n| --- | --- |\n| verify | 120 |');
     expect(markdown).toContain(
-      '| scenario | api-edge | total | machine busy % | stolen % |\n| --- | --- | --- | --- | --- |\n| verify | 0.08 | 0.08 | 97 | 12 |',
+      '| scenario | api-edge | total | postgres | nats-server | machine busy % | stolen % |\n| --- | --- | --- | --- | --- | --- | --- |\n| verify | 0.08 | 0.08 | 0.66 | 0.11 | 97 | 12 |',
     );
     expect(markdown).toContain('| VERIFY ≥ 1,000 ops/s sustained, zero errors | 500 ops/s over 10 s | no |');
     expect(markdown.indexOf('### distributed')).toBeLessThan(markdown.indexOf('### reference'));
     expect(markdown).not.toContain('### standalone');
+  });
+});
+
+describe('CPU of the servers the gateway needs', () => {
+  it('sums each name\'s processes between two readings: a new one from zero, an ended one not at all', () => {
+    const before = new Map([
+      [10, { command: 'postgres', ms: 100 }],
+      [11, { command: 'postgres', ms: 50 }],
+      [20, { command: 'nats-server', ms: 10 }],
+      [30, { command: 'nats-server', ms: 400 }],
+    ]);
+    const after = new Map([
+      [10, { command: 'postgres', ms: 160 }],
+      [12, { command: 'postgres', ms: 20 }],
+      [20, { command: 'nats-server', ms: 15 }],
+      // pid 30 ended and its number went to a new Postgres backend.
+      [30, { command: 'postgres', ms: 3 }],
+    ]);
+    expect(cpuSpentByCommand(before, after, ['postgres', 'nats-server', 'redis-server'])).toEqual({ postgres: 83, 'nats-server': 5, 'redis-server': 0 });
+  });
+
+  it('finds processes by their name in /proc', () => {
+    const ownName = readFileSync('/proc/self/comm', 'utf8').trim();
+    const found = cpuByPid([ownName]).get(process.pid);
+    expect(found?.command).toBe(ownName);
+    expect(found?.ms).toBeGreaterThan(0);
+    expect(cpuByPid(['no-such-process-name']).size).toBe(0);
   });
 });
 

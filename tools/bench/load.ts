@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { AnswerCheck, LoadResult, recordAnswer } from './results';
 import { runSteadyLoad } from './steady-load';
@@ -78,6 +78,47 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** The servers the gateway needs, by their process name (`/proc/<pid>/comm`): every Postgres backend is a `postgres`. */
+export const SUPPORT_COMMANDS = ['postgres', 'nats-server', 'redis-server'] as const;
+
+/** CPU time so far, in ms, of every process whose name is one of `commands`, by pid. */
+export function cpuByPid(commands: readonly string[]): Map<number, { command: string; ms: number }> {
+  const found = new Map<number, { command: string; ms: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    try {
+      const command = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (commands.includes(command)) {
+        found.set(Number(entry), { command, ms: cpuMs(Number(entry)) });
+      }
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU time used between two cpuByPid readings, summed by process name: a process started in
+ * between counts from zero; one that ended in between is not counted (a Postgres backend that
+ * closed its connection during the scenario).
+ */
+export function cpuSpentByCommand(
+  before: Map<number, { command: string; ms: number }>,
+  after: Map<number, { command: string; ms: number }>,
+  commands: readonly string[],
+): Record<string, number> {
+  const spent: Record<string, number> = Object.fromEntries(commands.map((command) => [command, 0]));
+  for (const [pid, { command, ms }] of after) {
+    const earlier = before.get(pid);
+    // A pid reused by another process of the same name would count from that process's start.
+    spent[command] += Math.max(0, ms - (earlier?.command === command ? earlier.ms : 0));
+  }
+  return Object.fromEntries(Object.entries(spent).map(([command, ms]) => [command, Math.round(ms)]));
+}
+
 /** The machine's CPU time so far, in ticks: all of it, and what was idle or stolen by the hypervisor. */
 export function machineTicks(): { total: number; idle: number; steal: number } {
   try {
@@ -110,16 +151,27 @@ const CLOCK_TICKS_PER_SECOND = 100;
 /**
  * Watches the processes while a scenario runs: `stop()` gives each one's peak RSS in MB (polled)
  * and the CPU time it used meanwhile in ms, the cost that does not depend on how busy the
- * machine is, and how busy the whole machine was, with the share the hypervisor stole (a
- * virtual machine's neighbours: time neither the gateway nor anything else here got).
+ * machine is; the CPU time of Postgres, NATS and Redis (every process of each) and of this
+ * process, the load generator; and how busy the whole machine was, with the share the
+ * hypervisor stole (a virtual machine's neighbours: time neither the gateway nor anything else
+ * here got).
  */
 export function watchProcesses(
   pids: Record<string, number>,
   intervalMs = 200,
-): { stop(): { peakRssMb: Record<string, number>; cpuMs: Record<string, number>; machine: { busyPercent: number; stealPercent: number } } } {
+): {
+  stop(): {
+    peakRssMb: Record<string, number>;
+    cpuMs: Record<string, number>;
+    supportCpuMs: Record<string, number>;
+    machine: { busyPercent: number; stealPercent: number };
+  };
+} {
   const names = Object.keys(pids);
   const peaks: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
   const cpuAtStart = Object.fromEntries(names.map((name) => [name, cpuMs(pids[name])]));
+  const supportAtStart = cpuByPid(SUPPORT_COMMANDS);
+  const loadGeneratorAtStart = process.cpuUsage();
   const machineAtStart = machineTicks();
   const sample = () => {
     for (const name of names) {
@@ -135,8 +187,16 @@ export function watchProcesses(
       return {
         peakRssMb: Object.fromEntries(names.map((name) => [name, Math.round(peaks[name] / 1024)])),
         cpuMs: Object.fromEntries(names.map((name) => [name, Math.round(cpuMs(pids[name]) - cpuAtStart[name])])),
+        supportCpuMs: {
+          ...cpuSpentByCommand(supportAtStart, cpuByPid(SUPPORT_COMMANDS), SUPPORT_COMMANDS),
+          'load generator': Math.round(usedMs(process.cpuUsage(loadGeneratorAtStart))),
+        },
         machine: machineShares(machineAtStart, machineTicks()),
       };
     },
   };
+}
+
+function usedMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }

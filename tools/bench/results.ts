@@ -60,6 +60,8 @@ export interface ScenarioResult {
   peakRssMb: Record<string, number>;
   /** CPU time per completed request, per process, in ms: the cost a busy machine does not distort. */
   cpuMsPerRequest: Record<string, number>;
+  /** The same for Postgres, NATS and Redis (all of each one's processes) and the load generator (absent in runs before it was measured). */
+  supportCpuMsPerRequest?: Record<string, number>;
   /** The whole machine during the scenario: busy, and stolen by the hypervisor, in percent. */
   machine?: { busyPercent: number; stealPercent: number };
   notes?: string;
@@ -83,9 +85,16 @@ export function scenarioResult(
   meta: Pick<ScenarioResult, 'profile' | 'scenario' | 'connections' | 'rate' | 'notes'>,
   load: LoadResult,
   check: AnswerCheck,
-  processes: { peakRssMb: Record<string, number>; cpuMs: Record<string, number>; machine?: ScenarioResult['machine'] },
+  processes: {
+    peakRssMb: Record<string, number>;
+    cpuMs: Record<string, number>;
+    supportCpuMs?: Record<string, number>;
+    machine?: ScenarioResult['machine'];
+  },
 ): ScenarioResult {
   const durationSeconds = load.duration > 0 ? load.duration : 1;
+  const perRequest = (cpuMs: Record<string, number>) =>
+    Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [name, load.requests.total > 0 ? round(ms / load.requests.total, 2) : 0]));
   return {
     ...meta,
     durationSeconds: round(durationSeconds),
@@ -100,9 +109,8 @@ export function scenarioResult(
     unexpected: check.unexpected,
     unexpectedSamples: check.samples,
     peakRssMb: processes.peakRssMb,
-    cpuMsPerRequest: Object.fromEntries(
-      Object.entries(processes.cpuMs).map(([name, ms]) => [name, load.requests.total > 0 ? round(ms / load.requests.total, 2) : 0]),
-    ),
+    cpuMsPerRequest: perRequest(processes.cpuMs),
+    ...(processes.supportCpuMs ? { supportCpuMsPerRequest: perRequest(processes.supportCpuMs) } : {}),
     ...(processes.machine ? { machine: processes.machine } : {}),
   };
 }
@@ -200,21 +208,23 @@ export function renderMarkdown(run: BenchRun): string {
     );
     const processes = [...new Set(results.flatMap((r) => Object.keys(r.peakRssMb)))];
     const rss = table(['scenario', ...processes], results.map((r) => [r.scenario, ...processes.map((p) => r.peakRssMb[p] ?? '—')]));
+    const support = [...new Set(results.flatMap((r) => Object.keys(r.supportCpuMsPerRequest ?? {})))];
     const cpu = table(
-      ['scenario', ...processes, 'total', 'machine busy %', 'stolen %'],
+      ['scenario', ...processes, 'total', ...support, 'machine busy %', 'stolen %'],
       results.map((r) => {
         const costs = processes.map((p) => r.cpuMsPerRequest[p]);
         return [
           r.scenario,
           ...costs.map((c) => c ?? '—'),
           round(costs.reduce<number>((sum, c) => sum + (c ?? 0), 0), 2),
+          ...support.map((s) => r.supportCpuMsPerRequest?.[s] ?? '—'),
           r.machine?.busyPercent ?? '—',
           r.machine?.stealPercent ?? '—',
         ];
       }),
     );
     const notes = results.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
-    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms; Postgres, Redis, NATS and the load generator not included), and the whole machine during the scenario (busy; stolen by the hypervisor from this virtual machine):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
+    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms): the gateway\'s processes and their total, then every process of Postgres, NATS and Redis and the load generator (the bench itself); and the whole machine during the scenario (busy; stolen by the hypervisor from this virtual machine):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
   });
   const verdicts = targetVerdicts(run.results);
   const m = run.machine;
