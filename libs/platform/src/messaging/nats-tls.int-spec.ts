@@ -159,7 +159,10 @@ describe('NATS over TLS', () => {
 
   it('gets no connection to such a server without a client certificate', async () => {
     const url = `tls://127.0.0.1:${mutualPort}`;
-    await expect(connectOnce(url, tlsOf(url, { caFile }))).rejects.toThrow(/certificate/);
+    // In TLS 1.3 the server checks the client's certificate after the client has finished its
+    // side of the handshake: the client reads the server's "certificate required" alert, or,
+    // when its first write meets the socket the server closed after sending it, a reset.
+    await expect(connectOnce(url, tlsOf(url, { caFile }))).rejects.toThrow(/certificate|ECONNRESET/);
     // With its certificate, the same options get through: it was the certificate that was missing.
     const admitted = await connectOnce(url, tlsOf(url, { caFile, ...client }));
     await admitted.close();
