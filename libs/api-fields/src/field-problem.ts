@@ -1,3 +1,5 @@
+import { mayHoldCardNumber } from '@gateway/crypto';
+
 export type ValidationType = 'INVALID' | 'MISSING' | 'UNSUPPORTED';
 
 /**
@@ -48,7 +50,7 @@ export function leafName(field: string): string {
 /**
  * A value as an explanation may quote it: strings and scalars only (an object or array may hold
  * anything, card data included), control characters replaced, long text cut, and any digit
- * run that could be a card number masked 6.4, should a merchant put one in the wrong field.
+ * run that could hold a card number masked 6.4, should a merchant put one in the wrong field.
  */
 export function showValue(value: unknown): string | undefined {
   if (typeof value === 'string') {
@@ -65,33 +67,36 @@ export function showValue(value: unknown): string | undefined {
  * error.field: controls replaced and card-like digit runs masked; error.field is cut at 100.
  */
 export function safeName(name: string): string {
-  return maskCardNumbers((name.length > 100 ? name.slice(0, 100) : name).replace(/[\u0000-\u001f\u007f\ud800-\udfff]/g, '?'));
+  return cutAfterMasking(name, 100, '');
 }
 
 /** A name or value from the request made safe to put in a response: see showValue. */
 export function safeText(text: string): string {
-  const cut = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
-  return maskCardNumbers(cut.replace(/[\u0000-\u001f\u007f\ud800-\udfff]/g, '?'));
+  return cutAfterMasking(text, SHOWN_CHARS, '…');
 }
 
-const DIGIT_RUN = /[0-9]{13,19}/g;
+const CONTROLS = /[\u0000-\u001f\u007f\ud800-\udfff]/g;
 
+/**
+ * Masked, then cut: cut first, a card number straddling the cut would leave its first digits,
+ * too few to look like one. Masking keeps the length, and what the cut leaves of a run the mask
+ * let through is one of the stretches it checked.
+ */
+function cutAfterMasking(text: string, length: number, mark: string): string {
+  const masked = maskCardNumbers(text.replace(CONTROLS, '?'));
+  return masked.length > length ? `${masked.slice(0, length)}${mark}` : masked;
+}
+
+// Whole runs, however long: `[0-9]{13,19}` would cut `41111111111111111231` (a card number and
+// its expiry) at 19 digits, and neither piece passes Luhn.
+const DIGIT_RUN = /[0-9]{13,}/g;
+
+/** Digit runs that may hold a card number (see mayHoldCardNumber) masked 6.4, keeping their length. */
 export function maskCardNumbers(text: string): string {
   if (text.length < 13) {
     return text;
   }
-  return text.replace(DIGIT_RUN, (run) => (passesLuhn(run) ? `${run.slice(0, 6)}${'x'.repeat(run.length - 10)}${run.slice(-4)}` : run));
-}
-
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let digit = digits.charCodeAt(digits.length - 1 - i) - 0x30;
-    if (i % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
+  return text.replace(DIGIT_RUN, (run) =>
+    mayHoldCardNumber(run) ? `${run.slice(0, 6)}${'x'.repeat(run.length - 10)}${run.slice(-4)}` : run,
+  );
 }

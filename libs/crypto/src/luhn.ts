@@ -7,6 +7,28 @@ export function passesLuhn(digits: string): boolean {
   return digits.length > 0 && luhnSum(digits, false) % 10 === 0;
 }
 
+/**
+ * Whether a run of digits may hold a card number, for masking what should never be shown or
+ * logged: a run of 13-19 digits any stretch of 13 or more of which passes Luhn (a card number
+ * alone, or with a digit or more either side: at most 28 stretches, so it stays cheap), or any
+ * longer run (too many stretches to check, and nearly all such runs hold one that passes). A
+ * 13-19 digit number that fails them all (an epoch in milliseconds, an amount past the API's
+ * maximum, most of the time) stays readable.
+ */
+export function mayHoldCardNumber(run: string): boolean {
+  if (run.length > 19) {
+    return true;
+  }
+  for (let start = 0; start + 13 <= run.length; start++) {
+    for (let end = start + 13; end <= run.length; end++) {
+      if (passesLuhn(run.slice(start, end))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 /** The digit to append to `payload` so the whole number passes the Luhn check. */
 export function luhnCheckDigit(payload: string): string {
   return String((10 - (luhnSum(payload, true) % 10)) % 10);

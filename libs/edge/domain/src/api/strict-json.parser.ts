@@ -340,17 +340,18 @@ export function canonicalDecimal(lexeme: string): string {
     return 'NaN';
   }
   const [, sign, whole, fraction = '', exponent = '0'] = match;
-  let digits = `${whole}${fraction}`;
-  let scale = Number(exponent) - fraction.length;
-  const leading = /^0*/.exec(digits)![0].length;
-  digits = digits.slice(leading);
-  if (digits === '') {
+  const digits = `${whole}${fraction}`;
+  // Index loops, not /0*$/: that regex is tried from every offset of a zero run followed by a
+  // non-zero digit, quadratic in the run, and a body's one number can be 64 KB of digits.
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === 0x30) first++;
+  if (first === digits.length) {
     return '0';
   }
-  const trailing = /0*$/.exec(digits)![0].length;
-  digits = digits.slice(0, digits.length - trailing);
-  scale += trailing;
-  return `${sign}${digits}e${scale}`;
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 0x30) end--;
+  const scale = Number(exponent) - fraction.length + (digits.length - end);
+  return `${sign}${digits.slice(first, end)}e${scale}`;
 }
 
 /** `30 digits` (as written, leading zeros aside), or `out of range` past a double's exponents. */

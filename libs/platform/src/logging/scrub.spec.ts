@@ -1,0 +1,70 @@
+import { scrub, scrubString } from './scrub';
+
+/** `leaf` under `levels` objects: scrub sees it at depth `levels`. */
+function nested(levels: number, leaf: unknown): unknown {
+  let value = leaf;
+  for (let i = 0; i < levels; i++) value = { inner: value };
+  return value;
+}
+
+describe('scrubString', () => {
+  it('masks a card number 6…4 and leaves other digits readable', () => {
+    expect(scrubString('card 5123450000000008 declined')).toBe('card 512345…0008 declined');
+    // 13 digits that fail Luhn: an epoch in milliseconds, not a card number.
+    expect(scrubString('retry at 1712345678901')).toBe('retry at 1712345678901');
+    expect(scrubString('order 123456789012')).toBe('order 123456789012');
+  });
+
+  it('masks a card number inside a longer digit run', () => {
+    // Followed by its expiry: 20 digits, more than a card number has.
+    expect(scrubString('card 41111111111111111231')).toBe('card 411111…1231');
+    // One digit more either side: 17 digits that fail Luhn as a whole.
+    expect(scrubString('41111111111111110')).toBe('411111…1110');
+    expect(scrubString('x04111111111111111x')).toBe('x041111…1111x');
+  });
+
+  it('checks each run of 13-19 digits whole and masks any longer run', () => {
+    const line = `${'1111111111111111111 '.repeat(5_000)}${'7'.repeat(100_000)}`;
+    // 19 ones hold no stretch of 13 or more that passes Luhn; 100,000 sevens are masked.
+    expect(scrubString(line)).toBe(`${'1111111111111111111 '.repeat(5_000)}777777…7777`);
+  });
+});
+
+describe('scrub', () => {
+  it('redacts secret keys and masks card numbers in nested strings', () => {
+    expect(scrub({ req: { headers: { authorization: 'Basic abc' }, note: 'pan 4111111111111111' } })).toEqual(
+      {
+        req: { headers: { authorization: '[REDACTED]' }, note: 'pan 411111…1111' },
+      },
+    );
+  });
+
+  it('keeps what lies within the depth limit', () => {
+    expect(scrub(nested(8, { note: 'ok' }))).toEqual(nested(8, { note: 'ok' }));
+    expect(scrub(nested(8, { cardNumber: '4111111111111111' }))).toEqual(
+      nested(8, { cardNumber: '[REDACTED]' }),
+    );
+  });
+
+  it('replaces what lies past the depth limit instead of logging it unscrubbed', () => {
+    const deep = nested(10, { cardNumber: '4111111111111111', note: 'card 5123450000000008' });
+    const logged = JSON.stringify(scrub(deep));
+    expect(logged).not.toContain('4111111111111111');
+    expect(logged).not.toContain('5123450000000008');
+    expect(scrub(deep)).toEqual(nested(9, '[Truncated]'));
+    expect(scrub(nested(9, ['4111111111111111']))).toEqual(nested(9, '[Truncated]'));
+  });
+
+  it('ends a cycle at the depth limit', () => {
+    const cyclic: Record<string, unknown> = { name: 'a' };
+    cyclic.self = cyclic;
+    expect(() => JSON.stringify(scrub(cyclic))).not.toThrow();
+  });
+
+  it('scrubs an error with its cause', () => {
+    const err = new Error('card 41111111111111111231 refused', { cause: new Error('pan 5123450000000008') });
+    const logged = scrub(err) as { message: string; cause: { message: string } };
+    expect(logged.message).toBe('card 411111…1231 refused');
+    expect(logged.cause.message).toBe('pan 512345…0008');
+  });
+});
