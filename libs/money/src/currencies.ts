@@ -35,3 +35,17 @@ export function isKnownCurrency(code: string): boolean {
 export function minorUnits(code: string): number | undefined {
   return EXPONENTS.get(code);
 }
+
+/** The most digits after the point an amount the API answers has (the spec's DecOut). */
+export const MAX_AMOUNT_DECIMAL_PLACES = 3;
+
+/**
+ * Digits after the point a request amount of this currency may have: its minor units, but no
+ * more than the API can answer. Only CLF and UYW (ISO 4217 exponent 4) are cut, to 3: an amount
+ * the gateway accepted must come back exactly (docs/decisions/amount-bounds.md). Undefined if
+ * the currency is unknown.
+ */
+export function amountDecimalPlaces(code: string): number | undefined {
+  const units = minorUnits(code);
+  return units === undefined ? undefined : Math.min(units, MAX_AMOUNT_DECIMAL_PLACES);
+}

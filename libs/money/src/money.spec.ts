@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { decimalToJsonNumber, Money, MoneyError, sumDecimals } from './money';
+import { amountDecimalPlaces, minorUnits } from './currencies';
+import { decimalToJsonNumber, MAX_AGREEMENT_AMOUNT, MAX_AMOUNT, Money, MoneyError, sumDecimals, withinMaxAmount } from './money';
 
 describe('Money', () => {
   it('adds 0.1 and 0.2 to exactly 0.3', () => {
@@ -53,5 +54,77 @@ describe('Money', () => {
         expect(Money.of(printed, 'BHD').equals(Money.of(text, 'BHD'))).toBe(true);
       }),
     );
+  });
+});
+
+/** What a thrown MoneyError says, for expectations. */
+function moneyError(run: () => unknown): { code: string; message: string } {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof MoneyError) {
+      return { code: err.code, message: err.message };
+    }
+    throw err;
+  }
+  throw new Error('expected a MoneyError');
+}
+
+describe('request amounts (Money.ofRequest): only what the API can answer', () => {
+  it('accepts exactly MAX_AMOUNT, 1000000000000, and its negative', () => {
+    expect(MAX_AMOUNT).toBe('1000000000000');
+    expect(Money.ofRequest('1000000000000', 'USD').toString()).toBe('1000000000000');
+    expect(Money.ofRequest('1000000000000.00', 'USD').toString()).toBe('1000000000000');
+    expect(Money.ofRequest('-1000000000000', 'USD').toString()).toBe('-1000000000000');
+  });
+
+  it.each(['1000000000000.01', '10000000000000', '99999999999999', '-1000000000000.01'])('refuses %s as OUT_OF_RANGE', (amount) => {
+    expect(moneyError(() => Money.ofRequest(amount, 'USD'))).toEqual({
+      code: 'OUT_OF_RANGE',
+      message: amount.startsWith('-') ? 'Amounts are at least -1000000000000.' : 'Amounts are at most 1000000000000.',
+    });
+  });
+
+  it('takes a field\'s own larger range when given one (agreement amounts)', () => {
+    expect(Money.ofRequest('99999999999999', 'USD', MAX_AGREEMENT_AMOUNT).toString()).toBe('99999999999999');
+    expect(moneyError(() => Money.ofRequest('100000000000000', 'USD', MAX_AGREEMENT_AMOUNT)).code).toBe('OUT_OF_RANGE');
+  });
+
+  it('still refuses what Money.of refuses', () => {
+    expect(moneyError(() => Money.ofRequest('1.005', 'USD')).code).toBe('TOO_MANY_DECIMALS');
+    expect(moneyError(() => Money.ofRequest('1', 'ZZZ')).code).toBe('UNKNOWN_CURRENCY');
+    expect(moneyError(() => Money.ofRequest('1e3', 'USD')).code).toBe('NOT_A_DECIMAL');
+  });
+
+  it.each(['CLF', 'UYW'])('limits %s (ISO 4217 exponent 4) to the 3 decimal places a response carries', (currency) => {
+    expect(minorUnits(currency)).toBe(4);
+    expect(amountDecimalPlaces(currency)).toBe(3);
+    expect(Money.ofRequest('1.234', currency).toJSON()).toBe(1.234);
+    expect(Money.ofRequest('1.2340', currency).toJSON()).toBe(1.234);
+    expect(moneyError(() => Money.ofRequest('1.2345', currency))).toEqual({
+      code: 'TOO_MANY_DECIMALS',
+      message: `${currency} amounts have at most 3 decimal places: ISO 4217 gives ${currency} 4, but the gateway answers amounts with at most 3.`,
+    });
+    // Money.of keeps the ISO 4217 exponent: amounts already stored with 4 places stay readable.
+    expect(Money.of('1.2345', currency).toString()).toBe('1.2345');
+  });
+
+  it('leaves every other currency at its ISO 4217 minor units', () => {
+    expect(amountDecimalPlaces('JPY')).toBe(0);
+    expect(amountDecimalPlaces('USD')).toBe(2);
+    expect(amountDecimalPlaces('BHD')).toBe(3);
+    expect(amountDecimalPlaces('ZZZ')).toBeUndefined();
+  });
+
+  it('bounds exactly, never through a JS number (property around the bound)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n * 10n ** 15n }), (milli) => {
+        const text = `${milli / 1000n}.${String(milli % 1000n).padStart(3, '0')}`;
+        const within = milli <= 10n ** 15n;
+        expect(withinMaxAmount(Money.of(text, 'BHD').amount)).toBe(within);
+        expect(withinMaxAmount(Money.of(`-${text}`, 'BHD').amount)).toBe(within);
+      }),
+    );
+    expect(withinMaxAmount(Money.of('1000000000000.001', 'BHD').amount)).toBe(false);
   });
 });

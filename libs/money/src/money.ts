@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { minorUnits } from './currencies';
+import { amountDecimalPlaces, MAX_AMOUNT_DECIMAL_PLACES, minorUnits } from './currencies';
 
 /**
  * An exact decimal amount in a currency. Amounts arrive as the request's decimal strings and
@@ -9,6 +9,26 @@ import { minorUnits } from './currencies';
 const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -40, toExpPos: 40 });
 
 const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * The largest amount the API answers (the spec's DecOut, max 1000000000000; item unit prices
+ * and unit tax go down to its negative). A request amount beyond it is refused on its own
+ * field: the amount columns, numeric(17,4), hold less than 10^13, and nothing larger could be
+ * answered anyway (docs/decisions/amount-bounds.md).
+ */
+export const MAX_AMOUNT = '1000000000000';
+
+/**
+ * Agreement amounts per payment have the spec's own range: the verify response answers them
+ * "up to 99999999999999", the largest 14-character DecIn. They are kept in the order's details,
+ * never in an amount column.
+ */
+export const MAX_AGREEMENT_AMOUNT = '99999999999999';
+
+/** Whether the amount lies within `maximum` either side of zero (MAX_AMOUNT unless said). */
+export function withinMaxAmount(amount: Decimal, maximum: string = MAX_AMOUNT): boolean {
+  return amount.abs().lessThanOrEqualTo(maximum);
+}
 
 export class Money {
   private constructor(
@@ -34,6 +54,27 @@ export class Money {
       );
     }
     return new Money(value, currency);
+  }
+
+  /**
+   * A request amount as Money: Money.of, and no more than the API can answer: within `maximum`
+   * either side of zero, and at most 3 decimal places even where ISO 4217 gives the currency 4
+   * (CLF, UYW). Throws MoneyError OUT_OF_RANGE or TOO_MANY_DECIMALS. The services' second line
+   * behind the request rules, so a message from anywhere cannot overflow an amount column.
+   */
+  static ofRequest(amount: string, currency: string, maximum: string = MAX_AMOUNT): Money {
+    const money = Money.of(amount, currency);
+    if (!withinMaxAmount(money.amount, maximum)) {
+      throw new MoneyError('OUT_OF_RANGE', money.isNegative() ? `Amounts are at least -${maximum}.` : `Amounts are at most ${maximum}.`);
+    }
+    const places = amountDecimalPlaces(currency)!;
+    if (money.amount.decimalPlaces() > places) {
+      throw new MoneyError(
+        'TOO_MANY_DECIMALS',
+        `${currency} amounts have at most ${places} decimal places: ISO 4217 gives ${currency} ${minorUnits(currency)}, but the gateway answers amounts with at most ${MAX_AMOUNT_DECIMAL_PLACES}.`,
+      );
+    }
+    return money;
   }
 
   static zero(currency: string): Money {
@@ -112,7 +153,7 @@ export class Money {
   }
 }
 
-export type MoneyErrorCode = 'NOT_A_DECIMAL' | 'UNKNOWN_CURRENCY' | 'TOO_MANY_DECIMALS' | 'CURRENCY_MISMATCH';
+export type MoneyErrorCode = 'NOT_A_DECIMAL' | 'UNKNOWN_CURRENCY' | 'TOO_MANY_DECIMALS' | 'OUT_OF_RANGE' | 'CURRENCY_MISMATCH';
 
 export class MoneyError extends Error {
   constructor(

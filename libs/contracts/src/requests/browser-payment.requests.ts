@@ -16,7 +16,7 @@ import { OrderOperationRequestBase } from './order-operation-base';
 import { Shipping } from './refund.request';
 import {
   amountConsistency,
-  browserPaymentAmountsWithinMinorUnits,
+  browserPaymentAmountsAnswerable,
   confirmAmountConsistency,
   confirmAmountPositive,
   initiateAmountPositive,
@@ -149,7 +149,7 @@ export class BrowserPaymentTransaction {
 
 @CrossFieldRules<InitiateBrowserPaymentRequest>(
   initiateAmountPositive,
-  browserPaymentAmountsWithinMinorUnits,
+  browserPaymentAmountsAnswerable,
   amountConsistency,
   providerBBankIdentifier,
 )
@@ -176,7 +176,7 @@ export class InitiateBrowserPaymentRequest extends OrderOperationRequestBase {
   transaction?: BrowserPaymentTransaction;
 }
 
-@CrossFieldRules<ConfirmBrowserPaymentRequest>(confirmAmountPositive, browserPaymentAmountsWithinMinorUnits, confirmAmountConsistency)
+@CrossFieldRules<ConfirmBrowserPaymentRequest>(confirmAmountPositive, browserPaymentAmountsAnswerable, confirmAmountConsistency)
 export class ConfirmBrowserPaymentRequest extends OrderOperationRequestBase {
   @EnumField(['CONFIRM_BROWSER_PAYMENT'], { required: true })
   apiOperation: 'CONFIRM_BROWSER_PAYMENT';

@@ -17,10 +17,10 @@ import { OrderOperationRequestBase } from './order-operation-base';
 import { RefundCustomer, RefundDevice, Shipping, TRANSACTION_SOURCES } from './refund.request';
 import {
   capturableAmountPositive,
-  captureAmountsWithinMinorUnits,
+  captureAmountsAnswerable,
   cardPaymentAmountConsistency,
   cardPaymentAmountPositive,
-  cardPaymentAmountsWithinMinorUnits,
+  cardPaymentAmountsAnswerable,
 } from './request-rules';
 import { Address, LineItem, ProvidedKeyedCard, TransactionAcquirer } from './shared-groups';
 import { Agreement, ExternalAuthentication } from './verify.request';
@@ -142,14 +142,14 @@ abstract class CardPaymentRequestBase extends OrderOperationRequestBase {
 }
 
 /** `apiOperation: AUTHORIZE`: reserves order.amount on the card; a CAPTURE moves the funds. */
-@CrossFieldRules<AuthorizeRequest>(cardPaymentAmountPositive, cardPaymentAmountsWithinMinorUnits, cardPaymentAmountConsistency)
+@CrossFieldRules<AuthorizeRequest>(cardPaymentAmountPositive, cardPaymentAmountsAnswerable, cardPaymentAmountConsistency)
 export class AuthorizeRequest extends CardPaymentRequestBase {
   @EnumField(['AUTHORIZE'], { required: true })
   apiOperation: 'AUTHORIZE';
 }
 
 /** `apiOperation: PAY`: authorisation and capture in one. */
-@CrossFieldRules<PayRequest>(cardPaymentAmountPositive, cardPaymentAmountsWithinMinorUnits, cardPaymentAmountConsistency)
+@CrossFieldRules<PayRequest>(cardPaymentAmountPositive, cardPaymentAmountsAnswerable, cardPaymentAmountConsistency)
 export class PayRequest extends CardPaymentRequestBase {
   @EnumField(['PAY'], { required: true })
   apiOperation: 'PAY';
@@ -195,7 +195,7 @@ export class FollowOnOrder {
 }
 
 /** `apiOperation: CAPTURE` of an earlier AUTHORIZE on the same order. */
-@CrossFieldRules<CaptureRequest>(capturableAmountPositive, captureAmountsWithinMinorUnits)
+@CrossFieldRules<CaptureRequest>(capturableAmountPositive, captureAmountsAnswerable)
 export class CaptureRequest extends OrderOperationRequestBase {
   @EnumField(['CAPTURE'], { required: true })
   apiOperation: 'CAPTURE';

@@ -19,7 +19,7 @@ import {
   UrlField,
 } from '@gateway/api-fields';
 import { OrderOperationRequestBase } from './order-operation-base';
-import { refundAmountPositive, refundAmountsWithinMinorUnits } from './request-rules';
+import { refundAmountPositive, refundAmountsAnswerable } from './request-rules';
 import {
   AddressWithoutStateProvinceCode,
   ExternalTokenProvider,
@@ -271,7 +271,7 @@ export class RefundTransaction {
   taxAmount?: string;
 }
 
-@CrossFieldRules<RefundRequest>(refundAmountPositive, refundAmountsWithinMinorUnits)
+@CrossFieldRules<RefundRequest>(refundAmountPositive, refundAmountsAnswerable)
 export class RefundRequest extends OrderOperationRequestBase {
   @EnumField(['REFUND'], { required: true })
   apiOperation: 'REFUND';

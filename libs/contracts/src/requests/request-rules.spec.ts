@@ -1,3 +1,4 @@
+import { showValue } from '@gateway/api-fields';
 import fc from 'fast-check';
 import { GatewayError } from '../errors';
 import { validateOrderOperationRequest, validateTokenRequest } from './validate-request';
@@ -221,5 +222,156 @@ describe('fields required in context', () => {
       validationType: 'MISSING',
     });
     expect(() => validateTokenRequest(p2pe({ keySerialNumber: 'f'.repeat(20), payload: 'ab'.repeat(16) }))).not.toThrow();
+  });
+});
+
+describe('amounts the API can answer (docs/decisions/amount-bounds.md)', () => {
+  const card = { number: '5123450000000008', expiry: { month: '1', year: '39' } };
+  const cardPayment = (apiOperation: 'PAY' | 'AUTHORIZE') => (order: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    apiOperation,
+    order: { currency: 'USD', ...order },
+    sourceOfFunds: { type: 'CARD', provided: { card } },
+    ...extra,
+  });
+  const transactionOperation = (apiOperation: 'REFUND' | 'CAPTURE') => (transaction: Record<string, unknown>) => ({
+    apiOperation,
+    transaction: { currency: 'USD', ...transaction },
+  });
+  const verify = (extra: Record<string, unknown>, currency = 'USD') => ({
+    apiOperation: 'VERIFY',
+    order: { currency },
+    sourceOfFunds: { type: 'CARD', provided: { card } },
+    ...extra,
+  });
+
+  /** Each operation's main amount, as a body with that amount, and the amount's path. */
+  /** Each operation's amounts outside the order's sub-totals and items: the path, and a body with it set. */
+  const mainAmounts: [string, string, (amount: string) => Record<string, unknown>][] = [
+    ['PAY', 'order.amount', (amount) => cardPayment('PAY')({ amount })],
+    ['AUTHORIZE', 'order.amount', (amount) => cardPayment('AUTHORIZE')({ amount })],
+    ['CAPTURE', 'transaction.amount', (amount) => transactionOperation('CAPTURE')({ amount })],
+    ['REFUND', 'transaction.amount', (amount) => transactionOperation('REFUND')({ amount })],
+    ['INITIATE_BROWSER_PAYMENT', 'order.amount', (amount) => initiate({ amount })],
+    ['CONFIRM_BROWSER_PAYMENT', 'order.amount', (amount) => confirm({ amount })],
+    ['CONFIRM_BROWSER_PAYMENT', 'order.amount', (amount) => confirm({ amount, currency: 'USD' })],
+    ['VERIFY', 'authentication.amount', (amount) => verify({ authentication: { amount } })],
+    ['PAY', 'authentication.amount', (amount) => cardPayment('PAY')({ amount: '1' }, { authentication: { amount } })],
+  ];
+
+  it.each(mainAmounts)('%s accepts %s of exactly 1000000000000', (operation, _path, body) => {
+    expect(() => validateOrderOperationRequest(operation as never, body('1000000000000'))).not.toThrow();
+    expect(() => validateOrderOperationRequest(operation as never, body('999999999999.9'))).not.toThrow();
+  });
+
+  it.each(mainAmounts)('%s refuses %s above 1000000000000', (operation, path, body) => {
+    for (const amount of ['1000000000001', '10000000000000', '99999999999999']) {
+      expect(rejection(() => validateOrderOperationRequest(operation as never, body(amount)))).toEqual({
+        field: path,
+        validationType: 'INVALID',
+        // The value as explanations quote it (long digit runs are masked like card numbers).
+        explanation: `Value '${showValue(amount)}' is invalid. amount must be at most 1000000000000.`,
+      });
+    }
+    // Longer than DecIn's 14 characters: its type refuses it first, on the same field.
+    expect(rejection(() => validateOrderOperationRequest(operation as never, body('1000000000000.01')))).toMatchObject({
+      field: path,
+      validationType: 'INVALID',
+    });
+  });
+
+  it.each([
+    ['PAY', (amounts: Record<string, unknown>) => cardPayment('PAY')({ amount: '1', ...amounts })],
+    ['INITIATE_BROWSER_PAYMENT', (amounts: Record<string, unknown>) => initiate({ amount: '1', ...amounts })],
+    ['CONFIRM_BROWSER_PAYMENT', (amounts: Record<string, unknown>) => confirm(amounts)],
+  ] as const)('%s bounds every order amount: sub-totals and tax breakdown', (operation, body) => {
+    for (const name of ['itemAmount', 'shippingAndHandlingAmount', 'taxAmount']) {
+      expect(rejection(() => validateOrderOperationRequest(operation, body({ [name]: '99999999999999' })))).toMatchObject({
+        field: `order.${name}`,
+        validationType: 'INVALID',
+      });
+    }
+    expect(rejection(() => validateOrderOperationRequest(operation, body({ tax: [{ amount: '1' }, { amount: '1000000000001' }] })))).toMatchObject({
+      field: 'order.tax[1].amount',
+      validationType: 'INVALID',
+    });
+  });
+
+  it.each([
+    ['REFUND', transactionOperation('REFUND')],
+    ['CAPTURE', transactionOperation('CAPTURE')],
+  ] as const)('%s bounds transaction.taxAmount', (operation, body) => {
+    expect(rejection(() => validateOrderOperationRequest(operation, body({ amount: '1', taxAmount: '99999999999999' })))).toMatchObject({
+      field: 'transaction.taxAmount',
+      validationType: 'INVALID',
+    });
+  });
+
+  describe('line items: unit price and unit tax between -1000000000000 and 1000000000000', () => {
+    const withItems: [string, string, (items: unknown[]) => Record<string, unknown>][] = [
+      ['REFUND', 'transaction.item', (items) => transactionOperation('REFUND')({ amount: '1', item: items })],
+      ['CAPTURE', 'transaction.item', (items) => transactionOperation('CAPTURE')({ amount: '1', item: items })],
+      ['PAY', 'order.item', (items) => cardPayment('PAY')({ amount: '1', item: items })],
+      ['AUTHORIZE', 'order.item', (items) => cardPayment('AUTHORIZE')({ amount: '1', item: items })],
+      ['INITIATE_BROWSER_PAYMENT', 'order.item', (items) => initiate({ amount: '1', item: items })],
+      ['CONFIRM_BROWSER_PAYMENT', 'order.item', (items) => confirm({ item: items })],
+    ];
+
+    it.each(withItems)('%s accepts the bounds themselves', (operation, _prefix, body) => {
+      const items = [item('1', '1000000000000', '1000000000000'), item('1', '-1000000000000', '-1000000000000')];
+      expect(() => validateOrderOperationRequest(operation as never, body(items))).not.toThrow();
+    });
+
+    it.each(withItems)('%s refuses a unit price or unit tax past either bound, naming %s[n]', (operation, prefix, body) => {
+      const cases: [unknown[], string, string][] = [
+        [[item('1', '1'), item('1', '1000000000001')], `${prefix}[1].unitPrice`, `Value '${showValue('1000000000001')}' is invalid. unitPrice must be at most 1000000000000.`],
+        [[item('1', '-1000000000001')], `${prefix}[0].unitPrice`, `Value '${showValue('-1000000000001')}' is invalid. unitPrice must be at least -1000000000000.`],
+        [[item('1', '1', '99999999999999')], `${prefix}[0].unitTaxAmount`, `Value '${showValue('99999999999999')}' is invalid. unitTaxAmount must be at most 1000000000000.`],
+        [[item('1', '1', '-1000000000001')], `${prefix}[0].unitTaxAmount`, `Value '${showValue('-1000000000001')}' is invalid. unitTaxAmount must be at least -1000000000000.`],
+      ];
+      for (const [items, field, explanation] of cases) {
+        expect(rejection(() => validateOrderOperationRequest(operation as never, body(items)))).toEqual({ field, validationType: 'INVALID', explanation });
+      }
+    });
+  });
+
+  describe('agreement amounts per payment: the spec answers them up to 99999999999999', () => {
+    it.each(['VERIFY', 'PAY'] as const)('%s accepts them beyond 1000000000000, up to the largest DecIn', (operation) => {
+      const agreement = { minimumAmountPerPayment: '10000000000000', maximumAmountPerPayment: '99999999999999' };
+      const body = operation === 'VERIFY' ? verify({ agreement }) : cardPayment('PAY')({ amount: '1' }, { agreement });
+      expect(() => validateOrderOperationRequest(operation, body)).not.toThrow();
+    });
+
+    it('PAY checks them against the currency as VERIFY does', () => {
+      const body = cardPayment('PAY')({ amount: '1', currency: 'JPY' }, { agreement: { maximumAmountPerPayment: '1.5' } });
+      expect(rejection(() => validateOrderOperationRequest('PAY', body))).toMatchObject({ field: 'agreement.maximumAmountPerPayment', validationType: 'INVALID' });
+    });
+  });
+
+  describe('CLF and UYW (ISO 4217 exponent 4): at most the 3 decimal places a response carries', () => {
+    it.each(['CLF', 'UYW'])('%s 1.234 is accepted, 1.2345 refused with the reason', (currency) => {
+      const refund = (amount: string) => ({ apiOperation: 'REFUND', transaction: { amount, currency } });
+      expect(validateOrderOperationRequest('REFUND', refund('1.234')).transaction.amount).toBe('1.234');
+      expect(() => validateOrderOperationRequest('REFUND', refund('1.2340'))).not.toThrow();
+      expect(rejection(() => validateOrderOperationRequest('REFUND', refund('1.2345')))).toEqual({
+        field: 'transaction.amount',
+        validationType: 'INVALID',
+        explanation: `Value '1.2345' is invalid. amount must have at most 3 decimal places for ${currency}: ISO 4217 gives ${currency} 4, but the gateway answers amounts with at most 3.`,
+      });
+    });
+
+    it('applies to every amount of every operation', () => {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['PAY', cardPayment('PAY')({ amount: '1.2345', currency: 'CLF' }), 'order.amount'],
+        ['AUTHORIZE', cardPayment('AUTHORIZE')({ amount: '1', currency: 'CLF', tax: [{ amount: '0.0001' }] }), 'order.tax[0].amount'],
+        ['CAPTURE', transactionOperation('CAPTURE')({ amount: '1', currency: 'CLF', item: [item('1', '-0.0001')] }), 'transaction.item[0].unitPrice'],
+        ['INITIATE_BROWSER_PAYMENT', initiate({ amount: '1.0001', currency: 'UYW' }), 'order.amount'],
+        ['CONFIRM_BROWSER_PAYMENT', confirm({ amount: '1.0001', currency: 'UYW' }), 'order.amount'],
+        ['VERIFY', verify({ agreement: { minimumAmountPerPayment: '1.0001' } }, 'CLF'), 'agreement.minimumAmountPerPayment'],
+        ['PAY', cardPayment('PAY')({ amount: '1', currency: 'CLF' }, { authentication: { amount: '1.0001' } }), 'authentication.amount'],
+      ];
+      for (const [operation, body, field] of cases) {
+        expect({ operation, ...rejection(() => validateOrderOperationRequest(operation as never, body)) }).toMatchObject({ operation, field, validationType: 'INVALID' });
+      }
+    });
   });
 });

@@ -1,5 +1,14 @@
 import { FieldProblem, invalidValue } from '@gateway/api-fields';
-import { Decimal, minorUnits, parseDecimal } from '@gateway/money';
+import {
+  amountDecimalPlaces,
+  Decimal,
+  MAX_AGREEMENT_AMOUNT,
+  MAX_AMOUNT,
+  MAX_AMOUNT_DECIMAL_PLACES,
+  minorUnits,
+  parseDecimal,
+  withinMaxAmount,
+} from '@gateway/money';
 import type { BrowserPaymentOrderBase, ConfirmBrowserPaymentRequest, InitiateBrowserPaymentRequest } from './browser-payment.requests';
 import type { CaptureRequest, CardPaymentRequest } from './card-payment.requests';
 import type { RefundRequest } from './refund.request';
@@ -17,23 +26,42 @@ import type { VerifyRequest } from './verify.request';
 interface Amount {
   path: string;
   value: string | undefined;
+  /** The field's own largest amount either side of zero, where the spec gives it one. */
+  maximum?: string;
 }
 
-// Amounts against the currency's minor units (ISO 4217) -----------------------------------------
+// Amounts the API can answer: bounded, and within the currency's minor units ---------------------
 
-function withinMinorUnits(currency: string | undefined, amounts: Amount[]): FieldProblem | null {
-  const units = currency === undefined ? undefined : minorUnits(currency);
-  if (units === undefined) {
-    // No currency in this request (a confirm keeps its initiate's): the service checks.
-    return null;
-  }
-  for (const { path, value } of amounts) {
-    if (value !== undefined && parseDecimal(value).decimalPlaces() > units) {
-      const places = units === 1 ? '1 decimal place' : `${units} decimal places`;
-      return invalidValue(path, value, `must have at most ${places} for ${currency}`);
+/**
+ * Every amount of the request is one the API can answer (docs/decisions/amount-bounds.md):
+ * at most MAX_AMOUNT, the spec's DecOut maximum (item unit prices and unit tax, which may be
+ * negative, at least its negative), and with at most the decimals ISO 4217 gives the currency,
+ * never more than DecOut's 3. Each request class runs it through its `...AmountsAnswerable` rule.
+ */
+function answerableAmounts(currency: string | undefined, amounts: Amount[]): FieldProblem | null {
+  const places = currency === undefined ? undefined : amountDecimalPlaces(currency);
+  for (const { path, value, maximum = MAX_AMOUNT } of amounts) {
+    if (value === undefined) {
+      continue;
+    }
+    const amount = parseDecimal(value);
+    if (!withinMaxAmount(amount, maximum)) {
+      return invalidValue(path, value, amount.isNegative() ? `must be at least -${maximum}` : `must be at most ${maximum}`);
+    }
+    // No currency in this request (a confirm keeps its initiate's): the service checks places.
+    if (currency !== undefined && places !== undefined && amount.decimalPlaces() > places) {
+      return invalidValue(path, value, tooManyPlaces(currency, places));
     }
   }
   return null;
+}
+
+function tooManyPlaces(currency: string, places: number): string {
+  const allowed = places === 1 ? '1 decimal place' : `${places} decimal places`;
+  const units = minorUnits(currency);
+  return units === places
+    ? `must have at most ${allowed} for ${currency}`
+    : `must have at most ${allowed} for ${currency}: ISO 4217 gives ${currency} ${units}, but the gateway answers amounts with at most ${MAX_AMOUNT_DECIMAL_PLACES}`;
 }
 
 function itemAmounts(prefix: string, items: LineItem[] | undefined): Amount[] {
@@ -54,40 +82,45 @@ function orderAmounts(order: BrowserPaymentOrderBase): Amount[] {
   ];
 }
 
-export function refundAmountsWithinMinorUnits(request: RefundRequest): FieldProblem | null {
+/** Verify's and the card payments' agreement and external authentication amounts. */
+function agreementAndAuthenticationAmounts(request: VerifyRequest | CardPaymentRequest): Amount[] {
+  return [
+    { path: 'agreement.maximumAmountPerPayment', value: request.agreement?.maximumAmountPerPayment, maximum: MAX_AGREEMENT_AMOUNT },
+    { path: 'agreement.minimumAmountPerPayment', value: request.agreement?.minimumAmountPerPayment, maximum: MAX_AGREEMENT_AMOUNT },
+    { path: 'authentication.amount', value: request.authentication?.amount },
+  ];
+}
+
+export function refundAmountsAnswerable(request: RefundRequest): FieldProblem | null {
   const transaction = request.transaction;
-  return withinMinorUnits(transaction.currency, [
+  return answerableAmounts(transaction.currency, [
     { path: 'transaction.amount', value: transaction.amount },
     { path: 'transaction.taxAmount', value: transaction.taxAmount },
     ...itemAmounts('transaction.item', transaction.item),
   ]);
 }
 
-export function browserPaymentAmountsWithinMinorUnits(
+export function browserPaymentAmountsAnswerable(
   request: InitiateBrowserPaymentRequest | ConfirmBrowserPaymentRequest,
 ): FieldProblem | null {
-  return request.order ? withinMinorUnits(request.order.currency, orderAmounts(request.order)) : null;
+  return request.order ? answerableAmounts(request.order.currency, orderAmounts(request.order)) : null;
 }
 
-export function cardPaymentAmountsWithinMinorUnits(request: CardPaymentRequest): FieldProblem | null {
-  return withinMinorUnits(request.order.currency, orderAmounts(request.order));
+export function cardPaymentAmountsAnswerable(request: CardPaymentRequest): FieldProblem | null {
+  return answerableAmounts(request.order.currency, [...orderAmounts(request.order), ...agreementAndAuthenticationAmounts(request)]);
 }
 
-export function captureAmountsWithinMinorUnits(request: CaptureRequest): FieldProblem | null {
+export function captureAmountsAnswerable(request: CaptureRequest): FieldProblem | null {
   const transaction = request.transaction;
-  return withinMinorUnits(transaction.currency, [
+  return answerableAmounts(transaction.currency, [
     { path: 'transaction.amount', value: transaction.amount },
     { path: 'transaction.taxAmount', value: transaction.taxAmount },
     ...itemAmounts('transaction.item', transaction.item),
   ]);
 }
 
-export function verifyAmountsWithinMinorUnits(request: VerifyRequest): FieldProblem | null {
-  return withinMinorUnits(request.order.currency, [
-    { path: 'agreement.maximumAmountPerPayment', value: request.agreement?.maximumAmountPerPayment },
-    { path: 'agreement.minimumAmountPerPayment', value: request.agreement?.minimumAmountPerPayment },
-    { path: 'authentication.amount', value: request.authentication?.amount },
-  ]);
+export function verifyAmountsAnswerable(request: VerifyRequest): FieldProblem | null {
+  return answerableAmounts(request.order.currency, agreementAndAuthenticationAmounts(request));
 }
 
 // Refund and payment amounts are greater than zero --------------------------------------------

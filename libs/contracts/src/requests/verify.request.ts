@@ -24,7 +24,7 @@ import {
   UrlField,
 } from '@gateway/api-fields';
 import { OrderOperationRequestBase } from './order-operation-base';
-import { verifyAmountsWithinMinorUnits } from './request-rules';
+import { verifyAmountsAnswerable } from './request-rules';
 import { Address, AddressWithoutStateProvinceCode, KeyedCard, ShippingOrigin } from './shared-groups';
 
 /**
@@ -553,7 +553,7 @@ export class VerifySourceOfFunds {
   provided?: VerifyProvidedSourceOfFunds;
 }
 
-@CrossFieldRules<VerifyRequest>(verifyAmountsWithinMinorUnits)
+@CrossFieldRules<VerifyRequest>(verifyAmountsAnswerable)
 export class VerifyRequest extends OrderOperationRequestBase {
   @EnumField(['VERIFY'], { required: true })
   apiOperation: 'VERIFY';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import {
   amountConsistency,
-  browserPaymentAmountsWithinMinorUnits,
+  browserPaymentAmountsAnswerable,
   ConfirmBrowserPaymentRequest,
   GatewayError,
   JsonObject,
@@ -127,7 +127,7 @@ function confirmedRequest(initiated: StoredRequest, request: ConfirmBrowserPayme
     ...(request.partnerSolutionId ? { partnerSolutionId: request.partnerSolutionId } : {}),
   };
   const asRequest = confirmed as unknown as ConfirmBrowserPaymentRequest;
-  const problem = browserPaymentAmountsWithinMinorUnits(asRequest) ?? amountConsistency(asRequest);
+  const problem = browserPaymentAmountsAnswerable(asRequest) ?? amountConsistency(asRequest);
   if (problem) {
     throw fromProblem(problem, changes);
   }

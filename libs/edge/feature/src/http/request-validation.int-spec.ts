@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { showValue } from '@gateway/api-fields';
 import { JsonObject } from '@gateway/contracts';
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { standaloneBus } from '@gateway/platform';
@@ -160,6 +161,25 @@ describe('request validation through the HTTP edge', () => {
     const number = await put('VERIFY', card({ number: `${TEST_CARD}12345`, expiry: { month: '1', year: '39' } }));
     expect(number.body).toMatchObject({ error: { field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' } });
     expect(number.text).not.toContain(TEST_CARD);
+  });
+
+  it('refuses an amount above 1000000000000 as a 400 on its field, before any service sees it', async () => {
+    const subject = OPERATION_SUBJECTS.PAY;
+    const before = received[subject].length;
+    const pay = await put('PAY', { ...BASE_BODIES.PAY, order: { amount: '99999999999999', currency: 'USD' } });
+    expect({ status: pay.status, body: pay.body }).toEqual({
+      status: 400,
+      body: {
+        error: {
+          cause: 'INVALID_REQUEST',
+          explanation: `Value '${showValue('99999999999999')}' is invalid. amount must be at most 1000000000000.`,
+          field: 'order.amount',
+          validationType: 'INVALID',
+        },
+        result: 'ERROR',
+      },
+    });
+    expect(received[subject].length).toBe(before);
   });
 
   it('checks apiOperation before the fields', async () => {

@@ -1,6 +1,6 @@
 import { showValue } from '@gateway/api-fields';
 import { GatewayError } from '@gateway/contracts';
-import { Money, MoneyError } from '@gateway/money';
+import { MAX_AMOUNT, Money, MoneyError } from '@gateway/money';
 
 /**
  * An order operation's business rejections in the spec's error shape (400, `error.field`,
@@ -26,12 +26,21 @@ export function unsupported(field: string, reason: string): GatewayError {
 
 /**
  * A request amount (DecIn) in a currency, as Money: an unknown currency is INVALID on the
- * currency's field, an amount with more decimals than the currency's minor units on the
- * amount's own.
+ * currency's field; an amount with more decimals than the currency's minor units (at most 3,
+ * what the API answers), or beyond the largest amount the API answers, on the amount's own.
+ * The edge's request rules refuse these first; this is the second line for a message from
+ * anywhere, so no amount column can overflow (docs/decisions/amount-bounds.md). `maximum`:
+ * another bound the spec gives the field (agreement amounts per payment, MAX_AGREEMENT_AMOUNT).
  */
-export function moneyField(amountField: string, amount: string, currencyField: string, currency: string): Money {
+export function moneyField(
+  amountField: string,
+  amount: string,
+  currencyField: string,
+  currency: string,
+  maximum = MAX_AMOUNT,
+): Money {
   try {
-    return Money.of(amount, currency);
+    return Money.ofRequest(amount, currency, maximum);
   } catch (err) {
     if (err instanceof MoneyError && err.code === 'UNKNOWN_CURRENCY') {
       throw invalid(currencyField, currency, 'The currency is not an ISO 4217 currency code.');

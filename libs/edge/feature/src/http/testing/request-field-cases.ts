@@ -244,6 +244,26 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       body: (base) => withPatch(base, { transaction: { amount: '10', currency: 'JPY', taxAmount: '0.5' } }),
       expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
     },
+    {
+      name: 'an amount of exactly 1000000000000, the largest the API answers',
+      body: (base) => withPatch(base, { transaction: { amount: '1000000000000', currency: 'USD' } }),
+      expected: null,
+    },
+    {
+      name: 'an amount above 1000000000000',
+      body: (base) => withPatch(base, { transaction: { amount: '99999999999999', currency: 'USD' } }),
+      expected: { field: 'transaction.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a line item unit price below -1000000000000',
+      body: (base) => withPatch(base, { transaction: { amount: '1', currency: 'USD', item: [{ name: 'a', quantity: '1', unitPrice: '-1000000000001' }] } }),
+      expected: { field: 'transaction.item[0].unitPrice', validationType: 'INVALID' },
+    },
+    {
+      name: 'a CLF amount with 4 decimal places (the API answers at most 3)',
+      body: (base) => withPatch(base, { transaction: { amount: '1.2345', currency: 'CLF' } }),
+      expected: { field: 'transaction.amount', validationType: 'INVALID' },
+    },
   ],
   INITIATE_BROWSER_PAYMENT: [
     {
@@ -271,11 +291,26 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       body: (base) => withPatch(base, { order: { amount: '0', currency: 'USD' } }),
       expected: { field: 'order.amount', validationType: 'INVALID' },
     },
+    {
+      name: 'an amount above 1000000000000',
+      body: (base) => withPatch(base, { order: { amount: '10000000000000', currency: 'USD' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a line item unit tax above 1000000000000',
+      body: (base) => withPatch(base, { order: { amount: '1', currency: 'USD', item: [{ name: 'a', quantity: '1', unitPrice: '1', unitTaxAmount: '1000000000001' }] } }),
+      expected: { field: 'order.item[0].unitTaxAmount', validationType: 'INVALID' },
+    },
   ],
   AUTHORIZE: [
     {
       name: 'an authorisation of zero',
       body: (base) => withPatch(base, { order: { amount: '0.00', currency: 'USD' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'an amount above 1000000000000',
+      body: (base) => withPatch(base, { order: { amount: '1000000000001', currency: 'USD' } }),
       expected: { field: 'order.amount', validationType: 'INVALID' },
     },
     {
@@ -290,6 +325,26 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       body: (base) => withPatch(base, { order: { amount: '10.5', currency: 'JPY' } }),
       expected: { field: 'order.amount', validationType: 'INVALID' },
     },
+    {
+      name: 'an amount of exactly 1000000000000, the largest the API answers',
+      body: (base) => withPatch(base, { order: { amount: '1000000000000', currency: 'USD' } }),
+      expected: null,
+    },
+    {
+      name: 'an amount above 1000000000000',
+      body: (base) => withPatch(base, { order: { amount: '99999999999999', currency: 'USD' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a CLF amount with 3 decimal places',
+      body: (base) => withPatch(base, { order: { amount: '1.234', currency: 'CLF' } }),
+      expected: null,
+    },
+    {
+      name: 'an authentication amount above 1000000000000',
+      body: (base) => withPatch(base, { authentication: { amount: '1000000000001' } }),
+      expected: { field: 'authentication.amount', validationType: 'INVALID' },
+    },
   ],
   CAPTURE: [
     {
@@ -301,6 +356,16 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       name: 'more decimals than the currency has',
       body: (base) => withPatch(base, { transaction: { amount: '1.0001', currency: 'BHD' } }),
       expected: { field: 'transaction.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'an amount above 1000000000000',
+      body: (base) => withPatch(base, { transaction: { amount: '10000000000000', currency: 'USD' } }),
+      expected: { field: 'transaction.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'an amount of exactly 1000000000000, the largest the API answers',
+      body: (base) => withPatch(base, { transaction: { amount: '1000000000000', currency: 'USD' } }),
+      expected: null,
     },
   ],
   VOID: [
@@ -315,6 +380,11 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       name: 'taxAmount off the items unit tax by 0.01',
       body: (base) => withPatch(base, { order: { taxAmount: '0.31', item: [{ name: 'a', quantity: '3', unitPrice: '1', unitTaxAmount: '0.1' }] } }),
       expected: { field: 'order.taxAmount', validationType: 'INVALID' },
+    },
+    {
+      name: 'an amount above 1000000000000, without a currency',
+      body: (base) => withPatch(base, { order: { amount: '99999999999999' } }),
+      expected: { field: 'order.amount', validationType: 'INVALID' },
     },
     {
       name: 'a large exact sum of items',
@@ -336,6 +406,21 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
     {
       name: 'an agreement amount with more decimals than the order currency',
       body: (base) => withPatch(base, { order: { currency: 'JPY' }, agreement: { minimumAmountPerPayment: '1.5' } }),
+      expected: { field: 'agreement.minimumAmountPerPayment', validationType: 'INVALID' },
+    },
+    {
+      name: 'an agreement amount up to 99999999999999, the range the spec answers for it',
+      body: (base) => withPatch(base, { agreement: { maximumAmountPerPayment: '99999999999999' } }),
+      expected: null,
+    },
+    {
+      name: 'an authentication amount above 1000000000000',
+      body: (base) => withPatch(base, { authentication: { amount: '99999999999999' } }),
+      expected: { field: 'authentication.amount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a CLF agreement amount with 4 decimal places',
+      body: (base) => withPatch(base, { order: { currency: 'CLF' }, agreement: { minimumAmountPerPayment: '1.0001' } }),
       expected: { field: 'agreement.minimumAmountPerPayment', validationType: 'INVALID' },
     },
   ],

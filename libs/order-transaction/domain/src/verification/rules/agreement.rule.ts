@@ -1,4 +1,5 @@
 import type { Agreement } from '@gateway/contracts';
+import { MAX_AGREEMENT_AMOUNT } from '@gateway/money';
 import { invalid, missing, moneyField } from '../../request-errors/request-errors';
 
 /** The earliest time zone is UTC-12: a date that is "today" anywhere is not in the past. */
@@ -46,11 +47,23 @@ function checkAmounts(agreement: Agreement, currency: string): void {
   const minimum =
     agreement.minimumAmountPerPayment === undefined
       ? undefined
-      : moneyField('agreement.minimumAmountPerPayment', agreement.minimumAmountPerPayment, 'order.currency', currency);
+      : moneyField(
+          'agreement.minimumAmountPerPayment',
+          agreement.minimumAmountPerPayment,
+          'order.currency',
+          currency,
+          MAX_AGREEMENT_AMOUNT,
+        );
   const maximum =
     agreement.maximumAmountPerPayment === undefined
       ? undefined
-      : moneyField('agreement.maximumAmountPerPayment', agreement.maximumAmountPerPayment, 'order.currency', currency);
+      : moneyField(
+          'agreement.maximumAmountPerPayment',
+          agreement.maximumAmountPerPayment,
+          'order.currency',
+          currency,
+          MAX_AGREEMENT_AMOUNT,
+        );
   if (minimum && maximum && minimum.greaterThan(maximum)) {
     throw invalid(
       'agreement.minimumAmountPerPayment',
