@@ -192,27 +192,43 @@ const APPLY_TO_ORDER = {
   ifUnchangedReplacingResponse: applyToOrderStatement({ replacingResponse: true, ifVersion: true }),
 };
 
-const DELETE_TRANSACTION = new PreparedStatement(
-  `WITH deleted_responses AS (
+/** The reserved transaction $3 and its stored responses: the head of both release statements. */
+const DELETE_RESERVED = `
+  WITH deleted_responses AS (
      DELETE FROM order_transaction.operation_responses
       WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
    ), deleted_transaction AS (
      DELETE FROM order_transaction.transactions
       WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3
-     RETURNING 1
-   )
-   SELECT (SELECT count(*)::int FROM order_transaction.transactions
-            WHERE merchant_id = $1 AND order_id = $2)
-          - (SELECT count(*)::int FROM deleted_transaction) AS remaining`,
+   )`;
+
+/**
+ * A release on an order with other transactions: the reserved one goes, and every column the
+ * reservation moved is put back in the same statement. Status, totals ($4..$7) and the fencing
+ * token ($8) come from the caller; the operation count and last update are those of the
+ * remaining records (every record writes a response numbered with the count it leaves, and its
+ * transaction at the time it gives the order), read in this statement's snapshot, before its
+ * own deletes.
+ */
+const RELEASE_RESTORING_ORDER = new PreparedStatement(
+  `${DELETE_RESERVED}
+   UPDATE order_transaction.orders
+      SET status = $4, total_authorized_amount = $5, total_captured_amount = $6,
+          total_refunded_amount = $7, last_fencing_token = $8,
+          operation_count = (SELECT max(r.sequence) FROM order_transaction.operation_responses r
+                              WHERE r.merchant_id = $1 AND r.order_id = $2 AND r.transaction_id <> $3),
+          updated_at = (SELECT max(t.updated_at) FROM order_transaction.transactions t
+                         WHERE t.merchant_id = $1 AND t.order_id = $2 AND t.transaction_id <> $3)
+    WHERE merchant_id = $1 AND order_id = $2`,
 );
 
-const DELETE_ORDER = new PreparedStatement('DELETE FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2');
-
-const SAVE_ORDER_STATE = new PreparedStatement(
-  `UPDATE order_transaction.orders
-      SET status = $3, total_authorized_amount = $4, total_captured_amount = $5,
-          total_refunded_amount = $6, last_fencing_token = $7
-    WHERE merchant_id = $1 AND order_id = $2`,
+/**
+ * A release of the only transaction of the order it opened: the order goes with it. Should
+ * another transaction exist after all, its foreign key refuses the statement.
+ */
+const RELEASE_WITH_ORDER = new PreparedStatement(
+  `${DELETE_RESERVED}
+   DELETE FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`,
 );
 
 type RawTransaction = Omit<TransactionRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
@@ -431,33 +447,41 @@ export class LedgerWriter {
   }
 
   /**
-   * After lockOrder: removes a reserved transaction and its stored responses, for an operation
-   * released before any money moved (docs/decisions/refund-reservation.md). The only deletion
-   * the ledger makes; answers how many transactions the order has left.
+   * After lockOrder: removes a reserved transaction and its stored response, for an operation
+   * released before any money moved (docs/decisions/refund-reservation.md), and puts the order
+   * back as the remaining transactions leave it, in one statement. The only deletions the
+   * ledger makes. `state` null: the reservation opened the order and was its only transaction,
+   * so the order is deleted with it.
    */
-  async deleteTransaction(merchantId: string, orderId: string, transactionId: string): Promise<number> {
-    const [{ remaining }] = await DELETE_TRANSACTION.rows<{ remaining: number }>(this.manager, [merchantId, orderId, transactionId]);
-    return remaining;
-  }
-
-  /** After deleteTransaction left none: the order existed only for the released operation. */
-  async deleteOrder(merchantId: string, orderId: string): Promise<void> {
-    await DELETE_ORDER.rowCount(this.manager, [merchantId, orderId]);
-  }
-
-  /** After lockOrder: the order's derived state and fencing token, its details untouched. */
-  async saveOrderState(order: Pick<OrderRow, 'merchantId' | 'orderId' | 'status' | 'totalAuthorizedAmount' | 'totalCapturedAmount' | 'totalRefundedAmount' | 'lastFencingToken'>): Promise<void> {
-    await SAVE_ORDER_STATE.rowCount(this.manager, [
-      order.merchantId,
-      order.orderId,
-      order.status,
-      order.totalAuthorizedAmount,
-      order.totalCapturedAmount,
-      order.totalRefundedAmount,
-      order.lastFencingToken,
+  async releaseTransaction(release: ReleasedTransaction, state: ReleasedOrderState | null): Promise<void> {
+    const key = [release.merchantId, release.orderId, release.transactionId];
+    if (state === null) {
+      await RELEASE_WITH_ORDER.rowCount(this.manager, key);
+      return;
+    }
+    await RELEASE_RESTORING_ORDER.rowCount(this.manager, [
+      ...key,
+      state.status,
+      state.totalAuthorizedAmount,
+      state.totalCapturedAmount,
+      state.totalRefundedAmount,
+      state.lastFencingToken,
     ]);
   }
 }
+
+/** The reserved transaction a release removes. */
+export interface ReleasedTransaction {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+}
+
+/** What a release decides of the order left behind: its derived state and fencing token. */
+export type ReleasedOrderState = Pick<
+  OrderRow,
+  'status' | 'totalAuthorizedAmount' | 'totalCapturedAmount' | 'totalRefundedAmount' | 'lastFencingToken'
+>;
 
 /**
  * The order as a write on `before` (null: none, a new order) left it, for the operation's

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
-import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, SeenOrder, TransactionRow } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, SeenOrder, StoredResponse, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
@@ -14,7 +14,8 @@ import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput
  * How a record takes part in a reservation (docs/decisions/refund-reservation.md). Only this
  * service's own use cases reserve, in-process; records from other services are plain RECORDs.
  *   RESERVE   a RECORD of a PENDING transaction that holds its amount before the side effect;
- *             not announced to the webhook outbox, since it may still be released.
+ *             not announced to the webhook outbox, since it may still be released, and leaving
+ *             an existing order's own fields (amount, details, notification URL) to COMPLETE.
  *   COMPLETE  the UPDATE of a transaction this process reserved, with the side effect's
  *             outcome. Not fenced (the reservation proved the lock, and money that moved must
  *             be recorded even if a newer token reached the order since), no replay (the stored
@@ -209,6 +210,10 @@ export class RecordOperation {
     }
     const existing = contents.transactions.find((t) => t.transactionId === input.transactionId);
     if (step === 'COMPLETE') {
+      const landed = completionLanded(existing, contents.stored, input);
+      if (landed) {
+        return { replay: landed };
+      }
       assertReservationHeld(existing, contents.stored?.requestHash, input);
     } else {
       const replay = replayOf(contents.stored, input.requestHash, input);
@@ -224,17 +229,21 @@ export class RecordOperation {
       excessiveRefundAllowed: this.excessiveRefund(input),
     });
 
+    // A reservation may still be released, and a release must leave the order as it was: it
+    // holds its amount (in the totals and the limits) but leaves the order's own fields as
+    // they are; its completion carries the same ones and writes them (ReleaseReservation).
+    const reserving = step === 'RESERVE';
     const order: OrderSnapshot = {
       ...state,
       id: row.orderId,
       currency: row.currency,
-      amount: input.orderAmount ?? Money.of(row.amount, row.currency),
+      amount: (reserving ? null : input.orderAmount) ?? Money.of(row.amount, row.currency),
       createdAt: row.createdAt,
       updatedAt: at,
     };
     const body = completeResponse(input.response, order, input.transaction, at);
-    const notificationUrl = input.notificationUrl ?? row.notificationUrl;
-    const details = { ...row.details, ...input.details };
+    const notificationUrl = reserving ? row.notificationUrl : (input.notificationUrl ?? row.notificationUrl);
+    const details = reserving ? row.details : { ...row.details, ...input.details };
     // A completion may carry an older token than the order's newest: keep the newest.
     const fence = input.fence > BigInt(row.lastFencingToken) ? input.fence : BigInt(row.lastFencingToken);
     const write = ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at, fence);
@@ -296,6 +305,21 @@ function assertSeenFor({ order, operation }: SeenOrder, input: RecordInput): voi
  * A completion must find the reservation it completes: the same transaction, still PENDING,
  * stored for the same request. Anything else is a fault in this service, never a merchant's.
  */
+/**
+ * A completion retried after its first attempt committed but its answer was lost (a dropped
+ * connection): the transaction already holds this very outcome, so the stored response is the
+ * answer. Another outcome recorded meanwhile is no retry of this one and stays an error.
+ */
+function completionLanded(existing: TransactionRow | undefined, stored: StoredResponse | null, input: RecordInput): JsonObject | null {
+  const landed =
+    existing !== undefined &&
+    existing.result !== 'PENDING' &&
+    existing.result === input.transaction.result &&
+    existing.gatewayCode === input.transaction.gatewayCode &&
+    stored?.requestHash === input.requestHash;
+  return landed ? stored.body : null;
+}
+
 function assertReservationHeld(existing: TransactionRow | undefined, storedHash: string | undefined, input: RecordInput): void {
   if (!existing || existing.result !== 'PENDING' || storedHash !== input.requestHash) {
     throw new Error(`no reservation of ${input.apiOperation} ${input.orderId}/${input.transactionId} to complete`);
