@@ -117,6 +117,17 @@ export interface LedgerOrderView {
   transactions: LedgerTransactionView[];
 }
 
+/**
+ * Spec refund rule 2: a standalone refund opens an order of its own, whose first transaction is
+ * the refund. Such an order takes no payment after it: a refund there is measured against
+ * nothing captured (docs/decisions/refund-rules.md), so a payment on it would make the refund
+ * limit meaningless. Transactions in the order they were recorded.
+ */
+export function isStandaloneRefundOrder(transactions: readonly { type: TransactionType }[]): boolean {
+  const first = transactions[0]?.type;
+  return first === 'REFUND' || first === 'REFUND_REQUEST';
+}
+
 /** `order-transaction.ledger.begin.v1` */
 export class BeginOperationMessage {
   @ValidateNested()

@@ -449,6 +449,31 @@ describe('standalone refunds (a new order, sourceOfFunds required)', () => {
     expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED', acquirerCode: '05' }, order: { status: 'FAILED', totalRefundedAmount: 0 } });
   });
 
+  it('keeps its order to itself: a payment on it is refused, so no linked refund can escape the refund limit', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await refund(merchant, orderId, 'r0', usd('10.00'), card());
+    const pay = {
+      envelope: { merchant, apiVersion: 100, requestId: 'req-pay', authMethod: 'PASSWORD' as const, fencingToken: nextFence() },
+      apiOperation: 'PAY' as const,
+      orderId,
+      transactionId: 'p1',
+      body: { apiOperation: 'PAY', order: { amount: '100.00', currency: 'USD' }, ...card() },
+    };
+    const refused = await rejection(app.operate(pay));
+    expect(refused.toResponseBody()).toMatchObject({
+      error: { cause: 'INVALID_REQUEST', explanation: expect.stringContaining('opened by a standalone refund') },
+    });
+    // Recorded by another service (a browser payment), the ledger refuses it itself.
+    const recorded = await rejection(seed(merchant, orderId, 'p2', 'PAY', { type: 'PAYMENT', amount: '100.00' }));
+    expect(recorded.explanation).toMatch(/opened by a standalone refund and takes no PAYMENT/);
+    // So there is nothing a linked refund could take money back from.
+    const linked = await rejection(refund(merchant, orderId, 'r1', usd('5000.00')));
+    expect(linked.explanation).toBe(`Order '${orderId}' has no captured or paid transaction to refund.`);
+    expect((await transactionsOf(merchant, orderId)).map((t) => [t.id, t.result])).toEqual([['r0', 'SUCCESS']]);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED' });
+  });
+
   it('needs sourceOfFunds on a new order', async () => {
     const err = await rejection(refund(testMerchant(), newOrderId(), 'r1', usd('5.00')));
     expect(err).toMatchObject({ field: 'sourceOfFunds', validationType: 'MISSING' });

@@ -106,7 +106,7 @@ describe('InitiateBrowserPayment', () => {
 
   it('does not hint a new order to the ledger on an order begin saw', async () => {
     const bed = browserPaymentTestBed();
-    bed.ledger.existingOrder = { currency: 'EUR' } as never;
+    bed.ledger.existingOrder = { id: 'order-1', currency: 'EUR', transactions: [] } as never;
     await initiateWith(bed, initiateBody());
     expect(bed.ledger.recorded).toHaveLength(1);
     expect(bed.ledger.recorded[0].newOrder).toBe(false);
@@ -114,10 +114,22 @@ describe('InitiateBrowserPayment', () => {
 
   it('refuses another currency than the existing order\'s before opening anything at the provider', async () => {
     const bed = browserPaymentTestBed();
-    bed.ledger.existingOrder = { currency: 'USD' } as never;
+    bed.ledger.existingOrder = { id: 'order-1', currency: 'USD', transactions: [] } as never;
     const err = await rejection(initiateWith(bed, initiateBody()));
     expect([err.field, err.explanation]).toEqual(['order.currency', "Value 'EUR' is invalid. The order's currency is USD."]);
     expect(bed.simulator.rows.size).toBe(0);
+  });
+
+  it('refuses an order a standalone refund opened before opening anything at the provider', async () => {
+    const bed = browserPaymentTestBed();
+    bed.ledger.existingOrder = { id: 'order-1', currency: 'EUR', transactions: [{ id: 'r1', type: 'REFUND', result: 'SUCCESS' }] } as never;
+    const err = await rejection(initiateWith(bed, initiateBody()));
+    expect([err.httpStatus, err.explanation]).toEqual([
+      400,
+      "Order 'order-1' was opened by a standalone refund: it takes no payment. A payment needs an order id of its own.",
+    ]);
+    expect(bed.simulator.rows.size).toBe(0);
+    expect(bed.ledger.recorded).toHaveLength(0);
   });
 
   it('refuses provider_a options on a provider_b payment and a bank identifier on a provider_a one', async () => {

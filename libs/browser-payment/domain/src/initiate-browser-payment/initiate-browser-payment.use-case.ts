@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, Confirmation, PaymentOperation, ProviderName } from '@gateway/browser-payment/data-access';
-import { GatewayError, InitiateBrowserPaymentRequest, JsonObject, LedgerOrderView, RequestEnvelope } from '@gateway/contracts';
+import { GatewayError, InitiateBrowserPaymentRequest, isStandaloneRefundOrder, JsonObject, LedgerOrderView, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { canonicalRequestHash } from '@gateway/platform';
 import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
@@ -58,7 +58,7 @@ export class InitiateBrowserPayment {
       return begun.body;
     }
     const amount = Money.of(request.order.amount, request.order.currency);
-    assertOrderCurrency(begun.order, amount.currency);
+    assertOrderTakesPayment(begun.order, amount.currency);
 
     const stored = storedRequestOf(request);
     const { operation, confirmation } = terms(stored, provider);
@@ -137,8 +137,14 @@ function assertProviderFields(request: InitiateBrowserPaymentRequest, provider: 
   }
 }
 
-/** Checked before anything is opened at the provider (the ledger checks it again when recording). */
-function assertOrderCurrency(order: LedgerOrderView | null, currency: string): void {
+/**
+ * Checked before anything is opened at the provider (the ledger checks both again when
+ * recording): an order a standalone refund opened takes no payment; an order's currency is its own.
+ */
+function assertOrderTakesPayment(order: LedgerOrderView | null, currency: string): void {
+  if (order && isStandaloneRefundOrder(order.transactions)) {
+    throw GatewayError.invalidRequest(`Order '${order.id}' was opened by a standalone refund: it takes no payment. A payment needs an order id of its own.`);
+  }
   if (order && order.currency !== currency) {
     throw GatewayError.invalidField('order.currency', 'INVALID', `Value '${currency}' is invalid. The order's currency is ${order.currency}.`);
   }

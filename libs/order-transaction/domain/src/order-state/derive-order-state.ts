@@ -1,4 +1,4 @@
-import type { OrderStatus, TransactionResult, TransactionType } from '@gateway/contracts';
+import { isStandaloneRefundOrder, type OrderStatus, type TransactionResult, type TransactionType } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 
 /** What the ledger's arithmetic needs of a transaction. */
@@ -84,7 +84,7 @@ function deriveStatus(entries: readonly LedgerEntry[], totals: OrderTotals): Ord
     return 'REFUND_REQUESTED';
   }
   if (refunded.isPositive()) {
-    if (isStandaloneRefund(entries)) {
+    if (isStandaloneRefundOrder(entries)) {
       return 'REFUNDED';
     }
     const versusCaptured = refunded.compare(captured);
@@ -107,10 +107,4 @@ function deriveStatus(entries: readonly LedgerEntry[], totals: OrderTotals): Ord
     return 'FAILED';
   }
   return has(['VERIFICATION'], ['SUCCESS']) ? 'VERIFIED' : 'FAILED';
-}
-
-/** A standalone refund opens its own order: its first transaction is the refund. */
-export function isStandaloneRefund(entries: readonly LedgerEntry[]): boolean {
-  const first = entries[0]?.type;
-  return first === 'REFUND' || first === 'REFUND_REQUEST';
 }

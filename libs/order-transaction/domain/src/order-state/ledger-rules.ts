@@ -1,12 +1,17 @@
-import { GatewayError, TransactionResult, TransactionType } from '@gateway/contracts';
-import { Money } from '@gateway/money';
-import { deriveTotals, isStandaloneRefund, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
+import { GatewayError, isStandaloneRefundOrder, TransactionResult, TransactionType } from '@gateway/contracts';
+import { MAX_AMOUNT, Money } from '@gateway/money';
+import { deriveTotals, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
 
 /** Refunds whose money has moved or may still move count against the refundable amount. */
 const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
 /** A refund request waiting for approval holds its amount, so approving it can never break the limit. */
 const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount'];
+/** Results after which a transaction has moved, or may still move, money. */
+const EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+const VOID_TYPES: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND'];
+/** What brings money into an order: none of it on an order a standalone refund opened. */
+const FUNDS_IN: TransactionType[] = ['AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'PAYMENT', 'CAPTURE'];
 
 /**
  * The money rules the ledger enforces itself, inside the database transaction on the locked
@@ -16,7 +21,13 @@ const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAm
  * Writes that do not add refund exposure pass even on an order already beyond the limit (a
  * privilege since withdrawn), so its other transactions can still be recorded. Likewise captures
  * (with those pending or unknown) may not (further) exceed what the order's authorisations hold:
- * the capture limit of docs/decisions/card-payment-rules.md.
+ * the capture limit of docs/decisions/card-payment-rules.md. A void counts from its reservation
+ * on, so its completion can never break a limit once its money has moved: a pending void of a
+ * capture or payment already takes its amount out of what can be refunded, a pending void of an
+ * authorisation out of what can be captured. Nothing may be recorded against a transaction that
+ * is voided or being voided, nor a transaction voided while something recorded against it
+ * stands (the chain rule of VOID, docs/decisions/card-payment-rules.md). An order a standalone
+ * refund opened takes no money in.
  */
 export function assertLedgerRules(
   currency: string,
@@ -26,14 +37,27 @@ export function assertLedgerRules(
   incoming: LedgerEntry,
   excessiveRefundAllowed: boolean,
 ): void {
+  // What may be recorded against what first: those refusals name the transaction in the way.
+  assertSingleVoid(after, incoming);
+  assertChainStands(after, incoming);
+  const standaloneRefund = isStandaloneRefundOrder(after);
+  if (standaloneRefund && FUNDS_IN.includes(incoming.type) && EXPOSED.includes(incoming.result)) {
+    throw GatewayError.invalidRequest(
+      `The transaction cannot be recorded: the order was opened by a standalone refund and takes no ${incoming.type}. A payment needs an order of its own.`,
+    );
+  }
+  // A void counts from its reservation: the totals as if every open void had succeeded may
+  // not newly go negative either, so a void's completion never finds them broken.
+  const voidedBefore = deriveTotals(currency, asIfOpenVoidsSucceeded(before));
+  const voidedAfter = deriveTotals(currency, asIfOpenVoidsSucceeded(after));
   for (const name of TOTALS) {
-    if (totals[name].isNegative()) {
+    if (totals[name].isNegative() || (voidedAfter[name].isNegative() && voidedAfter[name].lessThan(voidedBefore[name]))) {
       throw GatewayError.invalidRequest(
         `The transaction cannot be recorded: it would leave the order's ${name} negative.`,
       );
     }
   }
-  assertSingleVoid(after, incoming);
+  assertTotalsAnswerable(currency, before, after);
   const capturableBefore = capturable(currency, before);
   const capturableAfter = capturable(currency, after);
   if (capturableAfter.isNegative() && capturableAfter.lessThan(capturableBefore)) {
@@ -51,13 +75,17 @@ export function assertLedgerRules(
     }
   }
   // A standalone refund has nothing captured to be limited by: it is its own order.
-  if (excessiveRefundAllowed || isStandaloneRefund(after)) {
+  if (excessiveRefundAllowed || standaloneRefund) {
     return;
   }
   const availableBefore = refundable(currency, before);
   const availableAfter = refundable(currency, after);
   if (availableAfter.isNegative() && availableAfter.lessThan(availableBefore)) {
-    throw refundLimitError(Money.of(incoming.amount, currency), availableBefore);
+    throw incoming.type === 'REFUND' || incoming.type === 'REFUND_REQUEST'
+      ? refundLimitError(Money.of(incoming.amount, currency), availableBefore)
+      : GatewayError.invalidRequest(
+          `The transaction cannot be recorded: the order's refunds would exceed its captured amount (${incoming.type}).`,
+        );
   }
 }
 
@@ -72,18 +100,48 @@ export function refundLimitError(amount: Money, available: Money): GatewayError 
 }
 
 /**
- * Captured minus the refunds exposed (and the refund requests outstanding); negative when they
+ * Captured (a capture or payment being voided already taken off) minus the refunds exposed (and
+ * the refund requests outstanding; a refund being voided still counts); negative when they
  * exceed the captured amount.
  */
 export function refundable(currency: string, entries: readonly LedgerEntry[]): Money {
   const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED)
     .plus(sumOf(currency, entries, ['REFUND_REQUEST'], REQUEST_OUTSTANDING))
     .minus(sumOf(currency, entries, ['VOID_REFUND']));
-  return deriveTotals(currency, entries).totalCapturedAmount.minus(exposed);
+  return deriveTotals(currency, asIfOpenVoidsSucceeded(entries)).totalCapturedAmount.minus(exposed);
 }
 
-const VOID_TYPES: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND'];
-const VOID_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+/**
+ * Every total stays within the largest amount the API answers (DecOut, MAX_AMOUNT; the amount
+ * columns hold no more), counting what is pending or unknown as if it succeeded: otherwise a
+ * reservation accepted now could find its completion refused after the money moved. Each
+ * request amount is within it already; this bounds their sum on one order.
+ */
+function assertTotalsAnswerable(currency: string, before: readonly LedgerEntry[], after: readonly LedgerEntry[]): void {
+  const worstBefore = deriveTotals(currency, asIfOpenSucceeded(before));
+  const worstAfter = deriveTotals(currency, asIfOpenSucceeded(after));
+  for (const name of TOTALS) {
+    if (worstAfter[name].amount.greaterThan(MAX_AMOUNT) && worstAfter[name].greaterThan(worstBefore[name])) {
+      throw GatewayError.invalidRequest(
+        `The transaction cannot be recorded: the order's ${name} would exceed ${MAX_AMOUNT} ${currency}, the largest amount the gateway answers. Use another order.`,
+      );
+    }
+  }
+}
+
+/** Money coming in or going out that may still move, counted as moved (voids, which only take back, aside). */
+function asIfOpenSucceeded(entries: readonly LedgerEntry[]): LedgerEntry[] {
+  return entries.map((e) => (!VOID_TYPES.includes(e.type) && OPEN.includes(e.result) ? { ...e, result: 'SUCCESS' } : e));
+}
+
+/** Not known to have failed nor to have succeeded: the money may still move. */
+const OPEN: TransactionResult[] = ['PENDING', 'UNKNOWN'];
+
+/** The entries with every open void counted as succeeded: what the order holds at worst. */
+function asIfOpenVoidsSucceeded(entries: readonly LedgerEntry[]): LedgerEntry[] {
+  return entries.map((e) => (VOID_TYPES.includes(e.type) && OPEN.includes(e.result) ? { ...e, result: 'SUCCESS' } : e));
+}
+
 
 /**
  * A transaction is voided at most once: a void that succeeded, or may still (PENDING while its
@@ -91,11 +149,11 @@ const VOID_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
  * voids move no total, so only this rule stops two racing voids from both reaching the acquirer.
  */
 function assertSingleVoid(after: readonly LedgerEntry[], incoming: LedgerEntry): void {
-  if (!VOID_TYPES.includes(incoming.type) || !VOID_EXPOSED.includes(incoming.result) || !incoming.targetTransactionId) {
+  if (!VOID_TYPES.includes(incoming.type) || !EXPOSED.includes(incoming.result) || !incoming.targetTransactionId) {
     return;
   }
   const voids = after.filter(
-    (e) => VOID_TYPES.includes(e.type) && VOID_EXPOSED.includes(e.result) && e.targetTransactionId === incoming.targetTransactionId,
+    (e) => VOID_TYPES.includes(e.type) && EXPOSED.includes(e.result) && e.targetTransactionId === incoming.targetTransactionId,
   );
   if (voids.length > 1) {
     const other = voids.find((e) => e.id !== incoming.id);
@@ -103,6 +161,63 @@ function assertSingleVoid(after: readonly LedgerEntry[], incoming: LedgerEntry):
       'transaction.targetTransactionId',
       'INVALID',
       `Value '${incoming.targetTransactionId}' is invalid. Transaction '${incoming.targetTransactionId}' is already voided${other?.id ? ` by transaction '${other.id}'` : ''}.`,
+    );
+  }
+}
+
+/** What stands against a transaction of each voidable type: it must be voided first. */
+const DEPENDENT_TYPES: Partial<Record<TransactionType, readonly TransactionType[]>> = {
+  AUTHORIZATION: ['CAPTURE'],
+  CAPTURE: ['REFUND', 'REFUND_REQUEST'],
+  PAYMENT: ['REFUND', 'REFUND_REQUEST'],
+};
+const VOID_OF: Partial<Record<TransactionType, TransactionType>> = {
+  AUTHORIZATION: 'VOID_AUTHORIZATION',
+  CAPTURE: 'VOID_CAPTURE',
+  PAYMENT: 'VOID_PAYMENT',
+  REFUND: 'VOID_REFUND',
+};
+
+/**
+ * The chain rule, held by the ledger itself: a capture or refund may not be reserved against a
+ * transaction that is voided or being voided, nor a void reserved while a capture or refund of
+ * its target stands (not voided, nor being voided). Either would send the acquirer both, and
+ * the void's completion could then find its money rule broken after the money moved. The
+ * operations check the same on begin's view; this catches two writers racing past it (a lock
+ * lost to a timeout).
+ */
+function assertChainStands(after: readonly LedgerEntry[], incoming: LedgerEntry): void {
+  if (!EXPOSED.includes(incoming.result) || !incoming.targetTransactionId) {
+    return;
+  }
+  const targetId = incoming.targetTransactionId;
+  const voidOf = (id: string | undefined) => {
+    const entry = after.find((e) => e.id !== undefined && e.id === id);
+    const voidType = entry && VOID_OF[entry.type];
+    return voidType && after.find((e) => e.type === voidType && e.targetTransactionId === id && EXPOSED.includes(e.result));
+  };
+  if (VOID_TYPES.includes(incoming.type)) {
+    const target = after.find((e) => e.id === targetId);
+    const dependents = DEPENDENT_TYPES[target?.type ?? 'VERIFICATION'] ?? [];
+    const standing = after.find(
+      (e) => dependents.includes(e.type) && e.targetTransactionId === targetId && EXPOSED.includes(e.result) && !voidOf(e.id),
+    );
+    if (standing) {
+      throw GatewayError.invalidField(
+        'transaction.targetTransactionId',
+        'INVALID',
+        `Value '${targetId}' is invalid. Transaction '${targetId}' is not the latest of its chain: void ${standing.type} '${standing.id}' first.`,
+      );
+    }
+    return;
+  }
+  const voided = voidOf(targetId);
+  if (voided) {
+    const state = voided.result === 'SUCCESS' ? 'already voided' : `being voided (its void is ${voided.result})`;
+    throw GatewayError.invalidField(
+      'transaction.targetTransactionId',
+      'INVALID',
+      `Value '${targetId}' is invalid. Transaction '${targetId}' is ${state} by transaction '${voided.id}'.`,
     );
   }
 }
@@ -117,8 +232,9 @@ const CAPTURE_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
  * when captures exceed the authorisations.
  */
 export function capturable(currency: string, entries: readonly LedgerEntry[]): Money {
+  // An authorisation being voided holds nothing more for capture: its void may release it any moment.
   const authorized = sumOf(currency, entries, ['AUTHORIZATION', 'AUTHORIZATION_UPDATE']).minus(
-    sumOf(currency, entries, ['VOID_AUTHORIZATION']),
+    sumOf(currency, entries, ['VOID_AUTHORIZATION'], EXPOSED),
   );
   const captured = sumOf(currency, entries, ['CAPTURE'], CAPTURE_EXPOSED).minus(sumOf(currency, entries, ['VOID_CAPTURE']));
   return authorized.minus(captured);
@@ -131,15 +247,17 @@ export function capturable(currency: string, entries: readonly LedgerEntry[]): M
  * while the order's other authorisations keep the total within bounds; this can.
  */
 export function capturableOf(currency: string, entries: readonly LedgerEntry[], authorizationId: string): Money {
-  const voided = (id: string | undefined, voidType: TransactionType) =>
-    entries.some((e) => e.type === voidType && e.result === 'SUCCESS' && e.targetTransactionId === id);
+  // Conservative both ways: an authorisation stops holding anything once its void is under
+  // way; a capture stops counting only once its void succeeded.
+  const voided = (id: string | undefined, voidType: TransactionType, results: readonly TransactionResult[]) =>
+    entries.some((e) => e.type === voidType && results.includes(e.result) && e.targetTransactionId === id);
   const authorized = entries
     .filter((e) => e.type === 'AUTHORIZATION' && e.result === 'SUCCESS' && e.id === authorizationId)
-    .filter((e) => !voided(e.id, 'VOID_AUTHORIZATION'))
+    .filter((e) => !voided(e.id, 'VOID_AUTHORIZATION', EXPOSED))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   const captured = entries
     .filter((e) => e.type === 'CAPTURE' && CAPTURE_EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
-    .filter((e) => !voided(e.id, 'VOID_CAPTURE'))
+    .filter((e) => !voided(e.id, 'VOID_CAPTURE', ['SUCCESS']))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   return authorized.minus(captured);
 }

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { GatewayError, OrderStatus, TRANSACTION_RESULTS, TRANSACTION_TYPES, TransactionResult, TransactionType } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { LedgerEntry, OrderState } from './derive-order-state';
-import { capturable } from './ledger-rules';
+import { deriveOrderState, LedgerEntry, OrderState } from './derive-order-state';
+import { capturable, refundable } from './ledger-rules';
 import { recordEntry } from './record-entry';
 
 type Expected = 'REJECTED' | [OrderStatus, authorized: string, captured: string, refunded: string];
@@ -43,6 +43,8 @@ const onSuccess = (success: Expected, otherwise: Expected): ByResult => ({
   PENDING: otherwise,
   UNKNOWN: otherwise,
 });
+/** A void counts from its reservation: pending or unknown, it is refused where its success would be. */
+const voidRefused = (failure: Expected): ByResult => ({ SUCCESS: 'REJECTED', FAILURE: failure, PENDING: 'REJECTED', UNKNOWN: 'REJECTED' });
 
 /** Every type and result as an order's first transaction (40.00 USD). */
 const FIRST_TRANSACTION: Record<TransactionType, ByResult> = {
@@ -55,11 +57,11 @@ const FIRST_TRANSACTION: Record<TransactionType, ByResult> = {
   REFUND: { SUCCESS: ['REFUNDED', '0.00', '0.00', '40.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['INITIATED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
   REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '0.00', '0.00', '0.00'], FAILURE: ['FAILED', '0.00', '0.00', '0.00'], PENDING: ['REFUND_REQUESTED', '0.00', '0.00', '0.00'], UNKNOWN: ['INITIATED', '0.00', '0.00', '0.00'] },
   VERIFICATION: onSuccess(['VERIFIED', '0.00', '0.00', '0.00'], ['FAILED', '0.00', '0.00', '0.00']),
-  // Nothing to void on a new order: a successful void would leave a total negative.
-  VOID_AUTHORIZATION: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
-  VOID_CAPTURE: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
-  VOID_PAYMENT: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
-  VOID_REFUND: onSuccess('REJECTED', ['FAILED', '0.00', '0.00', '0.00']),
+  // Nothing to void on a new order: a void would leave a total negative once it succeeded.
+  VOID_AUTHORIZATION: voidRefused(['FAILED', '0.00', '0.00', '0.00']),
+  VOID_CAPTURE: voidRefused(['FAILED', '0.00', '0.00', '0.00']),
+  VOID_PAYMENT: voidRefused(['FAILED', '0.00', '0.00', '0.00']),
+  VOID_REFUND: voidRefused(['FAILED', '0.00', '0.00', '0.00']),
 };
 
 const AUTHORIZED_100: Expected = ['AUTHORIZED', '100.00', '0.00', '0.00'];
@@ -75,9 +77,9 @@ const ON_AUTHORIZED: Record<TransactionType, ByResult> = {
   REFUND_REQUEST: { SUCCESS: 'REJECTED', FAILURE: AUTHORIZED_100, PENDING: 'REJECTED', UNKNOWN: AUTHORIZED_100 },
   VERIFICATION: same(AUTHORIZED_100),
   VOID_AUTHORIZATION: onSuccess(['AUTHORIZED', '60.00', '0.00', '0.00'], AUTHORIZED_100),
-  VOID_CAPTURE: onSuccess('REJECTED', AUTHORIZED_100),
-  VOID_PAYMENT: onSuccess('REJECTED', AUTHORIZED_100),
-  VOID_REFUND: onSuccess('REJECTED', AUTHORIZED_100),
+  VOID_CAPTURE: voidRefused(AUTHORIZED_100),
+  VOID_PAYMENT: voidRefused(AUTHORIZED_100),
+  VOID_REFUND: voidRefused(AUTHORIZED_100),
 };
 
 const CAPTURED_100: Expected = ['CAPTURED', '100.00', '100.00', '0.00'];
@@ -93,10 +95,10 @@ const ON_CAPTURED: Record<TransactionType, ByResult> = {
   REFUND_REQUEST: { SUCCESS: ['REFUND_REQUESTED', '100.00', '100.00', '0.00'], FAILURE: CAPTURED_100, PENDING: ['REFUND_REQUESTED', '100.00', '100.00', '0.00'], UNKNOWN: CAPTURED_100 },
   VERIFICATION: same(CAPTURED_100),
   // Voiding authorised money already captured would leave captures beyond the authorisations.
-  VOID_AUTHORIZATION: onSuccess('REJECTED', CAPTURED_100),
+  VOID_AUTHORIZATION: voidRefused(CAPTURED_100),
   VOID_CAPTURE: onSuccess(['PARTIALLY_CAPTURED', '100.00', '60.00', '0.00'], CAPTURED_100),
   VOID_PAYMENT: onSuccess(['CAPTURED', '60.00', '60.00', '0.00'], CAPTURED_100),
-  VOID_REFUND: onSuccess('REJECTED', CAPTURED_100),
+  VOID_REFUND: voidRefused(CAPTURED_100),
 };
 
 function cases(table: Record<TransactionType, ByResult>) {
@@ -222,6 +224,96 @@ describe('order lifecycles', () => {
     const captured = record(first, captureOf('c1', 'a1', '80.00'), 2);
     const voided = record(captured, { ...entry('VOID_CAPTURE', '80.00'), id: 'v1', targetTransactionId: 'c1' });
     expect(record(voided, captureOf('c2', 'a1', '100.00'))).toHaveLength(5);
+  });
+
+  it('a pending void of a payment takes its amount out of what can be refunded, so the void can always complete', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const paid = [{ ...entry('PAYMENT', '100.00'), id: 'p1' }, { ...entry('PAYMENT', '100.00'), id: 'p2' }];
+    const voiding = record(paid, { ...entry('VOID_PAYMENT', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' });
+    // A refund of the other payment racing the void: only what p2 holds is left.
+    expect(() => record(voiding, { ...entry('REFUND', '100.01', 'PENDING'), id: 'r1', targetTransactionId: 'p2' })).toThrow(
+      /available for refund on this order is 100.00 USD/,
+    );
+    const refunding = record(voiding, { ...entry('REFUND', '100.00', 'PENDING'), id: 'r1', targetTransactionId: 'p2' });
+    // The void's completion, once the acquirer has returned its money: accepted.
+    const completed = record(refunding, { ...entry('VOID_PAYMENT', '100.00'), id: 'v1', targetTransactionId: 'p1' }, 2);
+    expect(deriveOrderState('USD', completed)).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: Money.of('100.00', 'USD') });
+    expect(refundable('USD', completed).isZero()).toBe(true);
+    // The other way round: refunds exposed first, then a void that would leave them beyond the captured amount.
+    const refunded = record(paid, { ...entry('REFUND', '150.00'), id: 'r1', targetTransactionId: 'p2' });
+    expect(() => record(refunded, { ...entry('VOID_PAYMENT', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' })).toThrow(
+      /refunds would exceed its captured amount \(VOID_PAYMENT\)/,
+    );
+  });
+
+  it('a pending void of an authorisation takes it out of what can be captured; a pending capture stops its void', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
+    const authorized = [{ ...entry('AUTHORIZATION', '100.00'), id: 'a1' }];
+    const voiding = record(authorized, { ...entry('VOID_AUTHORIZATION', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'a1' });
+    expect(() => record(voiding, { ...entry('CAPTURE', '10.00', 'PENDING'), id: 'c1', targetTransactionId: 'a1' })).toThrow(
+      /Transaction 'a1' is being voided \(its void is PENDING\) by transaction 'v1'/,
+    );
+    // Even a capture naming no authorisation finds nothing left to capture.
+    expect(() => record(voiding, { ...entry('CAPTURE', '10.00', 'PENDING'), id: 'c1' })).toThrow(/available for capture on this order is 0.00 USD/);
+    const capturing = record(authorized, { ...entry('CAPTURE', '10.00', 'PENDING'), id: 'c1', targetTransactionId: 'a1' });
+    expect(() => record(capturing, { ...entry('VOID_AUTHORIZATION', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'a1' })).toThrow(
+      /Transaction 'a1' is not the latest of its chain: void CAPTURE 'c1' first/,
+    );
+  });
+
+  it('records nothing against a transaction voided or being voided, nor a void while a refund of its target stands', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
+    const paid = [{ ...entry('PAYMENT', '100.00'), id: 'p1' }, { ...entry('PAYMENT', '100.00'), id: 'p2' }];
+    for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
+      const voided = record(paid, { ...entry('VOID_PAYMENT', '100.00', result), id: 'v1', targetTransactionId: 'p1' });
+      const refundOfP1 = { ...entry('REFUND', '10.00', 'PENDING'), id: 'r1', targetTransactionId: 'p1' };
+      expect(() => record(voided, refundOfP1)).toThrow(GatewayError);
+      expect(() => record(voided, refundOfP1)).toThrow(/Transaction 'p1' is (already voided|being voided)/);
+      // The order's other payment is still refundable.
+      expect(record(voided, { ...refundOfP1, targetTransactionId: 'p2' })).toHaveLength(4);
+    }
+    for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
+      const refunding = record(paid, { ...entry('REFUND', '10.00', result), id: 'r1', targetTransactionId: 'p1' });
+      expect(() => record(refunding, { ...entry('VOID_PAYMENT', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' })).toThrow(
+        /void REFUND 'r1' first/,
+      );
+    }
+    // Once the refund is voided (or its void is under way), the payment can be.
+    const refunded = record(paid, { ...entry('REFUND', '10.00'), id: 'r1', targetTransactionId: 'p1' });
+    const refundVoided = record(refunded, { ...entry('VOID_REFUND', '10.00', 'PENDING'), id: 'vr1', targetTransactionId: 'r1' });
+    expect(record(refundVoided, { ...entry('VOID_PAYMENT', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' })).toHaveLength(5);
+  });
+
+  it('an order a standalone refund opened takes no money in, so its refunds stay unlimited by captures only because it has none', () => {
+    for (const first of [entry('REFUND', '10.00'), entry('REFUND', '10.00', 'FAILURE'), entry('REFUND_REQUEST', '10.00', 'PENDING')]) {
+      for (const type of ['PAYMENT', 'AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'CAPTURE'] as const) {
+        for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
+          expect(() => recordAll([first, entry(type, '100.00', result)])).toThrow(/opened by a standalone refund and takes no/);
+        }
+        // A declined attempt moved nothing: it is recorded.
+        expect(() => recordAll([first, entry(type, '100.00', 'FAILURE')])).not.toThrow();
+      }
+    }
+    expect(recordAll([entry('REFUND', '10.00'), entry('VERIFICATION', '0.00')]).status).toBe('REFUNDED');
+  });
+
+  it('keeps every total within the largest amount the API answers, pending ones counted as if they succeeded', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number, excessive = false) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: excessive, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const pending = record([], { ...entry('PAYMENT', '600000000000.00', 'PENDING'), id: 'p1' });
+    expect(() => record(pending, { ...entry('PAYMENT', '400000000000.01', 'PENDING'), id: 'p2' })).toThrow(
+      /totalAuthorizedAmount would exceed 1000000000000 USD/,
+    );
+    const full = record(pending, { ...entry('PAYMENT', '400000000000.00', 'PENDING'), id: 'p2' });
+    // Both complete: the reservations held the room.
+    const completed = record(record(full, { ...entry('PAYMENT', '600000000000.00'), id: 'p1' }, 0), { ...entry('PAYMENT', '400000000000.00'), id: 'p2' }, 1);
+    expect(deriveOrderState('USD', completed).totalCapturedAmount.toFixed()).toBe('1000000000000.00');
+    // With the Excessive Refund privilege, refunds are bounded by the same ceiling.
+    const refunded = record(completed, { ...entry('REFUND', '1000000000000.00'), id: 'r1', targetTransactionId: 'p1' }, undefined, true);
+    expect(() => record(refunded, { ...entry('REFUND', '0.01', 'PENDING'), id: 'r2', targetTransactionId: 'p2' }, undefined, true)).toThrow(
+      /totalRefundedAmount would exceed/,
+    );
   });
 
   it('pay then void: CAPTURED then CANCELLED, totals back to zero', () => {
@@ -357,6 +449,22 @@ describe('ledger arithmetic (properties)', () => {
       fc.property(steps, fc.boolean(), (list, excessive) => {
         const { recorded } = acceptAll(list, excessive);
         expect(capturable('USD', recorded).isNegative()).toBe(false);
+      }),
+    );
+  });
+
+  it('never refuses the completion of a reservation it accepted: a void, a capture or a refund can always succeed', () => {
+    fc.assert(
+      fc.property(steps, fc.boolean(), (list, excessive) => {
+        const pendingFirst = list.map((step) => ({ ...step, result: step.result === 'SUCCESS' ? ('PENDING' as const) : step.result }));
+        const { recorded } = acceptAll(pendingFirst, excessive);
+        recorded.forEach((e, i) => {
+          if (e.result === 'PENDING') {
+            expect(() =>
+              recordEntry('USD', recorded, { ...e, result: 'SUCCESS' }, { replacing: i, excessiveRefundAllowed: excessive }),
+            ).not.toThrow();
+          }
+        });
       }),
     );
   });

@@ -49,6 +49,15 @@ describe('planCardPayment', () => {
     expect([plan.amount.toFixed(), plan.taxAmount?.toFixed(), plan.acceptPartialAmount]).toEqual(['10.51', '1.05', true]);
   });
 
+  it('takes no payment on an order a standalone refund opened, whatever that refund\'s result', () => {
+    for (const first of [txn('r0', 'REFUND', '10.00'), txn('r0', 'REFUND', '10.00', { result: 'FAILURE' }), txn('r0', 'REFUND_REQUEST', '10.00', { result: 'PENDING' })]) {
+      for (const apiOperation of ['PAY', 'AUTHORIZE'] as const) {
+        const err = refusal(() => planCardPayment(pay({ sourceOfFunds: { provided: { card } } }, apiOperation), orderOf([first])));
+        expect([err.httpStatus, err.explanation]).toEqual([400, expect.stringContaining('was opened by a standalone refund: it takes no payment')]);
+      }
+    }
+  });
+
   it('passes 3-D Secure performed elsewhere and the stored-credential agreement on to the issuer', () => {
     const plan = planCardPayment(
       pay({

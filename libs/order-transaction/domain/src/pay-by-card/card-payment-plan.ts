@@ -8,9 +8,17 @@ import {
   parseCardExpiry,
   SecurityCode,
 } from '@gateway/acquirer';
-import type { AcquirerCallSource, CardPaymentRequest, ExplicitCardFields, LedgerOrderView, OperationSession } from '@gateway/contracts';
-import { Money, MoneyError } from '@gateway/money';
-import { invalid, missing } from '../request-errors/request-errors';
+import {
+  type AcquirerCallSource,
+  type CardPaymentRequest,
+  type ExplicitCardFields,
+  GatewayError,
+  isStandaloneRefundOrder,
+  type LedgerOrderView,
+  type OperationSession,
+} from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { invalid, missing, moneyField } from '../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
 
@@ -43,11 +51,15 @@ export interface CardPaymentPlan {
 
 /**
  * What an AUTHORIZE or PAY means on the order as begin saw it (null: a new order). Throws the
- * 400 of a request that cannot be one: an amount in another currency than the order's, no card
+ * 400 of a request that cannot be one: an order a standalone refund opened, an amount in
+ * another currency than the order's, no card
  * from any source, an incomplete card with nothing to complete it.
  */
 export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderView | null, session?: OperationSession): CardPaymentPlan {
   const amount = money('order.amount', request.order.amount, request.order.currency);
+  if (order && isStandaloneRefundOrder(order.transactions)) {
+    throw GatewayError.invalidRequest(`Order '${order.id}' was opened by a standalone refund: it takes no payment. A payment needs an order id of its own.`);
+  }
   if (order && amount.currency !== order.currency) {
     throw invalid('order.currency', amount.currency, `The order's currency is ${order.currency}.`);
   }
@@ -126,16 +138,7 @@ function issuerContextOf(request: CardPaymentRequest): { authentication?: Extern
   };
 }
 
+/** A request amount of the group `field` belongs to (`order.amount`: `order.currency`), as Money. */
 export function money(field: string, amount: string, currency: string): Money {
-  try {
-    return Money.of(amount, currency);
-  } catch (err) {
-    if (err instanceof MoneyError && err.code === 'UNKNOWN_CURRENCY') {
-      throw invalid(field.replace(/\.[a-zA-Z]+$/, '.currency'), currency, 'The currency is not an ISO 4217 currency code.');
-    }
-    if (err instanceof MoneyError) {
-      throw invalid(field, amount, err.message);
-    }
-    throw err;
-  }
+  return moneyField(field, amount, field.replace(/\.[a-zA-Z]+$/, '.currency'), currency);
 }

@@ -96,7 +96,6 @@ describe('target identification without transaction.targetTransactionId (spec re
       order([txn('v', 'VERIFICATION', '0.00')], '0.00'),
       order([txn('a', 'AUTHORIZATION', '100.00')], '0.00'),
       order([txn('p', 'PAYMENT', '100.00', { result: 'FAILURE', gatewayCode: 'DECLINED' })], '0.00'),
-      order([txn('p', 'PAYMENT', '100.00'), txn('vp', 'VOID_PAYMENT', '100.00', { targetTransactionId: 'p' })], '0.00'),
     ];
     for (const candidateless of cases) {
       const err = refusal(() => planRefund(refund(), candidateless, merchant()));
@@ -105,6 +104,37 @@ describe('target identification without transaction.targetTransactionId (spec re
         result: 'ERROR',
       });
     }
+  });
+
+  it('refuses an order whose payment is voided or being voided: a pending void takes it out of reach', () => {
+    for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
+      const voiding = order([txn('p', 'PAYMENT', '100.00'), txn('vp', 'VOID_PAYMENT', '100.00', { targetTransactionId: 'p', result })], '100.00');
+      expect(refusal(() => planRefund(refund(), voiding, merchant())).explanation).toBe(
+        "Order 'order-1' has nothing to refund: its payments and captures are voided or being voided.",
+      );
+      const named = refusal(() => planRefund(refund({ targetTransactionId: 'p' }), voiding, merchant()));
+      expect([named.field, named.explanation]).toEqual([
+        'transaction.targetTransactionId',
+        `Value 'p' is invalid. Transaction 'p' is ${result === 'SUCCESS' ? 'voided' : `being voided (its void is ${result})`} by transaction 'vp': nothing of it is left to refund.`,
+      ]);
+    }
+    // A failed void leaves the payment refundable.
+    const failedVoid = order([txn('p', 'PAYMENT', '100.00'), txn('vp', 'VOID_PAYMENT', '100.00', { targetTransactionId: 'p', result: 'FAILURE' })], '100.00');
+    expect(planRefund(refund(), failedVoid, merchant()).target?.id).toBe('p');
+  });
+
+  it('refuses a named capture that is voided even while the order has another capture to refund', () => {
+    const twoCaptures = order(
+      [
+        txn('a', 'AUTHORIZATION', '100.00'),
+        txn('c1', 'CAPTURE', '50.00', { targetTransactionId: 'a' }),
+        txn('c2', 'CAPTURE', '50.00', { targetTransactionId: 'a' }),
+        txn('vc1', 'VOID_CAPTURE', '50.00', { targetTransactionId: 'c1' }),
+      ],
+      '50.00',
+    );
+    expect(refusal(() => planRefund(refund({ targetTransactionId: 'c1' }), twoCaptures, merchant())).field).toBe('transaction.targetTransactionId');
+    expect(planRefund(refund({ targetTransactionId: 'c2' }), twoCaptures, merchant()).target?.id).toBe('c2');
   });
 
   it('answers an order whose payments are all refunded with the refund limit (zero candidates)', () => {

@@ -11,7 +11,7 @@ import {
   TransactionType,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { describeTransaction } from '../card-operation/order-transactions';
+import { describeTransaction, voidOf } from '../card-operation/order-transactions';
 import { refundable, refundLimitError } from '../order-state/ledger-rules';
 import { acquirerCardOf, requestCard, RequestCard } from './refund-card';
 import { invalid, missing, moneyField, unsupported } from '../request-errors/request-errors';
@@ -165,6 +165,11 @@ function namedTarget(order: LedgerOrderView, id: string): LedgerTransactionView 
       `Transaction '${id}' is ${describeTransaction(target)}: only a successful PAYMENT or CAPTURE can be refunded.`,
     );
   }
+  const voided = voidOf(order, target);
+  if (voided) {
+    const state = voided.result === 'SUCCESS' ? 'voided' : `being voided (its void is ${voided.result})`;
+    throw invalid('transaction.targetTransactionId', id, `Transaction '${id}' is ${state} by transaction '${voided.id}': nothing of it is left to refund.`);
+  }
   return target;
 }
 
@@ -187,14 +192,19 @@ function identifiedTarget(order: LedgerOrderView, amount: Money, excessiveRefund
     throw refundLimitError(amount, refundable(order.currency, order.transactions));
   }
   if (candidates.length === 0) {
-    throw GatewayError.invalidRequest(`Order '${order.id}' has no captured or paid transaction to refund.`);
+    const voided = order.transactions.some((t) => isFundsTransfer(t));
+    throw GatewayError.invalidRequest(
+      voided
+        ? `Order '${order.id}' has nothing to refund: its payments and captures are voided or being voided.`
+        : `Order '${order.id}' has no captured or paid transaction to refund.`,
+    );
   }
   return candidates[0];
 }
 
+/** Voided, or being voided (its void PENDING or UNKNOWN): either way nothing of it is left to refund. */
 function isVoided(order: LedgerOrderView, transfer: LedgerTransactionView): boolean {
-  const voidType = transfer.type === 'PAYMENT' ? 'VOID_PAYMENT' : 'VOID_CAPTURE';
-  return order.transactions.some((t) => t.type === voidType && t.result === 'SUCCESS' && t.targetTransactionId === transfer.id);
+  return voidOf(order, transfer) !== undefined;
 }
 
 function isFundsTransfer(t: LedgerTransactionView): boolean {
@@ -202,7 +212,7 @@ function isFundsTransfer(t: LedgerTransactionView): boolean {
 }
 
 /**
- * What is left to refund of a funds transfer: nothing once it is voided; otherwise its amount
+ * What is left to refund of a funds transfer: nothing once it is voided or being voided; otherwise its amount
  * less the refunds against it that moved or may move money (and refund requests waiting for
  * approval), a voided refund not counting.
  */
