@@ -171,17 +171,19 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
   const redisPrefix = `bench:${runId}:`;
   recordForAtRestScan('redis', redisPrefix);
   const baseUrl = `http://127.0.0.1:${ports['api-edge']}`;
+  // The replay hashes' key: order-transaction and browser-payment share it.
+  const requestHashKey = recordSecret(randomBytes(32).toString('base64'));
   const envOf = (app: App, role: string, password: string): Record<string, string> => ({
     ...common(runId),
     GATEWAY_PROFILE: 'distributed',
     HTTP_PORT: String(ports[app]),
     DATABASE_URL: roleUrl(role, password),
     ...(app === 'api-edge' ? { REDIS_URL: testInfra.redisUrl, REDIS_KEY_PREFIX: redisPrefix, API_PASSWORD_PEPPER: pepper, PUBLIC_BASE_URL: baseUrl } : {}),
-    ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: baseUrl } : {}),
+    ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: baseUrl, REQUEST_HASH_KEY: requestHashKey } : {}),
     ...(app === 'token-vault'
       ? { VAULT_MASTER_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}`, VAULT_FINGERPRINT_KEY: recordSecret(randomBytes(32).toString('base64')) }
       : {}),
-    ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', WEBHOOK_SECRET_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}` } : {}),
+    ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', REQUEST_HASH_KEY: requestHashKey, WEBHOOK_SECRET_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}` } : {}),
   });
   const processes = roles.map(({ app, role, password }) => startApp(app, envOf(app, role, password), logDir, nodeArgs));
   const edgeRole = roles.find((r) => r.app === 'api-edge')!;

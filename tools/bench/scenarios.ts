@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
-import { canonicalRequestHash, GatewayNatsClient } from '@gateway/platform';
+import { GatewayNatsClient, RequestHasher } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testInfra } from '@gateway/testing';
 import type { BenchMerchant, RunningGateway } from './gateway';
 import type { Traffic } from './load';
@@ -14,6 +14,8 @@ export interface PreparedTraffic {
 
 const CARD = { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' };
 const SUCCESS = '"result":"SUCCESS"';
+/** The seeded records are never replayed: any key makes a well-formed hash for them. */
+const seedHasher = RequestHasher.fromText(randomBytes(32).toString('base64'));
 
 /** Runs `task(i)` for i in [0, count) with at most `parallel` in flight. */
 async function inParallel(count: number, parallel: number, task: (i: number) => Promise<void>): Promise<void> {
@@ -47,7 +49,7 @@ async function capturedOrders(gateway: RunningGateway, merchant: BenchMerchant, 
           orderId: orderIds[i],
           transactionId: 'pay-1',
           apiOperation: 'PAY',
-          requestHash: canonicalRequestHash({ apiOperation: 'PAY', orderId: orderIds[i] }),
+          requestHash: seedHasher.hash({ apiOperation: 'PAY', orderId: orderIds[i] }),
           mode: 'CREATE',
           order: { currency: 'USD' },
           transaction: { type: 'PAYMENT', amount: '100.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },

@@ -214,6 +214,14 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       }
     });
 
+    it('gives the key of the replay hashes (Secret request-hash-key) to the services that hash requests, and to no other', () => {
+      const holders = find('Deployment')
+        .filter((d) => containersOf(podSpecOf(d)!).some((c) => secretsOf(c).includes('request-hash-key')))
+        .map((d) => d.metadata.name)
+        .sort();
+      expect(holders).toEqual(['browser-payment', 'order-transaction']);
+    });
+
     it("runs the webhook dispatcher as order-transaction's image in dispatch mode, scaled on the outbox backlog, reaching public HTTPS only", () => {
       const [dispatcher] = find('Deployment', 'order-transaction-dispatcher');
       const container = podSpecOf(dispatcher)!.containers[0];

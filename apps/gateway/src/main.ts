@@ -45,7 +45,7 @@ async function main(): Promise<void> {
       ? process.env.LOG_LEVEL!
       : 'info';
     logger = createLogger({ service: 'gateway', level });
-    const secrets = await loadStandaloneSecrets(standalone, ['vaultMasterKey', 'vaultFingerprintKey', 'webhookSecretKey']);
+    const secrets = await loadStandaloneSecrets(standalone, ['vaultMasterKey', 'vaultFingerprintKey', 'webhookSecretKey', 'requestHashKey']);
     const postgres = await startEmbeddedPostgres({
       dataDir: path.join(standalone.STANDALONE_DATA_DIR, 'postgres'),
       port: standalone.STANDALONE_PG_PORT,
@@ -60,6 +60,9 @@ async function main(): Promise<void> {
       // The vault's keys, generated at first start next to the database they protect.
       VAULT_MASTER_KEYS: `standalone-1:${secrets.vaultMasterKey}`,
       VAULT_FINGERPRINT_KEY: secrets.vaultFingerprintKey,
+      // The key of the ledger's replay hashes (order-transaction and browser-payment), generated
+      // with them: a plain hash of a request body would give away its card number and CSC.
+      REQUEST_HASH_KEY: secrets.requestHashKey,
       // The one process also delivers webhook notifications; the admin CLI seals merchants'
       // notification secrets with the same generated key.
       ORDER_TRANSACTION_MODE: 'all',

@@ -7,8 +7,8 @@ import {
   SUBJECTS,
 } from '@gateway/contracts';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import { canonicalJson, canonicalRequestHash, loadConfig, MessageBus, RunningApp } from '@gateway/platform';
-import { TEST_CARD } from '@gateway/testing';
+import { canonicalJson, loadConfig, MessageBus, RunningApp } from '@gateway/platform';
+import { TEST_CARD, testRequestHasher } from '@gateway/testing';
 import { startTestGateway, TestGateway } from './testing/test-gateway';
 
 /**
@@ -65,7 +65,7 @@ function record(
     orderId,
     transactionId,
     apiOperation,
-    requestHash: canonicalRequestHash({ apiOperation, transactionId }),
+    requestHash: testRequestHasher().hash({ apiOperation, transactionId }),
     mode: recorded.mode ?? 'CREATE',
     order: recorded.order ?? { currency: recorded.transaction.currency },
     transaction: recorded.transaction,

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { JsonObject, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
 import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import { canonicalRequestHash, loadConfig, MessageBus, RunningApp } from '@gateway/platform';
-import { runKey, TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { loadConfig, MessageBus, RunningApp } from '@gateway/platform';
+import { runKey, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 import { startTestGateway, TestGateway } from './testing/test-gateway';
 
@@ -136,7 +136,7 @@ describe('linked refunds over HTTP (order seeded through the ledger: card PAY is
       orderId,
       transactionId: 'pay-1',
       apiOperation: 'PAY',
-      requestHash: canonicalRequestHash({ apiOperation: 'PAY' }),
+      requestHash: testRequestHasher().hash({ apiOperation: 'PAY' }),
       mode: 'CREATE',
       order: { currency: 'USD', details: { reference: 'cart-9' } },
       transaction: { type: 'PAYMENT', amount: '40.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },

@@ -15,7 +15,6 @@ import { BeginOperation } from '@gateway/order-transaction/domain';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
   bootstrapApp,
-  canonicalRequestHash,
   createLogger,
   createMessageServer,
   loadConfig,
@@ -25,7 +24,7 @@ import {
   PlatformModule,
   RunningApp,
 } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
+import { TEST_CARD, TEST_EXPIRY, testRequestHasher, testRequestHashKey, waitFor } from '@gateway/testing';
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
 
 /**
@@ -45,6 +44,7 @@ beforeAll(async () => {
     DATABASE_POOL_SIZE: '4',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    REQUEST_HASH_KEY: testRequestHashKey(),
   };
   const config = loadConfig(VerificationConfig, env);
   const logger = createLogger({ service: 'gateway', level: 'silent' });
@@ -149,7 +149,7 @@ describe('a VERIFY whose record the ledger refuses after the acquirer answered',
       orderId,
       transactionId: 'verify-b',
       apiOperation: 'VERIFY',
-      requestHash: canonicalRequestHash({ apiOperation: 'VERIFY', transactionId: 'verify-b' }),
+      requestHash: testRequestHasher().hash({ apiOperation: 'VERIFY', transactionId: 'verify-b' }),
       mode: 'CREATE',
       order: { currency: 'USD' },
       transaction: {

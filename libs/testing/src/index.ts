@@ -7,3 +7,4 @@ export * from './tls-certificates';
 export * from './webhook-receiver';
 export * from './test-pki';
 export * from './at-rest-scan';
+export * from './request-hash-key';

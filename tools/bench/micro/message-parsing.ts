@@ -5,15 +5,16 @@
  *   node -r ./tools/scripts/register-ts.cjs tools/bench/micro/message-parsing.ts
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { BeginOperationMessage, defaultMerchantSettings, OrderOperationMessage, RecordOperationMessage } from '@gateway/contracts';
-import { canonicalRequestHash, parseMessage } from '@gateway/platform';
+import { parseMessage, RequestHasher } from '@gateway/platform';
 import { installValidationMetadataCache } from '../../../libs/platform/src/validation/validation-metadata-cache';
 
 const envelope = { merchant: { id: 'BENCH1', mode: 'TEST', settings: defaultMerchantSettings() }, apiVersion: 100, requestId: 'r-1', authMethod: 'PASSWORD', fencingToken: '7' };
 const card = { number: '5123450000000008', expiry: { month: '1', year: '39' }, securityCode: '100' };
 const body = { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card } } };
-const requestHash = canonicalRequestHash(body);
+const requestHash = RequestHasher.fromText(randomBytes(32).toString('base64')).hash(body);
 // A VERIFY's response body as verification sends it to the ledger (about 1.6 kB of JSON).
 const VERIFY_RESPONSE = {
   result: 'SUCCESS',

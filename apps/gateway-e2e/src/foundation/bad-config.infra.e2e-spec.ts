@@ -12,6 +12,8 @@ describe('startup configuration', () => {
     ['api-edge', { NATS_REQUEST_TIMEOUT_MS: '5s' }, 'NATS_REQUEST_TIMEOUT_MS'],
     ['verification', { DATABASE_URL: '' }, 'DATABASE_URL'],
     ['token-vault', { HTTP_PORT: '70000' }, 'HTTP_PORT'],
+    ['order-transaction', { REQUEST_HASH_KEY: '' }, 'REQUEST_HASH_KEY'],
+    ['browser-payment', { REQUEST_HASH_KEY: 'dG9vLXNob3J0' }, 'REQUEST_HASH_KEY'],
   ] as const)('%s exits 78 naming %s', async (app, override, variable) => {
     const env = { ...readState().appEnv[app], ...override };
     const started = startApp(app, env, logDir(), `${app}-${variable}`);

@@ -1,7 +1,8 @@
 import { defaultMerchantSettings, JsonObject, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
-import { canonicalRequestHash, GatewayNatsClient } from '@gateway/platform';
+import { GatewayNatsClient } from '@gateway/platform';
 import { TEST_CARD, testInfra } from '@gateway/testing';
 import { firstValueFrom } from 'rxjs';
+import { servicesRequestHasher } from '../support/e2e-state';
 import { call, createMerchant, readState } from '../support/gateway-client';
 
 /**
@@ -29,7 +30,7 @@ describe('retrieving what the ledger recorded', () => {
       orderId: 'order-1',
       transactionId: 'verify-1',
       apiOperation: 'VERIFY',
-      requestHash: canonicalRequestHash({ apiOperation: 'VERIFY' }),
+      requestHash: servicesRequestHasher().hash({ apiOperation: 'VERIFY' }),
       mode: 'CREATE',
       order: { currency: 'USD' },
       transaction: { type: 'VERIFICATION', amount: '0', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED' },

@@ -9,9 +9,10 @@ import {
   SUBJECTS,
   WireError,
 } from '@gateway/contracts';
-import { canonicalRequestHash, GatewayNatsClient } from '@gateway/platform';
+import { GatewayNatsClient } from '@gateway/platform';
 import { TEST_CARD, testInfra } from '@gateway/testing';
 import { firstValueFrom } from 'rxjs';
+import { servicesRequestHasher } from '../support/e2e-state';
 import { ApiResponse, call, createMerchant, readState, TestMerchant } from '../support/gateway-client';
 import { acquirerRefundCalls } from '../support/metrics';
 
@@ -44,7 +45,7 @@ describe('refunds across processes (payments seeded through the ledger over NATS
       orderId,
       transactionId: 'pay-1',
       apiOperation: 'PAY',
-      requestHash: canonicalRequestHash({ apiOperation: 'PAY', orderId }),
+      requestHash: servicesRequestHasher().hash({ apiOperation: 'PAY', orderId }),
       mode: 'CREATE',
       order: { currency: 'USD' },
       transaction: { type: 'PAYMENT', amount, currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },

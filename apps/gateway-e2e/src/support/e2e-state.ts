@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { RequestHasher } from '@gateway/platform';
 import { ROOT } from './processes';
 
 /** What the global setup started, for the test files (which run in other processes). */
@@ -36,4 +37,16 @@ export function readState(): E2eState {
     throw new Error('No e2e run in progress: run the e2e tier with `jest --selectProjects e2e`.');
   }
   return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as E2eState;
+}
+
+/**
+ * The request hasher of the run's services (distributed profile: order-transaction's key), for
+ * ledger messages a test sends over NATS itself, as a service would.
+ */
+export function servicesRequestHasher(): RequestHasher {
+  const key = readState().appEnv['order-transaction']?.REQUEST_HASH_KEY;
+  if (!key) {
+    throw new Error('No REQUEST_HASH_KEY in the run\'s state: ledger messages are sent over NATS in the distributed profile only.');
+  }
+  return RequestHasher.fromText(key);
 }

@@ -108,6 +108,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
   const vaultKeys = { master: randomBytes(32).toString('base64'), fingerprint: randomBytes(32).toString('base64') };
   recordSecret(vaultKeys.master);
   recordSecret(vaultKeys.fingerprint);
+  // The replay hashes' key: order-transaction and browser-payment share it.
+  const requestHashKey = randomBytes(32).toString('base64');
+  recordSecret(requestHashKey);
   const webhookKeys = `e2e-1:${randomBytes(32).toString('base64')}`;
   recordSecret(webhookKeys.slice('e2e-1:'.length));
   const webhooks = webhookTestConfig(runId);
@@ -130,12 +133,12 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
           }
         : {}),
       // browser-payment builds the payer's redirect URLs on the edge's address.
-      ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: base } : {}),
+      ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: base, REQUEST_HASH_KEY: requestHashKey } : {}),
       ...(app === 'token-vault'
         ? { VAULT_MASTER_KEYS: `e2e-1:${vaultKeys.master}`, VAULT_FINGERPRINT_KEY: vaultKeys.fingerprint }
         : {}),
       // The ledger and the webhook dispatcher in one process (production runs them apart).
-      ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', WEBHOOK_SECRET_KEYS: webhookKeys, ...webhooks.env } : {}),
+      ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', REQUEST_HASH_KEY: requestHashKey, WEBHOOK_SECRET_KEYS: webhookKeys, ...webhooks.env } : {}),
     };
   }
   const processes = APPS.map((app) => startApp(app, appEnv[app], logDir));

@@ -11,11 +11,11 @@ import {
   SUBJECTS,
 } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
-import { canonicalRequestHash, createMessageClient } from '@gateway/platform';
+import { createMessageClient } from '@gateway/platform';
 import { createDatabase, dropDatabase, freePort, keptForAtRestScan, testInfra, waitFor, WebhookReceiver } from '@gateway/testing';
 import { Client } from 'pg';
 import { firstValueFrom } from 'rxjs';
-import { readState } from '../support/e2e-state';
+import { readState, servicesRequestHasher } from '../support/e2e-state';
 import { DIST, httpOk, StartedProcess, startApp } from '../support/processes';
 import { startWebhookReceiver } from '../support/webhook-receivers';
 
@@ -87,7 +87,7 @@ describe('webhook dispatcher processes', () => {
         orderId,
         transactionId: 'pay-1',
         apiOperation: 'PAY',
-        requestHash: canonicalRequestHash({ apiOperation: 'PAY', orderId }),
+        requestHash: servicesRequestHasher().hash({ apiOperation: 'PAY', orderId }),
         mode: 'CREATE',
         order: { currency: 'USD', notificationUrl: receiver.url() },
         transaction: { type: 'PAYMENT', amount: '1.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED' },

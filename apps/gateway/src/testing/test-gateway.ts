@@ -17,6 +17,7 @@ import {
   PlatformModule,
   RunningApp,
 } from '@gateway/platform';
+import { testRequestHashKey } from '@gateway/testing';
 
 const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
 
@@ -79,6 +80,7 @@ export async function startTestGateway({ services, env = {}, merchantDefaults = 
     HTTP_PORT: '0',
     MERCHANT_CACHE_TTL_MS: '0',
     PUBLIC_BASE_URL,
+    REQUEST_HASH_KEY: testRequestHashKey(),
     ...env,
   };
   const edge = loadConfig(EdgeConfig, config);

@@ -22,7 +22,7 @@ import {
   SIMULATOR_STORE,
   SYSTEM_CLOCK,
 } from '@gateway/browser-payment/domain';
-import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
+import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
 import { BrowserPaymentConfig } from './browser-payment.config';
 import { BrowserPaymentsNatsController } from './browser-payments.nats-controller';
 import { PayerJourneyNatsController } from './payer-journey.nats-controller';
@@ -50,6 +50,8 @@ export class BrowserPaymentModule {
           useValue: { publicBaseUrl: config.PUBLIC_BASE_URL, tokenTtlMs: config.BROWSER_PAYMENT_TOKEN_TTL_SECONDS * 1_000 },
         },
         { provide: CLOCK, useValue: SYSTEM_CLOCK },
+        // The replay hashes' key, checked at start: missing or malformed stops the service.
+        { provide: RequestHasher, useValue: RequestHasher.fromConfig(config.REQUEST_HASH_KEY) },
         BrowserPaymentRepository,
         SimulatedProviderRepository,
         { provide: PAYMENT_STORE, useExisting: BrowserPaymentRepository },

@@ -146,7 +146,7 @@ export class BeginOperationMessage {
   @Matches(CODE)
   apiOperation: string;
 
-  /** sha256 (hex) of the canonical request body without `correlationId` (see canonicalRequestHash). */
+  /** HMAC-SHA256 (hex), under the deployment's request hash key, of the canonical request body without `correlationId` (see RequestHasher). */
   @Matches(SHA256_HEX)
   requestHash: string;
 

@@ -35,7 +35,7 @@ export class OperationResponseEntity {
   @Column({ type: 'integer' })
   sequence: number;
 
-  /** sha256 of the canonical request body: a replay must match it. */
+  /** HMAC-SHA256, under REQUEST_HASH_KEY, of the canonical request body: a replay must match it. */
   @Column({ name: 'request_hash', type: 'varchar', length: 64 })
   requestHash: string;
 

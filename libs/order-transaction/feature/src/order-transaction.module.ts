@@ -28,7 +28,7 @@ import {
   WEBHOOK_SENDER,
   WriteNotification,
 } from '@gateway/order-transaction/domain';
-import { databaseConnection, ServiceDatabaseModule } from '@gateway/platform';
+import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
 import { CardPaymentsNatsController } from './card-payments.nats-controller';
 import { LedgerNatsController } from './ledger.nats-controller';
 import { OrderRetrievalNatsController } from './order-retrieval.nats-controller';
@@ -65,6 +65,7 @@ export class OrderTransactionModule {
       providers: [
         { provide: OrderTransactionConfig, useValue: config },
         { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
+        { provide: RequestHasher, useValue: loadRequestHasher(config) },
         LedgerRepository,
         NotificationOutbox,
         WriteNotification,
@@ -89,6 +90,16 @@ export class OrderTransactionModule {
       ],
     };
   }
+}
+
+/**
+ * The replay hashes' key, checked at start where requests are answered: missing or malformed
+ * stops the process (exit code 78). The webhook dispatcher answers none and needs no key.
+ */
+export function loadRequestHasher(config: OrderTransactionConfig): RequestHasher {
+  return config.ORDER_TRANSACTION_MODE === 'dispatch'
+    ? RequestHasher.unavailable('ORDER_TRANSACTION_MODE is dispatch: this process answers no requests')
+    : RequestHasher.fromConfig(config.REQUEST_HASH_KEY, `when ORDER_TRANSACTION_MODE is ${config.ORDER_TRANSACTION_MODE}`);
 }
 
 function dispatcherProviders(config: OrderTransactionConfig): Provider[] {

@@ -10,8 +10,8 @@ import {
   RecordOperationMessage,
   SUBJECTS,
 } from '@gateway/contracts';
-import { canonicalRequestHash, standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
+import { standaloneBus } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import { LedgerTestApp, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
 
 /**
@@ -107,7 +107,7 @@ async function seed(
     orderId,
     transactionId,
     apiOperation,
-    requestHash: canonicalRequestHash({ apiOperation, transactionId }),
+    requestHash: testRequestHasher().hash({ apiOperation, transactionId }),
     mode: 'CREATE',
     order: { currency: transaction.currency ?? 'USD' },
     transaction: { currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', ...transaction },

@@ -25,7 +25,7 @@ async function journey(bed: TestBed, body: JsonObject, upTo: 'initiated' | 'redi
 
 function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, extra: JsonObject = {}) {
   const body = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', ...extra };
-  return new ConfirmBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.steps).execute({
+  return new ConfirmBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.steps, bed.requestHasher).execute({
     envelope: envelopeFor(merchant),
     orderId: 'order-1',
     transactionId: 'bp-1',

@@ -10,7 +10,7 @@ import {
 } from '@gateway/contracts';
 import type { FieldProblem } from '@gateway/api-fields';
 import { Money } from '@gateway/money';
-import { canonicalRequestHash } from '@gateway/platform';
+import { RequestHasher } from '@gateway/platform';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { PaymentSteps } from '../payment/payment-steps';
@@ -41,10 +41,11 @@ export class ConfirmBrowserPayment {
     private readonly providers: ProviderAdapters,
     private readonly ledger: BrowserPaymentLedger,
     private readonly steps: PaymentSteps,
+    private readonly requestHasher: RequestHasher,
   ) {}
 
   async execute(command: ConfirmBrowserPaymentCommand): Promise<JsonObject> {
-    const requestHash = canonicalRequestHash(command.body);
+    const requestHash = this.requestHasher.hash(command.body);
     const begun = await this.ledger.begin({
       envelope: command.envelope,
       orderId: command.orderId,

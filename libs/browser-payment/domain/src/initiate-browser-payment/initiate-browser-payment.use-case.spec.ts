@@ -1,5 +1,4 @@
 import { GatewayError, JsonObject, validateOrderOperationRequest } from '@gateway/contracts';
-import { canonicalRequestHash } from '@gateway/platform';
 import { redirectTokenHash } from '../redirect-token/redirect-token';
 import {
   browserPaymentTestBed,
@@ -11,7 +10,7 @@ import {
 import { InitiateBrowserPayment } from './initiate-browser-payment.use-case';
 
 function initiateWith(bed: ReturnType<typeof browserPaymentTestBed>, body: JsonObject, merchant = testMerchant()) {
-  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock);
+  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock, bed.requestHasher);
   return initiate.execute({
     envelope: envelopeFor(merchant),
     orderId: 'order-1',
@@ -40,7 +39,7 @@ describe('InitiateBrowserPayment', () => {
     const [record] = bed.ledger.recorded;
     // Begin saw no order: the ledger is told, so it can write the new order in one statement.
     expect(record).toMatchObject({ apiOperation: 'INITIATE_BROWSER_PAYMENT', mode: 'CREATE', orderChanged: true, newOrder: true });
-    expect(record.requestHash).toBe(canonicalRequestHash(initiateBody()));
+    expect(record.requestHash).toBe(bed.requestHasher.hash(initiateBody()));
     expect(record.payment).toMatchObject({
       provider: 'provider_a',
       operation: 'PAY',

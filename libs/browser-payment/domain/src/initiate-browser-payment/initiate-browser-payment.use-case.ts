@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, Confirmation, PaymentOperation, ProviderName } from '@gateway/browser-payment/data-access';
 import { GatewayError, InitiateBrowserPaymentRequest, isStandaloneRefundOrder, JsonObject, LedgerOrderView, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { canonicalRequestHash } from '@gateway/platform';
+import { RequestHasher } from '@gateway/platform';
 import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import { PayerJourneys } from '../payer-journey/payer-journeys';
@@ -39,6 +39,7 @@ export class InitiateBrowserPayment {
     private readonly journeys: PayerJourneys,
     @Inject(BROWSER_PAYMENT_OPTIONS) private readonly options: BrowserPaymentOptions,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly requestHasher: RequestHasher,
   ) {}
 
   async execute(command: InitiateBrowserPaymentCommand): Promise<JsonObject> {
@@ -46,7 +47,7 @@ export class InitiateBrowserPayment {
     const provider = PROVIDER_OF_SOURCE[request.sourceOfFunds.type];
     assertProviderFields(request, provider);
     const adapter = this.providers.forMerchant(envelope.merchant, provider);
-    const requestHash = canonicalRequestHash(command.body);
+    const requestHash = this.requestHasher.hash(command.body);
     const begun = await this.ledger.begin({
       envelope,
       orderId: command.orderId,

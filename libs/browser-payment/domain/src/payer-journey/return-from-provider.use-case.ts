@@ -3,7 +3,7 @@ import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment
 import type { PayerReply, PayerStepMessage, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
-import { journeyStepHash, PaymentSteps } from '../payment/payment-steps';
+import { PaymentSteps } from '../payment/payment-steps';
 import type { PayerReturn, ProviderAdapter } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { completionDue, PayerJourneys } from './payer-journeys';
@@ -38,7 +38,7 @@ export class ReturnFromProvider {
       ({ payment } = await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, {
         envelope: message.envelope,
         apiOperation: JOURNEY_STEPS.completed,
-        requestHash: journeyStepHash(JOURNEY_STEPS.completed, payment),
+        requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.completed, payment),
       }));
     }
     return this.journeys.toMerchant(payment);
@@ -63,7 +63,7 @@ export class ReturnFromProvider {
     const { payment: updated } = await this.steps.apply(payment, changes, adapter, {
       envelope,
       apiOperation: JOURNEY_STEPS.returned,
-      requestHash: journeyStepHash(JOURNEY_STEPS.returned, payment),
+      requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.returned, payment),
     });
     return updated;
   }

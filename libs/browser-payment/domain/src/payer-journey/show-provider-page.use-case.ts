@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PayerReply, PayerStepMessage } from '@gateway/contracts';
 import { journeyOverPage } from '../pages/journey-pages';
-import { journeyStepHash, PaymentSteps } from '../payment/payment-steps';
+import { PaymentSteps } from '../payment/payment-steps';
 import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { PayerJourneys } from './payer-journeys';
@@ -34,7 +34,7 @@ export class ShowProviderPage {
         {
           envelope: message.envelope,
           apiOperation: JOURNEY_STEPS.redirected,
-          requestHash: journeyStepHash(JOURNEY_STEPS.redirected, payment),
+          requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.redirected, payment),
         },
       ));
     } else if (payment.interactionStatus !== 'REDIRECTED_TO_PROVIDER') {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment/data-access';
 import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
-import { APP_LOGGER, AppLogger, canonicalRequestHash } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, RequestHasher } from '@gateway/platform';
 import { CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import type { ProviderAdapter } from '../providers/provider-adapter';
@@ -24,11 +24,6 @@ export interface StepOutcome {
   body: JsonObject;
 }
 
-/** The hash a journey step is recorded under: the same for every attempt at the step. */
-export function journeyStepHash(apiOperation: string, payment: BrowserPaymentRow): string {
-  return canonicalRequestHash({ apiOperation, transactionId: payment.transactionId });
-}
-
 /**
  * A step of a payment: its change and the ledger record of it, together (the change is rolled
  * back if the ledger refuses), and for the steps that execute the payment at the provider, the
@@ -41,10 +36,16 @@ export class PaymentSteps {
     private readonly ledger: BrowserPaymentLedger,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly requestHasher: RequestHasher,
   ) {}
 
   now(): Date {
     return this.clock.now();
+  }
+
+  /** The hash a journey step is recorded under: the same for every attempt at the step. */
+  journeyStepHash(apiOperation: string, payment: BrowserPaymentRow): string {
+    return this.requestHasher.hash({ apiOperation, transactionId: payment.transactionId });
   }
 
   /** Applies `changes` to the payment as it is and records it; ORDER_LOCK_LOST if another step moved it first. */

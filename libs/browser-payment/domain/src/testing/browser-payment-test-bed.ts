@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   BeginOperationMessage,
   BeginOperationReply,
@@ -9,7 +10,7 @@ import {
   validateOrderOperationRequest,
   RequestEnvelope,
 } from '@gateway/contracts';
-import { createLogger } from '@gateway/platform';
+import { createLogger, RequestHasher } from '@gateway/platform';
 import type { BrowserPaymentOptions, Clock } from '../browser-payment.options';
 import { InitiateBrowserPayment } from '../initiate-browser-payment/initiate-browser-payment.use-case';
 import { BrowserPaymentLedger, RecordStep } from '../ledger/browser-payment-ledger';
@@ -80,9 +81,10 @@ export function browserPaymentTestBed(options: BrowserPaymentOptions = TEST_OPTI
   const simulator = new InMemorySimulatorStore();
   const ledger = new FakeLedger();
   const providers = new ProviderAdapters(simulator, clock);
-  const steps = new PaymentSteps(payments, ledger, clock, createLogger({ service: 'test', level: 'silent' }));
+  const requestHasher = RequestHasher.fromText(randomBytes(32).toString('base64'));
+  const steps = new PaymentSteps(payments, ledger, clock, createLogger({ service: 'test', level: 'silent' }), requestHasher);
   const journeys = new PayerJourneys(payments, options, clock);
-  return { clock, payments, simulator, ledger, providers, steps, journeys, options };
+  return { clock, payments, simulator, ledger, providers, steps, journeys, options, requestHasher };
 }
 
 export const RETURN_URL = 'https://shop.example/return';
@@ -101,7 +103,7 @@ export type TestBed = ReturnType<typeof browserPaymentTestBed>;
 
 /** Initiates through the real use case; the payer's token as the redirect URL carries it. */
 export async function initiatedPayment(bed: TestBed, body: JsonObject = initiateBody(), merchant = testMerchant()) {
-  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock);
+  const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock, bed.requestHasher);
   const response = await initiate.execute({
     envelope: envelopeFor(merchant),
     orderId: 'order-1',

@@ -18,7 +18,7 @@ import {
   TransactionType,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { canonicalRequestHash } from '@gateway/platform';
+import { RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from './acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from './card-outcome';
@@ -65,6 +65,7 @@ export class RunFollowOnOperation {
     private readonly begin: BeginOperation,
     private readonly reserved: RunReservedOperation,
     private readonly acquirers: AcquirerRegistry,
+    private readonly requestHasher: RequestHasher,
   ) {}
 
   async execute<R extends FollowOnRequest, P extends FollowOnPlan>(
@@ -73,7 +74,7 @@ export class RunFollowOnOperation {
   ): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
     const { apiOperation } = operation;
-    const requestHash = canonicalRequestHash(command.body);
+    const requestHash = this.requestHasher.hash(command.body);
     const targets = { types: operation.targetTypes, transactionId: request.transaction.targetTransactionId };
     const { reply: begun, seen, targetResponses } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash }, targets);
     if (begun.outcome === 'REPLAY') {

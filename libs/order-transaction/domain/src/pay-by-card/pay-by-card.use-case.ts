@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AcquirerRegistry } from '@gateway/acquirer';
 import { CardPaymentRequest, JsonObject, OperationReply, RecordMode, RecordOperationMessage, unmaskRequested } from '@gateway/contracts';
-import { canonicalRequestHash } from '@gateway/platform';
+import { RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { CardOutcome } from '../card-operation/card-outcome';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
@@ -30,12 +30,13 @@ export class PayByCard {
     private readonly reserved: RunReservedOperation,
     private readonly acquirers: AcquirerRegistry,
     private readonly sideEffects: CardPaymentSideEffects,
+    private readonly requestHasher: RequestHasher,
   ) {}
 
   async execute(command: CardPaymentCommand): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
     const apiOperation = request.apiOperation;
-    const requestHash = canonicalRequestHash(command.body);
+    const requestHash = this.requestHasher.hash(command.body);
     const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash });
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };

@@ -13,7 +13,7 @@ import {
   unmaskRequested,
 } from '@gateway/contracts';
 import { SeenOrder } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger, canonicalRequestHash, NotDeliveredError } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, NotDeliveredError, RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
@@ -70,11 +70,12 @@ export class RefundOrder {
     private readonly acquirers: AcquirerRegistry,
     private readonly sideEffects: RefundSideEffects,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly requestHasher: RequestHasher,
   ) {}
 
   async execute(command: RefundCommand): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
-    const requestHash = canonicalRequestHash(command.body);
+    const requestHash = this.requestHasher.hash(command.body);
     const targets = { types: FUNDS_TRANSFERS, transactionId: request.transaction.targetTransactionId };
     const { reply: begun, seen, targetResponses } = await this.begin.read(
       { envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash },

@@ -17,7 +17,6 @@ import {
 } from '@gateway/contracts';
 import {
   bootstrapApp,
-  canonicalRequestHash,
   createLogger,
   createMessageServer,
   loadConfig,
@@ -27,7 +26,7 @@ import {
   PlatformModule,
   RunningApp,
 } from '@gateway/platform';
-import { sentStatements } from '@gateway/testing';
+import { sentStatements, testRequestHasher, testRequestHashKey } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { OrderTransactionConfig } from '../order-transaction.config';
 import { OrderTransactionModule } from '../order-transaction.module';
@@ -59,6 +58,7 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     HTTP_PORT: '0',
     // The ledger alone; webhook tests start dispatchers of their own.
     ORDER_TRANSACTION_MODE: 'serve',
+    REQUEST_HASH_KEY: testRequestHashKey(),
     ...env,
   });
   const logger = createLogger({ service: 'order-transaction', level: 'silent' });
@@ -117,7 +117,7 @@ export function beginMessage(spec: OperationSpec, addressesExistingTransaction?:
     orderId: spec.orderId,
     transactionId: spec.transactionId,
     apiOperation: spec.apiOperation,
-    requestHash: canonicalRequestHash(spec.request),
+    requestHash: testRequestHasher().hash(spec.request),
     ...(addressesExistingTransaction === undefined ? {} : { addressesExistingTransaction }),
   };
 }
@@ -131,7 +131,7 @@ export function recordMessage(
     orderId: spec.orderId,
     transactionId: spec.transactionId,
     apiOperation: spec.apiOperation,
-    requestHash: canonicalRequestHash(spec.request),
+    requestHash: testRequestHasher().hash(spec.request),
     mode: recorded.mode ?? 'CREATE',
     order: recorded.order ?? { currency: recorded.transaction.currency },
     transaction: recorded.transaction,

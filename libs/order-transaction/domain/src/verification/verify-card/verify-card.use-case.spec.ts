@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   ACQUIRER_REQUESTS_METRIC,
   AcquirerRegistry,
@@ -18,7 +19,7 @@ import {
   RequestEnvelope,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
-import { AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
+import { AppLogger, Metrics, RequestHasher } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { StoredCardAcquirer, StoredCardVerification } from '../card-custody/stored-card-acquirer';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
@@ -94,6 +95,8 @@ interface Harness {
   warnings: unknown[];
 }
 
+const HASHER = RequestHasher.fromText(randomBytes(32).toString('base64'));
+
 function harness(now: Date = NOW): Harness {
   const ledger = new FakeLedger();
   const vault = new FakeVault();
@@ -109,6 +112,7 @@ function harness(now: Date = NOW): Harness {
     () => now,
     logger,
     metrics,
+    HASHER,
   );
   return { useCase, ledger, vault, metrics, warnings };
 }
@@ -182,7 +186,7 @@ describe('VERIFY', () => {
         orderId: 'order-1',
         transactionId: 'verify-1',
         apiOperation: 'VERIFY',
-        requestHash: canonicalRequestHash(raw),
+        requestHash: HASHER.hash(raw),
       }),
     ]);
     expect(await acquirerCalls(metrics)).toBe(1);
@@ -190,7 +194,7 @@ describe('VERIFY', () => {
     expect(record).toMatchObject({
       envelope: { fencingToken: '7' },
       apiOperation: 'VERIFY',
-      requestHash: canonicalRequestHash(raw),
+      requestHash: HASHER.hash(raw),
       mode: 'CREATE',
       // Begin saw no order: the ledger may write the new order in one statement.
       newOrder: true,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
 import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger, canonicalRequestHash, Metrics } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, Metrics, RequestHasher } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
 import { Clock, CLOCK } from '../clock';
@@ -49,6 +49,7 @@ export class VerifyCard {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: Metrics,
+    private readonly requestHasher: RequestHasher,
   ) {
     this.unrecorded = metrics.counter(
       UNRECORDED_VERIFICATIONS_METRIC,
@@ -58,7 +59,7 @@ export class VerifyCard {
   }
 
   async execute(command: VerifyCardCommand): Promise<OperationReply> {
-    const requestHash = canonicalRequestHash(command.body);
+    const requestHash = this.requestHasher.hash(command.body);
     const { reply: begun, seen } = await this.beginOperation.read({
       envelope: command.envelope,
       orderId: command.orderId,
