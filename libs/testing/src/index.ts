@@ -8,3 +8,4 @@ export * from './webhook-receiver';
 export * from './test-pki';
 export * from './at-rest-scan';
 export * from './request-hash-key';
+export * from './config-errors';

@@ -7,11 +7,12 @@ import { TEST_CARD } from '@gateway/testing';
 import {
   beginMessage,
   LedgerTestApp,
-  OperationSpec,
+  operation,
   recordMessage,
   startLedgerTestApp,
   statementsOf,
   testMerchant,
+  txn,
 } from './testing/ledger-test-app';
 
 /**
@@ -30,19 +31,8 @@ afterAll(async () => {
 
 const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
 
-function operation(merchant: MerchantContext, orderId: string, transactionId: string, apiOperation: string, request: JsonObject = {}): OperationSpec {
-  return { merchant, orderId, transactionId, apiOperation, request: { apiOperation, ...request } };
-}
-
 type Txn = RecordOperationMessage['transaction'];
-const txn = (type: Txn['type'], amount: string, result: Txn['result'] = 'SUCCESS', extra: Partial<Txn> = {}): Txn => ({
-  type,
-  amount,
-  currency: 'USD',
-  result,
-  gatewayCode: result === 'SUCCESS' ? 'APPROVED' : result === 'PENDING' ? 'SUBMITTED' : 'DECLINED',
-  ...extra,
-});
+
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   try {

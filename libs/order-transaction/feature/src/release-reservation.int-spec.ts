@@ -1,9 +1,18 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
+import { randomBytes } from 'node:crypto';
+import { GatewayError, JsonObject, MerchantContext, SUBJECTS } from '@gateway/contracts';
 import { RecordOperation, ReleaseReservation, ReleaseReservationCommand } from '@gateway/order-transaction/domain';
 import { standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { LedgerTestApp, OperationSpec, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
+import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
+import {
+  LedgerTestApp,
+  operation,
+  OperationSpec,
+  recordMessage,
+  startLedgerTestApp,
+  statementsOf,
+  testMerchant,
+  txn,
+} from './testing/ledger-test-app';
 
 /**
  * A released reservation (docs/decisions/refund-reservation.md) leaves the order as it was
@@ -12,8 +21,7 @@ import { LedgerTestApp, OperationSpec, startLedgerTestApp, statementsOf, testMer
 let app: LedgerTestApp;
 
 beforeAll(async () => {
-  // The service refuses to serve without its replay-hash key; the run's, or one of our own.
-  app = await startLedgerTestApp({ REQUEST_HASH_KEY: process.env.REQUEST_HASH_KEY ?? randomBytes(32).toString('base64') });
+  app = await startLedgerTestApp();
 });
 
 afterAll(async () => {
@@ -22,47 +30,13 @@ afterAll(async () => {
 
 const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
 
-type Txn = RecordOperationMessage['transaction'];
-const txn = (type: Txn['type'], amount: string, result: Txn['result'], extra: Partial<Txn> = {}): Txn => ({
-  type,
-  amount,
-  currency: 'USD',
-  result,
-  gatewayCode: result === 'SUCCESS' ? 'APPROVED' : result === 'PENDING' ? 'SUBMITTED' : 'DECLINED',
-  ...extra,
-});
-
-function operation(merchant: MerchantContext, orderId: string, transactionId: string, apiOperation: string, request: JsonObject = {}): OperationSpec {
-  return { merchant, orderId, transactionId, apiOperation, request: { apiOperation, ...request } };
-}
-
-/** Records go straight to RecordOperation here, so any stable hash of the request identifies it. */
-const requestHashOf = (spec: OperationSpec) => createHash('sha256').update(JSON.stringify(spec.request)).digest('hex');
-
-function recordMessage(
-  spec: OperationSpec,
-  recorded: Pick<RecordOperationMessage, 'transaction'> & Partial<Pick<RecordOperationMessage, 'order'>>,
-): RecordOperationMessage {
-  return {
-    envelope: { merchant: spec.merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD', fencingToken: '1000' },
-    orderId: spec.orderId,
-    transactionId: spec.transactionId,
-    apiOperation: spec.apiOperation,
-    requestHash: requestHashOf(spec),
-    mode: 'CREATE',
-    order: recorded.order ?? { currency: recorded.transaction.currency },
-    transaction: recorded.transaction,
-    response: {},
-  };
-}
-
 function releaseOf(spec: OperationSpec): ReleaseReservationCommand {
   return {
     merchantId: spec.merchant.id,
     orderId: spec.orderId,
     transactionId: spec.transactionId,
     apiOperation: spec.apiOperation,
-    requestHash: requestHashOf(spec),
+    requestHash: testRequestHasher().hash(spec.request),
     fencingToken: '1000',
   };
 }

@@ -1,20 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, describeConfig, loadConfig } from '@gateway/platform';
+import { describeConfig, loadConfig } from '@gateway/platform';
+import { configErrorOf } from '@gateway/testing';
 import { OrderTransactionConfig } from './order-transaction.config';
 import { loadRequestHasher } from './order-transaction.module';
 
 const BASE = { DATABASE_URL: 'postgres://ot@127.0.0.1/gw' };
 const KEY = randomBytes(32).toString('base64');
 
-function problemsOf(read: () => unknown): string {
-  try {
-    read();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).message;
-  }
-  throw new Error('accepted');
-}
+const problemsOf = (read: () => unknown): string => configErrorOf(read).message;
 
 describe('REQUEST_HASH_KEY of order-transaction', () => {
   it('is a secret: base64 of 32 bytes, never shown in a config dump', () => {

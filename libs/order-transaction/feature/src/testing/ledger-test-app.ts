@@ -111,6 +111,23 @@ export interface OperationSpec {
   fencingToken?: string;
 }
 
+/** An operation of `merchant` on `orderId`, its request body led by its apiOperation. */
+export function operation(merchant: MerchantContext, orderId: string, transactionId: string, apiOperation: string, request: JsonObject = {}): OperationSpec {
+  return { merchant, orderId, transactionId, apiOperation, request: { apiOperation, ...request } };
+}
+
+type Txn = RecordOperationMessage['transaction'];
+
+/** A recorded transaction in USD, its gateway code following its result. */
+export const txn = (type: Txn['type'], amount: string, result: Txn['result'] = 'SUCCESS', extra: Partial<Txn> = {}): Txn => ({
+  type,
+  amount,
+  currency: 'USD',
+  result,
+  gatewayCode: result === 'SUCCESS' ? 'APPROVED' : result === 'PENDING' ? 'SUBMITTED' : 'DECLINED',
+  ...extra,
+});
+
 export function beginMessage(spec: OperationSpec, addressesExistingTransaction?: boolean): BeginOperationMessage {
   return {
     envelope: envelopeOf(spec),
