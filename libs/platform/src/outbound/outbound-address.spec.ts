@@ -24,12 +24,16 @@ describe('isNonPublicAddress', () => {
     '::ffff:7f00:1',
     '::ffff:10.0.0.1',
     '64:ff9b::a9fe:a9fe',
+    // 6to4 of 10.0.0.1, Teredo, local-use NAT64 of 127.0.0.1: an IPv4 address behind each.
+    '2002:a00:1::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '64:ff9b:1::7f00:1',
     'not-an-address',
   ])('refuses %s', (address) => {
     expect(isNonPublicAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
+  it.each(['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '2001:4860::8888', '64:ff9b::808:808'])('allows %s', (address) => {
     expect(isNonPublicAddress(address)).toBe(false);
   });
 });

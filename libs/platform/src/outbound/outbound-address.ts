@@ -29,6 +29,13 @@ for (const [network, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
   ['100::', 64], // discard
+  // Transition forms that reach an IPv4 address of their own choosing through a relay or
+  // translator (one the gateway's network may run): 6to4, Teredo, local-use NAT64. Deprecated
+  // or local, so no merchant's receiver needs them; the well-known NAT64 prefix is judged by
+  // the IPv4 address it carries (EMBEDDED_IPV4).
+  ['2002::', 16], // 6to4
+  ['2001::', 32], // Teredo
+  ['64:ff9b:1::', 48], // local-use NAT64
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
