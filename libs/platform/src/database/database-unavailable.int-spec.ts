@@ -31,12 +31,17 @@ describe('isDatabaseUnavailable, on the errors node-pg really raises', () => {
     const pool = new Pool({ connectionString: ADMIN_URL, max: 2 });
     try {
       const victim = await pool.connect();
-      victim.on('error', () => undefined);
+      const failed = new Promise((resolve) => victim.on('error', resolve));
       const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+      // Whether the query goes out before the server's notice arrives or after is a race: each
+      // gives its own error. Both ways, deterministically: the client has seen the connection fail.
+      await failed;
       const terminated = await rejectionOf(victim.query('SELECT 1'));
       victim.release(true);
+      expect(terminated).toMatchObject({ message: 'Client has encountered a connection error and is not queryable' });
       expect(isDatabaseUnavailable(terminated)).toBe(true);
+      expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
 
       const refused = await rejectionOf(pool.query('SELECT * FROM no_such_table_here'));
       expect(isDatabaseUnavailable(refused)).toBe(false);

@@ -22,8 +22,11 @@ const UNAVAILABLE_CODES = new Set([
 
 /** pg-pool's error when no connection became free within connectionTimeoutMillis. */
 const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
-/** node-pg's error when the server closed the connection under a query. */
-const CONNECTION_TERMINATED = /^Connection terminated/;
+/**
+ * node-pg's errors when the server closed the connection: under a query, or before it (the
+ * client saw the connection fail, or closed, and refuses the query without sending it).
+ */
+const CONNECTION_TERMINATED = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   // TypeORM wraps driver errors (QueryFailedError.driverError); errors may carry a cause.
