@@ -292,4 +292,33 @@ describe('a PAY whose token the vault refuses (token-vault.acquirer.call.v1 answ
     expect(refused).toMatchObject({ field: 'sourceOfFunds.token', httpStatus: 400 });
     expect(await orderRow(merchant, orderId)).toEqual(before);
   });
+
+  it('retries a release whose first write fails (a dropped connection): the 400 answered, nothing left PENDING', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async () => {
+      throw GatewayError.invalidField('sourceOfFunds.token', 'INVALID', "Value '9999999999999999' is invalid. No such token.").toWire();
+    });
+    const release = jest.spyOn(app.running.app.get(ReleaseReservation), 'execute').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    try {
+      const refused = await app
+        .operate({
+          envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD', fencingToken: '1000' },
+          apiOperation: 'PAY',
+          orderId,
+          transactionId: 'pay-1',
+          body: { apiOperation: 'PAY', order: { amount: '25.00', currency: 'USD' }, sourceOfFunds: { token: '9999999999999999' } },
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(refused).toMatchObject({ field: 'sourceOfFunds.token', httpStatus: 400 });
+      expect(release).toHaveBeenCalledTimes(2);
+      // Released on the second attempt: the order the reservation opened is gone, the id free again.
+      expect(await orderRow(merchant, orderId)).toBeUndefined();
+    } finally {
+      release.mockRestore();
+    }
+  });
 });

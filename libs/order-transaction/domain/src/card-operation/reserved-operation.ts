@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, JsonValue, OperationSession, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
@@ -6,6 +5,7 @@ import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
 import { CARD_OUTCOME_UNKNOWN, CardOutcome } from './card-outcome';
+import { hadNoEffect, writeAfterSideEffect } from './reservation-writes';
 
 /** An order operation as its NATS controller hands it over. */
 export interface CardOperationCommand<R> {
@@ -38,9 +38,6 @@ export interface ReservedOperation {
   unavailable: () => GatewayError;
 }
 
-/** A completion that cannot be written is retried this often: money has moved by then. */
-const COMPLETION_ATTEMPTS = 3;
-
 /**
  * Reserve, call, complete (docs/decisions/refund-reservation.md, which card payments follow):
  * the transaction is recorded PENDING on the order as it stands (ledger-records-on-row-version.md)
@@ -72,14 +69,22 @@ export class RunReservedOperation {
       return await operation.perform();
     } catch (err) {
       if (hadNoEffect(err)) {
-        await this.release.execute({
+        const release = {
           merchantId: operation.envelope.merchant.id,
           orderId: operation.orderId,
           transactionId: operation.transactionId,
           apiOperation: operation.apiOperation,
           requestHash: operation.requestHash,
           fencingToken: operation.envelope.fencingToken ?? '0',
-        });
+        };
+        await writeAfterSideEffect(
+          () => this.release.execute(release),
+          (releaseErr) =>
+            this.logger.error(
+              { err: releaseErr, orderId: operation.orderId, transactionId: operation.transactionId, apiOperation: operation.apiOperation },
+              'card operation refused before any money moved, but its reservation could not be released: it stays PENDING holding its amount; release it',
+            ),
+        );
         throw err instanceof NotDeliveredError ? operation.unavailable() : err;
       }
       this.logger.warn(
@@ -93,29 +98,15 @@ export class RunReservedOperation {
   /** `reserved`: the order as the reservation wrote it (written again only if still that version). */
   private async complete(operation: ReservedOperation, outcome: CardOutcome, reserved: SeenOrder | undefined): Promise<RecordedOperation> {
     const message = operation.completion(outcome);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.record.execute(message, 'COMPLETE', reserved);
-      } catch (err) {
-        if (attempt >= COMPLETION_ATTEMPTS || err instanceof GatewayError) {
-          this.logger.error(
-            { err, orderId: operation.orderId, transactionId: operation.transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
-            'card operation performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
-          );
-          throw err;
-        }
-        await sleep(100 * attempt);
-      }
-    }
+    return writeAfterSideEffect(
+      () => this.record.execute(message, 'COMPLETE', reserved),
+      (err) =>
+        this.logger.error(
+          { err, orderId: operation.orderId, transactionId: operation.transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
+          'card operation performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
+        ),
+    );
   }
-}
-
-/**
- * Errors after which nothing can have happened: the request was never delivered, or was
- * refused (4xx) before its side effect. Anything else may have moved money.
- */
-function hadNoEffect(err: unknown): boolean {
-  return err instanceof NotDeliveredError || (err instanceof GatewayError && err.httpStatus < 500);
 }
 
 /** The keys of `values` that are defined, as a JSON object (undefined groups left out). */

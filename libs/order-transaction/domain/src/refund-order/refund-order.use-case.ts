@@ -1,8 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerConnector, AcquirerRegistry, AcquirerTransactionReference } from '@gateway/acquirer';
 import {
-  GatewayError,
   JsonObject,
   OperationSession,
   OperationReply,
@@ -16,6 +14,7 @@ import { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, NotDeliveredError, RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
+import { hadNoEffect, writeAfterSideEffect } from '../card-operation/reservation-writes';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
@@ -50,8 +49,6 @@ interface RefundContext {
 const API_OPERATION = 'REFUND';
 /** The reservation's result and code until the side effect answers (spec: PENDING). */
 const RESERVED: RefundOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
-/** A completion that cannot be written is retried this often: money has moved by then. */
-const COMPLETION_ATTEMPTS = 3;
 
 /**
  * `apiOperation: REFUND`: returns captured funds to the payer (spec, Refund rules;
@@ -129,14 +126,22 @@ export class RefundOrder {
       return await this.sideEffects.refund({ command, plan, connector, original });
     } catch (err) {
       if (hadNoEffect(err)) {
-        await this.release.execute({
+        const release = {
           merchantId: command.envelope.merchant.id,
           orderId: command.orderId,
           transactionId: command.transactionId,
           apiOperation: API_OPERATION,
           requestHash: context.requestHash,
           fencingToken: command.envelope.fencingToken ?? '0',
-        });
+        };
+        await writeAfterSideEffect(
+          () => this.release.execute(release),
+          (releaseErr) =>
+            this.logger.error(
+              { err: releaseErr, orderId: command.orderId, transactionId: command.transactionId, route: plan.route.kind },
+              'refund refused before any money moved, but its reservation could not be released: it stays PENDING holding its amount; release it',
+            ),
+        );
         throw err instanceof NotDeliveredError ? this.sideEffects.unavailable(plan.route) : err;
       }
       this.logger.warn(
@@ -151,21 +156,15 @@ export class RefundOrder {
   /** `reserved`: the order as the reservation wrote it (written again only if still that version). */
   private async complete(context: RefundContext, outcome: RefundOutcome, reserved: SeenOrder | undefined): Promise<RecordedOperation> {
     const message = this.recordMessage(context, outcome, 'UPDATE');
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.record.execute(message, 'COMPLETE', reserved);
-      } catch (err) {
-        if (attempt >= COMPLETION_ATTEMPTS || err instanceof GatewayError) {
-          const { orderId, transactionId } = context.command;
-          this.logger.error(
-            { err, orderId, transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
-            'refund performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
-          );
-          throw err;
-        }
-        await sleep(100 * attempt);
-      }
-    }
+    const { orderId, transactionId } = context.command;
+    return writeAfterSideEffect(
+      () => this.record.execute(message, 'COMPLETE', reserved),
+      (err) =>
+        this.logger.error(
+          { err, orderId, transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
+          'refund performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
+        ),
+    );
   }
 
   /** A CREATE before the side effect (nothing known of it yet), or the UPDATE with its outcome. */
@@ -199,14 +198,6 @@ export class RefundOrder {
       response: refundResponseBody({ request, plan, targetBody, outcome: mode === 'UPDATE' ? outcome : undefined }),
     };
   }
-}
-
-/**
- * Errors after which nothing can have happened: the request was never delivered, or was
- * refused (4xx) before its side effect. Anything else may have moved money.
- */
-function hadNoEffect(err: unknown): boolean {
-  return err instanceof NotDeliveredError || (err instanceof GatewayError && err.httpStatus < 500);
 }
 
 /**

@@ -1,0 +1,48 @@
+import { GatewayError } from '@gateway/contracts';
+import { NotDeliveredError } from '@gateway/platform';
+import { hadNoEffect, writeAfterSideEffect } from './reservation-writes';
+
+describe('writeAfterSideEffect', () => {
+  /** A write failing `failures` times with `error`, then answering 'written'. */
+  function flaky(failures: number, error: () => Error) {
+    const write = jest.fn(async () => {
+      if (write.mock.calls.length <= failures) {
+        throw error();
+      }
+      return 'written';
+    });
+    return write;
+  }
+
+  it('retries a transient failure (a dropped connection) until the write lands', async () => {
+    const write = flaky(2, () => new Error('Connection terminated unexpectedly'));
+    const gaveUp = jest.fn();
+    await expect(writeAfterSideEffect(write, gaveUp)).resolves.toBe('written');
+    expect(write).toHaveBeenCalledTimes(3);
+    expect(gaveUp).not.toHaveBeenCalled();
+  });
+
+  it('gives up after three attempts, telling gaveUp the last error before throwing it', async () => {
+    const write = flaky(5, () => new Error('database down'));
+    const gaveUp = jest.fn();
+    await expect(writeAfterSideEffect(write, gaveUp)).rejects.toThrow('database down');
+    expect(write).toHaveBeenCalledTimes(3);
+    expect(gaveUp).toHaveBeenCalledWith(expect.objectContaining({ message: 'database down' }));
+  });
+
+  it('takes a rule\'s refusal (a GatewayError) as final', async () => {
+    const write = flaky(5, () => GatewayError.invalidRequest('refused'));
+    const gaveUp = jest.fn();
+    await expect(writeAfterSideEffect(write, gaveUp)).rejects.toBeInstanceOf(GatewayError);
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(gaveUp).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('hadNoEffect', () => {
+  it('is true only for what cannot have moved money: not delivered, or refused with a 4xx', () => {
+    expect(hadNoEffect(new NotDeliveredError('token-vault.acquirer.call.v1'))).toBe(true);
+    expect(hadNoEffect(GatewayError.invalidRequest('the vault refused the token'))).toBe(true);
+    expect(hadNoEffect(new Error('timeout'))).toBe(false);
+  });
+});
