@@ -9,6 +9,8 @@ const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount'];
 /** Results after which a transaction has moved, or may still move, money. */
 const EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+/** Not known to have failed nor to have succeeded: the money may still move. */
+const OPEN: TransactionResult[] = ['PENDING', 'UNKNOWN'];
 const VOID_TYPES: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND'];
 /** What brings money into an order: none of it on an order a standalone refund opened. */
 const FUNDS_IN: TransactionType[] = ['AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'PAYMENT', 'CAPTURE'];
@@ -134,14 +136,10 @@ function asIfOpenSucceeded(entries: readonly LedgerEntry[]): LedgerEntry[] {
   return entries.map((e) => (!VOID_TYPES.includes(e.type) && OPEN.includes(e.result) ? { ...e, result: 'SUCCESS' } : e));
 }
 
-/** Not known to have failed nor to have succeeded: the money may still move. */
-const OPEN: TransactionResult[] = ['PENDING', 'UNKNOWN'];
-
 /** The entries with every open void counted as succeeded: what the order holds at worst. */
 function asIfOpenVoidsSucceeded(entries: readonly LedgerEntry[]): LedgerEntry[] {
   return entries.map((e) => (VOID_TYPES.includes(e.type) && OPEN.includes(e.result) ? { ...e, result: 'SUCCESS' } : e));
 }
-
 
 /**
  * A transaction is voided at most once: a void that succeeded, or may still (PENDING while its
@@ -198,7 +196,7 @@ function assertChainStands(after: readonly LedgerEntry[], incoming: LedgerEntry)
   };
   if (VOID_TYPES.includes(incoming.type)) {
     const target = after.find((e) => e.id === targetId);
-    const dependents = DEPENDENT_TYPES[target?.type ?? 'VERIFICATION'] ?? [];
+    const dependents = (target && DEPENDENT_TYPES[target.type]) ?? [];
     const standing = after.find(
       (e) => dependents.includes(e.type) && e.targetTransactionId === targetId && EXPOSED.includes(e.result) && !voidOf(e.id),
     );

@@ -192,9 +192,10 @@ function identifiedTarget(order: LedgerOrderView, amount: Money, excessiveRefund
     throw refundLimitError(amount, refundable(order.currency, order.transactions));
   }
   if (candidates.length === 0) {
-    const voided = order.transactions.some((t) => isFundsTransfer(t));
+    // None standing, yet some were paid or captured: every one of them is voided or being voided.
+    const allVoided = order.transactions.some((t) => isFundsTransfer(t));
     throw GatewayError.invalidRequest(
-      voided
+      allVoided
         ? `Order '${order.id}' has nothing to refund: its payments and captures are voided or being voided.`
         : `Order '${order.id}' has no captured or paid transaction to refund.`,
     );
