@@ -39,6 +39,7 @@ describe('readiness follows the dependencies', () => {
             API_PASSWORD_PEPPER: randomBytes(32).toString('hex'),
             VAULT_MASTER_KEYS: `readiness:${randomBytes(32).toString('base64')}`,
             VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+            REQUEST_HASH_KEY: randomBytes(32).toString('base64'),
             HEALTH_CHECK_TIMEOUT_MS: '500',
             LOG_LEVEL: 'warn',
           },
