@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { luhnCheckDigit, passesLuhn } from './luhn';
+import { luhnCheckDigit, mayHoldCardNumber, passesLuhn } from './luhn';
 
 describe('Luhn', () => {
   it('accepts the test card and rejects its broken twin', () => {
@@ -27,5 +27,20 @@ describe('Luhn', () => {
         expect(passesLuhn(changed)).toBe(false);
       }),
     );
+  });
+});
+
+describe('mayHoldCardNumber', () => {
+  it('finds a card number alone, inside a longer run, or followed by its expiry', () => {
+    expect(mayHoldCardNumber('5123450000000008')).toBe(true);
+    expect(mayHoldCardNumber('05123450000000008')).toBe(true);
+    expect(mayHoldCardNumber('41111111111111111231')).toBe(true);
+  });
+
+  it('leaves a run of zeros, and numbers failing every stretch, readable', () => {
+    // An amount past the API's maximum: its only Luhn-passing stretch is thirteen zeros.
+    expect(mayHoldCardNumber('10000000000000')).toBe(false);
+    expect(mayHoldCardNumber('0000000000000')).toBe(false);
+    expect(mayHoldCardNumber('1111111111111111111')).toBe(false);
   });
 });

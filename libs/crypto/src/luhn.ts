@@ -12,14 +12,18 @@ export function passesLuhn(digits: string): boolean {
  * logged: a run of 13-19 digits any stretch of 13 or more of which passes Luhn (a card number
  * alone, or with a digit or more either side: at most 28 stretches, so it stays cheap), or any
  * longer run (too many stretches to check, and nearly all such runs hold one that passes). A
- * 13-19 digit number that fails them all (an epoch in milliseconds, an amount past the API's
- * maximum, most of the time) stays readable.
+ * stretch starting with 0 is no card number (none is issued under major industry identifier 0,
+ * and a run of zeros passes Luhn). A 13-19 digit number that fails them all (an epoch in
+ * milliseconds, an amount past the API's maximum) stays readable.
  */
 export function mayHoldCardNumber(run: string): boolean {
   if (run.length > 19) {
     return true;
   }
   for (let start = 0; start + 13 <= run.length; start++) {
+    if (run[start] === '0') {
+      continue;
+    }
     for (let end = start + 13; end <= run.length; end++) {
       if (passesLuhn(run.slice(start, end))) {
         return true;
