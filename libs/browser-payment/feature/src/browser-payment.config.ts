@@ -1,5 +1,5 @@
-import { IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { DatabaseConfig, Describe, IntVar, REQUEST_HASH_KEY_DESCRIPTION, REQUEST_HASH_KEY_PATTERN } from '@gateway/platform';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { DatabaseConfig, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
 
 /** browser-payment's configuration, read once at boot (see docs/operations/configuration.md). */
 export class BrowserPaymentConfig extends DatabaseConfig {
@@ -17,8 +17,6 @@ export class BrowserPaymentConfig extends DatabaseConfig {
   @Max(86_400)
   BROWSER_PAYMENT_TOKEN_TTL_SECONDS = 3_600;
 
-  @Describe(`${REQUEST_HASH_KEY_DESCRIPTION} Required.`, { secret: true })
-  @ValidateIf((config: BrowserPaymentConfig) => config.REQUEST_HASH_KEY !== '')
-  @Matches(REQUEST_HASH_KEY_PATTERN, { message: 'must be base64 of 32 bytes' })
+  @RequestHashKeyVar('Required.')
   REQUEST_HASH_KEY = '';
 }

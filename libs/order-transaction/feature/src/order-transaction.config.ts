@@ -1,5 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { BoolVar, DatabaseConfig, Describe, IntVar, REQUEST_HASH_KEY_DESCRIPTION, REQUEST_HASH_KEY_PATTERN } from '@gateway/platform';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { BoolVar, DatabaseConfig, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
 
 export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
 export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
@@ -16,9 +16,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
   @IsIn(ORDER_TRANSACTION_MODES)
   ORDER_TRANSACTION_MODE: OrderTransactionMode = 'serve';
 
-  @Describe(`${REQUEST_HASH_KEY_DESCRIPTION} Required unless ORDER_TRANSACTION_MODE is dispatch.`, { secret: true })
-  @ValidateIf((config: OrderTransactionConfig) => config.REQUEST_HASH_KEY !== '')
-  @Matches(REQUEST_HASH_KEY_PATTERN, { message: 'must be base64 of 32 bytes' })
+  @RequestHashKeyVar('Required unless ORDER_TRANSACTION_MODE is dispatch.')
   REQUEST_HASH_KEY = '';
 
   @Describe(

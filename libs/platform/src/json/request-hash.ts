@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { Matches, ValidateIf } from 'class-validator';
 import { decodeKeyMaterial, Secret } from '@gateway/crypto';
+import { Describe } from '../config/config-decorators';
 import { ConfigError } from '../config/load-config';
 import { canonicalJson } from './sorted-json';
 
@@ -7,14 +9,29 @@ import { canonicalJson } from './sorted-json';
 export const REQUEST_HASH_KEY_VARIABLE = 'REQUEST_HASH_KEY';
 
 /** Base64 (standard or URL-safe) of 32 bytes, as the config classes check it before the key is decoded. */
-export const REQUEST_HASH_KEY_PATTERN = /^[A-Za-z0-9+/_-]{43}=?$/;
+const REQUEST_HASH_KEY_PATTERN = /^[A-Za-z0-9+/_-]{43}=?$/;
 
 /** What the configuration reference says about REQUEST_HASH_KEY, the same in every service that reads it. */
-export const REQUEST_HASH_KEY_DESCRIPTION =
+const REQUEST_HASH_KEY_DESCRIPTION =
   'Key of the request hashes the ledger keeps for replay detection (HMAC-SHA256 of the canonical request body): base64 of 32 bytes, ' +
   'the same value in order-transaction and browser-payment. Request bodies carry card numbers and security codes, so a plain hash ' +
   'could be reversed from a database copy. Changing it makes retries of earlier transactions fail as different requests ' +
   '(docs/decisions/keyed-request-hash.md).';
+
+/**
+ * The REQUEST_HASH_KEY setting of a service's config class (`REQUEST_HASH_KEY = ''`): secret,
+ * described alike everywhere, checked as base64 of 32 bytes when set. `requirement` ends its
+ * description; whether it is required is the module's to say (RequestHasher.fromConfig).
+ */
+export function RequestHashKeyVar(requirement: string): PropertyDecorator {
+  // In the order TypeScript applies a stack of decorators: the lowest first.
+  const decorators = [
+    Matches(REQUEST_HASH_KEY_PATTERN, { message: 'must be base64 of 32 bytes' }),
+    ValidateIf((config: { [REQUEST_HASH_KEY_VARIABLE]?: string }) => config[REQUEST_HASH_KEY_VARIABLE] !== ''),
+    Describe(`${REQUEST_HASH_KEY_DESCRIPTION} ${requirement}`, { secret: true }),
+  ];
+  return (target, propertyKey) => decorators.forEach((decorate) => decorate(target, propertyKey));
+}
 
 /**
  * The `requestHash` of the ledger's begin/record messages: HMAC-SHA256, under the deployment's
