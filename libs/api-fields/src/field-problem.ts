@@ -1,4 +1,4 @@
-import { mayHoldCardNumber } from '@gateway/crypto';
+import { maskCardNumbers } from '@gateway/crypto';
 
 export type ValidationType = 'INVALID' | 'MISSING' | 'UNSUPPORTED';
 
@@ -25,7 +25,12 @@ export interface ProblemSubject {
 const SHOWN_CHARS = 60;
 
 /** `Value '13' is invalid. Month must be between 1 and 12.` */
-export function invalidValue(field: string, value: unknown, reason: string, subject: ProblemSubject = {}): FieldProblem {
+export function invalidValue(
+  field: string,
+  value: unknown,
+  reason: string,
+  subject: ProblemSubject = {},
+): FieldProblem {
   const label = subject.label ?? leafName(field);
   const shown = subject.sensitive ? undefined : showValue(value);
   const opening = shown === undefined ? 'Value is invalid.' : `Value '${shown}' is invalid.`;
@@ -57,7 +62,7 @@ export function showValue(value: unknown): string | undefined {
     return safeText(value);
   }
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
-    return maskCardNumbers(String(value));
+    return maskCardNumbers(String(value), 'keep-length');
   }
   return undefined;
 }
@@ -83,20 +88,6 @@ const CONTROLS = /[\u0000-\u001f\u007f\ud800-\udfff]/g;
  * let through is one of the stretches it checked.
  */
 function cutAfterMasking(text: string, length: number, mark: string): string {
-  const masked = maskCardNumbers(text.replace(CONTROLS, '?'));
+  const masked = maskCardNumbers(text.replace(CONTROLS, '?'), 'keep-length');
   return masked.length > length ? `${masked.slice(0, length)}${mark}` : masked;
-}
-
-// Whole runs, however long: `[0-9]{13,19}` would cut `41111111111111111231` (a card number and
-// its expiry) at 19 digits, and neither piece passes Luhn.
-const DIGIT_RUN = /[0-9]{13,}/g;
-
-/** Digit runs that may hold a card number (see mayHoldCardNumber) masked 6.4, keeping their length. */
-export function maskCardNumbers(text: string): string {
-  if (text.length < 13) {
-    return text;
-  }
-  return text.replace(DIGIT_RUN, (run) =>
-    mayHoldCardNumber(run) ? `${run.slice(0, 6)}${'x'.repeat(run.length - 10)}${run.slice(-4)}` : run,
-  );
 }

@@ -1,4 +1,5 @@
 export * from './api-password';
+export * from './card-number-masking';
 export * from './envelope';
 export * from './fingerprint';
 export * from './luhn';

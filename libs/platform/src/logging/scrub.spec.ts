@@ -68,3 +68,18 @@ describe('scrub', () => {
     expect(logged.cause.message).toBe('pan 512345…0008');
   });
 });
+
+describe('scrub of numbers and grouped card numbers', () => {
+  it('masks a card number logged as a number, and leaves other numbers as numbers', () => {
+    expect(scrub({ value: 5123450000000008, count: 3, at: 1712345678901 })).toEqual({
+      value: '512345…0008',
+      count: 3,
+      at: 1712345678901,
+    });
+    expect(scrub([BigInt('5123450000000008')])).toEqual(['512345…0008']);
+  });
+
+  it('masks a card number written in groups', () => {
+    expect(scrub({ note: 'card 5123 4500 0000 0008 refused' })).toEqual({ note: 'card 512345…0008 refused' });
+  });
+});

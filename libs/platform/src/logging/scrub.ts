@@ -1,32 +1,30 @@
-import { mayHoldCardNumber } from '@gateway/crypto';
+import { maskCardNumbers } from '@gateway/crypto';
 
 /**
  * Defence in depth for PCI: code never logs request bodies or card data on purpose, and this
  * scrubber catches what slips through. Keys that name secrets are replaced whatever their
- * value; digit runs that may hold a card number (see mayHoldCardNumber) are masked in any
- * string; whatever is nested deeper than MAX_DEPTH is dropped, since it is not looked at.
+ * value; digits that may hold a card number (see maskCardNumbers) are masked in any string
+ * or number; whatever is nested deeper than MAX_DEPTH is dropped, since it is not looked at.
  */
 const SENSITIVE_KEY =
   /^(authorization|proxy-authorization|cookie|password|passwd|apipassword|secret|.*secret|securitycode|cvv|cvc|csc|track1|track2|trackdata|pan|cardnumber|number|accountnumber|bankaccountnumber|iban|payload|masterkey|datakey|privatekey|apikey|notificationsecret|x-notification-secret)$/i;
 
-// Whole runs, however long: `\d{13,19}` would cut `41111111111111111231` (a card number and
-// its expiry) at 19 digits, and neither piece passes Luhn.
-const DIGIT_RUN = /\d{13,}/g;
 const MAX_DEPTH = 8;
 const TRUNCATED = '[Truncated]';
 
 export function scrubString(value: string): string {
-  if (value.length < 13) {
-    return value;
-  }
-  return value.replace(DIGIT_RUN, (run) =>
-    mayHoldCardNumber(run) ? `${run.slice(0, 6)}…${run.slice(-4)}` : run,
-  );
+  return maskCardNumbers(value, 'short');
 }
 
 export function scrub(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     return scrubString(value);
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    // A card number sent as a JSON number is still one.
+    const digits = value.toString();
+    const masked = scrubString(digits);
+    return masked === digits ? value : masked;
   }
   if (value === null || typeof value !== 'object') {
     return value;
