@@ -121,4 +121,32 @@ describe('ConfirmBrowserPayment', () => {
     await confirm(bed, merchant);
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
   });
+
+  it('keeps the capture of a confirm that raced another one (a retry after a timeout): the loser reverses nothing', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    // Both execute before either records: the provider answers the second as already done.
+    const outcomes = await Promise.allSettled([confirm(bed, merchant), confirm(bed, merchant)]);
+
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({ reason: { code: 'ORDER_LOCK_LOST' } });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
+  });
+
+  it('refuses a confirm for another amount than an earlier one executed with and never recorded, then records the earlier one', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const earlier = { order: { amount: '22.00', shippingAndHandlingAmount: '2.00' } };
+    bed.ledger.failNextRecord = new GatewayError('SERVER_BUSY');
+    await expect(confirm(bed, merchant, earlier)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+
+    const err = await rejection(confirm(bed, merchant));
+    expect(err).toMatchObject({ field: 'order.amount', validationType: 'INVALID' });
+    expect(err.explanation).toMatch(/already executed at the provider for 22.00 EUR/);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+
+    expect(await confirm(bed, merchant, earlier)).toMatchObject({ result: 'SUCCESS', order: { amount: 22 } });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '22.00' });
+  });
 });

@@ -26,3 +26,11 @@ export function journeyOverPage(): PayerPage {
     body: html`<p class="notice">This payment link has already been used. You can close this window.</p>`,
   });
 }
+
+/** The in URL before the out URL: the payer never reached the provider, so nothing is recorded. */
+export function journeyNotStartedPage(): PayerPage {
+  return payerPage(409, {
+    title: 'Payment not started',
+    body: html`<p class="notice">This payment has not been started at the provider. Please go back to the shop and use its payment link.</p>`,
+  });
+}

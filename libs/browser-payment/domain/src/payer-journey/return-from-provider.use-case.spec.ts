@@ -35,6 +35,15 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '20.00' });
   });
 
+  it('two returns racing (the payer reloads): one execution, recorded once, and not reversed by the other', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'approve');
+    await Promise.allSettled([back.execute(step), back.execute(step)]);
+
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '20.00' });
+  });
+
   it('cancelled: the transaction fails (CANCELLED), nothing is executed, the payer still goes back to the merchant', async () => {
     const bed = browserPaymentTestBed();
     const { step, back } = await payerAt(bed, 'cancel');
@@ -83,6 +92,16 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     expect(await back.execute(step)).toEqual(toMerchant);
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
     expect(bed.ledger.recorded.slice(recordsBefore).map((r) => r.apiOperation)).toEqual(['BROWSER_PAYMENT_RETURNED', 'BROWSER_PAYMENT_COMPLETED']);
+  });
+
+  it('before the payer was sent to the provider: a page, and the payment stays INITIATED for its payment link', async () => {
+    const bed = browserPaymentTestBed();
+    const journey = await initiatedPayment(bed);
+    const step = payerStep(journey.merchant, journey.provider, journey.token);
+    expect(await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).toMatchObject({ kind: 'page', status: 409 });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'INITIATED', result: 'PENDING' });
+    expect(bed.ledger.recorded.map((r) => r.apiOperation)).toEqual(['INITIATE_BROWSER_PAYMENT']);
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('CREATED');
   });
 
   it('after expiry: a page, and the payment is not touched', async () => {

@@ -3,6 +3,7 @@ import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment
 import type { PayerReply, PayerStepMessage, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
+import { journeyNotStartedPage } from '../pages/journey-pages';
 import { PaymentSteps } from '../payment/payment-steps';
 import type { PayerReturn, ProviderAdapter } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
@@ -14,7 +15,8 @@ import { completionDue, PayerJourneys } from './payer-journeys';
  * the transaction fails); a CONFIRM_AT_PROVIDER payment the payer approved is then executed at
  * the provider and COMPLETED (PAY: captured; AUTHORIZE: authorised). Each step is its own
  * ledger record. Then the browser goes to the merchant's returnUrl. The token's journey ends
- * here: the same URL again changes nothing.
+ * here: the same URL again changes nothing. Before the payer was sent to the provider (the out
+ * URL), the in URL only answers a page.
  */
 @Injectable()
 export class ReturnFromProvider {
@@ -31,7 +33,12 @@ export class ReturnFromProvider {
     }
     let payment = found.payment;
     const adapter = this.providers.forPayment(payment);
-    if (payment.interactionStatus === 'INITIATED' || payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
+    if (payment.interactionStatus === 'INITIATED') {
+      // Back from where it never went: the interaction runs INITIATED → REDIRECTED_TO_PROVIDER →
+      // RETURNED_TO_MERCHANT, and the payment stays open for its payment link.
+      return journeyNotStartedPage();
+    }
+    if (payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
       payment = await this.returned(message.envelope, payment, adapter, await adapter.payerReturned(payment.providerReference));
     }
     if (completionDue(payment)) {

@@ -76,9 +76,12 @@ export class PaymentSteps {
   /**
    * Executes the approved payment at the provider for `amount` (authorises or moves the money),
    * then completes it with the provider's answer. If the ledger refuses the record, the
-   * execution is reversed at the provider before the error goes on; an ambiguous failure (no
-   * answer in time) is not reversed, because the record may have landed: the step is retried
-   * instead, and the provider answers a repeated execution as already done.
+   * execution is reversed at the provider before the error goes on, unless another attempt at
+   * the step recorded it (two attempts racing find one execution at the provider, which answers
+   * the second as already done: reversing it would void money the ledger shows as taken). An
+   * ambiguous failure (no answer in time) is not reversed, because the record may have landed:
+   * the step is retried instead. An earlier attempt that executed for another amount and was
+   * never recorded is refused as such, never recorded as declined over money the provider holds.
    */
   async execute(
     payment: BrowserPaymentRow,
@@ -88,6 +91,13 @@ export class PaymentSteps {
     extra: PaymentChanges = {},
   ): Promise<StepOutcome> {
     const result = await adapter.execute(payment.providerReference, payment.operation, amount);
+    if (result.executedFor) {
+      throw GatewayError.invalidField(
+        'order.amount',
+        'INVALID',
+        `Value '${amount.toFixed()}' is invalid. The payment was already executed at the provider for ${result.executedFor.toFixed()} ${result.executedFor.currency} by an earlier confirmation whose answer was lost: confirm it again with that amount to record it.`,
+      );
+    }
     const changes: PaymentChanges = {
       ...extra,
       amount: amount.toFixed(),
@@ -99,7 +109,7 @@ export class PaymentSteps {
     try {
       return await this.apply(payment, changes, adapter, record);
     } catch (err) {
-      if (result.approved && refusedForSure(err)) {
+      if (result.approved && refusedForSure(err) && !(await this.recordedAsExecuted(payment))) {
         await adapter.reverse(payment.providerReference).catch((reverseError: unknown) =>
           this.logger.error(
             { err: reverseError, provider: payment.provider, providerReference: payment.providerReference },
@@ -109,6 +119,12 @@ export class PaymentSteps {
       }
       throw err;
     }
+  }
+
+  /** Whether another attempt at the step completed the payment successfully: the provider's one execution. */
+  private async recordedAsExecuted(payment: BrowserPaymentRow): Promise<boolean> {
+    const current = await this.store.findByTransaction(payment.merchantId, payment.orderId, payment.transactionId);
+    return current?.interactionStatus === 'COMPLETED' && current.result === 'SUCCESS';
   }
 }
 

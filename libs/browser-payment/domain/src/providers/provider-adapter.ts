@@ -73,4 +73,9 @@ export interface ProviderResult {
   providerCode: string;
   /** The provider's reference of this operation (a refund's own id). */
   reference?: string;
+  /**
+   * An execution refused because the payment was already executed for another amount (by an
+   * earlier attempt whose record never landed): the amount the provider holds.
+   */
+  executedFor?: Money;
 }

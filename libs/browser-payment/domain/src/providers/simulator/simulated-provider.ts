@@ -80,8 +80,11 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
     }
     // A repeat of the same execution (a retried confirm) finds it done: the same answer again.
     const simulated = await this.require(reference);
-    const done = simulated.status === EXECUTED[operation] && Money.of(simulated.amount, simulated.currency).equals(amount);
-    return done ? approved('EXECUTED') : declined('NOT_APPROVED_BY_PAYER');
+    if (simulated.status !== EXECUTED[operation]) {
+      return declined('NOT_APPROVED_BY_PAYER');
+    }
+    const executedFor = Money.of(simulated.amount, simulated.currency);
+    return executedFor.equals(amount) ? approved('EXECUTED') : { ...declined('ALREADY_EXECUTED'), executedFor };
   }
 
   async reverse(reference: string): Promise<void> {
