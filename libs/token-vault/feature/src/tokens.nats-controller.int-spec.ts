@@ -114,6 +114,19 @@ describe('token-vault subjects, against Postgres', () => {
     await expect(get(m, 'holderC')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('never stores a merchant-supplied token equal to its card, on creation or update (PUT or POST)', async () => {
+    const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
+    const refusedOn = (field: string) => ({ code: 'INVALID_FIELD', field, validationType: 'INVALID' });
+    await expect(put(m, TEST_CARD, card(TEST_CARD))).rejects.toMatchObject(refusedOn('tokenid'));
+    expect(await put(m, TEST_CARD, card(TEST_CARD_LUHN_FAILURE))).toMatchObject({ result: 'SUCCESS', token: TEST_CARD });
+    await expect(put(m, TEST_CARD, card(TEST_CARD))).rejects.toMatchObject(refusedOn('tokenid'));
+    const viaPost = { sourceOfFunds: { ...card(TEST_CARD).sourceOfFunds, token: TEST_CARD } };
+    await expect(post(m, viaPost)).rejects.toMatchObject(refusedOn('sourceOfFunds.token'));
+    expect(await storedCard(m, TEST_CARD)).toMatchObject({ pan: TEST_CARD_LUHN_FAILURE, version: 1 });
+    // The token is itself a test card number: the schema dump below must not find it.
+    expect(await remove(m, TEST_CARD)).toEqual({ result: 'SUCCESS' });
+  });
+
   it('leaves a token as exactly one of many concurrent PUTs, each applied in turn', async () => {
     const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
     await put(m, 'contended', card(TEST_CARD));

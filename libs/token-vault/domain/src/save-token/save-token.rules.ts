@@ -147,10 +147,21 @@ export function generateToken(repository: RepositoryPolicy, instrument: Instrume
     }
     return preserve64Token(instrument.pan);
   }
-  return randomToken();
+  // A Random token starts with 9, which no scheme's card does; a number stored unverified could
+  // still be one, so a token equal to it (about one chance in 10^15) is drawn again.
+  for (;;) {
+    const token = randomToken();
+    if (instrument.type !== 'CARD' || instrument.pan.reveal() !== token) {
+      return token;
+    }
+  }
 }
 
-/** A merchant-supplied token is kept in clear: it must not be the card number itself. */
+/**
+ * A token is kept in clear (the token column, every response, request paths, logs): it must never
+ * be the card number it holds. Checked on every save, whether the token is new, updated, or the
+ * one a Unique Card redirect returns.
+ */
 export function checkTokenIsNotTheCard(token: string, instrument: Instrument, field: string): void {
   if (instrument.type === 'CARD' && instrument.pan.reveal() === token) {
     throw GatewayError.invalidField(field, 'INVALID', 'The value is invalid. A token must not be the card number.');

@@ -215,6 +215,110 @@ describe('SaveToken: merchant-supplied tokens', () => {
   });
 });
 
+describe('SaveToken: a token is never the card number it holds', () => {
+  const refusal = { code: 'INVALID_FIELD', httpStatus: 400, validationType: 'INVALID' };
+  const withBodyToken = (token: string, number: string): Body => ({ sourceOfFunds: { ...(cardBody(number).sourceOfFunds as Body), token } });
+
+  async function storedPan(ctx: Awaited<ReturnType<typeof setUp>>, token: string): Promise<string> {
+    const row = [...ctx.bed.store.rows.values()].find((r) => r.token === token)!;
+    const instrument = await ctx.bed.sealing.openInstrument(row);
+    return instrument.type === 'CARD' ? instrument.pan.reveal() : '';
+  }
+
+  function expectNoTokenIsItsCard(ctx: Awaited<ReturnType<typeof setUp>>): Promise<void[]> {
+    return Promise.all([...ctx.bed.store.rows.values()].map(async (row) => expect(await storedPan(ctx, row.token)).not.toBe(row.token)));
+  }
+
+  describe.each(TOKEN_MANAGEMENT_STRATEGIES)('Merchant-Supplied / %s', (management) => {
+    it('refuses a PUT updating a token to the card equal to its id, as on creation', async () => {
+      const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED', management });
+      expect(await rejected(ctx.put(TEST_CARD, cardBody(TEST_CARD)))).toMatchObject({ ...refusal, field: 'tokenid' });
+      expect(await ctx.put(TEST_CARD, cardBody(TEST_CARD_LUHN_FAILURE))).toMatchObject({ result: 'SUCCESS', token: TEST_CARD });
+      const error = await rejected(ctx.put(TEST_CARD, cardBody(TEST_CARD)));
+      expect(error).toMatchObject({ ...refusal, field: 'tokenid' });
+      expect(error.explanation).toContain('must not be the card number');
+      expect(error.explanation).not.toContain(TEST_CARD);
+      // Nothing written: the token still holds the other card, at its first version.
+      expect(ctx.bed.store.rows.size).toBe(1);
+      expect([...ctx.bed.store.rows.values()][0].version).toBe(1);
+      expect(await storedPan(ctx, TEST_CARD)).toBe(TEST_CARD_LUHN_FAILURE);
+    });
+
+    it('refuses a POST naming an existing token (sourceOfFunds.token) with the card equal to it', async () => {
+      const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED', management });
+      expect(await rejected(ctx.post(withBodyToken(TEST_CARD, TEST_CARD)))).toMatchObject({ ...refusal, field: 'sourceOfFunds.token' });
+      expect(await ctx.post(withBodyToken(TEST_CARD, TEST_CARD_LUHN_FAILURE))).toMatchObject({ result: 'SUCCESS', token: TEST_CARD });
+      expect(await rejected(ctx.post(withBodyToken(TEST_CARD, TEST_CARD)))).toMatchObject({ ...refusal, field: 'sourceOfFunds.token' });
+      expect([...ctx.bed.store.rows.values()][0].version).toBe(1);
+      expect(await storedPan(ctx, TEST_CARD)).toBe(TEST_CARD_LUHN_FAILURE);
+    });
+
+    it('refuses before verification: the card goes to no acquirer and no FAILURE body carries the number as the token', async () => {
+      const verified: string[] = [];
+      const ctx = await setUp(
+        { generation: 'MERCHANT_SUPPLIED', management },
+        { acquirer: { verify: async ({ card }) => (verified.push(card.pan.masked), { strategy: 'ACQUIRER', passed: false, gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' }) } },
+      );
+      // BASIC would fail this number (unknown BIN) and answer FAILURE echoing the token: the refusal comes first.
+      expect(await rejected(ctx.put(TEST_CARD_UNKNOWN_BIN, { ...cardBody(TEST_CARD_UNKNOWN_BIN), verificationStrategy: 'BASIC' }))).toMatchObject({
+        ...refusal,
+        field: 'tokenid',
+      });
+      await ctx.put(TEST_CARD, cardBody(TEST_CARD_LUHN_FAILURE));
+      const acquirer = { verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
+      expect(await rejected(ctx.put(TEST_CARD, { ...cardBody(TEST_CARD), ...acquirer }))).toMatchObject({ ...refusal, field: 'tokenid' });
+      expect(verified).toEqual([]);
+    });
+  });
+
+  describe.each(TOKEN_MANAGEMENT_STRATEGIES)('Random / %s', (management) => {
+    it('refuses a PUT giving a generated token the card number equal to it', async () => {
+      const ctx = await setUp({ generation: 'RANDOM', management });
+      const token = (await ctx.post(cardBody(TEST_CARD))).token as string;
+      // A Random token is outside every scheme's range, but an unverified (NONE) number may be anything.
+      expect(await rejected(ctx.put(token, cardBody(token)))).toMatchObject({ ...refusal, field: 'tokenid' });
+      expect([...ctx.bed.store.rows.values()][0].version).toBe(1);
+      expect(await storedPan(ctx, token)).toBe(TEST_CARD);
+    });
+  });
+
+  describe.each(['UNIQUE_CARD', 'UNIQUE_ACCOUNT_IDENTIFIER'] as const)('redirects to the holder of the card (%s)', (management) => {
+    it('cannot end with token == card: the holder got its card through a save that made the same check', async () => {
+      const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED', management });
+      await ctx.put(TEST_CARD, cardBody(TEST_CARD_LUHN_FAILURE));
+      // The only way to a holder whose token is its card: refused (before the fix this was stored,
+      // and the creations below were then redirected to it, answering token 5123450000000008).
+      expect(await rejected(ctx.put(TEST_CARD, cardBody(TEST_CARD)))).toMatchObject({ ...refusal, field: 'tokenid' });
+      const created = await ctx.put('holder', cardBody(TEST_CARD));
+      expect(created).toMatchObject({ result: 'SUCCESS', token: 'holder' });
+      // Creations of the card under other tokens are redirected to its holder, whose token is not the card.
+      expect(await ctx.put('another', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ result: 'SUCCESS', token: 'holder' });
+      expect(await ctx.post(withBodyToken('third', TEST_CARD))).toMatchObject({ result: 'SUCCESS', token: 'holder' });
+      // Updating the token named like the card to the card: held by another token, refused as ever.
+      expect(await rejected(ctx.put(TEST_CARD, cardBody(TEST_CARD)))).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number' });
+      await expectNoTokenIsItsCard(ctx);
+    });
+
+    it.each(['MERCHANT_SUPPLIED', 'RANDOM'] as const)(
+      'refuses to return a holder stored before the check (%s generation), on the card number',
+      async (generation) => {
+        const ctx = await setUp({ generation, management });
+        const created = await create(ctx, cardBody(TEST_CARD), 'holder');
+        // A row written before every save was checked: its token is its card number.
+        const legacy = [...ctx.bed.store.rows.values()][0];
+        legacy.token = TEST_CARD;
+        const again = generation === 'MERCHANT_SUPPLIED' ? ctx.put('newToken', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED)) : ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+        const error = await rejected(again);
+        expect(error).toMatchObject({ ...refusal, field: 'sourceOfFunds.provided.card.number' });
+        expect(error.explanation).not.toContain(TEST_CARD);
+        expect(created.result).toBe('SUCCESS');
+        expect(ctx.bed.store.rows.size).toBe(1);
+        expect([...ctx.bed.store.rows.values()][0]).toMatchObject({ token: TEST_CARD, version: 1 });
+      },
+    );
+  });
+});
+
 describe('SaveToken: verification strategies', () => {
   it('NONE performs no verification (the profile default applies when the request names none)', async () => {
     const ctx = await setUp({ defaultVerificationStrategy: 'NONE' });

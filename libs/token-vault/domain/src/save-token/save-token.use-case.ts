@@ -248,6 +248,15 @@ export class SaveToken {
       instrument = mergeInstrument(storedInstrument, context.requested);
     }
 
+    // The token this save keeps (the addressed one, or the holder of the card after a Unique Card /
+    // Unique Account Identifier redirect) must not be the card it will hold: checked on every
+    // save, creation or update, and before verification, so a refused request sends the card to
+    // no acquirer or token service provider and no FAILURE body echoes such a token.
+    const kept = subject?.token ?? context.target;
+    if (kept !== null) {
+      checkTokenIsNotTheCard(kept, instrument, tokenField(command, context.target, kept));
+    }
+
     const strategy = verificationStrategyFor(command.fields, repository, instrument);
     const reference = subject?.token ?? context.target ?? command.envelope.requestId.slice(0, REFERENCE_LENGTH);
     const verification = await this.verify(context, strategy, instrument, fingerprint, reference);
@@ -266,12 +275,7 @@ export class SaveToken {
     }
     const scheme = await this.schemeToken(context, subject, storedInstrument, instrument, fingerprint);
 
-    let token = subject?.token ?? context.target;
-    if (token === null) {
-      token = generateToken(repository, instrument);
-    } else if (!subject) {
-      checkTokenIsNotTheCard(token, instrument, command.tokenId !== undefined ? 'tokenid' : 'sourceOfFunds.token');
-    }
+    const token = kept ?? generateToken(repository, instrument);
     const rowId = subject?.id ?? this.sealing.newRowId();
     const row: TokenWrite = {
       id: rowId,
@@ -400,6 +404,19 @@ function clearColumns(
     cardFundingMethod: null,
     providerAAgreement: terms,
   };
+}
+
+/**
+ * The field a token equal to its card is refused on: the request's own token (the path's on PUT,
+ * `sourceOfFunds.token` on POST), as on creation; or, when the token kept is the one already
+ * holding the card (a Unique Card / Unique Account Identifier redirect), the card number the
+ * request sent. Only a row written before every save was checked can be in that second case.
+ */
+function tokenField(command: SaveTokenCommand, target: string | null, kept: string): string {
+  if (kept !== target) {
+    return 'sourceOfFunds.provided.card.number';
+  }
+  return command.tokenId !== undefined ? 'tokenid' : 'sourceOfFunds.token';
 }
 
 /** Token rule 7: these reach the token service provider and nothing else. */

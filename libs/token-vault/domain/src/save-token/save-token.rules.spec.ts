@@ -1,0 +1,33 @@
+import { Pan } from '@gateway/crypto';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { CardExpiry } from '../cards/card-expiry';
+import { testMerchant } from '../testing/vault-test-bed';
+import { repositoryPolicy } from '../repository/repository-policy';
+import { randomToken } from '../token-formats/token-formats';
+import { checkTokenIsNotTheCard, generateToken } from './save-token.rules';
+
+jest.mock('../token-formats/token-formats', () => {
+  const actual = jest.requireActual('../token-formats/token-formats');
+  return { ...actual, randomToken: jest.fn(actual.randomToken) };
+});
+
+const draw = randomToken as jest.MockedFunction<typeof randomToken>;
+const card = (number: string) => ({ type: 'CARD' as const, pan: Pan.of(number), expiry: CardExpiry.of(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year) });
+
+describe('generateToken: a Random token is never the card it holds', () => {
+  it('draws again when the token drawn is the card number', () => {
+    // Only an unverified number could ever be drawn (Random tokens start with 9); forced here.
+    draw.mockReturnValueOnce(TEST_CARD).mockReturnValueOnce('9123450000000005');
+    expect(generateToken(repositoryPolicy(testMerchant({ generation: 'RANDOM' })), card(TEST_CARD))).toBe('9123450000000005');
+    expect(draw).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('checkTokenIsNotTheCard', () => {
+  it('refuses the card number on the field it is given, without echoing it', () => {
+    expect(() => checkTokenIsNotTheCard(TEST_CARD, card(TEST_CARD), 'tokenid')).toThrow(
+      expect.objectContaining({ code: 'INVALID_FIELD', field: 'tokenid', validationType: 'INVALID', explanation: expect.not.stringContaining(TEST_CARD) }),
+    );
+    expect(() => checkTokenIsNotTheCard('merchantToken1', card(TEST_CARD), 'tokenid')).not.toThrow();
+  });
+});
