@@ -167,12 +167,14 @@ describe('webhook dispatcher processes', () => {
     });
     const inFlight = (await outbox(who.id)).filter((n) => receiver.deliveriesOf(n.id).length > 0).map((n) => n.id);
 
+    // The claim locks: advisory, class 0x6f757462 (notification-outbox.repository.ts).
+    const claimLocks = async () =>
+      (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1`, [0x6f757462])).rows[0].n as number;
+    expect(await claimLocks()).toBeGreaterThan(0);
+
     await doomed.stop('SIGKILL');
     // Its claim died with its database session: every row is still due, no attempt recorded.
-    await waitFor(async () => {
-      const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'notification_outbox' AND l.mode = 'RowShareLock'`);
-      return rows[0].n === 0;
-    }, { timeoutMs: 10_000, what: 'the killed claim to be released' });
+    await waitFor(async () => (await claimLocks()) === 0, { timeoutMs: 10_000, what: 'the killed claim to be released' });
     expect((await outbox(who.id)).map((n) => [n.status, n.attempts])).toEqual(Array.from({ length: 6 }, () => ['PENDING', 0]));
 
     const survivor = await start('wh-dispatcher-survivor', 'dispatch');

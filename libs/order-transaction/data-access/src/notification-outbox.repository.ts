@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject, MerchantMode } from '@gateway/contracts';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { NotificationStatus } from './notification.entity';
 
 /** A notification as the ledger writes it. */
@@ -19,7 +19,14 @@ export interface NewNotification {
   at: Date;
 }
 
-/** A due notification a dispatcher holds (row-locked) while it delivers it. */
+/** A due notification as a claim first sees it: which receiver it goes to. */
+export interface DueNotification {
+  id: string;
+  /** The receiver's scheme and authority (`https://host:port`, lower case): what per-receiver limits count. */
+  target: string;
+}
+
+/** A due notification a dispatcher holds (under its claim lock) while it delivers it. */
 export interface ClaimedNotification {
   id: string;
   merchantId: string;
@@ -27,6 +34,7 @@ export interface ClaimedNotification {
   orderId: string;
   transactionId: string;
   url: string;
+  target: string;
   payload: JsonObject;
   sealedSecret: string;
   sealedPreviousSecret: string | null;
@@ -63,10 +71,230 @@ const SUMMARY_COLUMNS = `id, merchant_id AS "merchantId", order_id AS "orderId",
   url, status, attempts, created_at AS "createdAt", last_attempt_at AS "lastAttemptAt", last_result AS "lastResult"`;
 
 /**
- * The webhook outbox's SQL. Claims lock rows with FOR UPDATE SKIP LOCKED and keep them locked
- * until the attempts' outcomes are written: a row is in exactly one dispatcher's hands while it
- * is being delivered, others skip it, and a dispatcher that dies mid-batch loses its database
- * session, which releases the rows for the next claim, untouched.
+ * The receiver a notification goes to, as SQL: the URL's scheme and authority, lower case (every
+ * URL in the outbox starts with https://, a check constraint says so). Computed in SQL only, so
+ * the key a claim returns is the key the next claim excludes.
+ */
+const TARGET_SQL = `lower(substring(url from '^https://[^/?#]*'))`;
+
+/**
+ * Class key of the claim locks, `pg_try_advisory_lock(CLAIM_LOCK_CLASS, hashtext(id::text))`.
+ * The two-int4 form has a key space of its own (the migration lock uses the bigint form). Two
+ * notifications whose ids hash alike merely wait for each other.
+ */
+const CLAIM_LOCK_CLASS = 0x6f757462;
+
+/** Due rows a claim looks at per free slot, so it can skip receivers at their limit and still fill its slots. */
+const LOOKAHEAD = 4;
+
+const CLAIMED_COLUMNS = `id, merchant_id AS "merchantId", merchant_mode AS "merchantMode", order_id AS "orderId",
+  transaction_id AS "transactionId", url, ${TARGET_SQL} AS target, payload, sealed_secret AS "sealedSecret",
+  sealed_previous_secret AS "sealedPreviousSecret", attempts, window_started_at AS "windowStartedAt", created_at AS "createdAt"`;
+
+/** What a worker asks a claim for. */
+export interface ClaimRequest {
+  /** Free delivery slots: at most this many are claimed. */
+  limit: number;
+  now: Date;
+  /** Receivers not to claim for now (at their in-flight limit, or backed off). */
+  skipTargets: string[];
+  /**
+   * Picks, synchronously, at most `wanted` of the due notifications (oldest due first) to claim;
+   * what it picks and the claim does not get (held by another dispatcher, or no longer due) is
+   * left out of the answer. Asked again with the rest while the claim has free slots left.
+   */
+  choose(due: DueNotification[], wanted: number): string[];
+}
+
+/**
+ * One dispatcher worker's claims, held as session-level advisory locks on one pooled connection
+ * (decisions/webhook-dispatcher-claims.md, amended 2026-11-25): each notification is locked
+ * while its attempt is in flight and unlocked, on its own, once its outcome has committed, so a
+ * slow receiver holds only its own notifications. No database transaction stays open while
+ * receivers are called. A dispatcher that dies loses its session and with it its locks: the rows
+ * are due again, unchanged. The connection goes back to the pool whenever nothing is held.
+ *
+ * Calls run one at a time (one connection); the locks are counted, and a session whose count
+ * may be wrong (a failed statement) is closed rather than reused once nothing is in flight, so
+ * a pooled connection never carries a lock.
+ */
+export class NotificationClaims {
+  private runner: QueryRunner | null = null;
+  private readonly held = new Set<string>();
+  private broken = false;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Notifications this worker holds (claimed, outcome not yet written). */
+  get holding(): number {
+    return this.held.size;
+  }
+
+  /** Claims due notifications (see ClaimRequest); they stay locked until finish(). */
+  claim(request: ClaimRequest): Promise<ClaimedNotification[]> {
+    return this.serially(async () => {
+      if (this.broken && this.held.size > 0) {
+        // Draining a session that may hold unknown locks: it claims nothing more.
+        return [];
+      }
+      const runner = await this.session();
+      try {
+        return await this.claimOn(runner, request);
+      } catch (err) {
+        this.broken = true;
+        throw err;
+      } finally {
+        await this.releaseIfIdle();
+      }
+    });
+  }
+
+  /**
+   * Writes an attempt's outcome, then unlocks the notification. In that order, and as two
+   * statements: whoever locks it next must find the outcome committed. The write is fenced on
+   * the attempts count the claim saw, so it changes nothing if another dispatcher attempted the
+   * notification meanwhile (possible only if this session died under the attempt). Unlocks even
+   * if the write fails: the row then stays due, unchanged, and is sent again (at least once).
+   */
+  finish(outcome: NotificationOutcome, claimedAttempts: number): Promise<void> {
+    return this.serially(async () => {
+      const runner = this.runner;
+      if (!runner || !this.held.has(outcome.id)) {
+        throw new Error(`notification ${outcome.id} is not held by this worker`);
+      }
+      try {
+        await runner.query(
+          `UPDATE order_transaction.notification_outbox
+              SET status = $2, attempts = $3, next_attempt_at = $4, last_attempt_at = $5, last_result = $6, delivered_at = $7
+            WHERE id = $1 AND status = 'PENDING' AND attempts = $8`,
+          [outcome.id, outcome.status, outcome.attempts, outcome.nextAttemptAt, outcome.lastAttemptAt, outcome.lastResult.slice(0, 200), outcome.deliveredAt, claimedAttempts],
+        );
+      } finally {
+        await this.unlock(runner, [outcome.id]);
+        await this.releaseIfIdle();
+      }
+    });
+  }
+
+  /** Gives the connection back (or closes it, if it may hold a lock); call once nothing is in flight. */
+  close(): Promise<void> {
+    return this.serially(async () => {
+      if (this.held.size > 0) {
+        this.broken = true;
+        this.held.clear();
+      }
+      await this.releaseIfIdle();
+    });
+  }
+
+  private async claimOn(runner: QueryRunner, request: ClaimRequest): Promise<ClaimedNotification[]> {
+    // What this session holds is excluded: its locks are re-entrant, it would get them again.
+    const due: DueNotification[] = await runner.query(
+      `SELECT id, ${TARGET_SQL} AS target FROM order_transaction.notification_outbox
+        WHERE status = 'PENDING' AND next_attempt_at <= $1
+          AND NOT (id = ANY($2::uuid[])) AND NOT (${TARGET_SQL} = ANY($3::text[]))
+        ORDER BY next_attempt_at
+        LIMIT $4`,
+      [request.now, [...this.held], request.skipTargets, request.limit * LOOKAHEAD],
+    );
+    // Locks are tried on what is chosen, and more is chosen while slots are left: the oldest due
+    // rows are often another dispatcher's in flight, and a claim that gave up on them would
+    // leave its slots empty while younger rows wait.
+    const locked: string[] = [];
+    let candidates = due;
+    for (let round = 0; round < LOOKAHEAD && locked.length < request.limit && candidates.length > 0; round++) {
+      const chosen = request.choose(candidates, request.limit - locked.length).slice(0, request.limit - locked.length);
+      if (chosen.length === 0) {
+        break;
+      }
+      const tried = new Set(chosen);
+      candidates = candidates.filter((candidate) => !tried.has(candidate.id));
+      // Every chosen id is tried exactly once (no LIMIT above the lock call), so every lock taken
+      // is in the answer and counted.
+      const got: { id: string }[] = await runner.query(
+        `SELECT id FROM unnest($1::uuid[]) AS c(id) WHERE pg_try_advisory_lock(${CLAIM_LOCK_CLASS}, hashtext(id::text))`,
+        [chosen],
+      );
+      for (const { id } of got) {
+        this.held.add(id);
+        locked.push(id);
+      }
+    }
+    if (locked.length === 0) {
+      return [];
+    }
+    // Read again, in a statement that starts after the locks were taken: a notification another
+    // dispatcher finished between the first read and the lock shows its committed outcome here.
+    const claimed: ClaimedNotification[] = await runner.query(
+      `SELECT ${CLAIMED_COLUMNS} FROM order_transaction.notification_outbox
+        WHERE id = ANY($1::uuid[]) AND status = 'PENDING' AND next_attempt_at <= $2
+        ORDER BY next_attempt_at`,
+      [locked, request.now],
+    );
+    const stillDue = new Set(claimed.map((c) => c.id));
+    const stale = locked.filter((id) => !stillDue.has(id));
+    if (stale.length > 0) {
+      await this.unlock(runner, stale);
+    }
+    return claimed;
+  }
+
+  private async unlock(runner: QueryRunner, ids: string[]): Promise<void> {
+    try {
+      const rows: { unlocked: boolean }[] = await runner.query(
+        `SELECT pg_advisory_unlock(${CLAIM_LOCK_CLASS}, hashtext(id::text)) AS unlocked FROM unnest($1::uuid[]) AS c(id)`,
+        [ids],
+      );
+      if (rows.some((r) => !r.unlocked)) {
+        this.broken = true;
+      }
+    } catch (err) {
+      this.broken = true;
+      throw err;
+    } finally {
+      for (const id of ids) {
+        this.held.delete(id);
+      }
+    }
+  }
+
+  private async session(): Promise<QueryRunner> {
+    if (!this.runner) {
+      const runner = this.dataSource.createQueryRunner();
+      await runner.connect();
+      this.runner = runner;
+      this.broken = false;
+    }
+    return this.runner;
+  }
+
+  private async releaseIfIdle(): Promise<void> {
+    if (!this.runner || this.held.size > 0) {
+      return;
+    }
+    const runner = this.runner;
+    this.runner = null;
+    if (this.broken) {
+      // The count may be wrong: drop whatever this session holds before the pool reuses it. If
+      // that fails the connection is gone, and Postgres dropped its locks with it.
+      await runner.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      this.broken = false;
+    }
+    await runner.release();
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * The webhook outbox's SQL. Dispatcher workers claim through NotificationClaims: a row is in
+ * exactly one dispatcher's hands while it is being delivered, others skip it, and a dispatcher
+ * that dies mid-delivery loses its database session, which releases its rows, untouched.
  */
 @Injectable()
 export class NotificationOutbox {
@@ -99,53 +327,28 @@ export class NotificationOutbox {
     );
   }
 
-  /**
-   * Claims up to `limit` due notifications and holds them while `deliver` runs, then writes the
-   * outcomes it returns, in one database transaction. Returns how many were claimed.
-   */
-  claimDue(limit: number, now: Date, deliver: (claimed: ClaimedNotification[]) => Promise<NotificationOutcome[]>): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const claimed: ClaimedNotification[] = await manager.query(
-        `SELECT id, merchant_id AS "merchantId", merchant_mode AS "merchantMode", order_id AS "orderId",
-                transaction_id AS "transactionId", url, payload, sealed_secret AS "sealedSecret",
-                sealed_previous_secret AS "sealedPreviousSecret", attempts, window_started_at AS "windowStartedAt",
-                created_at AS "createdAt"
-           FROM order_transaction.notification_outbox
-          WHERE status = 'PENDING' AND next_attempt_at <= $1
-          ORDER BY next_attempt_at
-          LIMIT $2
-            FOR UPDATE SKIP LOCKED`,
-        [now, limit],
-      );
-      if (claimed.length === 0) {
-        return 0;
-      }
-      await this.writeOutcomes(manager, await deliver(claimed));
-      return claimed.length;
-    });
+  /** A dispatcher worker's claim session (one pooled connection while it holds anything). */
+  claims(): NotificationClaims {
+    return new NotificationClaims(this.dataSource);
   }
 
-  private async writeOutcomes(manager: EntityManager, outcomes: NotificationOutcome[]): Promise<void> {
-    if (outcomes.length === 0) {
-      return;
-    }
-    await manager.query(
-      `UPDATE order_transaction.notification_outbox n
-          SET status = o.status, attempts = o.attempts, next_attempt_at = o.next_attempt_at,
-              last_attempt_at = o.last_attempt_at, last_result = o.last_result, delivered_at = o.delivered_at
-         FROM unnest($1::uuid[], $2::varchar[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::varchar[], $7::timestamptz[])
-           AS o(id, status, attempts, next_attempt_at, last_attempt_at, last_result, delivered_at)
-        WHERE n.id = o.id`,
-      [
-        outcomes.map((o) => o.id),
-        outcomes.map((o) => o.status),
-        outcomes.map((o) => o.attempts),
-        outcomes.map((o) => o.nextAttemptAt),
-        outcomes.map((o) => o.lastAttemptAt),
-        outcomes.map((o) => o.lastResult.slice(0, 200)),
-        outcomes.map((o) => o.deliveredAt),
-      ],
+  /**
+   * Moves the next attempt of a receiver's pending notifications due before `until` to `until`
+   * (a receiver that keeps timing out is left alone for a while; no attempt is counted). A row
+   * in flight meanwhile is unaffected: its outcome, written after, sets its next attempt.
+   * Answers how many were moved.
+   */
+  async deferTarget(target: string, until: Date): Promise<number> {
+    const [row]: { deferred: string }[] = await this.dataSource.query(
+      `WITH deferred AS (
+         UPDATE order_transaction.notification_outbox SET next_attempt_at = $2
+          WHERE status = 'PENDING' AND next_attempt_at < $2 AND ${TARGET_SQL} = $1
+          RETURNING 1
+       )
+       SELECT count(*) AS deferred FROM deferred`,
+      [target, until],
     );
+    return Number(row.deferred);
   }
 
   /** Notifications not delivered yet (the backlog dispatchers scale on). */
@@ -195,13 +398,24 @@ export class NotificationOutbox {
     return rows.map((r) => r.id);
   }
 
-  /** Deletes delivered notifications older than `before`, at most `limit` at a time. */
+  /** Deletes delivered notifications delivered before `before`, at most `limit` (one batch); answers how many. */
   async purgeDelivered(before: Date, limit: number): Promise<number> {
+    return this.purge(`status = 'DELIVERED' AND delivered_at < $1`, before, limit);
+  }
+
+  /**
+   * Deletes failed notifications whose last attempt was before `before`, at most `limit` (one
+   * batch); answers how many. Until then an operator can still re-send them.
+   */
+  async purgeFailed(before: Date, limit: number): Promise<number> {
+    return this.purge(`status = 'FAILED' AND last_attempt_at < $1`, before, limit);
+  }
+
+  private async purge(condition: string, before: Date, limit: number): Promise<number> {
     const [row]: { purged: string }[] = await this.dataSource.query(
       `WITH purged AS (
          DELETE FROM order_transaction.notification_outbox
-          WHERE id IN (SELECT id FROM order_transaction.notification_outbox
-                        WHERE status = 'DELIVERED' AND delivered_at < $1 LIMIT $2)
+          WHERE id IN (SELECT id FROM order_transaction.notification_outbox WHERE ${condition} LIMIT $2)
           RETURNING 1
        )
        SELECT count(*) AS purged FROM purged`,

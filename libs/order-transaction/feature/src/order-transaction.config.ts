@@ -28,19 +28,29 @@ export class OrderTransactionConfig extends DatabaseConfig {
   @IsString()
   WEBHOOK_SECRET_KEYS = '';
 
-  @Describe('Notifications one dispatcher worker claims (and holds row-locked) per batch.')
+  @Describe('Deliveries one dispatcher worker has in flight at most (each notification locked while it is delivered); a worker claims more as each ends.')
   @IntVar()
   @IsInt()
   @Min(1)
   @Max(500)
   WEBHOOK_BATCH_SIZE = 20;
 
-  @Describe('Batches one dispatcher process delivers at the same time (each holds one database connection while it delivers).')
+  @Describe('Workers one dispatcher process runs (each holds one database connection while it has deliveries in flight).')
   @IntVar()
   @IsInt()
   @Min(1)
   @Max(32)
   WEBHOOK_WORKERS = 2;
+
+  @Describe(
+    'Deliveries to one receiver (scheme, host and port of its URL) one dispatcher process has in flight at most, over all its workers: ' +
+      'a receiver that hangs holds no more delivery slots than this. After a delivery to it times out, its notifications wait (the retry backoff, doubling with each further timeout in a row).',
+  )
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 4;
 
   @Describe('How often an idle dispatcher worker looks for due notifications.')
   @IntVar()
@@ -51,7 +61,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
 
   @Describe(
     'Longest time one delivery may take (connect, TLS, response); then the attempt counts as failed. ' +
-      'Must stay below the database\'s idle-in-transaction timeout (twice DATABASE_STATEMENT_TIMEOUT_MS, at least 30 s): a batch stays claimed while it is delivered.',
+      'A receiver that times out delays only its own notifications.',
   )
   @IntVar()
   @IsInt()
@@ -93,7 +103,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
   @IsString()
   WEBHOOK_CA_FILE = '';
 
-  @Describe('Delivered notifications are deleted from the outbox after this many days.')
+  @Describe('Delivered notifications are deleted from the outbox this many days after delivery, failed ones this many days after their last attempt (re-send a failed one before then).')
   @IntVar()
   @IsInt()
   @Min(1)

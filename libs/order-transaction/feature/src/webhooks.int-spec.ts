@@ -217,12 +217,17 @@ describe('the dispatcher', () => {
   it('shares the outbox between two dispatchers without ever delivering one notification twice at the same time', async () => {
     const hook = await receiver({ status: 200 });
     const { context } = merchantWithNotifications();
+    // Both run before anything is due, and neither can take more than two at a time, so the
+    // work is shared whichever started first.
+    const twoAtATime = { WEBHOOK_WORKERS: '1', WEBHOOK_BATCH_SIZE: '2' };
+    const [a, b] = await Promise.all([startDispatcher(twoAtATime), startDispatcher(twoAtATime)]);
     for (let i = 0; i < 12; i++) {
       // Slow answers and failures keep notifications claimed long and due again often.
       hook.answerNext({ status: 200, delayMs: 150 }, { status: 503, delayMs: 100 });
+    }
+    for (let i = 0; i < 12; i++) {
       await ledger.record(pay(context, newOrderId(), `p${i}`, '1.00', hook.url()));
     }
-    const [a, b] = await Promise.all([startDispatcher({ WEBHOOK_BATCH_SIZE: '2' }), startDispatcher({ WEBHOOK_BATCH_SIZE: '2' })]);
 
     await waitFor(async () => (await outboxRows(context.id)).every((r) => r.status === 'DELIVERED'), { timeoutMs: 30_000, what: 'all delivered' });
     expect(hook.processed.size).toBe(12);

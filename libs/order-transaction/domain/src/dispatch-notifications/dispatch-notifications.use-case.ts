@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NOTIFICATION_HEADERS, notificationSecretContext, signNotification } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
-import { ClaimedNotification, NotificationOutbox, NotificationOutcome } from '@gateway/order-transaction/data-access';
+import { ClaimedNotification, DueNotification, NotificationClaims, NotificationOutbox, NotificationOutcome } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalJson } from '@gateway/platform';
 import { afterFailedAttempt, RetryPolicy } from '../notifications/retry-policy';
 import { DeliveryResult, WEBHOOK_SENDER, WebhookSender } from './webhook-sender';
@@ -10,7 +10,13 @@ export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
 export const NOTIFICATION_SECRET_KEYS = Symbol('NOTIFICATION_SECRET_KEYS');
 
 export interface DispatchOptions {
+  /** Deliveries one worker has in flight at most. */
   batchSize: number;
+  /**
+   * Deliveries to one receiver (scheme and authority of its URL) a dispatcher process has in
+   * flight at most, over all its workers: a receiver that hangs occupies no more slots than this.
+   */
+  maxInFlightPerTarget: number;
   retry: RetryPolicy;
   /** Test merchants may be notified on loopback and private addresses (tests, laptops); live ones never. */
   allowNonPublicForTestMerchants: boolean;
@@ -18,22 +24,37 @@ export interface DispatchOptions {
   random?: () => number;
 }
 
-export interface BatchReport {
-  claimed: number;
-  delivered: number;
-  failedAttempts: number;
-  /** Notifications that ran out of retries in this batch. */
-  failed: number;
+/** What one attempt came to: delivered, to be retried, or failed for good (retry window over). */
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
+
+/** The result of a delivery the receiver did not answer within the timeout (WebhookSender). */
+const TIMEOUT = 'TIMEOUT';
+
+interface TargetBackoff {
+  /** Attempts to this receiver timed out this many times in a row (this process saw). */
+  timeouts: number;
+  /** Its notifications are not claimed before this (ms since the epoch). */
+  until: number;
 }
 
 /**
- * One dispatcher step: claim a batch of due notifications (row-locked, so no other dispatcher
- * sends them meanwhile), POST each, signed, in parallel, and record each attempt's outcome:
- * delivered, retried later with backoff, or FAILED once the retry window is over.
+ * Delivers the outbox. Each worker (see `worker`) keeps up to `batchSize` deliveries in flight:
+ * it claims due notifications (locked, so no other dispatcher sends them meanwhile) for its free
+ * slots, POSTs each, signed, and records each attempt's outcome as soon as it ends (delivered,
+ * retried later with backoff, or FAILED once the retry window is over), which frees the slot
+ * for the next claim. Nothing waits for a slower delivery of the same claim.
+ *
+ * So that a receiver that hangs delays only its own notifications, the dispatcher process keeps
+ * at most `maxInFlightPerTarget` deliveries to one receiver in flight, and after a delivery to
+ * it times out, leaves the receiver alone for a while (the retry policy's backoff, doubling with
+ * each further timeout in a row, reset by any answer): its other due notifications wait till
+ * then instead of each taking a slot for a full timeout.
  */
 @Injectable()
 export class DispatchNotifications {
   private readonly now: () => Date;
+  private readonly inFlightByTarget = new Map<string, number>();
+  private readonly backoffs = new Map<string, TargetBackoff>();
 
   constructor(
     private readonly outbox: NotificationOutbox,
@@ -45,18 +66,98 @@ export class DispatchNotifications {
     this.now = options.now ?? (() => new Date());
   }
 
-  async execute(): Promise<BatchReport> {
-    const report: BatchReport = { claimed: 0, delivered: 0, failedAttempts: 0, failed: 0 };
-    report.claimed = await this.outbox.claimDue(this.options.batchSize, this.now(), async (claimed) => {
-      const outcomes = await Promise.all(claimed.map((notification) => this.attempt(notification)));
-      for (const outcome of outcomes) {
-        if (outcome.status === 'DELIVERED') report.delivered++;
-        else report.failedAttempts++;
-        if (outcome.status === 'FAILED') report.failed++;
+  /** A worker with a claim session of its own; `onAttempt` hears every attempt's outcome. */
+  worker(onAttempt: (outcome: AttemptOutcome) => void = () => undefined): DispatchWorker {
+    return new DispatchWorker(this.options.batchSize, this.outbox.claims(), (claims, limit) => this.claimAndStart(claims, limit, onAttempt));
+  }
+
+  /** Claims up to `limit` due notifications and starts delivering them; answers the deliveries started. */
+  private async claimAndStart(claims: NotificationClaims, limit: number, onAttempt: (outcome: AttemptOutcome) => void): Promise<Promise<void>[]> {
+    const now = this.now();
+    const chosen: DueNotification[] = [];
+    let claimed: ClaimedNotification[] = [];
+    try {
+      claimed = await claims.claim({
+        limit,
+        now,
+        skipTargets: this.targetsToSkip(now.getTime()),
+        choose: (due, wanted) => {
+          const picked: string[] = [];
+          for (const candidate of due) {
+            if (picked.length === wanted) break;
+            if ((this.inFlightByTarget.get(candidate.target) ?? 0) < this.options.maxInFlightPerTarget) {
+              // Counted at once: the other workers of this process choose in between our awaits.
+              this.countInFlight(candidate.target, +1);
+              chosen.push(candidate);
+              picked.push(candidate.id);
+            }
+          }
+          return picked;
+        },
+      });
+    } finally {
+      const got = new Set(claimed.map((c) => c.id));
+      for (const c of chosen) {
+        if (!got.has(c.id)) this.countInFlight(c.target, -1);
       }
-      return outcomes;
-    });
-    return report;
+    }
+    return claimed.map((notification) => this.deliverAndRecord(claims, notification, onAttempt));
+  }
+
+  private async deliverAndRecord(claims: NotificationClaims, notification: ClaimedNotification, onAttempt: (outcome: AttemptOutcome) => void): Promise<void> {
+    try {
+      const outcome = await this.attempt(notification);
+      await this.noteTarget(notification.target, outcome.lastResult);
+      await claims.finish(outcome, notification.attempts);
+      onAttempt(outcome.status === 'DELIVERED' ? 'delivered' : outcome.status === 'FAILED' ? 'failed' : 'retry');
+    } catch (err) {
+      this.logger.error({ merchantId: notification.merchantId, notificationId: notification.id, err }, 'webhook attempt not recorded; the notification stays due');
+    } finally {
+      this.countInFlight(notification.target, -1);
+    }
+  }
+
+  private targetsToSkip(now: number): string[] {
+    const skip = [...this.inFlightByTarget].filter(([, n]) => n >= this.options.maxInFlightPerTarget).map(([target]) => target);
+    for (const [target, backoff] of this.backoffs) {
+      if (backoff.until > now) skip.push(target);
+    }
+    return skip;
+  }
+
+  private countInFlight(target: string, by: 1 | -1): void {
+    const n = (this.inFlightByTarget.get(target) ?? 0) + by;
+    if (n > 0) this.inFlightByTarget.set(target, n);
+    else this.inFlightByTarget.delete(target);
+  }
+
+  /**
+   * A timeout backs the receiver off (unless it is backed off already: the deliveries in flight
+   * when it started time out too, and count once); any other result shows it answers and ends
+   * the backoff. Its due notifications are deferred in the outbox, so every dispatcher leaves
+   * them alone and claims do not have to read past them.
+   */
+  private async noteTarget(target: string, result: string): Promise<void> {
+    if (result !== TIMEOUT) {
+      this.backoffs.delete(target);
+      return;
+    }
+    const now = this.now().getTime();
+    const previous = this.backoffs.get(target);
+    if (previous && previous.until > now) {
+      return;
+    }
+    const timeouts = (previous?.timeouts ?? 0) + 1;
+    const { baseDelayMs, maxDelayMs } = this.options.retry;
+    const until = now + Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(timeouts - 1, 40));
+    this.backoffs.set(target, { timeouts, until });
+    try {
+      const deferred = await this.outbox.deferTarget(target, new Date(until));
+      this.logger.warn({ target, timeouts, until: new Date(until).toISOString(), deferred }, 'webhook receiver timed out; its notifications wait');
+    } catch (err) {
+      // This process still skips it; other dispatchers find out by timeouts of their own.
+      this.logger.warn({ target, err }, 'deferring a timed-out receiver\'s notifications failed');
+    }
   }
 
   private async attempt(notification: ClaimedNotification): Promise<NotificationOutcome> {
@@ -87,19 +188,25 @@ export class DispatchNotifications {
       this.logger.error({ merchantId: notification.merchantId, notificationId: notification.id, err }, 'notification secret cannot be opened');
       return { delivered: false, result: 'SECRET_UNAVAILABLE' };
     }
-    const body = canonicalJson(notification.payload);
-    const timestamp = Math.floor(this.now().getTime() / 1000);
-    return this.sender.send({
-      url: notification.url,
-      body,
-      headers: {
-        [NOTIFICATION_HEADERS.id]: notification.id,
-        [NOTIFICATION_HEADERS.attempt]: String(attempt),
-        [NOTIFICATION_HEADERS.secret]: secrets[0].reveal(),
-        [NOTIFICATION_HEADERS.signature]: signNotification(secrets, timestamp, notification.id, body),
-      },
-      allowNonPublic: notification.merchantMode === 'TEST' && this.options.allowNonPublicForTestMerchants,
-    });
+    try {
+      const body = canonicalJson(notification.payload);
+      const timestamp = Math.floor(this.now().getTime() / 1000);
+      return await this.sender.send({
+        url: notification.url,
+        body,
+        headers: {
+          [NOTIFICATION_HEADERS.id]: notification.id,
+          [NOTIFICATION_HEADERS.attempt]: String(attempt),
+          [NOTIFICATION_HEADERS.secret]: secrets[0].reveal(),
+          [NOTIFICATION_HEADERS.signature]: signNotification(secrets, timestamp, notification.id, body),
+        },
+        allowNonPublic: notification.merchantMode === 'TEST' && this.options.allowNonPublicForTestMerchants,
+      });
+    } catch (err) {
+      // A failed attempt like any other, so its outcome is written and its claim let go.
+      this.logger.error({ merchantId: notification.merchantId, notificationId: notification.id, err }, 'webhook delivery could not be made');
+      return { delivered: false, result: 'DISPATCH_ERROR' };
+    }
   }
 
   private openSecrets(notification: ClaimedNotification): Secret<string>[] {
@@ -115,5 +222,47 @@ function originOf(url: string): string {
     return new URL(url).origin;
   } catch {
     return 'unparsable';
+  }
+}
+
+/**
+ * One dispatcher worker: up to `slots` deliveries in flight on one claim session. The
+ * dispatcher's loop claims whenever a slot is free and work is due, and waits otherwise.
+ */
+export class DispatchWorker {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly slots: number,
+    private readonly claims: NotificationClaims,
+    private readonly claimAndStart: (claims: NotificationClaims, limit: number) => Promise<Promise<void>[]>,
+  ) {}
+
+  get freeSlots(): number {
+    return this.slots - this.inFlight.size;
+  }
+
+  /** Claims due notifications for the free slots and starts their deliveries; answers how many. */
+  async claimDue(): Promise<number> {
+    if (this.freeSlots <= 0) {
+      return 0;
+    }
+    const started = await this.claimAndStart(this.claims, this.freeSlots);
+    for (const delivery of started) {
+      const tracked: Promise<void> = delivery.finally(() => this.inFlight.delete(tracked));
+      this.inFlight.add(tracked);
+    }
+    return started.length;
+  }
+
+  /** Resolves when a delivery in flight ends (never, when none is). */
+  nextDone(): Promise<void> {
+    return this.inFlight.size > 0 ? Promise.race(this.inFlight) : new Promise<void>(() => undefined);
+  }
+
+  /** Waits for the deliveries in flight (each bounded by the delivery timeout), then gives the session back. */
+  async close(): Promise<void> {
+    await Promise.all(this.inFlight);
+    await this.claims.close();
   }
 }

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
-import { DispatchNotifications } from '@gateway/order-transaction/domain';
+import { DispatchNotifications, DispatchWorker } from '@gateway/order-transaction/domain';
 import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
 import { Gauge } from 'prom-client';
 
@@ -13,12 +13,23 @@ export interface DispatcherLoopOptions {
 }
 
 const PURGE_EVERY_MS = 3_600_000;
+/** The first purge, soon after start: a dispatcher restarted more often than hourly still purges. */
+const FIRST_PURGE_AFTER_MS = 60_000;
 const PURGE_BATCH = 5_000;
+/** Between two purge batches, so a large purge does not keep the database busy in one go. */
+const PURGE_PAUSE_MS = 200;
+
+export interface PurgeReport {
+  delivered: number;
+  failed: number;
+}
 
 /**
- * The webhook dispatcher's loop (dispatch and all modes): `workers` loops each claim a batch,
- * deliver it and claim the next at once while work is due, or sleep a poll interval when none
- * is. On shutdown the loops finish the batch in hand (bounded by the delivery timeout) and stop.
+ * The webhook dispatcher's loop (dispatch and all modes): `workers` loops each keep up to
+ * WEBHOOK_BATCH_SIZE deliveries in flight, claiming due notifications whenever a slot is free,
+ * and wait for a delivery to end or a poll interval when none is free or nothing is due. On
+ * shutdown they claim nothing more and finish the deliveries in flight (each bounded by the
+ * delivery timeout). Purges the outbox past retention shortly after start and hourly.
  * Exposes gateway_webhook_outbox_depth, read from the outbox when Prometheus scrapes.
  */
 @Injectable()
@@ -27,6 +38,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private purgeTimer?: NodeJS.Timeout;
+  private purging: Promise<PurgeReport> | null = null;
 
   constructor(
     private readonly dispatch: DispatchNotifications,
@@ -40,39 +52,50 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     this.registerDepthGauge();
     const deliveries = this.metrics.counter('gateway_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, failed).', ['outcome']);
     for (let i = 0; i < this.options.workers; i++) {
-      this.loops.push(this.run(deliveries));
+      this.loops.push(this.run(this.dispatch.worker((outcome) => deliveries.inc({ outcome }))));
     }
-    this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
-    this.purgeTimer.unref();
+    this.schedulePurge(FIRST_PURGE_AFTER_MS);
     this.logger.info({ workers: this.options.workers }, 'webhook dispatcher started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.purgeTimer);
+    clearTimeout(this.purgeTimer);
     for (const wake of this.sleepers) wake();
-    await Promise.all(this.loops);
+    await Promise.all([...this.loops, this.purging]);
   }
 
-  private async run(deliveries: ReturnType<Metrics['counter']>): Promise<void> {
+  /**
+   * Deletes delivered and failed notifications past retention, in batches until a batch comes
+   * back short, pausing between batches; stops early on shutdown. Runs one at a time.
+   */
+  purgeExpired(): Promise<PurgeReport> {
+    this.purging ??= this.purgeInBatches().finally(() => (this.purging = null));
+    return this.purging;
+  }
+
+  private async run(worker: DispatchWorker): Promise<void> {
     while (!this.stopping) {
-      let busy = false;
+      let claimed = 0;
       try {
-        const report = await this.dispatch.execute();
-        deliveries.inc({ outcome: 'delivered' }, report.delivered);
-        deliveries.inc({ outcome: 'retry' }, report.failedAttempts - report.failed);
-        deliveries.inc({ outcome: 'failed' }, report.failed);
-        busy = report.claimed > 0;
+        claimed = await worker.claimDue();
       } catch (err) {
-        this.logger.error({ err }, 'webhook dispatch batch failed; its notifications stay due');
+        this.logger.error({ err }, 'claiming webhook notifications failed; they stay due');
       }
-      if (!busy) {
-        await this.sleep(this.options.pollIntervalMs);
+      if (claimed > 0 && worker.freeSlots > 0) {
+        // More may be due: claim again at once.
+        continue;
       }
+      // No slot free, or nothing (more) to claim: until a delivery ends frees a slot, or a poll interval.
+      await this.sleep(this.options.pollIntervalMs, worker.nextDone());
     }
+    await worker.close();
   }
 
-  private sleep(ms: number): Promise<void> {
+  private sleep(ms: number, orUntil?: Promise<void>): Promise<void> {
+    if (this.stopping) {
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
@@ -81,18 +104,43 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
       };
       const timer = setTimeout(wake, ms);
       this.sleepers.add(wake);
+      void orUntil?.then(wake);
     });
   }
 
-  private async purge(): Promise<void> {
+  private schedulePurge(afterMs: number): void {
+    this.purgeTimer = setTimeout(() => {
+      void this.purgeExpired().finally(() => {
+        if (!this.stopping) this.schedulePurge(PURGE_EVERY_MS);
+      });
+    }, afterMs);
+    this.purgeTimer.unref();
+  }
+
+  private async purgeInBatches(): Promise<PurgeReport> {
+    const before = new Date(Date.now() - this.options.retentionMs);
+    const report: PurgeReport = { delivered: 0, failed: 0 };
     try {
-      const purged = await this.outbox.purgeDelivered(new Date(Date.now() - this.options.retentionMs), PURGE_BATCH);
-      if (purged > 0) {
-        this.logger.info({ purged }, 'delivered notifications purged');
+      report.delivered = await this.purgeAll((limit) => this.outbox.purgeDelivered(before, limit));
+      report.failed = await this.purgeAll((limit) => this.outbox.purgeFailed(before, limit));
+      if (report.delivered + report.failed > 0) {
+        this.logger.info({ ...report }, 'notifications past retention purged');
       }
     } catch (err) {
-      this.logger.warn({ err }, 'purging delivered notifications failed');
+      this.logger.warn({ err, ...report }, 'purging notifications past retention failed; the next purge goes on');
     }
+    return report;
+  }
+
+  private async purgeAll(purgeBatch: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    while (!this.stopping) {
+      const purged = await purgeBatch(PURGE_BATCH);
+      total += purged;
+      if (purged < PURGE_BATCH) break;
+      await this.sleep(PURGE_PAUSE_MS);
+    }
+    return total;
   }
 
   private registerDepthGauge(): void {

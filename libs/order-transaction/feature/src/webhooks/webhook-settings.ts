@@ -17,9 +17,8 @@ export interface WebhookSettings {
 const HOUR_MS = 3_600_000;
 
 /**
- * The dispatcher's settings, checked at start: a missing or malformed key, an unreadable CA
- * file, or a delivery timeout the database would cut short stop the process with exit code 78,
- * naming the variable and never a key.
+ * The dispatcher's settings, checked at start: a missing or malformed key or an unreadable CA
+ * file stop the process with exit code 78, naming the variable and never a key.
  */
 export function loadWebhookSettings(config: OrderTransactionConfig): WebhookSettings {
   const problems: ConfigProblem[] = [];
@@ -39,11 +38,9 @@ export function loadWebhookSettings(config: OrderTransactionConfig): WebhookSett
       throw new Error('cannot be read');
     }
   });
-  // A batch stays claimed (its database transaction open) while it is delivered.
-  const idleInTransactionMs = Math.max(config.DATABASE_STATEMENT_TIMEOUT_MS * 2, 30_000);
-  if (config.WEBHOOK_TIMEOUT_MS >= idleInTransactionMs - 1_000) {
-    problems.push({ variable: 'WEBHOOK_TIMEOUT_MS', problem: `must be below ${idleInTransactionMs - 1_000} (the database's idle-in-transaction timeout less a second)` });
-  }
+  // No check against the database's idle-in-transaction timeout any more: claims are advisory
+  // locks held by a session outside any transaction while receivers are called
+  // (decisions/webhook-dispatcher-claims.md, amended 2026-11-25).
   if (problems.length > 0) {
     throw new ConfigError(problems);
   }
@@ -56,6 +53,7 @@ export function loadWebhookSettings(config: OrderTransactionConfig): WebhookSett
     retentionMs: config.WEBHOOK_RETENTION_DAYS * 24 * HOUR_MS,
     dispatch: {
       batchSize: config.WEBHOOK_BATCH_SIZE,
+      maxInFlightPerTarget: config.WEBHOOK_MAX_IN_FLIGHT_PER_TARGET,
       allowNonPublicForTestMerchants: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       retry: {
         baseDelayMs: config.WEBHOOK_RETRY_BASE_MS,

@@ -1,0 +1,69 @@
+import type { NotificationOutbox } from '@gateway/order-transaction/data-access';
+import type { DispatchNotifications } from '@gateway/order-transaction/domain';
+import { createLogger, Metrics } from '@gateway/platform';
+import { NotificationDispatcher } from './notification-dispatcher';
+
+/** When the dispatcher purges, and in what steps (the SQL itself: retention.int-spec.ts). */
+describe('the purge schedule', () => {
+  const MINUTE = 60_000;
+
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  function dispatcherOver(outbox: Pick<NotificationOutbox, 'purgeDelivered' | 'purgeFailed' | 'depth'>) {
+    return new NotificationDispatcher(
+      {} as DispatchNotifications,
+      outbox as NotificationOutbox,
+      { workers: 0, pollIntervalMs: 1_000, retentionMs: 30 * 24 * 60 * MINUTE },
+      createLogger({ service: 'test', level: 'silent' }),
+      new Metrics(),
+    );
+  }
+
+  it('runs a minute after start, not an hour, then hourly', async () => {
+    const outbox = { purgeDelivered: jest.fn().mockResolvedValue(0), purgeFailed: jest.fn().mockResolvedValue(0), depth: jest.fn() };
+    const dispatcher = dispatcherOver(outbox);
+    dispatcher.onApplicationBootstrap();
+
+    await jest.advanceTimersByTimeAsync(MINUTE - 1);
+    expect(outbox.purgeDelivered).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(outbox.purgeDelivered).toHaveBeenCalledTimes(1);
+    expect(outbox.purgeFailed).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(60 * MINUTE);
+    expect(outbox.purgeDelivered).toHaveBeenCalledTimes(2);
+    await dispatcher.beforeApplicationShutdown();
+  });
+
+  it('deletes batch after batch, pausing between them, until a batch comes back short; then the failed ones alike', async () => {
+    const delivered = [5_000, 5_000, 12];
+    const failed = [5_000, 3];
+    const calls: string[] = [];
+    const outbox = {
+      purgeDelivered: jest.fn(async (_before: Date, limit: number) => (calls.push(`delivered ${limit}`), delivered.shift() ?? 0)),
+      purgeFailed: jest.fn(async (_before: Date, limit: number) => (calls.push(`failed ${limit}`), failed.shift() ?? 0)),
+      depth: jest.fn(),
+    };
+    const dispatcher = dispatcherOver(outbox);
+
+    const run = dispatcher.purgeExpired();
+    await jest.advanceTimersByTimeAsync(0);
+    // The pause: the second batch waits for it.
+    expect(calls).toEqual(['delivered 5000']);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(await run).toEqual({ delivered: 10_012, failed: 5_003 });
+    expect(calls).toEqual(['delivered 5000', 'delivered 5000', 'delivered 5000', 'failed 5000', 'failed 5000']);
+    const [[before]] = outbox.purgeFailed.mock.calls;
+    expect(before.getTime()).toBe(outbox.purgeDelivered.mock.calls[0][0].getTime());
+  });
+
+  it('stops between batches on shutdown', async () => {
+    const outbox = { purgeDelivered: jest.fn().mockResolvedValue(5_000), purgeFailed: jest.fn().mockResolvedValue(0), depth: jest.fn() };
+    const dispatcher = dispatcherOver(outbox);
+    const run = dispatcher.purgeExpired();
+    await jest.advanceTimersByTimeAsync(0);
+    await dispatcher.beforeApplicationShutdown();
+    await run;
+    expect(outbox.purgeDelivered).toHaveBeenCalledTimes(1);
+  });
+});
