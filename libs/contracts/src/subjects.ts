@@ -4,9 +4,6 @@
  * rolling deploy. The transport prepends NATS_SUBJECT_PREFIX (empty in production) so test
  * runs sharing one NATS server never see each other's traffic.
  */
-export const SERVICE_NAMES = ['token-vault', 'order-transaction', 'browser-payment', 'verification'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
-
 export const SUBJECTS = {
   tokenVault: {
     ping: 'token-vault.ping.v1',
@@ -58,14 +55,6 @@ export const SUBJECTS = {
     verifyCard: 'verification.card.verify.v1',
   },
 } as const;
-
-/** The subject each service answers to prove it is up (used by the edge's readiness). */
-export const PING_SUBJECTS: Readonly<Record<ServiceName, string>> = {
-  'token-vault': SUBJECTS.tokenVault.ping,
-  'order-transaction': SUBJECTS.orderTransaction.ping,
-  'browser-payment': SUBJECTS.browserPayment.ping,
-  verification: SUBJECTS.verification.ping,
-};
 
 /**
  * The order operations of `PUT .../order/{orderid}/transaction/{transactionid}`, told apart

@@ -28,8 +28,8 @@ interface ImageProcess {
  * migrates and shuts down as a container would, against this run's Postgres, Redis and NATS
  * under subjects and keys of its own.
  *
- * The shutdown load uses the services' ping subject (over NATS, and through the edge's
- * readiness, which pings every service): no order operation is served yet by any service.
+ * The shutdown load uses the services' ping subject over NATS, and the edge's readiness: no
+ * order operation is served yet by any service.
  */
 describe('the container image of every app', () => {
   const state = readState();

@@ -119,4 +119,14 @@ describe('readiness follows the dependencies', () => {
       await waitForReadiness(() => true, 'every app ready again');
     }
   });
+
+  it('keeps the edge ready while a service is down: the other operations need no such service', async () => {
+    const verification = apps.find((app) => app.name === 'verification')!;
+    await verification.stop();
+    // Longer than the edge would take to see a missing service if its readiness pinged them.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const after = await readiness();
+    expect(after['api-edge']).toBe(200);
+    expect(after.verification).toBe(0);
+  });
 });

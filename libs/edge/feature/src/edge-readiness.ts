@@ -1,19 +1,18 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { PING_SUBJECTS, PingReply } from '@gateway/contracts';
-import { MessageBus, pingRedis, REDIS_CLIENT, ReadinessChecks } from '@gateway/platform';
+import { pingRedis, REDIS_CLIENT, ReadinessChecks } from '@gateway/platform';
 import type Redis from 'ioredis';
-import { EdgeConfig } from './edge.config';
 
 /**
- * The edge is ready when its own dependencies answer and so does every service: a request
- * it accepts must have somewhere to go.
+ * The edge is ready when what every request needs answers: its database and NATS (the
+ * platform's checks) and Redis (locks, sessions, throttles). Not the services behind it: a
+ * service that is down, or slow to answer a ping, would take every edge replica out of the
+ * Service at once, the whole API down for what only some operations need. A request for a
+ * service that does not answer is a 503 SERVER_BUSY of its own (docs/decisions/edge-readiness.md).
  */
 @Injectable()
 export class EdgeReadiness implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly checks: ReadinessChecks,
-    private readonly bus: MessageBus,
-    private readonly config: EdgeConfig,
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis,
   ) {}
 
@@ -22,21 +21,6 @@ export class EdgeReadiness implements OnModuleInit, OnApplicationShutdown {
       const redis = this.redis;
       this.checks.add('redis', () => pingRedis(redis));
     }
-    this.checks.add('services', async () => {
-      const timeoutMs = this.config.HEALTH_CHECK_TIMEOUT_MS;
-      const results = await Promise.allSettled(
-        Object.entries(PING_SUBJECTS).map(([service, subject]) =>
-          this.bus.request<PingReply>(subject, {}, { timeoutMs }).then(
-            () => service,
-            () => Promise.reject(new Error(service)),
-          ),
-        ),
-      );
-      const down = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message);
-      if (down.length > 0) {
-        throw new Error(`not answering: ${down.join(', ')}`);
-      }
-    });
   }
 
   async onApplicationShutdown(): Promise<void> {

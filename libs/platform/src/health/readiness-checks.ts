@@ -4,7 +4,7 @@ export type ReadinessProbe = (signal: AbortSignal) => Promise<unknown>;
 
 /**
  * The dependencies this process needs to serve traffic. Modules add theirs when they start
- * (database, Redis, NATS, and at the edge every service), and `/health/ready` runs them all,
+ * (database, NATS, and at the edge Redis), and `/health/ready` runs them all,
  * each under the configured timeout.
  */
 @Injectable()
