@@ -13,8 +13,7 @@ export async function openTestDataSource(schema: ServiceSchema, poolSize = 5): P
   }
   const dataSource = createServiceDataSource(schema, {
     url,
-    // Migrating holds one connection for the advisory lock and needs another to run.
-    poolSize: Math.max(2, poolSize),
+    poolSize,
     statementTimeoutMs: 30_000,
     applicationName: `int-${schema.schema}`,
   });

@@ -1,33 +1,39 @@
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationExecutor } from 'typeorm';
 import { AppLogger } from '../logging';
 
 /**
  * Runs a service's pending migrations once, however many replicas or migration jobs start
- * at the same moment: each runner first takes a Postgres advisory lock keyed on the schema
- * (on a connection of its own, held until it is done), so the others wait and then find
- * nothing left to do. The DataSource's pool needs two connections: one holds the lock while
- * the other applies the migrations.
+ * at the same moment: each runner first takes a Postgres advisory lock keyed on the schema,
+ * so the others wait and then find nothing left to do. The lock and the migrations share one
+ * connection, on which the statement timeout is lifted while it works: a runner waits for the
+ * lock as long as another one migrates, and a migration statement (an index built over a large
+ * table) takes as long as it takes. The connection's own timeout is back before the pool gets
+ * it again.
  */
 export async function migrateSchema(dataSource: DataSource, logger?: AppLogger): Promise<string[]> {
   const schema = schemaOf(dataSource);
-  const lockRunner = dataSource.createQueryRunner();
-  await lockRunner.connect();
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
   try {
-    await lockRunner.query('SELECT pg_advisory_lock($1)', [advisoryKey(schema)]);
-    const exists = await lockRunner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    await runner.query('SET statement_timeout = 0');
+    await runner.query('SELECT pg_advisory_lock($1)', [advisoryKey(schema)]);
+    const exists = await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (exists.length === 0) {
-      await lockRunner.query(`CREATE SCHEMA "${schema}"`);
+      await runner.query(`CREATE SCHEMA "${schema}"`);
     }
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    const migrations = new MigrationExecutor(dataSource, runner);
+    migrations.transaction = 'each';
+    const applied = await migrations.executePendingMigrations();
     const names = applied.map((m) => m.name);
     if (names.length > 0) {
       logger?.info({ schema, migrations: names }, 'migrations applied');
     }
     return names;
   } finally {
-    await lockRunner.query('SELECT pg_advisory_unlock($1)', [advisoryKey(schema)]).catch(() => undefined);
-    await lockRunner.release();
+    await runner.query('SELECT pg_advisory_unlock($1)', [advisoryKey(schema)]).catch(() => undefined);
+    await runner.query('RESET statement_timeout').catch(() => undefined);
+    await runner.release();
   }
 }
 
