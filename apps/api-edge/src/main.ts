@@ -17,6 +17,7 @@ import {
 } from '@gateway/platform';
 
 async function main(): Promise<void> {
+  const signals = exitOnSignals();
   let logger: AppLogger | undefined;
   try {
     if (process.argv[2] === 'migrate') {
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
       ...edgeServerOptions(config, appLogger, metrics),
     });
     logger.info({ url: running.url }, 'api-edge ready for requests');
-    exitOnSignals(running);
+    signals.shutDownWith(running);
   } catch (err) {
     failStartup(logger, err);
   }

@@ -37,6 +37,7 @@ import { VerificationConfig, VerificationModule } from '@gateway/verification/fe
  * distributed profile; for trying the gateway on a laptop and for fast tests, never production.
  */
 async function main(): Promise<void> {
+  const signals = exitOnSignals();
   let logger: AppLogger | undefined;
   let stopPostgres: (() => Promise<void>) | undefined;
   try {
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
       stopOnSignals: false,
     });
     stopPostgres = postgres.stop;
+    // Stopped while the gateway starts, it stops its database too.
+    signals.shutDownWith({ shutdown: () => postgres.stop() });
     logger.info({ port: standalone.STANDALONE_PG_PORT }, 'embedded Postgres started');
 
     const env = {
@@ -106,7 +109,7 @@ async function main(): Promise<void> {
     });
     logger.info({ url: running.url }, 'standalone gateway ready for requests');
     announceDemoMerchant(standalone, edge, running.app.get(DemoMerchantProvisioner).demoMerchant());
-    exitOnSignals({
+    signals.shutDownWith({
       shutdown: async (reason) => {
         await running.shutdown(reason);
         await postgres.stop();

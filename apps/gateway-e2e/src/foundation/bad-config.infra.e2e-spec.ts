@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { freePort, waitFor } from '@gateway/testing';
 import { readState } from '../support/e2e-state';
 import { startApp } from '../support/processes';
-import { readFileSync } from 'node:fs';
 
 /** An app refuses to start on a bad or missing setting, and says which variable is at fault. */
 describe('startup configuration', () => {
@@ -21,5 +22,22 @@ describe('startup configuration', () => {
     const output = readFileSync(started.logFile, 'utf8');
     expect(output).toContain(variable);
     expect(output).not.toMatch(/\bat .+\.js:\d+/); // a clear line, not a stack trace
+  });
+});
+
+/** A process still starting stops when told to: a Kubernetes rollout or scale-down never waits its whole grace period. */
+describe('a process waiting for its database at start', () => {
+  it('exits at once on SIGTERM', async () => {
+    const closedPort = await freePort();
+    const env = { ...readState().appEnv.verification, DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/none` };
+    const started = startApp('verification', env, path.join(readState().logDir, 'bad-config'), 'verification-database-down');
+    await waitFor(async () => /Unable to connect to the database/.test(readFileSync(started.logFile, 'utf8')), {
+      timeoutMs: 20_000,
+      what: 'the app retrying its database',
+    });
+    const signalled = Date.now();
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(2_000);
   });
 });

@@ -126,17 +126,41 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
   return { app, url, shutdown };
 }
 
-/** For mains: stop on SIGTERM/SIGINT, and exit. */
-export function exitOnSignals(running: { shutdown(reason: string): Promise<void> }): void {
+/** What a signal shuts down before the process exits. */
+export interface Stoppable {
+  shutdown(reason: string): Promise<void>;
+}
+
+export interface ProcessSignals {
+  /** From now on a signal shuts `stoppable` down (gracefully), then exits; may be called again as more starts. */
+  shutDownWith(stoppable: Stoppable): void;
+}
+
+/**
+ * For mains, first of all: SIGTERM and SIGINT stop the process at any time. Until the main says
+ * what to shut down, a signal exits at once: nothing serves yet, so nothing is drained, and a
+ * process that is still starting (waiting for its database, say) stops when told to, even as a
+ * container's PID 1, which the kernel sends no default action.
+ */
+export function exitOnSignals(): ProcessSignals {
+  let target: Stoppable | undefined;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     // `on`, not `once`: a second Ctrl-C must not kill the process halfway through its shutdown.
     process.on(signal, () => {
-      running.shutdown(signal).then(
+      if (!target) {
+        process.exit(0);
+      }
+      target.shutdown(signal).then(
         () => process.exit(0),
         () => process.exit(1),
       );
     });
   }
+  return {
+    shutDownWith(stoppable) {
+      target = stoppable;
+    },
+  };
 }
 
 /**

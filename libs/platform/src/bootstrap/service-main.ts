@@ -71,6 +71,7 @@ export function databaseConnection(config: DatabaseConfig, applicationName: stri
  * service's migrations under the advisory lock and exits, for the Kubernetes migration Job).
  */
 export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMainSpec<C>): Promise<RunningApp | void> {
+  const signals = exitOnSignals();
   let logger: AppLogger | undefined;
   try {
     if (process.argv[2] === 'migrate') {
@@ -109,7 +110,7 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
       messageServer: servesMessages ? createMessageServer(messaging, config.SHUTDOWN_GRACE_MS) : undefined,
     });
     logger.info({ url: running.url }, `${spec.name} ready for requests`);
-    exitOnSignals(running);
+    signals.shutDownWith(running);
     return running;
   } catch (err) {
     failStartup(logger, err);

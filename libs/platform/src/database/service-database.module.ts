@@ -15,6 +15,8 @@ export interface ServiceDatabaseOptions {
   migrateOnStart: boolean;
 }
 
+const CONNECT_ATTEMPTS_AT_START = 30;
+
 /** The injection token of a service's DataSource: use with @Inject or @InjectDataSource(schema). */
 export function dataSourceToken(schema: string): string | symbol | object {
   return getDataSourceToken(schema) as string;
@@ -58,8 +60,11 @@ export class ServiceDatabaseModule {
           name: options.service.schema,
           useFactory: () => ({
             ...serviceDataSourceOptions(options.service, options.connection),
-            // A database that is down at boot must not kill the process: readiness reports it.
-            retryAttempts: Number.MAX_SAFE_INTEGER,
+            // A database down at boot is waited for half a minute; then the start fails (exit 1)
+            // and the orchestrator restarts the process with its backoff. Waiting for ever would
+            // not help: a process still starting serves no readiness probe to report it, and
+            // Kubernetes' startup probe gives up after a minute anyway.
+            retryAttempts: CONNECT_ATTEMPTS_AT_START,
             retryDelay: 1_000,
           }),
         }),
