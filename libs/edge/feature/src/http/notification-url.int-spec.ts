@@ -81,7 +81,20 @@ describe('order.notificationUrl at the edge', () => {
     expect(received.length).toBe(before);
   });
 
+  it('refuses another port than 443 for a live merchant: the dispatchers may reach no other', async () => {
+    const before = received.length;
+    const response = await verify(live, 'https://hooks.merchant.example:8443/gateway');
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({
+      field: 'order.notificationUrl',
+      validationType: 'INVALID',
+      explanation: expect.stringContaining('must use port 443'),
+    });
+    expect(received.length).toBe(before);
+  });
+
   it('passes a public https URL for a live merchant, and a local receiver for a test merchant, to the service', async () => {
+    expect((await verify(live, 'https://merchant.example:443/hooks')).statusCode).toBe(201);
     expect((await verify(live, 'https://merchant.example/hooks')).statusCode).toBe(201);
     expect(received.at(-1)?.body.order).toMatchObject({ notificationUrl: 'https://merchant.example/hooks' });
     expect((await verify(test, 'https://localhost:8443/hooks')).statusCode).toBe(201);
