@@ -249,6 +249,40 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(v4).toEqual(expect.arrayContaining(['10.0.0.0/8', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16']));
     });
 
+    it("lets the admin CLI pod of the operator's guide run: restricted pod security, Postgres within reach", () => {
+      const { labels, overrides } = documentedAdminPod();
+      const spec = overrides.spec as {
+        securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string } };
+        containers: { securityContext?: { allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } } }[];
+      };
+      // The namespaces enforce the restricted pod security standard; kubectl run sets none of it.
+      const [namespace] = find('Namespace');
+      expect(namespace.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const container of spec.containers) {
+        expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      }
+
+      type Policy = {
+        podSelector: { matchLabels?: Record<string, string> };
+        policyTypes: string[];
+        egress?: { ports?: { port: number }[] }[];
+        ingress?: { from?: { podSelector?: { matchLabels?: Record<string, string> } }[]; ports?: { port: number }[] }[];
+      };
+      const selects = (selector: Record<string, string> | undefined) => Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
+      const policies = find('NetworkPolicy').map((p) => p.spec as Policy);
+      const egressPorts = policies
+        .filter((p) => p.policyTypes.includes('Egress') && selects(p.podSelector.matchLabels))
+        .flatMap((p) => (p.egress ?? []).flatMap((rule) => (rule.ports ?? []).map((port) => port.port)));
+      expect(egressPorts).toContain(5432);
+      // Where Postgres runs in the cluster (dev), its policy admits the pod too.
+      const postgres = find('NetworkPolicy', 'postgres').map((p) => p.spec as Policy);
+      for (const policy of postgres) {
+        const admitted = (policy.ingress ?? []).some((rule) => (rule.from ?? []).some((from) => selects(from.podSelector?.matchLabels)));
+        expect(admitted).toBe(true);
+      }
+    });
+
     it('runs the apps with migrations left to the Job, and lets Prometheus find them', () => {
       const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
       expect(config.DATABASE_MIGRATE_ON_START).toBe('false');
@@ -293,3 +327,19 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
     });
   }
 });
+
+/** The `kubectl run` of the operator's guide's "Provisioning merchants": its pod labels and its overrides. */
+function documentedAdminPod(): { labels: Record<string, string>; overrides: { spec: object } } {
+  const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
+  const command = guide.slice(guide.indexOf('## Provisioning merchants')).match(/kubectl -n \$NS run gateway-admin[\s\S]*?'\s*\n```/)?.[0];
+  if (!command) {
+    throw new Error('the guide has no `kubectl run gateway-admin` command under "Provisioning merchants"');
+  }
+  const labels = Object.fromEntries(
+    command
+      .match(/--labels=(\S+)/)![1]
+      .split(',')
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+  return { labels, overrides: JSON.parse(command.match(/--overrides='([\s\S]*?)'/)![1]) };
+}
