@@ -100,7 +100,9 @@ function deriveStatus(entries: readonly LedgerEntry[], totals: OrderTotals): Ord
   if (has(FUNDS_OPERATIONS, OPEN_RESULTS)) {
     return 'INITIATED';
   }
-  if (has(VOIDS_OF_INITIAL, ['SUCCESS'])) {
+  // The initial transaction voided: an authorisation or payment, or the refund that opened a
+  // standalone refund order.
+  if (has(VOIDS_OF_INITIAL, ['SUCCESS']) || (isStandaloneRefundOrder(entries) && has(['VOID_REFUND'], ['SUCCESS']))) {
     return 'CANCELLED';
   }
   if (has(FUNDS_OPERATIONS, ['SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN'])) {

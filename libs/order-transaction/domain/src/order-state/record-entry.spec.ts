@@ -329,6 +329,12 @@ describe('order lifecycles', () => {
     ]);
   });
 
+  it('a standalone refund then its void: REFUNDED then CANCELLED, totals back to zero', () => {
+    const steps = [{ ...entry('REFUND', '40.00'), id: 'r1' }, { ...entry('VOID_REFUND', '40.00'), targetTransactionId: 'r1' }];
+    expect(statuses(steps)).toEqual(['REFUNDED', 'CANCELLED']);
+    expect(recordAll(steps).totalRefundedAmount.isZero()).toBe(true);
+  });
+
   it('verification only is VERIFIED; a payment after it moves the order on', () => {
     expect(statuses([entry('VERIFICATION', '0.00'), entry('VERIFICATION', '0.00'), entry('AUTHORIZATION', '9.99')])).toEqual([
       'VERIFIED',
