@@ -35,7 +35,8 @@ describe('spec request fields', () => {
     expect(canonicalType('x', 'Digits, value 0-999')).toBe('Digits(value 0-999)');
     expect(canonicalType('x', 'enum GIROPAY-kind PROVIDER_B, PROVIDER_A')).toBe('Enum(PROVIDER_A|PROVIDER_B)');
     expect(canonicalType('x', 'enum MULTIPLE (new agreement id per request), SINGLE (same id each request)')).toBe('Enum(MULTIPLE|SINGLE)');
-    expect(canonicalType('device.ipAddress', 'String(7-15)')).toBe('IPv4');
+    expect(canonicalType('device.ipAddress', 'String(7-15) nnn.nnn.nnn.nnn')).toBe('IPv4');
+    expect(canonicalType('device.ipAddress', 'String(7-15)')).toBe('String(7-15)');
     expect(canonicalType('x', 'Base64 of length 28 or 32')).toBe('Base64(28|32)');
   });
 });

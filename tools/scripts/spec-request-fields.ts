@@ -126,7 +126,7 @@ function addressFields(groups: Groups, operation: Operation, prefix: string, typ
 /** A table's rows as fields, groups (`x.*`, `x[n].*`) expanded and "as refund" types resolved. */
 function tableFields(rows: string[][], operation: Operation, groups: Groups, refund: RawField[]): RawField[] {
   const out: RawField[] = [];
-  for (const [cell, type, req] of rows) {
+  for (const [cell, type, req, notes] of rows) {
     const requirement = requirementOf(req);
     const slash = / \/ /.test(cell) ? cell.split(' / ') : null;
     if (slash) {
@@ -160,7 +160,9 @@ function tableFields(rows: string[][], operation: Operation, groups: Groups, ref
       } else if (/^as postcodeZip/.test(type)) {
         out.push({ path: name, specType: groups.address.get('postcodeZip')!, requirement });
       } else {
-        out.push({ path: name, specType: type, requirement });
+        // A form the notes column gives (token's device.ipAddress: nnn.nnn.nnn.nnn) is part of the type.
+        const form = notes !== undefined && /^nnn\.nnn\.nnn\.nnn$/.test(notes) ? ` ${notes}` : '';
+        out.push({ path: name, specType: `${type}${form}`, requirement });
       }
     }
   }
@@ -392,7 +394,7 @@ function dedupe(fields: SpecField[]): SpecField[] {
 /** The spec's type text in the notation of libs/api-fields (FieldType.notation). */
 export function canonicalType(path: string, text: string): string {
   const t = withoutNotes(text.trim());
-  if (/(^|\.)device\.ipAddress$/.test(path)) return 'IPv4';
+  if (/(^|\.)device\.ipAddress$/.test(path) && /nnn\.nnn\.nnn\.nnn$/.test(t)) return 'IPv4';
   if (t === 'group' || t === 'group[]') return t;
   let m: RegExpExecArray | null;
   if ((m = /^(String|ASCII|Alnum|Hex|Digits)\((\d+)-(\d+)\)/.exec(t))) return `${m[1]}(${m[2]}-${m[3]})`;

@@ -30,6 +30,7 @@ import {
 } from '@gateway/platform';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
+import { withStandalonePublicBaseUrl } from './standalone-public-base-url';
 
 /**
  * The standalone profile: every app in one process, an embedded Postgres, the in-process
@@ -58,7 +59,8 @@ async function main(): Promise<void> {
     signals.shutDownWith({ shutdown: () => postgres.stop() });
     logger.info({ port: standalone.STANDALONE_PG_PORT }, 'embedded Postgres started');
 
-    const env = {
+    // PUBLIC_BASE_URL, unless set, is where this process serves (the edge's host, port and TLS).
+    const env = withStandalonePublicBaseUrl({
       DATABASE_POOL_SIZE: '4',
       // The vault's keys, generated at first start next to the database they protect.
       VAULT_MASTER_KEYS: `standalone-1:${secrets.vaultMasterKey}`,
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
       GATEWAY_PROFILE: 'standalone',
       DATABASE_URL: postgres.url,
       API_PASSWORD_PEPPER: secrets.apiPasswordPepper,
-    };
+    });
     const edge = loadConfig(EdgeConfig, env);
     const metrics = new Metrics();
     const appLogger = logger;

@@ -64,7 +64,12 @@ const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
   ['Base64(28|32)', base64Type({ exactly: [28, 32] }), ['A'.repeat(27) + '=', 'AAAA'.repeat(8)], ['A'.repeat(29), 'A'.repeat(31), '*'.repeat(28), '=' + 'A'.repeat(27)]],
   ['Base64(1-200)', base64Type({ min: 1, max: 200 }), ['AA==', 'A'.repeat(200)], ['', 'A'.repeat(201), 'A-B']],
   ['PostcodeZip', postcodeZipType(), ['1', 'SW1A 1AA', '12345-6789'], ['', '12345678901', 'SW1A_1AA']],
-  ['IPv4', ipAddressType(), ['1.2.3.4', '255.255.255.255', '10.0.0.1'], ['1.2.3', '256.0.0.1', '1.2.3.4.5', '01.2.3.4', '::1']],
+  [
+    'IPv4',
+    ipAddressType(),
+    ['1.2.3.4', '255.255.255.255', '10.0.0.1', '192.168.001.001', '01.2.3.4', '000.000.000.000'],
+    ['1.2.3', '1.2.3.4.5', '1.2.3.1234', '1..2.3', '1.2.3.', 'a.b.c.d', '1.2.3.4 ', ' 1.2.3.4', '1.2.3.٤', '::1', '', 16909060],
+  ],
   ['Enum', enumType(['CARD', 'PROVIDER_A']), ['CARD', 'PROVIDER_A'], ['card', 'Card', 'PROVIDER_B', '']],
   ['Enum(*)', unlistedEnumType(), ['WALLET_X', 'A1'], ['wallet', '1A', '']],
   ['JSON(1-4000)', jsonTextType(1, 4000), ['{"a":1}', '1', '"x"'], ['{', '', "{'a':1}"]],
@@ -244,17 +249,25 @@ describe('field types (properties)', () => {
     );
   });
 
-  it('device.ipAddress accepts every IPv4 address in dotted decimal', () => {
+  it('device.ipAddress accepts every IPv4 address in dotted decimal, leading zeros too', () => {
     fc.assert(
-      fc.property(fc.ipV4(), (address) => {
-        expect(accepts(ipAddressType(), address)).toBe(true);
+      fc.property(fc.ipV4(), fc.boolean(), (address, padded) => {
+        const written = padded ? address.split('.').map((group) => group.padStart(3, '0')).join('.') : address;
+        expect(accepts(ipAddressType(), written)).toBe(true);
       }),
     );
+  });
+
+  it("device.ipAddress is exactly the spec's form nnn.nnn.nnn.nnn: four parts of 1 to 3 digits, each 0-255 (7 to 15 characters)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 256, max: 999 }), (octet) => {
-        expect(accepts(ipAddressType(), `10.0.0.${octet}`)).toBe(false);
+      fc.property(fc.array(fc.stringMatching(/^[0-9]{0,4}$/), { minLength: 3, maxLength: 5 }), (groups) => {
+        const text = groups.join('.');
+        const form = groups.length === 4 && groups.every((group) => group.length >= 1 && group.length <= 3 && Number(group) <= 255);
+        expect(accepts(ipAddressType(), text)).toBe(form);
+        if (form) expect(text.length >= 7 && text.length <= 15).toBe(true);
       }),
     );
+    expect(accepts(ipAddressType(), '999.999.999.999')).toBe(false);
   });
 
   it('PostcodeZip accepts 1 to 10 characters of 0-9 a-z A-Z space and dash', () => {

@@ -440,11 +440,17 @@ export function postcodeZipType(): FieldType {
   });
 }
 
-/** device.ipAddress: String(7-15) in the form nnn.nnn.nnn.nnn (an IPv4 address, each part 0-255). */
-const IPV4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$/;
+/**
+ * device.ipAddress (token, verify): String(7-15) in the form nnn.nnn.nnn.nnn: an IPv4 address,
+ * four parts of one to three digits, each 0-255, leading zeros allowed as the form writes them
+ * ("192.168.001.001"); four such parts are always 7 to 15 characters. (Refund's device.ipAddress
+ * is a plain String(7-15): the spec gives it no form.)
+ */
+const IPV4_PART = '(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
+const IPV4 = new RegExp(`^${IPV4_PART}\\.${IPV4_PART}\\.${IPV4_PART}\\.${IPV4_PART}$`);
 
 export function ipAddressType(): FieldType {
-  const reason = 'must be an IPv4 address nnn.nnn.nnn.nnn (7 to 15 characters)';
+  const reason = 'must be an IPv4 address nnn.nnn.nnn.nnn: four parts of 1 to 3 digits, each 0-255 (7 to 15 characters)';
   return {
     notation: 'IPv4',
     json: 'string',
@@ -452,7 +458,11 @@ export function ipAddressType(): FieldType {
       if (typeof value !== 'string') return STRING_REASON;
       return IPV4.test(value) ? null : reason;
     },
-    samples: { valid: ['1.2.3.4', '255.255.255.255'], invalid: ['1.2.3', '256.1.1.1', '1.2.3.4.5', '01.2.3.4'], wrongType: 16909060 },
+    samples: {
+      valid: ['1.2.3.4', '192.168.001.001', '255.255.255.255'],
+      invalid: ['1.2.3', '256.1.1.1', '1.2.3.4.5', '1.2.3.1234', '1.2.3.a', '1.2.3.4 '],
+      wrongType: 16909060,
+    },
   };
 }
 

@@ -13,7 +13,6 @@ import {
   EnumField,
   GroupArrayField,
   GroupField,
-  IpAddressField,
   StringField,
   UnlistedEnumField,
   UrlField,
@@ -108,7 +107,8 @@ export class RefundDevice {
   @StringField(1, 60)
   hostname?: string;
 
-  @IpAddressField()
+  /** String(7-15): unlike token's and verify's, refund's ipAddress has no nnn.nnn.nnn.nnn form in the spec. */
+  @StringField(7, 15)
   ipAddress?: string;
 }
 

@@ -102,6 +102,31 @@ describe('validateTokenRequest', () => {
   });
 });
 
+describe('device.ipAddress', () => {
+  const card = { type: 'CARD', provided: { card: { number: '5123450000000008' } } };
+  const token = (ipAddress: string) => () => validateTokenRequest({ sourceOfFunds: card, device: { ipAddress } });
+  const refund = (ipAddress: string) => () =>
+    validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'USD' }, device: { ipAddress } });
+
+  it('is nnn.nnn.nnn.nnn on a token, leading zeros allowed', () => {
+    for (const ipAddress of ['192.168.001.001', '10.0.0.1', '255.255.255.255']) {
+      expect(token(ipAddress)().device?.ipAddress).toBe(ipAddress);
+    }
+    for (const ipAddress of ['192.168.1', '192.168.0001.1', 'abcdefg']) {
+      expect(rejection(token(ipAddress))).toMatchObject({ field: 'device.ipAddress', validationType: 'INVALID' });
+    }
+  });
+
+  it('is a plain String(7-15) on a refund, as the spec types it there', () => {
+    for (const ipAddress of ['192.168.001.001', 'abcdefg', '::ffff:10.0.0.1']) {
+      expect(refund(ipAddress)().device?.ipAddress).toBe(ipAddress);
+    }
+    for (const ipAddress of ['1.2.3', '1234567890123456']) {
+      expect(rejection(refund(ipAddress))).toMatchObject({ field: 'device.ipAddress', validationType: 'INVALID' });
+    }
+  });
+});
+
 describe('readApiOperation', () => {
   it('reports a missing apiOperation as MISSING and an unknown one as INVALID', () => {
     expect(rejection(() => readApiOperation({}))).toMatchObject({ field: 'apiOperation', validationType: 'MISSING' });

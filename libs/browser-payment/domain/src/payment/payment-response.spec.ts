@@ -93,4 +93,19 @@ describe('a browser payment\'s response', () => {
       customer: { email: 'payer@example.com' },
     });
   });
+
+  it('carries the shipping address under the street/street2 rule: street joined, no street2 (spec, Address group)', () => {
+    const body = initiateBody({
+      shipping: { method: 'GROUND', address: { street: '1 A St', street2: 'B', city: 'Town', country: 'DEU' }, contact: { firstName: 'Pat' } },
+    });
+    const shipping = { method: 'GROUND', address: { street: '1 A St B', city: 'Town', country: 'DEU' }, contact: { firstName: 'Pat' } };
+    expect(paymentResponse(payment(body), 'PROVIDER_A_SIMULATOR').shipping).toEqual(shipping);
+    expect(orderDetails(payment(body)).shipping).toEqual(shipping);
+  });
+
+  it('cuts the joined street to its 100 characters', () => {
+    const body = initiateBody({ shipping: { address: { street: 'a'.repeat(60), street2: 'b'.repeat(60) } } });
+    const address = (paymentResponse(payment(body), 'X').shipping as { address: Record<string, string> }).address;
+    expect(address).toEqual({ street: `${'a'.repeat(60)} ${'b'.repeat(39)}` });
+  });
 });

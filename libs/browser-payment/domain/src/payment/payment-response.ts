@@ -1,3 +1,4 @@
+import { addressForResponse } from '@gateway/api-fields';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import type { JsonObject, JsonValue, LineItem } from '@gateway/contracts';
 import { Money } from '@gateway/money';
@@ -29,7 +30,7 @@ export function paymentResponse(payment: BrowserPaymentRow, acquirerId: string, 
     order: { ...orderGroup(request, payment.currency), amount: Money.of(payment.amount, payment.currency).toJSON(), currency: payment.currency },
     response: { gatewayCode: payment.gatewayCode },
     result: payment.result,
-    ...(request.shipping ? { shipping: plain(request.shipping) } : {}),
+    ...(request.shipping ? { shipping: shippingGroup(request.shipping) } : {}),
     sourceOfFunds: sourceOfFundsGroup(payment, request),
     transaction: {
       acquirer: { id: acquirerId, transactionId: payment.providerReference },
@@ -45,7 +46,7 @@ export function orderDetails(payment: BrowserPaymentRow): JsonObject {
   const request = requestOf(payment);
   return {
     ...orderGroup(request, payment.currency),
-    ...(request.shipping ? { shipping: plain(request.shipping) } : {}),
+    ...(request.shipping ? { shipping: shippingGroup(request.shipping) } : {}),
     ...(request.customer ? { customer: plain(request.customer) } : {}),
   };
 }
@@ -132,6 +133,15 @@ function sourceOfFundsGroup(payment: BrowserPaymentRow, request: StoredRequest):
         ? { [payment.provider]: { ...payment.providerDetails } }
         : null;
   return { type: request.sourceOfFunds.type, ...(provided ? { provided } : {}) };
+}
+
+/** The shipping group as responses carry it: its address under the spec's street/street2 rule (street joined, no street2). */
+function shippingGroup(shipping: NonNullable<StoredRequest['shipping']>): JsonObject {
+  const group = plain(shipping);
+  if (shipping.address) {
+    group.address = addressForResponse(shipping.address);
+  }
+  return group;
 }
 
 function plain(value: object): JsonObject {

@@ -1,7 +1,9 @@
 import { addressForResponse } from '@gateway/api-fields';
 import type { CardPaymentRequest, JsonObject, JsonValue } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
+import { Money } from '@gateway/money';
 import { definedGroups, plain } from '../card-operation/reserved-operation';
+import { lineItemForResponse } from '../refund-order/refund-response';
 import type { CardOutcome } from '../card-operation/card-outcome';
 import type { CardPaymentPlan } from './card-payment-plan';
 
@@ -57,9 +59,23 @@ export function cardPaymentOrderDetails(request: CardPaymentRequest): JsonObject
   });
 }
 
+/**
+ * The order fields as responses (and retrieval, from `order.details`) carry them: amounts as
+ * JSON numbers rendered from the request's exact decimals (ARCHITECTURE 4.5), line items as
+ * every response's (quantity an integer, prices numbers), the rest as given.
+ */
 function pickOrderFields(request: CardPaymentRequest): Record<string, JsonValue | undefined> {
   const order = plain(request.order) ?? {};
-  return Object.fromEntries(ORDER_FIELDS.map((field) => [field, order[field]]));
+  const { currency } = request.order;
+  const amount = (value: string | undefined) => (value === undefined ? undefined : Money.of(value, currency).toJSON());
+  return {
+    ...Object.fromEntries(ORDER_FIELDS.map((field) => [field, order[field]])),
+    item: request.order.item?.map((item) => lineItemForResponse(item, currency)),
+    itemAmount: amount(request.order.itemAmount),
+    shippingAndHandlingAmount: amount(request.order.shippingAndHandlingAmount),
+    tax: request.order.tax?.map((tax) => definedGroups({ amount: amount(tax.amount), type: tax.type })),
+    taxAmount: amount(request.order.taxAmount),
+  };
 }
 
 function orderGroup(request: CardPaymentRequest): JsonObject {

@@ -1,0 +1,50 @@
+import { CardPaymentRequest, validateOrderOperationRequest } from '@gateway/contracts';
+import { TEST_CARD } from '@gateway/testing';
+import { planCardPayment } from './card-payment-plan';
+import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
+
+const card = { number: TEST_CARD, expiry: { month: '1', year: '39' }, securityCode: '100' };
+
+function pay(order: Record<string, unknown>, apiOperation: 'PAY' | 'AUTHORIZE' = 'PAY'): CardPaymentRequest {
+  return validateOrderOperationRequest(apiOperation, { apiOperation, order, sourceOfFunds: { provided: { card } } });
+}
+
+const ORDER = {
+  amount: '20.00',
+  currency: 'USD',
+  itemAmount: '18.00',
+  shippingAndHandlingAmount: '0.50',
+  taxAmount: '1.50',
+  item: [{ name: 'Book', quantity: '2', unitPrice: '9.00', unitTaxAmount: '0.75', sku: 'B-1' }],
+  tax: [{ amount: '1.50', type: 'VAT' }],
+  reference: 'ref-1',
+};
+
+describe('a card payment\'s response and kept order details', () => {
+  it.each(['PAY', 'AUTHORIZE'] as const)('%s answers the order\'s amounts as JSON numbers from the exact decimals (ARCHITECTURE 4.5)', (apiOperation) => {
+    const request = pay(ORDER, apiOperation);
+    const body = cardPaymentResponseBody(request, planCardPayment(request, null));
+    expect(JSON.stringify(body.order)).toBe(
+      '{"item":[{"name":"Book","quantity":2,"unitPrice":9,"unitTaxAmount":0.75,"sku":"B-1"}],"itemAmount":18,"reference":"ref-1","shippingAndHandlingAmount":0.5,"tax":[{"amount":1.5,"type":"VAT"}],"taxAmount":1.5}',
+    );
+  });
+
+  it('keeps the same numbers in order.details, which retrieval shows at the order\'s top level', () => {
+    const details = cardPaymentOrderDetails(pay(ORDER));
+    expect(details).toMatchObject({
+      itemAmount: 18,
+      shippingAndHandlingAmount: 0.5,
+      taxAmount: 1.5,
+      item: [{ name: 'Book', quantity: 2, unitPrice: 9, unitTaxAmount: 0.75, sku: 'B-1' }],
+      tax: [{ amount: 1.5, type: 'VAT' }],
+      reference: 'ref-1',
+    });
+    expect(details).not.toHaveProperty('notificationUrl');
+  });
+
+  it('renders a decimal a float would garble exactly, and leaves out what the request did not give', () => {
+    const request = pay({ amount: '0.30', currency: 'USD', itemAmount: '0.10', taxAmount: '0.20' });
+    const order = cardPaymentResponseBody(request, planCardPayment(request, null)).order;
+    expect(JSON.stringify(order)).toBe('{"itemAmount":0.1,"taxAmount":0.2}');
+  });
+});
