@@ -55,6 +55,32 @@ const BEYOND_THE_SPEC: { operation: Operation; path: string; why: string }[] = [
     path: p,
     why: 'not shown in the spec\'s visible part of verify; accepted as the real gateway does (docs/decisions/verify-request-fields-beyond-the-spec.md)',
   })),
+  ...[
+    'customer.mobilePhone',
+    'customer.phone',
+    'device',
+    'device.ani',
+    'device.aniCallType',
+    'device.browser',
+    'device.fingerprint',
+    'device.hostname',
+    'device.ipAddress',
+    'order.custom.<name>',
+    'order.customerNote',
+    'order.customerOrderDate',
+    'order.customerReference',
+    'order.description',
+    'order.reference',
+    'order.requestorName',
+    'transaction',
+    'transaction.merchantNote',
+    'transaction.reference',
+    'transaction.source',
+  ].map((p) => ({
+    operation: 'VERIFY' as const,
+    path: p,
+    why: "in a range of verify the spec does not show; a merchant's own references and descriptive fields, with the type the spec gives them on refund and initiate (docs/decisions/verify-request-fields-beyond-the-spec.md)",
+  })),
 ];
 
 interface Row {

@@ -266,8 +266,9 @@ describe('an operation naming a session', () => {
     expect(message.body).toEqual({
       apiOperation: 'VERIFY',
       session: { id, version },
-      // The request's currency wins; VERIFY takes no order amount or reference: left out.
-      order: { currency: 'USD' },
+      // The request's currency wins; the session's reference fills in; VERIFY takes no order
+      // amount: left out.
+      order: { currency: 'USD', reference: 'cart-1' },
       billing: { address: { city: 'Paris', country: 'FRA', street: '1 Rue de Rivoli' } },
       customer: { email: 'ada@example.com', firstName: 'Grace' },
       shipping: { method: 'OVERNIGHT' },

@@ -100,6 +100,30 @@ describe('VERIFY', () => {
     expect(Object.keys(response.body)).toEqual([...Object.keys(response.body)].sort());
   });
 
+  it("takes the merchant's own references and descriptive fields, answers them back, and keeps the order's for its retrieval", async () => {
+    const orderId = newOrderId();
+    const response = await verify(
+      merchant,
+      verifyBody({
+        order: { currency: 'USD', reference: 'shop-order-77', description: 'Card on file check', custom: { channel: 'app' } },
+        transaction: { reference: 'check-1', source: 'INTERNET' },
+        customer: { email: 'payer@example.com', phone: '+44 20 7946 0000' },
+        device: { browser: 'Mozilla/5.0', ipAddress: '203.0.113.7' },
+      }),
+      orderId,
+    );
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { reference: 'shop-order-77', description: 'Card on file check', custom: { channel: 'app' } },
+      transaction: { reference: 'check-1', source: 'INTERNET', type: 'VERIFICATION' },
+      customer: { phone: '+44 20 7946 0000' },
+      device: { browser: 'Mozilla/5.0', ipAddress: '203.0.113.7' },
+    });
+    const order = await call<Json>('GET', `${merchant.base()}/order/${orderId}`, { authorization: merchant.authorization });
+    expect(order.body).toMatchObject({ id: orderId, reference: 'shop-order-77', description: 'Card on file check', status: 'VERIFIED' });
+  });
+
   describe('the expiry matrix decides gatewayCode and result', () => {
     it.each([
       ['01/39', TEST_EXPIRY.APPROVED, 'APPROVED', 'SUCCESS'],

@@ -50,8 +50,9 @@ describe('validateOrderOperationRequest', () => {
   });
 
   it("rejects another operation's fields as UNSUPPORTED", () => {
+    // VERIFY's transaction group is descriptive only: a verification moves no money.
     expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, transaction: { amount: '1' } }))).toMatchObject({
-      field: 'transaction',
+      field: 'transaction.amount',
       validationType: 'UNSUPPORTED',
     });
     expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, order: { currency: 'USD', amount: '1' } }))).toMatchObject({

@@ -5,6 +5,7 @@ import {
   BooleanField,
   CrossFieldRules,
   CurrencyField,
+  CustomFieldsField,
   DateField,
   DateTimeField,
   DecInField,
@@ -24,6 +25,7 @@ import {
   UrlField,
 } from '@gateway/api-fields';
 import { OrderOperationRequestBase } from './order-operation-base';
+import { RefundDevice, TRANSACTION_SOURCES } from './refund.request';
 import { verifyAmountsAnswerable } from './request-rules';
 import { Address, AddressWithoutStateProvinceCode, KeyedCard, ShippingOrigin } from './shared-groups';
 
@@ -363,6 +365,14 @@ export class VerifyCustomer {
   /** Identifies the sender in account funding. */
   @GroupField(() => Identification)
   identification?: Identification;
+
+  /** Not shown in the spec's visible part of verify; as refund's. */
+  @StringField(1, 20)
+  mobilePhone?: string;
+
+  /** Not shown in the spec's visible part of verify; as refund's. */
+  @StringField(1, 20)
+  phone?: string;
 }
 
 export class AvsResponseCodeRuleRequest {
@@ -379,13 +389,40 @@ export class TransactionFilteringRequest {
   avsResponseCodeRules?: AvsResponseCodeRuleRequest[];
 }
 
+/**
+ * `order` of VERIFY. The fields before taxRegistrationId are not shown in the spec's visible
+ * part; those a merchant sends on every order operation are accepted with the types the spec
+ * gives them on refund and initiate (docs/decisions/verify-request-fields-beyond-the-spec.md).
+ */
 export class VerifyOrder {
-  /** Not shown in the spec's visible part; REQUIRED as on the real gateway (amounts and the acquirer need it). */
+  /** REQUIRED as on the real gateway (amounts and the acquirer need it). */
   @CurrencyField({ required: true })
   currency: string;
 
+  /** Up to 50 merchant fields, never sent to acquirers. */
+  @CustomFieldsField()
+  custom?: Record<string, string>;
+
+  @StringField(1, 250)
+  customerNote?: string;
+
+  @DateField()
+  customerOrderDate?: string;
+
+  @AsciiField(0, 25)
+  customerReference?: string;
+
+  @StringField(1, 127)
+  description?: string;
+
   @UrlField()
   notificationUrl?: string;
+
+  @StringField(1, 40)
+  reference?: string;
+
+  @StringField(1, 100)
+  requestorName?: string;
 
   @StringField(1, 30)
   taxRegistrationId?: string;
@@ -553,6 +590,21 @@ export class VerifySourceOfFunds {
   provided?: VerifyProvidedSourceOfFunds;
 }
 
+/**
+ * `transaction` of VERIFY: not shown in the spec's visible part; descriptive only (a
+ * verification moves no money), with the types the spec gives these fields on refund.
+ */
+export class VerifyTransaction {
+  @StringField(1, 250)
+  merchantNote?: string;
+
+  @StringField(1, 40)
+  reference?: string;
+
+  @EnumField(TRANSACTION_SOURCES)
+  source?: (typeof TRANSACTION_SOURCES)[number];
+}
+
 @CrossFieldRules<VerifyRequest>(verifyAmountsAnswerable)
 export class VerifyRequest extends OrderOperationRequestBase {
   @EnumField(['VERIFY'], { required: true })
@@ -573,6 +625,10 @@ export class VerifyRequest extends OrderOperationRequestBase {
   @GroupField(() => VerifyCustomer)
   customer?: VerifyCustomer;
 
+  /** Not shown in the spec's visible part of verify; as refund's. */
+  @GroupField(() => RefundDevice)
+  device?: RefundDevice;
+
   @GroupField(() => VerifyOrder, { required: true })
   order: VerifyOrder;
 
@@ -584,4 +640,7 @@ export class VerifyRequest extends OrderOperationRequestBase {
 
   @GroupField(() => VerifySourceOfFunds, { required: true })
   sourceOfFunds: VerifySourceOfFunds;
+
+  @GroupField(() => VerifyTransaction)
+  transaction?: VerifyTransaction;
 }

@@ -124,9 +124,10 @@ describe('request validation through the HTTP edge', () => {
   });
 
   it("rejects another operation's fields as UNSUPPORTED", async () => {
+    // A verification moves no money: its transaction group is descriptive, without an amount.
     expect(await outcome('VERIFY', { ...BASE_BODIES.VERIFY, transaction: { amount: '1.00', currency: 'USD' } })).toMatchObject({
       status: 400,
-      error: { field: 'transaction', validationType: 'UNSUPPORTED' },
+      error: { field: 'transaction.amount', validationType: 'UNSUPPORTED' },
       serviceCalls: 0,
     });
     expect(await outcome('CONFIRM_BROWSER_PAYMENT', { ...BASE_BODIES.CONFIRM_BROWSER_PAYMENT, browserPayment: { returnUrl: 'https://a.example/x' } })).toMatchObject({

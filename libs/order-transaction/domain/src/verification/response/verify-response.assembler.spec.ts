@@ -307,6 +307,26 @@ describe('VERIFY response assembly', () => {
     });
   });
 
+  it('answers the authentication time in the spec\'s one DateTime form, whatever offset it came with', async () => {
+    const { body } = await verify(request({ authentication: { time: '2024-01-01T00:00:00+01:00' } }));
+    expect(body.authentication).toMatchObject({ time: '2023-12-31T23:00:00.000Z' });
+  });
+
+  it("gives back the merchant's own order, transaction, customer and device fields as sent", async () => {
+    const { body } = await verify(
+      request({
+        order: { currency: 'USD', reference: 'ord-ref-1', description: 'Card check', customerReference: 'CUST-9', custom: { shopId: '42' } },
+        transaction: { reference: 'txn-ref-1', source: 'INTERNET' },
+        customer: { phone: '+1 555 0100' },
+        device: { browser: 'Mozilla/5.0', ipAddress: '192.168.1.10' },
+      }),
+    );
+    expect(body.order).toMatchObject({ reference: 'ord-ref-1', description: 'Card check', customerReference: 'CUST-9', custom: { shopId: '42' } });
+    expect(body.transaction).toMatchObject({ reference: 'txn-ref-1', source: 'INTERNET', type: 'VERIFICATION' });
+    expect(body.customer).toEqual({ phone: '+1 555 0100' });
+    expect(body.device).toEqual({ browser: 'Mozilla/5.0', ipAddress: '192.168.1.10' });
+  });
+
   it('returns the agreement per the verify response table, amounts as JSON numbers', async () => {
     const { body } = await verify(
       request({

@@ -85,6 +85,7 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
     authentication: authenticationGroup(request.authentication, input.merchantId, currency),
     billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
     customer: request.customer as JsonObject | undefined,
+    device: request.device as JsonObject | undefined,
     partnerSolutionId: request.partnerSolutionId,
     posTerminal: input.posTerminal as JsonObject | undefined,
     risk: filtered.filtering ? riskGroup(filtered.filtering, acquirer.avs.acquirerCode) : undefined,
@@ -108,9 +109,24 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
   };
 }
 
+/** The request's order fields the response (and the order's retrieval) gives back as sent. */
+export const ECHOED_ORDER_FIELDS = [
+  'custom',
+  'customerNote',
+  'customerOrderDate',
+  'customerReference',
+  'description',
+  'reference',
+  'requestorName',
+  'taxRegistrationId',
+  'taxStatus',
+  'walletIndicator',
+  'walletProvider',
+] as const;
+
 function orderGroup(input: VerifyResponseInput, zero: Money): JsonObject {
   const { order } = input.request;
-  const echoed = pick(order, ['taxRegistrationId', 'taxStatus', 'walletIndicator', 'walletProvider']);
+  const echoed = pick(order, ECHOED_ORDER_FIELDS);
   return {
     ...echoed,
     amount: zero.toJSON(),
@@ -122,6 +138,7 @@ function orderGroup(input: VerifyResponseInput, zero: Money): JsonObject {
 function transactionGroup(input: VerifyResponseInput, zero: Money): JsonObject {
   const { acquirerResult: acquirer } = input;
   return {
+    ...pick(input.request.transaction ?? {}, ['merchantNote', 'reference', 'source']),
     acquirer: { ...acquirer.acquirer },
     amount: zero.toJSON(),
     ...(acquirer.authorizationCode ? { authorizationCode: acquirer.authorizationCode } : {}),
@@ -202,7 +219,9 @@ function authenticationGroup(
   if (!authentication) {
     return undefined;
   }
-  const group: JsonObject = pick(authentication, ['time', 'transactionId']);
+  const group: JsonObject = pick(authentication, ['transactionId']);
+  // A DateTime is answered in the spec's one form (YYYY-MM-DDThh:mm:ss.SSSZ), whatever offset it was sent with.
+  if (authentication.time !== undefined) group.time = new Date(authentication.time).toISOString();
   if (authentication['3ds']) group['3ds'] = { ...authentication['3ds'] };
   if (authentication['3ds2']) {
     group['3ds2'] = {

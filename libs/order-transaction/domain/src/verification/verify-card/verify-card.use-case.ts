@@ -8,7 +8,7 @@ import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored
 import { Clock, CLOCK } from '../clock';
 import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
 import { RecordOperation } from '../../record-operation/record-operation.use-case';
-import { assembleVerifyResponse, VerifyResponseParts } from '../response/verify-response.assembler';
+import { assembleVerifyResponse, ECHOED_ORDER_FIELDS, VerifyResponseParts } from '../response/verify-response.assembler';
 import { resolveCardType } from '../rules/card-type.rule';
 import { planVerification, VerificationPlan, VerifyCardCommand } from './verification-plan';
 
@@ -187,8 +187,8 @@ export class VerifyCard {
 
 /**
  * What the order keeps (and its retrieval returns at the top level), as the response shows
- * it: the agreement, billing and shipping addresses, customer, and the order's tax and wallet
- * fields. The ledger redacts card data from it as from every stored body.
+ * it: the agreement, billing and shipping addresses, customer, and the order's own fields as
+ * sent (reference, description, custom fields, tax and wallet fields). The ledger redacts card data from it as from every stored body.
  */
 function orderDetails(body: JsonObject): JsonObject {
   const details: JsonObject = {};
@@ -198,7 +198,7 @@ function orderDetails(body: JsonObject): JsonObject {
     }
   }
   const order = body.order as JsonObject;
-  for (const key of ['taxRegistrationId', 'taxStatus', 'walletIndicator', 'walletProvider']) {
+  for (const key of ECHOED_ORDER_FIELDS) {
     if (order[key] !== undefined) {
       details[key] = order[key];
     }
