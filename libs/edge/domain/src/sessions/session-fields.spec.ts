@@ -35,8 +35,9 @@ describe('session fields', () => {
       shipping: { method: 'OVERNIGHT', address: { city: 'Oslo' } },
       customer: { email: 'a@b.co' },
     };
+    // VERIFY takes the order's reference but no amount, nor a transaction amount or currency.
     expect(valuesFor(VerifyRequest, values)).toEqual({
-      order: { currency: 'USD', notificationUrl: 'https://m.example/h' },
+      order: { currency: 'USD', reference: 'r', notificationUrl: 'https://m.example/h' },
       shipping: { method: 'OVERNIGHT', address: { city: 'Oslo' } },
       customer: { email: 'a@b.co' },
     });
