@@ -10,7 +10,7 @@ import {
   EdgeModule,
   edgeServerOptions,
 } from '@gateway/edge/feature';
-import { OrderTransactionConfig, OrderTransactionModule, runStandaloneNotificationsCommand } from '@gateway/order-transaction/feature';
+import { isOperatorCommand, OrderTransactionConfig, OrderTransactionModule, runStandaloneOperatorCommand } from '@gateway/order-transaction/feature';
 import {
   AppLogger,
   bootstrapApp,
@@ -160,9 +160,10 @@ function announceDemoMerchant(
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-if (process.argv[2] === 'notifications') {
-  // order-transaction's notifications command, on the standalone profile's embedded database.
-  void runStandaloneNotificationsCommand(process.argv.slice(3), loadConfig(StandaloneConfig));
+const [command, ...args] = process.argv.slice(2);
+if (isOperatorCommand(command)) {
+  // order-transaction's operator commands (notifications, transactions), on the standalone profile's embedded database.
+  void runStandaloneOperatorCommand(command, args, loadConfig(StandaloneConfig));
 } else {
   void main();
 }

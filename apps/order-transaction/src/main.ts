@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
-import { OrderTransactionConfig, OrderTransactionModule, runNotificationsMain } from '@gateway/order-transaction/feature';
+import { isOperatorCommand, OrderTransactionConfig, OrderTransactionModule, runOperatorCommandMain } from '@gateway/order-transaction/feature';
 import { runServiceMain } from '@gateway/platform';
 
-if (process.argv[2] === 'notifications') {
-  void runNotificationsMain(process.argv.slice(3));
+const [command, ...args] = process.argv.slice(2);
+if (isOperatorCommand(command)) {
+  // `notifications ...`, `transactions ...`: an operator's command, then exit.
+  void runOperatorCommandMain(command, args);
 } else {
   void runServiceMain({
     name: 'order-transaction',

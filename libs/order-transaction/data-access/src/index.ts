@@ -6,3 +6,4 @@ export * from './ledger-rows';
 export * from './ledger.repository';
 export * from './notification.entity';
 export * from './notification-outbox.repository';
+export * from './unresolved-transactions';

@@ -1,3 +1,5 @@
 export * from './order-transaction.config';
 export * from './order-transaction.module';
 export * from './notifications.command';
+export * from './operator-commands';
+export * from './transactions.command';

@@ -1,15 +1,6 @@
 import { parseArgs } from 'node:util';
-import { NotificationOutbox, NotificationSummary, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
-import {
-  createServiceDataSource,
-  databaseConnection,
-  DatabaseConfig,
-  failStartup,
-  loadConfig,
-  migrateSchema,
-  openStandaloneDatabase,
-  StandaloneConfig,
-} from '@gateway/platform';
+import type { NotificationOutbox, NotificationSummary } from '@gateway/order-transaction/data-access';
+import type { CommandIo } from './operator-commands';
 
 export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
        (standalone profile: node dist/apps/gateway/src/main.js notifications <command> [options])
@@ -24,11 +15,6 @@ Options:
   --json   machine-readable output
 Runs with order-transaction's DATABASE_URL (the outbox is in its schema).
 `;
-
-export interface CommandIo {
-  out(text: string): void;
-  err(text: string): void;
-}
 
 /** The commands themselves, over the outbox (the mains and the tests call it). */
 export async function runNotificationsCommand(argv: string[], outbox: NotificationOutbox, io: CommandIo): Promise<number> {
@@ -87,45 +73,6 @@ export async function runNotificationsCommand(argv: string[], outbox: Notificati
       return 2;
   }
 }
-
-/** `main.js notifications ...` of order-transaction: the service's own database credentials only. */
-export async function runNotificationsMain(argv: string[]): Promise<void> {
-  try {
-    const config = loadConfig(DatabaseConfig);
-    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, 'order-transaction-notifications'), poolSize: 2 });
-    await dataSource.initialize();
-    try {
-      process.exitCode = await runNotificationsCommand(argv, NotificationOutbox.over(dataSource), stdio);
-    } finally {
-      await dataSource.destroy();
-    }
-  } catch (err) {
-    failStartup(undefined, err);
-  }
-}
-
-/** The same against the standalone profile's embedded database (started here if the gateway is not running). */
-export async function runStandaloneNotificationsCommand(argv: string[], standalone: StandaloneConfig): Promise<void> {
-  try {
-    const pg = await openStandaloneDatabase(standalone);
-    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: 'notifications-command' });
-    try {
-      await dataSource.initialize();
-      await migrateSchema(dataSource);
-      process.exitCode = await runNotificationsCommand(argv, NotificationOutbox.over(dataSource), stdio);
-    } finally {
-      await dataSource.destroy().catch(() => undefined);
-      await pg.stop();
-    }
-  } catch (err) {
-    failStartup(undefined, err);
-  }
-}
-
-export const stdio: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,0 +1,74 @@
+import { NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import {
+  createServiceDataSource,
+  databaseConnection,
+  DatabaseConfig,
+  failStartup,
+  loadConfig,
+  migrateSchema,
+  openStandaloneDatabase,
+  StandaloneConfig,
+} from '@gateway/platform';
+import type { DataSource } from 'typeorm';
+import { runNotificationsCommand } from './notifications.command';
+import { runTransactionsCommand } from './transactions.command';
+
+export interface CommandIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const stdio: CommandIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+/**
+ * The operator's commands of order-transaction's image, over its own schema:
+ * `main.js notifications ...` (webhooks that ran out of retries, docs/webhooks.md) and
+ * `main.js transactions ...` (transactions to reconcile, docs/operations/README.md).
+ */
+const OPERATOR_COMMANDS = {
+  notifications: (argv: string[], dataSource: DataSource, io: CommandIo) => runNotificationsCommand(argv, NotificationOutbox.over(dataSource), io),
+  transactions: (argv: string[], dataSource: DataSource, io: CommandIo) => runTransactionsCommand(argv, UnresolvedTransactions.over(dataSource), io),
+};
+
+export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
+
+export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
+  return name !== undefined && Object.hasOwn(OPERATOR_COMMANDS, name);
+}
+
+/** `main.js <command> ...` of order-transaction: the service's own database credentials only. */
+export async function runOperatorCommandMain(command: OperatorCommand, argv: string[]): Promise<void> {
+  try {
+    const config = loadConfig(DatabaseConfig);
+    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, `order-transaction-${command}`), poolSize: 2 });
+    await dataSource.initialize();
+    try {
+      process.exitCode = await OPERATOR_COMMANDS[command](argv, dataSource, stdio);
+    } finally {
+      await dataSource.destroy();
+    }
+  } catch (err) {
+    failStartup(undefined, err);
+  }
+}
+
+/** The same against the standalone profile's embedded database (started here if the gateway is not running). */
+export async function runStandaloneOperatorCommand(command: OperatorCommand, argv: string[], standalone: StandaloneConfig): Promise<void> {
+  try {
+    const pg = await openStandaloneDatabase(standalone);
+    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: `${command}-command` });
+    try {
+      await dataSource.initialize();
+      await migrateSchema(dataSource);
+      process.exitCode = await OPERATOR_COMMANDS[command](argv, dataSource, stdio);
+    } finally {
+      await dataSource.destroy().catch(() => undefined);
+      await pg.stop();
+    }
+  } catch (err) {
+    failStartup(undefined, err);
+  }
+}
