@@ -98,15 +98,23 @@ describe.each(COMBINATIONS)('token repository %s / %s', (generation, management)
     expect((await get(first)).body).toMatchObject({ token: first, sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0539' } } } });
   });
 
-  it(unique ? 'returns the existing token when the same card is stored again' : 'stores the same card again under a new token', async () => {
+  const storedAgain = !unique
+    ? 'stores the same card again under a new token'
+    : merchantSupplied
+      ? 'refuses the same card under another token it names (400 on the card number)'
+      : 'returns the existing token when the same card is stored again';
+  it(storedAgain, async () => {
     const again = merchantSupplied ? await put('merchantToken2', cardBody(TEST_CARD)) : await post(cardBody(TEST_CARD));
+    if (unique && merchantSupplied) {
+      expectFieldError(again, 'sourceOfFunds.provided.card.number', 'INVALID');
+      expect((await get('merchantToken2')).status).toBe(404);
+      expect((await get(first)).body).toMatchObject({ token: first, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+      return;
+    }
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { expiry: '0139' } } } });
     if (unique) {
       expect(again.body.token).toBe(first);
-      if (merchantSupplied) {
-        expect((await get('merchantToken2')).status).toBe(404);
-      }
     } else {
       expect(again.body.token).not.toBe(first);
       expect((await get(first)).body).toMatchObject({ sourceOfFunds: { provided: { card: { expiry: '0539' } } } });

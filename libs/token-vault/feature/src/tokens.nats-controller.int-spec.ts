@@ -109,9 +109,14 @@ describe('token-vault subjects, against Postgres', () => {
     await put(m, 'holderA', card(TEST_CARD));
     await put(m, 'holderB', card(TEST_CARD_LUHN_FAILURE));
     await expect(put(m, 'holderB', card(TEST_CARD))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number' });
-    // The same card again under a new merchant-supplied token: the existing token is returned.
-    expect(await put(m, 'holderC', card(TEST_CARD, TEST_EXPIRY.DECLINED))).toMatchObject({ token: 'holderA', sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+    // The same card again under a new merchant-supplied token: refused, nothing created, the
+    // holder unchanged.
+    await expect(put(m, 'holderC', card(TEST_CARD, TEST_EXPIRY.DECLINED))).rejects.toMatchObject({
+      code: 'INVALID_FIELD',
+      field: 'sourceOfFunds.provided.card.number',
+    });
     await expect(get(m, 'holderC')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await get(m, 'holderA')).toMatchObject({ token: 'holderA', sourceOfFunds: { provided: { card: { expiry: '0139' } } } });
   });
 
   it('never stores a merchant-supplied token equal to its card, on creation or update (PUT or POST)', async () => {

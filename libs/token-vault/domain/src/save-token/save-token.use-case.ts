@@ -240,9 +240,14 @@ export class SaveToken {
         throw accountHeldByAnotherToken(instrument);
       }
       checkUpdate(repository, storedInstrument!, instrument, !subject.fingerprint.equals(fingerprint));
+    } else if (holder && context.target !== null) {
+      // Creating the token the request names (Merchant-Supplied) for an account another token
+      // holds: storing it against a second token would break the repository's uniqueness.
+      throw accountHeldByAnotherToken(instrument);
     } else if (holder) {
-      // Unique Card / Unique Account Identifier: creating a token for an account already stored
-      // updates and returns the token that holds it (docs/decisions/token-vault-rules.md).
+      // Unique Card / Unique Account Identifier: creating a gateway-generated token for an
+      // account already stored updates and returns the token that holds it
+      // (docs/decisions/token-vault-rules.md).
       subject = holder;
       storedInstrument = await this.sealing.openInstrument(holder);
       instrument = mergeInstrument(storedInstrument, context.requested);
