@@ -113,6 +113,78 @@ it('skips the receivers it is told to, and ends the claims of a worker whose con
   await worker.close().catch(() => undefined);
 });
 
+it("claims the due rows nobody holds, however many older ones are in flight elsewhere", async () => {
+  // The claim's window must hold this test's rows only (the earlier tests' are due as old).
+  await dataSource.query('DELETE FROM order_transaction.notification_outbox');
+  const { ids } = await due(10);
+  const busy = outbox.claims();
+  expect(await busy.claim(claimAmong(ids, 8))).toHaveLength(8);
+  // A window of 2 x 4 rows would see only the 8 in flight; the 2 younger ones are claimed.
+  const idle = outbox.claims();
+  expect((await idle.claim(claimAmong(ids, 2))).map((c) => c.id)).toEqual(ids.slice(8));
+  await busy.close();
+  await idle.close();
+});
+
+it('lets go of what a failed claim locked, so the worker and everyone else can claim it again', async () => {
+  const { ids } = await due(3);
+  const worker = outbox.claims();
+  // The claim's second read fails after the locks were taken (a statement timeout, a reset).
+  const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
+  const spy = jest.spyOn(dataSource, 'createQueryRunner').mockImplementation((...args) => {
+    const runner = createQueryRunner(...args);
+    const query = runner.query.bind(runner);
+    runner.query = (async (sql: string, parameters?: unknown[]) => {
+      if (sql.includes('AS "merchantMode"')) throw new Error('canceling statement due to statement timeout');
+      return query(sql, parameters);
+    }) as typeof runner.query;
+    return runner;
+  });
+  await expect(worker.claim(claimAmong(ids))).rejects.toThrow(/statement timeout/);
+  spy.mockRestore();
+
+  expect(worker.holding).toBe(0);
+  const [{ n }] = await dataSource.query(
+    `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid IN (SELECT hashtext(id::text)::oid FROM unnest($1::uuid[]) AS c(id))`,
+    [ids],
+  );
+  expect(n).toBe(0);
+  const other = outbox.claims();
+  expect(await other.claim(claimAmong(ids, 1))).toHaveLength(1);
+  expect(await worker.claim(claimAmong(ids))).toHaveLength(2);
+  await other.close();
+  await worker.close();
+});
+
+it('never purges a failed notification a resend made PENDING while the purge waited for it', async () => {
+  const { ids } = await due(1);
+  const [id] = ids;
+  await dataSource.query(
+    `UPDATE order_transaction.notification_outbox SET status = 'FAILED', last_attempt_at = now() - interval '40 days' WHERE id = $1`,
+    [id],
+  );
+  // The resend's transaction stays open a moment after its update, so the purge, which already
+  // chose the row as FAILED, waits for it and then sees it PENDING.
+  await dataSource.query(`
+    CREATE OR REPLACE FUNCTION order_transaction.slow_resend() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$`);
+  await dataSource.query(`
+    CREATE TRIGGER slow_resend AFTER UPDATE ON order_transaction.notification_outbox
+    FOR EACH ROW WHEN (OLD.status = 'FAILED' AND NEW.status = 'PENDING') EXECUTE FUNCTION order_transaction.slow_resend()`);
+  try {
+    const resend = outbox.resend({ ids: [id] }, new Date());
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const purged = await outbox.purgeFailed(new Date(Date.now() - 30 * 24 * 3_600_000), 100);
+    expect(await resend).toEqual([id]);
+    expect(purged).toBe(0);
+    const [row] = await dataSource.query('SELECT status FROM order_transaction.notification_outbox WHERE id = $1', [id]);
+    expect(row).toEqual({ status: 'PENDING' });
+  } finally {
+    await dataSource.query('DROP TRIGGER slow_resend ON order_transaction.notification_outbox');
+    await dataSource.query('DROP FUNCTION order_transaction.slow_resend()');
+  }
+});
+
 it('defers the due notifications of one receiver only', async () => {
   const { merchantId, ids } = await due(4, ['https://slow.example', 'https://fast.example']);
   const until = new Date(Date.now() + 60_000);

@@ -189,19 +189,39 @@ export class NotificationClaims {
   }
 
   private async claimOn(runner: QueryRunner, request: ClaimRequest): Promise<ClaimedNotification[]> {
-    // What this session holds is excluded: its locks are re-entrant, it would get them again.
+    // Due rows whose claim lock no session holds: those in flight anywhere (other workers,
+    // other replicas, this one: its locks are re-entrant, it would get them again) are the
+    // oldest due and would otherwise fill the window while younger rows wait. The lock's second
+    // key is hashtext(id); Postgres shows it as an oid (the same 32 bits, unsigned).
     const due: DueNotification[] = await runner.query(
       `SELECT id, ${TARGET_SQL} AS target FROM order_transaction.notification_outbox
         WHERE status = 'PENDING' AND next_attempt_at <= $1
-          AND NOT (id = ANY($2::uuid[])) AND NOT (${TARGET_SQL} = ANY($3::text[]))
+          AND NOT (${TARGET_SQL} = ANY($2::text[]))
+          AND hashtext(id::text)::oid NOT IN (
+            SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${CLAIM_LOCK_CLASS} AND objsubid = 2)
         ORDER BY next_attempt_at
-        LIMIT $4`,
-      [request.now, [...this.held], request.skipTargets, request.limit * LOOKAHEAD],
+        LIMIT $3`,
+      [request.now, request.skipTargets, request.limit * LOOKAHEAD],
     );
     // Locks are tried on what is chosen, and more is chosen while slots are left: the oldest due
     // rows are often another dispatcher's in flight, and a claim that gave up on them would
     // leave its slots empty while younger rows wait.
     const locked: string[] = [];
+    try {
+      return await this.lockAndRead(runner, request, due, locked);
+    } catch (err) {
+      // Nothing of this claim reaches a delivery, so nothing of it would ever be finished: what
+      // it locked leaves `held`, and the session (broken now) drops every lock once its other
+      // deliveries are done (releaseIfIdle), instead of keeping them for good.
+      for (const id of locked) {
+        this.held.delete(id);
+      }
+      throw err;
+    }
+  }
+
+  /** The claim after the read: locks on what is chosen, then the locked rows read again. Fills `locked` as it goes. */
+  private async lockAndRead(runner: QueryRunner, request: ClaimRequest, due: DueNotification[], locked: string[]): Promise<ClaimedNotification[]> {
     let candidates = due;
     for (let round = 0; round < LOOKAHEAD && locked.length < request.limit && candidates.length > 0; round++) {
       const chosen = request.choose(candidates, request.limit - locked.length).slice(0, request.limit - locked.length);
@@ -412,10 +432,12 @@ export class NotificationOutbox {
   }
 
   private async purge(condition: string, before: Date, limit: number): Promise<number> {
+    // The condition again on the DELETE itself: Postgres re-checks it on a row another
+    // transaction changed meanwhile (a resend making it PENDING), not the subquery's choice.
     const [row]: { purged: string }[] = await this.dataSource.query(
       `WITH purged AS (
          DELETE FROM order_transaction.notification_outbox
-          WHERE id IN (SELECT id FROM order_transaction.notification_outbox WHERE ${condition} LIMIT $2)
+          WHERE id IN (SELECT id FROM order_transaction.notification_outbox WHERE ${condition} LIMIT $2) AND ${condition}
           RETURNING 1
        )
        SELECT count(*) AS purged FROM purged`,
