@@ -203,9 +203,8 @@ export class NotificationClaims {
         LIMIT $3`,
       [request.now, request.skipTargets, request.limit * LOOKAHEAD],
     );
-    // Locks are tried on what is chosen, and more is chosen while slots are left: the oldest due
-    // rows are often another dispatcher's in flight, and a claim that gave up on them would
-    // leave its slots empty while younger rows wait.
+    // Locks are tried on what is chosen, and more is chosen while slots are left: a row may have
+    // been taken by another session between the read and the lock.
     const locked: string[] = [];
     try {
       return await this.lockAndRead(runner, request, due, locked);
