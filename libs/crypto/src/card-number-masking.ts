@@ -46,15 +46,8 @@ function maskGroups(written: string, mask: CardNumberMask): string {
   const parts = written.split(SEPARATOR);
   const hidden = new Array<boolean>(parts.length).fill(false);
   for (let first = 0; first < parts.length; first += 2) {
-    const last = lastGroupWithin(parts, first);
-    if (
-      mayHoldCardNumber(
-        parts
-          .slice(first, last + 1)
-          .filter((_, i) => i % 2 === 0)
-          .join(''),
-      )
-    ) {
+    const { last, digits } = groupsFrom(parts, first);
+    if (mayHoldCardNumber(digits)) {
       hidden.fill(true, first, last + 1);
     }
   }
@@ -71,15 +64,15 @@ function maskGroups(written: string, mask: CardNumberMask): string {
   return out;
 }
 
-/** The last group that, joined with the groups from `first`, keeps them within a card number's length. */
-function lastGroupWithin(parts: readonly string[], first: number): number {
-  let digits = parts[first].length;
+/** The groups from `first` on that fit in a card number's length, joined: their digits and the last of them. */
+function groupsFrom(parts: readonly string[], first: number): { last: number; digits: string } {
+  let digits = parts[first];
   let last = first;
-  while (last + 2 < parts.length && digits + parts[last + 2].length <= MAX_CARD_DIGITS) {
+  while (last + 2 < parts.length && digits.length + parts[last + 2].length <= MAX_CARD_DIGITS) {
     last += 2;
-    digits += parts[last].length;
+    digits += parts[last];
   }
-  return last;
+  return { last, digits };
 }
 
 function masked(written: string, mask: CardNumberMask): string {
