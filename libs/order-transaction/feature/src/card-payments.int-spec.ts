@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, OrderApiOperation } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { LedgerTestApp, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
+import { LedgerTestApp, newOrderId, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
 
 /**
  * AUTHORIZE, PAY, CAPTURE and VOID in order-transaction: the real handlers on the in-process bus,
@@ -18,7 +18,6 @@ afterAll(async () => {
   await app?.running.shutdown('tests done');
 });
 
-const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
 let fence = 2_000_000n;
 const nextFence = () => (fence += 1n).toString();
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
 import { LedgerRepository, LockedOrder, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
 import Decimal from 'decimal.js';
@@ -7,6 +6,7 @@ import { TEST_CARD } from '@gateway/testing';
 import {
   beginMessage,
   LedgerTestApp,
+  newOrderId,
   operation,
   recordMessage,
   startLedgerTestApp,
@@ -29,10 +29,7 @@ afterAll(async () => {
   await ledger?.running.shutdown('tests done');
 });
 
-const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
-
 type Txn = RecordOperationMessage['transaction'];
-
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   try {

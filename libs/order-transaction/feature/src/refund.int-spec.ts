@@ -12,7 +12,7 @@ import {
 } from '@gateway/contracts';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
-import { LedgerTestApp, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
+import { LedgerTestApp, newOrderId, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
 
 /**
  * REFUND in order-transaction: the real handler on the in-process bus (payloads copied through
@@ -32,7 +32,6 @@ afterAll(async () => {
   await app?.running.shutdown('tests done');
 });
 
-const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
 let fence = 1_000_000n;
 /** Each operation gets a newer fencing token, as the edge's order lock hands them out. */
 const nextFence = () => (fence += 1n).toString();

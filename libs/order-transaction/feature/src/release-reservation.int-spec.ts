@@ -5,6 +5,7 @@ import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import {
   LedgerTestApp,
+  newOrderId,
   operation,
   OperationSpec,
   recordMessage,
@@ -27,8 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.running.shutdown('tests done');
 });
-
-const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
 
 function releaseOf(spec: OperationSpec): ReleaseReservationCommand {
   return {

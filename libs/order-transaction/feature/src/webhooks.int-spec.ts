@@ -8,7 +8,7 @@ import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { Metrics } from '@gateway/platform';
 import { selfSignedCertificate, SelfSignedCertificate, waitFor, WebhookReceiver } from '@gateway/testing';
 import { runNotificationsCommand } from './notifications.command';
-import { LedgerTestApp, OperationSpec, recordMessage, startLedgerTestApp } from './testing/ledger-test-app';
+import { LedgerTestApp, newOrderId, OperationSpec, recordMessage, startLedgerTestApp } from './testing/ledger-test-app';
 
 /**
  * Webhook notifications end to end inside order-transaction: the ledger (real handlers, real
@@ -88,8 +88,6 @@ function merchantWithNotifications(mode: MerchantMode = 'TEST', enabled = true):
     },
   };
 }
-
-const newOrderId = () => `order-${randomBytes(5).toString('hex')}`;
 
 function pay(merchant: MerchantContext, orderId: string, transactionId: string, amount: string, notificationUrl?: string): RecordOperationMessage {
   const spec: OperationSpec = { merchant, orderId, transactionId, apiOperation: 'PAY', request: { apiOperation: 'PAY', amount } };

@@ -101,6 +101,9 @@ export function testMerchant(settings: Partial<MerchantSettings> = {}): Merchant
   };
 }
 
+/** An order id of its own per test: tests share the run's database and never truncate it. */
+export const newOrderId = (): string => `order-${randomBytes(5).toString('hex')}`;
+
 export interface OperationSpec {
   merchant: MerchantContext;
   orderId: string;
