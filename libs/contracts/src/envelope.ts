@@ -5,9 +5,11 @@ import { Verbatim } from './verbatim';
 
 /**
  * PAYER: a payer's browser on the browser-payment pages (`/bpui/...`), which carries no
- * merchant credentials: it is authorised by the payment's redirect token alone.
+ * merchant credentials: it is authorised by the payment's redirect token alone. GATEWAY: the
+ * gateway acting on its own, with no request from anyone (settling a browser payment whose
+ * redirect token expired).
  */
-export const AUTH_METHODS = ['PASSWORD', 'CERTIFICATE', 'PAYER'] as const;
+export const AUTH_METHODS = ['PASSWORD', 'CERTIFICATE', 'PAYER', 'GATEWAY'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /**

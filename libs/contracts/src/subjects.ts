@@ -48,6 +48,9 @@ export const SUBJECTS = {
     payerRedirect: 'browser-payment.payer.redirect.v1',
     payerDecide: 'browser-payment.payer.decide.v1',
     payerReturn: 'browser-payment.payer.return.v1',
+    /** Payments whose redirect token expired before their journey ended (expired-payment.messages.ts). */
+    expiredDue: 'browser-payment.expired.due.v1',
+    expiredSettle: 'browser-payment.expired.settle.v1',
   },
   verification: {
     ping: 'verification.ping.v1',

@@ -3,6 +3,7 @@ import { openTestDataSource } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { BROWSER_PAYMENT_SCHEMA } from './browser-payment.schema';
 import { BrowserPaymentRepository, BrowserPaymentRow } from './browser-payment.repository';
+import { EXPIRY_DUE_PREDICATE } from './payment-columns';
 import { SimulatedProviderRepository } from './simulated-provider.repository';
 
 /**
@@ -54,6 +55,48 @@ function newPayment(changes: Partial<BrowserPaymentRow> = {}): BrowserPaymentRow
     ...changes,
   };
 }
+
+describe('payments past their redirect token', () => {
+  // Tokens of a day long gone, so payments other specs of the run write are never among them.
+  const at = (second: number) => new Date(Date.UTC(2001, 0, 1, 0, 0, second));
+
+  it('are listed oldest token first, when pending and not waiting for the merchant\'s confirm, up to the limit', async () => {
+    const merchantId = `INT${randomBytes(4).toString('hex')}`;
+    const save = async (second: number, changes: Partial<BrowserPaymentRow> = {}) => {
+      const payment = newPayment({ merchantId, orderId: `order-${second}`, tokenExpiresAt: at(second), ...changes });
+      expect(await payments.saveInitiated(payment)).toBe(true);
+      return { paymentId: payment.id, merchantId, orderId: payment.orderId };
+    };
+    const third = await save(3);
+    const first = await save(1, { interactionStatus: 'REDIRECTED_TO_PROVIDER' });
+    const second = await save(2, { interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED' });
+    await save(4, { interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', confirmation: 'CONFIRM_AT_MERCHANT' });
+    await save(5, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+    await save(6, { interactionStatus: 'COMPLETED', result: 'SUCCESS', gatewayCode: 'APPROVED' });
+    await save(30);
+
+    expect(await payments.findExpired(at(10), 100)).toEqual([first, second, third]);
+    expect(await payments.findExpired(at(10), 2)).toEqual([first, second]);
+    expect(await payments.findExpired(at(2), 100)).toEqual([first, second]);
+    expect(await payments.findById(first.paymentId)).toMatchObject({ id: first.paymentId, interactionStatus: 'REDIRECTED_TO_PROVIDER' });
+  });
+
+  it('are found through the partial index of open journeys', async () => {
+    const runner = dataSource.createQueryRunner();
+    try {
+      // With too few rows to matter, the planner may prefer a scan; what counts is that the index serves the query.
+      await runner.query('SET enable_seqscan = off');
+      const plan: { 'QUERY PLAN': string }[] = await runner.query(
+        `EXPLAIN SELECT id FROM browser_payment.payments WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1 ORDER BY token_expires_at LIMIT 100`,
+        [at(10)],
+      );
+      expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Index Scan using payments_expiry_due_idx/);
+    } finally {
+      await runner.query('RESET enable_seqscan');
+      await runner.release();
+    }
+  });
+});
 
 describe('payments', () => {
   it('are found by token hash and by transaction, amounts as exact text', async () => {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { JsonObject } from '@gateway/contracts';
+import type { ExpiredPayment, JsonObject } from '@gateway/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import type { BrowserPaymentEntity } from './browser-payment.entity';
+import { EXPIRY_DUE_PREDICATE } from './payment-columns';
 import type { ProviderRefundEntity } from './provider-refund.entity';
 
 export type BrowserPaymentRow = BrowserPaymentEntity;
@@ -100,6 +101,23 @@ export class BrowserPaymentRepository {
       [tokenHash],
     );
     return rows[0] ?? null;
+  }
+
+  async findById(id: string): Promise<BrowserPaymentRow | null> {
+    const rows: BrowserPaymentRow[] = await this.dataSource.query(`SELECT ${SELECT} FROM browser_payment.payments WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** Payments whose token expired by `now` with their journey still open, oldest token first (payments_expiry_due_idx). */
+  async findExpired(now: Date, limit: number): Promise<ExpiredPayment[]> {
+    return this.dataSource.query(
+      `SELECT id AS "paymentId", merchant_id AS "merchantId", order_id AS "orderId"
+         FROM browser_payment.payments
+        WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1
+        ORDER BY token_expires_at
+        LIMIT $2`,
+      [now, limit],
+    );
   }
 
   async findByTransaction(merchantId: string, orderId: string, transactionId: string): Promise<BrowserPaymentRow | null> {

@@ -28,3 +28,10 @@ export const PAYER_OUTCOMES = ['APPROVED', 'CANCELLED'] as const;
 export type PayerOutcome = (typeof PAYER_OUTCOMES)[number];
 
 export const inList = (column: string, values: readonly string[]) => `${column} IN (${values.map((v) => `'${v}'`).join(', ')})`;
+
+/**
+ * A payment the gateway settles once its redirect token expired (the payer can no longer move
+ * it): still pending, and not back and waiting for the merchant's confirm, which is the
+ * merchant's to settle. The partial index of the same predicate keeps them in expiry order.
+ */
+export const EXPIRY_DUE_PREDICATE = `result = 'PENDING' AND (interaction_status <> 'RETURNED_TO_MERCHANT' OR confirmation = 'CONFIRM_AT_PROVIDER')`;

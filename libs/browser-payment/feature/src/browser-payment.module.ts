@@ -18,6 +18,7 @@ import {
   RefundAtProvider,
   ResolvePayerToken,
   ReturnFromProvider,
+  SettleExpiredPayments,
   ShowProviderPage,
   SIMULATOR_STORE,
   SYSTEM_CLOCK,
@@ -25,11 +26,12 @@ import {
 import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
 import { BrowserPaymentConfig } from './browser-payment.config';
 import { BrowserPaymentsNatsController } from './browser-payments.nats-controller';
+import { ExpiredPaymentsNatsController } from './expired-payments.nats-controller';
 import { PayerJourneyNatsController } from './payer-journey.nats-controller';
 import { PingNatsController } from './ping.nats-controller';
 import { ProviderRefundsNatsController } from './provider-refunds.nats-controller';
 
-/** Browser payments at external providers: initiate, payer redirect and return, confirm, provider refunds. */
+/** Browser payments at external providers: initiate, payer redirect and return, confirm, provider refunds, expired journeys. */
 @Module({})
 export class BrowserPaymentModule {
   static forRoot(config: BrowserPaymentConfig): DynamicModule {
@@ -42,7 +44,13 @@ export class BrowserPaymentModule {
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
       ],
-      controllers: [PingNatsController, BrowserPaymentsNatsController, PayerJourneyNatsController, ProviderRefundsNatsController],
+      controllers: [
+        PingNatsController,
+        BrowserPaymentsNatsController,
+        PayerJourneyNatsController,
+        ProviderRefundsNatsController,
+        ExpiredPaymentsNatsController,
+      ],
       providers: [
         { provide: BrowserPaymentConfig, useValue: config },
         {
@@ -67,6 +75,7 @@ export class BrowserPaymentModule {
         RecordPayerDecision,
         ReturnFromProvider,
         RefundAtProvider,
+        SettleExpiredPayments,
       ],
     };
   }

@@ -5,3 +5,4 @@ export * from './provider-refund.messages';
 export * from './retrieval.messages';
 export * from './payer-journey.messages';
 export * from './card-verification.messages';
+export * from './expired-payment.messages';

@@ -31,6 +31,8 @@ export const JOURNEY_STEPS = {
   redirected: 'BROWSER_PAYMENT_REDIRECTED',
   returned: 'BROWSER_PAYMENT_RETURNED',
   completed: 'BROWSER_PAYMENT_COMPLETED',
+  /** The gateway's settlement of a journey whose redirect token expired before it ended (result FAILURE, TIMED_OUT). */
+  timedOut: 'BROWSER_PAYMENT_TIMED_OUT',
 } as const;
 
 export interface RecordStep {

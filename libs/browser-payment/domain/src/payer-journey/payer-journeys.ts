@@ -19,6 +19,19 @@ export function completionDue(payment: BrowserPaymentRow): boolean {
   );
 }
 
+/**
+ * The gateway settles the payment on its own (SettleExpiredPayments): its redirect token
+ * expired, so the payer can no longer move it, and it is still pending without waiting for the
+ * merchant's confirm (the repository's EXPIRY_DUE_PREDICATE).
+ */
+export function expiryDue(payment: BrowserPaymentRow, now: Date): boolean {
+  return (
+    payment.result === 'PENDING' &&
+    (payment.interactionStatus !== 'RETURNED_TO_MERCHANT' || payment.confirmation === 'CONFIRM_AT_PROVIDER') &&
+    new Date(payment.tokenExpiresAt).getTime() <= now.getTime()
+  );
+}
+
 /** The payer has come back (or more): the token has done its one journey. */
 export function journeyOver(payment: BrowserPaymentRow): boolean {
   return ['RETURNED_TO_MERCHANT', 'COMPLETED'].includes(payment.interactionStatus) && !completionDue(payment);

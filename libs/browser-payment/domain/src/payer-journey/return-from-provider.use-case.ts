@@ -39,24 +39,14 @@ export class ReturnFromProvider {
       return journeyNotStartedPage();
     }
     if (payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
-      payment = await this.returned(message.envelope, payment, adapter, await adapter.payerReturned(payment.providerReference));
+      payment = await this.recordReturn(message.envelope, payment, adapter, await adapter.payerReturned(payment.providerReference));
     }
-    if (completionDue(payment)) {
-      ({ payment } = await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, {
-        envelope: message.envelope,
-        apiOperation: JOURNEY_STEPS.completed,
-        requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.completed, payment),
-      }));
-    }
+    payment = await this.completeIfDue(message.envelope, payment, adapter);
     return this.journeys.toMerchant(payment);
   }
 
-  private async returned(
-    envelope: RequestEnvelope,
-    payment: BrowserPaymentRow,
-    adapter: ProviderAdapter,
-    back: PayerReturn,
-  ): Promise<BrowserPaymentRow> {
+  /** The return's first half: RETURNED_TO_MERCHANT with what the provider says (cancelled: the transaction fails). */
+  async recordReturn(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter, back: PayerReturn): Promise<BrowserPaymentRow> {
     const changes: PaymentChanges =
       back.outcome === 'APPROVED'
         ? { interactionStatus: 'RETURNED_TO_MERCHANT', timeReturned: this.steps.now(), payerOutcome: 'APPROVED', providerDetails: back.payer ?? null }
@@ -73,5 +63,18 @@ export class ReturnFromProvider {
       requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.returned, payment),
     });
     return updated;
+  }
+
+  /** The return's second half, for an approved CONFIRM_AT_PROVIDER payment: executed at the provider and COMPLETED. */
+  async completeIfDue(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter): Promise<BrowserPaymentRow> {
+    if (!completionDue(payment)) {
+      return payment;
+    }
+    const { payment: completed } = await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, {
+      envelope,
+      apiOperation: JOURNEY_STEPS.completed,
+      requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.completed, payment),
+    });
+    return completed;
   }
 }

@@ -5,5 +5,12 @@ export const PAYMENT_STORE = Symbol('PAYMENT_STORE');
 /** browser-payment's payments and provider refunds (BrowserPaymentRepository; in memory in unit tests). */
 export type PaymentStore = Pick<
   BrowserPaymentRepository,
-  'saveInitiated' | 'findByTokenHash' | 'findByTransaction' | 'transition' | 'findRefund' | 'insertRefund'
+  | 'saveInitiated'
+  | 'findById'
+  | 'findByTokenHash'
+  | 'findByTransaction'
+  | 'findExpired'
+  | 'transition'
+  | 'findRefund'
+  | 'insertRefund'
 >;

@@ -7,7 +7,9 @@ import type {
   SimulatedPaymentStatus,
   PaymentOperation,
 } from '@gateway/browser-payment/data-access';
+import type { ExpiredPayment } from '@gateway/contracts';
 import { parseDecimal } from '@gateway/money';
+import { expiryDue } from '../payer-journey/payer-journeys';
 import type { PaymentStore } from '../payment/payment-store';
 import type { SimulatorStore } from '../providers/simulator/simulator-store';
 
@@ -33,6 +35,19 @@ export class InMemoryPaymentStore implements PaymentStore {
     }
     this.payments.set(row.id, clone(row));
     return true;
+  }
+
+  async findById(id: string): Promise<BrowserPaymentRow | null> {
+    const found = this.payments.get(id);
+    return found ? clone(found) : null;
+  }
+
+  async findExpired(now: Date, limit: number): Promise<ExpiredPayment[]> {
+    return [...this.payments.values()]
+      .filter((p) => expiryDue(p, now))
+      .sort((a, b) => new Date(a.tokenExpiresAt).getTime() - new Date(b.tokenExpiresAt).getTime())
+      .slice(0, limit)
+      .map((p) => ({ paymentId: p.id, merchantId: p.merchantId, orderId: p.orderId }));
   }
 
   async findByTokenHash(tokenHash: Buffer): Promise<BrowserPaymentRow | null> {

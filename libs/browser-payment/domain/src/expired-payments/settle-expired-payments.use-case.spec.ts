@@ -1,0 +1,163 @@
+import { GatewayError, JsonObject, PayerDecision } from '@gateway/contracts';
+import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
+import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
+import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
+import {
+  browserPaymentTestBed,
+  envelopeFor,
+  initiateBody,
+  initiatedPayment,
+  payerStep,
+  RETURN_URL,
+  TEST_OPTIONS,
+  TestBed,
+  testMerchant,
+} from '../testing/browser-payment-test-bed';
+import { SettleExpiredPayments } from './settle-expired-payments.use-case';
+
+const AT_MERCHANT = initiateBody({ browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_MERCHANT' } } });
+
+/** A journey left where `stage` says, then the token's lifetime passes. */
+async function leftAt(bed: TestBed, stage: 'initiated' | 'redirected' | PayerDecision | 'returned', body?: JsonObject) {
+  const journey = await initiatedPayment(bed, body);
+  const step = payerStep(journey.merchant, journey.provider, journey.token);
+  const returns = new ReturnFromProvider(bed.journeys, bed.providers, bed.steps);
+  if (stage !== 'initiated') {
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  }
+  if (stage === 'approve' || stage === 'cancel' || stage === 'returned') {
+    const decision = stage === 'returned' ? 'approve' : stage;
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider: journey.provider, token: journey.token, decision });
+  }
+  if (stage === 'returned') {
+    await returns.execute(step);
+  }
+  bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
+  const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns);
+  const settle = () => settlement.settle({ envelope: envelopeFor(journey.merchant, 'GATEWAY'), paymentId: bed.payments.only().id });
+  return { journey, settlement, settle };
+}
+
+const steps = (bed: TestBed) => bed.ledger.recorded.map((r) => r.apiOperation);
+const providerStatus = (bed: TestBed) => bed.simulator.rows.get(bed.payments.only().providerReference)!.status;
+
+describe('SettleExpiredPayments', () => {
+  it('lists the payments whose token expired, and none before', async () => {
+    const bed = browserPaymentTestBed();
+    const { settlement } = await leftAt(bed, 'initiated');
+    const payment = bed.payments.only();
+    expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({
+      payments: [{ paymentId: payment.id, merchantId: 'SHOP1', orderId: 'order-1' }],
+    });
+    bed.clock.advance(-1);
+    expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });
+  });
+
+  it('never sent to the provider: the transaction fails TIMED_OUT, the interaction stays INITIATED', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'initiated');
+    expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'INITIATED', result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+    const [, timedOut] = bed.ledger.recorded;
+    expect(timedOut).toMatchObject({ apiOperation: 'BROWSER_PAYMENT_TIMED_OUT', mode: 'UPDATE', envelope: { authMethod: 'GATEWAY' } });
+    expect(timedOut.response).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'TIMED_OUT' } });
+  });
+
+  it('at the provider, undecided: TIMED_OUT, and the provider can no longer take the payer\'s approval', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'redirected');
+    expect(providerStatus(bed)).toBe('CREATED');
+    expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+    expect(providerStatus(bed)).toBe('ABANDONED');
+  });
+
+  it('cancelled at the provider, never back: TIMED_OUT, nothing executed', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'cancel');
+    expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+    expect(bed.payments.only()).toMatchObject({ result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+    expect(providerStatus(bed)).toBe('CANCELLED');
+  });
+
+  it('approved at the provider (CONFIRM_AT_PROVIDER), never back: returned and executed, as the return would have', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'approve');
+    expect(await settle()).toEqual({ outcome: 'COMPLETED' });
+    expect(steps(bed)).toEqual(['INITIATE_BROWSER_PAYMENT', 'BROWSER_PAYMENT_REDIRECTED', 'BROWSER_PAYMENT_RETURNED', 'BROWSER_PAYMENT_COMPLETED']);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', gatewayCode: 'APPROVED' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '20.00' });
+  });
+
+  it('approved at the provider (CONFIRM_AT_MERCHANT), never back: returned, waiting for the merchant\'s confirm, nothing executed', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle, settlement } = await leftAt(bed, 'approve', AT_MERCHANT);
+    expect(await settle()).toEqual({ outcome: 'RETURNED' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING', payerOutcome: 'APPROVED' });
+    expect(providerStatus(bed)).toBe('APPROVED');
+    // The merchant's to settle from now on: no longer due.
+    expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });
+    expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
+  });
+
+  it('returned, its execution never recorded: executed once at the provider and recorded COMPLETED', async () => {
+    const bed = browserPaymentTestBed();
+    const journey = await initiatedPayment(bed);
+    const step = payerStep(journey.merchant, journey.provider, journey.token);
+    const returns = new ReturnFromProvider(bed.journeys, bed.providers, bed.steps);
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider: journey.provider, token: journey.token, decision: 'approve' });
+    // The payer is back; the provider executes, but the completion's record times out (its fate
+    // unknown, so the execution is kept) and the payer never reloads.
+    const original = bed.ledger.record.bind(bed.ledger);
+    bed.ledger.record = async (record) => {
+      if (record.apiOperation === 'BROWSER_PAYMENT_COMPLETED') throw new GatewayError('SERVER_BUSY');
+      return original(record);
+    };
+    await expect(returns.execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+    expect(providerStatus(bed)).toBe('CAPTURED');
+    bed.ledger.record = original;
+
+    bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
+    const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns);
+    expect(await settlement.settle({ envelope: envelopeFor(journey.merchant, 'GATEWAY'), paymentId: bed.payments.only().id })).toEqual({
+      outcome: 'COMPLETED',
+    });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '20.00' });
+    expect(steps(bed).at(-1)).toBe('BROWSER_PAYMENT_COMPLETED');
+  });
+
+  it('a ledger refusal leaves the payment due for the next sweep', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle, settlement } = await leftAt(bed, 'initiated');
+    bed.ledger.failNextRecord = new GatewayError('ORDER_LOCK_LOST');
+    await expect(settle()).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'INITIATED', result: 'PENDING' });
+    expect((await settlement.due({ requestId: 'r', limit: 10 })).payments).toHaveLength(1);
+    expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+  });
+
+  it.each([
+    ['before its token expired', -1, testMerchant()],
+    ['of another merchant', 0, { ...testMerchant(), id: 'SHOP2' }],
+  ])('changes nothing %s', async (_case, shift, merchant) => {
+    const bed = browserPaymentTestBed();
+    const { settlement } = await leftAt(bed, 'initiated');
+    bed.clock.advance(shift);
+    const before = bed.payments.only();
+    expect(await settlement.settle({ envelope: envelopeFor(merchant, 'GATEWAY'), paymentId: before.id })).toEqual({ outcome: 'NOT_DUE' });
+    expect(bed.payments.only()).toEqual(before);
+    expect(steps(bed)).toEqual(['INITIATE_BROWSER_PAYMENT']);
+  });
+
+  it('settled once: a second sweep reaching it finds nothing to do', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'approve');
+    await settle();
+    const recorded = bed.ledger.recorded.length;
+    expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
+    expect(bed.ledger.recorded).toHaveLength(recorded);
+  });
+});

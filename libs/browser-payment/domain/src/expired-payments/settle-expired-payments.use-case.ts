@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type {
+  ExpiredPaymentsQuery,
+  ExpiredPaymentsReply,
+  SettleExpiredPaymentMessage,
+  SettleExpiredPaymentReply,
+} from '@gateway/contracts';
+import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
+import { completionDue, expiryDue } from '../payer-journey/payer-journeys';
+import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
+import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
+import { PaymentSteps } from '../payment/payment-steps';
+import { ProviderAdapters } from '../providers/provider-adapters';
+
+/**
+ * A journey whose redirect token expired can no longer be moved by the payer, so the gateway
+ * ends it (the edge's sweep, under the order lock): whatever the provider has from the payer is
+ * acted on as the payer's return would have, and a journey that got nowhere fails.
+ *
+ * - Returned and approved, CONFIRM_AT_PROVIDER, its execution never recorded (the ledger was
+ *   unreachable when the payer came back, and the payer did not try again): executed at the
+ *   provider and COMPLETED, as the return would have. The provider answers an execution already
+ *   made as done, so money it holds is recorded, never taken twice.
+ * - At the provider: asked what the payer did. Approved: RETURNED_TO_MERCHANT, then as above
+ *   (CONFIRM_AT_PROVIDER) or waiting for the merchant's confirm (CONFIRM_AT_MERCHANT). Anything
+ *   else: TIMED_OUT (asking ends an undecided payment at the provider, so the payer cannot
+ *   approve it afterwards).
+ * - Never sent to the provider: TIMED_OUT.
+ *
+ * TIMED_OUT is `result` FAILURE with `response.gatewayCode` TIMED_OUT; the interaction status
+ * stays where the journey stopped.
+ */
+@Injectable()
+export class SettleExpiredPayments {
+  constructor(
+    @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
+    private readonly providers: ProviderAdapters,
+    private readonly steps: PaymentSteps,
+    private readonly returns: ReturnFromProvider,
+  ) {}
+
+  async due(query: ExpiredPaymentsQuery): Promise<ExpiredPaymentsReply> {
+    return { payments: await this.store.findExpired(this.steps.now(), query.limit) };
+  }
+
+  async settle(message: SettleExpiredPaymentMessage): Promise<SettleExpiredPaymentReply> {
+    const { envelope } = message;
+    let payment = await this.store.findById(message.paymentId);
+    // Settled by another sweep, moved by a step, or not this merchant's: nothing to do.
+    if (!payment || payment.merchantId !== envelope.merchant.id || !expiryDue(payment, this.steps.now())) {
+      return { outcome: 'NOT_DUE' };
+    }
+    const adapter = this.providers.forPayment(payment);
+    if (payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
+      const back = await adapter.payerReturned(payment.providerReference);
+      if (back.outcome === 'APPROVED') {
+        payment = await this.returns.recordReturn(envelope, payment, adapter, back);
+      }
+    }
+    if (completionDue(payment)) {
+      await this.returns.completeIfDue(envelope, payment, adapter);
+      return { outcome: 'COMPLETED' };
+    }
+    if (payment.interactionStatus === 'RETURNED_TO_MERCHANT') {
+      return { outcome: 'RETURNED' };
+    }
+    await this.steps.apply(payment, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' }, adapter, {
+      envelope,
+      apiOperation: JOURNEY_STEPS.timedOut,
+      requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.timedOut, payment),
+    });
+    return { outcome: 'TIMED_OUT' };
+  }
+}
