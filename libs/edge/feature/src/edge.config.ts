@@ -52,6 +52,13 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(10_000)
   PAYER_LOCK_WAIT_MS = 2_000;
 
+  @Describe('How often each edge replica settles browser payments whose redirect token expired before the payer finished (BROWSER_PAYMENT_TOKEN_TTL_SECONDS): what the provider has from the payer is acted on, a journey that got nowhere fails as TIMED_OUT. 0 turns the sweep off.')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  BROWSER_PAYMENT_SWEEP_INTERVAL_MS = 60_000;
+
   @Describe('Lease of the per-order lock. Longer than NATS_REQUEST_TIMEOUT_MS, so a live operation never loses its lock.')
   @IntVar()
   @IsInt()

@@ -29,6 +29,7 @@ import {
   RetrieveSession,
   SESSION_LIFETIME,
   SessionEditor,
+  SweepExpiredPayments,
   UpdateSession,
 } from '@gateway/edge/domain';
 import { LOCK_SERVICE, MemoryLockService, RedisLockService } from '@gateway/locking';
@@ -37,6 +38,7 @@ import type Redis from 'ioredis';
 import { DemoMerchantProvisioner } from './demo-merchant';
 import { EdgeConfig } from './edge.config';
 import { EdgeReadiness } from './edge-readiness';
+import { EXPIRED_PAYMENT_SWEEP_INTERVAL_MS, ExpiredPaymentSweeper } from './expired-payment-sweeper';
 import { clientCertificateAuthority } from './edge-tls';
 import { CLIENT_CERTIFICATE_SOURCES, ClientCertificateReader } from './http/client-certificate.reader';
 import { TrustedProxies } from './http/trusted-proxies';
@@ -110,6 +112,7 @@ export class EdgeModule {
           provide: PAYER_JOURNEY_OPTIONS,
           useValue: { waitMs: config.PAYER_LOCK_WAIT_MS, ttlMs: config.ORDER_LOCK_TTL_MS, apiVersion: config.API_VERSION_MAX },
         },
+        { provide: EXPIRED_PAYMENT_SWEEP_INTERVAL_MS, useValue: config.BROWSER_PAYMENT_SWEEP_INTERVAL_MS },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
         { provide: API_PASSWORD_PEPPER, useValue: config.API_PASSWORD_PEPPER },
         { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
@@ -136,6 +139,8 @@ export class EdgeModule {
         RetrieveSession,
         OrderLocks,
         DispatchPayerJourney,
+        SweepExpiredPayments,
+        ExpiredPaymentSweeper,
         ApiPath,
         ClientCertificateReader,
         MerchantAuthGuard,

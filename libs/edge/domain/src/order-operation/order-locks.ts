@@ -33,6 +33,14 @@ export class OrderLocks {
     return lease;
   }
 
+  /**
+   * One try, for the gateway's own steps (the expired payment sweep): null when the order is
+   * busy, which is not a merchant's LOCK_FAILURE and is not counted as one.
+   */
+  tryAcquire(merchantId: string, orderId: string, ttlMs: number): Promise<Lease | null> {
+    return this.locks.acquire(`${merchantId}:${orderId}`, { waitMs: 0, ttlMs });
+  }
+
   release(lease: Lease): void {
     lease.release().catch((err: unknown) => this.logger.warn({ err }, 'order lock release failed'));
   }

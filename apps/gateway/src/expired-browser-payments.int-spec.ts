@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { JsonObject } from '@gateway/contracts';
+import { waitFor } from '@gateway/testing';
+import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+
+/**
+ * Browser payments whose redirect token expired before the journey ended, settled by the edge's
+ * own sweep on its timer (every 200 ms here, tokens good for 2 s): the real sweeper, order
+ * locks, browser-payment service, provider simulator and ledger in one process on the run's
+ * Postgres, observed the way a merchant would, by retrieving the order.
+ */
+const TOKEN_TTL_MS = 2_000;
+let gateway: TestGateway;
+let merchant: TestGatewayMerchant;
+
+beforeAll(async () => {
+  gateway = await startBrowserPaymentGateway({
+    BROWSER_PAYMENT_TOKEN_TTL_SECONDS: String(TOKEN_TTL_MS / 1_000),
+    BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '200',
+  });
+  merchant = await gateway.newMerchant();
+});
+
+afterAll(async () => {
+  await gateway?.running.shutdown('tests done');
+});
+
+const RETURN_URL = 'https://shop.example/return';
+
+function initiateBody(paymentConfirmation: 'CONFIRM_AT_PROVIDER' | 'CONFIRM_AT_MERCHANT' = 'CONFIRM_AT_PROVIDER'): JsonObject {
+  return {
+    apiOperation: 'INITIATE_BROWSER_PAYMENT',
+    browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'PAY', paymentConfirmation } },
+    order: { amount: '30.00', currency: 'EUR' },
+    sourceOfFunds: { type: 'PROVIDER_A' },
+  };
+}
+
+const put = (orderId: string, body: JsonObject) =>
+  gateway.fetch(`${merchant.base()}/order/${orderId}/transaction/bp-1`, {
+    method: 'PUT',
+    headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+async function order(orderId: string): Promise<JsonObject> {
+  const response = await gateway.fetch(`${merchant.base()}/order/${orderId}`, { headers: { authorization: merchant.authorization } });
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+/** The order's one transaction, as retrieval shows it. */
+const transactionOf = (body: JsonObject) => (body.transaction as JsonObject[])[0];
+const interactionStatus = (transaction: JsonObject) => ((transaction.browserPayment as JsonObject).interaction as JsonObject).status;
+
+async function initiated(paymentConfirmation?: 'CONFIRM_AT_PROVIDER' | 'CONFIRM_AT_MERCHANT') {
+  const orderId = `exp-${randomBytes(5).toString('hex')}`;
+  const response = await put(orderId, initiateBody(paymentConfirmation));
+  expect(response.status).toBe(201);
+  const redirectUrl = (response.body.browserPayment as JsonObject).redirectUrl as string;
+  return { orderId, redirectUrl, initiatedAt: Date.now() };
+}
+
+/** The payer opens the provider's page and clicks, and never comes back to the gateway. */
+async function payerLeavesAfter(redirectUrl: string, decision: 'approve' | 'cancel' | null): Promise<void> {
+  const page = await gateway.fetch(redirectUrl);
+  expect(page.status).toBe(200);
+  if (decision) {
+    const action = new RegExp(`action="([^"]+/${decision})"`).exec(page.text)![1];
+    expect((await gateway.fetch(action, { method: 'POST' })).status).toBe(303);
+  }
+}
+
+/** Waits until the sweep moved the order away from INITIATED. */
+const settled = (orderId: string) =>
+  waitFor(async () => {
+    const body = await order(orderId);
+    return body.status !== 'INITIATED' && body;
+  }, { timeoutMs: TOKEN_TTL_MS + 8_000, intervalMs: 100, what: `order ${orderId} settled` });
+
+describe('browser payments past their redirect token', () => {
+  it('never opened: the sweep fails it TIMED_OUT once the token expired, not before', async () => {
+    const journey = await initiated();
+    const body = await settled(journey.orderId);
+    expect(Date.now() - journey.initiatedAt).toBeGreaterThanOrEqual(TOKEN_TTL_MS);
+    expect(body).toMatchObject({ status: 'FAILED', totalCapturedAmount: 0 });
+    expect(transactionOf(body)).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'TIMED_OUT' },
+      browserPayment: { interaction: { status: 'INITIATED' } },
+    });
+  });
+
+  it('left at the provider undecided: TIMED_OUT', async () => {
+    const journey = await initiated();
+    await payerLeavesAfter(journey.redirectUrl, null);
+    const body = await settled(journey.orderId);
+    expect(transactionOf(body)).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'TIMED_OUT' },
+      browserPayment: { interaction: { status: 'REDIRECTED_TO_PROVIDER' } },
+    });
+  });
+
+  it('approved at the provider (CONFIRM_AT_PROVIDER), never back: the payment is executed and the order CAPTURED', async () => {
+    const journey = await initiated();
+    await payerLeavesAfter(journey.redirectUrl, 'approve');
+    const body = await settled(journey.orderId);
+    expect(body).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: 30 });
+    expect(transactionOf(body)).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+    });
+  });
+
+  it('approved at the provider (CONFIRM_AT_MERCHANT), never back: left for the merchant, whose confirm then captures it', async () => {
+    const journey = await initiated('CONFIRM_AT_MERCHANT');
+    await payerLeavesAfter(journey.redirectUrl, 'approve');
+    const returned = await waitFor(async () => {
+      const transaction = transactionOf(await order(journey.orderId));
+      return interactionStatus(transaction) === 'RETURNED_TO_MERCHANT' && transaction;
+    }, { timeoutMs: TOKEN_TTL_MS + 8_000, intervalMs: 100, what: 'the payment returned' });
+    expect(returned).toMatchObject({ result: 'PENDING', browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT' } } });
+    const confirmed = await put(journey.orderId, { apiOperation: 'CONFIRM_BROWSER_PAYMENT' });
+    expect(confirmed.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 30 } });
+  });
+});

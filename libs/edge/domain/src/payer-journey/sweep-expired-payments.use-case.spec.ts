@@ -1,0 +1,108 @@
+import { defaultMerchantSettings, ExpiredPayment, GatewayError, SettleExpiredPaymentMessage, SUBJECTS } from '@gateway/contracts';
+import type { MerchantEntity } from '@gateway/edge/data-access';
+import { MemoryLockService } from '@gateway/locking';
+import { createLogger, MessageBus, Metrics } from '@gateway/platform';
+import { MerchantDirectory } from '../merchants/merchant-directory';
+import { OrderLocks } from '../order-operation/order-locks';
+import { EXPIRED_PAYMENTS_BATCH, SweepExpiredPayments } from './sweep-expired-payments.use-case';
+
+const merchant: MerchantEntity = {
+  id: 'SHOP1',
+  name: 'Shop',
+  mode: 'TEST',
+  status: 'ENABLED',
+  settings: defaultMerchantSettings(),
+  passwordHash: 'unused',
+  previousPasswordHash: null,
+  previousPasswordExpiresAt: null,
+  createdAt: new Date(),
+  updatedAt: new Date(),
+};
+
+const due = (n: number, from = 0): ExpiredPayment[] =>
+  Array.from({ length: n }, (_, i) => ({ paymentId: `00000000-0000-4000-8000-${String(from + i).padStart(12, '0')}`, merchantId: 'SHOP1', orderId: `order-${from + i}` }));
+
+/** browser-payment as the sweep sees it: the due lists it is given, one after the other, and a settlement answer. */
+function sweepOver(lists: ExpiredPayment[][], settle: (message: SettleExpiredPaymentMessage) => Promise<unknown> = async () => ({ outcome: 'TIMED_OUT' })) {
+  const settled: SettleExpiredPaymentMessage[] = [];
+  const request = jest.fn(async (subject: string, message: unknown) => {
+    if (subject === SUBJECTS.browserPayment.expiredDue) return { payments: lists.shift() ?? [] };
+    settled.push(message as SettleExpiredPaymentMessage);
+    return settle(message as SettleExpiredPaymentMessage);
+  });
+  const lockService = new MemoryLockService();
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  const metrics = new Metrics();
+  const directory = { find: async (id: string) => (id === merchant.id ? merchant : null) } as unknown as MerchantDirectory;
+  const sweeps = new SweepExpiredPayments(
+    { request } as unknown as MessageBus,
+    new OrderLocks(lockService, logger, metrics),
+    directory,
+    { waitMs: 2_000, ttlMs: 10_000, apiVersion: 100 },
+    logger,
+  );
+  return { sweeps, settled, request, lockService, metrics };
+}
+
+describe('SweepExpiredPayments', () => {
+  it('settles each due payment under its order lock, as the gateway, with the lock\'s fencing token, and lets the lock go', async () => {
+    const { sweeps, settled, lockService } = sweepOver([due(2)]);
+    expect(await sweeps.sweep()).toEqual({ COMPLETED: 0, RETURNED: 0, TIMED_OUT: 2, NOT_DUE: 0, BUSY: 0, FAILED: 0 });
+    expect(settled.map((m) => m.paymentId)).toEqual(due(2).map((p) => p.paymentId));
+    expect(settled[0].envelope).toMatchObject({ merchant: { id: 'SHOP1' }, authMethod: 'GATEWAY', apiVersion: 100, fencingToken: expect.stringMatching(/^\d+$/) });
+    // Both locks were released: they can be taken at once.
+    for (const order of ['order-0', 'order-1']) {
+      expect(await lockService.acquire(`SHOP1:${order}`, { waitMs: 0, ttlMs: 1_000 })).not.toBeNull();
+    }
+  });
+
+  it('leaves an order another operation holds for the next sweep, without waiting for it', async () => {
+    const { sweeps, settled, lockService, metrics } = sweepOver([due(2)]);
+    await lockService.acquire('SHOP1:order-0', { waitMs: 0, ttlMs: 10_000 });
+    const started = Date.now();
+    expect(await sweeps.sweep()).toMatchObject({ BUSY: 1, TIMED_OUT: 1 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(settled.map((m) => m.paymentId)).toEqual([due(2)[1].paymentId]);
+    // Not a merchant's LOCK_FAILURE.
+    expect((await metrics.lockFailures.get()).values.reduce((sum, v) => sum + v.value, 0)).toBe(0);
+  });
+
+  it('counts what browser-payment answers, and a failed settlement does not stop the others', async () => {
+    const outcomes = ['COMPLETED', 'RETURNED', 'NOT_DUE'];
+    const { sweeps } = sweepOver([due(4)], async (message) => {
+      const i = Number(message.paymentId.slice(-1));
+      if (i === 3) throw new GatewayError('SERVER_BUSY');
+      return { outcome: outcomes[i] };
+    });
+    expect(await sweeps.sweep()).toEqual({ COMPLETED: 1, RETURNED: 1, TIMED_OUT: 0, NOT_DUE: 1, BUSY: 0, FAILED: 1 });
+  });
+
+  it('leaves a payment whose merchant is unknown as it is', async () => {
+    const { sweeps, settled } = sweepOver([[{ ...due(1)[0], merchantId: 'GONE' }]]);
+    expect(await sweeps.sweep()).toMatchObject({ FAILED: 1 });
+    expect(settled).toEqual([]);
+  });
+
+  it('asks again while batches come back full, and stops at a short one', async () => {
+    const { sweeps, request } = sweepOver([due(EXPIRED_PAYMENTS_BATCH), due(3, EXPIRED_PAYMENTS_BATCH), due(5, 500)]);
+    expect(await sweeps.sweep()).toMatchObject({ TIMED_OUT: EXPIRED_PAYMENTS_BATCH + 3 });
+    expect(request.mock.calls.filter(([subject]) => subject === SUBJECTS.browserPayment.expiredDue)).toHaveLength(2);
+  });
+
+  it('does not ask again after a full batch with a busy order: the same payments would come first', async () => {
+    const { sweeps, request, lockService } = sweepOver([due(EXPIRED_PAYMENTS_BATCH), due(3, EXPIRED_PAYMENTS_BATCH)]);
+    await lockService.acquire('SHOP1:order-0', { waitMs: 0, ttlMs: 10_000 });
+    expect(await sweeps.sweep()).toMatchObject({ BUSY: 1, TIMED_OUT: EXPIRED_PAYMENTS_BATCH - 1 });
+    expect(request.mock.calls.filter(([subject]) => subject === SUBJECTS.browserPayment.expiredDue)).toHaveLength(1);
+  });
+
+  it('stops between settlements when told to (shutdown)', async () => {
+    let stop = false;
+    const { sweeps, settled } = sweepOver([due(3)], async () => {
+      stop = true;
+      return { outcome: 'TIMED_OUT' };
+    });
+    expect(await sweeps.sweep(() => stop)).toMatchObject({ TIMED_OUT: 1 });
+    expect(settled).toHaveLength(1);
+  });
+});
