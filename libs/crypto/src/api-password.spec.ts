@@ -22,6 +22,8 @@ describe('API password hashing', () => {
     const a = hashApiPassword(password, pepper);
     const b = hashApiPassword(password, pepper);
     expect(a).not.toEqual(b);
+    // The salt is keyed into the hash itself: equal passwords do not show as equal hashes.
+    expect(a.split('$')[2]).not.toEqual(b.split('$')[2]);
     expect(a).not.toContain(password);
   });
 
@@ -29,6 +31,9 @@ describe('API password hashing', () => {
     expect(verifyApiPassword('x', '', pepper)).toBe(false);
     expect(verifyApiPassword('x', 'h1$$', pepper)).toBe(false);
     expect(verifyApiPassword('x', 'h0$abc$def', pepper)).toBe(false);
+    // A hash of another length, and a right hash under another version tag.
+    expect(verifyApiPassword('x', 'h1$abc$def', pepper)).toBe(false);
+    expect(verifyApiPassword('x', hashApiPassword('x', pepper).replace(/^h1\$/, 'h0$'), pepper)).toBe(false);
   });
 
   it('generates 128-bit hex passwords', () => {

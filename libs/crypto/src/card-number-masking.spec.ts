@@ -12,6 +12,12 @@ describe('maskCardNumbers', () => {
     expect(maskCardNumbers('at 2026-11-25 16:40:25.123', 'short')).toBe('at 2026-11-25 16:40:25.123');
   });
 
+  it('masks the shortest card numbers, of 13 digits', () => {
+    // The test card's first six and last four around three zeros: 13 digits that pass Luhn.
+    expect(maskCardNumbers('card 5123450000000 declined', 'keep-length')).toBe('card 512345xxx0000 declined');
+    expect(maskCardNumbers('5123450000000', 'short')).toBe('512345…0000');
+  });
+
   it('masks a card number written in groups, keeping its separators where the length is kept', () => {
     expect(maskCardNumbers('pan 5123 4500 0000 0008.', 'keep-length')).toBe('pan 5123 45xx xxxx 0008.');
     expect(maskCardNumbers('pan 5123-4500-0000-0008', 'keep-length')).toBe('pan 5123-45xx-xxxx-0008');

@@ -24,4 +24,14 @@ describe('Redis fencing tokens', () => {
     const after = await locks.acquire(key, { waitMs: 0, ttlMs: 5_000 });
     expect(BigInt(after!.fencingToken)).toBeGreaterThan(BigInt(before!.fencingToken));
   });
+
+  it('keep growing when the last token is ahead of the Redis clock (the clock stepped back)', async () => {
+    const locks = new RedisLockService(redis);
+    const key = `clock-behind:${Date.now()}`;
+    // A token issued while the clock read an hour later than it does now.
+    const ahead = BigInt(Date.now() + 3_600_000) * 1000n;
+    await redis.set(`fence:${key}`, ahead.toString(), 'PX', 60_000);
+    const lease = await locks.acquire(key, { waitMs: 0, ttlMs: 5_000 });
+    expect(BigInt(lease!.fencingToken)).toBe(ahead + 1n);
+  });
 });

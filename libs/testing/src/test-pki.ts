@@ -21,8 +21,12 @@ export interface IssueOptions {
   notAfter?: Date;
   /** Extended key usage; `clientAuth` unless said otherwise. */
   usage?: 'clientAuth' | 'serverAuth';
-  /** Which CA signs it: the one the edge trusts, another one, or the certificate itself. */
-  issuer?: 'trusted' | 'untrusted' | 'self';
+  /**
+   * Which CA signs it: the one the edge trusts, another one, the certificate itself, or an
+   * impostor: a CA with the trusted CA's name and key identifier but a key of its own, so only
+   * the signature tells its certificates apart.
+   */
+  issuer?: 'trusted' | 'untrusted' | 'self' | 'impostor';
 }
 
 export interface TestPki {
@@ -44,7 +48,15 @@ const DAY = 86_400_000;
  */
 export function createTestPki(): TestPki {
   const dir = mkdtempSync(path.join(tmpdir(), 'test-pki-'));
-  const cas = { trusted: createCa(dir, 'trusted', '/O=Gateway Tests/CN=Trusted Client CA'), untrusted: createCa(dir, 'untrusted', '/O=Elsewhere/CN=Other CA') };
+  const trustedSubject = '/O=Gateway Tests/CN=Trusted Client CA';
+  const trusted = createCa(dir, 'trusted', trustedSubject);
+  const cas: Record<'trusted' | 'untrusted', CreatedCa> & { impostor?: CreatedCa } = { trusted, untrusted: createCa(dir, 'untrusted', '/O=Elsewhere/CN=Other CA') };
+  // Made on first use: most tests never need it.
+  const impostor = (): CreatedCa => {
+    const keyId = openssl(dir, ['x509', '-in', trusted.certFile, '-noout', '-ext', 'subjectKeyIdentifier']).trim().split('\n').at(-1)!.trim();
+    cas.impostor ??= createCa(dir, 'impostor', trustedSubject, ['-addext', `subjectKeyIdentifier=${keyId}`]);
+    return cas.impostor;
+  };
   const issue = (name: string, options: IssueOptions): IssuedCertificate => {
     const keyFile = path.join(dir, `${name}.key`);
     const certFile = path.join(dir, `${name}.pem`);
@@ -53,7 +65,7 @@ export function createTestPki(): TestPki {
     if (options.issuer === 'self') {
       openssl(dir, ['req', '-x509', '-new', '-key', keyFile, '-subj', options.subject, '-days', '30', '-addext', `extendedKeyUsage=${usage}`, '-out', certFile]);
     } else {
-      const ca = cas[options.issuer ?? 'trusted'];
+      const ca = options.issuer === 'impostor' ? impostor() : cas[options.issuer ?? 'trusted'];
       const csr = path.join(dir, `${name}.csr`);
       openssl(dir, ['req', '-new', '-key', keyFile, '-subj', options.subject, '-out', csr]);
       const notBefore = options.notBefore ?? new Date(Date.now() - DAY);
@@ -83,7 +95,12 @@ export function createTestPki(): TestPki {
   };
 }
 
-function createCa(root: string, name: string, subject: string): { config: string; certFile: string } {
+interface CreatedCa {
+  config: string;
+  certFile: string;
+}
+
+function createCa(root: string, name: string, subject: string, extraExtensions: string[] = []): CreatedCa {
   const dir = path.join(root, `ca-${name}`);
   mkdirSync(path.join(dir, 'issued'), { recursive: true });
   writeFileSync(path.join(dir, 'index.txt'), '');
@@ -93,7 +110,7 @@ function createCa(root: string, name: string, subject: string): { config: string
   openssl(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', keyFile]);
   openssl(dir, [
     'req', '-x509', '-new', '-key', keyFile, '-subj', subject, '-days', '3650',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', certFile,
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', ...extraExtensions, '-out', certFile,
   ]);
   const config = path.join(dir, 'ca.cnf');
   writeFileSync(

@@ -187,6 +187,47 @@ describe('the dispatcher', () => {
     await waitFor(async () => (await outboxRows(context.id)).every((r) => r.status === 'DELIVERED'), { what: 'rows DELIVERED' });
   });
 
+  it('sends the current secret during a rotation and signs with the previous one too until it expires', async () => {
+    const hook = await receiver();
+    const { context, secret } = merchantWithNotifications();
+    const previous = randomBytes(32).toString('base64url');
+    const rotated = (previousValidUntil: Date): MerchantContext => ({
+      ...context,
+      settings: {
+        ...context.settings,
+        notifications: {
+          enabled: true,
+          secret: {
+            current: context.settings.notifications.secret!.current,
+            previous: ring.seal(new Secret(previous), notificationSecretContext(context.id)),
+            previousValidUntil: previousValidUntil.toISOString(),
+          },
+        },
+      },
+    });
+    await ledger.record(pay(rotated(new Date(Date.now() + 3_600_000)), newOrderId(), 'p-during', '1.00', hook.url()));
+    await ledger.record(pay(rotated(new Date(Date.now() - 1_000)), newOrderId(), 'p-after', '1.00', hook.url()));
+    await startDispatcher();
+
+    await waitFor(async () => hook.processed.size === 2, { timeoutMs: 15_000, what: 'two notifications' });
+    const signedWith = (delivery: (typeof hook.wire)[number], key: string) =>
+      verifyNotificationSignature(delivery.headers['x-notification-signature'], {
+        secret: key,
+        notificationId: delivery.id,
+        body: delivery.body,
+        nowSeconds: Math.floor(Date.now() / 1000),
+        toleranceSeconds: 300,
+      });
+    const byTransaction: Record<string, (typeof hook.wire)[number]> = Object.fromEntries(
+      hook.wire.map((delivery) => [JSON.parse(delivery.body).transaction.id, delivery]),
+    );
+    for (const delivery of Object.values(byTransaction)) {
+      expect(delivery.headers['x-notification-secret']).toBe(secret);
+    }
+    expect([signedWith(byTransaction['p-during'], secret), signedWith(byTransaction['p-during'], previous)]).toEqual([true, true]);
+    expect([signedWith(byTransaction['p-after'], secret), signedWith(byTransaction['p-after'], previous)]).toEqual([true, false]);
+  });
+
   it('retries a receiver that is down for several attempts; once up, the notification is processed once, though sent more than once', async () => {
     const hook = await receiver();
     await hook.stop();

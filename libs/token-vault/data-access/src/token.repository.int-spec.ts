@@ -214,6 +214,7 @@ describe('reads and small writes', () => {
     expect(await tokens.findByToken(row.repositoryId, newToken())).toBeNull();
     expect(await tokens.findByFingerprint(row.repositoryId, randomBytes(32))).toBeNull();
     expect(await tokens.inTransaction((tx) => tx.lockByToken(row.repositoryId, newToken()))).toBeNull();
+    expect(await tokens.inTransaction((tx) => tx.lockByToken(newRepository(), row.token))).toBeNull();
   });
 
   it('marks a token used without moving its version or updated_at', async () => {
@@ -229,6 +230,14 @@ describe('reads and small writes', () => {
     expect(await tokens.deleteByToken(row.repositoryId, row.token)).toBe(true);
     expect(await tokens.deleteByToken(row.repositoryId, row.token)).toBe(false);
     expect(await tokens.findByToken(row.repositoryId, row.token)).toBeNull();
+  });
+
+  it("deletes only its own repository's token, not another repository's token of the same name", async () => {
+    const mine = await insert(cardWrite());
+    const theirs = await insert(cardWrite({ token: mine.token }));
+    expect(await tokens.deleteByToken(newRepository(), mine.token)).toBe(false);
+    expect(await tokens.deleteByToken(mine.repositoryId, mine.token)).toBe(true);
+    expect(await tokens.findByToken(theirs.repositoryId, theirs.token)).toEqual(theirs);
   });
 });
 

@@ -4,6 +4,7 @@ import { AdmitRequest, FailedAuthentication, MerchantEntity, NOT_THROTTLED, Requ
 import { createLogger, Metrics } from '@gateway/platform';
 import { MerchantDirectory } from '../merchants/merchant-directory';
 import { AuthenticateMerchant, PresentedCredentials } from './authenticate-merchant.use-case';
+import { ClientCertificate } from './client-certificate';
 
 const PEPPER = 'unit-test-pepper-of-at-least-32-characters';
 const PASSWORD = 'right-password';
@@ -36,8 +37,8 @@ class ScriptedThrottle implements RequestThrottle {
   }
 }
 
-function useCase(throttle: RequestThrottle, requireCertificate = false): AuthenticateMerchant {
-  const directory = { find: async (id: string) => (id === merchant.id ? merchant : null) } as unknown as MerchantDirectory;
+function useCase(throttle: RequestThrottle, requireCertificate = false, known: MerchantEntity = merchant): AuthenticateMerchant {
+  const directory = { find: async (id: string) => (id === known.id ? known : null) } as unknown as MerchantDirectory;
   return new AuthenticateMerchant(directory, PEPPER, throttle, { requireCertificate }, createLogger({ service: 'test', level: 'silent' }), new Metrics());
 }
 
@@ -55,6 +56,7 @@ describe('AuthenticateMerchant', () => {
     ['a wrong password', basic('merchant.SHOP1', 'wrong'), { merchantId: 'SHOP1', address: '192.0.2.1' }],
     ['an unknown merchant', basic('merchant.NOSUCH', PASSWORD), { address: '192.0.2.1' }],
     ['a malformed header', 'Basic !!!', { address: '192.0.2.1' }],
+    ['a user that is not merchant.<id>', basic('xmerchant.SHOP1', PASSWORD), { address: '192.0.2.1' }],
   ])('counts %s as a failure and answers 401', async (_what, authorization, failure) => {
     const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
     await expect(useCase(throttle).execute(request(authorization))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
@@ -84,6 +86,39 @@ describe('AuthenticateMerchant', () => {
     for (const password of [PASSWORD, 'wrong']) {
       await expect(useCase(throttle).execute(request(basic('merchant.SHOP1', password)))).rejects.toMatchObject({ code: 'SERVER_BUSY' });
     }
+  });
+
+  it('takes the previous password during a rotation, and no longer once it has expired', async () => {
+    const rotated = (expiresInMs: number): MerchantEntity => ({
+      ...merchant,
+      passwordHash: hashApiPassword('new-password', PEPPER),
+      previousPasswordHash: hashApiPassword(PASSWORD, PEPPER),
+      previousPasswordExpiresAt: new Date(Date.now() + expiresInMs),
+    });
+    const during = new ScriptedThrottle(async () => NOT_THROTTLED);
+    await expect(useCase(during, false, rotated(60_000)).execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toMatchObject({ method: 'PASSWORD' });
+    const after = new ScriptedThrottle(async () => NOT_THROTTLED);
+    await expect(useCase(after, false, rotated(-1)).execute(request(basic('merchant.SHOP1', PASSWORD)))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    expect(after.failures).toEqual([{ merchantId: 'SHOP1', address: '192.0.2.1' }]);
+    await expect(useCase(after, false, rotated(-1)).execute(request(basic('merchant.SHOP1', 'new-password')))).resolves.toMatchObject({ method: 'PASSWORD' });
+  });
+
+  it('admits a registered certificate without the password failure block, which is for passwords only', async () => {
+    const fingerprint = Array.from({ length: 32 }, () => 'AB').join(':');
+    const withCertificate: MerchantEntity = { ...merchant, settings: { ...merchant.settings, clientCertificates: { fingerprints: [fingerprint] } } };
+    const certificate: ClientCertificate = {
+      source: 'TLS',
+      fingerprint,
+      subject: 'CN=shop.example',
+      notBefore: Date.now() - 60_000,
+      notAfter: Date.now() + 60_000,
+      problem: null,
+    };
+    const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
+    await expect(
+      useCase(throttle, false, withCertificate).execute({ certificate, clientAddress: '192.0.2.1', pathMerchantId: 'SHOP1' }),
+    ).resolves.toMatchObject({ method: 'CERTIFICATE', merchant: { id: 'SHOP1' } });
+    expect(throttle.admitted).toEqual([{ merchantId: 'SHOP1', address: '192.0.2.1', subjectToFailureBlock: false, ratePerSecond: 7 }]);
   });
 
   it('requires a certificate when configured to, even with the right password', async () => {

@@ -1,5 +1,5 @@
 import { defaultMerchantSettings, GatewayError } from '@gateway/contracts';
-import { MemoryLockService } from '@gateway/locking';
+import { Lease, LockService, MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
 import { MemorySessionStore } from '@gateway/edge/data-access';
@@ -20,18 +20,19 @@ const command: OrderOperationCommand = {
   },
 };
 
-function dispatcherAnswering(reply: () => Promise<unknown>) {
-  const bus = { request: jest.fn(reply) } as unknown as MessageBus;
+function dispatcherAnswering(reply: () => Promise<unknown>, locks: LockService = new MemoryLockService()) {
+  const request = jest.fn(reply);
+  const bus = { request } as unknown as MessageBus;
   const metrics = new Metrics();
   const dispatch = new DispatchOrderOperation(
     bus,
-    new MemoryLockService(),
+    locks,
     { waitMs: 0, ttlMs: 1_000 },
     createLogger({ service: 'test', level: 'silent' }),
     metrics,
     new ApplySession(new MemorySessionStore()),
   );
-  return { dispatch, metrics };
+  return { dispatch, metrics, request };
 }
 
 describe('DispatchOrderOperation', () => {
@@ -47,6 +48,24 @@ describe('DispatchOrderOperation', () => {
       transaction: { id: 'txn-1' },
     });
     expect((await metrics.lockFailures.get()).values[0].value).toBe(1);
+  });
+
+  it("hands the service the fencing token of this operation's order lock", async () => {
+    const memory = new MemoryLockService();
+    const leases: Lease[] = [];
+    const locks: LockService = {
+      acquire: async (key, options) => {
+        const lease = await memory.acquire(key, options);
+        if (lease) leases.push(lease);
+        return lease;
+      },
+    };
+    const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }), locks);
+    await dispatch.execute(command);
+    await dispatch.execute(command);
+    const sent = request.mock.calls.map((call) => (call as unknown[])[1] as { envelope: { fencingToken: string } });
+    expect(sent.map((message) => message.envelope.fencingToken)).toEqual(leases.map((lease) => lease.fencingToken));
+    expect(BigInt(leases[1].fencingToken)).toBeGreaterThan(BigInt(leases[0].fencingToken));
   });
 
   it('passes other service errors through unchanged', async () => {

@@ -26,12 +26,16 @@ function basic(merchantId: string, password: string): string {
   return `Basic ${Buffer.from(`merchant.${merchantId}:${password}`).toString('base64')}`;
 }
 
-async function verify(app: EdgeTestApp, merchant: TestMerchantCredentials, options: { password?: string; from?: string } = {}): Promise<Answer> {
+async function verify(
+  app: EdgeTestApp,
+  merchant: TestMerchantCredentials,
+  options: { password?: string; from?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const response = await app.fastify.inject({
     method: 'PUT',
     url: `/api/rest/version/100/merchant/${merchant.id}/order/o-1/transaction/t-1`,
     remoteAddress: options.from ?? '198.51.100.1',
-    headers: { authorization: basic(merchant.id, options.password ?? merchant.password), 'content-type': 'application/json' },
+    headers: { authorization: basic(merchant.id, options.password ?? merchant.password), 'content-type': 'application/json', ...options.headers },
     payload: VERIFY,
   });
   return { status: response.statusCode, body: response.json(), retryAfter: response.headers['retry-after'] as string | undefined };
@@ -89,6 +93,17 @@ describe('failed authentication throttling (one edge, in-memory)', () => {
     const honest = await edge.createMerchant();
     expectBusy(await verify(edge, honest, { from: attacker }), TOO_MANY_FAILURES);
     expect((await verify(edge, honest, { from: '192.0.2.100' })).status).toBe(201);
+  });
+
+  it('counts failures against the connection\'s address, whatever X-Forwarded-For a client that is not a trusted proxy sends', async () => {
+    const attacker = '192.0.2.150';
+    for (let i = 0; i < 8; i++) {
+      const target = await edge.createMerchant();
+      const forged = { 'x-forwarded-for': `203.0.113.${100 + i}` };
+      expect((await verify(edge, target, { ...wrong(target), from: attacker, headers: forged })).status).toBe(401);
+    }
+    const honest = await edge.createMerchant();
+    expectBusy(await verify(edge, honest, { from: attacker, headers: { 'x-forwarded-for': '203.0.113.200' } }), TOO_MANY_FAILURES);
   });
 
   it('does not count a request without credentials (the Basic challenge) as a failure', async () => {

@@ -45,6 +45,7 @@ describe('certificate authentication', () => {
     certs.future = pki.issue('future', { subject: '/CN=shop-a.example', notBefore: new Date(Date.now() + DAY), notAfter: new Date(Date.now() + 60 * DAY) });
     certs.untrusted = pki.issue('untrusted', { subject: '/CN=shop-a.example', issuer: 'untrusted' });
     certs.self = pki.issue('self', { subject: '/CN=shop-a.example', issuer: 'self' });
+    certs.forged = pki.issue('forged', { subject: '/CN=shop-a.example', issuer: 'impostor' });
     certs.serverOnly = pki.issue('server-only', { subject: '/CN=shop-a.example', usage: 'serverAuth' });
     certs.unregistered = pki.issue('unregistered', { subject: '/CN=nobody.example' });
 
@@ -72,7 +73,7 @@ describe('certificate authentication', () => {
       },
     });
     const every = (...names: string[]) => names.map((n) => certs[n].fingerprint);
-    merchantA = await edge.createMerchant({ clientCertificates: { fingerprints: every('a', 'expired', 'future', 'untrusted', 'self', 'serverOnly') } });
+    merchantA = await edge.createMerchant({ clientCertificates: { fingerprints: every('a', 'expired', 'future', 'untrusted', 'self', 'forged', 'serverOnly') } });
     merchantB = await edge.createMerchant({ clientCertificates: { fingerprints: every('b') } });
     bySubject = await edge.createMerchant({
       clientCertificates: { subjects: [certs.subject.subject], revokedFingerprints: every('revoked') },
@@ -178,6 +179,8 @@ describe('certificate authentication', () => {
       ['future', 'NOT_YET_VALID'],
       ['untrusted', 'UNTRUSTED'],
       ['self', 'UNTRUSTED'],
+      // The trusted CA's name and key identifier, another CA's signature.
+      ['forged', 'UNTRUSTED'],
       ['serverOnly', 'NOT_FOR_CLIENT_AUTHENTICATION'],
     ])('refuses the %s certificate with 403 and a support code, though the merchant registered it', async (name, reason) => {
       expectRefused(await overTls(orderPath(merchantA), { certificate: certs[name] }), reason, merchantA.id);
@@ -240,6 +243,7 @@ describe('certificate authentication', () => {
     it('checks a forwarded certificate like a TLS one', async () => {
       expectRefused(await throughProxy(orderPath(merchantA), asHeader(certs.expired)), 'EXPIRED', merchantA.id);
       expectRefused(await throughProxy(orderPath(merchantA), asHeader(certs.untrusted)), 'UNTRUSTED', merchantA.id);
+      expectRefused(await throughProxy(orderPath(merchantA), asHeader(certs.forged)), 'UNTRUSTED', merchantA.id);
       expectRefused(await throughProxy(orderPath(merchantB), asHeader(certs.a)), 'UNREGISTERED', merchantB.id);
     });
 

@@ -76,6 +76,12 @@ describe('hostile input at the edge', () => {
   });
 
   describe('bodies', () => {
+    it('refuses a JSON text that is not an object', async () => {
+      for (const body of ['[]', `[${VERIFY_TEXT}]`, '"VERIFY"', 'null']) {
+        expectRefused(await put(body), 400, { explanation: 'The request body must be a JSON object.' });
+      }
+    });
+
     it('refuses a body over the size limit', async () => {
       const big = JSON.stringify({ ...VERIFY, correlationId: 'x'.repeat(5_000) });
       expectRefused(await put(big), 400, { explanation: 'The request body is too large.' });
@@ -166,10 +172,29 @@ describe('hostile input at the edge', () => {
       ['..%2F (path traversal)', () => orderUrl('..%2F..%2Fadmin'), 'orderid'],
       ['a backslash', () => orderUrl('..%5Cadmin'), 'orderid'],
       ['..%2F in a token id', () => `/api/rest/version/57/merchant/${merchant.id}/token/..%2Fx`, 'tokenid'],
+      ['CR LF in a token id', () => `/api/rest/version/57/merchant/${merchant.id}/token/a%0D%0Ab`, 'tokenid'],
+      ['CR LF in a merchant id', () => `/api/rest/version/100/merchant/${merchant.id}%0D%0A/order/o-1/transaction/t-1`, 'merchantId'],
     ])('refuses %s with 400 on the identifier', async (_what, url, field) => {
       const response = await put(VERIFY_TEXT, url());
       expectRefused(response, 400, { explanation: expect.stringMatching(/^Value '[^\r\n\u0000]*' is invalid\./), field, validationType: 'INVALID' });
       expect(response.headers['set-cookie']).toBeUndefined();
+    });
+
+    it('takes an id of 40 characters and refuses one of 41', async () => {
+      expect((await put(VERIFY_TEXT, orderUrl('o'.repeat(40)))).status).toBe(201);
+      received.length = 0;
+      expectRefused(await put(VERIFY_TEXT, orderUrl('o'.repeat(41))), 400, { explanation: expect.stringContaining('not 41'), field: 'orderid', validationType: 'INVALID' });
+    });
+
+    it("answers another merchant's valid credentials on this merchant's path with the 401 of bad credentials", async () => {
+      const other = await edge.createMerchant();
+      const response = await put(VERIFY_TEXT, orderUrl(), { authorization: other.authorization });
+      expect(response.status).toBe(401);
+      expect(received).toEqual([]);
+    });
+
+    it('checks the path identifiers before the body', async () => {
+      expectRefused(await put('{', orderUrl('o%0D%0A')), 400, { explanation: expect.stringMatching(/^Value 'o.*' is invalid\./), field: 'orderid', validationType: 'INVALID' });
     });
 
     it('refuses a merchant id with an encoded slash', async () => {

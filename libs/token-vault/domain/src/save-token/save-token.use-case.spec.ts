@@ -376,6 +376,12 @@ describe('SaveToken: verification strategies', () => {
     });
   });
 
+  it("BASIC needs the card expiry when it is the profile's default (the request alone cannot tell)", async () => {
+    const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
+    expect(await rejected(ctx.post(cardBody(TEST_CARD, null)))).toMatchObject({ field: 'sourceOfFunds.provided.card.expiry', validationType: 'MISSING' });
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
   it('a failed verification leaves the stored token as it was', async () => {
     const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
     await ctx.put('keep', cardBody(TEST_CARD));
