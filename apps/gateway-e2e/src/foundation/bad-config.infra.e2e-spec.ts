@@ -25,7 +25,10 @@ describe('startup configuration', () => {
   });
 });
 
-/** A process still starting stops when told to: a Kubernetes rollout or scale-down never waits its whole grace period. */
+/**
+ * A process still starting stops when told to (a Kubernetes rollout or scale-down never waits
+ * its whole grace period), and gives up on a database that never answers.
+ */
 describe('a process waiting for its database at start', () => {
   it('exits at once on SIGTERM', async () => {
     const closedPort = await freePort();
@@ -39,5 +42,25 @@ describe('a process waiting for its database at start', () => {
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(2_000);
+  });
+
+  it('gives up after DATABASE_CONNECT_TIMEOUT_SECONDS and exits 1, saying why', async () => {
+    const closedPort = await freePort();
+    const env = {
+      ...readState().appEnv.verification,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/none`,
+      DATABASE_CONNECT_TIMEOUT_SECONDS: '3',
+    };
+    const startedAt = Date.now();
+    const started = startApp('verification', env, path.join(readState().logDir, 'bad-config'), 'verification-database-never-up');
+    expect(await started.exited).toBe(1);
+    const elapsed = Date.now() - startedAt;
+    // Tries every second until the deadline (closed port: each try fails at once), then stops.
+    expect(elapsed).toBeGreaterThanOrEqual(2_000);
+    expect(elapsed).toBeLessThan(15_000);
+    const output = readFileSync(started.logFile, 'utf8');
+    expect(output).toMatch(/Unable to connect to the database/);
+    expect(output).toMatch(/"msg":"startup failed"/);
+    expect(output).toContain('ECONNREFUSED');
   });
 });

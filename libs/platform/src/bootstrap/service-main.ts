@@ -62,6 +62,7 @@ export function databaseConnection(config: DatabaseConfig, applicationName: stri
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_SECONDS * 1_000,
     applicationName,
   };
 }

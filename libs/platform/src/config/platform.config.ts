@@ -98,6 +98,13 @@ export class DatabaseConfig extends PlatformConfig {
   @Max(600_000)
   DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 
+  @Describe('How long a starting process waits for its database (trying every second) before it exits 1, so the orchestrator restarts it with its backoff. An attempt in progress at the deadline (at most 5 s) is let finish. Keep it under the Deployments\' startup probe window (1 minute).')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  DATABASE_CONNECT_TIMEOUT_SECONDS = 30;
+
   @Describe('Apply pending migrations at start (under an advisory lock). Kubernetes sets false and runs the migration Job instead.')
   @BoolVar()
   @IsBoolean()

@@ -15,6 +15,8 @@ export interface DatabaseConnection {
   poolSize: number;
   statementTimeoutMs: number;
   applicationName: string;
+  /** How long a starting service waits for its database (ServiceDatabaseModule); 30 s if not given. */
+  connectTimeoutMs?: number;
 }
 
 /**

@@ -15,7 +15,7 @@ export interface ServiceDatabaseOptions {
   migrateOnStart: boolean;
 }
 
-const CONNECT_ATTEMPTS_AT_START = 30;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /** The injection token of a service's DataSource: use with @Inject or @InjectDataSource(schema). */
 export function dataSourceToken(schema: string): string | symbol | object {
@@ -58,15 +58,19 @@ export class ServiceDatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           name: options.service.schema,
-          useFactory: () => ({
-            ...serviceDataSourceOptions(options.service, options.connection),
-            // A database down at boot is waited for half a minute; then the start fails (exit 1)
-            // and the orchestrator restarts the process with its backoff. Waiting for ever would
-            // not help: a process still starting serves no readiness probe to report it, and
-            // Kubernetes' startup probe gives up after a minute anyway.
-            retryAttempts: CONNECT_ATTEMPTS_AT_START,
-            retryDelay: 1_000,
-          }),
+          useFactory: () => {
+            // A database down at boot is waited for until the deadline, trying every second; then
+            // the start fails (exit 1) and the orchestrator restarts the process with its backoff.
+            // Waiting for ever would not help: a process still starting serves no readiness probe
+            // to report it, and Kubernetes' startup probe gives up after a minute anyway.
+            const deadline = Date.now() + (options.connection.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+            return {
+              ...serviceDataSourceOptions(options.service, options.connection),
+              retryAttempts: Number.MAX_SAFE_INTEGER,
+              retryDelay: 1_000,
+              toRetry: () => Date.now() + 1_000 < deadline,
+            };
+          },
         }),
       ],
       providers: [DatabaseLifecycle],
