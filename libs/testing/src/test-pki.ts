@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -22,16 +22,20 @@ export interface IssueOptions {
   /** Extended key usage; `clientAuth` unless said otherwise. */
   usage?: 'clientAuth' | 'serverAuth';
   /**
-   * Which CA signs it: the one the edge trusts, another one, the certificate itself, or an
+   * Which CA signs it: the one the edge trusts, another one, the certificate itself, an
    * impostor: a CA with the trusted CA's name and key identifier but a key of its own, so only
-   * the signature tells its certificates apart.
+   * the signature tells its certificates apart; or an intermediate of the trusted CA, in the
+   * bundle too, whose own validity ended yesterday (`expiredCa`) or begins tomorrow (`futureCa`).
    */
-  issuer?: 'trusted' | 'untrusted' | 'self' | 'impostor';
+  issuer?: 'trusted' | 'untrusted' | 'self' | 'impostor' | 'expiredCa' | 'futureCa';
 }
 
 export interface TestPki {
   dir: string;
-  /** The CA bundle the edge trusts for client certificates (TLS_CLIENT_CA_FILE). */
+  /**
+   * The CA bundle the edge trusts for client certificates (TLS_CLIENT_CA_FILE): the trusted CA,
+   * and the intermediates issued so far: issue from them before the edge reads it.
+   */
   caFile: string;
   /** The edge's own certificate, for 127.0.0.1 and localhost, from the trusted CA. */
   server: IssuedCertificate;
@@ -50,12 +54,26 @@ export function createTestPki(): TestPki {
   const dir = mkdtempSync(path.join(tmpdir(), 'test-pki-'));
   const trustedSubject = '/O=Gateway Tests/CN=Trusted Client CA';
   const trusted = createCa(dir, 'trusted', trustedSubject);
-  const cas: Record<'trusted' | 'untrusted', CreatedCa> & { impostor?: CreatedCa } = { trusted, untrusted: createCa(dir, 'untrusted', '/O=Elsewhere/CN=Other CA') };
-  // Made on first use: most tests never need it.
+  const cas: Record<'trusted' | 'untrusted', CreatedCa> & Partial<Record<'impostor' | 'expiredCa' | 'futureCa', CreatedCa>> = {
+    trusted,
+    untrusted: createCa(dir, 'untrusted', '/O=Elsewhere/CN=Other CA'),
+  };
+  const caFile = path.join(dir, 'trusted-cas.pem');
+  writeFileSync(caFile, readFileSync(trusted.certFile, 'utf8'));
+  // Made on first use: most tests never need them.
   const impostor = (): CreatedCa => {
     const keyId = openssl(dir, ['x509', '-in', trusted.certFile, '-noout', '-ext', 'subjectKeyIdentifier']).trim().split('\n').at(-1)!.trim();
-    cas.impostor ??= createCa(dir, 'impostor', trustedSubject, ['-addext', `subjectKeyIdentifier=${keyId}`]);
+    cas.impostor ??= createCa(dir, 'impostor', trustedSubject, { extensions: ['-addext', `subjectKeyIdentifier=${keyId}`] });
     return cas.impostor;
+  };
+  const outOfValidity = (which: 'expiredCa' | 'futureCa'): CreatedCa => {
+    if (!cas[which]) {
+      const [from, to] = which === 'expiredCa' ? [-60 * DAY, -DAY] : [DAY, 60 * DAY];
+      const subject = `/O=Gateway Tests/CN=${which === 'expiredCa' ? 'Expired' : 'Future'} Client CA`;
+      cas[which] = createCa(dir, which, subject, { issuedBy: { ca: trusted, notBefore: new Date(Date.now() + from), notAfter: new Date(Date.now() + to) } });
+      appendFileSync(caFile, readFileSync(cas[which].certFile, 'utf8'));
+    }
+    return cas[which];
   };
   const issue = (name: string, options: IssueOptions): IssuedCertificate => {
     const keyFile = path.join(dir, `${name}.key`);
@@ -65,15 +83,13 @@ export function createTestPki(): TestPki {
     if (options.issuer === 'self') {
       openssl(dir, ['req', '-x509', '-new', '-key', keyFile, '-subj', options.subject, '-days', '30', '-addext', `extendedKeyUsage=${usage}`, '-out', certFile]);
     } else {
-      const ca = options.issuer === 'impostor' ? impostor() : cas[options.issuer ?? 'trusted'];
+      const issuer = options.issuer ?? 'trusted';
+      const ca = issuer === 'impostor' ? impostor() : issuer === 'expiredCa' || issuer === 'futureCa' ? outOfValidity(issuer) : cas[issuer];
       const csr = path.join(dir, `${name}.csr`);
       openssl(dir, ['req', '-new', '-key', keyFile, '-subj', options.subject, '-out', csr]);
       const notBefore = options.notBefore ?? new Date(Date.now() - DAY);
       const notAfter = options.notAfter ?? new Date(Date.now() + 30 * DAY);
-      openssl(dir, [
-        'ca', '-batch', '-notext', '-config', ca.config, '-extensions', usage === 'clientAuth' ? 'client_ext' : 'server_ext',
-        '-startdate', opensslTime(notBefore), '-enddate', opensslTime(notAfter), '-in', csr, '-out', certFile,
-      ]);
+      signWith(ca, csr, certFile, usage === 'clientAuth' ? 'client_ext' : 'server_ext', notBefore, notAfter);
     }
     // OpenSSL's own reading, independent of the code under test.
     const described = openssl(dir, ['x509', '-in', certFile, '-noout', '-subject', '-nameopt', 'RFC2253', '-fingerprint', '-sha256']);
@@ -88,7 +104,7 @@ export function createTestPki(): TestPki {
   };
   return {
     dir,
-    caFile: cas.trusted.certFile,
+    caFile,
     server: issue('server', { subject: '/CN=localhost', usage: 'serverAuth' }),
     issue,
     remove: () => rmSync(dir, { recursive: true, force: true }),
@@ -100,7 +116,14 @@ interface CreatedCa {
   certFile: string;
 }
 
-function createCa(root: string, name: string, subject: string, extraExtensions: string[] = []): CreatedCa {
+interface CaOptions {
+  /** More `-addext` arguments for a self-signed CA. */
+  extensions?: string[];
+  /** An intermediate CA instead: the CA that issues it, and for what validity. */
+  issuedBy?: { ca: CreatedCa; notBefore: Date; notAfter: Date };
+}
+
+function createCa(root: string, name: string, subject: string, options: CaOptions = {}): CreatedCa {
   const dir = path.join(root, `ca-${name}`);
   mkdirSync(path.join(dir, 'issued'), { recursive: true });
   writeFileSync(path.join(dir, 'index.txt'), '');
@@ -108,10 +131,17 @@ function createCa(root: string, name: string, subject: string, extraExtensions: 
   const keyFile = path.join(dir, 'ca.key');
   const certFile = path.join(dir, 'ca.pem');
   openssl(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', keyFile]);
-  openssl(dir, [
-    'req', '-x509', '-new', '-key', keyFile, '-subj', subject, '-days', '3650',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', ...extraExtensions, '-out', certFile,
-  ]);
+  if (options.issuedBy) {
+    const { ca, notBefore, notAfter } = options.issuedBy;
+    const csr = path.join(dir, 'ca.csr');
+    openssl(dir, ['req', '-new', '-key', keyFile, '-subj', subject, '-out', csr]);
+    signWith(ca, csr, certFile, 'ca_ext', notBefore, notAfter);
+  } else {
+    openssl(dir, [
+      'req', '-x509', '-new', '-key', keyFile, '-subj', subject, '-days', '3650',
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', ...(options.extensions ?? []), '-out', certFile,
+    ]);
+  }
   const config = path.join(dir, 'ca.cnf');
   writeFileSync(
     config,
@@ -141,10 +171,21 @@ function createCa(root: string, name: string, subject: string, extraExtensions: 
       'basicConstraints = CA:FALSE',
       'extendedKeyUsage = serverAuth',
       'subjectAltName = IP:127.0.0.1,DNS:localhost',
+      '[ca_ext]',
+      'basicConstraints = critical,CA:TRUE',
+      'keyUsage = critical,keyCertSign,cRLSign',
       '',
     ].join('\n'),
   );
   return { config, certFile };
+}
+
+/** `openssl ca`: `ca` signs the request with the extensions of `section`, for this validity. */
+function signWith(ca: CreatedCa, csr: string, certFile: string, section: 'client_ext' | 'server_ext' | 'ca_ext', notBefore: Date, notAfter: Date): void {
+  openssl(path.dirname(ca.config), [
+    'ca', '-batch', '-notext', '-config', ca.config, '-extensions', section,
+    '-startdate', opensslTime(notBefore), '-enddate', opensslTime(notAfter), '-in', csr, '-out', certFile,
+  ]);
 }
 
 function openssl(cwd: string, args: string[]): string {

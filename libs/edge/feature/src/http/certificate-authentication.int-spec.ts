@@ -43,6 +43,9 @@ describe('certificate authentication', () => {
     certs.revoked = pki.issue('revoked', { subject: '/O=Shop S, Inc./CN=shop-s.example' });
     certs.expired = pki.issue('expired', { subject: '/CN=shop-a.example', notBefore: new Date(Date.now() - 60 * DAY), notAfter: new Date(Date.now() - DAY) });
     certs.future = pki.issue('future', { subject: '/CN=shop-a.example', notBefore: new Date(Date.now() + DAY), notAfter: new Date(Date.now() + 60 * DAY) });
+    // Current certificates from trusted intermediates whose own validity ended or has not begun.
+    certs.expiredCa = pki.issue('expired-ca', { subject: '/CN=shop-a.example', issuer: 'expiredCa' });
+    certs.futureCa = pki.issue('future-ca', { subject: '/CN=shop-a.example', issuer: 'futureCa' });
     certs.untrusted = pki.issue('untrusted', { subject: '/CN=shop-a.example', issuer: 'untrusted' });
     certs.self = pki.issue('self', { subject: '/CN=shop-a.example', issuer: 'self' });
     certs.forged = pki.issue('forged', { subject: '/CN=shop-a.example', issuer: 'impostor' });
@@ -73,7 +76,7 @@ describe('certificate authentication', () => {
       },
     });
     const every = (...names: string[]) => names.map((n) => certs[n].fingerprint);
-    merchantA = await edge.createMerchant({ clientCertificates: { fingerprints: every('a', 'expired', 'future', 'untrusted', 'self', 'forged', 'serverOnly') } });
+    merchantA = await edge.createMerchant({ clientCertificates: { fingerprints: every('a', 'expired', 'future', 'expiredCa', 'futureCa', 'untrusted', 'self', 'forged', 'serverOnly') } });
     merchantB = await edge.createMerchant({ clientCertificates: { fingerprints: every('b') } });
     bySubject = await edge.createMerchant({
       clientCertificates: { subjects: [certs.subject.subject], revokedFingerprints: every('revoked') },
@@ -177,6 +180,9 @@ describe('certificate authentication', () => {
     it.each([
       ['expired', 'EXPIRED'],
       ['future', 'NOT_YET_VALID'],
+      // A certificate is valid no longer than the CA that issued it.
+      ['expiredCa', 'EXPIRED'],
+      ['futureCa', 'NOT_YET_VALID'],
       ['untrusted', 'UNTRUSTED'],
       ['self', 'UNTRUSTED'],
       // The trusted CA's name and key identifier, another CA's signature.
