@@ -21,6 +21,11 @@ describe('Money', () => {
     expect(() => Money.of('1', 'USD').plus(Money.of('1', 'EUR'))).toThrow(/Cannot combine/);
   });
 
+  it('never equals the same amount in another currency', () => {
+    expect(Money.of('1.00', 'USD').equals(Money.of('1', 'USD'))).toBe(true);
+    expect(Money.of('1.00', 'USD').equals(Money.of('1.00', 'EUR'))).toBe(false);
+  });
+
   it('rejects text that is not a decimal', () => {
     for (const bad of ['', '1e3', '0x10', '1,5', ' 1', '1.2.3', 'NaN', 'Infinity']) {
       expect(() => Money.of(bad, 'USD')).toThrow(MoneyError);

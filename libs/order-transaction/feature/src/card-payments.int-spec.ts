@@ -145,6 +145,49 @@ describe('the capture limit on the locked order row', () => {
   });
 });
 
+describe('a partial approval (order.acceptPartialAmount)', () => {
+  it('is recorded at the approved amount: the transaction, the totals and the capture limit', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    // 10.51: the test acquirer approves half (docs/decisions/test-acquirer-partial-approvals.md).
+    const partial = await operate(merchant, orderId, 'a1', 'AUTHORIZE', {
+      order: { amount: '10.51', currency: 'USD', acceptPartialAmount: true },
+      sourceOfFunds: card,
+    });
+    expect(partial).toMatchObject({ response: { gatewayCode: 'PARTIALLY_APPROVED' }, order: { totalAuthorizedAmount: 5.25 } });
+    expect(await transactionsOf(merchant, orderId)).toEqual([{ id: 'a1', type: 'AUTHORIZATION', amount: '5.2500', result: 'SUCCESS' }]);
+    await expect(capture(merchant, orderId, 'c1', '5.26')).rejects.toMatchObject({
+      explanation: "Value '5.26' is invalid. The amount available for capture on this order is 5.25 USD.",
+    });
+    expect(await capture(merchant, orderId, 'c1', '5.25')).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 5.25 } });
+  });
+});
+
+describe('a capture\'s tax', () => {
+  it('is recorded with it, so a full refund of the order defaults to the tax captured', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '50.00');
+    await operate(merchant, orderId, 'c1', 'CAPTURE', { transaction: { amount: '50.00', currency: 'USD', taxAmount: '4.00' } });
+    const refunded = await operate(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '50.00', currency: 'USD' } });
+    expect(refunded).toMatchObject({ result: 'SUCCESS', transaction: { taxAmount: 4 } });
+  });
+});
+
+describe('the same request sent several times at once without the lock', () => {
+  it('reaches the acquirer once: the others answer the stored response', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '50.00');
+    const calls = await acquirerCalls('CAPTURE');
+    const token = nextFence();
+    await Promise.all(Array.from({ length: 5 }, () => capture(merchant, orderId, 'c1', '10.00', token)));
+    expect(await acquirerCalls('CAPTURE')).toBe(calls + 1);
+    expect(await transactionsOf(merchant, orderId)).toHaveLength(2);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ captured: '10.0000' });
+  });
+});
+
 describe('void rules', () => {
   it('two voids of one payment racing: one voids it, the other is refused, the order CANCELLED once', async () => {
     const merchant = testMerchant({ testAcquirer: { latencyMs: 200 } });

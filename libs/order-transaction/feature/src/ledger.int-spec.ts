@@ -194,6 +194,25 @@ describe('transaction ids', () => {
     expect(reply).toMatchObject({ outcome: 'PROCEED', order: { status: 'INITIATED', transactions: [{ id: 'bp', result: 'PENDING' }] } });
   });
 
+  it('refuse an UPDATE that would change the type of the transaction it completes', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'pay', 'PAY'), { transaction: txn('PAYMENT', '50.00') }));
+    await ledger.record(
+      recordMessage(operation(merchant, orderId, 'bp', 'INITIATE_BROWSER_PAYMENT'), { transaction: txn('PAYMENT', '5.00', 'PENDING') }),
+    );
+    const confirm = operation(merchant, orderId, 'bp', 'CONFIRM_BROWSER_PAYMENT');
+    await expect(ledger.record(recordMessage(confirm, { mode: 'UPDATE', transaction: txn('REFUND', '5.00') }))).rejects.toThrow();
+    const types = await ledger.dataSource.query(
+      `SELECT transaction_id AS id, type, result FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence`,
+      [merchant.id, orderId],
+    );
+    expect(types).toEqual([
+      { id: 'pay', type: 'PAYMENT', result: 'SUCCESS' },
+      { id: 'bp', type: 'PAYMENT', result: 'PENDING' },
+    ]);
+  });
+
   it('refuse an UPDATE of a transaction the order does not have', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
@@ -379,6 +398,14 @@ describe('a browser payment completing later (UPDATE)', () => {
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', amount: '18.0000', captured: '18.0000' });
     expect(await ledger.begin(beginMessage(initiate))).toEqual({ outcome: 'REPLAY', body: initiated.body });
     expect(await ledger.begin(beginMessage(confirm, true))).toEqual({ outcome: 'REPLAY', body: confirmed.body });
+    // The transaction as the confirm left it, its latest response the confirm's: what retrieval and a refund of it read.
+    expect(await ledger.begin(beginMessage(operation(merchant, orderId, 'r1', 'REFUND')))).toMatchObject({
+      order: { transactions: [{ id: 'bp-1', amount: '18.00', result: 'SUCCESS' }] },
+    });
+    const repository = ledger.running.app.get(LedgerRepository);
+    expect(await repository.latestResponses(merchant.id, orderId)).toEqual([confirmed.body]);
+    const found = await repository.findForBeginWithTargets(merchant.id, orderId, 'r1', 'REFUND', { types: ['PAYMENT'] });
+    expect(found?.targetResponses.get('bp-1')).toEqual(confirmed.body);
   });
 });
 

@@ -538,6 +538,40 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
     expect(await transactionsOf(merchant, orderId)).toHaveLength(3);
   });
 
+  it('keeps the newest fencing token on the order when a completion carrying an older one lands after it', async () => {
+    const merchant = testMerchant({ testAcquirer: { latencyMs: 1_000 } });
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const older = nextFence();
+    const slow = refund(merchant, orderId, 'r-old', usd('30.00'), {}, { fencingToken: older });
+    await waitFor(async () => (await transactionsOf(merchant, orderId)).some((t) => t.id === 'r-old' && t.result === 'PENDING'), {
+      timeoutMs: 10_000,
+      what: 'the refund to be reserved',
+    });
+    // A writer with a newer lease records on the order, and is done, while the refund's call is out.
+    await seedCardPayment(merchant, orderId, 'pay-2', '10.00');
+    const newer = (await orderRow(merchant, orderId)).lastFencingToken;
+    expect(BigInt(newer)).toBeGreaterThan(BigInt(older));
+    expect(await slow).toMatchObject({ result: 'SUCCESS', transaction: { id: 'r-old' } });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ refunded: '30.0000', lastFencingToken: newer });
+    const stale = await rejection(refund(merchant, orderId, 'r-stale', usd('1.00'), {}, { fencingToken: older }));
+    expect(stale.code).toBe('ORDER_LOCK_LOST');
+  });
+
+  it('calls the acquirer once for the same refund sent several times at once without the lock', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const calls = await acquirerRefunds();
+    const token = nextFence();
+    const bodies = await Promise.all(Array.from({ length: 5 }, () => refund(merchant, orderId, 'r1', usd('10.00'), {}, { fencingToken: token })));
+    // Those that raced past begin get the reservation's stored body: only one reaches the acquirer.
+    expect(bodies.map((body) => transaction(body).id)).toEqual(['r1', 'r1', 'r1', 'r1', 'r1']);
+    expect(await acquirerRefunds()).toBe(calls + 1);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ refunded: '10.0000' });
+    expect(await transactionsOf(merchant, orderId)).toHaveLength(2);
+  });
+
   describe('provider-funded orders (browser-payment.refund.v1)', () => {
     afterEach(() => standaloneBus.unregister(SUBJECTS.browserPayment.refund));
 

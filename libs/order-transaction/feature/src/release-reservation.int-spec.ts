@@ -200,6 +200,56 @@ describe('a released reservation', () => {
   });
 });
 
+describe('what a release may undo', () => {
+  it('only a PENDING reservation of the same request: another request\'s, or a completed one, stays as it is', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = app.running.app.get(RecordOperation);
+    const release = app.running.app.get(ReleaseReservation);
+    await records.execute({ ...recordMessage(operation(merchant, orderId, 'pay', 'PAY'), { transaction: txn('PAYMENT', '100.00', 'SUCCESS') }), newOrder: true });
+    const reservation = operation(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '5.00' } });
+    const reserved = await records.execute(
+      recordMessage(reservation, { transaction: txn('REFUND', '5.00', 'PENDING', { targetTransactionId: 'pay' }) }),
+      'RESERVE',
+    );
+    const contents = await contentsOf(merchant, orderId);
+    const another = operation(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '6.00' } });
+    await expect(release.execute(releaseOf(another))).rejects.toThrow(/no reservation of REFUND .* to release/);
+    expect(await contentsOf(merchant, orderId)).toEqual(contents);
+
+    // Completed: its money moved, and a late release must not erase it.
+    await records.execute(
+      { ...recordMessage(reservation, { transaction: txn('REFUND', '5.00', 'SUCCESS', { targetTransactionId: 'pay' }) }), mode: 'UPDATE' },
+      'COMPLETE',
+      reserved.written,
+    );
+    const completed = await contentsOf(merchant, orderId);
+    await expect(release.execute(releaseOf(reservation))).rejects.toThrow(/no reservation of REFUND .* to release/);
+    expect(await contentsOf(merchant, orderId)).toEqual(completed);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded: '5.0000' });
+  });
+
+  it('never moves the order\'s fencing token back', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = app.running.app.get(RecordOperation);
+    const release = app.running.app.get(ReleaseReservation);
+    await records.execute({ ...recordMessage(operation(merchant, orderId, 'pay', 'PAY'), { transaction: txn('PAYMENT', '100.00', 'SUCCESS') }), newOrder: true });
+    const reservation = { ...operation(merchant, orderId, 'r1', 'REFUND'), fencingToken: '2000' };
+    await records.execute(recordMessage(reservation, { transaction: txn('REFUND', '5.00', 'PENDING', { targetTransactionId: 'pay' }) }), 'RESERVE');
+    // A newer holder of the order's lock records meanwhile (the reservation's lease lapsed).
+    const newer = { ...operation(merchant, orderId, 'r2', 'REFUND'), fencingToken: '3000' };
+    await records.execute(recordMessage(newer, { transaction: txn('REFUND', '1.00', 'SUCCESS', { targetTransactionId: 'pay' }) }));
+    await release.execute({ ...releaseOf(reservation), fencingToken: '2000' });
+
+    expect(await orderRow(merchant, orderId)).toMatchObject({ lastFencingToken: '3000', refunded: '1.0000' });
+    const stale = { ...operation(merchant, orderId, 'r3', 'REFUND'), fencingToken: '2000' };
+    await expect(
+      records.execute(recordMessage(stale, { transaction: txn('REFUND', '1.00', 'SUCCESS', { targetTransactionId: 'pay' }) })),
+    ).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+  });
+});
+
 describe('a completed reservation', () => {
   it('writes the order fields its request carried, which the reservation left as they were', async () => {
     const merchant = testMerchant();

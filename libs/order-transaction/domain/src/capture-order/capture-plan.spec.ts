@@ -32,6 +32,21 @@ describe('planCapture', () => {
     expect(refusal(() => planCapture(capture({ amount: '0.01' }), order, 'order-1')).explanation).toContain('available for capture on this order is 0.00 USD');
   });
 
+  it('leaves out a voided authorization and one a browser payment provider funded', () => {
+    const order = orderOf([
+      txn('a1', 'AUTHORIZATION', '100.00'),
+      txn('v1', 'VOID_AUTHORIZATION', '100.00', { targetTransactionId: 'a1' }),
+      txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' }),
+      txn('a2', 'AUTHORIZATION', '50.00'),
+    ]);
+    expect(planCapture(capture(), order, 'order-1').target.id).toBe('a2');
+    expect(refusal(() => planCapture(capture({ targetTransactionId: 'a1' }), order, 'order-1')).explanation).toBe(
+      "Value '10.00' is invalid. The amount available for capture on this order is 0.00 USD.",
+    );
+    const providerOnly = orderOf([txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' })]);
+    expect(refusal(() => planCapture(capture(), providerOnly, 'order-1')).explanation).toBe("Order 'order-1' has no successful authorization to capture.");
+  });
+
   it('asks for the target when several authorizations have something left', () => {
     const order = orderOf([txn('a1', 'AUTHORIZATION', '10.00'), txn('a2', 'AUTHORIZATION', '10.00')]);
     const missing = refusal(() => planCapture(capture(), order, 'order-1'));

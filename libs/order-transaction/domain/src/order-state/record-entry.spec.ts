@@ -184,6 +184,30 @@ describe('order lifecycles', () => {
     expect(recordAll(steps).totalRefundedAmount.isZero()).toBe(true);
   });
 
+  it('a voided refund gives its amount back to what can be refunded', () => {
+    const steps = [entry('PAYMENT', '50.00'), { ...entry('REFUND', '50.00'), id: 'r1' }, { ...entry('VOID_REFUND', '50.00'), targetTransactionId: 'r1' }];
+    expect(recordAll([...steps, entry('REFUND', '50.00')]).status).toBe('REFUNDED');
+    expect(() => recordAll([...steps, entry('REFUND', '50.00'), entry('REFUND', '0.01')])).toThrow(/available for refund on this order is 0.00 USD/);
+  });
+
+  it('an order refunded beyond its capture under a privilege since withdrawn still records what adds no refund exposure', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, excessive = false) => recordEntry('USD', before, e, { excessiveRefundAllowed: excessive }).entries;
+    const overRefunded = record([entry('PAYMENT', '50.00')], entry('REFUND', '60.00'), true);
+    // Without the privilege now: a verification, another payment and a declined refund are recorded.
+    for (const e of [entry('VERIFICATION', '0.00'), entry('PAYMENT', '5.00'), entry('REFUND', '1.00', 'FAILURE')]) {
+      expect(record(overRefunded, e)).toHaveLength(3);
+    }
+    // A refund that moves money is refused, naming nothing available (never a negative amount).
+    expect(() => record(overRefunded, entry('REFUND', '1.00'))).toThrow(/available for refund on this order is 0.00 USD/);
+  });
+
+  it('an order captured beyond its authorisations (recorded before the capture limit) still records what captures nothing more', () => {
+    const record = (e: LedgerEntry) => recordEntry('USD', [entry('CAPTURE', '40.00')], e, { excessiveRefundAllowed: false }).entries;
+    expect(record(entry('REFUND', '10.00'))).toHaveLength(2);
+    expect(record(entry('AUTHORIZATION', '10.00'))).toHaveLength(2);
+    expect(() => record(entry('CAPTURE', '0.01'))).toThrow(/available for capture on this order is 0.00 USD/);
+  });
+
   it('a partially approved authorisation is recorded at its approved amount: captures are limited by it', () => {
     const approved = recordAll([entry('AUTHORIZATION', '60.00')]);
     expect(approved.totalAuthorizedAmount.toFixed()).toBe('60.00');
@@ -211,6 +235,18 @@ describe('order lifecycles', () => {
     expect(record(failed, voidOf('v2', 'p1'))).toHaveLength(4);
   });
 
+  it('a failed void voided nothing: its payment can still be refunded, and its refund still stands in the way of the payment\'s void', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
+    const paid = [{ ...entry('PAYMENT', '100.00'), id: 'p1' }];
+    const voidFailed = record(paid, { ...entry('VOID_PAYMENT', '100.00', 'FAILURE'), id: 'v1', targetTransactionId: 'p1' });
+    const refunded = record(voidFailed, { ...entry('REFUND', '10.00'), id: 'r1', targetTransactionId: 'p1' });
+    expect(refunded).toHaveLength(3);
+    const refundVoidFailed = record(refunded, { ...entry('VOID_REFUND', '10.00', 'FAILURE'), id: 'vr1', targetTransactionId: 'r1' });
+    expect(() => record(refundVoidFailed, { ...entry('VOID_PAYMENT', '100.00', 'PENDING'), id: 'v2', targetTransactionId: 'p1' })).toThrow(
+      /void REFUND 'r1' first/,
+    );
+  });
+
   it('limits captures per authorisation, even when the order\'s other authorisations would cover them', () => {
     const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
       recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
@@ -224,6 +260,9 @@ describe('order lifecycles', () => {
     const captured = record(first, captureOf('c1', 'a1', '80.00'), 2);
     const voided = record(captured, { ...entry('VOID_CAPTURE', '80.00'), id: 'v1', targetTransactionId: 'c1' });
     expect(record(voided, captureOf('c2', 'a1', '100.00'))).toHaveLength(5);
+    // Not while its void is under way: the void may still fail.
+    const voiding = record(captured, { ...entry('VOID_CAPTURE', '80.00', 'PENDING'), id: 'v1', targetTransactionId: 'c1' });
+    expect(() => record(voiding, captureOf('c2', 'a1', '40.00', 'PENDING'))).toThrow(/available for capture on this order is 20.00 USD/);
   });
 
   it('a pending void of a payment takes its amount out of what can be refunded, so the void can always complete', () => {

@@ -193,6 +193,18 @@ describe('what is left to refund of a transaction', () => {
     ]);
     expect(unrefunded(view, p).toFixed()).toBe('65.00');
   });
+
+  it('keeps counting a refund whose void is under way or failed: only a voided refund gives its amount back', () => {
+    const p = txn('p', 'PAYMENT', '100.00');
+    const view = order([
+      p,
+      txn('r1', 'REFUND', '10.00', { targetTransactionId: 'p' }),
+      txn('v1', 'VOID_REFUND', '10.00', { targetTransactionId: 'r1', result: 'PENDING' }),
+      txn('r2', 'REFUND', '20.00', { targetTransactionId: 'p' }),
+      txn('v2', 'VOID_REFUND', '20.00', { targetTransactionId: 'r2', result: 'FAILURE' }),
+    ]);
+    expect(unrefunded(view, p).toFixed()).toBe('70.00');
+  });
 });
 
 describe('the default taxAmount of a full refund (spec refund rule 5)', () => {

@@ -41,6 +41,13 @@ describe('planVoid', () => {
     expect(planVoid(voidOf('c1'), refundVoided, 'order-1').type).toBe('VOID_CAPTURE');
   });
 
+  it('waits for a refund request on a capture or payment before voiding it', () => {
+    for (const type of ['CAPTURE', 'PAYMENT'] as const) {
+      const order = orderOf([txn('t1', type, '50.00'), txn('rr', 'REFUND_REQUEST', '10.00', { targetTransactionId: 't1', result: 'PENDING' })]);
+      expect(refusal(() => planVoid(voidOf('t1'), order, 'order-1')).explanation).toContain("void REFUND_REQUEST 'rr' first");
+    }
+  });
+
   it('refuses what cannot be voided, saying why', () => {
     const order = orderOf([
       txn('v', 'VERIFICATION', '0'),
