@@ -42,7 +42,7 @@ import {
 @Check('payments_amount_check', 'amount > 0')
 @Check('payments_currency_check', `currency ~ '^[A-Z]{3}$'`)
 @Check('payments_token_hash_check', 'octet_length(token_hash) = 32')
-@Index('payments_expiry_due_idx', ['tokenExpiresAt'], { where: EXPIRY_DUE_PREDICATE })
+@Index('payments_expiry_due_idx', ['tokenExpiresAt', 'id'], { where: EXPIRY_DUE_PREDICATE })
 export class BrowserPaymentEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'payments_pkey' })
   id: string;

@@ -60,37 +60,48 @@ describe('payments past their redirect token', () => {
   // Tokens of a day long gone, so payments other specs of the run write are never among them.
   const at = (second: number) => new Date(Date.UTC(2001, 0, 1, 0, 0, second));
 
-  it('are listed oldest token first, when pending and not waiting for the merchant\'s confirm, up to the limit', async () => {
+  it('are listed oldest token first, when pending and not waiting for the merchant\'s confirm, page by page', async () => {
     const merchantId = `INT${randomBytes(4).toString('hex')}`;
     const save = async (second: number, changes: Partial<BrowserPaymentRow> = {}) => {
-      const payment = newPayment({ merchantId, orderId: `order-${second}`, tokenExpiresAt: at(second), ...changes });
+      const payment = newPayment({ merchantId, orderId: `order-${second}-${randomBytes(2).toString('hex')}`, tokenExpiresAt: at(second), ...changes });
       expect(await payments.saveInitiated(payment)).toBe(true);
-      return { paymentId: payment.id, merchantId, orderId: payment.orderId };
+      return { paymentId: payment.id, merchantId, orderId: payment.orderId, tokenExpiresAt: at(second).toISOString() };
     };
     const third = await save(3);
     const first = await save(1, { interactionStatus: 'REDIRECTED_TO_PROVIDER' });
     const second = await save(2, { interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED' });
+    const alsoThird = await save(3);
     await save(4, { interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', confirmation: 'CONFIRM_AT_MERCHANT' });
     await save(5, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
     await save(6, { interactionStatus: 'COMPLETED', result: 'SUCCESS', gatewayCode: 'APPROVED' });
     await save(30);
+    // Two tokens expiring together are ordered by id, so a page can end between them.
+    const [thirdA, thirdB] = [third, alsoThird].sort((a, b) => (a.paymentId < b.paymentId ? -1 : 1));
 
-    expect(await payments.findExpired(at(10), 100)).toEqual([first, second, third]);
-    expect(await payments.findExpired(at(10), 2)).toEqual([first, second]);
+    expect(await payments.findExpired(at(10), 100)).toEqual([first, second, thirdA, thirdB]);
     expect(await payments.findExpired(at(2), 100)).toEqual([first, second]);
+    const page = await payments.findExpired(at(10), 3);
+    expect(page).toEqual([first, second, thirdA]);
+    expect(await payments.findExpired(at(10), 3, page[2])).toEqual([thirdB]);
+    expect(await payments.findExpired(at(10), 3, thirdB)).toEqual([]);
     expect(await payments.findById(first.paymentId)).toMatchObject({ id: first.paymentId, interactionStatus: 'REDIRECTED_TO_PROVIDER' });
   });
 
-  it('are found through the partial index of open journeys', async () => {
+  it('are found, page after page, through the partial index of open journeys', async () => {
     const runner = dataSource.createQueryRunner();
     try {
       // With too few rows to matter, the planner may prefer a scan; what counts is that the index serves the query.
       await runner.query('SET enable_seqscan = off');
       const plan: { 'QUERY PLAN': string }[] = await runner.query(
-        `EXPLAIN SELECT id FROM browser_payment.payments WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1 ORDER BY token_expires_at LIMIT 100`,
-        [at(10)],
+        `EXPLAIN SELECT id FROM browser_payment.payments
+          WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1 AND (token_expires_at, id) > ($2::timestamptz, $3::uuid)
+          ORDER BY token_expires_at, id LIMIT 100`,
+        [at(10), at(1), randomUUID()],
       );
-      expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Index Scan using payments_expiry_due_idx/);
+      const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index (Only )?Scan using payments_expiry_due_idx/);
+      // The page boundary is a condition of the index scan, not a filter over what it read.
+      expect(text).toMatch(/Index Cond: .*ROW\(token_expires_at, id\) > ROW\(/);
     } finally {
       await runner.query('RESET enable_seqscan');
       await runner.release();

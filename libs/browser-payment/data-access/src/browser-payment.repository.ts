@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ExpiredPayment, JsonObject } from '@gateway/contracts';
+import type { ExpiredPayment, ExpiredPaymentsCursor, JsonObject } from '@gateway/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import type { BrowserPaymentEntity } from './browser-payment.entity';
 import { EXPIRY_DUE_PREDICATE } from './payment-columns';
@@ -108,16 +108,21 @@ export class BrowserPaymentRepository {
     return rows[0] ?? null;
   }
 
-  /** Payments whose token expired by `now` with their journey still open, oldest token first (payments_expiry_due_idx). */
-  async findExpired(now: Date, limit: number): Promise<ExpiredPayment[]> {
-    return this.dataSource.query(
-      `SELECT id AS "paymentId", merchant_id AS "merchantId", order_id AS "orderId"
+  /**
+   * Payments whose token expired by `now` with their journey still open, oldest token first
+   * (then by id), after `after` when given (payments_expiry_due_idx).
+   */
+  async findExpired(now: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
+    const rows: (Omit<ExpiredPayment, 'tokenExpiresAt'> & { tokenExpiresAt: Date })[] = await this.dataSource.query(
+      `SELECT id AS "paymentId", merchant_id AS "merchantId", order_id AS "orderId", token_expires_at AS "tokenExpiresAt"
          FROM browser_payment.payments
         WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1
-        ORDER BY token_expires_at
+          ${after ? 'AND (token_expires_at, id) > ($3::timestamptz, $4::uuid)' : ''}
+        ORDER BY token_expires_at, id
         LIMIT $2`,
-      [now, limit],
+      after ? [now, limit, after.tokenExpiresAt, after.paymentId] : [now, limit],
     );
+    return rows.map((row) => ({ ...row, tokenExpiresAt: row.tokenExpiresAt.toISOString() }));
   }
 
   async findByTransaction(merchantId: string, orderId: string, transactionId: string): Promise<BrowserPaymentRow | null> {

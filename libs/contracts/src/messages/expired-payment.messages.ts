@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsString, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 
 /**
@@ -11,6 +11,15 @@ import { RequestEnvelope } from '../envelope';
  * browser-payment's (docs/decisions/browser-payment-journey.md, amendment 2026-11-25).
  */
 
+/** Where the previous page of due payments ended: the next one starts after it. */
+export class ExpiredPaymentsCursor {
+  @IsISO8601({ strict: true })
+  tokenExpiresAt: string;
+
+  @IsUUID()
+  paymentId: string;
+}
+
 /** `browser-payment.expired.due.v1` (no lock, no change). */
 export class ExpiredPaymentsQuery {
   @IsString()
@@ -21,6 +30,12 @@ export class ExpiredPaymentsQuery {
   @Min(1)
   @Max(1_000)
   limit: number;
+
+  /** A sweep pages through the due payments, so those it could not settle never hold back the rest. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExpiredPaymentsCursor)
+  after?: ExpiredPaymentsCursor;
 }
 
 /** One payment due, and the order the edge must lock to settle it. */
@@ -28,10 +43,12 @@ export interface ExpiredPayment {
   paymentId: string;
   merchantId: string;
   orderId: string;
+  /** ISO 8601: with the id, where the page ends. */
+  tokenExpiresAt: string;
 }
 
 export interface ExpiredPaymentsReply {
-  /** Oldest token first. */
+  /** Oldest token first (then by id). */
   payments: ExpiredPayment[];
 }
 

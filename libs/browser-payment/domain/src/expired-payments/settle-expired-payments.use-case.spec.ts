@@ -47,7 +47,7 @@ describe('SettleExpiredPayments', () => {
     const { settlement } = await leftAt(bed, 'initiated');
     const payment = bed.payments.only();
     expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({
-      payments: [{ paymentId: payment.id, merchantId: 'SHOP1', orderId: 'order-1' }],
+      payments: [{ paymentId: payment.id, merchantId: 'SHOP1', orderId: 'order-1', tokenExpiresAt: new Date(payment.tokenExpiresAt).toISOString() }],
     });
     bed.clock.advance(-1);
     expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });

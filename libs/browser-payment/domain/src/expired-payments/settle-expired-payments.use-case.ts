@@ -40,7 +40,7 @@ export class SettleExpiredPayments {
   ) {}
 
   async due(query: ExpiredPaymentsQuery): Promise<ExpiredPaymentsReply> {
-    return { payments: await this.store.findExpired(this.steps.now(), query.limit) };
+    return { payments: await this.store.findExpired(this.steps.now(), query.limit, query.after) };
   }
 
   async settle(message: SettleExpiredPaymentMessage): Promise<SettleExpiredPaymentReply> {

@@ -7,7 +7,7 @@ import type {
   SimulatedPaymentStatus,
   PaymentOperation,
 } from '@gateway/browser-payment/data-access';
-import type { ExpiredPayment } from '@gateway/contracts';
+import type { ExpiredPayment, ExpiredPaymentsCursor } from '@gateway/contracts';
 import { parseDecimal } from '@gateway/money';
 import { expiryDue } from '../payer-journey/payer-journeys';
 import type { PaymentStore } from '../payment/payment-store';
@@ -42,12 +42,13 @@ export class InMemoryPaymentStore implements PaymentStore {
     return found ? clone(found) : null;
   }
 
-  async findExpired(now: Date, limit: number): Promise<ExpiredPayment[]> {
+  async findExpired(now: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
+    const key = (expiresAt: Date | string, id: string) => `${new Date(expiresAt).toISOString()} ${id}`;
     return [...this.payments.values()]
-      .filter((p) => expiryDue(p, now))
-      .sort((a, b) => new Date(a.tokenExpiresAt).getTime() - new Date(b.tokenExpiresAt).getTime())
+      .filter((p) => expiryDue(p, now) && (!after || key(p.tokenExpiresAt, p.id) > key(after.tokenExpiresAt, after.paymentId)))
+      .sort((a, b) => (key(a.tokenExpiresAt, a.id) < key(b.tokenExpiresAt, b.id) ? -1 : 1))
       .slice(0, limit)
-      .map((p) => ({ paymentId: p.id, merchantId: p.merchantId, orderId: p.orderId }));
+      .map((p) => ({ paymentId: p.id, merchantId: p.merchantId, orderId: p.orderId, tokenExpiresAt: new Date(p.tokenExpiresAt).toISOString() }));
   }
 
   async findByTokenHash(tokenHash: Buffer): Promise<BrowserPaymentRow | null> {

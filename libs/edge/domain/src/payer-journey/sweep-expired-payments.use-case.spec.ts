@@ -20,7 +20,12 @@ const merchant: MerchantEntity = {
 };
 
 const due = (n: number, from = 0): ExpiredPayment[] =>
-  Array.from({ length: n }, (_, i) => ({ paymentId: `00000000-0000-4000-8000-${String(from + i).padStart(12, '0')}`, merchantId: 'SHOP1', orderId: `order-${from + i}` }));
+  Array.from({ length: n }, (_, i) => ({
+    paymentId: `00000000-0000-4000-8000-${String(from + i).padStart(12, '0')}`,
+    merchantId: 'SHOP1',
+    orderId: `order-${from + i}`,
+    tokenExpiresAt: new Date(Date.UTC(2031, 0, 1, 0, 0, from + i)).toISOString(),
+  }));
 
 /** browser-payment as the sweep sees it: the due lists it is given, one after the other, and a settlement answer. */
 function sweepOver(lists: ExpiredPayment[][], settle: (message: SettleExpiredPaymentMessage) => Promise<unknown> = async () => ({ outcome: 'TIMED_OUT' })) {
@@ -83,17 +88,25 @@ describe('SweepExpiredPayments', () => {
     expect(settled).toEqual([]);
   });
 
-  it('asks again while batches come back full, and stops at a short one', async () => {
-    const { sweeps, request } = sweepOver([due(EXPIRED_PAYMENTS_BATCH), due(3, EXPIRED_PAYMENTS_BATCH), due(5, 500)]);
+  it('pages on from the last payment of a full page, and stops at a short one', async () => {
+    const first = due(EXPIRED_PAYMENTS_BATCH);
+    const { sweeps, request } = sweepOver([first, due(3, EXPIRED_PAYMENTS_BATCH), due(5, 500)]);
     expect(await sweeps.sweep()).toMatchObject({ TIMED_OUT: EXPIRED_PAYMENTS_BATCH + 3 });
-    expect(request.mock.calls.filter(([subject]) => subject === SUBJECTS.browserPayment.expiredDue)).toHaveLength(2);
+    const queries = request.mock.calls.filter(([subject]) => subject === SUBJECTS.browserPayment.expiredDue).map(([, query]) => query);
+    expect(queries).toEqual([
+      { requestId: expect.any(String), limit: EXPIRED_PAYMENTS_BATCH },
+      { requestId: expect.any(String), limit: EXPIRED_PAYMENTS_BATCH, after: { tokenExpiresAt: first.at(-1)!.tokenExpiresAt, paymentId: first.at(-1)!.paymentId } },
+    ]);
   });
 
-  it('does not ask again after a full batch with a busy order: the same payments would come first', async () => {
-    const { sweeps, request, lockService } = sweepOver([due(EXPIRED_PAYMENTS_BATCH), due(3, EXPIRED_PAYMENTS_BATCH)]);
+  it('pages on past payments it could not settle, so they never hold back the rest', async () => {
+    const { sweeps, settled, lockService } = sweepOver([due(EXPIRED_PAYMENTS_BATCH), due(3, EXPIRED_PAYMENTS_BATCH)], async (message) => {
+      if (message.paymentId === due(2)[1].paymentId) throw new GatewayError('SERVER_BUSY');
+      return { outcome: 'TIMED_OUT' };
+    });
     await lockService.acquire('SHOP1:order-0', { waitMs: 0, ttlMs: 10_000 });
-    expect(await sweeps.sweep()).toMatchObject({ BUSY: 1, TIMED_OUT: EXPIRED_PAYMENTS_BATCH - 1 });
-    expect(request.mock.calls.filter(([subject]) => subject === SUBJECTS.browserPayment.expiredDue)).toHaveLength(1);
+    expect(await sweeps.sweep()).toMatchObject({ BUSY: 1, FAILED: 1, TIMED_OUT: EXPIRED_PAYMENTS_BATCH + 1 });
+    expect(settled.map((m) => m.paymentId)).toContain(due(1, EXPIRED_PAYMENTS_BATCH + 2)[0].paymentId);
   });
 
   it('stops between settlements when told to (shutdown)', async () => {

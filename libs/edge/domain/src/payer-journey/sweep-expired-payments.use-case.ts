@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ExpiredPayment,
+  ExpiredPaymentsCursor,
   ExpiredPaymentsQuery,
   ExpiredPaymentsReply,
   SettleExpiredPaymentMessage,
@@ -14,7 +15,7 @@ import { MerchantDirectory, toMerchantContext } from '../merchants/merchant-dire
 import { OrderLocks } from '../order-operation/order-locks';
 import { PAYER_JOURNEY_OPTIONS, PayerJourneyOptions } from './dispatch-payer-journey.use-case';
 
-/** Payments settled per request for due ones; a sweep asks again while batches come back full. */
+/** Due payments asked for at a time; a sweep asks for the next page while pages come back full. */
 export const EXPIRED_PAYMENTS_BATCH = 100;
 
 /** What one sweep did: settlement outcomes, orders busy (left for the next sweep) and failures (logged). */
@@ -39,19 +40,25 @@ export class SweepExpiredPayments {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  /** One sweep, in batches until one comes back short or `shouldStop` says so. */
+  /**
+   * One sweep: page by page through every payment due, until a page comes back short or
+   * `shouldStop` says so. Paging on from the last payment seen (not asking for the first ones
+   * again) keeps payments left busy or failing from holding back those after them.
+   */
   async sweep(shouldStop: () => boolean = () => false): Promise<SweepReport> {
     const report: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 };
-    let batch: ExpiredPayment[];
+    let after: ExpiredPaymentsCursor | undefined;
+    let page: ExpiredPayment[];
     do {
-      const query: ExpiredPaymentsQuery = { requestId: randomUUID(), limit: EXPIRED_PAYMENTS_BATCH };
-      ({ payments: batch } = await this.bus.request<ExpiredPaymentsReply>(SUBJECTS.browserPayment.expiredDue, query));
-      for (const payment of batch) {
+      const query: ExpiredPaymentsQuery = { requestId: randomUUID(), limit: EXPIRED_PAYMENTS_BATCH, ...(after ? { after } : {}) };
+      ({ payments: page } = await this.bus.request<ExpiredPaymentsReply>(SUBJECTS.browserPayment.expiredDue, query));
+      for (const payment of page) {
         if (shouldStop()) return report;
         report[await this.settle(payment)]++;
       }
-      // Payments left busy or failing stay due: asking again at once would find them first.
-    } while (batch.length === EXPIRED_PAYMENTS_BATCH && report.BUSY + report.FAILED === 0 && !shouldStop());
+      const last = page.at(-1);
+      after = last && { tokenExpiresAt: last.tokenExpiresAt, paymentId: last.paymentId };
+    } while (page.length === EXPIRED_PAYMENTS_BATCH && !shouldStop());
     return report;
   }
 
