@@ -3,24 +3,17 @@ import { hashApiPassword } from '@gateway/crypto';
 import { AdmitRequest, FailedAuthentication, MerchantEntity, NOT_THROTTLED, RequestThrottle, throttled, ThrottleVerdict } from '@gateway/edge/data-access';
 import { createLogger, Metrics } from '@gateway/platform';
 import { MerchantDirectory } from '../merchants/merchant-directory';
+import { merchantEntity } from '../testing/merchant-entity';
 import { AuthenticateMerchant, PresentedCredentials } from './authenticate-merchant.use-case';
 import { ClientCertificate } from './client-certificate';
 
 const PEPPER = 'unit-test-pepper-of-at-least-32-characters';
 const PASSWORD = 'right-password';
 
-const merchant: MerchantEntity = {
-  id: 'SHOP1',
-  name: 'Shop',
-  mode: 'TEST',
-  status: 'ENABLED',
+const merchant = merchantEntity({
   settings: { ...defaultMerchantSettings(), rateLimitPerSecond: 7 },
   passwordHash: hashApiPassword(PASSWORD, PEPPER),
-  previousPasswordHash: null,
-  previousPasswordExpiresAt: null,
-  createdAt: new Date(),
-  updatedAt: new Date(),
-};
+});
 
 /** A throttle that records what it is asked and answers as told. */
 class ScriptedThrottle implements RequestThrottle {

@@ -1,23 +1,12 @@
-import { defaultMerchantSettings, GatewayError, PayerStepMessage, SUBJECTS } from '@gateway/contracts';
-import type { MerchantEntity } from '@gateway/edge/data-access';
+import { GatewayError, PayerStepMessage, SUBJECTS } from '@gateway/contracts';
 import { MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
 import { MerchantDirectory } from '../merchants/merchant-directory';
+import { merchantEntity } from '../testing/merchant-entity';
 import { OrderLocks } from '../order-operation/order-locks';
 import { DispatchPayerJourney } from './dispatch-payer-journey.use-case';
 
-const merchant: MerchantEntity = {
-  id: 'SHOP1',
-  name: 'Shop',
-  mode: 'TEST',
-  status: 'ENABLED',
-  settings: defaultMerchantSettings(),
-  passwordHash: 'unused',
-  previousPasswordHash: null,
-  previousPasswordExpiresAt: null,
-  createdAt: new Date(),
-  updatedAt: new Date(),
-};
+const merchant = merchantEntity();
 
 const TOKEN = 'BP-token';
 
