@@ -49,6 +49,23 @@ describe('validateOrderOperationRequest', () => {
     });
   });
 
+  it('rejects a billing street over its 100 characters as INVALID on that field', () => {
+    const withStreet = (street: string) => ({ ...verify, billing: { address: { street } } });
+    expect(validateOrderOperationRequest('VERIFY', withStreet('x'.repeat(100)))).toBeInstanceOf(VerifyRequest);
+    expect(rejection(() => validateOrderOperationRequest('VERIFY', withStreet('x'.repeat(101))))).toMatchObject({
+      field: 'billing.address.street',
+      validationType: 'INVALID',
+    });
+  });
+
+  it('reports an expiry without its month as MISSING on the month', () => {
+    const card = { ...verify.sourceOfFunds.provided.card, expiry: { year: '39' } };
+    expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, sourceOfFunds: { type: 'CARD', provided: { card } } }))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.expiry.month',
+      validationType: 'MISSING',
+    });
+  });
+
   it("rejects another operation's fields as UNSUPPORTED", () => {
     // VERIFY's transaction group is descriptive only: a verification moves no money.
     expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, transaction: { amount: '1' } }))).toMatchObject({

@@ -200,3 +200,34 @@ it('defers the due notifications of one receiver only', async () => {
     [ids[3], true],
   ]);
 });
+
+it('writes nothing when another dispatcher attempted the notification since the claim', async () => {
+  const { ids } = await due(1);
+  const worker = outbox.claims();
+  expect(await worker.claim(claimAmong(ids))).toHaveLength(1);
+  // Another dispatcher's attempt (possible only if this session died under the attempt).
+  await dataSource.query(`UPDATE order_transaction.notification_outbox SET attempts = 1, last_result = 'HTTP 503' WHERE id = $1`, [ids[0]]);
+
+  await worker.finish(delivered(ids[0]), 0);
+  const [row] = await dataSource.query('SELECT status, attempts, last_result AS "lastResult" FROM order_transaction.notification_outbox WHERE id = $1', [ids[0]]);
+  expect(row).toEqual({ status: 'PENDING', attempts: 1, lastResult: 'HTTP 503' });
+  await worker.close();
+});
+
+it('re-sends failed notifications only: a delivered or pending one is left alone', async () => {
+  const { merchantId, ids } = await due(3);
+  await dataSource.query(`UPDATE order_transaction.notification_outbox SET status = 'DELIVERED', delivered_at = now(), attempts = 1 WHERE id = $1`, [ids[0]]);
+  await dataSource.query(`UPDATE order_transaction.notification_outbox SET status = 'FAILED', attempts = 9 WHERE id = $1`, [ids[2]]);
+
+  expect(await outbox.resend({ ids }, new Date())).toEqual([ids[2]]);
+  expect(await outbox.resend({ merchantId }, new Date())).toEqual([]);
+  const rows: { id: string; status: string; attempts: number }[] = await dataSource.query(
+    'SELECT id, status, attempts FROM order_transaction.notification_outbox WHERE merchant_id = $1 ORDER BY created_at',
+    [merchantId],
+  );
+  expect(rows.map((r) => [r.id, r.status, r.attempts])).toEqual([
+    [ids[0], 'DELIVERED', 1],
+    [ids[1], 'PENDING', 0],
+    [ids[2], 'PENDING', 0],
+  ]);
+});

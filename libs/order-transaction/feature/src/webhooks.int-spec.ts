@@ -150,6 +150,13 @@ describe('the outbox writer (inside the ledger record)', () => {
     await expect(ledger.record(refund(context, orderId, 'r-too-much', '2.01'))).rejects.toMatchObject({ field: 'transaction.amount' });
     expect((await outboxRows(context.id)).map((r) => r.transactionId)).toEqual(['p2']);
   });
+
+  it('records the order but writes no notification when notifications are on without a secret', async () => {
+    const { context } = merchantWithNotifications();
+    const unsigned: MerchantContext = { ...context, settings: { ...context.settings, notifications: { enabled: true } } };
+    await ledger.record(pay(unsigned, newOrderId(), 'p1', '1.00', 'https://merchant.example/hooks'));
+    expect(await outboxRows(unsigned.id)).toEqual([]);
+  });
 });
 
 describe('the dispatcher', () => {
@@ -328,6 +335,20 @@ describe('the dispatcher', () => {
       ['p3', 'PENDING', 'REFUSED_NON_PUBLIC_ADDRESS'],
     ]);
     expect(hook.wire).toEqual([]);
+  });
+
+  it('refuses a live merchant\'s private address even where test merchants may use one', async () => {
+    const hook = await receiver();
+    const live = merchantWithNotifications('LIVE').context;
+    const test = merchantWithNotifications('TEST').context;
+    await ledger.record(pay(live, newOrderId(), 'p1', '1.00', hook.url()));
+    await ledger.record(pay(test, newOrderId(), 'p2', '1.00', hook.url()));
+    await startDispatcher({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+
+    await waitFor(async () => (await outboxRows(test.id)).every((r) => r.status === 'DELIVERED'), { timeoutMs: 10_000, what: 'test merchant delivered' });
+    await waitFor(async () => (await outboxRows(live.id)).every((r) => r.attempts >= 1), { timeoutMs: 10_000, what: 'live first attempt' });
+    expect((await outboxRows(live.id)).map((r) => [r.transactionId, r.status, r.lastResult])).toEqual([['p1', 'PENDING', 'REFUSED_NON_PUBLIC_ADDRESS']]);
+    expect(hook.wire.map((r) => r.id)).toEqual((await outboxRows(test.id)).map((r) => r.id));
   });
 });
 

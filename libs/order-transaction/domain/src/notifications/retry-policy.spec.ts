@@ -34,4 +34,10 @@ describe('afterFailedAttempt', () => {
     expect(now.getTime() - start.getTime()).toBeLessThan(25 * HOUR);
     expect(attempts).toBeGreaterThan(20);
   });
+
+  it('fails an attempt made exactly at the end of the window, not one a millisecond before', () => {
+    const end = start.getTime() + policy.windowMs;
+    expect(afterFailedAttempt(policy, 9, start, new Date(end - 1)).status).toBe('PENDING');
+    expect(afterFailedAttempt(policy, 9, start, new Date(end))).toEqual({ status: 'FAILED' });
+  });
 });
