@@ -42,6 +42,12 @@ class RecordingServices {
     received.push(message);
     return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
   }
+
+  @MessagePattern(SUBJECTS.orderTransaction.capture)
+  capture(@Payload() message: OrderOperationMessage): OperationReply {
+    received.push(message);
+    return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
+  }
 }
 
 interface Gateway {
@@ -297,6 +303,15 @@ describe('an operation naming a session', () => {
       transaction: { amount: '2.50', currency: 'USD', reference: 'refund-ref' },
       order: { reference: 'order-ref' },
     });
+    expect(lastReceived().session).toEqual({ id });
+  });
+
+  it('keeps the session\'s sealed card from an operation that takes no card details (CAPTURE)', async () => {
+    const merchant = await newMerchant();
+    const { id } = await sessionWith(merchant, { transaction: { amount: '5.00', currency: 'USD' }, sourceOfFunds: { provided: { card } } });
+    expect((await storedSession(id)).card.sealed).toEqual(expect.any(String));
+    const response = await call('PUT', `${merchant.base}/order/o-capture-card/transaction/c1`, merchant, { apiOperation: 'CAPTURE', session: { id } });
+    expect(response.status).toBe(201);
     expect(lastReceived().session).toEqual({ id });
   });
 

@@ -132,6 +132,18 @@ describe('payments', () => {
     expect((await payments.findByTokenHash(payment.tokenHash))!.interactionStatus).toBe('REDIRECTED_TO_PROVIDER');
   });
 
+  it('never move a payment whose result another step settled, though its interaction status is the expected one', async () => {
+    // The expired-payment settlement fails a RETURNED payment without moving its interaction status.
+    const payment = newPayment({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+    await payments.saveInitiated(payment);
+    const alongside = jest.fn(async () => 'recorded');
+    expect(
+      await payments.transition(payment.id, { interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' }, { interactionStatus: 'COMPLETED', result: 'SUCCESS' }, alongside),
+    ).toBeNull();
+    expect(alongside).not.toHaveBeenCalled();
+    expect(await payments.findByTokenHash(payment.tokenHash)).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE' });
+  });
+
   it('roll a step back when what runs alongside it (the ledger record) fails', async () => {
     const payment = newPayment();
     await payments.saveInitiated(payment);

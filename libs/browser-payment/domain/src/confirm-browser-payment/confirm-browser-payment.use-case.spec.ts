@@ -62,6 +62,28 @@ describe('ConfirmBrowserPayment', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '22.00' });
   });
 
+  it('records the provider\'s decline of the execution as a FAILURE, never as paid', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const reference = bed.payments.only().providerReference;
+    // The provider no longer holds the approval when the merchant confirms (voided on its side).
+    bed.simulator.rows.set(reference, { ...bed.simulator.rows.get(reference)!, status: 'VOIDED' });
+    const body = await confirm(bed, merchant);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'FAILURE', gatewayCode: 'DECLINED' });
+    expect(body).toMatchObject({ result: 'FAILURE' });
+  });
+
+  it('refuses another confirm of a completed payment, and executes and records nothing more', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    await confirm(bed, merchant);
+    const recorded = bed.ledger.recorded.length;
+    const err = await rejection(confirm(bed, merchant, { transaction: { reference: 'another' } }));
+    expect(err).toMatchObject({ field: 'apiOperation' });
+    expect(err.explanation).toMatch(/already confirmed/);
+    expect(bed.ledger.recorded).toHaveLength(recorded);
+  });
+
   it('refuses, with the field and the reason, and executes nothing', async () => {
     const cases: [string, JsonObject, 'initiated' | 'redirected' | PayerDecision, JsonObject, string, RegExp][] = [
       ['before the payer was sent', AT_MERCHANT, 'initiated', {}, 'apiOperation', /has not returned from the provider yet \(browserPayment.interaction.status is INITIATED\)/],

@@ -49,6 +49,11 @@ describe('SettleExpiredPayments', () => {
     expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({
       payments: [{ paymentId: payment.id, merchantId: 'SHOP1', orderId: 'order-1', tokenExpiresAt: new Date(payment.tokenExpiresAt).toISOString() }],
     });
+    // The page the sweep asked for: its size, and where the previous one ended.
+    const findExpired = jest.spyOn(bed.payments, 'findExpired');
+    const after = { tokenExpiresAt: '2031-05-04T09:00:00.000Z', paymentId: payment.id };
+    await settlement.due({ requestId: 'r', limit: 7, after });
+    expect(findExpired).toHaveBeenCalledWith(bed.clock.now(), 7, after);
     bed.clock.advance(-1);
     expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });
   });

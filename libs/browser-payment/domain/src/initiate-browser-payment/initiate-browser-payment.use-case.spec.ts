@@ -154,4 +154,18 @@ describe('InitiateBrowserPayment', () => {
     const { token } = await initiatedPayment(bed);
     expect(bed.payments.only().tokenHash.equals(redirectTokenHash(token))).toBe(true);
   });
+
+  it('never replaces a row whose journey started, though the ledger has no initiate under its id', async () => {
+    const bed = browserPaymentTestBed();
+    bed.ledger.failNextRecord = new GatewayError('SERVER_BUSY');
+    await rejection(initiateWith(bed, initiateBody()));
+    const left = bed.payments.only();
+    bed.payments.payments.set(left.id, { ...left, interactionStatus: 'REDIRECTED_TO_PROVIDER' });
+    const recorded = bed.ledger.recorded.length;
+
+    const err = await rejection(initiateWith(bed, initiateBody()));
+    expect([err.field, err.explanation]).toEqual(['transactionid', "Value 'bp-1' is invalid. The transaction id is already used on this order."]);
+    expect(bed.payments.only()).toMatchObject({ id: left.id, interactionStatus: 'REDIRECTED_TO_PROVIDER' });
+    expect(bed.ledger.recorded).toHaveLength(recorded);
+  });
 });

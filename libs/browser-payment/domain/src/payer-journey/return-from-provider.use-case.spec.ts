@@ -1,5 +1,5 @@
 import { GatewayError, JsonObject, PayerDecision } from '@gateway/contracts';
-import { browserPaymentTestBed, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed } from '../testing/browser-payment-test-bed';
+import { browserPaymentTestBed, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed, testMerchant } from '../testing/browser-payment-test-bed';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
 import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
@@ -110,5 +110,14 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     bed.clock.advance(60_000);
     expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'PENDING' });
+  });
+
+  it('does not move a payment for a merchant other than the one the edge locked for', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'approve');
+    const other = payerStep({ ...testMerchant(), id: 'OTHERSHOP' }, step.provider, step.token);
+    expect(await back.execute(other)).toMatchObject({ kind: 'page', status: 404 });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'PENDING' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
   });
 });

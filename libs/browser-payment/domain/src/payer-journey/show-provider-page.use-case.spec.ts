@@ -49,6 +49,15 @@ describe('ShowProviderPage (GET /bpui/<provider>/out/BP-...)', () => {
     expect(bed.payments.only().interactionStatus).toBe('INITIATED');
   });
 
+  it('does not open the payment under another provider\'s path: the token looks unknown there', async () => {
+    const { bed, show } = setUp();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    expect(provider).toBe('provider_a');
+    expect(await show.execute(payerStep(merchant, 'provider_b', token))).toMatchObject({ kind: 'page', status: 404 });
+    expect(bed.payments.only().interactionStatus).toBe('INITIATED');
+    expect(bed.ledger.recorded).toHaveLength(1);
+  });
+
   it('rolls the step back when the ledger refuses it, so a reload records it then', async () => {
     const { bed, show } = setUp();
     const { provider, token, merchant } = await initiatedPayment(bed);

@@ -3,11 +3,11 @@ import { Money } from '@gateway/money';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
 import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
 import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
-import { browserPaymentTestBed, envelopeFor, initiatedPayment, payerStep, TestBed } from '../testing/browser-payment-test-bed';
+import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, TestBed } from '../testing/browser-payment-test-bed';
 import { RefundAtProvider } from './refund-at-provider.use-case';
 
-async function paid(bed: TestBed) {
-  const { merchant, provider, token } = await initiatedPayment(bed);
+async function paid(bed: TestBed, body = initiateBody()) {
+  const { merchant, provider, token } = await initiatedPayment(bed, body);
   const step = payerStep(merchant, provider, token);
   await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
   await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
@@ -33,11 +33,44 @@ describe('RefundAtProvider', () => {
     await expect(refund.execute(message(merchant, 'refund-1', '6.00'))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 
+  it('answers two concurrent requests for one refund with one outcome, the one recorded', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const [first, second] = await Promise.all([refund.execute(message(merchant, 'refund-1', '5.00')), refund.execute(message(merchant, 'refund-1', '5.00'))]);
+    expect(second).toEqual(first);
+    expect(bed.payments.refunds).toHaveLength(1);
+    expect(first.providerReference).toBe(bed.payments.refunds[0].providerReference);
+  });
+
   it('answers a refund beyond what the provider holds with the provider\'s decline', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
     const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
     expect(await refund.execute(message(merchant, 'refund-1', '20.01'))).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED' });
+  });
+
+  it('refuses a refund in another currency than the payment\'s and refunds nothing', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    await expect(refund.execute({ ...message(merchant, 'refund-1', '5.00'), currency: 'USD' })).rejects.toMatchObject({
+      field: 'transaction.currency',
+    });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.refundedAmount).toBe('0');
+    expect(bed.payments.refunds).toHaveLength(0);
+  });
+
+  it('refuses a payment that only authorised the amount: nothing was captured to refund', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(
+      bed,
+      initiateBody({ browserPayment: { returnUrl: 'https://shop.example/r', provider_a: { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } } }),
+    );
+    expect(bed.payments.only()).toMatchObject({ operation: 'AUTHORIZE', result: 'SUCCESS' });
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    await expect(refund.execute(message(merchant, 'refund-1', '5.00'))).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+    expect(bed.payments.refunds).toHaveLength(0);
   });
 
   it('refuses an unknown target and a payment still pending', async () => {

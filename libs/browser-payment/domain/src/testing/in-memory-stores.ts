@@ -84,7 +84,8 @@ export class InMemoryPaymentStore implements PaymentStore {
   }
 
   async insertRefund(refund: ProviderRefundRow): Promise<boolean> {
-    if (await this.findRefund(refund.paymentId, refund.refundTransactionId)) {
+    // Checked and inserted with nothing in between, like the unique key's ON CONFLICT DO NOTHING.
+    if (this.refunds.some((r) => r.paymentId === refund.paymentId && r.refundTransactionId === refund.refundTransactionId)) {
       return false;
     }
     this.refunds.push(refund);

@@ -32,6 +32,8 @@ describe('a simulated provider', () => {
     expect(await adapter.execute(reference, 'PAY', eur('8.00'))).toMatchObject({ approved: true, gatewayCode: 'APPROVED' });
     expect(await adapter.execute(reference, 'PAY', eur('8.00'))).toMatchObject({ approved: true });
     expect(await adapter.execute(reference, 'PAY', eur('9.00'))).toMatchObject({ approved: false });
+    // Asked again once the money moved (a return retried after its completion): still the payer's approval.
+    expect(await adapter.payerReturned(reference)).toMatchObject({ outcome: 'APPROVED' });
   });
 
   it('treats a payer back without a decision as abandoned: a late approval is refused', async () => {

@@ -33,6 +33,13 @@ export function describeSessionStoreContract(name: string, create: () => Session
       expect(await store.find('M1', `${s.id.slice(0, -1)}X`)).toEqual({ state: 'UNKNOWN' });
     });
 
+    it('never creates over a live session with the same id', async () => {
+      const s = session();
+      await store.create(s, lifetime);
+      await expect(store.create({ ...s, merchantId: 'M2', version: 'gggggggggg' }, lifetime)).rejects.toThrow('session id collision');
+      expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: s });
+    });
+
     it('replaces a session only from the version it was read at', async () => {
       const s = session();
       await store.create(s, lifetime);
@@ -63,6 +70,15 @@ export function describeSessionStoreContract(name: string, create: () => Session
       expect(await store.replace({ ...s, version: 'dddddddddd' }, s.version, lifetime)).toBe('GONE');
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(await store.find('M1', s.id)).toEqual({ state: 'UNKNOWN' });
+    });
+
+    it('forgets an updated session\'s data when its new lifetime ends, not when the notice of its expiry does', async () => {
+      const s = session();
+      await store.create(s, lifetime);
+      const next = { ...s, version: 'ffffffffff', card: { sealed: 'sealed-by-the-vault', masked: { number: '512345xxxxxx0008' }, securityCodePresent: true } };
+      expect(await store.replace(next, s.version, { ttlMs: 150, expiredNoticeMs: 2_000 })).toBe('REPLACED');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
     });
 
     it('extends a session\'s lifetime on each update', async () => {

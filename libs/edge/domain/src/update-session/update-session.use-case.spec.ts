@@ -1,0 +1,42 @@
+import { defaultMerchantSettings, GatewayError } from '@gateway/contracts';
+import { MemorySessionStore, SessionLifetime, SessionStore, StoredSession } from '@gateway/edge/data-access';
+import type { MessageBus } from '@gateway/platform';
+import { SessionEditor } from '../sessions/session-editor';
+import { UpdateSession } from './update-session.use-case';
+
+const lifetime: SessionLifetime = { ttlMs: 60_000, expiredNoticeMs: 60_000 };
+const context = {
+  merchant: { id: 'TESTMERCHANT', mode: 'TEST' as const, settings: defaultMerchantSettings() },
+  authMethod: 'PASSWORD' as const,
+  apiVersion: 100,
+  requestId: 'req-1',
+};
+
+describe('UpdateSession', () => {
+  const stores: MemorySessionStore[] = [];
+  afterAll(() => stores.forEach((s) => s.close()));
+
+  it('gives up with SERVER_BUSY after three attempts when other updates keep winning', async () => {
+    const memory = new MemorySessionStore();
+    stores.push(memory);
+    const session: StoredSession = {
+      id: 'SESSION0002BBBBBBBBBBBBBBBBBBBBBB',
+      merchantId: 'TESTMERCHANT',
+      version: 'aaaaaaaaaa',
+      updateStatus: 'NO_UPDATE',
+      fields: {},
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await memory.create(session, lifetime);
+    // Another request always replaces the session between this one's read and its write.
+    const replace = jest.fn(async () => 'CONFLICT' as const);
+    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace };
+    const update = new UpdateSession(new SessionEditor({} as MessageBus), store, lifetime);
+
+    const error = await update.execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'SERVER_BUSY' });
+    expect(replace).toHaveBeenCalledTimes(3);
+  });
+});
