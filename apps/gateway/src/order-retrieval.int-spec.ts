@@ -36,11 +36,17 @@ interface Merchant {
   context: MerchantContext;
   authorization: string;
   base: string;
+  baseAt(version: number): string;
 }
 
 async function newMerchant(): Promise<Merchant> {
   const merchant = await gateway.newMerchant();
-  return { context: merchant.context, authorization: merchant.authorization, base: merchant.base() };
+  return {
+    context: merchant.context,
+    authorization: merchant.authorization,
+    base: merchant.base(),
+    baseAt: (version) => merchant.base(version),
+  };
 }
 
 let fence = 1_000n;
@@ -131,6 +137,16 @@ describe('GET .../order/{orderid}', () => {
     });
     expect(transactions[1]).toMatchObject({ transaction: { type: 'CAPTURE', amount: 30.1, targetTransactionId: 'auth-1' } });
     expect(body.creationTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('answers with the version of the path it was asked on', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    await authorizedAndPartlyCaptured(merchant, orderId);
+    const order = await get(`${merchant.baseAt(57)}/order/${orderId}`, merchant.authorization);
+    expect(order).toMatchObject({ status: 200, body: { version: '57', id: orderId } });
+    const transaction = await get(`${merchant.baseAt(57)}/order/${orderId}/transaction/auth-1`, merchant.authorization);
+    expect(transaction).toMatchObject({ status: 200, body: { version: '57', transaction: { id: 'auth-1' } } });
   });
 
   it('answers 404 in the API\'s error shape for an order the merchant does not have, even one another merchant has', async () => {

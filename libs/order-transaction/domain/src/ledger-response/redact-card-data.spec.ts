@@ -18,6 +18,18 @@ describe('redactCardData', () => {
     expect(body.sourceOfFunds.provided.card.number).toBe(TEST_CARD);
   });
 
+  it('drops track 1 data as well as track 2', () => {
+    const redacted = redactCardData({
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, track1: '%B5123450000000008^CARDHOLDER/A^3901?' } } },
+    });
+    expect(redacted).toEqual({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+  });
+
+  it('masks a bank account number of four characters or fewer entirely', () => {
+    const redacted = redactCardData({ sourceOfFunds: { provided: { provider_c: { bankAccountNumber: '1234' } } } });
+    expect(redacted).toEqual({ sourceOfFunds: { provided: { provider_c: { bankAccountNumber: 'xxxx' } } } });
+  });
+
   it('keeps a number the caller already masked', () => {
     expect(maskPan('512345xxxxxx0008')).toBe('512345xxxxxx0008');
   });

@@ -40,4 +40,15 @@ describe('TokenSealing', () => {
     const opened = await sealing.openInstrument(recordOf('row-1', after));
     expect(opened.type === 'CARD' && opened.pan.reveal()).toBe(TEST_CARD);
   });
+
+  it('keeps the scheme token through a re-seal', async () => {
+    const { sealing, keys } = await vaultTestBed();
+    const schemeToken = { reference: 'ref-1', number: Pan.of('4111111111111111'), expiry: CardExpiry.of('2', '40') };
+    const before = recordOf('row-1', { ...sealing.seal('row-1', card, schemeToken), schemeTokenReference: 'ref-1' });
+    await keys.rotateDataKey();
+    const after = recordOf('row-1', { ...(await sealing.reseal(before)), schemeTokenReference: 'ref-1' });
+    const opened = await sealing.openSchemeToken(after);
+    expect(opened?.number.reveal()).toBe('4111111111111111');
+    expect(opened?.expiry?.mmyy).toBe('0240');
+  });
 });

@@ -24,4 +24,19 @@ describe('ReencryptTokens', () => {
     }
     expect(await bed.reencrypt.execute({ batchSize: 3 })).toEqual({ activeKeyId: newKey, reencrypted: 0, remaining: 0 });
   });
+
+  it('waits for rows another transaction holds and re-seals them once they are free', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    await bed.save.execute({
+      envelope: testEnvelope(merchant),
+      fields: validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } }),
+    });
+    const newKey = await bed.keys.rotateDataKey();
+    const reencryptBatch = bed.store.reencryptBatch.bind(bed.store);
+    // The first two rounds find every remaining row locked (SKIP LOCKED returns nothing).
+    jest.spyOn(bed.store, 'reencryptBatch').mockResolvedValueOnce(0).mockResolvedValueOnce(0).mockImplementation(reencryptBatch);
+    const result = await bed.reencrypt.execute({ batchSize: 3, lockedRetryDelayMs: 0 });
+    expect(result).toEqual({ activeKeyId: newKey, reencrypted: 1, remaining: 0 });
+  });
 });

@@ -28,6 +28,14 @@ describe('RetrieveToken and DeleteToken', () => {
     expect(JSON.stringify(body)).not.toContain(TEST_CARD);
   });
 
+  it('answers INVALID for a token stored as invalid, though its card has not expired', async () => {
+    const { bed, merchant } = await withToken();
+    for (const row of bed.store.rows.values()) {
+      row.status = 'INVALID';
+    }
+    expect(await bed.retrieve.execute({ merchant, authMethod: 'PASSWORD', tokenId: 'tok1' })).toMatchObject({ status: 'INVALID' });
+  });
+
   it('shows the full number with UNMASK, the permission and certificate authentication', async () => {
     const { bed, merchant } = await withToken(true);
     const body = await bed.retrieve.execute({ merchant, authMethod: 'CERTIFICATE', tokenId: 'tok1', responseControls: { sensitiveData: 'UNMASK' } });

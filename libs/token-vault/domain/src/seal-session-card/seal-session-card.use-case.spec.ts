@@ -46,6 +46,12 @@ describe('SealSessionCard', () => {
     expect(opened.securityCode?.reveal()).toBe('101');
   });
 
+  it('shows an expiry month sent with a leading zero without it, as every response does', async () => {
+    const bed = await vaultTestBed();
+    const reply = await bed.sealSessionCard.execute({ merchant: testMerchant(), bindingId: 'S', card: { number: TEST_CARD, expiry: { month: '05', year: '39' } } });
+    expect(reply.card).toMatchObject({ expiry: { month: '5', year: '39' } });
+  });
+
   it('refuses a previous value sealed for another session', async () => {
     const bed = await vaultTestBed();
     const merchant = testMerchant();
