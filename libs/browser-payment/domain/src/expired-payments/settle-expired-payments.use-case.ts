@@ -58,7 +58,7 @@ export class SettleExpiredPayments {
       }
     }
     if (completionDue(payment)) {
-      await this.returns.completeIfDue(envelope, payment, adapter);
+      await this.returns.complete(envelope, payment, adapter);
       return { outcome: 'COMPLETED' };
     }
     if (payment.interactionStatus === 'RETURNED_TO_MERCHANT') {

@@ -41,7 +41,9 @@ export class ReturnFromProvider {
     if (payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
       payment = await this.recordReturn(message.envelope, payment, adapter, await adapter.payerReturned(payment.providerReference));
     }
-    payment = await this.completeIfDue(message.envelope, payment, adapter);
+    if (completionDue(payment)) {
+      payment = await this.complete(message.envelope, payment, adapter);
+    }
     return this.journeys.toMerchant(payment);
   }
 
@@ -65,11 +67,8 @@ export class ReturnFromProvider {
     return updated;
   }
 
-  /** The return's second half, for an approved CONFIRM_AT_PROVIDER payment: executed at the provider and COMPLETED. */
-  async completeIfDue(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter): Promise<BrowserPaymentRow> {
-    if (!completionDue(payment)) {
-      return payment;
-    }
+  /** The return's second half, when `completionDue`: the approved CONFIRM_AT_PROVIDER payment executed at the provider and COMPLETED. */
+  async complete(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter): Promise<BrowserPaymentRow> {
     const { payment: completed } = await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, {
       envelope,
       apiOperation: JOURNEY_STEPS.completed,
