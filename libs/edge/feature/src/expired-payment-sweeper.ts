@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { SweepExpiredPayments, SweepReport } from '@gateway/edge/domain';
-import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, Metrics, PeriodicJob } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 
 export const EXPIRED_PAYMENT_SWEEP_INTERVAL_MS = Symbol('EXPIRED_PAYMENT_SWEEP_INTERVAL_MS');
@@ -14,8 +14,11 @@ export const EXPIRED_PAYMENT_SWEEP_INTERVAL_MS = Symbol('EXPIRED_PAYMENT_SWEEP_I
  */
 @Injectable()
 export class ExpiredPaymentSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
+  // Each sweep at a random point of the interval's second half.
+  private readonly job = new PeriodicJob(
+    () => this.sweep(),
+    () => this.intervalMs / 2 + Math.random() * (this.intervalMs / 2),
+  );
   private stopping = false;
   private settled?: Counter<string>;
 
@@ -29,30 +32,18 @@ export class ExpiredPaymentSweeper implements OnApplicationBootstrap, BeforeAppl
   onApplicationBootstrap(): void {
     if (this.intervalMs > 0) {
       this.settled = this.metrics.counter('gateway_browser_payment_expired_total', 'Browser payments past their redirect token settled by the gateway, by outcome.', ['outcome']);
-      this.schedule();
+      this.job.start();
     }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.job.stop();
   }
 
   /** One sweep now (the timer's, or a test's); resolves when it is over. */
   sweepNow(): Promise<void> {
-    this.running ??= this.sweep().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private schedule(): void {
-    const delay = this.intervalMs / 2 + Math.random() * (this.intervalMs / 2);
-    this.timer = setTimeout(() => {
-      void this.sweepNow().finally(() => {
-        if (!this.stopping) this.schedule();
-      });
-    }, delay);
-    this.timer.unref();
+    return this.job.runNow();
   }
 
   private async sweep(): Promise<void> {

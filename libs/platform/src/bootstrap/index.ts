@@ -1,2 +1,3 @@
 export * from './bootstrap';
 export * from './service-main';
+export * from './periodic-job';

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { DispatchNotifications, DispatchWorker } from '@gateway/order-transaction/domain';
-import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, Metrics, PeriodicJob } from '@gateway/platform';
 import { Gauge } from 'prom-client';
 
 export const DISPATCHER_LOOP = Symbol('DISPATCHER_LOOP');
@@ -37,8 +37,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
-  private purgeTimer?: NodeJS.Timeout;
-  private purging: Promise<PurgeReport> | null = null;
+  private readonly purges = new PeriodicJob(() => this.purgeInBatches(), () => PURGE_EVERY_MS);
 
   constructor(
     private readonly dispatch: DispatchNotifications,
@@ -54,15 +53,14 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     for (let i = 0; i < this.options.workers; i++) {
       this.loops.push(this.run(this.dispatch.worker((outcome) => deliveries.inc({ outcome }))));
     }
-    this.schedulePurge(FIRST_PURGE_AFTER_MS);
+    this.purges.start(FIRST_PURGE_AFTER_MS);
     this.logger.info({ workers: this.options.workers }, 'webhook dispatcher started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.purgeTimer);
     for (const wake of this.sleepers) wake();
-    await Promise.all([...this.loops, this.purging]);
+    await Promise.all([...this.loops, this.purges.stop()]);
   }
 
   /**
@@ -70,8 +68,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
    * back short, pausing between batches; stops early on shutdown. Runs one at a time.
    */
   purgeExpired(): Promise<PurgeReport> {
-    this.purging ??= this.purgeInBatches().finally(() => (this.purging = null));
-    return this.purging;
+    return this.purges.runNow();
   }
 
   private async run(worker: DispatchWorker): Promise<void> {
@@ -106,15 +103,6 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
       this.sleepers.add(wake);
       void orUntil?.then(wake);
     });
-  }
-
-  private schedulePurge(afterMs: number): void {
-    this.purgeTimer = setTimeout(() => {
-      void this.purgeExpired().finally(() => {
-        if (!this.stopping) this.schedulePurge(PURGE_EVERY_MS);
-      });
-    }, afterMs);
-    this.purgeTimer.unref();
   }
 
   private async purgeInBatches(): Promise<PurgeReport> {
