@@ -272,6 +272,31 @@ describe('card payments over HTTP', () => {
     expectOrder(await capture(orderId, 'c1', '8.00'), 'CAPTURED', [8, 8, 0]);
   });
 
+  it('answers LOCK_FAILURE on a busy order with the order as it stands and the transaction it would have been', async () => {
+    // 2 s of acquirer latency holds the order far longer than the edge's 100 ms lock wait.
+    const slow = await createMerchant({ 'testAcquirer.latencyMs': 2_000 });
+    const orderId = newOrderId();
+    const onSlow = (id: string, body: object) =>
+      call<Json>('PUT', `${slow.base()}/order/${orderId}/transaction/${id}`, { authorization: slow.authorization, body });
+    expectOrder(await onSlow('p1', { apiOperation: 'PAY', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: card() }), 'CAPTURED', [100, 100, 0]);
+
+    const [refunded, voided] = await Promise.all([
+      onSlow('r1', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD' } }),
+      onSlow('v1', { apiOperation: 'VOID', transaction: { targetTransactionId: 'p1' } }),
+    ]);
+
+    const locked = [refunded, voided].filter((r) => r.body.response?.gatewayCode === 'LOCK_FAILURE');
+    expect(locked).toHaveLength(1);
+    // The order as the ledger held it while the other operation ran: its totals, not zeros.
+    expectOrder(locked[0], 'CAPTURED', [100, 100, 0], 'FAILURE');
+    expect(locked[0].body.order).toMatchObject({ id: orderId, amount: 100, currency: 'USD' });
+    expect(locked[0].body.transaction).toEqual(
+      locked[0] === refunded
+        ? { id: 'r1', type: 'REFUND', amount: 10, currency: 'USD' }
+        : { id: 'v1', type: 'VOID_PAYMENT', amount: 100, currency: 'USD', targetTransactionId: 'p1', acquirer: { id: 'TEST_ACQUIRER' } },
+    );
+  });
+
   it('answers a card payment without any card with MISSING on sourceOfFunds', async () => {
     const response = await put(newOrderId(), 'p1', { apiOperation: 'PAY', order: { amount: '8.00', currency: 'USD' } });
     expect(response.status).toBe(400);

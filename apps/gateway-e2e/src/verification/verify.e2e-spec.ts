@@ -388,7 +388,12 @@ describe('VERIFY', () => {
       const approved = responses.filter((r) => r.body.response?.gatewayCode === 'APPROVED');
       expect(locked).toHaveLength(1);
       expect(approved).toHaveLength(1);
-      expect(locked[0].body).toMatchObject({ result: 'FAILURE', order: { id: orderId } });
+      // The order did not exist yet when it was refused: the request's currency, totals zero.
+      expect(locked[0].body).toMatchObject({
+        result: 'FAILURE',
+        order: { id: orderId, currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 },
+        transaction: { type: 'VERIFICATION', amount: 0, currency: 'USD' },
+      });
 
       // The refused request created nothing: the order holds one verification, and the
       // refused transaction id may be used again.

@@ -58,6 +58,14 @@ export const TRANSACTION_TYPES = [
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
+/** The void type of each transaction type that can be voided (a VOID's type is its target's). */
+export const VOID_TYPE_OF = {
+  AUTHORIZATION: 'VOID_AUTHORIZATION',
+  CAPTURE: 'VOID_CAPTURE',
+  PAYMENT: 'VOID_PAYMENT',
+  REFUND: 'VOID_REFUND',
+} as const satisfies Partial<Record<TransactionType, TransactionType>>;
+
 export const TRANSACTION_RESULTS = ['SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN'] as const;
 export type TransactionResult = (typeof TRANSACTION_RESULTS)[number];
 

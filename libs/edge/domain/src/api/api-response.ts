@@ -25,17 +25,3 @@ export function renderResponse(body: JsonObject, context: ResponseContext): stri
 export function timeOfRecord(at: Date = new Date()): string {
   return at.toISOString();
 }
-
-/**
- * Another operation holds the order: processed (201) but refused, and nothing was created,
- * so the merchant may retry with the same transaction id.
- */
-export function lockFailureBody(orderId: string, transactionId: string): JsonObject {
-  return {
-    order: { id: orderId },
-    response: { gatewayCode: 'LOCK_FAILURE' },
-    result: 'FAILURE',
-    timeOfRecord: timeOfRecord(),
-    transaction: { id: transactionId },
-  };
-}

@@ -1,4 +1,4 @@
-import { defaultMerchantSettings, GatewayError } from '@gateway/contracts';
+import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
 import { Lease, LockService, MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
@@ -20,20 +20,18 @@ const command: OrderOperationCommand = {
   },
 };
 
-function dispatcherAnswering(reply: () => Promise<unknown>, locks: LockService = new MemoryLockService()) {
+function dispatcherAnswering(reply: (subject: string) => Promise<unknown>, locks: LockService = new MemoryLockService()) {
   const request = jest.fn(reply);
   const bus = { request } as unknown as MessageBus;
   const metrics = new Metrics();
-  const dispatch = new DispatchOrderOperation(
-    bus,
-    locks,
-    { waitMs: 0, ttlMs: 1_000 },
-    createLogger({ service: 'test', level: 'silent' }),
-    metrics,
-    new ApplySession(new MemorySessionStore()),
-  );
-  return { dispatch, metrics, request };
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  const warn = jest.spyOn(logger, 'warn');
+  const dispatch = new DispatchOrderOperation(bus, locks, { waitMs: 0, ttlMs: 1_000 }, logger, metrics, new ApplySession(new MemorySessionStore()));
+  return { dispatch, metrics, request, warn };
 }
+
+/** Another operation holds every order. */
+const busy: LockService = { acquire: async () => null };
 
 describe('DispatchOrderOperation', () => {
   it('answers LOCK_FAILURE (201 body) when the ledger refuses a stale fencing token', async () => {
@@ -66,6 +64,41 @@ describe('DispatchOrderOperation', () => {
     const sent = request.mock.calls.map((call) => (call as unknown[])[1] as { envelope: { fencingToken: string } });
     expect(sent.map((message) => message.envelope.fencingToken)).toEqual(leases.map((lease) => lease.fencingToken));
     expect(BigInt(leases[1].fencingToken)).toBeGreaterThan(BigInt(leases[0].fencingToken));
+  });
+
+  it('answers LOCK_FAILURE with the order as the ledger holds it, read without the lock and never sent the operation', async () => {
+    const order = { id: 'order-1', currency: 'USD', status: 'VERIFIED', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 };
+    const { dispatch, metrics, request } = dispatcherAnswering(async () => ({ body: { ...order, result: 'SUCCESS', transaction: [] } }), busy);
+
+    const result = await dispatch.execute(command);
+
+    expect(result.body).toMatchObject({
+      order,
+      response: { gatewayCode: 'LOCK_FAILURE' },
+      result: 'FAILURE',
+      transaction: { id: 'txn-1', type: 'VERIFICATION', amount: 0, currency: 'USD' },
+    });
+    expect(request).toHaveBeenCalledTimes(1);
+    expect(request).toHaveBeenCalledWith(
+      SUBJECTS.orderTransaction.retrieveOrder,
+      { envelope: { merchant: command.merchant, apiVersion: 100, requestId: 'req-1', authMethod: 'PASSWORD' }, orderId: 'order-1' },
+      { timeoutMs: 1_000 },
+    );
+    expect((await metrics.lockFailures.get()).values[0].value).toBe(1);
+  });
+
+  it('answers LOCK_FAILURE from the request alone when the order does not exist yet, or the ledger does not answer the read', async () => {
+    const fromRequest = {
+      order: { id: 'order-1', currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 },
+      transaction: { id: 'txn-1', type: 'VERIFICATION', amount: 0, currency: 'USD' },
+    };
+    const missing = dispatcherAnswering(() => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'none' })), busy);
+    expect((await missing.dispatch.execute(command)).body).toMatchObject(fromRequest);
+    expect(missing.warn).not.toHaveBeenCalled();
+
+    const away = dispatcherAnswering(() => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'busy' })), busy);
+    expect((await away.dispatch.execute(command)).body).toMatchObject(fromRequest);
+    expect(away.warn).toHaveBeenCalledWith(expect.objectContaining({ orderId: 'order-1' }), expect.stringContaining('without the order'));
   });
 
   it('passes other service errors through unchanged', async () => {

@@ -7,14 +7,17 @@ import {
   ORDER_OPERATION_REQUESTS,
   ORDER_OPERATION_SUBJECTS,
   OperationReply,
+  OrderApiOperation,
   OrderOperationMessage,
   readApiOperation,
+  RetrieveOrderMessage,
+  SUBJECTS,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
-import { lockFailureBody } from '../api/api-response';
 import { ApplySession } from '../apply-session/apply-session.use-case';
+import { lockFailureBody } from './lock-failure-response';
 import { assertNotificationUrlAllowed } from './notification-url';
 import { OrderLocks } from './order-locks';
 
@@ -26,6 +29,9 @@ export interface OrderLockOptions {
   /** Lease length: longer than the slowest operation, so a live holder never loses it. */
   ttlMs: number;
 }
+
+/** How long a LOCK_FAILURE answer waits for the ledger's view of the order before it goes without. */
+const LOCK_FAILURE_ORDER_READ_MS = 1_000;
 
 export interface OrderOperationCommand {
   merchant: MerchantContext;
@@ -56,7 +62,7 @@ export class DispatchOrderOperation {
     private readonly bus: MessageBus,
     @Inject(LOCK_SERVICE) locks: LockService,
     @Inject(ORDER_LOCK_OPTIONS) private readonly lockOptions: OrderLockOptions,
-    @Inject(APP_LOGGER) logger: AppLogger,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly metrics: Metrics,
     private readonly sessions: ApplySession,
   ) {
@@ -73,17 +79,11 @@ export class DispatchOrderOperation {
     assertNotificationUrlAllowed(filled.body, command.merchant);
     const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {
-      return { apiOperation, body: lockFailureBody(command.orderId, command.transactionId) };
+      return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
     }
     try {
       const message: OrderOperationMessage = {
-        envelope: {
-          merchant: command.merchant,
-          apiVersion: command.apiVersion,
-          requestId: command.requestId,
-          authMethod: command.authMethod,
-          fencingToken: lease.fencingToken,
-        },
+        envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
         apiOperation,
         orderId: command.orderId,
         transactionId: command.transactionId,
@@ -98,11 +98,38 @@ export class DispatchOrderOperation {
       // answered like a lock we could not get, and the merchant may retry with the same id.
       if (err instanceof GatewayError && err.code === 'ORDER_LOCK_LOST') {
         this.metrics.lockFailures.inc();
-        return { apiOperation, body: lockFailureBody(command.orderId, command.transactionId) };
+        return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
       }
       throw err;
     } finally {
       this.orderLocks.release(lease);
     }
   }
+
+  /**
+   * The LOCK_FAILURE answer, with the order as the ledger holds it now: a read, which needs no
+   * lock and never waits for the operation holding it. Without that view (a new order, the
+   * ledger slow or away) the answer goes out with what the request says; a merchant waiting on
+   * a busy order is not kept waiting longer for the details.
+   */
+  private async lockFailure(command: OrderOperationCommand, apiOperation: OrderApiOperation, body: JsonObject): Promise<JsonObject> {
+    const refused = { apiOperation, orderId: command.orderId, transactionId: command.transactionId, body };
+    try {
+      const reply = await this.bus.request<OperationReply>(
+        SUBJECTS.orderTransaction.retrieveOrder,
+        { envelope: envelopeOf(command), orderId: command.orderId } satisfies RetrieveOrderMessage,
+        { timeoutMs: LOCK_FAILURE_ORDER_READ_MS },
+      );
+      return lockFailureBody(refused, reply.body);
+    } catch (err) {
+      if (!(err instanceof GatewayError && err.code === 'NOT_FOUND')) {
+        this.logger.warn({ err, orderId: command.orderId }, 'LOCK_FAILURE answered without the order: the ledger did not answer the read');
+      }
+      return lockFailureBody(refused, null);
+    }
+  }
+}
+
+function envelopeOf(command: OrderOperationCommand) {
+  return { merchant: command.merchant, apiVersion: command.apiVersion, requestId: command.requestId, authMethod: command.authMethod };
 }

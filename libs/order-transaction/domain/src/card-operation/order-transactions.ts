@@ -1,21 +1,14 @@
-import type { LedgerOrderView, LedgerTransactionView, TransactionResult, TransactionType } from '@gateway/contracts';
+import { LedgerOrderView, LedgerTransactionView, TransactionResult, TransactionType, VOID_TYPE_OF } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 
 /** Results after which a transaction has moved, or may still move, money. */
 export const EXPOSED: readonly TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
 
-/** The void type of each transaction type that can be voided. */
-export const VOID_TYPES = {
-  AUTHORIZATION: 'VOID_AUTHORIZATION',
-  CAPTURE: 'VOID_CAPTURE',
-  PAYMENT: 'VOID_PAYMENT',
-  REFUND: 'VOID_REFUND',
-} as const satisfies Partial<Record<TransactionType, TransactionType>>;
-export type VoidableType = keyof typeof VOID_TYPES;
-export const VOIDABLE_TYPES = Object.keys(VOID_TYPES) as readonly VoidableType[];
+export type VoidableType = keyof typeof VOID_TYPE_OF;
+export const VOIDABLE_TYPES = Object.keys(VOID_TYPE_OF) as readonly VoidableType[];
 
 export function isVoidable(type: TransactionType): type is VoidableType {
-  return Object.prototype.hasOwnProperty.call(VOID_TYPES, type);
+  return Object.prototype.hasOwnProperty.call(VOID_TYPE_OF, type);
 }
 
 /** The void of `target` that succeeded or may still succeed (PENDING, UNKNOWN), if any. */
@@ -23,7 +16,7 @@ export function voidOf(order: LedgerOrderView, target: LedgerTransactionView): L
   if (!isVoidable(target.type)) {
     return undefined;
   }
-  const voidType = VOID_TYPES[target.type];
+  const voidType = VOID_TYPE_OF[target.type];
   return order.transactions.find((t) => t.type === voidType && t.targetTransactionId === target.id && EXPOSED.includes(t.result));
 }
 

@@ -1,11 +1,11 @@
 import type { LedgerOrderView, LedgerTransactionView, TransactionType, VoidRequest } from '@gateway/contracts';
-import { GatewayError } from '@gateway/contracts';
+import { GatewayError, VOID_TYPE_OF } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { dependentsOf, describeTransaction, isVoidable, VOID_TYPES, VoidableType, voidOf } from '../card-operation/order-transactions';
+import { dependentsOf, describeTransaction, isVoidable, VoidableType, voidOf } from '../card-operation/order-transactions';
 import { invalid } from '../request-errors/request-errors';
 
 export interface VoidPlan {
-  type: (typeof VOID_TYPES)[VoidableType];
+  type: (typeof VOID_TYPE_OF)[VoidableType];
   /** The target's own amount: a void undoes it whole. */
   amount: Money;
   target: LedgerTransactionView & { type: VoidableType };
@@ -54,5 +54,5 @@ export function planVoid(request: VoidRequest, order: LedgerOrderView | null, or
     throw invalid(FIELD, id, `Transaction '${id}' is not the latest of its chain: void ${names} first.`);
   }
   const voidable = target as VoidPlan['target'];
-  return { type: VOID_TYPES[voidable.type], amount: Money.of(target.amount, order.currency), target: voidable };
+  return { type: VOID_TYPE_OF[voidable.type], amount: Money.of(target.amount, order.currency), target: voidable };
 }

@@ -1,0 +1,143 @@
+import { JsonObject, JsonValue, OrderApiOperation, VOID_TYPE_OF } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { timeOfRecord } from '../api/api-response';
+
+/** The operation the edge refused with LOCK_FAILURE, as the merchant sent it (a session's values filled in). */
+export interface RefusedOperation {
+  apiOperation: OrderApiOperation;
+  orderId: string;
+  transactionId: string;
+  body: JsonObject;
+}
+
+/**
+ * Another operation holds the order: processed (201) but refused, and nothing was created, so
+ * the merchant may retry with the same transaction id (ARCHITECTURE 4.8, 4.9).
+ *
+ * The body still carries what the spec always provides, so a merchant's parser reads it like
+ * any other FAILURE: the `order` group as the ledger holds the order now (`order` is its
+ * retrieval, GET .../order/{id}; null when the order does not exist yet, or could not be
+ * read: then the totals are zero and amount and currency are the request's), and the
+ * `transaction` group as the operation would have recorded it: its type and amount, from the
+ * request, or from the transaction it acts on where the request does not say (a VOID's
+ * target, a CONFIRM's initiated payment). What cannot be known is left out, never guessed.
+ */
+export function lockFailureBody(refused: RefusedOperation, order: JsonObject | null): JsonObject {
+  const transaction = requestedTransaction(refused, order);
+  return {
+    order: order ? orderGroup(order) : newOrderGroup(refused, transaction),
+    response: { gatewayCode: 'LOCK_FAILURE' },
+    result: 'FAILURE',
+    timeOfRecord: timeOfRecord(),
+    transaction,
+  };
+}
+
+/** A retrieval's top level is the order's own fields (its details and the ledger's); its transactions are not the order group's. */
+function orderGroup(order: JsonObject): JsonObject {
+  const { result: _result, transaction: _transactions, ...fields } = order;
+  return fields;
+}
+
+function newOrderGroup(refused: RefusedOperation, transaction: JsonObject): JsonObject {
+  const requested = objectAt(refused.body, 'order');
+  const currency = stringOf(requested.currency) ?? stringOf(transaction.currency);
+  const group: JsonObject = { id: refused.orderId };
+  const amount = amountOf(requested.amount, currency);
+  if (amount !== undefined) group.amount = amount;
+  const zero = amountOf('0', currency);
+  if (currency !== undefined && zero !== undefined) {
+    Object.assign(group, { currency, totalAuthorizedAmount: zero, totalCapturedAmount: zero, totalRefundedAmount: zero });
+  }
+  return group;
+}
+
+/** The transaction group: id, type, amount and currency, the target and its acquirer where there is one. */
+function requestedTransaction(refused: RefusedOperation, order: JsonObject | null): JsonObject {
+  const requestOrder = objectAt(refused.body, 'order');
+  const requestTransaction = objectAt(refused.body, 'transaction');
+  const targetId = stringOf(requestTransaction.targetTransactionId);
+  const recorded = (id: string | undefined) => (id === undefined ? undefined : transactionOf(order, id));
+  const fields = (type: string | undefined, amount: JsonValue | undefined, currency: string | undefined): JsonObject => {
+    const group: JsonObject = { id: refused.transactionId };
+    if (type !== undefined) group.type = type;
+    const rendered = amountOf(amount, currency);
+    if (rendered !== undefined) group.amount = rendered;
+    if (currency !== undefined) group.currency = currency;
+    return group;
+  };
+
+  switch (refused.apiOperation) {
+    case 'VERIFY':
+      return fields('VERIFICATION', '0', stringOf(requestOrder.currency));
+    case 'AUTHORIZE':
+    case 'PAY':
+      return fields(refused.apiOperation === 'PAY' ? 'PAYMENT' : 'AUTHORIZATION', requestOrder.amount, stringOf(requestOrder.currency));
+    case 'INITIATE_BROWSER_PAYMENT': {
+      const operation = objectAt(refused.body, 'browserPayment').operation;
+      const type = operation === 'PAY' ? 'PAYMENT' : operation === 'AUTHORIZE' ? 'AUTHORIZATION' : undefined;
+      return fields(type, requestOrder.amount, stringOf(requestOrder.currency));
+    }
+    case 'CONFIRM_BROWSER_PAYMENT': {
+      const initiated = recorded(refused.transactionId);
+      const currency = stringOf(initiated?.currency) ?? stringOf(requestOrder.currency);
+      return fields(stringOf(initiated?.type), requestOrder.amount ?? initiated?.amount, currency);
+    }
+    case 'CAPTURE':
+    case 'REFUND':
+      return withTarget(
+        fields(refused.apiOperation, requestTransaction.amount, stringOf(requestTransaction.currency)),
+        targetId,
+        recorded(targetId),
+      );
+    case 'VOID': {
+      const target = recorded(targetId);
+      return withTarget(fields(voidTypeOf(target?.type), target?.amount, stringOf(target?.currency)), targetId, target);
+    }
+  }
+}
+
+function voidTypeOf(targetType: JsonValue | undefined): string | undefined {
+  return typeof targetType === 'string' && Object.prototype.hasOwnProperty.call(VOID_TYPE_OF, targetType)
+    ? VOID_TYPE_OF[targetType as keyof typeof VOID_TYPE_OF]
+    : undefined;
+}
+
+/** A follow-on operation names its target, and the acquirer that holds the target answers for it too. */
+function withTarget(group: JsonObject, targetId: string | undefined, target: JsonObject | undefined): JsonObject {
+  if (targetId !== undefined) group.targetTransactionId = targetId;
+  const acquirerId = stringOf(objectAt(target ?? {}, 'acquirer').id);
+  if (acquirerId !== undefined) group.acquirer = { id: acquirerId };
+  return group;
+}
+
+/** The `transaction` group of the order's transaction `id`, as the retrieval shows it. */
+function transactionOf(order: JsonObject | null, id: string): JsonObject | undefined {
+  const transactions = order?.transaction;
+  if (!Array.isArray(transactions)) return undefined;
+  for (const entry of transactions) {
+    const group = objectAt(entry, 'transaction');
+    if (group.id === id) return group;
+  }
+  return undefined;
+}
+
+/** An amount as responses render it (a JSON number from the exact decimal), if it is one in this currency. */
+function amountOf(value: JsonValue | undefined, currency: string | undefined): number | undefined {
+  if (currency === undefined || (typeof value !== 'string' && typeof value !== 'number')) return undefined;
+  try {
+    return Money.of(String(value), currency).toJSON();
+  } catch {
+    return undefined;
+  }
+}
+
+function objectAt(value: JsonValue | undefined, key: string): JsonObject {
+  const parent = value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  const child = parent[key];
+  return child !== null && typeof child === 'object' && !Array.isArray(child) ? child : {};
+}
+
+function stringOf(value: JsonValue | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
