@@ -1,6 +1,7 @@
 import type { ServiceSchema } from '@gateway/platform';
 import { CreateOrderLedger1763900000000 } from './migrations/1763900000000-create-order-ledger';
 import { AddTransactionTaxAmount1764000000000 } from './migrations/1764000000000-add-transaction-tax-amount';
+import { ValidateTransactionTaxAmount1764000000001 } from './migrations/1764000000001-validate-transaction-tax-amount';
 import { CreateNotificationOutbox1764200000000 } from './migrations/1764200000000-create-notification-outbox';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
@@ -15,5 +16,10 @@ import { TransactionEntity } from './transaction.entity';
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
   entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity],
-  migrations: [CreateOrderLedger1763900000000, AddTransactionTaxAmount1764000000000, CreateNotificationOutbox1764200000000],
+  migrations: [
+    CreateOrderLedger1763900000000,
+    AddTransactionTaxAmount1764000000000,
+    ValidateTransactionTaxAmount1764000000001,
+    CreateNotificationOutbox1764200000000,
+  ],
 };

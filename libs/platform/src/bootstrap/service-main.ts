@@ -63,6 +63,7 @@ export function databaseConnection(config: DatabaseConfig, applicationName: stri
     poolSize: config.DATABASE_POOL_SIZE,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_SECONDS * 1_000,
+    migrationLockTimeoutMs: config.DATABASE_MIGRATION_LOCK_TIMEOUT_MS,
     applicationName,
   };
 }
@@ -120,10 +121,11 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
 
 /** `main.js migrate`: apply the schema's pending migrations under the advisory lock, then return. */
 export async function runMigrateCommand(schema: ServiceSchema, config: DatabaseConfig, logger: AppLogger): Promise<void> {
-  const dataSource: DataSource = createServiceDataSource(schema, databaseConnection(config, `${schema.schema}-migrate`));
+  const connection = databaseConnection(config, `${schema.schema}-migrate`);
+  const dataSource: DataSource = createServiceDataSource(schema, connection);
   await dataSource.initialize();
   try {
-    const applied = await migrateSchema(dataSource, logger);
+    const applied = await migrateSchema(dataSource, { logger, lockTimeoutMs: connection.migrationLockTimeoutMs });
     logger.info({ schema: schema.schema, applied: applied.length }, 'schema up to date');
   } finally {
     await dataSource.destroy();

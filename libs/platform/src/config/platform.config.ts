@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { DEFAULT_MIGRATION_LOCK_TIMEOUT_MS } from '../database/migrate';
 import { BoolVar, Describe, IntVar } from './config-decorators';
 
 export const PROFILES = ['distributed', 'standalone'] as const;
@@ -104,6 +105,13 @@ export class DatabaseConfig extends PlatformConfig {
   @Min(1)
   @Max(600)
   DATABASE_CONNECT_TIMEOUT_SECONDS = 30;
+
+  @Describe('How long a migration statement waits for a lock (Postgres lock_timeout) before its migration gives way and is retried, 5 times after a growing pause. While a DDL statement waits, every query on its table queues behind it: this bounds that stall. Raise it for a run that keeps timing out behind long transactions (CREATE INDEX CONCURRENTLY waits for every older one in the database).')
+  @IntVar()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DATABASE_MIGRATION_LOCK_TIMEOUT_MS = DEFAULT_MIGRATION_LOCK_TIMEOUT_MS;
 
   @Describe('Apply pending migrations at start (under an advisory lock). Kubernetes sets false and runs the migration Job instead.')
   @BoolVar()

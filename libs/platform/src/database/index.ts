@@ -1,5 +1,6 @@
 export * from './service-data-source';
 export * from './migrate';
+export * from './concurrent-index';
 export * from './embedded-postgres';
 export * from './service-database.module';
 export * from './provision-roles';

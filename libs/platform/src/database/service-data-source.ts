@@ -17,6 +17,8 @@ export interface DatabaseConnection {
   applicationName: string;
   /** How long a starting service waits for its database (ServiceDatabaseModule); 30 s if not given. */
   connectTimeoutMs?: number;
+  /** How long a migration statement waits for a lock before it is retried (migrateSchema); 5 s if not given. */
+  migrationLockTimeoutMs?: number;
 }
 
 /**

@@ -40,7 +40,10 @@ export class ServiceDatabaseModule {
 
       async onModuleInit(): Promise<void> {
         if (options.migrateOnStart) {
-          await migrateSchema(this.dataSource, this.logger);
+          await migrateSchema(this.dataSource, {
+            logger: this.logger,
+            lockTimeoutMs: options.connection.migrationLockTimeoutMs,
+          });
         }
         this.checks.add(`database:${options.service.schema}`, async () => {
           await this.dataSource.query('SELECT 1');

@@ -2,6 +2,7 @@ import type { ServiceSchema } from '@gateway/platform';
 import { DataKeyEntity } from './data-key.entity';
 import { CreateTokenVault1763900000000 } from './migrations/1763900000000-create-token-vault';
 import { WidenSchemeTokenOutcome1764100000000 } from './migrations/1764100000000-widen-scheme-token-outcome';
+import { ValidateSchemeTokenOutcome1764100000001 } from './migrations/1764100000001-validate-scheme-token-outcome';
 import { TokenEntity } from './token.entity';
 
 /**
@@ -12,5 +13,9 @@ import { TokenEntity } from './token.entity';
 export const TOKEN_VAULT_SCHEMA: ServiceSchema = {
   schema: 'token_vault',
   entities: [DataKeyEntity, TokenEntity],
-  migrations: [CreateTokenVault1763900000000, WidenSchemeTokenOutcome1764100000000],
+  migrations: [
+    CreateTokenVault1763900000000,
+    WidenSchemeTokenOutcome1764100000000,
+    ValidateSchemeTokenOutcome1764100000001,
+  ],
 };
