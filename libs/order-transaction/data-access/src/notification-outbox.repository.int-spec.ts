@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
 import { DataSource } from 'typeorm';
-import { DueNotification, NotificationOutbox, NotificationOutcome } from './notification-outbox.repository';
+import { DueNotification, NotificationClaims, NotificationOutbox, NotificationOutcome } from './notification-outbox.repository';
+import { RECEIVER_SQL } from './notification-columns';
 import { ORDER_TRANSACTION_SCHEMA } from './order-transaction.schema';
 
 /**
@@ -29,8 +30,11 @@ afterAll(async () => {
   }
 });
 
-/** Due notifications of a fresh merchant, to `targets` in turn; answers their ids, oldest due first. */
-async function due(count: number, targets = ['https://a.example']): Promise<{ merchantId: string; ids: string[] }> {
+/**
+ * Due notifications of a fresh merchant, to `targets` in turn; answers their ids, oldest due
+ * first. Due one a second from `firstSecond` seconds into 2000-01-01: ahead of any other test's rows.
+ */
+async function due(count: number, targets = ['https://a.example'], firstSecond = 0): Promise<{ merchantId: string; ids: string[] }> {
   const merchantId = `CL${randomBytes(5).toString('hex').toUpperCase()}`;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -39,8 +43,7 @@ async function due(count: number, targets = ['https://a.example']): Promise<{ me
     await outbox.add(dataSource.manager, {
       id, merchantId, merchantMode: 'TEST', orderId: `o-${i}`, transactionId: 'p1', apiOperation: 'PAY',
       url: `${targets[i % targets.length]}/hooks?n=${i}`, payload: {}, sealedSecret: 'sealed', sealedPreviousSecret: null,
-      // Far in the past, oldest first: ahead of any other test's rows.
-      at: new Date(Date.UTC(2000, 0, 1, 0, 0, i)),
+      at: new Date(Date.UTC(2000, 0, 1, 0, 0, firstSecond + i)),
     });
   }
   return { merchantId, ids };
@@ -126,6 +129,120 @@ it("claims the due rows nobody holds, however many older ones are in flight else
   await idle.close();
 });
 
+describe('a claim behind the backlog of a receiver it skips', () => {
+  const BACKLOG = 'https://backlog.example';
+  const WINDOW = 8;
+
+  /** A claim session with a head window of WINDOW rows, and the statements it ran. */
+  function recordedClaims(): { claims: NotificationClaims; statements: { sql: string; params: unknown[] }[]; restore: () => void } {
+    const statements: { sql: string; params: unknown[] }[] = [];
+    const create = dataSource.createQueryRunner.bind(dataSource);
+    const spy = jest.spyOn(dataSource, 'createQueryRunner').mockImplementation((...args) => {
+      const runner = create(...args);
+      const query = runner.query.bind(runner);
+      runner.query = ((sql: string, params?: unknown[]) => {
+        statements.push({ sql, params: params ?? [] });
+        return query(sql, params);
+      }) as typeof runner.query;
+      return runner;
+    });
+    return { claims: new NotificationClaims(dataSource, WINDOW), statements, restore: () => spy.mockRestore() };
+  }
+  const byReceiver = <T extends { sql: string }>(statements: T[]) => statements.filter((s) => s.sql.includes('WITH RECURSIVE receivers'));
+
+  beforeEach(async () => {
+    // The window must hold this test's rows only (the earlier tests' are due as old).
+    await dataSource.query('DELETE FROM order_transaction.notification_outbox');
+  });
+
+  it('takes the oldest due of each receiver it may call, found receiver by receiver through their index, when its window is all backlog', async () => {
+    await due(3 * WINDOW, [BACKLOG]);
+    const others = await due(4, ['https://one.example', 'https://two.example'], 100);
+    const { claims, statements, restore } = recordedClaims();
+    try {
+      const claimed = await claims.claim({ limit: 3, now: new Date(), skipTargets: [BACKLOG], choose: only(others.ids) });
+
+      expect(claimed.map((c) => [c.id, c.target])).toEqual([
+        [others.ids[0], 'https://one.example'],
+        [others.ids[1], 'https://two.example'],
+        [others.ids[2], 'https://one.example'],
+      ]);
+      const [read] = byReceiver(statements);
+      expect(read).toBeDefined();
+      // Each receiver's due rows are an index range, not a filter over the backlog.
+      const runner = dataSource.createQueryRunner();
+      try {
+        await runner.query('SET enable_seqscan = off');
+        const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN ${read.sql}`, read.params);
+        const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+        expect(text).toMatch(/Index Cond: \(\(lower\("substring"\(\(url\)::text, .*\) = r\.target\) AND \(next_attempt_at <= /);
+        expect(text).toContain('notification_outbox_receiver_due_idx');
+      } finally {
+        await runner.query('RESET enable_seqscan');
+        await runner.release();
+      }
+    } finally {
+      restore();
+      await claims.close();
+    }
+  });
+
+  it('takes the oldest due across receivers, whatever their names', async () => {
+    await due(3 * WINDOW, [BACKLOG]);
+    const late = await due(WINDOW, ['https://a-late.example'], 200);
+    const early = await due(WINDOW, ['https://z-early.example'], 100);
+    const { claims, restore } = recordedClaims();
+    try {
+      const claimed = await claims.claim({ limit: 1, now: new Date(), skipTargets: [BACKLOG], choose: only([...late.ids, ...early.ids]) });
+      expect(claimed.map((c) => c.id)).toEqual([early.ids[0]]);
+    } finally {
+      restore();
+      await claims.close();
+    }
+  });
+
+  it('reads in due order only when its window holds enough rows to take, or the whole due queue', async () => {
+    const first = await due(2 * WINDOW, ['https://one.example']);
+    await due(3 * WINDOW, [BACKLOG], 100);
+    const { claims, statements, restore } = recordedClaims();
+    try {
+      // 2 free slots want 8 rows: the window's first 8 are the receiver's it may call.
+      expect((await claims.claim({ limit: 2, now: new Date(), skipTargets: [BACKLOG], choose: only(first.ids) })).map((c) => c.id)).toEqual(
+        first.ids.slice(0, 2),
+      );
+      expect(byReceiver(statements)).toEqual([]);
+
+      await dataSource.query('DELETE FROM order_transaction.notification_outbox');
+      await due(WINDOW - 3, [BACKLOG]);
+      const few = await due(2, ['https://one.example'], 100);
+      // Fewer rows than wanted, but the window read every due one: nothing more to find.
+      expect((await claims.claim({ limit: 3, now: new Date(), skipTargets: [BACKLOG], choose: only(few.ids) })).map((c) => c.id)).toEqual(few.ids);
+      expect(byReceiver(statements)).toEqual([]);
+    } finally {
+      restore();
+      await claims.close();
+    }
+  });
+
+  it('leaves out, receiver by receiver, the rows another session holds', async () => {
+    await due(3 * WINDOW, [BACKLOG]);
+    const others = await due(6, ['https://one.example'], 100);
+    const elsewhere = outbox.claims();
+    expect((await elsewhere.claim(claimAmong(others.ids, 4, [BACKLOG]))).map((c) => c.id)).toEqual(others.ids.slice(0, 4));
+    const { claims, statements, restore } = recordedClaims();
+    try {
+      // One free slot reads 4 rows: were the 4 in flight elsewhere among them, it would take none.
+      const claimed = await claims.claim({ limit: 1, now: new Date(), skipTargets: [BACKLOG], choose: only(others.ids) });
+      expect(claimed.map((c) => c.id)).toEqual([others.ids[4]]);
+      expect(byReceiver(statements)).toHaveLength(1);
+    } finally {
+      restore();
+      await claims.close();
+      await elsewhere.close();
+    }
+  });
+});
+
 it('lets go of what a failed claim locked, so the worker and everyone else can claim it again', async () => {
   const { ids } = await due(3);
   const worker = outbox.claims();
@@ -185,7 +302,7 @@ it('never purges a failed notification a resend made PENDING while the purge wai
   }
 });
 
-it('defers the due notifications of one receiver only', async () => {
+it('defers the due notifications of one receiver only, found through the receiver index', async () => {
   const { merchantId, ids } = await due(4, ['https://slow.example', 'https://fast.example']);
   const until = new Date(Date.now() + 60_000);
   expect(await outbox.deferTarget('https://slow.example', until)).toBeGreaterThanOrEqual(2);
@@ -199,6 +316,19 @@ it('defers the due notifications of one receiver only', async () => {
     [ids[2], false],
     [ids[3], true],
   ]);
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SET enable_seqscan = off');
+    const plan: { 'QUERY PLAN': string }[] = await runner.query(
+      `EXPLAIN UPDATE order_transaction.notification_outbox SET next_attempt_at = $2
+        WHERE status = 'PENDING' AND next_attempt_at < $2 AND ${RECEIVER_SQL} = $1`,
+      ['https://slow.example', until],
+    );
+    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('Index Scan using notification_outbox_receiver_due_idx');
+  } finally {
+    await runner.query('RESET enable_seqscan');
+    await runner.release();
+  }
 });
 
 it('writes nothing when another dispatcher attempted the notification since the claim', async () => {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject, MerchantMode } from '@gateway/contracts';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { NotificationStatus } from './notification.entity';
+import { RECEIVER_SQL } from './notification-columns';
 
 /** A notification as the ledger writes it. */
 export interface NewNotification {
@@ -71,13 +72,6 @@ const SUMMARY_COLUMNS = `id, merchant_id AS "merchantId", order_id AS "orderId",
   url, status, attempts, created_at AS "createdAt", last_attempt_at AS "lastAttemptAt", last_result AS "lastResult"`;
 
 /**
- * The receiver a notification goes to, as SQL: the URL's scheme and authority, lower case (every
- * URL in the outbox starts with https://, a check constraint says so). Computed in SQL only, so
- * the key a claim returns is the key the next claim excludes.
- */
-const TARGET_SQL = `lower(substring(url from '^https://[^/?#]*'))`;
-
-/**
  * Class key of the claim locks, `pg_try_advisory_lock(CLAIM_LOCK_CLASS, hashtext(id::text))`.
  * The two-int4 form has a key space of its own (the migration lock uses the bigint form). Two
  * notifications whose ids hash alike merely wait for each other.
@@ -87,8 +81,17 @@ const CLAIM_LOCK_CLASS = 0x6f757462;
 /** Due rows a claim looks at per free slot, so it can skip receivers at their limit and still fill its slots. */
 const LOOKAHEAD = 4;
 
+/**
+ * The oldest due rows a claim reads in due order before it looks receiver by receiver instead
+ * (NotificationClaims.dueRows): what the cheap read may read past, at most.
+ */
+const HEAD_WINDOW = 512;
+
+/** The claim locks some session holds now, as the oids pg_locks shows of hashtext(id). */
+const HELD_CLAIMS = `SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${CLAIM_LOCK_CLASS} AND objsubid = 2`;
+
 const CLAIMED_COLUMNS = `id, merchant_id AS "merchantId", merchant_mode AS "merchantMode", order_id AS "orderId",
-  transaction_id AS "transactionId", url, ${TARGET_SQL} AS target, payload, sealed_secret AS "sealedSecret",
+  transaction_id AS "transactionId", url, ${RECEIVER_SQL} AS target, payload, sealed_secret AS "sealedSecret",
   sealed_previous_secret AS "sealedPreviousSecret", attempts, window_started_at AS "windowStartedAt", created_at AS "createdAt"`;
 
 /** What a worker asks a claim for. */
@@ -124,7 +127,11 @@ export class NotificationClaims {
   private broken = false;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    /** HEAD_WINDOW; tests make it small. */
+    private readonly headWindow = HEAD_WINDOW,
+  ) {}
 
   /** Notifications this worker holds (claimed, outcome not yet written). */
   get holding(): number {
@@ -189,20 +196,7 @@ export class NotificationClaims {
   }
 
   private async claimOn(runner: QueryRunner, request: ClaimRequest): Promise<ClaimedNotification[]> {
-    // Due rows whose claim lock no session holds: those in flight anywhere (other workers,
-    // other replicas, this one: its locks are re-entrant, it would get them again) are the
-    // oldest due and would otherwise fill the window while younger rows wait. The lock's second
-    // key is hashtext(id); Postgres shows it as an oid (the same 32 bits, unsigned).
-    const due: DueNotification[] = await runner.query(
-      `SELECT id, ${TARGET_SQL} AS target FROM order_transaction.notification_outbox
-        WHERE status = 'PENDING' AND next_attempt_at <= $1
-          AND NOT (${TARGET_SQL} = ANY($2::text[]))
-          AND hashtext(id::text)::oid NOT IN (
-            SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${CLAIM_LOCK_CLASS} AND objsubid = 2)
-        ORDER BY next_attempt_at
-        LIMIT $3`,
-      [request.now, request.skipTargets, request.limit * LOOKAHEAD],
-    );
+    const due = await this.dueRows(runner, request);
     // Locks are tried on what is chosen, and more is chosen while slots are left: a row may have
     // been taken by another session between the read and the lock.
     const locked: string[] = [];
@@ -217,6 +211,64 @@ export class NotificationClaims {
       }
       throw err;
     }
+  }
+
+  /**
+   * The oldest due rows (up to LOOKAHEAD per free slot) of receivers not skipped whose claim
+   * lock no session holds: those in flight anywhere (other workers, other replicas, this one:
+   * its locks are re-entrant, it would get them again) are the oldest due and would otherwise
+   * fill the window while younger rows wait. The lock's second key is hashtext(id); Postgres
+   * shows it as an oid (the same 32 bits, unsigned).
+   *
+   * Read in due order first, at most `headWindow` rows: cheap, and enough unless the head of the
+   * queue is the backlog of receivers this claim skips (a receiver at its in-flight limit with
+   * thousands due: every claim would read past all of them). When that window holds too few
+   * rows to take, the claim looks receiver by receiver instead, on the receiver index: each
+   * receiver with pending rows found by one index probe (a skip scan), the oldest due rows of
+   * each it may call by another, so its cost follows the number of receivers, not the backlog.
+   */
+  private async dueRows(runner: QueryRunner, request: ClaimRequest): Promise<DueNotification[]> {
+    const wanted = request.limit * LOOKAHEAD;
+    const head: { scanned: number; id: string | null; target: string | null }[] = await runner.query(
+      `WITH head AS MATERIALIZED (
+         SELECT id, ${RECEIVER_SQL} AS target, next_attempt_at FROM order_transaction.notification_outbox
+          WHERE status = 'PENDING' AND next_attempt_at <= $1
+          ORDER BY next_attempt_at
+          LIMIT $4)
+       SELECT scan.scanned, h.id, h.target
+         FROM (SELECT count(*)::int AS scanned FROM head) scan
+         LEFT JOIN LATERAL (
+           SELECT id, target FROM head
+            WHERE NOT (target = ANY($2::text[])) AND hashtext(id::text)::oid NOT IN (${HELD_CLAIMS})
+            ORDER BY next_attempt_at
+            LIMIT $3) h ON true`,
+      [request.now, request.skipTargets, wanted, this.headWindow],
+    );
+    const rows = head.filter((row): row is DueNotification & { scanned: number } => row.id !== null);
+    if (rows.length >= wanted || head[0].scanned < this.headWindow) {
+      return rows.map(({ id, target }) => ({ id, target }));
+    }
+    return runner.query(
+      `WITH RECURSIVE receivers(target) AS (
+         (SELECT ${RECEIVER_SQL} FROM order_transaction.notification_outbox
+           WHERE status = 'PENDING' ORDER BY 1 LIMIT 1)
+         UNION ALL
+         SELECT (SELECT ${RECEIVER_SQL} FROM order_transaction.notification_outbox
+                  WHERE status = 'PENDING' AND ${RECEIVER_SQL} > r.target ORDER BY 1 LIMIT 1)
+           FROM receivers r WHERE r.target IS NOT NULL)
+       SELECT d.id, r.target
+         FROM receivers r
+         CROSS JOIN LATERAL (
+           SELECT id, next_attempt_at FROM order_transaction.notification_outbox
+            WHERE status = 'PENDING' AND ${RECEIVER_SQL} = r.target AND next_attempt_at <= $1
+              AND hashtext(id::text)::oid NOT IN (${HELD_CLAIMS})
+            ORDER BY next_attempt_at
+            LIMIT $3) d
+        WHERE r.target IS NOT NULL AND NOT (r.target = ANY($2::text[]))
+        ORDER BY d.next_attempt_at
+        LIMIT $3`,
+      [request.now, request.skipTargets, wanted],
+    );
   }
 
   /** The claim after the read: locks on what is chosen, then the locked rows read again. Fills `locked` as it goes. */
@@ -361,7 +413,7 @@ export class NotificationOutbox {
     const [row]: { deferred: string }[] = await this.dataSource.query(
       `WITH deferred AS (
          UPDATE order_transaction.notification_outbox SET next_attempt_at = $2
-          WHERE status = 'PENDING' AND next_attempt_at < $2 AND ${TARGET_SQL} = $1
+          WHERE status = 'PENDING' AND next_attempt_at < $2 AND ${RECEIVER_SQL} = $1
           RETURNING 1
        )
        SELECT count(*) AS deferred FROM deferred`,

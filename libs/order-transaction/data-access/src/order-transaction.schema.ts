@@ -3,6 +3,7 @@ import { CreateOrderLedger1763900000000 } from './migrations/1763900000000-creat
 import { AddTransactionTaxAmount1764000000000 } from './migrations/1764000000000-add-transaction-tax-amount';
 import { ValidateTransactionTaxAmount1764000000001 } from './migrations/1764000000001-validate-transaction-tax-amount';
 import { CreateNotificationOutbox1764200000000 } from './migrations/1764200000000-create-notification-outbox';
+import { IndexNotificationReceivers1764400000000 } from './migrations/1764400000000-index-notification-receivers';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
 import { OrderEntity } from './order.entity';
@@ -21,5 +22,6 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     AddTransactionTaxAmount1764000000000,
     ValidateTransactionTaxAmount1764000000001,
     CreateNotificationOutbox1764200000000,
+    IndexNotificationReceivers1764400000000,
   ],
 };
