@@ -22,11 +22,13 @@ export function voidOf(order: LedgerOrderView, target: LedgerTransactionView): L
 
 /**
  * The transactions of `types` recorded against `target` (captures of an authorisation, refunds
- * of a capture or payment) that moved or may move money and are not voided.
+ * of a capture or payment) that moved or may move money and stand: not voided by a void that
+ * succeeded. One whose void is only under way still stands, since that void may yet fail
+ * (the ledger's chain rule reads it the same way).
  */
 export function dependentsOf(order: LedgerOrderView, target: LedgerTransactionView, types: readonly TransactionType[]): LedgerTransactionView[] {
   return order.transactions.filter(
-    (t) => types.includes(t.type) && t.targetTransactionId === target.id && EXPOSED.includes(t.result) && !voidOf(order, t),
+    (t) => types.includes(t.type) && t.targetTransactionId === target.id && EXPOSED.includes(t.result) && voidOf(order, t)?.result !== 'SUCCESS',
   );
 }
 

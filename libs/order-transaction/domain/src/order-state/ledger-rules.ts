@@ -28,7 +28,8 @@ const FUNDS_IN: TransactionType[] = ['AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'P
  * capture or payment already takes its amount out of what can be refunded, a pending void of an
  * authorisation out of what can be captured. Nothing may be recorded against a transaction that
  * is voided or being voided, nor a transaction voided while something recorded against it
- * stands (the chain rule of VOID, docs/decisions/card-payment-rules.md). An order a standalone
+ * stands, until that one's own void succeeded (the chain rule of VOID,
+ * docs/decisions/card-payment-rules.md). An order a standalone
  * refund opened takes no money in.
  */
 export function assertLedgerRules(
@@ -179,37 +180,43 @@ const VOID_OF: Partial<Record<TransactionType, TransactionType>> = {
 /**
  * The chain rule, held by the ledger itself: a capture or refund may not be reserved against a
  * transaction that is voided or being voided, nor a void reserved while a capture or refund of
- * its target stands (not voided, nor being voided). Either would send the acquirer both, and
- * the void's completion could then find its money rule broken after the money moved. The
- * operations check the same on begin's view; this catches two writers racing past it (a lock
- * lost to a timeout).
+ * its target stands, which it does until its own void has succeeded. Either would send the
+ * acquirer both, and the void's completion could then find its money rule broken after the
+ * money moved. A dependent whose void is only under way still stands: that void may yet fail
+ * (or be released), and the void of its target, already at the acquirer, could then not be
+ * recorded. The operations check the same on begin's view; this catches two writers racing
+ * past it (a lock lost to a timeout).
  */
 function assertChainStands(after: readonly LedgerEntry[], incoming: LedgerEntry): void {
   if (!EXPOSED.includes(incoming.result) || !incoming.targetTransactionId) {
     return;
   }
   const targetId = incoming.targetTransactionId;
-  const voidOf = (id: string | undefined) => {
+  const voidOf = (id: string | undefined, results: readonly TransactionResult[]) => {
     const entry = after.find((e) => e.id !== undefined && e.id === id);
     const voidType = entry && VOID_OF[entry.type];
-    return voidType && after.find((e) => e.type === voidType && e.targetTransactionId === id && EXPOSED.includes(e.result));
+    return voidType && after.find((e) => e.type === voidType && e.targetTransactionId === id && results.includes(e.result));
   };
   if (VOID_TYPES.includes(incoming.type)) {
     const target = after.find((e) => e.id === targetId);
     const dependents = (target && DEPENDENT_TYPES[target.type]) ?? [];
     const standing = after.find(
-      (e) => dependents.includes(e.type) && e.targetTransactionId === targetId && EXPOSED.includes(e.result) && !voidOf(e.id),
+      (e) => dependents.includes(e.type) && e.targetTransactionId === targetId && EXPOSED.includes(e.result) && !voidOf(e.id, ['SUCCESS']),
     );
     if (standing) {
+      const underWay = voidOf(standing.id, OPEN);
       throw GatewayError.invalidField(
         'transaction.targetTransactionId',
         'INVALID',
-        `Value '${targetId}' is invalid. Transaction '${targetId}' is not the latest of its chain: void ${standing.type} '${standing.id}' first.`,
+        `Value '${targetId}' is invalid. Transaction '${targetId}' is not the latest of its chain: ` +
+          (underWay
+            ? `${standing.type} '${standing.id}' is being voided (its void '${underWay.id}' is ${underWay.result}); void '${targetId}' once that void succeeded.`
+            : `void ${standing.type} '${standing.id}' first.`),
       );
     }
     return;
   }
-  const voided = voidOf(targetId);
+  const voided = voidOf(targetId, EXPOSED);
   if (voided) {
     const state = voided.result === 'SUCCESS' ? 'already voided' : `being voided (its void is ${voided.result})`;
     throw GatewayError.invalidField(

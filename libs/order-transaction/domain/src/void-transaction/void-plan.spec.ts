@@ -41,6 +41,19 @@ describe('planVoid', () => {
     expect(planVoid(voidOf('c1'), refundVoided, 'order-1').type).toBe('VOID_CAPTURE');
   });
 
+  it('waits for the void of a capture or refund under way: that void may still fail, and its target then stands', () => {
+    for (const result of ['PENDING', 'UNKNOWN'] as const) {
+      const order = orderOf([
+        txn('a1', 'AUTHORIZATION', '50.00'),
+        txn('c1', 'CAPTURE', '50.00', { targetTransactionId: 'a1' }),
+        txn('w1', 'VOID_CAPTURE', '50.00', { targetTransactionId: 'c1', result }),
+      ]);
+      expect(refusal(() => planVoid(voidOf('a1'), order, 'order-1')).explanation).toBe(
+        `Value 'a1' is invalid. Transaction 'a1' is not the latest of its chain: void CAPTURE 'c1' first (a void under way must have succeeded: 'w1' is ${result}).`,
+      );
+    }
+  });
+
   it('waits for a refund request on a capture or payment before voiding it', () => {
     for (const type of ['CAPTURE', 'PAYMENT'] as const) {
       const order = orderOf([txn('t1', type, '50.00'), txn('rr', 'REFUND_REQUEST', '10.00', { targetTransactionId: 't1', result: 'PENDING' })]);

@@ -51,7 +51,9 @@ export function planVoid(request: VoidRequest, order: LedgerOrderView | null, or
   const dependents = dependentsOf(order, target, DEPENDENT_TYPES[target.type]);
   if (dependents.length > 0) {
     const names = dependents.map((t) => `${t.type} '${t.id}'`).join(', ');
-    throw invalid(FIELD, id, `Transaction '${id}' is not the latest of its chain: void ${names} first.`);
+    const underWay = dependents.flatMap((t) => voidOf(order, t) ?? []).map((v) => `'${v.id}' is ${v.result}`);
+    const wait = underWay.length > 0 ? ` (a void under way must have succeeded: ${underWay.join(', ')})` : '';
+    throw invalid(FIELD, id, `Transaction '${id}' is not the latest of its chain: void ${names} first${wait}.`);
   }
   const voidable = target as VoidPlan['target'];
   return { type: VOID_TYPE_OF[voidable.type], amount: Money.of(target.amount, order.currency), target: voidable };
