@@ -1,5 +1,5 @@
 import { Money } from '@gateway/money';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
 import type { AuthorizeCardRequest, CaptureRequest, RefundRequest, VerifyCardRequest, VoidRequest } from '../acquirer-requests';
 import { parseCardExpiry } from '../card/card-expiry';
 import { Pan } from '../card/pan';
@@ -65,6 +65,41 @@ describe('acquirer wire codec', () => {
       const wire = overTheWire(VERIFY_WIRE.encodeRequest(cardlessVerify)) as { card: object };
       wire.card = { ...wire.card, ...extra };
       expect(() => VERIFY_WIRE.decodeRequest(wire)).toThrow(new AcquirerWireError(`request.card.${field} is not allowed here`));
+    });
+
+    it('carries the EMV data, account funding and POS terminal data of a card operation and gets them back the same', () => {
+      const presented: Cardless<VerifyCardRequest> = {
+        ...cardlessVerify,
+        card: { sequenceNumber: '001', emvData: '9F2608A1B2C3D4E5F60718' },
+        accountFunding: { purpose: 'PAYROLL', senderIsRecipient: false, recipient: { firstName: 'Ada', lastName: 'Payee' } },
+        posTerminal: { attended: 'ATTENDED', location: 'MERCHANT_TERMINAL_ON_PREMISES' },
+      };
+      expect(VERIFY_WIRE.decodeRequest(overTheWire(VERIFY_WIRE.encodeRequest(presented)))).toEqual(presented);
+    });
+
+    it('refuses a device payment carrying anything but its ECI and cryptogram, without echoing it', () => {
+      const wire = overTheWire(VERIFY_WIRE.encodeRequest(cardlessVerify)) as { card: { devicePayment: object } };
+      wire.card.devicePayment = { ...wire.card.devicePayment, number: TEST_CARD };
+      expect(() => VERIFY_WIRE.decodeRequest(wire)).toThrow(new AcquirerWireError('request.card.devicePayment.number is not allowed here'));
+    });
+
+    it('leaves every card detail of a REFUND behind when handed a full card', () => {
+      const refund = withCardDetails<RefundRequest>(
+        { merchantId: 'M', orderId: 'o', transactionId: 't', amount: Money.of('0.30', 'USD'), card: { sequenceNumber: '001' } },
+        details,
+      );
+      const text = JSON.stringify(REFUND_WIRE.encodeRequest(refund));
+      for (const leak of [TEST_CARD, '1020', 'Ada Cardholder', '"expiry"', 'number']) {
+        expect(text).not.toContain(leak);
+      }
+      expect(REFUND_WIRE.decodeRequest(JSON.parse(text)).card).toEqual({ sequenceNumber: '001' });
+    });
+
+    it("completes the card with the vault's details over any the request's card still held", () => {
+      const stale = { ...details, number: Pan.of(TEST_CARD_LUHN_FAILURE), nameOnCard: 'Stale Name' };
+      const request = withCardDetails<VerifyCardRequest>({ ...cardlessVerify, card: { ...cardlessVerify.card, ...stale } }, details);
+      expect(request.card.number.reveal()).toBe(TEST_CARD);
+      expect(request.card).toMatchObject({ nameOnCard: 'Ada Cardholder', sequenceNumber: '001' });
     });
 
     it('completes the request with the vault card, which the test acquirer then verifies', async () => {
@@ -140,6 +175,30 @@ describe('acquirer wire codec', () => {
       }
       expect(error).toBeInstanceOf(AcquirerWireError);
       expect(String(error)).not.toContain(TEST_CARD);
+    });
+
+    it.each([
+      ['more than the first six digits', '5123450xxxxx0008'],
+      ['no digit masked', TEST_CARD.slice(0, 6) + TEST_CARD.slice(-4)],
+    ])('refuses a result whose masked number shows %s', async (_what, maskedNumber) => {
+      const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
+      const wire = overTheWire(VERIFY_WIRE.encodeResult(result)) as { card: { maskedNumber: string } };
+      wire.card.maskedNumber = maskedNumber;
+      expect(() => VERIFY_WIRE.decodeResult(wire)).toThrow(new AcquirerWireError('result.card.maskedNumber is not a masked card number'));
+    });
+
+    it('refuses a result whose card number is not even a string, without echoing it', async () => {
+      const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
+      const wire = overTheWire(VERIFY_WIRE.encodeResult(result)) as { card: { maskedNumber: unknown } };
+      wire.card.maskedNumber = Number(TEST_CARD);
+      expect(() => VERIFY_WIRE.decodeResult(wire)).toThrow(new AcquirerWireError('result.card.maskedNumber is not a string'));
+    });
+
+    it('refuses a result with a funding method the BIN table does not have', async () => {
+      const result = await new TestAcquirer().verify(withCardDetails(cardlessVerify, details));
+      const wire = overTheWire(VERIFY_WIRE.encodeResult(result)) as { card: { fundingMethod: string } };
+      wire.card.fundingMethod = 'PREPAID';
+      expect(() => VERIFY_WIRE.decodeResult(wire)).toThrow('result.card.fundingMethod is not one of the known values');
     });
 
     it('refuses a result with a gateway code the acquirer cannot answer', async () => {

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan, SentStatement, sentStatements } from '@gateway/testing';
 import { TOKEN_VAULT_SCHEMA } from './token-vault.schema';
-import { TokenConflictError, TokenRecord, TokenRepository, TokenWrite } from './token.repository';
+import { SealedColumns, TokenConflictError, TokenRecord, TokenRepository, TokenWrite } from './token.repository';
 
 /**
  * The vault's hand-written token SQL against the real Postgres: what each statement writes and
@@ -130,6 +130,13 @@ describe('insert', () => {
     expect(await tokens.findByFingerprint(row.repositoryId, row.fingerprint)).toEqual(inserted);
   });
 
+  it('keeps each column apart that the usual row fills alike: brand and scheme, creator and updater', async () => {
+    const row = cardWrite({ cardBrand: 'MAESTRO', cardScheme: 'MASTERCARD', cardFundingMethod: 'DEBIT', createdBy: 'INTCREATOR', updatedBy: 'INTUPDATER' });
+    const inserted = await insert(row);
+    expect(inserted).toMatchObject({ cardBrand: 'MAESTRO', cardScheme: 'MASTERCARD', cardFundingMethod: 'DEBIT', createdBy: 'INTCREATOR', updatedBy: 'INTUPDATER' });
+    expect(await tokens.findByToken(row.repositoryId, row.token)).toEqual(inserted);
+  });
+
   it('stores no agreement as SQL NULL, not as the JSON null', async () => {
     const row = await insert(cardWrite());
     const [stored] = await dataSource.query('SELECT provider_a_agreement IS NULL AS "isNull" FROM token_vault.tokens WHERE id = $1', [row.id]);
@@ -213,6 +220,8 @@ describe('reads and small writes', () => {
     expect(await tokens.findByToken(newRepository(), row.token)).toBeNull();
     expect(await tokens.findByToken(row.repositoryId, newToken())).toBeNull();
     expect(await tokens.findByFingerprint(row.repositoryId, randomBytes(32))).toBeNull();
+    expect(await tokens.findByFingerprint(newRepository(), row.fingerprint)).toBeNull();
+    expect(await tokens.inTransaction((tx) => tx.findByFingerprint(newRepository(), row.fingerprint))).toBeNull();
     expect(await tokens.inTransaction((tx) => tx.lockByToken(row.repositoryId, newToken()))).toBeNull();
     expect(await tokens.inTransaction((tx) => tx.lockByToken(newRepository(), row.token))).toBeNull();
   });
@@ -288,6 +297,23 @@ describe('key rotation', () => {
     }
     expect(await tokens.reencryptBatch(1, 2, resealUnder(1))).toBe(1);
     expect(await tokens.countNotUnderKey(1)).toBe(0);
+  });
+
+  it('writes every sealed column reseal gives: the scheme token and provider_a details too', async () => {
+    const rows = [await insert(cardWrite({ dataKeyId: 2 })), await insert(providerAWrite({ dataKeyId: 2 }))];
+    const resealed = new Map<string, SealedColumns>();
+    const reseal = async (row: TokenRecord) => {
+      const sealed = await resealUnder(1)(row);
+      resealed.set(row.id, sealed);
+      return sealed;
+    };
+    while ((await tokens.reencryptBatch(1, 10, reseal)) > 0) {
+      // until no row is left under another key
+    }
+    for (const before of rows) {
+      const { dataKeyId, accountIdentifier, providerADetails, schemeToken } = (await tokens.findByToken(before.repositoryId, before.token))!;
+      expect({ dataKeyId, accountIdentifier, providerADetails, schemeToken }).toEqual(resealed.get(before.id));
+    }
   });
 });
 

@@ -206,6 +206,32 @@ describe('SaveToken: Preserve 6.4 rejection (token rule 3a)', () => {
     const short = `${TEST_CARD.slice(0, 6)}0${TEST_CARD.slice(-4)}`;
     expect(await rejected(ctx.post(cardBody(short)))).toMatchObject({ field: 'sourceOfFunds.provided.card.number' });
   });
+
+  it('takes a 12-digit card number, the shortest with two digits to vary', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4' });
+    const twelve = `${TEST_CARD.slice(0, 6)}00${TEST_CARD.slice(-4)}`;
+    expect(await ctx.post(cardBody(twelve))).toMatchObject({ result: 'SUCCESS', token: expect.stringMatching(/^512345[0-9]{2}0008$/) });
+  });
+});
+
+describe('SaveToken: an update merges the request over the stored card', () => {
+  it('keeps the stored expiry when an update gives only a new number', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+    expect(await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE, null))).toMatchObject({
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009', expiry: '0539' } } },
+    });
+  });
+
+  it.each(['UNIQUE_CARD', 'UNIQUE_ACCOUNT_IDENTIFIER'] as const)(
+    'merges a creation redirected to the holder of the card (%s) over what the holder stores',
+    async (management) => {
+      const ctx = await setUp({ management });
+      const holder = (await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.DECLINED))).token;
+      // The number alone: the holder keeps its expiry, as an update of it would.
+      expect(await ctx.post(cardBody(TEST_CARD, null))).toMatchObject({ result: 'SUCCESS', token: holder, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+    },
+  );
 });
 
 describe('SaveToken: merchant-supplied tokens', () => {
@@ -438,6 +464,37 @@ describe('SaveToken: verification strategies', () => {
     expect(ctx.bed.store.rows.size).toBe(0);
   });
 
+  it('ACQUIRER references the call with the token saved, or with the request id for a token not generated yet', async () => {
+    const references: string[] = [];
+    const acquirer = { verify: async ({ reference }: AcquirerVerificationRequest): Promise<VerificationOutcome> => (references.push(reference), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) };
+    const body = { ...cardBody(), verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
+    await (await setUp({ generation: 'MERCHANT_SUPPLIED' }, { acquirer })).put('tok1', body);
+    const generated = await setUp({}, { acquirer });
+    const envelope = testEnvelope(generated.merchant);
+    await generated.bed.save.execute({ envelope, fields: validateTokenRequest(body) });
+    expect(references).toEqual(['tok1', envelope.requestId]);
+  });
+
+  it('ACQUIRER hands the name on card and the billing address (AVS) to the acquirer verifier', async () => {
+    const seen: AcquirerVerificationRequest[] = [];
+    const ctx = await setUp({}, { acquirer: { verify: async (request) => (seen.push(request), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) } });
+    await ctx.post({
+      ...cardBody(TEST_CARD, TEST_EXPIRY.APPROVED, { nameOnCard: 'A Payer' }),
+      billing: { address: { street: 'ADDRESS_MATCH' } },
+      verificationStrategy: 'ACQUIRER',
+      transaction: { currency: 'USD' },
+    });
+    expect(seen[0]).toMatchObject({ nameOnCard: 'A Payer', billingAddress: { street: 'ADDRESS_MATCH' } });
+  });
+
+  it('a failed verification of a card another token holds (Unique Card) names that token and leaves it as it was', async () => {
+    const ctx = await setUp({ management: 'UNIQUE_CARD' });
+    const holder = (await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.APPROVED))).token;
+    const failed = await ctx.post({ ...cardBody(TEST_CARD, TEST_EXPIRY.DECLINED), verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
+    expect(failed).toMatchObject({ result: 'FAILURE', token: holder, response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED' } });
+    expect([...ctx.bed.store.rows.values()]).toMatchObject([{ token: holder, cardExpiry: '0139', version: 1 }]);
+  });
+
   it('verification is for cards: a provider_a token reports NONE, and asking for BASIC is refused', async () => {
     const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
     expect(await ctx.post(agreementBody('B-1'))).toMatchObject({ verificationStrategy: 'NONE', response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' } });
@@ -504,6 +561,17 @@ describe('SaveToken: p2pe card data', () => {
     expect(ctx.bed.store.rows.size).toBe(0);
   });
 
+  it('refuses a card number in clear alongside p2pe data', async () => {
+    const ctx = await setUp();
+    const payload = ctx.bed.p2pe.encrypt(Pan.of(TEST_CARD), KSN);
+    const card = { number: TEST_CARD_LUHN_FAILURE, p2pe: { keySerialNumber: KSN, payload } };
+    expect(await rejected(ctx.post({ sourceOfFunds: { type: 'CARD', provided: { card } } }))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.p2pe',
+      validationType: 'UNSUPPORTED',
+    });
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
   it('refuses p2pe data of live merchants (no live key management)', async () => {
     const ctx = await setUp({ mode: 'LIVE' });
     const payload = ctx.bed.p2pe.encrypt(Pan.of(TEST_CARD), KSN);
@@ -551,6 +619,26 @@ describe('SaveToken: provider_a billing agreements', () => {
     });
   });
 
+  it('lets a SINGLE agreement become a MULTIPLE one under another id', async () => {
+    const ctx = await setUp();
+    const token = (await ctx.post(agreementBody('S-1', 'SINGLE'))).token as string;
+    expect(await ctx.put(token, agreementBody('M-1', 'MULTIPLE'))).toMatchObject({
+      result: 'SUCCESS',
+      sourceOfFunds: { provided: { provider_a: { billingAgreement: { id: 'M-1', cardinality: 'MULTIPLE' } } } },
+    });
+  });
+
+  it('refuses updating a token to an agreement another token holds (Unique Account Identifier), on the agreement id', async () => {
+    const ctx = await setUp({ management: 'UNIQUE_ACCOUNT_IDENTIFIER' });
+    await ctx.post(agreementBody('B-1'));
+    const other = (await ctx.post(agreementBody('B-2'))).token as string;
+    expect(await rejected(ctx.put(other, agreementBody('B-1')))).toMatchObject({
+      code: 'INVALID_FIELD',
+      field: 'sourceOfFunds.provided.provider_a.billingAgreement.id',
+      validationType: 'INVALID',
+    });
+  });
+
   it('keeps agreement ids unique under Unique Account Identifier, not under Unique Card', async () => {
     const uai = await setUp({ management: 'UNIQUE_ACCOUNT_IDENTIFIER' });
     const first = await uai.post(agreementBody('B-1'));
@@ -594,6 +682,22 @@ describe('SaveToken: scheme tokens', () => {
 
     await ctx.put('t2', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED, { nameOnCard: 'SCHEME_TOKENIZATION_DECLINED' }));
     expect(await ctx.put('t2', cardBody(TEST_CARD_LUHN_FAILURE))).toMatchObject({ response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+  });
+
+  it('tokenizes the new card when the number of a token changes: the old card\'s scheme token is not kept', async () => {
+    const ctx = await setUp({ schemeTokenization: true, generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody(TEST_CARD));
+    expect(await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE))).toMatchObject({ response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
+    const schemeToken = await ctx.bed.sealing.openSchemeToken([...ctx.bed.store.rows.values()][0]);
+    expect(schemeToken?.number.reveal()).toBe(simulatedSchemeTokenNumber(Pan.of(TEST_CARD_LUHN_FAILURE)));
+  });
+
+  it('keeps the tokenization outcome of an unchanged card with its scheme token', async () => {
+    const ctx = await setUp({ schemeTokenization: true, generation: 'MERCHANT_SUPPLIED' });
+    const code = 'SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED';
+    await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED, { nameOnCard: code }));
+    await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+    expect([...ctx.bed.store.rows.values()][0]).toMatchObject({ version: 2, schemeTokenOutcome: code });
   });
 
   it('does not tokenize for repositories not configured for it', async () => {
@@ -672,6 +776,15 @@ describe('SaveToken: response', () => {
       result: 'SUCCESS',
     });
     expect(JSON.stringify(body)).not.toContain(TEST_CARD);
+  });
+
+  it('names the merchant that last updated a token of a repository merchants share', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    // Same repository id (the default), another merchant: a deliberately shared repository.
+    const other = testMerchant({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('shared', cardBody());
+    const updated = await saver(ctx.bed, other).put('shared', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+    expect(updated).toMatchObject({ token: 'shared', usage: { lastUpdatedBy: other.id } });
   });
 
   it('shows an expired card\'s token as INVALID', async () => {
@@ -753,6 +866,44 @@ describe('SaveToken: concurrent writers', () => {
     const body = await ctx.put('t1', expiryOnly(TEST_EXPIRY.DECLINED, { verificationStrategy: 'ACQUIRER' }));
     expect(verified).toEqual(['512345xxxxxx0008', '512345xxxxxx0009']);
     expect(body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' } });
+  });
+
+  it('verifies again, outside the lock, when another save changed the expiry it verified', async () => {
+    const verified: string[] = [];
+    const ctx = await setUp(
+      { generation: 'MERCHANT_SUPPLIED', defaultVerificationStrategy: 'ACQUIRER' },
+      { acquirer: { verify: async ({ card }) => (verified.push(card.expiry!.mmyy), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) } },
+    );
+    const unverified = (expiry: { month: string; year: string }) => ({ ...cardBody(TEST_CARD, expiry), verificationStrategy: 'NONE' });
+    await ctx.put('t1', unverified(TEST_EXPIRY.APPROVED));
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        await ctx.put('t1', unverified(TEST_EXPIRY.DECLINED));
+      }
+    };
+    // The number alone, under the profile's ACQUIRER: the expiry verified is the stored one, which the other save changed.
+    const body = await ctx.put('t1', { ...cardBody(TEST_CARD, null), transaction: { currency: 'USD' } });
+    expect(verified).toEqual(['0139', '0539']);
+    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+  });
+
+  it('starts over when another request deleted the token between its read and its write', async () => {
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));
+    let deleted = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!deleted) {
+        deleted = true;
+        await ctx.bed.remove.execute({ merchant: ctx.merchant, tokenId: 't1' });
+      }
+    };
+    const body = await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+    expect(deleted).toBe(true);
+    // Merchant-Supplied: a PUT to a token that no longer exists creates it again.
+    expect(body).toMatchObject({ result: 'SUCCESS', token: 't1', sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+    expect([...ctx.bed.store.rows.values()]).toMatchObject([{ token: 't1', version: 1 }]);
   });
 
   it('asks the caller to retry when every new state of the token needs another verification', async () => {

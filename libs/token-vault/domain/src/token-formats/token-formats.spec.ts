@@ -38,6 +38,16 @@ describe('Preserve 6.4 tokens', () => {
     }
   });
 
+  it('never equal a 12-digit stored number that fails Luhn, where only two digits vary', () => {
+    // One candidate in a hundred is the number itself: 2,000 draws would meet it.
+    const short = `${TEST_CARD.slice(0, 6)}00${TEST_CARD_LUHN_FAILURE.slice(-4)}`;
+    expect(passesLuhn(short)).toBe(false);
+    const pan = Pan.of(short);
+    for (let i = 0; i < 2_000; i++) {
+      expect(preserve64Token(pan)).not.toBe(short);
+    }
+  });
+
   it('hold for every card length from 12 to 19 digits', () => {
     fc.assert(
       fc.property(fc.integer({ min: PRESERVE_6_4_MIN_LENGTH, max: 19 }), (length) => {

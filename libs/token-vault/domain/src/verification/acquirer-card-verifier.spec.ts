@@ -1,4 +1,4 @@
-import { AcquirerRegistry } from '@gateway/acquirer';
+import { AcquirerRegistry, TestAcquirer } from '@gateway/acquirer';
 import { MerchantContext } from '@gateway/contracts';
 import { Pan, Secret } from '@gateway/crypto';
 import { Metrics } from '@gateway/platform';
@@ -60,6 +60,27 @@ describe('AcquirerCardVerifier', () => {
     expect(outcome.gatewayCode).toBe('EXTERNAL_VERIFICATION_DECLINED');
     expect(service.received).toHaveLength(0);
     expect(await calls()).toBe(1);
+  });
+
+  it('asks its own acquirer with what the verification service would get: security code, name on card, billing address, reference', async () => {
+    const { verifier } = setUp();
+    const verify = jest.spyOn(TestAcquirer.prototype, 'verify');
+    try {
+      const outcome = await verifier.verify(
+        request(TEST_EXPIRY.APPROVED, { numberFromRequest: false, securityCode: new Secret('102'), nameOnCard: 'A Payer', billingAddress: { street: 'ADDRESS_MATCH' } }),
+      );
+      // 102: the test acquirer's security code NO_MATCH.
+      expect(outcome.gatewayCode).toBe('EXTERNAL_VERIFICATION_DECLINED_INVALID_CSC');
+      expect(verify.mock.calls[0][0]).toMatchObject({
+        orderId: 'tokenRef1',
+        transactionId: 'tokenRef1',
+        currency: 'USD',
+        card: { nameOnCard: 'A Payer' },
+        cardholder: { billingAddress: { street: 'ADDRESS_MATCH' } },
+      });
+    } finally {
+      verify.mockRestore();
+    }
   });
 
   it('needs the currency to verify in', async () => {
