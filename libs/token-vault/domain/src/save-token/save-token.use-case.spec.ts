@@ -700,6 +700,23 @@ describe('SaveToken: scheme tokens', () => {
     expect([...ctx.bed.store.rows.values()][0]).toMatchObject({ version: 2, schemeTokenOutcome: code });
   });
 
+  it('tokenizes again, outside the lock, when another save changed the expiry it tokenized with', async () => {
+    const ctx = await setUp({ schemeTokenization: true, generation: 'MERCHANT_SUPPLIED' });
+    await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED));
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.DECLINED));
+      }
+    };
+    // A new number without an expiry takes the stored one, which the other save changed meanwhile.
+    await ctx.put('t1', cardBody(TEST_CARD, null));
+    const row = [...ctx.bed.store.rows.values()][0];
+    expect(row.cardExpiry).toBe('0539');
+    expect((await ctx.bed.sealing.openSchemeToken(row))?.expiry?.mmyy).toBe('0539');
+  });
+
   it('does not tokenize for repositories not configured for it', async () => {
     const ctx = await setUp({ schemeTokenization: false });
     expect(await ctx.post(cardBody())).toMatchObject({ response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' } });

@@ -362,7 +362,9 @@ export class SaveToken {
     if (kept || !context.repository.schemeTokenization) {
       return { token: kept, outcome: sameCard ? stored.schemeTokenOutcome : null };
     }
-    const result = await once(context, context.tokenizations, fingerprint.toString('hex'), () =>
+    // Keyed as the verification is: a scheme token is issued for the card with its expiry, so a
+    // plan whose expiry another save changed meanwhile needs a tokenization of its own.
+    const result = await once(context, context.tokenizations, `${fingerprint.toString('hex')}:${instrument.expiry?.mmyy ?? ''}`, () =>
       context.tsp.tokenize(instrument, tokenizationContext(context.command.fields)),
     );
     return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
