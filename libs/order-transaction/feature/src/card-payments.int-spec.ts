@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { GatewayError, JsonObject, MerchantContext, OrderApiOperation } from '@gateway/contracts';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { ACQUIRER_WIRE, Pan, parseCardExpiry, TestAcquirer } from '@gateway/acquirer';
+import { AcquirerCallMessage, GatewayError, JsonObject, MerchantContext, OrderApiOperation, SUBJECTS } from '@gateway/contracts';
+import { RecordOperation } from '@gateway/order-transaction/domain';
+import { standaloneBus } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
 
 /**
@@ -154,7 +157,7 @@ describe('a partial approval (order.acceptPartialAmount)', () => {
       order: { amount: '10.51', currency: 'USD', acceptPartialAmount: true },
       sourceOfFunds: card,
     });
-    expect(partial).toMatchObject({ response: { gatewayCode: 'PARTIALLY_APPROVED' }, order: { totalAuthorizedAmount: 5.25 } });
+    expect(partial).toMatchObject({ response: { gatewayCode: 'PARTIALLY_APPROVED' }, order: { amount: 5.25, totalAuthorizedAmount: 5.25 } });
     expect(await transactionsOf(merchant, orderId)).toEqual([{ id: 'a1', type: 'AUTHORIZATION', amount: '5.2500', result: 'SUCCESS' }]);
     await expect(capture(merchant, orderId, 'c1', '5.26')).rejects.toMatchObject({
       explanation: "Value '5.26' is invalid. The amount available for capture on this order is 5.25 USD.",
@@ -220,5 +223,221 @@ describe('void rules', () => {
     const calls = await acquirerCalls('VOID');
     expect(await voidOf(merchant, orderId, 'v1', 'a1')).toEqual(first);
     expect(await acquirerCalls('VOID')).toBe(calls);
+  });
+});
+
+describe('what the ledger keeps of a card operation', () => {
+  async function rowsOf(merchant: MerchantContext, orderId: string) {
+    return app.dataSource.query(
+      `SELECT transaction_id AS id, type, funding_type AS "fundingType", tax_amount::text AS "taxAmount"
+         FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence`,
+      [merchant.id, orderId],
+    ) as Promise<Record<string, string | null>[]>;
+  }
+
+  it('a PAY: sent to the acquirer as a payment, recorded with its card funding, its tax and the notification URL', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const [payments, authorizations] = [await acquirerCalls('PAY'), await acquirerCalls('AUTHORIZE')];
+    const body = await operate(merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '30.00', currency: 'USD', itemAmount: '27.50', taxAmount: '2.50', notificationUrl: 'https://merchant.example/notify' },
+      sourceOfFunds: card,
+    });
+    // The issuer's approval code and the retrieval reference, as the acquirer answered them.
+    expect(body).toMatchObject({ result: 'SUCCESS', transaction: { authorizationCode: expect.stringMatching(/^[0-9]{6}$/), receipt: expect.stringMatching(/^[0-9]{12}$/) } });
+    expect([await acquirerCalls('PAY'), await acquirerCalls('AUTHORIZE')]).toEqual([payments + 1, authorizations]);
+    expect(await rowsOf(merchant, orderId)).toEqual([{ id: 'p1', type: 'PAYMENT', fundingType: 'CARD', taxAmount: '2.5000' }]);
+    const [stored] = await app.dataSource.query(
+      'SELECT notification_url AS "notificationUrl" FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2',
+      [merchant.id, orderId],
+    );
+    expect(stored.notificationUrl).toBe('https://merchant.example/notify');
+  });
+
+  it('a CAPTURE, a refund of it and a VOID fund the same card as the authorization', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '50.00');
+    await capture(merchant, orderId, 'c1', '50.00');
+    await operate(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '10.00', currency: 'USD', targetTransactionId: 'c1' } });
+    expect(await voidOf(merchant, orderId, 'v1', 'r1')).toMatchObject({ result: 'SUCCESS', transaction: { type: 'VOID_REFUND' } });
+    expect((await rowsOf(merchant, orderId)).map((t) => [t.id, t.fundingType])).toEqual([
+      ['a1', 'CARD'],
+      ['c1', 'CARD'],
+      ['r1', 'CARD'],
+      ['v1', 'CARD'],
+    ]);
+  });
+
+  it('a replayed PAY is answered from begin\'s read alone: nothing planned, reserved or sent again', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const request = { order: { amount: '15.00', currency: 'USD' }, sourceOfFunds: card };
+    const first = await operate(merchant, orderId, 'p1', 'PAY', request);
+    const calls = await acquirerCalls('PAY');
+    let again: JsonObject = {};
+    const sent = await statementsOf(async () => {
+      again = await operate(merchant, orderId, 'p1', 'PAY', request);
+    });
+    expect(again).toEqual(first);
+    expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT']);
+    expect(await acquirerCalls('PAY')).toBe(calls);
+  });
+});
+
+describe('a PAY asking for the full card number (responseControls.sensitiveData UNMASK)', () => {
+  it('gets it in its reply only, with the permission and certificate authentication: the ledger keeps it masked', async () => {
+    const merchant = testMerchant({ privileges: { excessiveRefund: false, unmask: true, refundRequiresApproval: false } });
+    const orderId = newOrderId();
+    const pay = () =>
+      app.operate({
+        envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'CERTIFICATE', fencingToken: nextFence() },
+        apiOperation: 'PAY',
+        orderId,
+        transactionId: 'p1',
+        body: { apiOperation: 'PAY', order: { amount: '8.00', currency: 'USD' }, sourceOfFunds: card, responseControls: { sensitiveData: 'UNMASK' } },
+      });
+    expect((await pay()).body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
+    expect((await pay()).body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+  });
+});
+
+describe('a completion whose first write fails (a dropped connection)', () => {
+  it('is retried: the payment recorded once, as the acquirer answered, after one acquirer call', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = app.running.app.get(RecordOperation);
+    const write = records.execute.bind(records);
+    let dropped = 0;
+    const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+      if (step === 'COMPLETE' && dropped === 0) {
+        dropped += 1;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return write(message, step, seen);
+    });
+    try {
+      const calls = await acquirerCalls('PAY');
+      const body = await operate(merchant, orderId, 'p1', 'PAY', { order: { amount: '12.00', currency: 'USD' }, sourceOfFunds: card });
+      expect(body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 12 } });
+      expect(dropped).toBe(1);
+      expect(await acquirerCalls('PAY')).toBe(calls + 1);
+      expect(await transactionsOf(merchant, orderId)).toEqual([{ id: 'p1', type: 'PAYMENT', amount: '12.0000', result: 'SUCCESS' }]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe('a capture of an authorization the acquirer does not know', () => {
+  /** An authorization another service recorded, its stored response holding `acquirer` (or none). */
+  async function seedAuthorization(merchant: MerchantContext, orderId: string, acquirer?: JsonObject): Promise<void> {
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: 'seed-a1', authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId,
+      transactionId: 'a1',
+      apiOperation: 'AUTHORIZE',
+      requestHash: testRequestHasher().hash({ apiOperation: 'AUTHORIZE', transactionId: 'a1' }),
+      mode: 'CREATE',
+      order: { currency: 'USD', amount: '50.00' },
+      transaction: { type: 'AUTHORIZATION', amount: '50.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
+      response: acquirer ? { transaction: { acquirer } } : {},
+    });
+  }
+
+  it('records the decline as FAILURE: nothing captured, the whole authorization still available', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    // A reference the test acquirer never issues: it answers 25, no such transaction.
+    await seedAuthorization(merchant, orderId, { id: 'TEST_ACQUIRER', transactionId: 'LOST-REFERENCE' });
+    const declined = await capture(merchant, orderId, 'c1', '50.00');
+    expect(declined).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'DECLINED', acquirerCode: '25' },
+      order: { status: 'AUTHORIZED', totalCapturedAmount: 0 },
+    });
+    const rows = await app.dataSource.query(
+      `SELECT transaction_id AS id, result, gateway_code AS "gatewayCode" FROM order_transaction.transactions
+        WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence`,
+      [merchant.id, orderId],
+    );
+    expect(rows).toEqual([
+      { id: 'a1', result: 'SUCCESS', gatewayCode: 'APPROVED' },
+      { id: 'c1', result: 'FAILURE', gatewayCode: 'DECLINED' },
+    ]);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'AUTHORIZED', captured: '0.0000' });
+  });
+
+  it('is refused before anything is recorded when the gateway holds no acquirer reference for it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedAuthorization(merchant, orderId);
+    const calls = await acquirerCalls('CAPTURE');
+    await expect(capture(merchant, orderId, 'c1', '10.00')).rejects.toMatchObject({
+      field: 'transaction.targetTransactionId',
+      explanation: expect.stringContaining('holds no acquirer reference for this transaction, so it cannot be captured'),
+    });
+    expect(await acquirerCalls('CAPTURE')).toBe(calls);
+    expect(await transactionsOf(merchant, orderId)).toHaveLength(1);
+  });
+});
+
+describe('a payment through the token vault (token-vault.acquirer.call.v1)', () => {
+  afterEach(() => standaloneBus.unregister(SUBJECTS.tokenVault.acquirerCall));
+
+  const token = '9999999999999999';
+  const byToken = (merchant: MerchantContext, orderId: string, apiOperation: OrderApiOperation = 'PAY', extra: JsonObject = {}) =>
+    operate(merchant, orderId, 'p1', apiOperation, { order: { amount: '20.00', currency: 'USD' }, sourceOfFunds: { token }, ...extra });
+
+  /** A stand-in answering as the vault does: the test acquirer's result in wire form, and the card it completed, masked. */
+  function vaultAnswering(asked: AcquirerCallMessage[]) {
+    standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async (data) => {
+      const message = data as AcquirerCallMessage;
+      asked.push(message);
+      const wire = ACQUIRER_WIRE.PAY;
+      const card = { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year) };
+      const result = await new TestAcquirer().pay({ ...wire.decodeRequest(message.request), card });
+      return { result: wire.encodeResult(result), card: { number: '512345xxxxxx0008', expiry: TEST_EXPIRY.APPROVED, nameOnCard: 'A STORED HOLDER' } };
+    });
+  }
+
+  it('sends the request\'s own card fields with the token, and answers with the card the vault completed', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const asked: AcquirerCallMessage[] = [];
+    vaultAnswering(asked);
+    const body = await byToken(merchant, orderId, 'PAY', { sourceOfFunds: { token, provided: { card: { securityCode: '100' } } } });
+    expect(asked).toEqual([expect.objectContaining({ operation: 'PAY', source: { token }, explicit: { securityCode: '100' } })]);
+    expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', nameOnCard: 'A STORED HOLDER' } } } });
+  });
+
+  it('answers a clear 503 while the vault does not answer, recording nothing', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await expect(byToken(merchant, orderId)).rejects.toMatchObject({
+      code: 'SERVER_BUSY',
+      explanation: expect.stringContaining('Payments with a stored or session card are not available at the moment (the token vault did not answer). Nothing was charged'),
+    });
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
+  });
+
+  it('records UNKNOWN when the vault fails after the request reached it (a 5xx): the money may have moved', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async () => {
+      throw GatewayError.serverFailed().toWire();
+    });
+    expect(await byToken(merchant, orderId)).toMatchObject({ result: 'UNKNOWN', response: { gatewayCode: 'UNKNOWN' } });
+    expect(await transactionsOf(merchant, orderId)).toEqual([{ id: 'p1', type: 'PAYMENT', amount: '20.0000', result: 'UNKNOWN' }]);
+  });
+
+  it('releases an AUTHORIZE whose token the vault refuses, as a PAY: the 400 answered, no order left', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async () => {
+      throw GatewayError.invalidField('sourceOfFunds.token', 'INVALID', `Value '${token}' is invalid. No such token.`).toWire();
+    });
+    await expect(byToken(merchant, orderId, 'AUTHORIZE')).rejects.toMatchObject({ field: 'sourceOfFunds.token', httpStatus: 400 });
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
   });
 });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { Pan, parseCardExpiry, REFUND_WIRE, TestAcquirer } from '@gateway/acquirer';
 import {
+  AcquirerCallMessage,
   GatewayError,
   JsonObject,
   MerchantContext,
@@ -10,6 +12,7 @@ import {
   RecordOperationMessage,
   SUBJECTS,
 } from '@gateway/contracts';
+import { RecordOperation } from '@gateway/order-transaction/domain';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
@@ -176,7 +179,7 @@ describe('linked refunds of a card payment (seeded through the ledger: card PAY 
       expect(body).toMatchObject({
         result: 'SUCCESS',
         response: { gatewayCode: 'APPROVED', acquirerCode: '00' },
-        transaction: { id, type: 'REFUND', amount: Number(amount), currency: 'USD', targetTransactionId: 'pay-1', acquirer: { id: 'TEST_ACQUIRER' } },
+        transaction: { id, type: 'REFUND', amount: Number(amount), currency: 'USD', targetTransactionId: 'pay-1', acquirer: { id: 'TEST_ACQUIRER' }, receipt: expect.stringMatching(/^[0-9]{12}$/) },
         authorizationResponse: { processingCode: '200000' },
         // Where the money goes back to: the payment's card, as its response showed it (masked).
         sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', brand: 'MASTERCARD' } } },
@@ -216,6 +219,27 @@ describe('linked refunds of a card payment (seeded through the ledger: card PAY 
     // the order is still that version; the completion, written on the reservation's if still that one.
     expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT', 'WITH', 'WITH']);
     expect(sent.filter((sql) => /FOR UPDATE|START TRANSACTION/.test(sql))).toEqual([]);
+  });
+
+  it("sends a linked card refund to the acquirer by the payment's reference, without a card", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const [stored] = await app.dataSource.query(
+      `SELECT body->'transaction'->'acquirer'->>'transactionId' AS reference FROM order_transaction.operation_responses
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'pay-1'`,
+      [merchant.id, orderId],
+    );
+    const sent = jest.spyOn(TestAcquirer.prototype, 'refund');
+    try {
+      await refund(merchant, orderId, 'r1', usd('30.00'));
+      expect(sent).toHaveBeenCalledTimes(1);
+      const [request] = sent.mock.calls[0];
+      expect(request.original).toEqual({ acquirerTransactionId: stored.reference, authorizationCode: '123456', receipt: '0001120000' });
+      expect(request.card).toBeUndefined();
+    } finally {
+      sent.mockRestore();
+    }
   });
 
   it('refuses a refund beyond the captured amount without the Excessive Refund privilege, and makes the order EXCESSIVELY_REFUNDED with it', async () => {
@@ -473,6 +497,17 @@ describe('standalone refunds (a new order, sourceOfFunds required)', () => {
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED' });
   });
 
+  it('keeps the notification URL the request gives on the order it opens', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await refund(merchant, orderId, 'r1', usd('2.00'), { ...card(), order: { notificationUrl: 'https://merchant.example/refunds' } });
+    const [stored] = await app.dataSource.query(
+      'SELECT notification_url AS "notificationUrl" FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2',
+      [merchant.id, orderId],
+    );
+    expect(stored.notificationUrl).toBe('https://merchant.example/refunds');
+  });
+
   it('needs sourceOfFunds on a new order', async () => {
     const err = await rejection(refund(testMerchant(), newOrderId(), 'r1', usd('5.00')));
     expect(err).toMatchObject({ field: 'sourceOfFunds', validationType: 'MISSING' });
@@ -572,6 +607,31 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
     expect(await transactionsOf(merchant, orderId)).toHaveLength(2);
   });
 
+  it('retries a completion whose first write fails (a dropped connection): the refund recorded once, one acquirer call', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const records = app.running.app.get(RecordOperation);
+    const write = records.execute.bind(records);
+    let dropped = 0;
+    const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+      if (step === 'COMPLETE' && dropped === 0) {
+        dropped += 1;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return write(message, step, seen);
+    });
+    try {
+      const calls = await acquirerRefunds();
+      expect(await refund(merchant, orderId, 'r1', usd('30.00'))).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 30 } });
+      expect(dropped).toBe(1);
+      expect(await acquirerRefunds()).toBe(calls + 1);
+      expect((await transactionsOf(merchant, orderId)).map((t) => [t.id, t.result])).toEqual([['pay-1', 'SUCCESS'], ['r1', 'SUCCESS']]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   describe('provider-funded orders (browser-payment.refund.v1)', () => {
     afterEach(() => standaloneBus.unregister(SUBJECTS.browserPayment.refund));
 
@@ -634,6 +694,14 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
       standaloneBus.register(SUBJECTS.browserPayment.refund, async () => ({ result: 'MAYBE' }));
       expect(await refund(merchant, orderId, 'r1', usd('5.00'))).toMatchObject({ result: 'UNKNOWN', response: { gatewayCode: 'UNKNOWN' } });
     });
+
+    it("shows the provider's own sourceOfFunds group for the refund, over the payment's", async () => {
+      const merchant = testMerchant();
+      const orderId = await providerOrder(merchant);
+      const refundedTo = { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: 'payer@example.com', refundedTo: 'WALLET_BALANCE' } } };
+      standaloneBus.register(SUBJECTS.browserPayment.refund, async () => ({ result: 'SUCCESS', gatewayCode: 'APPROVED', sourceOfFunds: refundedTo }));
+      expect(await refund(merchant, orderId, 'r1', usd('5.00'))).toMatchObject({ result: 'SUCCESS', sourceOfFunds: refundedTo });
+    });
   });
 
   describe('a token refused by the vault (token-vault.acquirer.call.v1)', () => {
@@ -650,6 +718,30 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
       expect(err).toMatchObject({ field: 'sourceOfFunds.token', httpStatus: 400 });
       expect(await orderRow(merchant, orderId)).toBeUndefined();
       expect(await transactionsOf(merchant, orderId)).toHaveLength(0);
+    });
+  });
+
+  describe('a refund to a token the vault holds (token-vault.acquirer.call.v1)', () => {
+    afterEach(() => standaloneBus.unregister(SUBJECTS.tokenVault.acquirerCall));
+
+    it("sends the request's own card fields with the token, and answers with the card the vault completed", async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      const asked: AcquirerCallMessage[] = [];
+      // A stand-in answering as the vault does: the test acquirer's result in wire form, and the card it completed, masked.
+      standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async (data) => {
+        const message = data as AcquirerCallMessage;
+        asked.push(message);
+        const card = { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year) };
+        const result = await new TestAcquirer().refund({ ...REFUND_WIRE.decodeRequest(message.request), card });
+        return { result: REFUND_WIRE.encodeResult(result), card: { number: '512345xxxxxx0008', expiry: TEST_EXPIRY.APPROVED, nameOnCard: 'A STORED HOLDER' } };
+      });
+      const body = await refund(merchant, orderId, 'r1', usd('5.00'), { sourceOfFunds: { token: '9999999999999999', provided: { card: { securityCode: '100' } } } });
+      expect(asked).toEqual([expect.objectContaining({ operation: 'REFUND', source: { token: '9999999999999999' }, explicit: { securityCode: '100' } })]);
+      expect(body).toMatchObject({
+        result: 'SUCCESS',
+        sourceOfFunds: { type: 'CARD', token: '9999999999999999', provided: { card: { number: '512345xxxxxx0008', nameOnCard: 'A STORED HOLDER' } } },
+      });
     });
   });
 });

@@ -44,5 +44,7 @@ describe('hadNoEffect', () => {
     expect(hadNoEffect(new NotDeliveredError('token-vault.acquirer.call.v1'))).toBe(true);
     expect(hadNoEffect(GatewayError.invalidRequest('the vault refused the token'))).toBe(true);
     expect(hadNoEffect(new Error('timeout'))).toBe(false);
+    // A 5xx: the callee may have acted before it failed.
+    expect(hadNoEffect(GatewayError.serverFailed())).toBe(false);
   });
 });

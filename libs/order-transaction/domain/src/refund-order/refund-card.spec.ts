@@ -42,7 +42,7 @@ describe('the card a refund request gives', () => {
   });
 
   it('refuses track 2 that is not track 2', () => {
-    for (const track2 of ['%B5123450000000008^CARDHOLDER^3901?', `;${TEST_CARD}=3913201?`]) {
+    for (const track2 of ['%B5123450000000008^CARDHOLDER^3901?', `;${TEST_CARD}=3913201?`, `;${TEST_CARD}=3900201?`]) {
       const err = refusal(() => requestCard({ track2 } as RefundCard));
       expect(err.field).toBe('sourceOfFunds.provided.card.track2');
       expect(err.explanation).not.toContain(TEST_CARD);
