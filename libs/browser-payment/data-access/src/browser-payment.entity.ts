@@ -118,6 +118,13 @@ export class BrowserPaymentEntity {
   @Column({ name: 'time_completed', type: 'timestamptz', nullable: true })
   timeCompleted: Date | null;
 
+  /**
+   * Until when an attempt holds the payment's execution at the provider (PaymentSteps.execute):
+   * one attempt at a time executes, records and, if the ledger refuses, reverses. Null: none.
+   */
+  @Column({ name: 'execution_lease_until', type: 'timestamptz', nullable: true })
+  executionLeaseUntil: Date | null;
+
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

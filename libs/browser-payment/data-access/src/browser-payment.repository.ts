@@ -6,7 +6,8 @@ import type { BrowserPaymentEntity } from './browser-payment.entity';
 import { EXPIRY_DUE_PREDICATE } from './payment-columns';
 import type { ProviderRefundEntity } from './provider-refund.entity';
 
-export type BrowserPaymentRow = BrowserPaymentEntity;
+/** A payment as the steps see it; the execution lease is the repository's own (claimExecution). */
+export type BrowserPaymentRow = Omit<BrowserPaymentEntity, 'executionLeaseUntil'>;
 export type ProviderRefundRow = Omit<ProviderRefundEntity, 'payment'>;
 
 /** What a step may change on a payment; everything else is fixed at initiate. */
@@ -148,6 +149,32 @@ export class BrowserPaymentRepository {
       const payment = await this.update(manager, id, expected, changes);
       return payment ? { payment, outcome: await alongside(payment) } : null;
     });
+  }
+
+  /**
+   * Claims the execution of the payment at the provider until `until`, if it is in `expected`
+   * and no other attempt holds an unexpired claim: false otherwise. The claim is a lease, not a
+   * lock held open: no connection is kept while the provider is called, and an attempt that
+   * died with it is replaced once `until` passed.
+   */
+  async claimExecution(id: string, expected: PaymentState, until: Date, now: Date): Promise<boolean> {
+    const rows: [unknown[], number] = await this.dataSource.query(
+      `UPDATE browser_payment.payments SET execution_lease_until = $4
+        WHERE id = $1 AND interaction_status = $2 AND result = $3
+          AND (execution_lease_until IS NULL OR execution_lease_until <= $5)
+        RETURNING 1`,
+      [id, expected.interactionStatus, expected.result, until, now],
+    );
+    // The pg driver answers an UPDATE ... RETURNING with [rows, count].
+    return rows[0].length > 0;
+  }
+
+  /** Ends the claim taken until `until` (nothing if another attempt's claim replaced it). */
+  async releaseExecution(id: string, until: Date): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE browser_payment.payments SET execution_lease_until = NULL WHERE id = $1 AND execution_lease_until = $2',
+      [id, until],
+    );
   }
 
   async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {

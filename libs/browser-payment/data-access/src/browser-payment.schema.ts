@@ -2,6 +2,7 @@ import type { ServiceSchema } from '@gateway/platform';
 import { BrowserPaymentEntity } from './browser-payment.entity';
 import { CreateBrowserPayments1764100000000 } from './migrations/1764100000000-create-browser-payments';
 import { IndexExpiredPayments1764300000000 } from './migrations/1764300000000-index-expired-payments';
+import { AddPaymentExecutionLease1764500000000 } from './migrations/1764500000000-add-payment-execution-lease';
 import { ProviderRefundEntity } from './provider-refund.entity';
 import { SimulatedProviderPaymentEntity } from './simulated-provider-payment.entity';
 
@@ -13,5 +14,5 @@ import { SimulatedProviderPaymentEntity } from './simulated-provider-payment.ent
 export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
   schema: 'browser_payment',
   entities: [BrowserPaymentEntity, SimulatedProviderPaymentEntity, ProviderRefundEntity],
-  migrations: [CreateBrowserPayments1764100000000, IndexExpiredPayments1764300000000],
+  migrations: [CreateBrowserPayments1764100000000, IndexExpiredPayments1764300000000, AddPaymentExecutionLease1764500000000],
 };

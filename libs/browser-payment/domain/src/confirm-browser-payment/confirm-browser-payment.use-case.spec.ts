@@ -156,6 +156,32 @@ describe('ConfirmBrowserPayment', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
   });
 
+  it('executes nothing while another attempt holds the payment\'s execution, and takes over once that lease lapsed', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const payment = bed.payments.only();
+    bed.payments.leases.set(payment.id, new Date(bed.clock.now().getTime() + 60_000));
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+    expect(bed.simulator.rows.get(payment.providerReference)).toMatchObject({ status: 'APPROVED' });
+
+    // The holder died with it: once its lease lapsed, the next attempt executes and records.
+    bed.payments.leases.set(payment.id, new Date(bed.clock.now().getTime() - 1));
+    expect(await confirm(bed, merchant)).toMatchObject({ result: 'SUCCESS' });
+    expect(bed.simulator.rows.get(payment.providerReference)).toMatchObject({ status: 'CAPTURED' });
+    expect(bed.payments.leases.has(payment.id)).toBe(false);
+  });
+
+  it('after a reversal, the next attempt is declined by the provider and recorded so: the ledger never shows money the provider gave back', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.failNextRecord = new GatewayError('ORDER_LOCK_LOST');
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+
+    expect(await confirm(bed, merchant)).toMatchObject({ result: 'FAILURE' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'FAILURE' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
+  });
+
   it('refuses a confirm for another amount than an earlier one executed with and never recorded, then records the earlier one', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await journey(bed, AT_MERCHANT, 'approve');

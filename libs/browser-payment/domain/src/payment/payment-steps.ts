@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment/data-access';
+import type { BrowserPaymentRow, PaymentChanges, PaymentState } from '@gateway/browser-payment/data-access';
 import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
 import { APP_LOGGER, AppLogger, RequestHasher } from '@gateway/platform';
@@ -8,6 +8,14 @@ import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import type { ProviderAdapter } from '../providers/provider-adapter';
 import { paymentResponse } from './payment-response';
 import { PAYMENT_STORE, PaymentStore } from './payment-store';
+
+/**
+ * How long an attempt holds a payment's execution: longer than the provider's execution, the
+ * ledger's record and the provider's reversal take at most together (each is bounded by its
+ * request timeout, seconds), so a live attempt never loses it; an attempt that died with it
+ * holds the payment up for no longer than this.
+ */
+const EXECUTION_LEASE_MS = 120_000;
 
 export interface StepRecord {
   envelope: RequestEnvelope;
@@ -50,38 +58,26 @@ export class PaymentSteps {
 
   /** Applies `changes` to the payment as it is and records it; ORDER_LOCK_LOST if another step moved it first. */
   async apply(payment: BrowserPaymentRow, changes: PaymentChanges, adapter: ProviderAdapter, record: StepRecord): Promise<StepOutcome> {
-    const done = await this.store.transition(
-      payment.id,
-      { interactionStatus: payment.interactionStatus, result: payment.result },
-      changes,
-      (updated) =>
-        this.ledger.record({
-          envelope: record.envelope,
-          payment: updated,
-          apiOperation: record.apiOperation,
-          requestHash: record.requestHash,
-          mode: 'UPDATE',
-          response: paymentResponse(updated, adapter.acquirerId),
-          orderChanged: record.orderChanged ?? false,
-        }),
-    );
+    const done = await this.store.transition(payment.id, stateOf(payment), changes, (updated) => this.recordStep(updated, adapter, record));
     if (!done) {
-      throw new GatewayError('ORDER_LOCK_LOST', {
-        explanation: 'Another operation changed the payment while this one was in progress. Please retry the request.',
-      });
+      throw stepLost();
     }
     return { payment: done.payment, body: done.outcome };
   }
 
   /**
    * Executes the approved payment at the provider for `amount` (authorises or moves the money),
-   * then completes it with the provider's answer. If the ledger refuses the record, the
-   * execution is reversed at the provider before the error goes on, unless another attempt at
-   * the step recorded it (two attempts racing find one execution at the provider, which answers
-   * the second as already done: reversing it would void money the ledger shows as taken). An
-   * ambiguous failure (no answer in time) is not reversed, because the record may have landed:
-   * the step is retried instead. An earlier attempt that executed for another amount and was
-   * never recorded is refused as such, never recorded as declined over money the provider holds.
+   * then completes it with the provider's answer, under the payment's execution lease: one
+   * attempt at a time executes, records and, if the ledger refuses the record, reverses the
+   * execution at the provider before it lets go. Another attempt meanwhile (the payer reloading
+   * the return URL, a merchant's confirm sent twice, the sweep) executes nothing and is answered
+   * ORDER_LOCK_LOST, to retry: once this one recorded the payment it finds it moved on; once this
+   * one reversed it, the provider declines its execution, which is recorded as such. So no
+   * attempt records money the provider no longer holds, nor reverses money another recorded.
+   * An ambiguous failure (no answer in time) is not reversed, because the record may have
+   * landed: the step is retried instead. An earlier attempt that executed for another amount and
+   * was never recorded is refused as such, never recorded as declined over money the provider
+   * holds.
    */
   async execute(
     payment: BrowserPaymentRow,
@@ -90,42 +86,68 @@ export class PaymentSteps {
     record: StepRecord,
     extra: PaymentChanges = {},
   ): Promise<StepOutcome> {
-    const result = await adapter.execute(payment.providerReference, payment.operation, amount);
-    if (result.executedFor) {
-      throw GatewayError.invalidField(
-        'order.amount',
-        'INVALID',
-        `Value '${amount.toFixed()}' is invalid. The payment was already executed at the provider for ${result.executedFor.toFixed()} ${result.executedFor.currency} by an earlier confirmation whose answer was lost: confirm it again with that amount to record it.`,
-      );
+    const lease = new Date(this.now().getTime() + EXECUTION_LEASE_MS);
+    if (!(await this.store.claimExecution(payment.id, stateOf(payment), lease, this.now()))) {
+      throw stepLost();
     }
-    const changes: PaymentChanges = {
-      ...extra,
-      amount: amount.toFixed(),
-      interactionStatus: 'COMPLETED',
-      timeCompleted: this.now(),
-      result: result.approved ? 'SUCCESS' : 'FAILURE',
-      gatewayCode: result.gatewayCode,
-    };
     try {
-      return await this.apply(payment, changes, adapter, record);
-    } catch (err) {
-      if (result.approved && refusedForSure(err) && !(await this.recordedAsExecuted(payment))) {
-        await adapter.reverse(payment.providerReference).catch((reverseError: unknown) =>
-          this.logger.error(
-            { err: reverseError, provider: payment.provider, providerReference: payment.providerReference },
-            'browser payment executed at the provider but neither recorded nor reversed',
-          ),
+      const result = await adapter.execute(payment.providerReference, payment.operation, amount);
+      if (result.executedFor) {
+        throw GatewayError.invalidField(
+          'order.amount',
+          'INVALID',
+          `Value '${amount.toFixed()}' is invalid. The payment was already executed at the provider for ${result.executedFor.toFixed()} ${result.executedFor.currency} by an earlier confirmation whose answer was lost: confirm it again with that amount to record it.`,
         );
       }
-      throw err;
+      const changes: PaymentChanges = {
+        ...extra,
+        amount: amount.toFixed(),
+        interactionStatus: 'COMPLETED',
+        timeCompleted: this.now(),
+        result: result.approved ? 'SUCCESS' : 'FAILURE',
+        gatewayCode: result.gatewayCode,
+      };
+      try {
+        return await this.apply(payment, changes, adapter, record);
+      } catch (err) {
+        if (result.approved && refusedForSure(err)) {
+          await adapter.reverse(payment.providerReference).catch((reverseError: unknown) =>
+            this.logger.error(
+              { err: reverseError, provider: payment.provider, providerReference: payment.providerReference },
+              'browser payment executed at the provider but neither recorded nor reversed',
+            ),
+          );
+        }
+        throw err;
+      }
+    } finally {
+      await this.store.releaseExecution(payment.id, lease).catch((err: unknown) =>
+        this.logger.warn({ err, paymentId: payment.id }, 'execution lease not released; it lapses on its own'),
+      );
     }
   }
 
-  /** Whether another attempt at the step completed the payment successfully: the provider's one execution. */
-  private async recordedAsExecuted(payment: BrowserPaymentRow): Promise<boolean> {
-    const current = await this.store.findByTransaction(payment.merchantId, payment.orderId, payment.transactionId);
-    return current?.interactionStatus === 'COMPLETED' && current.result === 'SUCCESS';
+  private recordStep(payment: BrowserPaymentRow, adapter: ProviderAdapter, record: StepRecord): Promise<JsonObject> {
+    return this.ledger.record({
+      envelope: record.envelope,
+      payment,
+      apiOperation: record.apiOperation,
+      requestHash: record.requestHash,
+      mode: 'UPDATE',
+      response: paymentResponse(payment, adapter.acquirerId),
+      orderChanged: record.orderChanged ?? false,
+    });
   }
+}
+
+function stateOf(payment: BrowserPaymentRow): PaymentState {
+  return { interactionStatus: payment.interactionStatus, result: payment.result };
+}
+
+function stepLost(): GatewayError {
+  return new GatewayError('ORDER_LOCK_LOST', {
+    explanation: 'Another operation changed the payment while this one was in progress. Please retry the request.',
+  });
 }
 
 function refusedForSure(err: unknown): boolean {

@@ -11,6 +11,8 @@ export type PaymentStore = Pick<
   | 'findByTransaction'
   | 'findExpired'
   | 'transition'
+  | 'claimExecution'
+  | 'releaseExecution'
   | 'findRefund'
   | 'insertRefund'
 >;

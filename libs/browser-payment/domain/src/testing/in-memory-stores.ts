@@ -13,6 +13,10 @@ import { expiryDue } from '../payer-journey/payer-journeys';
 import type { PaymentStore } from '../payment/payment-store';
 import type { SimulatorStore } from '../providers/simulator/simulator-store';
 
+function inState(payment: BrowserPaymentRow, expected: PaymentState): boolean {
+  return payment.interactionStatus === expected.interactionStatus && payment.result === expected.result;
+}
+
 /** A copy as the database hands rows out: nothing shared with what the store keeps. */
 function clone(row: BrowserPaymentRow): BrowserPaymentRow {
   return { ...structuredClone({ ...row, tokenHash: undefined }), tokenHash: Buffer.from(row.tokenHash) };
@@ -22,6 +26,8 @@ function clone(row: BrowserPaymentRow): BrowserPaymentRow {
 export class InMemoryPaymentStore implements PaymentStore {
   readonly payments = new Map<string, BrowserPaymentRow>();
   readonly refunds: ProviderRefundRow[] = [];
+  /** Execution leases by payment id (the repository keeps them on the row). */
+  readonly leases = new Map<string, Date>();
 
   async saveInitiated(row: BrowserPaymentRow): Promise<boolean> {
     const existing = [...this.payments.values()].find(
@@ -70,13 +76,29 @@ export class InMemoryPaymentStore implements PaymentStore {
     alongside: (updated: BrowserPaymentRow) => Promise<T>,
   ): Promise<{ payment: BrowserPaymentRow; outcome: T } | null> {
     const current = this.payments.get(id);
-    if (!current || current.interactionStatus !== expected.interactionStatus || current.result !== expected.result) {
+    if (!current || !inState(current, expected)) {
       return null;
     }
     const updated = clone({ ...current, ...changes, updatedAt: new Date() });
     const outcome = await alongside(clone(updated));
     this.payments.set(id, updated);
     return { payment: clone(updated), outcome };
+  }
+
+  async claimExecution(id: string, expected: PaymentState, until: Date, now: Date): Promise<boolean> {
+    const current = this.payments.get(id);
+    const held = this.leases.get(id);
+    if (!current || !inState(current, expected) || (held && held > now)) {
+      return false;
+    }
+    this.leases.set(id, until);
+    return true;
+  }
+
+  async releaseExecution(id: string, until: Date): Promise<void> {
+    if (this.leases.get(id)?.getTime() === until.getTime()) {
+      this.leases.delete(id);
+    }
   }
 
   async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { SimulatedProviderRepository } from '@gateway/browser-payment/data-access';
+import { BrowserPaymentLedger, RecordStep, SimulatedProvider } from '@gateway/browser-payment/domain';
+import { JsonObject } from '@gateway/contracts';
+import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
+import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+
+/**
+ * Two attempts at the completion of one approved CONFIRM_AT_PROVIDER payment (the payer's return,
+ * and the payer reloading the return URL) without the order lock (the first attempt's lease
+ * lapsed), with a merchant's record landing between them. Found by
+ * browser-payment-races.int-spec.ts: the first attempt, its record refused for a stale fencing
+ * token, reversed the execution at the provider while the second, which had found the payment
+ * still due and the execution "already done", was about to record it: the ledger showed the
+ * payment CAPTURED, the provider VOIDED. Now the attempts take the payment's execution lease
+ * in turn (PaymentSteps.execute): the second executes nothing while the first holds it, and
+ * once the first reversed, the provider declines the next attempt, which records that.
+ */
+let gateway: TestGateway;
+let merchant: TestGatewayMerchant;
+let lastFence = 0n;
+
+beforeAll(async () => {
+  gateway = await startBrowserPaymentGateway({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0' });
+  merchant = await gateway.newMerchant();
+  // The order lock lost: every caller is granted it, each with a newer fencing token.
+  jest.spyOn(gateway.running.app.get<LockService>(LOCK_SERVICE), 'acquire').mockImplementation(async (key): Promise<Lease> => {
+    const now = BigInt(Date.now()) * 1000n;
+    lastFence = now > lastFence ? now : lastFence + 1n;
+    return { key, fencingToken: lastFence.toString(), release: async () => true, extend: async () => true };
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.running.shutdown('tests done');
+});
+
+afterEach(() => {
+  // The ledger and provider spies of a test, not the lock of all.
+  jest.spyOn(gateway.running.app.get(BrowserPaymentLedger, { strict: false }), 'record').mockRestore();
+  jest.spyOn(SimulatedProvider.prototype, 'execute').mockRestore();
+});
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const initiateBody = (): JsonObject => ({
+  apiOperation: 'INITIATE_BROWSER_PAYMENT',
+  browserPayment: { returnUrl: 'https://shop.example/return', provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } },
+  order: { amount: '30.00', currency: 'EUR' },
+  sourceOfFunds: { type: 'PROVIDER_A' },
+});
+
+const put = (orderId: string, transactionId: string, body: JsonObject) =>
+  gateway.fetch(`${merchant.base()}/order/${orderId}/transaction/${transactionId}`, {
+    method: 'PUT',
+    headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+it('two racing completions of one payment: the second waits its turn, so the ledger and the provider agree', async () => {
+  const orderId = `bpvoid-${randomUUID().slice(0, 8)}`;
+  const initiated = await put(orderId, 'bp-1', initiateBody());
+  expect(initiated.status).toBe(201);
+  const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
+  const inUrl = outUrl.replace('/out/', '/in/');
+  expect((await gateway.fetch(outUrl)).status).toBe(200);
+  expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
+
+  // Hold the first COMPLETED record (inside its attempt) until told to go on.
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+  const record = ledger.record.bind(ledger);
+  const held = { entered: deferred(), release: deferred() };
+  let completions = 0;
+  jest.spyOn(ledger, 'record').mockImplementation(async (step: RecordStep) => {
+    if (step.apiOperation === 'BROWSER_PAYMENT_COMPLETED' && completions++ === 0) {
+      held.entered.resolve();
+      await held.release.promise;
+    }
+    return record(step);
+  });
+  const executions: string[] = [];
+  const execute = SimulatedProvider.prototype.execute;
+  jest.spyOn(SimulatedProvider.prototype, 'execute').mockImplementation(async function (this: SimulatedProvider, ...args) {
+    const result = await execute.apply(this, args);
+    executions.push(result.providerCode);
+    return result;
+  });
+
+  // A: the payer's return; executed, its COMPLETED record held.
+  const returnA = gateway.fetch(inUrl);
+  await held.entered.promise;
+  // X: the merchant's second initiate on the order lands with a newer fencing token.
+  expect((await put(orderId, 'bp-2', initiateBody())).body).toMatchObject({ result: 'PENDING' });
+  // B: the payer reloads the return URL while A holds the execution: answered at once, nothing executed.
+  const reload = await gateway.fetch(inUrl);
+  expect(reload.status).not.toBe(303);
+  expect(executions).toEqual(['EXECUTED']);
+  // A's record goes on: refused (stale fence); A reverses its execution before it answers.
+  held.release.resolve();
+  expect((await returnA).status).toBe(503);
+  // B again: its turn; the provider declines what it gave back, and that is what is recorded.
+  expect((await gateway.fetch(inUrl)).status).toBe(303);
+  expect(executions).toEqual(['EXECUTED', 'NOT_APPROVED_BY_PAYER']);
+
+  const order = await gateway.fetch(`${merchant.base()}/order/${orderId}`, { headers: { authorization: merchant.authorization } });
+  const transactions = order.body.transaction as JsonObject[];
+  expect(transactions.find((t) => (t.transaction as JsonObject).id === 'bp-1')).toMatchObject({ result: 'FAILURE' });
+  expect(order.body).toMatchObject({ totalCapturedAmount: 0 });
+  const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
+  const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
+  expect({ status: atProvider?.status, captured: atProvider?.capturedAmount }).toEqual({ status: 'VOIDED', captured: '0.0000' });
+}, 30_000);
