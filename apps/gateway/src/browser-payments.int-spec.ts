@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, ProviderRefundMessage, ProviderRefundReply, SUBJECTS } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { canonicalJson } from '@gateway/platform';
-import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
 
 /**
  * Browser payments through the edge's HTTP surface with the real ledger and browser-payment
@@ -35,17 +35,7 @@ function initiateBody(provider: Provider, extra: JsonObject = {}): JsonObject {
   return {
     apiOperation: 'INITIATE_BROWSER_PAYMENT',
     browserPayment: { returnUrl: RETURN_URL },
-    order: {
-      amount: '30.00',
-      currency: 'EUR',
-      description: 'Two books',
-      itemAmount: '25.00',
-      shippingAndHandlingAmount: '5.00',
-      item: [
-        { name: 'Book one', quantity: '1', unitPrice: '10.00' },
-        { name: 'Book two', quantity: '1', unitPrice: '15.00' },
-      ],
-    },
+    order: twoBooksOrder(),
     sourceOfFunds,
     ...extra,
   };

@@ -149,3 +149,18 @@ export function startBrowserPaymentGateway(env: Record<string, string> = {}): Pr
     merchantDefaults: { name: 'Browser payment shop', idPrefix: 'INTBP' },
   });
 }
+
+/** The order of the browser payment tests' initiates: 30.00 EUR for two books, sub-totals and items consistent. */
+export function twoBooksOrder(): JsonObject {
+  return {
+    amount: '30.00',
+    currency: 'EUR',
+    description: 'Two books',
+    itemAmount: '25.00',
+    shippingAndHandlingAmount: '5.00',
+    item: [
+      { name: 'Book one', quantity: '1', unitPrice: '10.00' },
+      { name: 'Book two', quantity: '1', unitPrice: '15.00' },
+    ],
+  };
+}
