@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { ACQUIRER_WIRE, Pan, parseCardExpiry, TestAcquirer } from '@gateway/acquirer';
 import { AcquirerCallMessage, GatewayError, JsonObject, MerchantContext, OrderApiOperation, SUBJECTS } from '@gateway/contracts';
-import { RecordOperation } from '@gateway/order-transaction/domain';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
-import { LedgerTestApp, newOrderId, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
+import {
+  dropFirstCompletionWrite,
+  LedgerTestApp,
+  newOrderId,
+  startLedgerTestApp,
+  statementsOf,
+  testMerchant,
+} from './testing/ledger-test-app';
 
 /**
  * AUTHORIZE, PAY, CAPTURE and VOID in order-transaction: the real handlers on the in-process bus,
@@ -306,25 +312,16 @@ describe('a completion whose first write fails (a dropped connection)', () => {
   it('is retried: the payment recorded once, as the acquirer answered, after one acquirer call', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
-    const records = app.running.app.get(RecordOperation);
-    const write = records.execute.bind(records);
-    let dropped = 0;
-    const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
-      if (step === 'COMPLETE' && dropped === 0) {
-        dropped += 1;
-        throw new Error('Connection terminated unexpectedly');
-      }
-      return write(message, step, seen);
-    });
+    const drop = dropFirstCompletionWrite(app);
     try {
       const calls = await acquirerCalls('PAY');
       const body = await operate(merchant, orderId, 'p1', 'PAY', { order: { amount: '12.00', currency: 'USD' }, sourceOfFunds: card });
       expect(body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 12 } });
-      expect(dropped).toBe(1);
+      expect(drop.dropped()).toBe(1);
       expect(await acquirerCalls('PAY')).toBe(calls + 1);
       expect(await transactionsOf(merchant, orderId)).toEqual([{ id: 'p1', type: 'PAYMENT', amount: '12.0000', result: 'SUCCESS' }]);
     } finally {
-      spy.mockRestore();
+      drop.restore();
     }
   });
 });

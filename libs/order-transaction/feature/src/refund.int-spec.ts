@@ -12,10 +12,16 @@ import {
   RecordOperationMessage,
   SUBJECTS,
 } from '@gateway/contracts';
-import { RecordOperation } from '@gateway/order-transaction/domain';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
-import { LedgerTestApp, newOrderId, startLedgerTestApp, statementsOf, testMerchant } from './testing/ledger-test-app';
+import {
+  dropFirstCompletionWrite,
+  LedgerTestApp,
+  newOrderId,
+  startLedgerTestApp,
+  statementsOf,
+  testMerchant,
+} from './testing/ledger-test-app';
 
 /**
  * REFUND in order-transaction: the real handler on the in-process bus (payloads copied through
@@ -611,24 +617,15 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
     const merchant = testMerchant();
     const orderId = newOrderId();
     await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
-    const records = app.running.app.get(RecordOperation);
-    const write = records.execute.bind(records);
-    let dropped = 0;
-    const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
-      if (step === 'COMPLETE' && dropped === 0) {
-        dropped += 1;
-        throw new Error('Connection terminated unexpectedly');
-      }
-      return write(message, step, seen);
-    });
+    const drop = dropFirstCompletionWrite(app);
     try {
       const calls = await acquirerRefunds();
       expect(await refund(merchant, orderId, 'r1', usd('30.00'))).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 30 } });
-      expect(dropped).toBe(1);
+      expect(drop.dropped()).toBe(1);
       expect(await acquirerRefunds()).toBe(calls + 1);
       expect((await transactionsOf(merchant, orderId)).map((t) => [t.id, t.result])).toEqual([['pay-1', 'SUCCESS'], ['r1', 'SUCCESS']]);
     } finally {
-      spy.mockRestore();
+      drop.restore();
     }
   });
 

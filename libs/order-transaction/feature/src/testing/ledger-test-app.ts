@@ -26,6 +26,7 @@ import {
   PlatformModule,
   RunningApp,
 } from '@gateway/platform';
+import { RecordOperation } from '@gateway/order-transaction/domain';
 import { sentStatements, testRequestHasher, testRequestHashKey } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { OrderTransactionConfig } from '../order-transaction.config';
@@ -180,4 +181,22 @@ function requiredEnv(name: string): string {
     throw new Error(`${name} is not set: run integration tests with \`jest --selectProjects int\`.`);
   }
   return value;
+}
+
+/**
+ * Makes the first COMPLETE write of the ledger fail as a dropped connection would, once; the
+ * writes after it go through. `dropped()` tells how many were dropped; `restore()` ends it.
+ */
+export function dropFirstCompletionWrite(app: LedgerTestApp): { dropped: () => number; restore: () => void } {
+  const records = app.running.app.get(RecordOperation);
+  const write = records.execute.bind(records);
+  let dropped = 0;
+  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+    if (step === 'COMPLETE' && dropped === 0) {
+      dropped += 1;
+      throw new Error('Connection terminated unexpectedly');
+    }
+    return write(message, step, seen);
+  });
+  return { dropped: () => dropped, restore: () => spy.mockRestore() };
 }
