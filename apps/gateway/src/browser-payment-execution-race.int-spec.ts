@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { SimulatedProviderRepository } from '@gateway/browser-payment/data-access';
+import { DataSource } from 'typeorm';
+import { BROWSER_PAYMENT_SCHEMA, BrowserPaymentRepository, SimulatedProviderRepository } from '@gateway/browser-payment/data-access';
 import { BrowserPaymentLedger, RecordStep, SimulatedProvider } from '@gateway/browser-payment/domain';
-import { JsonObject } from '@gateway/contracts';
+import { ExpiredPaymentsReply, JsonObject, SettleExpiredPaymentMessage, SUBJECTS } from '@gateway/contracts';
 import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
+import { dataSourceToken } from '@gateway/platform';
 import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
+ * Browser payment steps racing without the order lock, each reproduced deterministically (the
+ * race test, browser-payment-races.int-spec.ts, found both).
+ *
  * Two attempts at the completion of one approved CONFIRM_AT_PROVIDER payment (the payer's return,
  * and the payer reloading the return URL) without the order lock (the first attempt's lease
  * lapsed), with a merchant's record landing between them. Found by
@@ -113,4 +118,52 @@ it('two racing completions of one payment: the second waits its turn, so the led
   const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
   const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
   expect({ status: atProvider?.status, captured: atProvider?.capturedAmount }).toEqual({ status: 'VOIDED', captured: '0.0000' });
+}, 30_000);
+
+/**
+ * An INITIATE whose ledger record is refused for a stale fencing token is answered LOCK_FAILURE
+ * ("nothing created, retry with the same id"), but its journey row was written before the record.
+ * Once its token expired, the sweep found it due on every pass and every settlement failed (the
+ * ledger has no transaction to time out). Now the settlement discards it, and the merchant's
+ * retry under the same id initiates afresh.
+ */
+it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, and its transaction id can be used again', async () => {
+  const orderId = `bporphan-${randomUUID().slice(0, 8)}`;
+  const first = await put(orderId, 'bp-1', initiateBody());
+  const outUrl = String((first.body.browserPayment as JsonObject).redirectUrl);
+
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+  const record = ledger.record.bind(ledger);
+  const entered = deferred();
+  const release = deferred();
+  jest.spyOn(ledger, 'record').mockImplementation(async (step: RecordStep) => {
+    if (step.apiOperation === 'INITIATE_BROWSER_PAYMENT' && step.payment.transactionId === 'bp-2') {
+      entered.resolve();
+      await release.promise;
+    }
+    return record(step);
+  });
+  const second = put(orderId, 'bp-2', initiateBody());
+  await entered.promise;
+  expect((await gateway.fetch(outUrl)).status).toBe(200); // a newer fence lands on the order
+  release.resolve();
+  expect((await second).body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'LOCK_FAILURE' } });
+
+  const payments = gateway.running.app.get(BrowserPaymentRepository, { strict: false });
+  const orphan = (await payments.findByTransaction(merchant.id, orderId, 'bp-2'))!;
+  expect(orphan).toMatchObject({ interactionStatus: 'INITIATED', result: 'PENDING' });
+  const database = gateway.running.app.get<string, DataSource>(dataSourceToken(BROWSER_PAYMENT_SCHEMA.schema) as string, { strict: false });
+  await database.query(`UPDATE browser_payment.payments SET token_expires_at = now() - interval '1 second' WHERE id = $1`, [orphan.id]);
+
+  const due = await gateway.bus.request<ExpiredPaymentsReply>(SUBJECTS.browserPayment.expiredDue, { requestId: randomUUID(), limit: 1000 });
+  expect(due.payments.map((p) => p.paymentId)).toContain(orphan.id);
+  const settle: SettleExpiredPaymentMessage = {
+    envelope: { merchant: merchant.context, apiVersion: 100, requestId: randomUUID(), authMethod: 'GATEWAY', fencingToken: String(BigInt(Date.now()) * 1000n + 999n) },
+    paymentId: orphan.id,
+  };
+  expect(await gateway.bus.request(SUBJECTS.browserPayment.expiredSettle, settle)).toEqual({ outcome: 'DISCARDED' });
+  expect(await payments.findByTransaction(merchant.id, orderId, 'bp-2')).toBeNull();
+
+  jest.spyOn(ledger, 'record').mockRestore();
+  expect((await put(orderId, 'bp-2', initiateBody())).body).toMatchObject({ result: 'PENDING', transaction: { id: 'bp-2' } });
 }, 30_000);

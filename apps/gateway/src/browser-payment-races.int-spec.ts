@@ -63,7 +63,8 @@ import { GatewayResponse, startBrowserPaymentGateway, TestGateway, TestGatewayMe
  *   - every merchant answer is what was stored (SUCCESS, FAILURE as stored, a LOCK_FAILURE or a
  *     400 created nothing), a repeated INITIATE replays the first answer, no 5xx to anyone but
  *     the payer's retry page (503) when the ledger refused a stale fencing token;
- *   - after the recovery nothing is PENDING, and an order with one payment has the status it
+ *   - after the recovery nothing is PENDING, no journey is left that the ledger has no
+ *     transaction for (the sweep discards those), and an order with one payment has the status it
  *     says.
  * A failing round prints its plan, every answer, the stored state and the provider calls.
  * `BROWSER_PAYMENT_RACES_SEED` replays a run's rounds (the same steps; the interleaving may
@@ -500,9 +501,13 @@ async function recover(round: RoundState): Promise<void> {
   const recorded = (await readStored(round)).transactions;
   for (const transactionId of [TRANSACTION, SECOND]) {
     const payment = await payments.findByTransaction(merchant.id, round.orderId, transactionId);
-    // A row the ledger has no transaction for (an initiate answered LOCK_FAILURE) is left alone:
-    // settling it fails on the missing transaction, on every sweep (browser-payment-void-race.scratch.int-spec.ts).
-    if (!payment || payment.result !== 'PENDING' || !recorded.has(transactionId)) continue;
+    if (!payment || payment.result !== 'PENDING') continue;
+    // A row the ledger has no transaction for (an initiate answered LOCK_FAILURE): the sweep
+    // discards it (browser-payment-execution-race.int-spec.ts).
+    if (!recorded.has(transactionId)) {
+      round.answers.push(await settle(round, transactionId, `recover:settle ${transactionId}`));
+      continue;
+    }
     if (!(payment.interactionStatus === 'RETURNED_TO_MERCHANT' && payment.confirmation === 'CONFIRM_AT_MERCHANT')) {
       round.answers.push(await settle(round, transactionId, `recover:settle ${transactionId}`));
     }
@@ -719,6 +724,9 @@ function check(round: RoundState, stored: Stored, phase: 'after the race' | 'aft
     for (const [transactionId, row] of rows) {
       if (row.result === 'PENDING' && transactions.has(transactionId)) {
         problem(`${transactionId}: still PENDING (${row.interactionStatus}, payer ${row.payerOutcome}) after the recovery`);
+      }
+      if (!transactions.has(transactionId)) {
+        problem(`${transactionId}: a journey (${row.interactionStatus}) the ledger has no transaction for, still there after the recovery`);
       }
     }
     const paymentTransactions = [...transactions.values()].filter((t) => at(t, 'transaction.type') !== 'REFUND');

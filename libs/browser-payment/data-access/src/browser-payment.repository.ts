@@ -177,6 +177,18 @@ export class BrowserPaymentRepository {
     );
   }
 
+  /**
+   * Removes a payment that never got past its initiate (INITIATED, PENDING) and that the ledger
+   * has no transaction for: its initiate was answered LOCK_FAILURE. False when it moved on.
+   */
+  async discardUnrecorded(id: string): Promise<boolean> {
+    const rows: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM browser_payment.payments WHERE id = $1 AND interaction_status = 'INITIATED' AND result = 'PENDING' RETURNING 1`,
+      [id],
+    );
+    return rows[0].length > 0;
+  }
+
   async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {
     const rows: ProviderRefundRow[] = await this.dataSource.query(
       `SELECT payment_id AS "paymentId", refund_transaction_id AS "refundTransactionId", amount::text AS amount, currency,

@@ -66,10 +66,12 @@ export class SettleExpiredPaymentMessage {
 /**
  * What settling did: COMPLETED (executed at the provider: result SUCCESS, or FAILURE if the
  * provider refused), RETURNED (approved at the provider, now waiting for the merchant's
- * CONFIRM_BROWSER_PAYMENT), TIMED_OUT (the transaction failed), or NOT_DUE (another step or
- * settlement moved it first, or its token is still good; nothing changed).
+ * CONFIRM_BROWSER_PAYMENT), TIMED_OUT (the transaction failed), DISCARDED (an initiate the
+ * ledger never recorded, answered LOCK_FAILURE: no transaction, no money, its journey removed so
+ * the merchant may use the transaction id again), or NOT_DUE (another step or settlement moved
+ * it first, or its token is still good; nothing changed).
  */
-export const SETTLEMENT_OUTCOMES = ['COMPLETED', 'RETURNED', 'TIMED_OUT', 'NOT_DUE'] as const;
+export const SETTLEMENT_OUTCOMES = ['COMPLETED', 'RETURNED', 'TIMED_OUT', 'DISCARDED', 'NOT_DUE'] as const;
 export type SettlementOutcome = (typeof SETTLEMENT_OUTCOMES)[number];
 
 export interface SettleExpiredPaymentReply {

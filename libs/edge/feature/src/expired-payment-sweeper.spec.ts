@@ -2,7 +2,7 @@ import type { SweepExpiredPayments, SweepReport } from '@gateway/edge/domain';
 import { createLogger, Metrics } from '@gateway/platform';
 import { ExpiredPaymentSweeper } from './expired-payment-sweeper';
 
-const EMPTY: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 };
+const EMPTY: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, DISCARDED: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 };
 
 function sweeperWith(intervalMs: number, sweep: (shouldStop: () => boolean) => Promise<SweepReport>) {
   const sweeps = { sweep: jest.fn(sweep) } as unknown as SweepExpiredPayments & { sweep: jest.Mock };

@@ -144,6 +144,22 @@ describe('SettleExpiredPayments', () => {
     expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
   });
 
+  it('discards an initiate the ledger never recorded (answered LOCK_FAILURE), so its transaction id can be used again', async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'initiated');
+    // The ledger holds no transaction under the payment's id: its UPDATE is refused on the id.
+    bed.ledger.failNextRecord = GatewayError.invalidField('transactionid', 'INVALID', "Value 'bp-1' is invalid. The order has no transaction with this id.");
+    expect(await settle()).toEqual({ outcome: 'DISCARDED' });
+    expect(bed.payments.payments.size).toBe(0);
+
+    // Any other refusal leaves it due, and a payment past its initiate is never discarded.
+    const other = browserPaymentTestBed();
+    const { settle: settleOther } = await leftAt(other, 'redirected');
+    other.ledger.failNextRecord = GatewayError.invalidField('transactionid', 'INVALID', 'no such transaction');
+    await expect(settleOther()).rejects.toMatchObject({ field: 'transactionid' });
+    expect(other.payments.payments.size).toBe(1);
+  });
+
   it.each([
     ['before its token expired', -1, testMerchant()],
     ['of another merchant', 0, { ...testMerchant(), id: 'SHOP2' }],

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { GatewayError } from '@gateway/contracts';
 import type {
   ExpiredPaymentsQuery,
   ExpiredPaymentsReply,
@@ -25,7 +26,8 @@ import { ProviderAdapters } from '../providers/provider-adapters';
  *   (CONFIRM_AT_PROVIDER) or waiting for the merchant's confirm (CONFIRM_AT_MERCHANT). Anything
  *   else: TIMED_OUT (asking ends an undecided payment at the provider, so the payer cannot
  *   approve it afterwards).
- * - Never sent to the provider: TIMED_OUT.
+ * - Never sent to the provider: TIMED_OUT; DISCARDED if the ledger never recorded its initiate
+ *   (answered LOCK_FAILURE): the journey is removed, so the transaction id can be used again.
  *
  * TIMED_OUT is `result` FAILURE with `response.gatewayCode` TIMED_OUT; the interaction status
  * stays where the journey stopped.
@@ -64,11 +66,27 @@ export class SettleExpiredPayments {
     if (payment.interactionStatus === 'RETURNED_TO_MERCHANT') {
       return { outcome: 'RETURNED' };
     }
-    await this.steps.apply(payment, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' }, adapter, {
-      envelope,
-      apiOperation: JOURNEY_STEPS.timedOut,
-      requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.timedOut, payment),
-    });
+    try {
+      await this.steps.apply(payment, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' }, adapter, {
+        envelope,
+        apiOperation: JOURNEY_STEPS.timedOut,
+        requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.timedOut, payment),
+      });
+    } catch (err) {
+      if (payment.interactionStatus === 'INITIATED' && unknownToTheLedger(err) && (await this.store.discardUnrecorded(payment.id))) {
+        return { outcome: 'DISCARDED' };
+      }
+      throw err;
+    }
     return { outcome: 'TIMED_OUT' };
   }
+}
+
+/**
+ * The ledger refused the step because it holds no transaction under the payment's id: the
+ * initiate's own record was refused (a stale fencing token, answered LOCK_FAILURE), so the
+ * journey never reached the merchant and nothing of it was recorded or paid.
+ */
+function unknownToTheLedger(err: unknown): boolean {
+  return err instanceof GatewayError && err.code === 'INVALID_FIELD' && err.field === 'transactionid';
 }

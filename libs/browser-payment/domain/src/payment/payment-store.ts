@@ -13,6 +13,7 @@ export type PaymentStore = Pick<
   | 'transition'
   | 'claimExecution'
   | 'releaseExecution'
+  | 'discardUnrecorded'
   | 'findRefund'
   | 'insertRefund'
 >;

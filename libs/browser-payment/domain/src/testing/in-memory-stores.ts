@@ -101,6 +101,14 @@ export class InMemoryPaymentStore implements PaymentStore {
     }
   }
 
+  async discardUnrecorded(id: string): Promise<boolean> {
+    const current = this.payments.get(id);
+    if (!current || !inState(current, { interactionStatus: 'INITIATED', result: 'PENDING' })) {
+      return false;
+    }
+    return this.payments.delete(id);
+  }
+
   async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {
     return this.refunds.find((r) => r.paymentId === paymentId && r.refundTransactionId === refundTransactionId) ?? null;
   }

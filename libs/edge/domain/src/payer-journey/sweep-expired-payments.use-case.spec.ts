@@ -41,7 +41,7 @@ function sweepOver(lists: ExpiredPayment[][], settle: (message: SettleExpiredPay
 describe('SweepExpiredPayments', () => {
   it('settles each due payment under its order lock, as the gateway, with the lock\'s fencing token, and lets the lock go', async () => {
     const { sweeps, settled, lockService } = sweepOver([due(2)]);
-    expect(await sweeps.sweep()).toEqual({ COMPLETED: 0, RETURNED: 0, TIMED_OUT: 2, NOT_DUE: 0, BUSY: 0, FAILED: 0 });
+    expect(await sweeps.sweep()).toEqual({ COMPLETED: 0, RETURNED: 0, TIMED_OUT: 2, DISCARDED: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 });
     expect(settled.map((m) => m.paymentId)).toEqual(due(2).map((p) => p.paymentId));
     expect(settled[0].envelope).toMatchObject({ merchant: { id: 'SHOP1' }, authMethod: 'GATEWAY', apiVersion: 100, fencingToken: expect.stringMatching(/^\d+$/) });
     // Both locks were released: they can be taken at once.
@@ -62,13 +62,13 @@ describe('SweepExpiredPayments', () => {
   });
 
   it('counts what browser-payment answers, and a failed settlement does not stop the others', async () => {
-    const outcomes = ['COMPLETED', 'RETURNED', 'NOT_DUE'];
-    const { sweeps } = sweepOver([due(4)], async (message) => {
+    const outcomes = ['COMPLETED', 'RETURNED', 'NOT_DUE', 'DISCARDED'];
+    const { sweeps } = sweepOver([due(5)], async (message) => {
       const i = Number(message.paymentId.slice(-1));
-      if (i === 3) throw new GatewayError('SERVER_BUSY');
+      if (i === 4) throw new GatewayError('SERVER_BUSY');
       return { outcome: outcomes[i] };
     });
-    expect(await sweeps.sweep()).toEqual({ COMPLETED: 1, RETURNED: 1, TIMED_OUT: 0, NOT_DUE: 1, BUSY: 0, FAILED: 1 });
+    expect(await sweeps.sweep()).toEqual({ COMPLETED: 1, RETURNED: 1, TIMED_OUT: 0, DISCARDED: 1, NOT_DUE: 1, BUSY: 0, FAILED: 1 });
   });
 
   it('leaves a payment whose merchant is unknown as it is', async () => {

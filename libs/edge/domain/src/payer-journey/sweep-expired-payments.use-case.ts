@@ -46,7 +46,7 @@ export class SweepExpiredPayments {
    * again) keeps payments left busy or failing from holding back those after them.
    */
   async sweep(shouldStop: () => boolean = () => false): Promise<SweepReport> {
-    const report: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 };
+    const report: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, DISCARDED: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 };
     let after: ExpiredPaymentsCursor | undefined;
     let page: ExpiredPayment[];
     do {
