@@ -168,6 +168,19 @@ async function transactionsOf(merchant: MerchantContext, orderId: string) {
   ) as Promise<Record<string, string | null>[]>;
 }
 
+/**
+ * Refund 'r-old' of 30.00 sent with `fencingToken`, handed back once its reservation is
+ * recorded while its (slow) acquirer call is still out: `completion` is its answer.
+ */
+async function reservedRefund(merchant: MerchantContext, orderId: string, fencingToken: string): Promise<{ completion: Promise<JsonObject> }> {
+  const completion = refund(merchant, orderId, 'r-old', usd('30.00'), {}, { fencingToken });
+  await waitFor(async () => (await transactionsOf(merchant, orderId)).some((t) => t.id === 'r-old' && t.result === 'PENDING'), {
+    timeoutMs: 10_000,
+    what: 'refund r-old to be reserved',
+  });
+  return { completion };
+}
+
 const order = (body: JsonObject) => body.order as JsonObject;
 const transaction = (body: JsonObject) => body.transaction as JsonObject;
 
@@ -561,11 +574,7 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
     const orderId = newOrderId();
     await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
     const older = nextFence();
-    const slow = refund(merchant, orderId, 'r-old', usd('30.00'), {}, { fencingToken: older });
-    await waitFor(async () => (await transactionsOf(merchant, orderId)).some((t) => t.id === 'r-old' && t.result === 'PENDING'), {
-      timeoutMs: 10_000,
-      what: 'the first refund to be reserved',
-    });
+    const { completion: slow } = await reservedRefund(merchant, orderId, older);
     // Another operation (its lease newer, the first one's lapsed) takes the order meanwhile.
     const newer = nextFence();
     const fast = await refund(merchant, orderId, 'r-new', usd('20.00'), {}, { fencingToken: newer });
@@ -584,11 +593,7 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
     const orderId = newOrderId();
     await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
     const older = nextFence();
-    const slow = refund(merchant, orderId, 'r-old', usd('30.00'), {}, { fencingToken: older });
-    await waitFor(async () => (await transactionsOf(merchant, orderId)).some((t) => t.id === 'r-old' && t.result === 'PENDING'), {
-      timeoutMs: 10_000,
-      what: 'the refund to be reserved',
-    });
+    const { completion: slow } = await reservedRefund(merchant, orderId, older);
     // A writer with a newer lease records on the order, and is done, while the refund's call is out.
     await seedCardPayment(merchant, orderId, 'pay-2', '10.00');
     const newer = (await orderRow(merchant, orderId)).lastFencingToken;
