@@ -42,7 +42,9 @@ afterAll(async () => {
 
 afterEach(() => {
   // The ledger and provider spies of a test, not the lock of all.
-  jest.spyOn(gateway.running.app.get(BrowserPaymentLedger, { strict: false }), 'record').mockRestore();
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+  jest.spyOn(ledger, 'record').mockRestore();
+  jest.spyOn(ledger, 'begin').mockRestore();
   jest.spyOn(SimulatedProvider.prototype, 'execute').mockRestore();
 });
 
@@ -52,9 +54,9 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-const initiateBody = (): JsonObject => ({
+const initiateBody = (paymentConfirmation = 'CONFIRM_AT_PROVIDER'): JsonObject => ({
   apiOperation: 'INITIATE_BROWSER_PAYMENT',
-  browserPayment: { returnUrl: 'https://shop.example/return', provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } },
+  browserPayment: { returnUrl: 'https://shop.example/return', provider_a: { operation: 'PAY', paymentConfirmation } },
   order: { amount: '30.00', currency: 'EUR' },
   sourceOfFunds: { type: 'PROVIDER_A' },
 });
@@ -166,4 +168,71 @@ it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, an
 
   jest.spyOn(ledger, 'record').mockRestore();
   expect((await put(orderId, 'bp-2', initiateBody())).body).toMatchObject({ result: 'PENDING', transaction: { id: 'bp-2' } });
+}, 30_000);
+
+/**
+ * A confirm whose ledger record landed while its own commit in browser-payment failed leaves the
+ * payment looking due there. A second confirm with another body, begun before that record
+ * landed, executed again (the provider answered the same execution), was refused by the ledger
+ * as another request under the transaction id, and reversed: the ledger showed the payment
+ * CAPTURED, the provider VOIDED. Now a refused attempt asks the ledger first, keeps what the
+ * ledger records, and brings the payment up to date, so it can be refunded.
+ */
+it('a confirm refused because an earlier one is recorded keeps the capture, even when the earlier one\'s commit here failed', async () => {
+  const orderId = `bpkeep-${randomUUID().slice(0, 8)}`;
+  const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
+  expect(initiated.status).toBe(201);
+  const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
+  expect((await gateway.fetch(outUrl)).status).toBe(200);
+  expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
+  expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
+
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+  const record = ledger.record.bind(ledger);
+  const begin = ledger.begin.bind(ledger);
+  const firstRecord = { entered: deferred(), release: deferred() };
+  const firstDone = deferred();
+  const secondBegun = deferred<string>();
+  let firstEntered = false;
+  jest.spyOn(ledger, 'record').mockImplementation(async (step: RecordStep) => {
+    if (step.apiOperation !== 'CONFIRM_BROWSER_PAYMENT' || firstEntered) {
+      return record(step);
+    }
+    firstEntered = true;
+    firstRecord.entered.resolve();
+    await firstRecord.release.promise;
+    await record(step);
+    // The record landed in the ledger; browser-payment's commit of the step fails after it.
+    throw new Error('Connection terminated unexpectedly');
+  });
+  jest.spyOn(ledger, 'begin').mockImplementation(async (message) => {
+    const begun = await begin(message);
+    if (message.apiOperation === 'CONFIRM_BROWSER_PAYMENT' && firstEntered) {
+      secondBegun.resolve(begun.outcome);
+      await firstDone.promise; // the second confirm goes on once the first has answered
+    }
+    return begun;
+  });
+
+  const confirm = (reference: string) => put(orderId, 'bp-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT', transaction: { reference } });
+  const first = confirm('first');
+  await firstRecord.entered.promise;
+  const second = confirm('second');
+  expect(await secondBegun.promise).toBe('PROCEED'); // begun before the first's record landed
+  firstRecord.release.resolve();
+  expect((await first).status).toBeGreaterThanOrEqual(500);
+  firstDone.resolve();
+  const refused = await second;
+  expect(refused.status).toBe(400);
+  expect(JSON.stringify(refused.body)).toContain('already processed with different values');
+
+  const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
+  const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
+  expect({ status: atProvider?.status, captured: atProvider?.capturedAmount }).toEqual({ status: 'CAPTURED', captured: '30.0000' });
+  const payment = await gateway.running.app.get(BrowserPaymentRepository, { strict: false }).findByTransaction(merchant.id, orderId, 'bp-1');
+  expect(payment).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+
+  // What the ledger shows can be refunded at the provider.
+  const refund = await put(orderId, 'r-1', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'EUR', targetTransactionId: 'bp-1' } });
+  expect(refund.body).toMatchObject({ result: 'SUCCESS', order: { totalCapturedAmount: 30, totalRefundedAmount: 10 } });
 }, 30_000);

@@ -182,6 +182,35 @@ describe('ConfirmBrowserPayment', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
   });
 
+  it('keeps the capture the ledger recorded when the earlier confirm\'s own commit failed: a confirm with another body reverses nothing', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    // The first confirm's record lands in the ledger; its commit here does not.
+    bed.payments.failNextCommit = new Error('Connection terminated unexpectedly');
+    await expect(confirm(bed, merchant, { transaction: { reference: 'first' } })).rejects.toThrow('Connection terminated');
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+
+    // Another confirm finds the payment still due; the provider answers the same execution, and
+    // the ledger refuses its record as another request under the transaction id.
+    bed.ledger.failNextRecord = GatewayError.invalidRequest("Transaction 'bp-1' on order 'order-1' was already processed with different values.");
+    await expect(confirm(bed, merchant, { transaction: { reference: 'second' } })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00', gatewayCode: 'APPROVED' });
+    expect(bed.payments.leases.size).toBe(0);
+  });
+
+  it('reverses nothing when the record was refused and the ledger cannot be read: it may hold the payment', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.failNextRecord = new GatewayError('ORDER_LOCK_LOST');
+    bed.ledger.unreadable = GatewayError.serverBusy();
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+  });
+
   it('refuses a confirm for another amount than an earlier one executed with and never recorded, then records the earlier one', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await journey(bed, AT_MERCHANT, 'approve');

@@ -2,12 +2,15 @@ import { Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, PaymentOperation } from '@gateway/browser-payment/data-access';
 import {
   BeginOperationMessage,
+  GatewayError,
   BeginOperationReply,
   JsonObject,
   RecordMode,
   RecordOperationMessage,
+  OperationReply,
   RecordOperationReply,
   RequestEnvelope,
+  RetrieveTransactionMessage,
   SUBJECTS,
   TransactionResult,
   TransactionType,
@@ -88,5 +91,22 @@ export class BrowserPaymentLedger {
     };
     const reply = await this.bus.request<RecordOperationReply>(SUBJECTS.orderTransaction.ledgerRecord, message);
     return reply.body;
+  }
+
+  /**
+   * The result the ledger holds for the payment's transaction (of the latest step it recorded on
+   * it), or null when it holds no such transaction. Read without the order's lock.
+   */
+  async recordedResult(envelope: RequestEnvelope, payment: BrowserPaymentRow): Promise<string | null> {
+    const message: RetrieveTransactionMessage = { envelope, orderId: payment.orderId, transactionId: payment.transactionId };
+    try {
+      const reply = await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, message);
+      return typeof reply.body.result === 'string' ? reply.body.result : null;
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
+        return null;
+      }
+      throw err;
+    }
   }
 }

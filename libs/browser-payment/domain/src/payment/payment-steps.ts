@@ -111,12 +111,7 @@ export class PaymentSteps {
         return await this.apply(payment, changes, adapter, record);
       } catch (err) {
         if (result.approved && refusedForSure(err)) {
-          await adapter.reverse(payment.providerReference).catch((reverseError: unknown) =>
-            this.logger.error(
-              { err: reverseError, provider: payment.provider, providerReference: payment.providerReference },
-              'browser payment executed at the provider but neither recorded nor reversed',
-            ),
-          );
+          await this.reverseUnlessRecorded(payment, adapter, record.envelope, changes);
         }
         throw err;
       }
@@ -125,6 +120,44 @@ export class PaymentSteps {
         this.logger.warn({ err, paymentId: payment.id }, 'execution lease not released; it lapses on its own'),
       );
     }
+  }
+
+  /**
+   * Reverses an approved execution whose record the ledger refused, unless the ledger holds the
+   * payment as a success after all. That happens when an earlier attempt's record landed and
+   * its own commit here failed: the payment still looks due here, this attempt executed it again
+   * (the provider answered the same execution), and the ledger refused this attempt's record as
+   * another request under the same transaction id. Reversing then would give back money the
+   * ledger records; instead the payment is brought to what the ledger holds, so refunds and
+   * later attempts see it completed. Nor is anything reversed when the ledger cannot be read:
+   * as with a record whose fate is unknown, money the ledger may record is never given back.
+   */
+  private async reverseUnlessRecorded(
+    payment: BrowserPaymentRow,
+    adapter: ProviderAdapter,
+    envelope: RequestEnvelope,
+    executed: PaymentChanges,
+  ): Promise<void> {
+    const context = { provider: payment.provider, providerReference: payment.providerReference, paymentId: payment.id };
+    let recorded: string | null;
+    try {
+      recorded = await this.ledger.recordedResult(envelope, payment);
+    } catch (err) {
+      this.logger.error({ err, ...context }, 'browser payment executed at the provider, its record refused, and the ledger unreadable: not reversed');
+      return;
+    }
+    if (recorded === 'SUCCESS') {
+      const { amount, gatewayCode, timeCompleted } = executed;
+      const adopted = { amount, gatewayCode, timeCompleted, interactionStatus: 'COMPLETED', result: 'SUCCESS' } as const;
+      await this.store.transition(payment.id, stateOf(payment), adopted, async () => undefined).catch((err: unknown) =>
+        this.logger.error({ err, ...context }, 'browser payment the ledger records as a success not brought up to date here'),
+      );
+      this.logger.warn(context, 'browser payment record refused, but the ledger holds it as a success: kept at the provider');
+      return;
+    }
+    await adapter.reverse(payment.providerReference).catch((err: unknown) =>
+      this.logger.error({ err, ...context }, 'browser payment executed at the provider but neither recorded nor reversed'),
+    );
   }
 
   private recordStep(payment: BrowserPaymentRow, adapter: ProviderAdapter, record: StepRecord): Promise<JsonObject> {

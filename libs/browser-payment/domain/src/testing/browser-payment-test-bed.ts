@@ -10,6 +10,7 @@ import {
   validateOrderOperationRequest,
   RequestEnvelope,
 } from '@gateway/contracts';
+import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import { createLogger, RequestHasher } from '@gateway/platform';
 import type { BrowserPaymentOptions, Clock } from '../browser-payment.options';
 import { InitiateBrowserPayment } from '../initiate-browser-payment/initiate-browser-payment.use-case';
@@ -22,7 +23,7 @@ import { InMemoryPaymentStore, InMemorySimulatorStore } from './in-memory-stores
 /**
  * The ledger as browser-payment's use cases see it, in memory: begin answers PROCEED (or a
  * REPLAY a test sets), record answers the response it was given, and a test can make the next
- * record fail to see what the use case does about it.
+ * record fail to see what the use case does about it. It reads back the result of what it recorded.
  */
 export class FakeLedger extends BrowserPaymentLedger {
   readonly begun: BeginOperationMessage[] = [];
@@ -30,6 +31,7 @@ export class FakeLedger extends BrowserPaymentLedger {
   replay: JsonObject | null = null;
   existingOrder: LedgerOrderView | null = null;
   failNextRecord: GatewayError | null = null;
+  unreadable: GatewayError | null = null;
 
   constructor() {
     super(undefined as never);
@@ -48,6 +50,15 @@ export class FakeLedger extends BrowserPaymentLedger {
     }
     this.recorded.push(structuredClone(step));
     return { ...step.response, recordedAs: step.apiOperation };
+  }
+
+  /** The result of the latest step recorded on the payment's transaction; `unreadable` fails the read. */
+  override async recordedResult(_envelope: RequestEnvelope, payment: BrowserPaymentRow): Promise<string | null> {
+    if (this.unreadable) {
+      throw this.unreadable;
+    }
+    const steps = this.recorded.filter((step) => step.payment.orderId === payment.orderId && step.payment.transactionId === payment.transactionId);
+    return steps.at(-1)?.payment.result ?? null;
   }
 }
 

@@ -28,6 +28,8 @@ export class InMemoryPaymentStore implements PaymentStore {
   readonly refunds: ProviderRefundRow[] = [];
   /** Execution leases by payment id (the repository keeps them on the row). */
   readonly leases = new Map<string, Date>();
+  /** Fails the next transition's commit after `alongside` succeeded (the database lost between the two). */
+  failNextCommit: Error | null = null;
 
   async saveInitiated(row: BrowserPaymentRow): Promise<boolean> {
     const existing = [...this.payments.values()].find(
@@ -81,6 +83,11 @@ export class InMemoryPaymentStore implements PaymentStore {
     }
     const updated = clone({ ...current, ...changes, updatedAt: new Date() });
     const outcome = await alongside(clone(updated));
+    if (this.failNextCommit) {
+      const failure = this.failNextCommit;
+      this.failNextCommit = null;
+      throw failure;
+    }
     this.payments.set(id, updated);
     return { payment: clone(updated), outcome };
   }
