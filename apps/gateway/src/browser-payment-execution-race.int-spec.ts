@@ -236,3 +236,43 @@ it('a confirm refused because an earlier one is recorded keeps the capture, even
   const refund = await put(orderId, 'r-1', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'EUR', targetTransactionId: 'bp-1' } });
   expect(refund.body).toMatchObject({ result: 'SUCCESS', order: { totalCapturedAmount: 30, totalRefundedAmount: 10 } });
 }, 30_000);
+
+/**
+ * The same lost commit, and the merchant retrying the same confirm: the ledger replays its
+ * record, and the payment here, still RETURNED_TO_MERCHANT, used to stay so for good (no refund
+ * at the provider possible: "did not complete"). The retry now takes the step again: the provider
+ * answers the execution already made, the ledger replays, and the payment catches up.
+ */
+it('a confirm retried after its step here was lost brings the payment up to what the ledger recorded', async () => {
+  const orderId = `bpheal-${randomUUID().slice(0, 8)}`;
+  const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
+  const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
+  expect((await gateway.fetch(outUrl)).status).toBe(200);
+  expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
+  expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
+
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+  const record = ledger.record.bind(ledger);
+  jest.spyOn(ledger, 'record').mockImplementationOnce(async (step: RecordStep) => {
+    await record(step);
+    throw new Error('Connection terminated unexpectedly');
+  });
+  const body = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', transaction: { reference: 'once' } };
+  expect((await put(orderId, 'bp-1', body)).status).toBeGreaterThanOrEqual(500);
+  const payments = gateway.running.app.get(BrowserPaymentRepository, { strict: false });
+  expect(await payments.findByTransaction(merchant.id, orderId, 'bp-1')).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT' });
+
+  const retried = await put(orderId, 'bp-1', body);
+  expect(retried.status).toBe(201);
+  expect(retried.body).toMatchObject({ result: 'SUCCESS', browserPayment: { interaction: { status: 'COMPLETED' } } });
+  expect(await payments.findByTransaction(merchant.id, orderId, 'bp-1')).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+  const refund = await put(orderId, 'r-1', { apiOperation: 'REFUND', transaction: { amount: '30.00', currency: 'EUR', targetTransactionId: 'bp-1' } });
+  expect(refund.body).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 30 } });
+  const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
+  const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
+  expect({ status: atProvider?.status, captured: atProvider?.capturedAmount, refunded: atProvider?.refundedAmount }).toEqual({
+    status: 'CAPTURED',
+    captured: '30.0000',
+    refunded: '30.0000',
+  });
+}, 30_000);

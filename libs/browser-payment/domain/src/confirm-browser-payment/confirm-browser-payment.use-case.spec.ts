@@ -110,12 +110,16 @@ describe('ConfirmBrowserPayment', () => {
     }
   });
 
-  it('answers a replay from the ledger without touching the provider', async () => {
+  it('answers a replay from the ledger of a completed payment without touching the provider', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    await confirm(bed, merchant);
+    const records = bed.ledger.recorded.length;
+    const execute = jest.spyOn(bed.providers.forPayment(bed.payments.only()), 'execute');
     bed.ledger.replay = { replayed: true };
     expect(await confirm(bed, merchant)).toEqual({ replayed: true });
-    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
+    expect(execute).not.toHaveBeenCalled();
+    expect(bed.ledger.recorded).toHaveLength(records);
   });
 
   it('refuses a transaction id that is no browser payment of this merchant\'s order', async () => {
@@ -198,6 +202,21 @@ describe('ConfirmBrowserPayment', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00', gatewayCode: 'APPROVED' });
     expect(bed.payments.leases.size).toBe(0);
+  });
+
+  it('brings the payment up to date when the ledger replays a confirm whose step here was never committed', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.payments.failNextCommit = new Error('Connection terminated unexpectedly');
+    await expect(confirm(bed, merchant)).rejects.toThrow('Connection terminated');
+    const recorded = bed.ledger.recorded.at(-1)!;
+    expect(recorded.payment).toMatchObject({ result: 'SUCCESS', interactionStatus: 'COMPLETED' });
+
+    // The merchant retries the same confirm: the ledger replays what it recorded.
+    bed.ledger.replay = { ...recorded.response, recordedAs: recorded.apiOperation };
+    expect(await confirm(bed, merchant)).toMatchObject({ result: 'SUCCESS', recordedAs: 'CONFIRM_BROWSER_PAYMENT' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
   });
 
   it('reverses nothing when the record was refused and the ledger cannot be read: it may hold the payment', async () => {

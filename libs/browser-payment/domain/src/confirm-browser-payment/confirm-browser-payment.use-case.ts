@@ -54,10 +54,15 @@ export class ConfirmBrowserPayment {
       requestHash,
       addressesExistingTransaction: true,
     });
-    if (begun.outcome === 'REPLAY') {
-      return begun.body;
-    }
     const payment = await this.store.findByTransaction(command.envelope.merchant.id, command.orderId, command.transactionId);
+    if (begun.outcome === 'REPLAY') {
+      if (!payment || payment.interactionStatus === 'COMPLETED') {
+        return begun.body;
+      }
+      // The ledger recorded this confirm, but its step here was never committed (the database
+      // lost between the two): it is taken again. The provider answers the execution already
+      // made, the ledger replays its record, and the payment here catches up with it.
+    }
     if (!payment) {
       throw GatewayError.invalidField(
         'transactionid',
