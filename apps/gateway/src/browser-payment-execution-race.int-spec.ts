@@ -238,41 +238,46 @@ it('a confirm refused because an earlier one is recorded keeps the capture, even
 }, 30_000);
 
 /**
- * The same lost commit, and the merchant retrying the same confirm: the ledger replays its
- * record, and the payment here, still RETURNED_TO_MERCHANT, used to stay so for good (no refund
- * at the provider possible: "did not complete"). The retry now takes the step again: the provider
- * answers the execution already made, the ledger replays, and the payment catches up.
+ * The same lost commit, and then the merchant's next confirm, with the same body or another:
+ * the ledger replays or refuses it, and the payment here, still RETURNED_TO_MERCHANT, used to
+ * stay so for good (no refund at the provider possible: "did not complete"). Now the payment
+ * catches up with the ledger's record on the replay or the refusal, and a refund finds it paid.
  */
-it('a confirm retried after its step here was lost brings the payment up to what the ledger recorded', async () => {
-  const orderId = `bpheal-${randomUUID().slice(0, 8)}`;
-  const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
-  const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
-  expect((await gateway.fetch(outUrl)).status).toBe(200);
-  expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
-  expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
+describe.each([
+  ['the same confirm, replayed', 'once', 201],
+  ['another confirm, refused', 'twice', 400],
+])('a confirm whose step here was lost, then %s', (_, nextReference, status) => {
+  it('brings the payment up to what the ledger recorded, and it can be refunded', async () => {
+    const orderId = `bpheal-${randomUUID().slice(0, 8)}`;
+    const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
+    const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
+    expect((await gateway.fetch(outUrl)).status).toBe(200);
+    expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
+    expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
 
-  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
-  const record = ledger.record.bind(ledger);
-  jest.spyOn(ledger, 'record').mockImplementationOnce(async (step: RecordStep) => {
-    await record(step);
-    throw new Error('Connection terminated unexpectedly');
-  });
-  const body = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', transaction: { reference: 'once' } };
-  expect((await put(orderId, 'bp-1', body)).status).toBeGreaterThanOrEqual(500);
-  const payments = gateway.running.app.get(BrowserPaymentRepository, { strict: false });
-  expect(await payments.findByTransaction(merchant.id, orderId, 'bp-1')).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT' });
+    const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+    const record = ledger.record.bind(ledger);
+    jest.spyOn(ledger, 'record').mockImplementationOnce(async (step: RecordStep) => {
+      await record(step);
+      throw new Error('Connection terminated unexpectedly');
+    });
+    const confirm = (ref: string) => put(orderId, 'bp-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT', transaction: { reference: ref } });
+    expect((await confirm('once')).status).toBeGreaterThanOrEqual(500);
+    const payments = gateway.running.app.get(BrowserPaymentRepository, { strict: false });
+    expect(await payments.findByTransaction(merchant.id, orderId, 'bp-1')).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT' });
 
-  const retried = await put(orderId, 'bp-1', body);
-  expect(retried.status).toBe(201);
-  expect(retried.body).toMatchObject({ result: 'SUCCESS', browserPayment: { interaction: { status: 'COMPLETED' } } });
-  expect(await payments.findByTransaction(merchant.id, orderId, 'bp-1')).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
-  const refund = await put(orderId, 'r-1', { apiOperation: 'REFUND', transaction: { amount: '30.00', currency: 'EUR', targetTransactionId: 'bp-1' } });
-  expect(refund.body).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 30 } });
-  const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
-  const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
-  expect({ status: atProvider?.status, captured: atProvider?.capturedAmount, refunded: atProvider?.refundedAmount }).toEqual({
-    status: 'CAPTURED',
-    captured: '30.0000',
-    refunded: '30.0000',
-  });
-}, 30_000);
+    const next = await confirm(nextReference);
+    expect(next.status).toBe(status);
+    expect(await payments.findByTransaction(merchant.id, orderId, 'bp-1')).toMatchObject({
+      interactionStatus: 'COMPLETED',
+      result: 'SUCCESS',
+      amount: '30.0000',
+      gatewayCode: 'APPROVED',
+    });
+    const refund = await put(orderId, 'r-1', { apiOperation: 'REFUND', transaction: { amount: '30.00', currency: 'EUR', targetTransactionId: 'bp-1' } });
+    expect(refund.body).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 30 } });
+    const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
+    const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
+    expect({ captured: atProvider?.capturedAmount, refunded: atProvider?.refundedAmount }).toEqual({ captured: '30.0000', refunded: '30.0000' });
+  }, 30_000);
+});

@@ -190,7 +190,7 @@ describe('ConfirmBrowserPayment', () => {
     const bed = browserPaymentTestBed();
     const merchant = await journey(bed, AT_MERCHANT, 'approve');
     // The first confirm's record lands in the ledger; its commit here does not.
-    bed.payments.failNextCommit = new Error('Connection terminated unexpectedly');
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
     await expect(confirm(bed, merchant, { transaction: { reference: 'first' } })).rejects.toThrow('Connection terminated');
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
 
@@ -207,16 +207,39 @@ describe('ConfirmBrowserPayment', () => {
   it('brings the payment up to date when the ledger replays a confirm whose step here was never committed', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await journey(bed, AT_MERCHANT, 'approve');
-    bed.payments.failNextCommit = new Error('Connection terminated unexpectedly');
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
     await expect(confirm(bed, merchant)).rejects.toThrow('Connection terminated');
     const recorded = bed.ledger.recorded.at(-1)!;
     expect(recorded.payment).toMatchObject({ result: 'SUCCESS', interactionStatus: 'COMPLETED' });
 
     // The merchant retries the same confirm: the ledger replays what it recorded.
-    bed.ledger.replay = { ...recorded.response, recordedAs: recorded.apiOperation };
+    bed.ledger.replay = bed.ledger.stored.get('order-1 bp-1')!;
+    const execute = jest.spyOn(bed.providers.forPayment(bed.payments.only()), 'execute');
     expect(await confirm(bed, merchant)).toMatchObject({ result: 'SUCCESS', recordedAs: 'CONFIRM_BROWSER_PAYMENT' });
-    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00', gatewayCode: 'APPROVED' });
+    expect(execute).not.toHaveBeenCalled();
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
+  });
+
+  it('brings the payment up to date when the ledger refuses a confirm with another body after a confirm whose step here was never committed', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
+    await expect(confirm(bed, merchant, { order: { amount: '22.00', shippingAndHandlingAmount: '2.00' } })).rejects.toThrow('Connection terminated');
+
+    bed.ledger.refuseNextBegin = GatewayError.invalidRequest("Transaction 'bp-1' on order 'order-1' was already processed with different values.");
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '22.00' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '22.00' });
+  });
+
+  it('leaves the payment as it is when a confirm is refused and the ledger holds no completion of it', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.refuseNextBegin = GatewayError.invalidRequest('refused');
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+    expect(await confirm(bed, merchant)).toMatchObject({ result: 'SUCCESS' });
   });
 
   it('reverses nothing when the record was refused and the ledger cannot be read: it may hold the payment', async () => {

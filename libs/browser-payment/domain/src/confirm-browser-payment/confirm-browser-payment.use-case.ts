@@ -46,23 +46,27 @@ export class ConfirmBrowserPayment {
 
   async execute(command: ConfirmBrowserPaymentCommand): Promise<JsonObject> {
     const requestHash = this.requestHasher.hash(command.body);
-    const begun = await this.ledger.begin({
-      envelope: command.envelope,
-      orderId: command.orderId,
-      transactionId: command.transactionId,
-      apiOperation: API_OPERATION,
-      requestHash,
-      addressesExistingTransaction: true,
-    });
-    const payment = await this.store.findByTransaction(command.envelope.merchant.id, command.orderId, command.transactionId);
+    const begun = await this.ledger
+      .begin({
+        envelope: command.envelope,
+        orderId: command.orderId,
+        transactionId: command.transactionId,
+        apiOperation: API_OPERATION,
+        requestHash,
+        addressesExistingTransaction: true,
+      })
+      .catch(async (err: unknown) => {
+        if (err instanceof GatewayError && err.httpStatus === 400) {
+          // Refused, perhaps because another confirm is recorded: one whose commit here may have failed.
+          await this.caughtUp(command);
+        }
+        throw err;
+      });
     if (begun.outcome === 'REPLAY') {
-      if (!payment || payment.interactionStatus === 'COMPLETED') {
-        return begun.body;
-      }
-      // The ledger recorded this confirm, but its step here was never committed (the database
-      // lost between the two): it is taken again. The provider answers the execution already
-      // made, the ledger replays its record, and the payment here catches up with it.
+      await this.caughtUp(command, begun.body);
+      return begun.body;
     }
+    const payment = await this.store.findByTransaction(command.envelope.merchant.id, command.orderId, command.transactionId);
     if (!payment) {
       throw GatewayError.invalidField(
         'transactionid',
@@ -81,6 +85,18 @@ export class ConfirmBrowserPayment {
       { request: asJson(confirmed) },
     );
     return body;
+  }
+
+  /**
+   * A confirm the ledger recorded whose step here was never committed (the database lost between
+   * the two) leaves the payment short of it: a replay or a refusal of the next confirm is where
+   * that shows, so the payment catches up with the ledger's record there.
+   */
+  private async caughtUp(command: ConfirmBrowserPaymentCommand, recorded?: JsonObject): Promise<void> {
+    const payment = await this.store.findByTransaction(command.envelope.merchant.id, command.orderId, command.transactionId).catch(() => null);
+    if (payment) {
+      await this.steps.catchUp(payment, command.envelope, recorded);
+    }
   }
 }
 

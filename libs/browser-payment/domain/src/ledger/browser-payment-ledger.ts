@@ -94,14 +94,14 @@ export class BrowserPaymentLedger {
   }
 
   /**
-   * The result the ledger holds for the payment's transaction (of the latest step it recorded on
-   * it), or null when it holds no such transaction. Read without the order's lock.
+   * The ledger's record of the payment's transaction: the stored response of the latest step it
+   * recorded on it (as the merchant's retrieval reads it), or null when it holds no such
+   * transaction. Read without the order's lock.
    */
-  async recordedResult(envelope: RequestEnvelope, payment: BrowserPaymentRow): Promise<string | null> {
+  async readRecord(envelope: RequestEnvelope, payment: BrowserPaymentRow): Promise<JsonObject | null> {
     const message: RetrieveTransactionMessage = { envelope, orderId: payment.orderId, transactionId: payment.transactionId };
     try {
-      const reply = await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, message);
-      return typeof reply.body.result === 'string' ? reply.body.result : null;
+      return (await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, message)).body;
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
         return null;

@@ -7,6 +7,7 @@ import { CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import type { ProviderAdapter } from '../providers/provider-adapter';
 import { paymentResponse } from './payment-response';
+import { recordedCompletion } from './recorded-completion';
 import { PAYMENT_STORE, PaymentStore } from './payment-store';
 
 /**
@@ -111,7 +112,7 @@ export class PaymentSteps {
         return await this.apply(payment, changes, adapter, record);
       } catch (err) {
         if (result.approved && refusedForSure(err)) {
-          await this.reverseUnlessRecorded(payment, adapter, record.envelope, changes);
+          await this.reverseUnlessRecorded(payment, adapter, record.envelope);
         }
         throw err;
       }
@@ -128,36 +129,56 @@ export class PaymentSteps {
    * its own commit here failed: the payment still looks due here, this attempt executed it again
    * (the provider answered the same execution), and the ledger refused this attempt's record as
    * another request under the same transaction id. Reversing then would give back money the
-   * ledger records; instead the payment is brought to what the ledger holds, so refunds and
-   * later attempts see it completed. Nor is anything reversed when the ledger cannot be read:
-   * as with a record whose fate is unknown, money the ledger may record is never given back.
+   * ledger records; instead the payment catches up with the ledger. Nor is anything reversed when
+   * the ledger cannot be read: as with a record whose fate is unknown, money the ledger may
+   * record is never given back.
    */
-  private async reverseUnlessRecorded(
-    payment: BrowserPaymentRow,
-    adapter: ProviderAdapter,
-    envelope: RequestEnvelope,
-    executed: PaymentChanges,
-  ): Promise<void> {
+  private async reverseUnlessRecorded(payment: BrowserPaymentRow, adapter: ProviderAdapter, envelope: RequestEnvelope): Promise<void> {
     const context = { provider: payment.provider, providerReference: payment.providerReference, paymentId: payment.id };
-    let recorded: string | null;
+    let completion: PaymentChanges | null;
     try {
-      recorded = await this.ledger.recordedResult(envelope, payment);
+      completion = recordedCompletion(await this.ledger.readRecord(envelope, payment), payment);
     } catch (err) {
       this.logger.error({ err, ...context }, 'browser payment executed at the provider, its record refused, and the ledger unreadable: not reversed');
       return;
     }
-    if (recorded === 'SUCCESS') {
-      const { amount, gatewayCode, timeCompleted } = executed;
-      const adopted = { amount, gatewayCode, timeCompleted, interactionStatus: 'COMPLETED', result: 'SUCCESS' } as const;
-      await this.store.transition(payment.id, stateOf(payment), adopted, async () => undefined).catch((err: unknown) =>
-        this.logger.error({ err, ...context }, 'browser payment the ledger records as a success not brought up to date here'),
-      );
+    if (completion?.result === 'SUCCESS') {
       this.logger.warn(context, 'browser payment record refused, but the ledger holds it as a success: kept at the provider');
+      await this.adopt(payment, completion);
       return;
     }
     await adapter.reverse(payment.providerReference).catch((err: unknown) =>
       this.logger.error({ err, ...context }, 'browser payment executed at the provider but neither recorded nor reversed'),
     );
+  }
+
+  /**
+   * The payment as the ledger records it: when the ledger holds its completion and the payment
+   * here does not (a step whose record landed and whose commit here failed), the payment catches
+   * up. `recorded` is the ledger's stored response if the caller has it (a replay), else it is
+   * read. Never throws: a payment that cannot catch up now is returned as it was.
+   */
+  async catchUp(payment: BrowserPaymentRow, envelope: RequestEnvelope, recorded?: JsonObject): Promise<BrowserPaymentRow> {
+    if (payment.interactionStatus === 'COMPLETED') {
+      return payment;
+    }
+    try {
+      const completion = recordedCompletion(recorded ?? (await this.ledger.readRecord(envelope, payment)), payment);
+      return completion ? await this.adopt(payment, completion) : payment;
+    } catch (err) {
+      this.logger.warn({ err, paymentId: payment.id }, 'browser payment not brought up to the ledger\'s record of it');
+      return payment;
+    }
+  }
+
+  private async adopt(payment: BrowserPaymentRow, completion: PaymentChanges): Promise<BrowserPaymentRow> {
+    try {
+      const done = await this.store.transition(payment.id, stateOf(payment), completion, async () => undefined);
+      return done?.payment ?? (await this.store.findById(payment.id)) ?? payment;
+    } catch (err) {
+      this.logger.error({ err, paymentId: payment.id }, 'browser payment the ledger records as completed not brought up to date here');
+      return payment;
+    }
   }
 
   private recordStep(payment: BrowserPaymentRow, adapter: ProviderAdapter, record: StepRecord): Promise<JsonObject> {

@@ -23,7 +23,7 @@ describe('RefundAtProvider', () => {
   it('refunds at the provider and remembers the outcome per refund transaction', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
 
     const reply = await refund.execute(message(merchant, 'refund-1', '5.00'));
     expect(reply).toMatchObject({ result: 'SUCCESS', gatewayCode: 'APPROVED', sourceOfFunds: { type: 'PROVIDER_A' } });
@@ -36,24 +36,49 @@ describe('RefundAtProvider', () => {
   it('answers two concurrent requests for one refund with one outcome, the one recorded', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
     const [first, second] = await Promise.all([refund.execute(message(merchant, 'refund-1', '5.00')), refund.execute(message(merchant, 'refund-1', '5.00'))]);
     expect(second).toEqual(first);
     expect(bed.payments.refunds).toHaveLength(1);
     expect(first.providerReference).toBe(bed.payments.refunds[0].providerReference);
   });
 
+  it('refunds a payment the ledger records as paid whose completion here was lost, once it caught up', async () => {
+    const bed = browserPaymentTestBed();
+    const { merchant, provider, token } = await initiatedPayment(bed, initiateBody());
+    const step = payerStep(merchant, provider, token);
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+    // The completion is recorded in the ledger; its commit here fails.
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
+    await expect(new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).rejects.toThrow('Connection terminated');
+    expect(bed.payments.only()).toMatchObject({ result: 'PENDING' });
+
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    expect(await refund.execute(message(merchant, 'refund-1', '5.00'))).toMatchObject({ result: 'SUCCESS' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '20.00' });
+    expect(Money.of(bed.simulator.rows.get(bed.payments.only().providerReference)!.refundedAmount, 'EUR').toFixed()).toBe('5.00');
+  });
+
+  it('still refuses to refund a payment the ledger holds no completion of', async () => {
+    const bed = browserPaymentTestBed();
+    const { merchant } = await initiatedPayment(bed, initiateBody());
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    await expect(refund.execute(message(merchant, 'refund-1', '5.00'))).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'INITIATED', result: 'PENDING' });
+  });
+
   it('answers a refund beyond what the provider holds with the provider\'s decline', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
     expect(await refund.execute(message(merchant, 'refund-1', '20.01'))).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED' });
   });
 
   it('refuses a refund in another currency than the payment\'s and refunds nothing', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
     await expect(refund.execute({ ...message(merchant, 'refund-1', '5.00'), currency: 'USD' })).rejects.toMatchObject({
       field: 'transaction.currency',
     });
@@ -68,7 +93,7 @@ describe('RefundAtProvider', () => {
       initiateBody({ browserPayment: { returnUrl: 'https://shop.example/r', provider_a: { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } } }),
     );
     expect(bed.payments.only()).toMatchObject({ operation: 'AUTHORIZE', result: 'SUCCESS' });
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
     await expect(refund.execute(message(merchant, 'refund-1', '5.00'))).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
     expect(bed.payments.refunds).toHaveLength(0);
   });
@@ -76,7 +101,7 @@ describe('RefundAtProvider', () => {
   it('refuses an unknown target and a payment still pending', async () => {
     const bed = browserPaymentTestBed();
     const { merchant } = await initiatedPayment(bed);
-    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock);
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
     await expect(refund.execute({ ...message(merchant, 'r', '1.00'), targetTransactionId: 'nope' })).rejects.toMatchObject({
       field: 'transaction.targetTransactionId',
     });

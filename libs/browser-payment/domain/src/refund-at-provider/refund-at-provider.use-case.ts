@@ -5,6 +5,7 @@ import { Money } from '@gateway/money';
 import { CLOCK, Clock } from '../browser-payment.options';
 import { paymentResponse } from '../payment/payment-response';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
+import { PaymentSteps } from '../payment/payment-steps';
 import { ProviderAdapters } from '../providers/provider-adapters';
 
 /**
@@ -19,13 +20,17 @@ export class RefundAtProvider {
     @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
     private readonly providers: ProviderAdapters,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly steps: PaymentSteps,
   ) {}
 
   async execute(message: ProviderRefundMessage): Promise<ProviderRefundReply> {
-    const payment = await this.store.findByTransaction(message.envelope.merchant.id, message.orderId, message.targetTransactionId);
-    if (!payment) {
+    const found = await this.store.findByTransaction(message.envelope.merchant.id, message.orderId, message.targetTransactionId);
+    if (!found) {
       throw targetInvalid(message.targetTransactionId, 'The order has no browser payment with this transaction id.');
     }
+    // The ledger refunds what it records as paid: a payment whose completion here was lost after
+    // the ledger recorded it catches up first.
+    const payment = await this.steps.catchUp(found, message.envelope);
     const amount = refundAmount(payment, message);
     const earlier = await this.store.findRefund(payment.id, message.transactionId);
     if (earlier) {

@@ -11,10 +11,11 @@ import {
   RequestEnvelope,
 } from '@gateway/contracts';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
+import { Money } from '@gateway/money';
 import { createLogger, RequestHasher } from '@gateway/platform';
 import type { BrowserPaymentOptions, Clock } from '../browser-payment.options';
 import { InitiateBrowserPayment } from '../initiate-browser-payment/initiate-browser-payment.use-case';
-import { BrowserPaymentLedger, RecordStep } from '../ledger/browser-payment-ledger';
+import { BrowserPaymentLedger, RecordStep, TRANSACTION_TYPE_OF } from '../ledger/browser-payment-ledger';
 import { PayerJourneys } from '../payer-journey/payer-journeys';
 import { PaymentSteps } from '../payment/payment-steps';
 import { ProviderAdapters } from '../providers/provider-adapters';
@@ -23,7 +24,8 @@ import { InMemoryPaymentStore, InMemorySimulatorStore } from './in-memory-stores
 /**
  * The ledger as browser-payment's use cases see it, in memory: begin answers PROCEED (or a
  * REPLAY a test sets), record answers the response it was given, and a test can make the next
- * record fail to see what the use case does about it. It reads back the result of what it recorded.
+ * record fail to see what the use case does about it. It stores and reads back what it recorded,
+ * with the fields the ledger sets.
  */
 export class FakeLedger extends BrowserPaymentLedger {
   readonly begun: BeginOperationMessage[] = [];
@@ -31,13 +33,21 @@ export class FakeLedger extends BrowserPaymentLedger {
   replay: JsonObject | null = null;
   existingOrder: LedgerOrderView | null = null;
   failNextRecord: GatewayError | null = null;
+  refuseNextBegin: GatewayError | null = null;
   unreadable: GatewayError | null = null;
+  /** What the ledger stores per transaction: the body of its latest step. */
+  readonly stored = new Map<string, JsonObject>();
 
   constructor() {
     super(undefined as never);
   }
 
   override async begin(message: BeginOperationMessage): Promise<BeginOperationReply> {
+    if (this.refuseNextBegin) {
+      const refusal = this.refuseNextBegin;
+      this.refuseNextBegin = null;
+      throw refusal;
+    }
     this.begun.push(message);
     return this.replay ? { outcome: 'REPLAY', body: this.replay } : { outcome: 'PROCEED', order: this.existingOrder };
   }
@@ -49,16 +59,32 @@ export class FakeLedger extends BrowserPaymentLedger {
       throw failure;
     }
     this.recorded.push(structuredClone(step));
-    return { ...step.response, recordedAs: step.apiOperation };
+    const { payment } = step;
+    // The fields the ledger sets on what it stores (ledger-response), and the step's name.
+    const body: JsonObject = {
+      ...step.response,
+      result: payment.result,
+      response: { gatewayCode: payment.gatewayCode },
+      transaction: {
+        ...(step.response.transaction as JsonObject),
+        id: payment.transactionId,
+        type: TRANSACTION_TYPE_OF[payment.operation],
+        amount: Money.of(payment.amount, payment.currency).toJSON(),
+        currency: payment.currency,
+      },
+      recordedAs: step.apiOperation,
+    };
+    this.stored.set(`${payment.orderId} ${payment.transactionId}`, body);
+    return structuredClone(body);
   }
 
-  /** The result of the latest step recorded on the payment's transaction; `unreadable` fails the read. */
-  override async recordedResult(_envelope: RequestEnvelope, payment: BrowserPaymentRow): Promise<string | null> {
+  /** The latest body stored for the payment's transaction; `unreadable` fails the read. */
+  override async readRecord(_envelope: RequestEnvelope, payment: BrowserPaymentRow): Promise<JsonObject | null> {
     if (this.unreadable) {
       throw this.unreadable;
     }
-    const steps = this.recorded.filter((step) => step.payment.orderId === payment.orderId && step.payment.transactionId === payment.transactionId);
-    return steps.at(-1)?.payment.result ?? null;
+    const body = this.stored.get(`${payment.orderId} ${payment.transactionId}`);
+    return body ? structuredClone(body) : null;
   }
 }
 
@@ -93,7 +119,7 @@ export function browserPaymentTestBed(options: BrowserPaymentOptions = TEST_OPTI
   const ledger = new FakeLedger();
   const providers = new ProviderAdapters(simulator, clock);
   const requestHasher = RequestHasher.fromText(randomBytes(32).toString('base64'));
-  const steps = new PaymentSteps(payments, ledger, clock, createLogger({ service: 'test', level: 'silent' }), requestHasher);
+  const steps = new PaymentSteps(payments, ledger, clock, createLogger({ service: 'test', level: (process.env.BP_TEST_LOG as 'silent') ?? 'silent' }), requestHasher);
   const journeys = new PayerJourneys(payments, options, clock);
   return { clock, payments, simulator, ledger, providers, steps, journeys, options, requestHasher };
 }

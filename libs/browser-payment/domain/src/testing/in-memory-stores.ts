@@ -28,8 +28,8 @@ export class InMemoryPaymentStore implements PaymentStore {
   readonly refunds: ProviderRefundRow[] = [];
   /** Execution leases by payment id (the repository keeps them on the row). */
   readonly leases = new Map<string, Date>();
-  /** Fails the next transition's commit after `alongside` succeeded (the database lost between the two). */
-  failNextCommit: Error | null = null;
+  /** Fails the commit of the next transition to COMPLETED after `alongside` succeeded (the database lost between the two). */
+  failNextCompletionCommit: Error | null = null;
 
   async saveInitiated(row: BrowserPaymentRow): Promise<boolean> {
     const existing = [...this.payments.values()].find(
@@ -83,9 +83,9 @@ export class InMemoryPaymentStore implements PaymentStore {
     }
     const updated = clone({ ...current, ...changes, updatedAt: new Date() });
     const outcome = await alongside(clone(updated));
-    if (this.failNextCommit) {
-      const failure = this.failNextCommit;
-      this.failNextCommit = null;
+    if (this.failNextCompletionCommit && changes.interactionStatus === 'COMPLETED') {
+      const failure = this.failNextCompletionCommit;
+      this.failNextCompletionCommit = null;
       throw failure;
     }
     this.payments.set(id, updated);
