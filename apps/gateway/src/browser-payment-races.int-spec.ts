@@ -66,6 +66,12 @@ import { GatewayResponse, startBrowserPaymentGateway, TestGateway, TestGatewayMe
  *   - after the recovery nothing is PENDING, no journey is left that the ledger has no
  *     transaction for (the sweep discards those), and an order with one payment has the status it
  *     says.
+ *
+ * In a third of the rounds, half of browser-payment's step records lose their commit after the
+ * ledger recorded them (the database lost between the two commits): the step answers a 5xx and
+ * the payment row is left behind the ledger. Those rounds allow the 5xx answers and a row behind
+ * the ledger after the race, and check the money against the ledger's records; after the
+ * recovery (no faults) every row must have caught up.
  * A failing round prints its plan, every answer, the stored state and the provider calls.
  * `BROWSER_PAYMENT_RACES_SEED` replays a run's rounds (the same steps; the interleaving may
  * differ), `BROWSER_PAYMENT_RACES_RUNS` changes their number.
@@ -103,6 +109,11 @@ interface ProviderCall {
 interface Running {
   providerMaxMs: number;
   ledgerMaxMs: number;
+  /** The share of browser-payment's step records whose commit is lost after the ledger recorded them. */
+  lostCommitRate: number;
+  lostCommits: number;
+  /** No faults while the round recovers. */
+  recovering: boolean;
   random: () => number;
   calls: ProviderCall[];
 }
@@ -218,6 +229,12 @@ beforeAll(async () => {
     const body = await record(step);
     // Recorded, and the payment row's transaction not committed yet.
     await ledgerLatency();
+    const round = running;
+    if (round && !round.recovering && step.mode === 'UPDATE' && round.random() < round.lostCommitRate) {
+      // The database lost between the ledger's commit and the step's: the row's change rolls back.
+      round.lostCommits += 1;
+      throw new Error(`injected: the commit of ${step.apiOperation} lost after the ledger recorded it`);
+    }
     return body;
   });
 }, 60_000);
@@ -269,6 +286,7 @@ interface RoundPlan {
   steps: PlannedStep[];
   providerMaxMs: number;
   ledgerMaxMs: number;
+  lostCommitRate: number;
   latencySeed: number;
 }
 
@@ -326,6 +344,7 @@ const roundArb: fc.Arbitrary<RoundPlan> = termsArb.chain((terms) =>
     steps: fc.array(fc.record({ step: stepArb(terms), delayMs: fc.integer({ min: 0, max: 25 }) }), { minLength: 2, maxLength: 7 }),
     providerMaxMs: fc.integer({ min: 0, max: 8 }),
     ledgerMaxMs: fc.integer({ min: 0, max: 6 }),
+    lostCommitRate: weighted([0, 2], [0.5, 1]),
     latencySeed: fc.integer(),
   }),
 );
@@ -568,6 +587,8 @@ function check(round: RoundState, stored: Stored, phase: 'after the race' | 'aft
   const problems: string[] = [];
   const problem = (text: string) => problems.push(`${phase}: ${text}`);
   const { order, transactions, rows, simulated, providerRefunds } = stored;
+  // A lost commit leaves a 5xx and a payment row behind the ledger until a later step catches it up.
+  const faults = (running?.lostCommits ?? 0) > 0;
 
   // Each payment: the ledger, browser-payment and the provider agree.
   let authorized = new Decimal(0);
@@ -598,20 +619,23 @@ function check(round: RoundState, stored: Stored, phase: 'after the race' | 'aft
     const ledgerCode = at(ledger, 'response.gatewayCode');
     const ledgerAmount = dec(at(ledger, 'transaction.amount'));
     const ledgerInteraction = at(ledger, 'browserPayment.interaction.status');
-    if (ledgerResult !== row.result || ledgerCode !== row.gatewayCode || !ledgerAmount.equals(dec(row.amount)) || ledgerInteraction !== row.interactionStatus) {
+    const agree =
+      ledgerResult === row.result && ledgerCode === row.gatewayCode && ledgerAmount.equals(dec(row.amount)) && ledgerInteraction === row.interactionStatus;
+    if (!agree && !(faults && phase === 'after the race')) {
       problem(
         `${transactionId}: the ledger has ${ledgerResult}/${String(ledgerCode)} ${ledgerAmount.toFixed(2)} ${String(ledgerInteraction)}, ` +
           `browser-payment ${row.result}/${row.gatewayCode} ${row.amount} ${row.interactionStatus}`,
       );
     }
-    if (row.result === 'SUCCESS') {
-      authorized = authorized.plus(dec(row.amount));
-      if (row.operation === 'PAY') captured = captured.plus(dec(row.amount));
-      if (!sim || sim.status !== EXECUTED[row.operation] || !dec(sim.amount).equals(dec(row.amount))) {
-        problem(`${transactionId}: recorded SUCCESS for ${row.amount}, the provider has it ${sim?.status} for ${sim?.amount} (captured ${sim?.capturedAmount})`);
+    // The money: the ledger's record against the provider's books.
+    if (ledgerResult === 'SUCCESS') {
+      authorized = authorized.plus(ledgerAmount);
+      if (row.operation === 'PAY') captured = captured.plus(ledgerAmount);
+      if (!sim || sim.status !== EXECUTED[row.operation] || !dec(sim.amount).equals(ledgerAmount)) {
+        problem(`${transactionId}: recorded SUCCESS for ${ledgerAmount.toFixed(2)}, the provider has it ${sim?.status} for ${sim?.amount} (captured ${sim?.capturedAmount})`);
       }
     } else if (held) {
-      problem(`${transactionId}: the provider holds ${sim.amount} (${sim.status}), the payment is recorded ${row.result}/${row.gatewayCode}`);
+      problem(`${transactionId}: the provider holds ${sim.amount} (${sim.status}), the payment is recorded ${String(ledgerResult)}/${String(ledgerCode)}`);
     }
     if (row.payerOutcome === 'CANCELLED' && sim && ['APPROVED', ...HOLDS_MONEY].includes(sim.status)) {
       problem(`${transactionId}: recorded as cancelled by the payer, the provider has it ${sim.status}`);
@@ -620,7 +644,10 @@ function check(round: RoundState, stored: Stored, phase: 'after the race' | 'aft
       problem(`${transactionId}: the payer cancelled, the payment is ${row.result}/${row.gatewayCode}`);
     }
     const confirmedByMerchant = round.answers.some(
-      (a) => a.transactionId === transactionId && a.label.includes('confirm') && a.status === 201 && a.gatewayCode !== 'LOCK_FAILURE',
+      (a) =>
+        a.transactionId === transactionId &&
+        a.label.includes('confirm') &&
+        ((a.status === 201 && a.gatewayCode !== 'LOCK_FAILURE') || (faults && a.status !== undefined && a.status >= 500)),
     );
     if (row.confirmation === 'CONFIRM_AT_MERCHANT' && row.interactionStatus === 'COMPLETED' && !confirmedByMerchant) {
       problem(`${transactionId}: CONFIRM_AT_MERCHANT payment COMPLETED ${row.result} without a confirm the merchant was answered`);
@@ -674,10 +701,10 @@ function check(round: RoundState, stored: Stored, phase: 'after the race' | 'aft
   const successfulConfirms = new Set<number>();
   for (const answer of round.answers) {
     const isPayer = answer.text !== undefined;
-    if (answer.status !== undefined && answer.status >= 500 && !(isPayer && answer.status === 503)) {
+    if (answer.status !== undefined && answer.status >= 500 && !(isPayer && answer.status === 503) && !faults) {
       problem(`${answer.label} answered ${answer.status}: ${answer.error ?? answer.text ?? ''}`);
     }
-    if (answer.error && answer.status === undefined && !answer.error.startsWith('ORDER_LOCK_LOST')) {
+    if (answer.error && answer.status === undefined && !answer.error.startsWith('ORDER_LOCK_LOST') && !faults) {
       problem(`${answer.label} failed: ${answer.error}`);
     }
     const kind = answer.label.split(':')[1]?.split(/[(# ]/)[0];
@@ -770,7 +797,7 @@ function report(round: RoundState, stored: Stored, problems: string[]): string {
   return [
     `browser payment race on order ${round.orderId} of merchant ${merchant.id}; run seed ${SEED} (BROWSER_PAYMENT_RACES_SEED=${SEED} replays the run)`,
     ...problems.map((p) => `  PROBLEM ${p}`),
-    `plan: ${JSON.stringify(round.plan)}`,
+    `plan: ${JSON.stringify(round.plan)}; commits lost: ${running?.lostCommits ?? 0}`,
     'answers:',
     ...round.answers.map((a) => `  ${JSON.stringify(a)}`),
     `order: ${JSON.stringify({ status: stored.order.status, authorized: stored.order.totalAuthorizedAmount, captured: stored.order.totalCapturedAmount, refunded: stored.order.totalRefundedAmount })}`,
@@ -787,7 +814,15 @@ function report(round: RoundState, stored: Stored, problems: string[]): string {
 }
 
 async function runRound(plan: RoundPlan): Promise<void> {
-  running = { providerMaxMs: plan.providerMaxMs, ledgerMaxMs: plan.ledgerMaxMs, random: randomSource(plan.latencySeed), calls: [] };
+  running = {
+    providerMaxMs: plan.providerMaxMs,
+    ledgerMaxMs: plan.ledgerMaxMs,
+    lostCommitRate: plan.lostCommitRate,
+    lostCommits: 0,
+    recovering: false,
+    random: randomSource(plan.latencySeed),
+    calls: [],
+  };
   try {
     const orderId = `bprace-${randomUUID().slice(0, 13)}`;
     const initiated = await put(orderId, TRANSACTION, initiateBody(plan.terms));
@@ -812,6 +847,7 @@ async function runRound(plan: RoundPlan): Promise<void> {
     if (raceProblems.length > 0) {
       throw new Error(report(round, afterRace, raceProblems));
     }
+    running.recovering = true;
     await recover(round);
     const afterRecovery = await readStored(round);
     const problems = check(round, afterRecovery, 'after the recovery');
