@@ -923,6 +923,54 @@ describe('SaveToken: concurrent writers', () => {
     expect([...ctx.bed.store.rows.values()]).toMatchObject([{ token: 't1', version: 1 }]);
   });
 
+  it.each(['UNIQUE_CARD', 'UNIQUE_ACCOUNT_IDENTIFIER'] as const)(
+    '%s: creates a token when the holder a creation was redirected to took another card before its write',
+    async (management) => {
+      const ctx = await setUp({ generation: 'RANDOM', management });
+      const holder = (await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.APPROVED))).token as string;
+      let interfered = false;
+      ctx.bed.store.beforeWrite = async () => {
+        if (!interfered) {
+          interfered = true;
+          // Between the creation's read (which found the holder of TEST_CARD) and its write, the
+          // holder's merchant moves it to another card.
+          await ctx.put(holder, cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.DECLINED));
+        }
+      };
+      const created = await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.UNKNOWN));
+      expect(interfered).toBe(true);
+      // As if run one after the other: the card has no holder any more, so the creation makes a
+      // token of its own, and the holder keeps the card its update answered.
+      expect(created).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0537' } } } });
+      expect(created.token).not.toBe(holder);
+      const rows = [...ctx.bed.store.rows.values()];
+      expect(rows.map((r) => [r.token === holder ? 'holder' : 'created', r.cardNumberMasked, r.cardExpiry]).sort()).toEqual([
+        ['created', '512345xxxxxx0008', '0537'],
+        ['holder', '512345xxxxxx0009', '0539'],
+      ]);
+    },
+  );
+
+  it('redirects a creation to the new holder when the card moved to another token before its write', async () => {
+    const ctx = await setUp({ generation: 'RANDOM', management: 'UNIQUE_CARD' });
+    const first = (await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.APPROVED))).token as string;
+    const second = (await ctx.post(cardBody(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED))).token as string;
+    let interfered = false;
+    ctx.bed.store.beforeWrite = async () => {
+      if (!interfered) {
+        interfered = true;
+        // The card leaves the first token, and the second token takes it.
+        await ctx.put(first, cardBody(TEST_CARD_UNKNOWN_BIN));
+        await ctx.put(second, cardBody(TEST_CARD));
+      }
+    };
+    const created = await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+    expect(interfered).toBe(true);
+    expect(created).toMatchObject({ result: 'SUCCESS', token: second, sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0539' } } } });
+    const byToken = new Map([...ctx.bed.store.rows.values()].map((r) => [r.token, r.cardNumberMasked]));
+    expect(byToken).toEqual(new Map([[first, '112345xxxxxx0007'], [second, '512345xxxxxx0008']]));
+  });
+
   it('asks the caller to retry when every new state of the token needs another verification', async () => {
     const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' }, {
       acquirer: { verify: async () => ({ strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) },

@@ -207,6 +207,13 @@ export class SaveToken {
       }
       let current: SavePlan = plan;
       if (locked.version !== subject.version) {
+        // A creation redirected to the token holding its card (Unique Card / Unique Account
+        // Identifier; no token addressed) may update that token only while it still holds the
+        // card. If another save moved it to another card meanwhile, planning again on it would
+        // take the token back from that save: start over (a new token, or the card's new holder).
+        if (target === null && !locked.fingerprint.equals(subject.fingerprint)) {
+          throw new StaleRead();
+        }
         // Another save landed since the read: plan again on the row we now hold, reusing this
         // request's verification and tokenization results. A plan needing a new external call
         // starts over outside the transaction instead, so no lock waits on the network.
