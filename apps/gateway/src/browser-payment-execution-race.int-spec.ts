@@ -170,6 +170,18 @@ it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, an
   expect((await put(orderId, 'bp-2', initiateBody())).body).toMatchObject({ result: 'PENDING', transaction: { id: 'bp-2' } });
 }, 30_000);
 
+/** A CONFIRM_AT_MERCHANT payment of 30.00 on a new order, approved by the payer, who came back. */
+async function returnedToMerchant(prefix: string): Promise<{ orderId: string; providerReference: string }> {
+  const orderId = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
+  expect(initiated.status).toBe(201);
+  const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
+  expect((await gateway.fetch(outUrl)).status).toBe(200);
+  expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
+  expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
+  return { orderId, providerReference: String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId) };
+}
+
 /**
  * A confirm whose ledger record landed while its own commit in browser-payment failed leaves the
  * payment looking due there. A second confirm with another body, begun before that record
@@ -179,13 +191,7 @@ it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, an
  * ledger records, and brings the payment up to date, so it can be refunded.
  */
 it('a confirm refused because an earlier one is recorded keeps the capture, even when the earlier one\'s commit here failed', async () => {
-  const orderId = `bpkeep-${randomUUID().slice(0, 8)}`;
-  const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
-  expect(initiated.status).toBe(201);
-  const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
-  expect((await gateway.fetch(outUrl)).status).toBe(200);
-  expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
-  expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
+  const { orderId, providerReference } = await returnedToMerchant('bpkeep');
 
   const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
   const record = ledger.record.bind(ledger);
@@ -226,8 +232,7 @@ it('a confirm refused because an earlier one is recorded keeps the capture, even
   expect(refused.status).toBe(400);
   expect(JSON.stringify(refused.body)).toContain('already processed with different values');
 
-  const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
-  const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
+  const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(providerReference);
   expect({ status: atProvider?.status, captured: atProvider?.capturedAmount }).toEqual({ status: 'CAPTURED', captured: '30.0000' });
   const payment = await gateway.running.app.get(BrowserPaymentRepository, { strict: false }).findByTransaction(merchant.id, orderId, 'bp-1');
   expect(payment).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
@@ -248,12 +253,7 @@ describe.each([
   ['another confirm, refused', 'twice', 400],
 ])('a confirm whose step here was lost, then %s', (_, nextReference, status) => {
   it('brings the payment up to what the ledger recorded, and it can be refunded', async () => {
-    const orderId = `bpheal-${randomUUID().slice(0, 8)}`;
-    const initiated = await put(orderId, 'bp-1', initiateBody('CONFIRM_AT_MERCHANT'));
-    const outUrl = String((initiated.body.browserPayment as JsonObject).redirectUrl);
-    expect((await gateway.fetch(outUrl)).status).toBe(200);
-    expect((await gateway.fetch(`${outUrl}/approve`, { method: 'POST' })).status).toBe(303);
-    expect((await gateway.fetch(outUrl.replace('/out/', '/in/'))).status).toBe(303);
+    const { orderId, providerReference } = await returnedToMerchant('bpheal');
 
     const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
     const record = ledger.record.bind(ledger);
@@ -276,8 +276,7 @@ describe.each([
     });
     const refund = await put(orderId, 'r-1', { apiOperation: 'REFUND', transaction: { amount: '30.00', currency: 'EUR', targetTransactionId: 'bp-1' } });
     expect(refund.body).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 30 } });
-    const reference = String(((initiated.body.transaction as JsonObject).acquirer as JsonObject).transactionId);
-    const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(reference);
+    const atProvider = await gateway.running.app.get(SimulatedProviderRepository, { strict: false }).find(providerReference);
     expect({ captured: atProvider?.capturedAmount, refunded: atProvider?.refundedAmount }).toEqual({ captured: '30.0000', refunded: '30.0000' });
   }, 30_000);
 });
