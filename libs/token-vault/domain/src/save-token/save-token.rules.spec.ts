@@ -25,9 +25,34 @@ describe('generateToken: a Random token is never the card it holds', () => {
 
 describe('checkTokenIsNotTheCard', () => {
   it('refuses the card number on the field it is given, without echoing it', () => {
-    expect(() => checkTokenIsNotTheCard(TEST_CARD, card(TEST_CARD), 'tokenid')).toThrow(
+    expect(() => checkTokenIsNotTheCard(TEST_CARD, card(TEST_CARD), 'tokenid', false)).toThrow(
       expect.objectContaining({ code: 'INVALID_FIELD', field: 'tokenid', validationType: 'INVALID', explanation: expect.not.stringContaining(TEST_CARD) }),
     );
-    expect(() => checkTokenIsNotTheCard('merchantToken1', card(TEST_CARD), 'tokenid')).not.toThrow();
+    expect(() => checkTokenIsNotTheCard('merchantToken1', card(TEST_CARD), 'tokenid', false)).not.toThrow();
+  });
+
+  it('refuses a generated token only when it is the card itself', () => {
+    // A Preserve 6.4 token shares the card's first six and last four digits and its length.
+    expect(() => checkTokenIsNotTheCard('5123459999990008', card(TEST_CARD), 'tokenid', false)).not.toThrow();
+  });
+
+  it('refuses a token the merchant chose that matches the card\'s masked number, the same way as the card itself', () => {
+    // Answering only the card itself would tell a merchant probing ids for a session's card whether it guessed it.
+    const refusal = (token: string) => {
+      try {
+        checkTokenIsNotTheCard(token, card(TEST_CARD), 'tokenid', true);
+      } catch (err) {
+        return err;
+      }
+      return null;
+    };
+    expect(refusal(TEST_CARD)).toMatchObject({ code: 'INVALID_FIELD', field: 'tokenid', validationType: 'INVALID' });
+    expect(refusal('5123459999990008')).toEqual(refusal(TEST_CARD));
+    expect(refusal('5123451111110008')).toEqual(refusal(TEST_CARD));
+    expect((refusal(TEST_CARD) as Error).message).not.toContain(TEST_CARD);
+    // Ids that differ where the mask shows digits, in length, or that are not all digits, are the merchant's to use.
+    for (const token of ['5123450000000009', '4123450000000008', '51234500000000008', 'A123450000000008', 'merchantToken1']) {
+      expect(refusal(token)).toBeNull();
+    }
   });
 });

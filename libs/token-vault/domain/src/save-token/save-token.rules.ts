@@ -1,5 +1,5 @@
 import { GatewayError, VerificationStrategy } from '@gateway/contracts';
-import type { Pan } from '@gateway/crypto';
+import { maskPan, type Pan } from '@gateway/crypto';
 import { CardExpiry } from '../cards/card-expiry';
 import type { CardInstrument, Instrument, ProviderAInstrument } from '../instrument/instrument';
 import type { RepositoryPolicy } from '../repository/repository-policy';
@@ -161,12 +161,31 @@ export function generateToken(repository: RepositoryPolicy, instrument: Instrume
  * A token is kept in clear (the token column, every response, request paths, logs): it must never
  * be the card number it holds. Checked on every save, whether the token is new, updated, or the
  * one a Unique Card redirect returns.
+ *
+ * A token the merchant names in the request under Merchant-Supplied generation must not even look
+ * like the card: all digits and the same where the masked number shows digits (the first six, the
+ * last four, the length). Refusing only the card itself would tell a merchant proposing token ids
+ * for a card it never saw (a payment session's, filled in by the payer's browser) whether it
+ * guessed the number, and the few hundred thousand guesses a masked number leaves would recover
+ * it. Refusing every id that matches the mask tells it nothing the masked number does not.
  */
-export function checkTokenIsNotTheCard(token: string, instrument: Instrument, field: string): void {
-  if (instrument.type === 'CARD' && instrument.pan.reveal() === token) {
-    throw GatewayError.invalidField(field, 'INVALID', 'The value is invalid. A token must not be the card number.');
+export function checkTokenIsNotTheCard(token: string, instrument: Instrument, field: string, chosenByMerchant: boolean): void {
+  if (instrument.type !== 'CARD') {
+    return;
+  }
+  const number = instrument.pan.reveal();
+  if (chosenByMerchant ? ALL_DIGITS.test(token) && maskPan(token) === maskPan(number) : token === number) {
+    throw GatewayError.invalidField(
+      field,
+      'INVALID',
+      chosenByMerchant
+        ? 'The value is invalid. A token must not be the card number, nor look like it: all digits, with the digits and the length its masked number shows.'
+        : 'The value is invalid. A token must not be the card number.',
+    );
   }
 }
+
+const ALL_DIGITS = /^\d+$/;
 
 export function isCard(instrument: Instrument): instrument is CardInstrument {
   return instrument.type === 'CARD';

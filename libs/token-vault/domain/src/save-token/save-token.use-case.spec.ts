@@ -1027,6 +1027,28 @@ describe('SaveToken: a payment session\'s card', () => {
     expect(body).toMatchObject({ sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
   });
 
+  it('answers token ids proposed for a session\'s card alike whether or not one is the card: the merchant learns nothing it cannot read masked', async () => {
+    // A merchant that never saw the card (the payer's browser filled the session) proposing
+    // Merchant-Supplied token ids: the card itself and ids matching its masked number are refused
+    // with one answer, so guessing ids cannot tell it the number.
+    const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
+    const sealedCard = ctx.bed.sessionCards.seal({ merchantId: ctx.merchant.id, bindingId: SESSION }, { number: TEST_CARD, expiry: { month: '1', year: '39' } });
+    const put = (token: string) =>
+      ctx.bed.save.execute({
+        envelope: testEnvelope(ctx.merchant),
+        tokenId: token,
+        fields: validateTokenRequest({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } }),
+        session: { id: SESSION, sealedCard },
+      });
+    const answers = await Promise.all([TEST_CARD, '5123459999990008', '5123451111110008'].map((token) => rejected(put(token))));
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ code: 'INVALID_FIELD', field: 'tokenid', validationType: 'INVALID' });
+      expect(answer.explanation).toBe(answers[0].explanation);
+    }
+    expect(ctx.bed.store.rows.size).toBe(0);
+    expect(await put('5123459999990009')).toMatchObject({ result: 'SUCCESS', token: '5123459999990009' });
+  });
+
   it('refuses a sealed card of another session on session.id, opening nothing', async () => {
     const { post } = await withSession({ number: TEST_CARD, expiry: { month: '1', year: '39' } }, `${SESSION.slice(0, -1)}2`);
     const error = await rejected(post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } }));

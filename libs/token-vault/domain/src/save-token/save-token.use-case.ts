@@ -266,7 +266,8 @@ export class SaveToken {
     // no acquirer or token service provider and no FAILURE body echoes such a token.
     const kept = subject?.token ?? context.target;
     if (kept !== null) {
-      checkTokenIsNotTheCard(kept, instrument, tokenField(command, context.target, kept));
+      const chosenByMerchant = kept === context.target && repository.generation === 'MERCHANT_SUPPLIED';
+      checkTokenIsNotTheCard(kept, instrument, tokenField(command, context.target, kept), chosenByMerchant);
     }
 
     const strategy = verificationStrategyFor(command.fields, repository, instrument);
