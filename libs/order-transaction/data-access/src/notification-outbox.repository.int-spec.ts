@@ -361,3 +361,181 @@ it('re-sends failed notifications only: a delivered or pending one is left alone
     [ids[2], 'PENDING', 0],
   ]);
 });
+
+/**
+ * Two dispatchers interleaved at one point of a claim or an outcome: `hold(pattern)` makes the
+ * next statement of a claim session (of `source`) whose SQL matches wait, before it is sent,
+ * until the test opens the gate; `fail(pattern)` makes the next one fail. Sessions of other sources (the other dispatcher) run freely.
+ */
+interface Gate {
+  /** Resolves when the held statement is reached (and not yet sent). */
+  reached: Promise<void>;
+  open(): void;
+}
+function interleaved(): { source: DataSource; hold(pattern: RegExp): Gate; fail(pattern: RegExp, message: string): void } {
+  const holds: { pattern: RegExp; arrive: () => void; wait: Promise<void> }[] = [];
+  const failures: { pattern: RegExp; message: string }[] = [];
+  const source = Object.create(dataSource) as DataSource;
+  source.createQueryRunner = (...args) => {
+    const runner = dataSource.createQueryRunner(...args);
+    const query = runner.query.bind(runner);
+    runner.query = (async (sql: string, params?: unknown[]) => {
+      const failing = failures.findIndex((f) => f.pattern.test(sql));
+      if (failing >= 0) {
+        throw new Error(failures.splice(failing, 1)[0].message);
+      }
+      const at = holds.findIndex((h) => h.pattern.test(sql));
+      if (at >= 0) {
+        const [held] = holds.splice(at, 1);
+        held.arrive();
+        await held.wait;
+      }
+      return query(sql, params);
+    }) as typeof runner.query;
+    return runner;
+  };
+  return {
+    source,
+    hold(pattern) {
+      let arrive = () => undefined as void;
+      let open = () => undefined as void;
+      const reached = new Promise<void>((resolve) => (arrive = resolve));
+      const wait = new Promise<void>((resolve) => (open = resolve));
+      holds.push({ pattern, arrive, wait });
+      return { reached, open };
+    },
+    fail(pattern, message) {
+      failures.push({ pattern, message });
+    },
+  };
+}
+
+/** Claim locks on `ids` any session holds. */
+async function locksOn(ids: string[]): Promise<number> {
+  const [{ n }] = await dataSource.query(
+    `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid IN (SELECT hashtext(id::text)::oid FROM unnest($1::uuid[]) AS c(id))`,
+    [ids],
+  );
+  return n;
+}
+
+describe('two dispatchers racing for the same rows', () => {
+  const BEFORE_LOCK = /pg_try_advisory_lock\(/;
+  beforeEach(async () => {
+    // Each claim's window must hold this test's rows only.
+    await dataSource.query('DELETE FROM order_transaction.notification_outbox');
+  });
+
+  it('leaves a row another dispatcher locked between its read and its lock to that one, and takes the next due rows instead', async () => {
+    const { ids } = await due(4);
+    const { source, hold } = interleaved();
+    const first = new NotificationClaims(source);
+    const second = outbox.claims();
+    try {
+      const beforeLock = hold(BEFORE_LOCK);
+      const firstClaim = first.claim(claimAmong(ids, 2));
+      // The first has read the four and chosen the two oldest; it has not locked them yet.
+      await beforeLock.reached;
+      expect((await second.claim(claimAmong(ids, 2))).map((c) => c.id)).toEqual(ids.slice(0, 2));
+      beforeLock.open();
+
+      expect((await firstClaim).map((c) => c.id)).toEqual(ids.slice(2));
+      expect([first.holding, second.holding]).toEqual([2, 2]);
+      // One lock per notification: no row is in two dispatchers' hands.
+      const perRow: { n: number }[] = await dataSource.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
+            AND objid IN (SELECT hashtext(id::text)::oid FROM unnest($1::uuid[]) AS c(id)) GROUP BY objid`,
+        [ids],
+      );
+      expect(perRow).toEqual(ids.map(() => ({ n: 1 })));
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('lets go of a row another dispatcher attempted between its read and its lock, whatever that one\'s clock said', async () => {
+    const { ids } = await due(2);
+    const { source, hold } = interleaved();
+    const first = new NotificationClaims(source);
+    const second = outbox.claims();
+    try {
+      const beforeLock = hold(BEFORE_LOCK);
+      const firstClaim = first.claim(claimAmong(ids, 2));
+      await beforeLock.reached;
+      expect(await second.claim(claimAmong(ids, 2))).toHaveLength(2);
+      // A replica whose clock is a minute behind delivers one and retries the other in a minute.
+      const behind = new Date(Date.now() - 60_000);
+      await second.finish({ id: ids[0], status: 'DELIVERED', attempts: 1, nextAttemptAt: behind, lastAttemptAt: behind, lastResult: 'HTTP 200', deliveredAt: behind }, 0);
+      await second.finish({ id: ids[1], status: 'PENDING', attempts: 1, nextAttemptAt: new Date(Date.now() + 60_000), lastAttemptAt: behind, lastResult: 'HTTP 503', deliveredAt: null }, 0);
+      beforeLock.open();
+
+      // It locked both (nobody held them any more), read them again and let both go: neither is sent again now.
+      expect(await firstClaim).toEqual([]);
+      expect(first.holding).toBe(0);
+      expect(await locksOn(ids)).toBe(0);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('writes an outcome before it lets go of the notification: a claim in between finds it held, and after, done', async () => {
+    const { ids } = await due(1);
+    const { source, hold } = interleaved();
+    const first = new NotificationClaims(source);
+    const second = outbox.claims();
+    try {
+      expect(await first.claim(claimAmong(ids))).toHaveLength(1);
+      const beforeWrite = hold(/^\s*UPDATE order_transaction\.notification_outbox/);
+      const finishing = first.finish(delivered(ids[0]), 0);
+      await beforeWrite.reached;
+      expect(await second.claim(claimAmong(ids))).toEqual([]);
+      beforeWrite.open();
+      await finishing;
+
+      expect(await second.claim(claimAmong(ids))).toEqual([]);
+      const [row] = await dataSource.query('SELECT status, attempts FROM order_transaction.notification_outbox WHERE id = $1', [ids[0]]);
+      expect(row).toEqual({ status: 'DELIVERED', attempts: 1 });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('lets go of a notification whose outcome it could not write, so another dispatcher sends it again', async () => {
+    const { ids } = await due(1);
+    const { source, fail } = interleaved();
+    const first = new NotificationClaims(source);
+    const second = outbox.claims();
+    try {
+      expect(await first.claim(claimAmong(ids))).toHaveLength(1);
+      fail(/^\s*UPDATE order_transaction\.notification_outbox/, 'canceling statement due to statement timeout');
+      await expect(first.finish(delivered(ids[0]), 0)).rejects.toThrow(/statement timeout/);
+
+      expect(first.holding).toBe(0);
+      // Due again, unchanged (at least once): not held for as long as the first one's session lives.
+      expect((await second.claim(claimAmong(ids))).map((c) => [c.id, c.attempts])).toEqual([[ids[0], 0]]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("never brings a receiver's notifications forward: another dispatcher's shorter deferral leaves a longer one, and a later retry, as they are", async () => {
+    const TARGET = 'https://deferred-twice.example';
+    const { ids } = await due(2, [TARGET]);
+    const retryAt = new Date(Date.now() + 3_600_000);
+    await dataSource.query('UPDATE order_transaction.notification_outbox SET next_attempt_at = $2 WHERE id = $1', [ids[1], retryAt]);
+    const longer = new Date(Date.now() + 600_000);
+    expect(await outbox.deferTarget(TARGET, longer)).toBe(1);
+
+    // Another replica, at its first timeout to the receiver, backs off for a minute only.
+    expect(await outbox.deferTarget(TARGET, new Date(Date.now() + 60_000))).toBe(0);
+    const rows: { nextAttemptAt: Date }[] = await dataSource.query(
+      'SELECT next_attempt_at AS "nextAttemptAt" FROM order_transaction.notification_outbox WHERE id = ANY($1::uuid[]) ORDER BY created_at',
+      [ids],
+    );
+    expect(rows.map((r) => r.nextAttemptAt.getTime())).toEqual([longer.getTime(), retryAt.getTime()]);
+  });
+});
