@@ -3,6 +3,7 @@ import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
 import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
 import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed } from '../testing/browser-payment-test-bed';
+import { LEDGER_MISMATCH_METRIC } from '../payment/payment-steps';
 import { ConfirmBrowserPayment } from './confirm-browser-payment.use-case';
 
 const AT_MERCHANT = initiateBody({
@@ -32,6 +33,12 @@ function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, ex
     request: validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', body),
     body,
   });
+}
+
+/** gateway_browser_payment_ledger_mismatch_total by event. */
+async function mismatches(bed: TestBed): Promise<Record<string, number>> {
+  const { values } = await bed.metrics.registry.getSingleMetric(LEDGER_MISMATCH_METRIC)!.get();
+  return Object.fromEntries(values.map((value) => [String(value.labels.event), value.value]));
 }
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
@@ -202,6 +209,7 @@ describe('ConfirmBrowserPayment', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00', gatewayCode: 'APPROVED' });
     expect(bed.payments.leases.size).toBe(0);
+    expect(await mismatches(bed)).toEqual({ caught_up: 1 });
   });
 
   it('brings the payment up to date when the ledger replays a confirm whose step here was never committed', async () => {
@@ -251,6 +259,7 @@ describe('ConfirmBrowserPayment', () => {
 
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+    expect(await mismatches(bed)).toEqual({ not_reversed_ledger_unreadable: 1 });
   });
 
   it('refuses a confirm for another amount than an earlier one executed with and never recorded, then records the earlier one', async () => {

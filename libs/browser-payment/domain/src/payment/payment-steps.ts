@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, PaymentChanges, PaymentState } from '@gateway/browser-payment/data-access';
 import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
-import { APP_LOGGER, AppLogger, RequestHasher } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, Metrics, RequestHasher } from '@gateway/platform';
+import type { Counter } from 'prom-client';
 import { CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import type { ProviderAdapter } from '../providers/provider-adapter';
@@ -17,6 +18,8 @@ import { PAYMENT_STORE, PaymentStore } from './payment-store';
  * holds the payment up for no longer than this.
  */
 const EXECUTION_LEASE_MS = 120_000;
+
+export const LEDGER_MISMATCH_METRIC = 'gateway_browser_payment_ledger_mismatch_total';
 
 export interface StepRecord {
   envelope: RequestEnvelope;
@@ -40,13 +43,22 @@ export interface StepOutcome {
  */
 @Injectable()
 export class PaymentSteps {
+  private readonly mismatches: Counter<string>;
+
   constructor(
     @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
     private readonly ledger: BrowserPaymentLedger,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly requestHasher: RequestHasher,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.mismatches = metrics.counter(
+      LEDGER_MISMATCH_METRIC,
+      'Browser payments found out of step with the ledger or the provider, by what was done about it.',
+      ['event'],
+    );
+  }
 
   now(): Date {
     return this.clock.now();
@@ -139,6 +151,7 @@ export class PaymentSteps {
     try {
       completion = recordedCompletion(await this.ledger.readRecord(envelope, payment), payment);
     } catch (err) {
+      this.mismatches.inc({ event: 'not_reversed_ledger_unreadable' });
       this.logger.error({ err, ...context }, 'browser payment executed at the provider, its record refused, and the ledger unreadable: not reversed');
       return;
     }
@@ -147,9 +160,10 @@ export class PaymentSteps {
       await this.adopt(payment, completion);
       return;
     }
-    await adapter.reverse(payment.providerReference).catch((err: unknown) =>
-      this.logger.error({ err, ...context }, 'browser payment executed at the provider but neither recorded nor reversed'),
-    );
+    await adapter.reverse(payment.providerReference).catch((err: unknown) => {
+      this.mismatches.inc({ event: 'neither_recorded_nor_reversed' });
+      this.logger.error({ err, ...context }, 'browser payment executed at the provider but neither recorded nor reversed');
+    });
   }
 
   /**
@@ -174,7 +188,12 @@ export class PaymentSteps {
   private async adopt(payment: BrowserPaymentRow, completion: PaymentChanges): Promise<BrowserPaymentRow> {
     try {
       const done = await this.store.transition(payment.id, stateOf(payment), completion, async () => undefined);
-      return done?.payment ?? (await this.store.findById(payment.id)) ?? payment;
+      if (done) {
+        this.mismatches.inc({ event: 'caught_up' });
+        this.logger.warn({ paymentId: payment.id, result: completion.result }, 'browser payment brought up to the ledger\'s record of it');
+        return done.payment;
+      }
+      return (await this.store.findById(payment.id)) ?? payment;
     } catch (err) {
       this.logger.error({ err, paymentId: payment.id }, 'browser payment the ledger records as completed not brought up to date here');
       return payment;

@@ -12,7 +12,7 @@ import {
 } from '@gateway/contracts';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import { Money } from '@gateway/money';
-import { createLogger, RequestHasher } from '@gateway/platform';
+import { createLogger, Metrics, RequestHasher } from '@gateway/platform';
 import type { BrowserPaymentOptions, Clock } from '../browser-payment.options';
 import { InitiateBrowserPayment } from '../initiate-browser-payment/initiate-browser-payment.use-case';
 import { BrowserPaymentLedger, RecordStep, TRANSACTION_TYPE_OF } from '../ledger/browser-payment-ledger';
@@ -119,9 +119,11 @@ export function browserPaymentTestBed(options: BrowserPaymentOptions = TEST_OPTI
   const ledger = new FakeLedger();
   const providers = new ProviderAdapters(simulator, clock);
   const requestHasher = RequestHasher.fromText(randomBytes(32).toString('base64'));
-  const steps = new PaymentSteps(payments, ledger, clock, createLogger({ service: 'test', level: (process.env.BP_TEST_LOG as 'silent') ?? 'silent' }), requestHasher);
+  const metrics = new Metrics();
+  const logger = createLogger({ service: 'test', level: (process.env.BP_TEST_LOG as 'silent') ?? 'silent' });
+  const steps = new PaymentSteps(payments, ledger, clock, logger, requestHasher, metrics);
   const journeys = new PayerJourneys(payments, options, clock);
-  return { clock, payments, simulator, ledger, providers, steps, journeys, options, requestHasher };
+  return { clock, payments, simulator, ledger, providers, steps, journeys, options, requestHasher, metrics };
 }
 
 export const RETURN_URL = 'https://shop.example/return';
