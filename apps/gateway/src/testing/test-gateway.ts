@@ -62,6 +62,11 @@ export interface TestGatewayOptions {
   /** The service modules beside the edge, loaded from the configuration (`env` over the defaults here). */
   services(config: Record<string, string>): DynamicModule[];
   env?: Record<string, string>;
+  /**
+   * The edge's own configuration over `env` (e.g. the distributed profile's Redis for sessions,
+   * locks and throttling); the bus stays the in-process one of `env`.
+   */
+  edgeEnv?: Record<string, string>;
   /** What `newMerchant` gives when not told otherwise. */
   merchantDefaults?: Pick<NewMerchantOptions, 'name' | 'idPrefix'>;
 }
@@ -70,7 +75,7 @@ export interface TestGatewayOptions {
  * The edge and the given services in one Nest app on the in-process bus (the standalone
  * profile's wiring) against the integration run's Postgres, driven over real HTTP.
  */
-export async function startTestGateway({ services, env = {}, merchantDefaults = {} }: TestGatewayOptions): Promise<TestGateway> {
+export async function startTestGateway({ services, env = {}, edgeEnv, merchantDefaults = {} }: TestGatewayOptions): Promise<TestGateway> {
   const config = {
     GATEWAY_PROFILE: 'standalone',
     DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
@@ -83,10 +88,10 @@ export async function startTestGateway({ services, env = {}, merchantDefaults = 
     REQUEST_HASH_KEY: testRequestHashKey(),
     ...env,
   };
-  const edge = loadConfig(EdgeConfig, config);
+  const edge = loadConfig(EdgeConfig, { ...config, ...edgeEnv });
   const logger = createLogger({ service: 'gateway', level: 'silent' });
   const metrics = new Metrics();
-  const messaging = messagingOptions(edge, 'gateway');
+  const messaging = messagingOptions(edgeEnv ? loadConfig(EdgeConfig, config) : edge, 'gateway');
   @Module({
     imports: [
       PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 1_000 }),
