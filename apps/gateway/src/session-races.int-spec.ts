@@ -40,6 +40,9 @@ import { GatewayResponse, startTestGateway, TestGateway, TestGatewayMerchant } f
  *     card of one update), the acquirer's answer (driven by that expiry and security code) and
  *     the stored transaction agree with one state; with `session.version` that state's version;
  *     a token made from the session has one state's values;
+ *   - a security code is used once: once an operation that had it was answered, operations sent
+ *     after it on a state holding the same code go without it (NOT_PRESENT), until an update
+ *     gives a new one; a last VERIFY after the race checks that no write brought a used code back;
  *   - an expired session stays expired: nothing started after an "expired" answer succeeds,
  *     and its Redis data is gone;
  *   - no answer holds the card number, no Redis value of the session holds it or a security
@@ -470,8 +473,11 @@ async function check(round: Round): Promise<{ problems: string[]; stored: JsonOb
   const states: State[] = [INITIAL];
   const markerSets: string[] = ['c'];
   const versions: string[] = [round.initialVersion];
+  /** Per state, the state whose update gave the security code it holds (0: the session's creation). */
+  const codeGivenAt: number[] = [0];
   for (const [k, step] of chain.entries()) {
     states.push(applied(states[k], step, updates[step] as UpdatePlan));
+    codeGivenAt.push((updates[step] as UpdatePlan).securityCode ? k + 1 : codeGivenAt[k]);
     markerSets.push([...markerSets[k].split(','), `u${step}`].sort().join(','));
     versions.push(String(at(byCount.get(k + 1)!.body, 'session.version')));
   }
@@ -536,7 +542,16 @@ async function check(round: Round): Promise<{ problems: string[]; stored: JsonOb
   }
 
   // Operations: one state, its version if they named one, what the acquirer answered and what
-  // the ledger stored.
+  // the ledger stored. A security code is used once: an operation that had it present
+  // ends it, so an operation sent after that one answered, on a state holding the same code,
+  // goes without it (NOT_PRESENT), until an update gives a code again.
+  const usedCodes: { codeGivenAt: number; answeredAt: number; label: string }[] = [];
+  for (const a of round.answers.filter((v) => v.orderId && v.status === 201)) {
+    const k = stateOf(a);
+    if (k !== undefined && at(a.body, 'response.cardSecurityCode.gatewayCode') !== 'NOT_PRESENT') {
+      usedCodes.push({ codeGivenAt: codeGivenAt[k], answeredAt: a.answeredAt, label: a.label });
+    }
+  }
   for (const a of round.answers.filter((v) => v.orderId && v.status === 201)) {
     const k = stateOf(a);
     if (k === undefined) {
@@ -554,10 +569,14 @@ async function check(round: Round): Promise<{ problems: string[]; stored: JsonOb
       );
     }
     const csc = at(a.body, 'response.cardSecurityCode.gatewayCode');
-    if (csc !== CSC_CODE[states[k].securityCode]) {
+    if (csc !== CSC_CODE[states[k].securityCode] && csc !== 'NOT_PRESENT') {
       problems.push(
-        `${a.label}: security code check ${String(csc)}; state ${k}'s security code ${states[k].securityCode} answers ${CSC_CODE[states[k].securityCode]}`,
+        `${a.label}: security code check ${String(csc)}; state ${k}'s security code ${states[k].securityCode} answers ${CSC_CODE[states[k].securityCode]} (or NOT_PRESENT once used)`,
       );
+    }
+    const usedBefore = usedCodes.find((u) => u.codeGivenAt === codeGivenAt[k] && u.answeredAt < a.sentAt);
+    if (usedBefore && csc !== 'NOT_PRESENT') {
+      problems.push(`${a.label}: security code check ${String(csc)}, yet ${usedBefore.label} had used that code and was answered before it was sent`);
     }
     const order = await call(round, 'GET', `/order/${a.orderId}`);
     const stored = ((order.body.transaction ?? []) as JsonObject[])[0];
@@ -720,6 +739,9 @@ async function runRound(plan: RoundPlan): Promise<void> {
     done = true;
     running = null;
   }
+  // One VERIFY after everything: an operation of the race that used the session's security code
+  // has ended it, so this one goes without it unless an update gave a new one after.
+  await runStep(round, plan.steps.length, { step: { kind: 'operation', operation: 'VERIFY', version: 'none' }, delayMs: 0 });
   for (const a of [...round.answers, ...round.polls]) {
     const kind = `${a.label.split('#')[0]} ${a.status}${a.status === 400 ? (isExpiredAnswer(a) ? ' expired' : ' version') : ''}`;
     tally.set(kind, (tally.get(kind) ?? 0) + 1);

@@ -72,6 +72,24 @@ describe('operations naming a session', () => {
     expect(explicitOverSession.body).toMatchObject({ response: { gatewayCode: 'EXPIRED_CARD', cardSecurityCode: { gatewayCode: 'MATCH' } } });
   });
 
+  it('forgets the session\'s security code once an operation used it, keeping the card and the version', async () => {
+    // PCI DSS keeps no security code after the authorisation that used it (docs/card-custody.md).
+    const { id, version } = await session({
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' } } },
+    });
+    const verify = () => operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD' } });
+    expect((await verify()).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'MATCH' } } });
+    // The card is still there for the next operation, without the code.
+    expect((await verify()).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NOT_PRESENT' } } });
+    // The version the merchant holds is still good: the payer enters a code again.
+    const updated = await call<Json>('PUT', `${merchant.base()}/session/${id}`, {
+      authorization: merchant.authorization,
+      body: { session: { version }, sourceOfFunds: { provided: { card: { securityCode: '102' } } } },
+    });
+    expect(updated.status).toBe(200);
+    expect((await verify()).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } } });
+  });
+
   it('refuses a combination that is not a complete card, naming what is missing', async () => {
     const { id } = await session({ sourceOfFunds: { provided: { card: { expiry: TEST_EXPIRY.APPROVED } } } });
     const response = await operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD' } });

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 import { Verbatim } from '../verbatim';
 import { JsonObject } from './operation.messages';
@@ -98,6 +98,14 @@ export class SealCardMessage {
   @IsString()
   @Length(1, 4096)
   previous?: string;
+
+  /**
+   * Seal the result without a security code: an operation has used the session's (PCI DSS keeps
+   * no sensitive authentication data after the authorisation that used it; docs/card-custody.md).
+   */
+  @IsOptional()
+  @IsBoolean()
+  withoutSecurityCode?: boolean;
 }
 
 /**

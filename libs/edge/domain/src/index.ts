@@ -16,6 +16,7 @@ export * from './api/response-controls-query';
 export * from './sessions/session-identifiers';
 export * from './sessions/session-editor';
 export * from './sessions/session-fields';
+export * from './sessions/used-security-codes';
 export * from './create-session/create-session.use-case';
 export * from './update-session/update-session.use-case';
 export * from './retrieve-session/retrieve-session.use-case';

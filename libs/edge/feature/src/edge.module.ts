@@ -13,6 +13,7 @@ import {
 import {
   API_PASSWORD_PEPPER,
   ApplySession,
+  UsedSecurityCodes,
   AUTHENTICATION_OPTIONS,
   AuthenticateMerchant,
   CreateSession,
@@ -134,6 +135,7 @@ export class EdgeModule {
         DispatchOrderRetrieval,
         ApplySession,
         SessionEditor,
+        UsedSecurityCodes,
         CreateSession,
         UpdateSession,
         RetrieveSession,

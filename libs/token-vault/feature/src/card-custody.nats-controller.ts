@@ -29,6 +29,7 @@ export class CardCustodyNatsController {
       bindingId: message.bindingId,
       card: message.card,
       previous: message.previous,
+      withoutSecurityCode: message.withoutSecurityCode === true,
     });
   }
 

@@ -1,4 +1,4 @@
-import { ReplaceOutcome, SessionLifetime, SessionLookup, SessionStore, StoredSession } from './session-store';
+import { ReplaceOutcome, SessionLifetime, SessionLookup, SessionState, sessionState, SessionStore, StoredSession } from './session-store';
 
 interface Entry {
   session: StoredSession;
@@ -40,15 +40,24 @@ export class MemorySessionStore implements SessionStore {
     return { state: 'ACTIVE', session: structuredClone(entry.session) };
   }
 
-  async replace(next: StoredSession, expectedVersion: string, lifetime: SessionLifetime): Promise<ReplaceOutcome> {
+  async replace(next: StoredSession, expected: SessionState, lifetime: SessionLifetime): Promise<ReplaceOutcome> {
+    return this.write(next, expected, () => this.entry(next, lifetime));
+  }
+
+  async amend(next: StoredSession, expected: SessionState): Promise<ReplaceOutcome> {
+    return this.write(next, expected, (entry) => ({ ...entry, session: structuredClone(next) }));
+  }
+
+  private write(next: StoredSession, expected: SessionState, written: (entry: Entry) => Entry): ReplaceOutcome {
     const entry = this.live(next.id);
     if (!entry) {
       return 'GONE';
     }
-    if (entry.session.version !== expectedVersion || entry.session.merchantId !== next.merchantId) {
+    const current = sessionState(entry.session);
+    if (current.version !== expected.version || current.cardSealed !== expected.cardSealed || entry.session.merchantId !== next.merchantId) {
       return 'CONFLICT';
     }
-    this.entries.set(next.id, this.entry(next, lifetime));
+    this.entries.set(next.id, written(entry));
     return 'REPLACED';
   }
 

@@ -1,17 +1,24 @@
 import type Redis from 'ioredis';
-import { ReplaceOutcome, SessionLifetime, SessionLookup, SessionStore, StoredSession } from './session-store';
+import { ReplaceOutcome, SessionLifetime, SessionLookup, SessionState, SessionStore, StoredSession } from './session-store';
 
 /**
  * Compare-and-set in one round trip: the data is replaced only while it still has the version
- * the update was computed from and belongs to the same merchant; both keys get a new expiry.
+ * and the sealed card the write was computed from and belongs to the same merchant. An update
+ * (ARGV[7] 'UPDATE') gives both keys a new expiry; an amendment keeps the expiry the data has.
  */
 const REPLACE = `
 local current = redis.call('GET', KEYS[1])
 if not current then return 'GONE' end
 local stored = cjson.decode(current)
-if stored.version ~= ARGV[1] or stored.merchantId ~= ARGV[2] then return 'CONFLICT' end
-redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[5])
+local card = ''
+if type(stored.card) == 'table' then card = stored.card.sealed end
+if stored.version ~= ARGV[1] or stored.merchantId ~= ARGV[2] or card ~= ARGV[6] then return 'CONFLICT' end
+if ARGV[7] == 'UPDATE' then
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[5])
+else
+  redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+end
 return 'REPLACED'
 `;
 
@@ -48,17 +55,27 @@ export class RedisSessionStore implements SessionStore {
     return seenBy === merchantId ? { state: 'EXPIRED' } : { state: 'UNKNOWN' };
   }
 
-  async replace(next: StoredSession, expectedVersion: string, lifetime: SessionLifetime): Promise<ReplaceOutcome> {
+  async replace(next: StoredSession, expected: SessionState, lifetime: SessionLifetime): Promise<ReplaceOutcome> {
+    return this.write(next, expected, lifetime);
+  }
+
+  async amend(next: StoredSession, expected: SessionState): Promise<ReplaceOutcome> {
+    return this.write(next, expected, null);
+  }
+
+  private async write(next: StoredSession, expected: SessionState, lifetime: SessionLifetime | null): Promise<ReplaceOutcome> {
     return (await this.redis.eval(
       REPLACE,
       2,
       dataKey(next.id),
       seenKey(next.id),
-      expectedVersion,
+      expected.version,
       next.merchantId,
       JSON.stringify(next),
-      String(lifetime.ttlMs),
-      String(lifetime.ttlMs + lifetime.expiredNoticeMs),
+      String(lifetime?.ttlMs ?? 0),
+      String(lifetime ? lifetime.ttlMs + lifetime.expiredNoticeMs : 0),
+      expected.cardSealed ?? '',
+      lifetime ? 'UPDATE' : 'AMEND',
     )) as ReplaceOutcome;
   }
 }

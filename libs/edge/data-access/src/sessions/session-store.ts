@@ -10,6 +10,11 @@ export interface SessionCard {
   /** What a session retrieval shows (number masked 6.4, expiry, brand...). */
   masked: JsonObject;
   securityCodePresent: boolean;
+  /**
+   * The version of the update that gave the security code: the code an operation used, told
+   * from one the payer entered since (a card merged by a later update keeps its code's origin).
+   */
+  securityCodeGivenIn?: string;
 }
 
 /** A payment session as it is kept (Redis in the distributed profile, memory in standalone). */
@@ -36,6 +41,20 @@ export type SessionLookup =
 
 export type ReplaceOutcome = 'REPLACED' | 'CONFLICT' | 'GONE';
 
+/**
+ * What a write expects to find: the version it read and the sealed card it read. The card is
+ * compared too because the gateway changes it without an update (a used security code is
+ * removed, `amend`): a write computed from the card before that must not bring the code back.
+ */
+export interface SessionState {
+  version: string;
+  cardSealed: string | null;
+}
+
+export function sessionState(session: StoredSession): SessionState {
+  return { version: session.version, cardSealed: session.card?.sealed ?? null };
+}
+
 export interface SessionLifetime {
   /** A session's data lives this long after its creation or last update. */
   ttlMs: number;
@@ -51,8 +70,16 @@ export interface SessionLifetime {
 export interface SessionStore {
   create(session: StoredSession, lifetime: SessionLifetime): Promise<void>;
   find(merchantId: string, id: string): Promise<SessionLookup>;
-  /** Compare-and-set on the version: CONFLICT when it changed since it was read, GONE when expired. */
-  replace(next: StoredSession, expectedVersion: string, lifetime: SessionLifetime): Promise<ReplaceOutcome>;
+  /**
+   * An update: compare-and-set on the state it was computed from (CONFLICT when it changed since
+   * it was read, GONE when expired); the session lives `lifetime` from now.
+   */
+  replace(next: StoredSession, expected: SessionState, lifetime: SessionLifetime): Promise<ReplaceOutcome>;
+  /**
+   * A change that is no update (the same version, `next` keeps it): the same compare-and-set,
+   * and the session keeps the expiry it had.
+   */
+  amend(next: StoredSession, expected: SessionState): Promise<ReplaceOutcome>;
 }
 
 export const SESSION_STORE = Symbol('SESSION_STORE');

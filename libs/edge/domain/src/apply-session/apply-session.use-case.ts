@@ -4,6 +4,7 @@ import { JsonObject, MerchantContext, OperationSession, SessionReference, valida
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { noSuchSession, sessionExpired, staleSessionVersion } from '../sessions/session-errors';
 import { acceptsPath, mergeValues, valuesFor } from '../sessions/session-fields';
+import type { SecurityCodeInUse } from '../sessions/used-security-codes';
 
 /** Just the `session` group of a request, checked before the session is looked up. */
 class SessionReferenceOnly {
@@ -15,6 +16,8 @@ export interface FilledRequest {
   body: JsonObject;
   /** For the service: the session, with its sealed card when the operation takes card details. */
   session?: OperationSession;
+  /** The session's card goes with its security code: to be forgotten once the operation is sent. */
+  securityCode?: SecurityCodeInUse;
 }
 
 /**
@@ -50,10 +53,11 @@ export class ApplySession {
     if (session.version !== undefined && session.version !== stored.version) {
       throw staleSessionVersion(session.version);
     }
-    const withCard = stored.card && acceptsPath(target, 'sourceOfFunds.provided.card');
+    const card = stored.card && acceptsPath(target, 'sourceOfFunds.provided.card') ? stored.card : undefined;
     return {
       body: mergeValues(valuesFor(target, stored.fields), body),
-      session: { id: stored.id, ...(withCard ? { sealedCard: stored.card!.sealed } : {}) },
+      session: { id: stored.id, ...(card ? { sealedCard: card.sealed } : {}) },
+      ...(card?.securityCodePresent ? { securityCode: { sessionId: stored.id, givenIn: card.securityCodeGivenIn } } : {}),
     };
   }
 }

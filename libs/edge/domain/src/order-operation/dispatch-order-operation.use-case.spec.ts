@@ -2,8 +2,10 @@ import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contra
 import { Lease, LockService, MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
-import { MemorySessionStore } from '@gateway/edge/data-access';
+import { MemorySessionStore, StoredSession } from '@gateway/edge/data-access';
 import { ApplySession } from '../apply-session/apply-session.use-case';
+import { SessionEditor } from '../sessions/session-editor';
+import { UsedSecurityCodes } from '../sessions/used-security-codes';
 import { DispatchOrderOperation, OrderOperationCommand } from './dispatch-order-operation.use-case';
 
 const command: OrderOperationCommand = {
@@ -26,8 +28,10 @@ function dispatcherAnswering(reply: (subject: string) => Promise<unknown>, locks
   const metrics = new Metrics();
   const logger = createLogger({ service: 'test', level: 'silent' });
   const warn = jest.spyOn(logger, 'warn');
-  const dispatch = new DispatchOrderOperation(bus, locks, { waitMs: 0, ttlMs: 1_000 }, logger, metrics, new ApplySession(new MemorySessionStore()));
-  return { dispatch, metrics, request, warn };
+  const sessions = new MemorySessionStore();
+  const usedSecurityCodes = new UsedSecurityCodes(new SessionEditor(bus), sessions, logger);
+  const dispatch = new DispatchOrderOperation(bus, locks, { waitMs: 0, ttlMs: 1_000 }, logger, metrics, new ApplySession(sessions), usedSecurityCodes);
+  return { dispatch, metrics, request, warn, sessions };
 }
 
 /** Another operation holds every order. */
@@ -104,5 +108,57 @@ describe('DispatchOrderOperation', () => {
   it('passes other service errors through unchanged', async () => {
     const { dispatch } = dispatcherAnswering(() => Promise.reject(GatewayError.invalidRequest('no')));
     await expect(dispatch.execute(command)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+});
+
+describe('DispatchOrderOperation: a session\'s security code', () => {
+  const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
+  const masked = { number: '512345xxxxxx0008' };
+
+  /** A session whose card holds a security code; the vault seals it again without when asked. */
+  async function withSession(reply: (subject: string) => Promise<unknown>, locks?: LockService) {
+    const answering = dispatcherAnswering(async (subject) =>
+      subject === SUBJECTS.tokenVault.sealCard ? { sealed: 'sealed-without-code', card: masked, securityCodePresent: false } : reply(subject),
+    locks);
+    const session: StoredSession = {
+      id: SESSION,
+      merchantId: command.merchant.id,
+      version: 'aaaaaaaaaa',
+      updateStatus: 'SUCCESS',
+      fields: {},
+      card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await answering.sessions.create(session, { ttlMs: 60_000, expiredNoticeMs: 60_000 });
+    const execute = () =>
+      answering.dispatch.execute({ ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } });
+    const stored = async () => {
+      const found = await answering.sessions.find(command.merchant.id, SESSION);
+      return found.state === 'ACTIVE' ? found.session : null;
+    };
+    return { ...answering, execute, stored };
+  }
+
+  it('is forgotten once the operation that took it was sent: the card sealed again without it, the version kept', async () => {
+    const { execute, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    await execute();
+    const calls = request.mock.calls.map((call) => call as unknown as [string, Record<string, unknown>]);
+    expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.verify, SUBJECTS.tokenVault.sealCard]);
+    expect(calls[0][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
+    expect(calls[1][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {} });
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('is forgotten when the service failed after it was sent too: the acquirer may have had it', async () => {
+    const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('SERVER_FAILED', { explanation: 'down' })));
+    await expect(execute()).rejects.toMatchObject({ code: 'SERVER_FAILED' });
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('is kept when the operation was never sent (LOCK_FAILURE)', async () => {
+    const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'no order' })), busy);
+    expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' } });
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
   });
 });

@@ -17,6 +17,7 @@ import {
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { ApplySession } from '../apply-session/apply-session.use-case';
+import { UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody } from './lock-failure-response';
 import { assertNotificationUrlAllowed } from './notification-url';
 import { OrderLocks } from './order-locks';
@@ -65,6 +66,7 @@ export class DispatchOrderOperation {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly metrics: Metrics,
     private readonly sessions: ApplySession,
+    private readonly usedSecurityCodes: UsedSecurityCodes,
   ) {
     this.orderLocks = new OrderLocks(locks, logger, metrics);
   }
@@ -90,7 +92,9 @@ export class DispatchOrderOperation {
         body: filled.body,
         ...(filled.session ? { session: filled.session } : {}),
       };
-      const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
+      const reply = await this.bus
+        .request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message)
+        .finally(() => filled.securityCode && this.usedSecurityCodes.forget(command, filled.securityCode));
       return { apiOperation, body: reply.body };
     } catch (err) {
       // The ledger refused a stale fencing token: our lease lapsed and another operation took

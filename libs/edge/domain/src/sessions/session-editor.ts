@@ -20,10 +20,11 @@ export class SessionEditor {
   constructor(private readonly bus: MessageBus) {}
 
   async applied(context: RequestContext, session: StoredSession, change: SessionChange, at: Date): Promise<StoredSession> {
-    const card = change.card ? await this.seal(context, session, change.card) : session.card;
+    const version = newSessionVersion(session.version);
+    const card = change.card ? codeOrigin(await this.seal(context, session, change.card), change.card.securityCode !== undefined ? version : session.card?.securityCodeGivenIn) : session.card;
     return {
       ...session,
-      version: newSessionVersion(session.version),
+      version,
       updateStatus: 'SUCCESS',
       fields: mergeValues(session.fields, change.fields),
       ...(card ? { card } : {}),
@@ -31,14 +32,25 @@ export class SessionEditor {
     };
   }
 
-  private async seal(context: RequestContext, session: StoredSession, card: ExplicitCardFields): Promise<SessionCard> {
+  /** The session's card sealed again without its security code (an operation used it). */
+  withoutSecurityCode(context: RequestContext, session: StoredSession): Promise<SessionCard> {
+    return this.seal(context, session, {}, true);
+  }
+
+  private async seal(context: RequestContext, session: StoredSession, card: ExplicitCardFields, withoutSecurityCode = false): Promise<SessionCard> {
     const message: SealCardMessage = {
       envelope: envelopeOf(context),
       bindingId: session.id,
       card,
       ...(session.card ? { previous: session.card.sealed } : {}),
+      ...(withoutSecurityCode ? { withoutSecurityCode } : {}),
     };
     const reply = await this.bus.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, message);
     return { sealed: reply.sealed, masked: { ...reply.card }, securityCodePresent: reply.securityCodePresent };
   }
+}
+
+/** The card with where its security code came from, if it has one. */
+function codeOrigin(card: SessionCard, givenIn: string | undefined): SessionCard {
+  return card.securityCodePresent && givenIn !== undefined ? { ...card, securityCodeGivenIn: givenIn } : card;
 }

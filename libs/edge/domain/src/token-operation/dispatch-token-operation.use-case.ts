@@ -11,7 +11,8 @@ import {
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
-import { ApplySession } from '../apply-session/apply-session.use-case';
+import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
+import { UsedSecurityCodes } from '../sessions/used-security-codes';
 
 export type TokenRequestContext = RequestContext;
 
@@ -32,6 +33,7 @@ export class DispatchTokenOperation {
   constructor(
     private readonly bus: MessageBus,
     private readonly sessions: ApplySession,
+    private readonly usedSecurityCodes: UsedSecurityCodes,
   ) {}
 
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
@@ -39,9 +41,8 @@ export class DispatchTokenOperation {
     // UNSUPPORTED here) before the vault is asked.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     validateTokenRequest(filled.body);
-    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...filled };
-    const reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message);
-    return reply.body;
+    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...sent(filled) };
+    return (await this.send(command, filled, SUBJECTS.tokenVault.saveToken, message)).body;
   }
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
@@ -49,8 +50,13 @@ export class DispatchTokenOperation {
     // The same fields as create or update token.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     validateTokenRequest(filled.body);
-    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...filled };
-    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
+    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...sent(filled) };
+    return (await this.send(command, filled, SUBJECTS.tokenVault.createToken, message)).body;
+  }
+
+  /** Sends a save to the vault; a session's security code it carried is forgotten after, whatever the answer. */
+  private send(context: TokenRequestContext, filled: FilledRequest, subject: string, message: object): Promise<OperationReply> {
+    return this.bus.request<OperationReply>(subject, message).finally(() => filled.securityCode && this.usedSecurityCodes.forget(context, filled.securityCode));
   }
 
   /** GET .../token/{tokenid} (beyond the spec). */
@@ -66,3 +72,7 @@ export class DispatchTokenOperation {
   }
 }
 
+/** What of a filled request goes to the vault: the body and the session reference. */
+function sent(filled: FilledRequest): Pick<FilledRequest, 'body' | 'session'> {
+  return { body: filled.body, ...(filled.session ? { session: filled.session } : {}) };
+}

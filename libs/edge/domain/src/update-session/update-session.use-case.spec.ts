@@ -31,7 +31,7 @@ describe('UpdateSession', () => {
     await memory.create(session, lifetime);
     // Another request always replaces the session between this one's read and its write.
     const replace = jest.fn(async () => 'CONFLICT' as const);
-    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace };
+    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace, amend: replace };
     const update = new UpdateSession(new SessionEditor({} as MessageBus), store, lifetime);
 
     const error = await update.execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' } } }).catch((e: unknown) => e);

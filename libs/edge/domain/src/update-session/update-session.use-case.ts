@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, validateSessionRequest } from '@gateway/contracts';
-import { SESSION_STORE, SessionLifetime, SessionStore, StoredSession } from '@gateway/edge/data-access';
+import { SESSION_STORE, SessionLifetime, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import { RequestContext } from '../api/request-envelope';
 import { assertNotificationUrlAllowed } from '../order-operation/notification-url';
 import { SESSION_LIFETIME, SessionEditor } from '../sessions/session-editor';
@@ -39,7 +39,7 @@ export class UpdateSession {
         throw staleSessionVersion(request.session.version);
       }
       const next = await this.editor.applied(command, current, change, new Date());
-      const outcome = await this.store.replace(next, current.version, this.lifetime);
+      const outcome = await this.store.replace(next, sessionState(current), this.lifetime);
       if (outcome === 'REPLACED') {
         return sessionView(next);
       }

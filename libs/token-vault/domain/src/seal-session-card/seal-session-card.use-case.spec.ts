@@ -30,6 +30,22 @@ describe('SealSessionCard', () => {
     expect(`${a.sealed}${bytes}`).not.toMatch(/5123450000000008|7319/);
   });
 
+  it('seals the card again without its security code once an operation used it, keeping the rest', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const binding = { merchantId: merchant.id, bindingId: 'SESSION4' };
+    const first = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION4', card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100', nameOnCard: 'Ada' } });
+    const spent = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION4', card: {}, previous: first.sealed, withoutSecurityCode: true });
+    expect(spent).toMatchObject({ securityCodePresent: false, card: first.card });
+    const before = await bed.sessionCards.open(binding, first.sealed);
+    const opened = await bed.sessionCards.open(binding, spent.sealed);
+    expect(before.securityCode?.reveal()).toBe('100');
+    expect(opened.securityCode).toBeUndefined();
+    expect(opened.number?.reveal()).toBe(TEST_CARD);
+    expect(opened.expiry).toEqual(before.expiry);
+    expect(opened.nameOnCard).toBe('Ada');
+  });
+
   it('merges an update into the previous value: given fields win, absent fields are kept', async () => {
     const bed = await vaultTestBed();
     const merchant = testMerchant();

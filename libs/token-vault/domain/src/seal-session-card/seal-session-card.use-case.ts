@@ -10,6 +10,8 @@ export interface SealSessionCardCommand {
   card: ExplicitCardFields;
   /** The session's current sealed value: its fields are kept unless `card` gives them again. */
   previous?: string;
+  /** Leaves the security code out (an operation used it). */
+  withoutSecurityCode?: boolean;
 }
 
 /**
@@ -25,6 +27,9 @@ export class SealSessionCard {
     const binding: SealBinding = { merchantId: command.merchant.id, bindingId: command.bindingId };
     const previous = command.previous !== undefined ? await this.sealing.open(binding, command.previous) : {};
     const merged: ExplicitCardFields = { ...revealed(previous), ...definedFields(command.card) };
+    if (command.withoutSecurityCode) {
+      delete merged.securityCode;
+    }
     return {
       sealed: this.sealing.seal(binding, merged),
       card: maskedSessionCard(merged),

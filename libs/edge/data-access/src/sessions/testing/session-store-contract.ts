@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SessionLifetime, SessionStore, StoredSession } from '../session-store';
+import { SessionLifetime, sessionState, SessionStore, StoredSession } from '../session-store';
 
 /**
  * What both session stores promise, run against the in-memory one in unit tests and against
@@ -44,20 +44,46 @@ export function describeSessionStoreContract(name: string, create: () => Session
       const s = session();
       await store.create(s, lifetime);
       const next = { ...s, version: 'aaaaaaaaaa', updateStatus: 'SUCCESS' as const, fields: { customer: { firstName: 'Ada' } } };
-      expect(await store.replace(next, 'bbbbbbbbbb', lifetime)).toBe('CONFLICT');
-      expect(await store.replace(next, s.version, lifetime)).toBe('REPLACED');
+      expect(await store.replace(next, { version: 'bbbbbbbbbb', cardSealed: null }, lifetime)).toBe('CONFLICT');
+      expect(await store.replace(next, sessionState(s), lifetime)).toBe('REPLACED');
       expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: next });
-      expect(await store.replace({ ...next, version: 'cccccccccc' }, s.version, lifetime)).toBe('CONFLICT');
-      expect(await store.replace({ ...next, merchantId: 'M2', version: 'cccccccccc' }, next.version, lifetime)).toBe('CONFLICT');
+      expect(await store.replace({ ...next, version: 'cccccccccc' }, sessionState(s), lifetime)).toBe('CONFLICT');
+      expect(await store.replace({ ...next, merchantId: 'M2', version: 'cccccccccc' }, sessionState(next), lifetime)).toBe('CONFLICT');
     });
 
     it('lets exactly one of concurrent updates from one version win', async () => {
       const s = session();
       await store.create(s, lifetime);
       const outcomes = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => store.replace({ ...s, version: `${i}`.padStart(10, 'v') }, s.version, lifetime)),
+        Array.from({ length: 10 }, (_, i) => store.replace({ ...s, version: `${i}`.padStart(10, 'v') }, sessionState(s), lifetime)),
       );
       expect(outcomes.filter((o) => o === 'REPLACED')).toHaveLength(1);
+    });
+
+    it('refuses a write computed from another card than the session holds, even at the same version', async () => {
+      const card = (sealed: string) => ({ sealed, masked: { number: '512345xxxxxx0008' }, securityCodePresent: sealed === 'with-code' });
+      const s = session({ card: card('with-code') });
+      await store.create(s, lifetime);
+      // The gateway removes the used security code: the same version, another sealed card.
+      const amended = { ...s, card: card('without-code') };
+      expect(await store.amend(amended, { version: s.version, cardSealed: 'something-else' })).toBe('CONFLICT');
+      expect(await store.amend(amended, sessionState(s))).toBe('REPLACED');
+      expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: amended });
+      // An update read before that carries the old card: refused, so the code never comes back.
+      const update = { ...s, version: 'gggggggggg', fields: { customer: { firstName: 'Ada' } } };
+      expect(await store.replace(update, sessionState(s), lifetime)).toBe('CONFLICT');
+      expect(await store.replace({ ...update, card: amended.card }, sessionState(amended), lifetime)).toBe('REPLACED');
+    });
+
+    it('keeps a session\'s expiry when it is amended, and amends no expired session', async () => {
+      const s = session({ card: { sealed: 'with-code', masked: {}, securityCodePresent: true } });
+      await store.create(s, { ttlMs: 400, expiredNoticeMs: 2_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const amended = { ...s, card: { sealed: 'without-code', masked: {}, securityCodePresent: false } };
+      expect(await store.amend(amended, sessionState(s))).toBe('REPLACED');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
+      expect(await store.amend(amended, sessionState(amended))).toBe('GONE');
     });
 
     it('forgets a session\'s data when its lifetime ends, but still knows it expired for a while', async () => {
@@ -67,7 +93,7 @@ export function describeSessionStoreContract(name: string, create: () => Session
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
       expect(await store.find('M2', s.id)).toEqual({ state: 'UNKNOWN' });
-      expect(await store.replace({ ...s, version: 'dddddddddd' }, s.version, lifetime)).toBe('GONE');
+      expect(await store.replace({ ...s, version: 'dddddddddd' }, sessionState(s), lifetime)).toBe('GONE');
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(await store.find('M1', s.id)).toEqual({ state: 'UNKNOWN' });
     });
@@ -76,7 +102,7 @@ export function describeSessionStoreContract(name: string, create: () => Session
       const s = session();
       await store.create(s, lifetime);
       const next = { ...s, version: 'ffffffffff', card: { sealed: 'sealed-by-the-vault', masked: { number: '512345xxxxxx0008' }, securityCodePresent: true } };
-      expect(await store.replace(next, s.version, { ttlMs: 150, expiredNoticeMs: 2_000 })).toBe('REPLACED');
+      expect(await store.replace(next, sessionState(s), { ttlMs: 150, expiredNoticeMs: 2_000 })).toBe('REPLACED');
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
     });
@@ -86,7 +112,7 @@ export function describeSessionStoreContract(name: string, create: () => Session
       await store.create(s, { ttlMs: 2_000, expiredNoticeMs: 1_000 });
       await new Promise((resolve) => setTimeout(resolve, 1_400));
       const next = { ...s, version: 'eeeeeeeeee' };
-      expect(await store.replace(next, s.version, { ttlMs: 2_000, expiredNoticeMs: 1_000 })).toBe('REPLACED');
+      expect(await store.replace(next, sessionState(s), { ttlMs: 2_000, expiredNoticeMs: 1_000 })).toBe('REPLACED');
       await new Promise((resolve) => setTimeout(resolve, 1_400));
       expect((await store.find('M1', s.id)).state).toBe('ACTIVE');
     });

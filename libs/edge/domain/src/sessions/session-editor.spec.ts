@@ -1,0 +1,52 @@
+import { defaultMerchantSettings } from '@gateway/contracts';
+import type { StoredSession } from '@gateway/edge/data-access';
+import type { MessageBus } from '@gateway/platform';
+import type { RequestContext } from '../api/request-envelope';
+import { SessionEditor } from './session-editor';
+
+const context: RequestContext = {
+  merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: defaultMerchantSettings() },
+  authMethod: 'PASSWORD',
+  apiVersion: 100,
+  requestId: 'req-1',
+};
+
+/** The vault: a sealed card that holds a code when the update or the previous card had one. */
+function editor() {
+  let sealings = 0;
+  const request = jest.fn(async (_subject: string, message: { card: { securityCode?: string }; previous?: string }) => ({
+    sealed: `sealed-${++sealings}`,
+    card: { number: '512345xxxxxx0008' },
+    securityCodePresent: message.card.securityCode !== undefined || message.previous === 'with-code',
+  }));
+  return new SessionEditor({ request } as unknown as MessageBus);
+}
+
+const empty: StoredSession = {
+  id: 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA',
+  merchantId: 'TESTMERCHANT',
+  version: 'aaaaaaaaaa',
+  updateStatus: 'NO_UPDATE',
+  fields: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+const at = new Date('2026-01-01T00:01:00.000Z');
+
+describe('SessionEditor: where a card\'s security code came from', () => {
+  it('is the update that gave the code', async () => {
+    const next = await editor().applied(context, empty, { fields: {}, card: { securityCode: '100' } }, at);
+    expect(next.card).toMatchObject({ securityCodePresent: true, securityCodeGivenIn: next.version });
+  });
+
+  it('stays the earlier update\'s when a later one changes the card without a code', async () => {
+    const session = { ...empty, card: { sealed: 'with-code', masked: {}, securityCodePresent: true, securityCodeGivenIn: 'earlier123' } };
+    const next = await editor().applied(context, session, { fields: {}, card: { expiry: { month: '1', year: '39' } } }, at);
+    expect(next.card).toMatchObject({ sealed: 'sealed-1', securityCodePresent: true, securityCodeGivenIn: 'earlier123' });
+  });
+
+  it('is nothing for a card without a code', async () => {
+    const next = await editor().applied(context, empty, { fields: {}, card: { expiry: { month: '1', year: '39' } } }, at);
+    expect(next.card).toEqual({ sealed: 'sealed-1', masked: { number: '512345xxxxxx0008' }, securityCodePresent: false });
+  });
+});
