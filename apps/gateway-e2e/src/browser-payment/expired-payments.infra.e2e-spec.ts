@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { freePort, waitFor } from '@gateway/testing';
-import { createMerchant, readState, TestMerchant } from '../support/gateway-client';
+import { checkedFetch, createMerchant, readState, TestMerchant } from '../support/gateway-client';
 import { httpOk, StartedProcess, startApp } from '../support/processes';
 
 jest.setTimeout(90_000);
@@ -44,7 +44,7 @@ describe('expired browser payments, distributed', () => {
   });
 
   async function api(method: string, url: string, body?: unknown) {
-    const response = await fetch(`${base}${merchant.base()}${url}`, {
+    const response = await checkedFetch(base, `${merchant.base()}${url}`, {
       method,
       headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,

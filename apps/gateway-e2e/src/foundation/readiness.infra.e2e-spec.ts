@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { waitFor, freePort } from '@gateway/testing';
+import { checkedFetch } from '../support/gateway-client';
 import { readState } from '../support/e2e-state';
 import { APPS, StartedProcess, startApp } from '../support/processes';
 import { throwawayNats, throwawayPostgres, throwawayRedis, ThrowawayServer } from '../support/throwaway-servers';
@@ -84,7 +85,7 @@ describe('readiness follows the dependencies', () => {
     await waitForReadiness(() => false, 'every app unready without Postgres');
     // A request meanwhile: the edge cannot read the merchant's credentials. An outage, not a
     // fault: 503 SERVER_BUSY with a retry hint (docs/decisions/database-unavailable-is-server-busy.md).
-    const during = await fetch(`${urls['api-edge']}/api/rest/version/100/merchant/OUTAGE1/order/o-1/transaction/t-1`, {
+    const during = await checkedFetch(urls['api-edge'], '/api/rest/version/100/merchant/OUTAGE1/order/o-1/transaction/t-1', {
       method: 'PUT',
       headers: { authorization: `Basic ${Buffer.from('merchant.OUTAGE1:password').toString('base64')}`, 'content-type': 'application/json' },
       body: JSON.stringify({ apiOperation: 'VERIFY' }),

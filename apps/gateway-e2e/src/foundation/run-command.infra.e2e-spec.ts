@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, waitFor } from '@gateway/testing';
+import { checkedFetch } from '../support/gateway-client';
 import { ROOT } from '../support/processes';
 
 jest.setTimeout(180_000);
@@ -60,8 +61,9 @@ describe('npm start from a fresh clone', () => {
     });
     expect(output).toContain('Demo merchant: TESTDEMO');
 
-    const response = await fetch(
-      `http://127.0.0.1:${httpPort}/api/rest/version/100/merchant/TESTDEMO/order/o-1/transaction/t-1`,
+    const response = await checkedFetch(
+      `http://127.0.0.1:${httpPort}`,
+      '/api/rest/version/100/merchant/TESTDEMO/order/o-1/transaction/t-1',
       {
         method: 'PUT',
         headers: { authorization: `Basic ${Buffer.from(`merchant.TESTDEMO:${password}`).toString('base64')}` },

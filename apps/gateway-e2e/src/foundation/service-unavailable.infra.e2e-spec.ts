@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { freePort, testInfra, waitFor } from '@gateway/testing';
-import { call, createMerchant, TestMerchant } from '../support/gateway-client';
+import { call, checkedFetch, createMerchant, TestMerchant } from '../support/gateway-client';
 import { readState } from '../support/e2e-state';
 import { httpOk, StartedProcess, startApp } from '../support/processes';
 
@@ -46,7 +46,7 @@ describe('operations while services are unavailable', () => {
   });
 
   const verify = (orderId: string) =>
-    fetch(`${base}${merchant.base()}/order/${orderId}/transaction/t-1`, {
+    checkedFetch(base, `${merchant.base()}/order/${orderId}/transaction/t-1`, {
       method: 'PUT',
       headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
       body: JSON.stringify({

@@ -34,7 +34,12 @@ describe('retrieving what the ledger recorded', () => {
       mode: 'CREATE',
       order: { currency: 'USD' },
       transaction: { type: 'VERIFICATION', amount: '0', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED' },
-      response: { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD } } } },
+      // As a VERIFY through the test acquirer records it: what the spec always provides (the
+      // card's brand, fundingMethod and scheme, transaction.acquirer) included.
+      response: {
+        sourceOfFunds: { type: 'CARD', provided: { card: { brand: 'MASTERCARD', fundingMethod: 'CREDIT', number: TEST_CARD, scheme: 'MASTERCARD' } } },
+        transaction: { acquirer: { id: 'TEST_ACQUIRER' } },
+      },
     };
     const subject = `${readState().natsPrefix}${SUBJECTS.orderTransaction.ledgerRecord}`;
     await firstValueFrom(client.send(subject, record));

@@ -50,7 +50,14 @@ describe('refunds across processes (payments seeded through the ledger over NATS
       order: { currency: 'USD' },
       transaction: { type: 'PAYMENT', amount, currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
       response: {
-        sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: { month: '1', year: '39' } } } },
+        // As a PAY through the test acquirer records it: the card profile the spec always provides
+        // (brand, fundingMethod, scheme) included, so the refunds that echo it conform.
+        sourceOfFunds: {
+          type: 'CARD',
+          provided: {
+            card: { brand: 'MASTERCARD', expiry: { month: '1', year: '39' }, fundingMethod: 'CREDIT', number: TEST_CARD, scheme: 'MASTERCARD' },
+          },
+        },
         transaction: { acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC0000420101' }, authorizationCode: '123456', receipt: '0001120000' },
       },
     };

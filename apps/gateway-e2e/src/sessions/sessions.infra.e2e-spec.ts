@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Redis from 'ioredis';
 import { freePort, TEST_CARD, TEST_CARD_NUMBERS, TEST_EXPIRY, testInfra, waitFor } from '@gateway/testing';
-import { call, createMerchant, TestMerchant } from '../support/gateway-client';
+import { call, checkedFetch, createMerchant, TestMerchant } from '../support/gateway-client';
 import { readState } from '../support/e2e-state';
 import { httpOk, StartedProcess, startApp } from '../support/processes';
 
@@ -35,7 +35,7 @@ describe('payment sessions in Redis', () => {
   });
 
   async function onShortEdge(method: string, urlPath: string, body?: object) {
-    const response = await fetch(`${shortBase}${urlPath}`, {
+    const response = await checkedFetch(shortBase, urlPath, {
       method,
       headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { DIST, ROOT } from './processes';
 import { readState } from './e2e-state';
+import { checkResponse, ConformanceAnswer, ConformanceRequest, describeViolations, isMerchantApiPath } from './response-conformance';
 
 const run = promisify(execFile);
 const SECRETS_DIR = path.join(ROOT, 'test-artifacts', 'secrets');
@@ -49,7 +50,66 @@ export async function call<T = Record<string, unknown>>(
   } catch {
     parsed = undefined;
   }
+  if (isMerchantApiPath(urlPath)) {
+    const sent = options.body !== undefined ? options.body : parseOrUndefined(options.rawBody);
+    assertConformance({ method, path: urlPath, body: sent }, { status: response.status, headers: response.headers, text, body: parsed });
+  }
   return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+/**
+ * `fetch` of a merchant API path on a gateway other than the run's own (a test's own edge or
+ * `npm start`): the answer is checked like `call`'s, and returned unread.
+ */
+export async function checkedFetch(baseUrl: string, urlPath: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(`${baseUrl}${urlPath}`, init);
+  const text = await response.clone().text();
+  assertConformance(
+    { method: init.method ?? 'GET', path: urlPath, body: typeof init.body === 'string' ? parseOrUndefined(init.body) : undefined },
+    { status: response.status, headers: response.headers, text, body: parseOrUndefined(text) },
+    baseUrl,
+  );
+  return response;
+}
+
+function parseOrUndefined(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Fails the calling test when a merchant REST API answer breaks the spec's response rules
+ * (response-conformance.ts). Every e2e call goes through `call`; a spec that reaches the API
+ * another way (its own fetch, another gateway instance) calls this itself.
+ *
+ * `E2E_CONFORMANCE=collect` records violations in test-artifacts/conformance-violations.log
+ * instead of failing (a survey of a whole run while rules or product are being changed).
+ */
+export function assertConformance(request: ConformanceRequest, answer: ConformanceAnswer, baseUrl = ownBaseUrl()): void {
+  const violations = checkResponse(request, answer, { ownBaseUrl: baseUrl });
+  if (violations.length === 0) {
+    return;
+  }
+  const message = describeViolations(request, answer.status, violations);
+  if (process.env.E2E_CONFORMANCE === 'collect') {
+    const testName = expect.getState().currentTestName ?? '(outside a test)';
+    mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
+    appendFileSync(path.join(ROOT, 'test-artifacts', 'conformance-violations.log'), `${testName}\n${message}\n\n`);
+    return;
+  }
+  throw new Error(message);
+}
+
+function ownBaseUrl(): string | undefined {
+  try {
+    return readState().baseUrl;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the admin CLI against this run's gateway, as the platform team would. */

@@ -83,9 +83,25 @@ describe('lockFailureBody', () => {
       acquirer: { id: 'TEST_ACQUIRER' },
     });
 
+    // This order's transactions name two acquirers: which one holds an unnamed refund cannot be known.
     const unnamed = lockFailureBody(refused('REFUND', { transaction: { amount: '5.00', currency: 'USD' } }), retrieved);
     expect(unnamed.transaction).not.toHaveProperty('acquirer');
     expect(unnamed.transaction).not.toHaveProperty('targetTransactionId');
+  });
+
+  it('without a target, the acquirer every transaction of the order names (transaction.acquirer is ALWAYS PROVIDED)', () => {
+    const cardOrder = { ...retrieved, transaction: [(retrieved.transaction as JsonObject[])[0]] };
+    const refund = lockFailureBody(refused('REFUND', { transaction: { amount: '5.00', currency: 'USD' } }), cardOrder);
+    expect(refund.transaction).toEqual({ id: 'txn-2', type: 'REFUND', amount: 5, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } });
+    const verify = lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }), cardOrder);
+    expect(verify.transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+
+    const browserOrder = { ...retrieved, transaction: [(retrieved.transaction as JsonObject[])[1]] };
+    const confirm = lockFailureBody(refused('CONFIRM_BROWSER_PAYMENT', {}, 'bp-1'), browserOrder);
+    expect(confirm.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 42.5, currency: 'EUR', acquirer: { id: 'PROVIDER_A' } });
+
+    // An order not created yet: no acquirer to name.
+    expect(lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }), null).transaction).not.toHaveProperty('acquirer');
   });
 
   it('a VOID is the void of its target\'s type, for the target\'s amount', () => {
@@ -127,8 +143,8 @@ describe('lockFailureBody', () => {
 
   it('a CONFIRM_BROWSER_PAYMENT is its initiated payment, at the amount it confirms or the one initiated', () => {
     const changed = lockFailureBody(refused('CONFIRM_BROWSER_PAYMENT', { order: { amount: '40.00' } }, 'bp-1'), retrieved);
-    expect(changed.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 40, currency: 'EUR' });
+    expect(changed.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 40, currency: 'EUR', acquirer: { id: 'PROVIDER_A' } });
     const same = lockFailureBody(refused('CONFIRM_BROWSER_PAYMENT', {}, 'bp-1'), retrieved);
-    expect(same.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 42.5, currency: 'EUR' });
+    expect(same.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 42.5, currency: 'EUR', acquirer: { id: 'PROVIDER_A' } });
   });
 });

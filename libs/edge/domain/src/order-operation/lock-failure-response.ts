@@ -23,7 +23,7 @@ export interface RefusedOperation {
  * target, a CONFIRM's initiated payment). What cannot be known is left out, never guessed.
  */
 export function lockFailureBody(refused: RefusedOperation, order: JsonObject | null): JsonObject {
-  const transaction = requestedTransaction(refused, order);
+  const transaction = withOrderAcquirer(requestedTransaction(refused, order), order);
   return {
     order: order ? orderGroup(order) : newOrderGroup(refused, transaction),
     response: { gatewayCode: 'LOCK_FAILURE' },
@@ -81,7 +81,10 @@ function requestedTransaction(refused: RefusedOperation, order: JsonObject | nul
     case 'CONFIRM_BROWSER_PAYMENT': {
       const initiated = recorded(refused.transactionId);
       const currency = stringOf(initiated?.currency) ?? stringOf(requestOrder.currency);
-      return fields(stringOf(initiated?.type), requestOrder.amount ?? initiated?.amount, currency);
+      const group = fields(stringOf(initiated?.type), requestOrder.amount ?? initiated?.amount, currency);
+      const acquirerId = stringOf(objectAt(initiated ?? {}, 'acquirer').id);
+      if (acquirerId !== undefined) group.acquirer = { id: acquirerId };
+      return group;
     }
     case 'CAPTURE':
     case 'REFUND':
@@ -109,6 +112,20 @@ function withTarget(group: JsonObject, targetId: string | undefined, target: Jso
   const acquirerId = stringOf(objectAt(target ?? {}, 'acquirer').id);
   if (acquirerId !== undefined) group.acquirer = { id: acquirerId };
   return group;
+}
+
+/**
+ * `transaction.acquirer` is ALWAYS PROVIDED (spec, Shared response groups). Without a target
+ * naming it, the acquirer is the one that holds the order: the one every transaction recorded
+ * on it names (an order's card operations go to one acquirer, a browser payment's to its
+ * provider). An order not yet created, or whose transactions name none or several, leaves it
+ * out: it cannot be known, and is never guessed.
+ */
+function withOrderAcquirer(group: JsonObject, order: JsonObject | null): JsonObject {
+  if (group.acquirer !== undefined) return group;
+  const transactions = Array.isArray(order?.transaction) ? order.transaction : [];
+  const ids = new Set(transactions.map((entry) => stringOf(objectAt(objectAt(entry, 'transaction'), 'acquirer').id)).filter((id) => id !== undefined));
+  return ids.size === 1 ? { ...group, acquirer: { id: [...ids][0] as string } } : group;
 }
 
 /** The `transaction` group of the order's transaction `id`, as the retrieval shows it. */
