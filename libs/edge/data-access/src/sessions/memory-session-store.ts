@@ -54,7 +54,8 @@ export class MemorySessionStore implements SessionStore {
       return 'GONE';
     }
     const current = sessionState(entry.session);
-    if (current.version !== expected.version || current.cardSealed !== expected.cardSealed || entry.session.merchantId !== next.merchantId) {
+    const moved = current.version !== expected.version || current.cardSealed !== expected.cardSealed;
+    if (moved || entry.session.merchantId !== next.merchantId) {
       return 'CONFLICT';
     }
     this.entries.set(next.id, written(entry));

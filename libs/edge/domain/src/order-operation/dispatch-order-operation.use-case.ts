@@ -92,9 +92,11 @@ export class DispatchOrderOperation {
         body: filled.body,
         ...(filled.session ? { session: filled.session } : {}),
       };
+      // Sent: a session's security code it carried is used, whatever the answer (ARCHITECTURE section 6).
+      const used = filled.securityCode;
       const reply = await this.bus
         .request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message)
-        .finally(() => filled.securityCode && this.usedSecurityCodes.forget(command, filled.securityCode));
+        .finally(() => used && this.usedSecurityCodes.forget(command, used));
       return { apiOperation, body: reply.body };
     } catch (err) {
       // The ledger refused a stale fencing token: our lease lapsed and another operation took

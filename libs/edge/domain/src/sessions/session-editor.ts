@@ -21,7 +21,12 @@ export class SessionEditor {
 
   async applied(context: RequestContext, session: StoredSession, change: SessionChange, at: Date): Promise<StoredSession> {
     const version = newSessionVersion(session.version);
-    const card = change.card ? codeOrigin(await this.seal(context, session, change.card), change.card.securityCode !== undefined ? version : session.card?.securityCodeGivenIn) : session.card;
+    let card = session.card;
+    if (change.card) {
+      // The code's origin: this update if it gave one, else the one the merged card carries on.
+      const givenIn = change.card.securityCode !== undefined ? version : session.card?.securityCodeGivenIn;
+      card = codeOrigin(await this.seal(context, session, change.card), givenIn);
+    }
     return {
       ...session,
       version,

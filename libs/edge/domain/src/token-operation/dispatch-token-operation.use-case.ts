@@ -56,7 +56,8 @@ export class DispatchTokenOperation {
 
   /** Sends a save to the vault; a session's security code it carried is forgotten after, whatever the answer. */
   private send(context: TokenRequestContext, filled: FilledRequest, subject: string, message: object): Promise<OperationReply> {
-    return this.bus.request<OperationReply>(subject, message).finally(() => filled.securityCode && this.usedSecurityCodes.forget(context, filled.securityCode));
+    const used = filled.securityCode;
+    return this.bus.request<OperationReply>(subject, message).finally(() => used && this.usedSecurityCodes.forget(context, used));
   }
 
   /** GET .../token/{tokenid} (beyond the spec). */
