@@ -131,6 +131,21 @@ describe('token-vault.card.seal.v1, against the running vault', () => {
     expect(result).toMatchObject({ gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } });
   });
 
+  it('seals the card again without its security code once an operation used it, keeping the rest', async () => {
+    const m = merchant();
+    const session = sessionId();
+    const first = await seal(m, session, { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: SECURITY_CODE });
+    const without = await app.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, {
+      envelope: envelope(m),
+      bindingId: session,
+      card: {},
+      previous: first.sealed,
+      withoutSecurityCode: true,
+    });
+    expect(without.securityCodePresent).toBe(false);
+    expect(without.card).toMatchObject({ number: '512345xxxxxx0008', expiry: { month: '1', year: '39' } });
+  });
+
   it('refuses to merge into a sealed value of another session', async () => {
     const m = merchant();
     const other = await seal(m, sessionId(), { number: TEST_CARD });

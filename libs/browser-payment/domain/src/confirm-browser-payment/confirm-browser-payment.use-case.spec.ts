@@ -223,7 +223,9 @@ describe('ConfirmBrowserPayment', () => {
     // The merchant retries the same confirm: the ledger replays what it recorded.
     bed.ledger.replay = bed.ledger.stored.get('order-1 bp-1')!;
     const execute = jest.spyOn(bed.providers.forPayment(bed.payments.only()), 'execute');
+    const read = jest.spyOn(bed.ledger, 'readRecord');
     expect(await confirm(bed, merchant)).toMatchObject({ result: 'SUCCESS', recordedAs: 'CONFIRM_BROWSER_PAYMENT' });
+    expect(read).not.toHaveBeenCalled(); // the replayed body is the ledger's record
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '25.00', gatewayCode: 'APPROVED' });
     expect(execute).not.toHaveBeenCalled();
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
@@ -236,6 +238,12 @@ describe('ConfirmBrowserPayment', () => {
     await expect(confirm(bed, merchant, { order: { amount: '22.00', shippingAndHandlingAmount: '2.00' } })).rejects.toThrow('Connection terminated');
 
     bed.ledger.refuseNextBegin = GatewayError.invalidRequest("Transaction 'bp-1' on order 'order-1' was already processed with different values.");
+    // A ledger slow to answer the read: the payment has caught up by the time the refusal is answered.
+    const read = bed.ledger.readRecord.bind(bed.ledger);
+    jest.spyOn(bed.ledger, 'readRecord').mockImplementation(async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return read(...args);
+    });
     await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', amount: '22.00' });
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '22.00' });
@@ -276,5 +284,76 @@ describe('ConfirmBrowserPayment', () => {
 
     expect(await confirm(bed, merchant, earlier)).toMatchObject({ result: 'SUCCESS', order: { amount: 22 } });
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '22.00' });
+  });
+
+  it('reverses the execution when the ledger refused the record and holds the payment as a FAILURE: only a recorded success is kept', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.stored.set('order-1 bp-1', {
+      browserPayment: { interaction: { status: 'COMPLETED' } },
+      result: 'FAILURE',
+      response: { gatewayCode: 'DECLINED' },
+      transaction: { id: 'bp-1', amount: 25, currency: 'EUR' },
+    });
+    bed.ledger.failNextRecord = GatewayError.invalidRequest("Transaction 'bp-1' on order 'order-1' was already processed with different values.");
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+  });
+
+  it('counts an execution the ledger refused and the provider would not reverse', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    jest.spyOn(bed.providers.forPayment(bed.payments.only()), 'reverse').mockRejectedValue(new Error('provider down'));
+    bed.ledger.failNextRecord = new GatewayError('ORDER_LOCK_LOST');
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED' });
+    expect(await mismatches(bed)).toEqual({ neither_recorded_nor_reversed: 1 });
+  });
+
+  it('answers the ledger\'s refusal, and keeps the capture it records, when the payment cannot catch up here either', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
+    await expect(confirm(bed, merchant, { transaction: { reference: 'first' } })).rejects.toThrow('Connection terminated');
+
+    // The database is still lost when the next confirm's record is refused and it would catch up.
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
+    bed.ledger.failNextRecord = GatewayError.invalidRequest("Transaction 'bp-1' on order 'order-1' was already processed with different values.");
+    await expect(confirm(bed, merchant, { transaction: { reference: 'second' } })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+  });
+
+  it('answers a refused confirm with its refusal when the ledger cannot be read to catch up', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.refuseNextBegin = GatewayError.invalidRequest('refused');
+    bed.ledger.unreadable = GatewayError.serverBusy();
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+  });
+
+  it('answers a replay from the ledger even when the payment here cannot be read to catch up', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
+    await expect(confirm(bed, merchant)).rejects.toThrow('Connection terminated');
+
+    bed.ledger.replay = bed.ledger.stored.get('order-1 bp-1')!;
+    jest.spyOn(bed.payments, 'findByTransaction').mockRejectedValue(new Error('Connection terminated unexpectedly'));
+    expect(await confirm(bed, merchant)).toMatchObject({ result: 'SUCCESS', recordedAs: 'CONFIRM_BROWSER_PAYMENT' });
+  });
+
+  it('reads nothing more from a ledger that did not answer the begin: only a refusal is where a lost step shows', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    bed.ledger.refuseNextBegin = GatewayError.serverBusy();
+    const read = jest.spyOn(bed.ledger, 'readRecord');
+    await expect(confirm(bed, merchant)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(read).not.toHaveBeenCalled();
   });
 });

@@ -60,6 +60,37 @@ describe('RefundAtProvider', () => {
     expect(Money.of(bed.simulator.rows.get(bed.payments.only().providerReference)!.refundedAmount, 'EUR').toFixed()).toBe('5.00');
   });
 
+  it('refunds a payment completed here as it is, without reading the ledger', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const read = jest.spyOn(bed.ledger, 'readRecord');
+    const transition = jest.spyOn(bed.payments, 'transition');
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    expect(await refund.execute(message(merchant, 'refund-1', '5.00'))).toMatchObject({ result: 'SUCCESS' });
+    expect(read).not.toHaveBeenCalled();
+    expect(transition).not.toHaveBeenCalled();
+  });
+
+  it('refunds a payment another request brought up to the ledger\'s record first, as that request left it', async () => {
+    const bed = browserPaymentTestBed();
+    const { merchant, provider, token } = await initiatedPayment(bed, initiateBody());
+    const step = payerStep(merchant, provider, token);
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+    bed.payments.failNextCompletionCommit = new Error('Connection terminated unexpectedly');
+    await expect(new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).rejects.toThrow('Connection terminated');
+
+    // Another request catches the payment up just before this one does: this one's transition finds it moved.
+    const transition = bed.payments.transition.bind(bed.payments);
+    jest.spyOn(bed.payments, 'transition').mockImplementationOnce(async (...args: Parameters<typeof transition>) => {
+      await transition(...args);
+      return null;
+    });
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    expect(await refund.execute(message(merchant, 'refund-1', '5.00'))).toMatchObject({ result: 'SUCCESS' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+  });
+
   it('still refuses to refund a payment the ledger holds no completion of', async () => {
     const bed = browserPaymentTestBed();
     const { merchant } = await initiatedPayment(bed, initiateBody());

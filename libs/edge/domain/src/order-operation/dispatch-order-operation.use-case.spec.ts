@@ -161,4 +161,22 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' } });
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
   });
+
+  it('is kept when the operation takes no card from the session (a CAPTURE)', async () => {
+    const { dispatch, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    await dispatch.execute({ ...command, body: { apiOperation: 'CAPTURE', transaction: { amount: '1.00', currency: 'USD' }, session: { id: SESSION } } });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.capture]);
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
+  });
+
+  it('is gone by the time the operation is answered, even with a vault slow to seal the card again', async () => {
+    const { execute, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    const answer = request.getMockImplementation()!;
+    request.mockImplementation(async (subject) => {
+      if (subject === SUBJECTS.tokenVault.sealCard) await new Promise((resolve) => setTimeout(resolve, 10));
+      return answer(subject);
+    });
+    await execute();
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
 });

@@ -104,6 +104,12 @@ describe('lockFailureBody', () => {
     expect(lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }), null).transaction).not.toHaveProperty('acquirer');
   });
 
+  it('without a target, the acquirer of the order\'s transactions that name one: a transaction naming none is no other acquirer', () => {
+    const unnamed = { transaction: { id: 'v-1', type: 'VERIFICATION', amount: 0, currency: 'USD' } };
+    const order = { ...retrieved, transaction: [(retrieved.transaction as JsonObject[])[0], unnamed] };
+    expect(lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }), order).transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+  });
+
   it('a VOID is the void of its target\'s type, for the target\'s amount', () => {
     const body = lockFailureBody(refused('VOID', { transaction: { targetTransactionId: 'pay-1' } }), retrieved);
     expect(body.transaction).toEqual({

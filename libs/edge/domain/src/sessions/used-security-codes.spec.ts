@@ -95,4 +95,25 @@ describe('UsedSecurityCodes', () => {
     await expect(new UsedSecurityCodes(new SessionEditor(bus), memory, logger).forget(context, { sessionId: SESSION, givenIn: 'v1' })).resolves.toBeUndefined();
     expect(error).toHaveBeenCalledWith(expect.objectContaining({ sessionId: SESSION }), expect.stringContaining('not removed'));
   });
+
+  it('leaves a card that holds no code as it is', async () => {
+    const { store, used, request, stored } = setUp();
+    await store.create(session('without-code'), lifetime);
+    await used.forget(context, { sessionId: SESSION });
+    expect(request).not.toHaveBeenCalled();
+    expect(await stored()).toEqual(session('without-code'));
+  });
+
+  it('gives up after a few tries when the session keeps changing under it, and logs it: the code goes at the expiry', async () => {
+    const memory = new MemorySessionStore();
+    await memory.create(session('with-code', 'v1'), lifetime);
+    const amend = jest.fn(async () => 'CONFLICT' as const);
+    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace: (n, e, l) => memory.replace(n, e, l), amend };
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    const warn = jest.spyOn(logger, 'warn');
+    const request = jest.fn(async () => ({ sealed: 'sealed', card: masked, securityCodePresent: false }));
+    await new UsedSecurityCodes(new SessionEditor({ request } as unknown as MessageBus), store, logger).forget(context, { sessionId: SESSION, givenIn: 'v1' });
+    expect(amend).toHaveBeenCalledTimes(3);
+    expect(warn).toHaveBeenCalledWith({ sessionId: SESSION }, expect.stringContaining('kept changing'));
+  });
 });

@@ -51,7 +51,7 @@ describe('checkTokenIsNotTheCard', () => {
     expect(refusal('5123451111110008')).toEqual(refusal(TEST_CARD));
     expect((refusal(TEST_CARD) as Error).message).not.toContain(TEST_CARD);
     // Ids that differ where the mask shows digits, in length, or that are not all digits, are the merchant's to use.
-    for (const token of ['5123450000000009', '4123450000000008', '51234500000000008', 'A123450000000008', 'merchantToken1']) {
+    for (const token of ['5123450000000009', '4123450000000008', '51234500000000008', 'A123450000000008', '512345ABCDEF0008', 'merchantToken1']) {
       expect(refusal(token)).toBeNull();
     }
   });

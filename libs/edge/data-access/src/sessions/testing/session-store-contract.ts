@@ -75,6 +75,15 @@ export function describeSessionStoreContract(name: string, create: () => Session
       expect(await store.replace({ ...update, card: amended.card }, sessionState(amended), lifetime)).toBe('REPLACED');
     });
 
+    it('keeps what an amendment wrote, not the object it was written from', async () => {
+      const s = session();
+      await store.create(s, lifetime);
+      const amended = { ...s, fields: { customer: { firstName: 'Ada' } } };
+      expect(await store.amend(amended, sessionState(s))).toBe('REPLACED');
+      amended.fields.customer.firstName = 'Eve';
+      expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: { ...s, fields: { customer: { firstName: 'Ada' } } } });
+    });
+
     it('keeps a session\'s expiry when it is amended, and amends no expired session', async () => {
       const s = session({ card: { sealed: 'with-code', masked: {}, securityCodePresent: true } });
       await store.create(s, { ttlMs: 400, expiredNoticeMs: 2_000 });
@@ -84,6 +93,9 @@ export function describeSessionStoreContract(name: string, create: () => Session
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
       expect(await store.amend(amended, sessionState(amended))).toBe('GONE');
+      // Nor does an amendment shorten the notice of its expiry.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
     });
 
     it('forgets a session\'s data when its lifetime ends, but still knows it expired for a while', async () => {
@@ -115,6 +127,9 @@ export function describeSessionStoreContract(name: string, create: () => Session
       expect(await store.replace(next, sessionState(s), { ttlMs: 2_000, expiredNoticeMs: 1_000 })).toBe('REPLACED');
       await new Promise((resolve) => setTimeout(resolve, 1_400));
       expect((await store.find('M1', s.id)).state).toBe('ACTIVE');
+      // The notice of its expiry moves with it: once the data is gone, the session is still known to have expired.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
     });
   });
 }
