@@ -303,11 +303,6 @@ export const EXCEPTIONS = {
   /** ARCHITECTURE 4.5: keys in alphabetical order at every level. */
   SORTED_KEYS: 'ARCHITECTURE 4.5: keys sorted at every level',
   /**
-   * The e2e gateway runs on plain http (no TLS terminator in front of it), so the URLs it
-   * builds from its PUBLIC_BASE_URL (browserPayment.redirectUrl) begin with http. The spec's
-   * Url type begins with https; the check accepts http only for the run's own base URL.
-   */
-  /**
    * docs/decisions/lock-failure-response.md: a LOCK_FAILURE answer names the acquirer of its
    * target, or the one the order's transactions name; on an order not created yet there is
    * none to name, and the decision leaves `transaction.acquirer` out rather than guess it
@@ -322,6 +317,11 @@ export const EXCEPTIONS = {
    * PROVIDED). Left as the product has it: a judgement call, reported.
    */
   STANDALONE_REFUND_REQUEST_ACQUIRER: 'standalone REFUND_REQUEST awaiting approval: not routed to an acquirer yet',
+  /**
+   * The e2e gateway runs on plain http (no TLS terminator in front of it), so the URLs it
+   * builds from its PUBLIC_BASE_URL (browserPayment.redirectUrl) begin with http. The spec's
+   * Url type begins with https; the check accepts http only for the run's own base URL.
+   */
   TEST_BASE_URL_HTTP: 'e2e environment: the gateway under test is reached over http, so its own redirect URLs are http',
 } as const;
 
