@@ -590,6 +590,7 @@ function checkRound(round: RoundContext): string[] {
     const created = row && firstWrite(row.id);
     return Boolean(created && created.at < at);
   };
+  const startOf = new Map(answers.map((answer) => [answer.op, answer.startedAt]));
   for (const answer of answers) {
     const { op } = answer;
     const what = `#${op.index} ${op.label}`;
@@ -721,7 +722,9 @@ function checkRound(round: RoundContext): string[] {
     if (!/^[0-9]{6}x+[0-9]{4}$/.test(String(card?.number))) {
       problems.push(`${what} answered the number unmasked or not at all: ${String(card?.number)}`);
     }
-    const candidates = writes.filter((w) => w.record.token === op.token && w.at < answer.endedAt);
+    // A write can be seen before its statement's result reaches this process (`at`): any write
+    // whose operation started before the GET answered may be what it read.
+    const candidates = writes.filter((w) => w.record.token === op.token && (startOf.get(w.op) ?? -Infinity) < answer.endedAt);
     if (
       !candidates.some(
         (w) => maskPan(w.content.pan) === card?.number && (w.content.expiry ?? undefined) === card?.expiry,
