@@ -26,6 +26,7 @@ import {
 } from '@gateway/contracts';
 import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
 import { dataSourceToken } from '@gateway/platform';
+import { seededRandom } from '@gateway/testing';
 import { GatewayResponse, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
 
 /**
@@ -130,18 +131,6 @@ function latency(max: (r: Running) => number): Promise<void> {
 
 const providerLatency = () => latency((r) => r.providerMaxMs);
 const ledgerLatency = () => latency((r) => r.ledgerMaxMs);
-
-/** mulberry32: the round's latencies follow from its seed. */
-function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The simulator, slower, and its calls logged for the round's report. */
 function slowed(inner: SimulatedProviderAdapter): SimulatedProviderAdapter {
@@ -820,7 +809,7 @@ async function runRound(plan: RoundPlan): Promise<void> {
     lostCommitRate: plan.lostCommitRate,
     lostCommits: 0,
     recovering: false,
-    random: randomSource(plan.latencySeed),
+    random: seededRandom(plan.latencySeed),
     calls: [],
   };
   try {

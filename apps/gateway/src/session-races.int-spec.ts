@@ -6,7 +6,7 @@ import { JsonObject, SUBJECTS } from '@gateway/contracts';
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import { loadConfig, MessageBus, REDIS_CLIENT } from '@gateway/platform';
-import { runKey, TEST_CARD, TEST_EXPIRY, testInfra, waitFor } from '@gateway/testing';
+import { runKey, seededRandom, TEST_CARD, TEST_EXPIRY, testInfra, waitFor } from '@gateway/testing';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 import type Redis from 'ioredis';
 import { GatewayResponse, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
@@ -727,7 +727,7 @@ async function runRound(plan: RoundPlan): Promise<void> {
   });
   round.token = String(token.body.token);
 
-  running = { random: randomSource(plan.latencySeed), sealMaxMs: plan.sealMaxMs, readMaxMs: plan.readMaxMs };
+  running = { random: seededRandom(plan.latencySeed), sealMaxMs: plan.sealMaxMs, readMaxMs: plan.readMaxMs };
   round.started = Date.now();
   let done = false;
   try {
@@ -754,17 +754,6 @@ async function runRound(plan: RoundPlan): Promise<void> {
 
 /** What the rounds did, printed at the end (a race test that races nothing proves nothing). */
 const tally = new Map<string, number>();
-
-function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('payment sessions under racing updates, reads, operations and expiry', () => {
   it(`keep one chain of states, each with its version, used whole by operations (${RUNS} rounds, seed ${SEED}: SESSION_RACES_SEED=${SEED} replays them)`, async () => {

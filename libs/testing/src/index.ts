@@ -9,3 +9,5 @@ export * from './test-pki';
 export * from './at-rest-scan';
 export * from './request-hash-key';
 export * from './config-errors';
+export * from './seeded-random';
+export * from './interleaved-data-source';

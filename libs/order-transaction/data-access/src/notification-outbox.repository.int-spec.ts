@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
+import { createDatabase, dropDatabase, interleavedDataSource, keptForAtRestScan } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { DueNotification, NotificationClaims, NotificationOutbox, NotificationOutcome } from './notification-outbox.repository';
 import { RECEIVER_SQL } from './notification-columns';
@@ -362,54 +362,6 @@ it('re-sends failed notifications only: a delivered or pending one is left alone
   ]);
 });
 
-/**
- * Two dispatchers interleaved at one point of a claim or an outcome: `hold(pattern)` makes the
- * next statement of a claim session (of `source`) whose SQL matches wait, before it is sent,
- * until the test opens the gate; `fail(pattern)` makes the next one fail. Sessions of other sources (the other dispatcher) run freely.
- */
-interface Gate {
-  /** Resolves when the held statement is reached (and not yet sent). */
-  reached: Promise<void>;
-  open(): void;
-}
-function interleaved(): { source: DataSource; hold(pattern: RegExp): Gate; fail(pattern: RegExp, message: string): void } {
-  const holds: { pattern: RegExp; arrive: () => void; wait: Promise<void> }[] = [];
-  const failures: { pattern: RegExp; message: string }[] = [];
-  const source = Object.create(dataSource) as DataSource;
-  source.createQueryRunner = (...args) => {
-    const runner = dataSource.createQueryRunner(...args);
-    const query = runner.query.bind(runner);
-    runner.query = (async (sql: string, params?: unknown[]) => {
-      const failing = failures.findIndex((f) => f.pattern.test(sql));
-      if (failing >= 0) {
-        throw new Error(failures.splice(failing, 1)[0].message);
-      }
-      const at = holds.findIndex((h) => h.pattern.test(sql));
-      if (at >= 0) {
-        const [held] = holds.splice(at, 1);
-        held.arrive();
-        await held.wait;
-      }
-      return query(sql, params);
-    }) as typeof runner.query;
-    return runner;
-  };
-  return {
-    source,
-    hold(pattern) {
-      let arrive = () => undefined as void;
-      let open = () => undefined as void;
-      const reached = new Promise<void>((resolve) => (arrive = resolve));
-      const wait = new Promise<void>((resolve) => (open = resolve));
-      holds.push({ pattern, arrive, wait });
-      return { reached, open };
-    },
-    fail(pattern, message) {
-      failures.push({ pattern, message });
-    },
-  };
-}
-
 /** Claim locks on `ids` any session holds. */
 async function locksOn(ids: string[]): Promise<number> {
   const [{ n }] = await dataSource.query(
@@ -428,7 +380,7 @@ describe('two dispatchers racing for the same rows', () => {
 
   it('leaves a row another dispatcher locked between its read and its lock to that one, and takes the next due rows instead', async () => {
     const { ids } = await due(4);
-    const { source, hold } = interleaved();
+    const { source, hold } = interleavedDataSource(dataSource);
     const first = new NotificationClaims(source);
     const second = outbox.claims();
     try {
@@ -456,7 +408,7 @@ describe('two dispatchers racing for the same rows', () => {
 
   it('lets go of a row another dispatcher attempted between its read and its lock, whatever that one\'s clock said', async () => {
     const { ids } = await due(2);
-    const { source, hold } = interleaved();
+    const { source, hold } = interleavedDataSource(dataSource);
     const first = new NotificationClaims(source);
     const second = outbox.claims();
     try {
@@ -482,7 +434,7 @@ describe('two dispatchers racing for the same rows', () => {
 
   it('writes an outcome before it lets go of the notification: a claim in between finds it held, and after, done', async () => {
     const { ids } = await due(1);
-    const { source, hold } = interleaved();
+    const { source, hold } = interleavedDataSource(dataSource);
     const first = new NotificationClaims(source);
     const second = outbox.claims();
     try {
@@ -505,7 +457,7 @@ describe('two dispatchers racing for the same rows', () => {
 
   it('lets go of a notification whose outcome it could not write, so another dispatcher sends it again', async () => {
     const { ids } = await due(1);
-    const { source, fail } = interleaved();
+    const { source, fail } = interleavedDataSource(dataSource);
     const first = new NotificationClaims(source);
     const second = outbox.claims();
     try {

@@ -3,7 +3,7 @@ import { NOTIFICATION_HEADERS, notificationSecretContext } from '@gateway/contra
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { NotificationClaims, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import { createLogger, migrateSchema, serviceDataSourceOptions } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
+import { createDatabase, dropDatabase, interleavedDataSource, keptForAtRestScan } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { DispatchNotifications } from './dispatch-notifications.use-case';
 import type { DeliveryResult, WebhookDelivery, WebhookSender } from './webhook-sender';
@@ -76,40 +76,6 @@ class HeldReceiver implements WebhookSender {
   }
 }
 
-/**
- * A data source whose sessions hold a statement back: `hold(pattern, nth)` makes the nth
- * statement from now whose SQL matches wait, before it is sent, until the gate opens.
- */
-function interleaved(): { source: DataSource; hold(pattern: RegExp, nth?: number): { reached: Promise<void>; open(): void } } {
-  const holds: { pattern: RegExp; skip: number; arrive: () => void; wait: Promise<void> }[] = [];
-  const source = Object.create(dataSource) as DataSource;
-  source.createQueryRunner = (...args) => {
-    const runner = dataSource.createQueryRunner(...args);
-    const query = runner.query.bind(runner);
-    runner.query = (async (sql: string, params?: unknown[]) => {
-      const at = holds.findIndex((h) => h.pattern.test(sql) && h.skip-- === 0);
-      if (at >= 0) {
-        const [held] = holds.splice(at, 1);
-        held.arrive();
-        await held.wait;
-      }
-      return query(sql, params);
-    }) as typeof runner.query;
-    return runner;
-  };
-  return {
-    source,
-    hold(pattern, nth = 1) {
-      let arrive = () => undefined as void;
-      let open = () => undefined as void;
-      const reached = new Promise<void>((resolve) => (arrive = resolve));
-      const wait = new Promise<void>((resolve) => (open = resolve));
-      holds.push({ pattern, skip: nth - 1, arrive, wait });
-      return { reached, open };
-    },
-  };
-}
-
 function dispatcher(source: DataSource, receiver: WebhookSender, limits: { batchSize: number; maxInFlightPerTarget: number }): DispatchNotifications {
   return new DispatchNotifications(
     NotificationOutbox.over(source),
@@ -125,7 +91,7 @@ const DUE_READ = /WITH head AS MATERIALIZED/;
 it("keeps a receiver's limit over all the workers of a process, whichever claims first", async () => {
   await due(6);
   const receiver = new HeldReceiver();
-  const { source, hold } = interleaved();
+  const { source, hold } = interleavedDataSource(dataSource);
   const dispatch = dispatcher(source, receiver, { batchSize: 5, maxInFlightPerTarget: 2 });
   const workers = [dispatch.worker(), dispatch.worker()];
   try {
@@ -148,7 +114,7 @@ it("keeps a receiver's limit over all the workers of a process, whichever claims
 it("gives a receiver's slot back when another dispatcher locked the row it chose first", async () => {
   const ids = await due(4);
   const receiver = new HeldReceiver();
-  const { source, hold } = interleaved();
+  const { source, hold } = interleavedDataSource(dataSource);
   const dispatch = dispatcher(source, receiver, { batchSize: 2, maxInFlightPerTarget: 2 });
   const worker = dispatch.worker();
   const elsewhere: NotificationClaims = outbox.claims();
