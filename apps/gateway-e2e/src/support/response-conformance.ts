@@ -358,6 +358,26 @@ const ADDRESS: FieldRules = {
   street2: f(str(0, 100)),
 };
 
+/** "Shared response groups": the line items of an order or a transaction. */
+const LINE_ITEMS: FieldRules = {
+  item: f(groups),
+  'item[].name': f(str(1, 127), true),
+  'item[].quantity': f(int(1, 9999999999999999), true),
+  'item[].unitPrice': f(signedDecOut, true),
+  'item[].unitTaxAmount': f(signedDecOut),
+  'item[].brand': f(str(1, 127)),
+  'item[].category': f(str(1, 127)),
+  'item[].description': f(str(1, 127)),
+  'item[].sku': f(str(1, 127)),
+};
+
+/** "Shared response groups": the taxes of an order or a transaction. */
+const TAXES: FieldRules = {
+  tax: f(groups),
+  'tax[].amount': f(decOut),
+  'tax[].type': f(str(1, 50)),
+};
+
 /** "Shared request fields": correlationId is returned as sent, on every operation. */
 const SHARED_ECHO: FieldRules = {
   correlationId: f(str(1, 100)),
@@ -407,18 +427,8 @@ const ORDER_EXTRA_FIELDS: FieldRules = {
   'order.acceptPartialAmount': f(bool),
   'order.notificationUrl': f(url),
   'order.custom.*': f(str(1, 250)),
-  'order.item': f(groups),
-  'order.item[].name': f(str(1, 127), true),
-  'order.item[].quantity': f(int(1, 9999999999999999), true),
-  'order.item[].unitPrice': f(signedDecOut, true),
-  'order.item[].unitTaxAmount': f(signedDecOut),
-  'order.item[].brand': f(str(1, 127)),
-  'order.item[].category': f(str(1, 127)),
-  'order.item[].description': f(str(1, 127)),
-  'order.item[].sku': f(str(1, 127)),
-  'order.tax': f(groups),
-  'order.tax[].amount': f(decOut),
-  'order.tax[].type': f(str(1, 50)),
+  ...within('order', LINE_ITEMS),
+  ...within('order', TAXES),
 };
 
 /** "Shared response groups (initiate and confirm; fragments in refund)". */
@@ -576,24 +586,14 @@ const SHARED_GROUPS: FieldRules = {
   'transaction.currency': f(upper3, true),
   'transaction.frequency': f(oneOf(['INSTALLMENT', 'RECURRING', 'SINGLE'])),
   'transaction.id': f(str(1, 40), true),
-  'transaction.item': f(groups),
-  'transaction.item[].name': f(str(1, 127), true),
-  'transaction.item[].quantity': f(int(1, 9999999999999999), true),
-  'transaction.item[].unitPrice': f(signedDecOut, true),
-  'transaction.item[].unitTaxAmount': f(signedDecOut),
-  'transaction.item[].brand': f(str(1, 127)),
-  'transaction.item[].category': f(str(1, 127)),
-  'transaction.item[].description': f(str(1, 127)),
-  'transaction.item[].sku': f(str(1, 127)),
+  ...within('transaction', LINE_ITEMS),
   'transaction.merchantNote': f(str(1, 250)),
   'transaction.receipt': f(ascii(1, 100)),
   'transaction.reference': f(str(1, 40)),
   'transaction.requestedAmount': f(decOut),
   'transaction.source': f(oneOf(['CALL_CENTRE', 'CARD_PRESENT', 'INTERNET', 'MAIL_ORDER', 'MOTO', 'TELEPHONE_ORDER', 'VOICE_RESPONSE'])),
   'transaction.targetTransactionId': f(str(1, 40)),
-  'transaction.tax': f(groups),
-  'transaction.tax[].amount': f(decOut),
-  'transaction.tax[].type': f(str(1, 50)),
+  ...within('transaction', TAXES),
   'transaction.taxAmount': f(decOut),
   'transaction.terminal': f(str(1, 16)),
   'transaction.type': f(oneOf(TRANSACTION_TYPES, 'transaction.type'), true),
@@ -628,7 +628,7 @@ const POS_TERMINAL: FieldRules = {
   'posTerminal.name': f(str(1, 8), true),
 };
 
-/** Billing and customer fields of transaction responses (refund request's, echoed; verify's billing with stateProvinceCode). */
+/** Billing and customer fields of transaction and token responses, echoed as the request gave them (verify's billing with stateProvinceCode). */
 const BILLING_CUSTOMER: FieldRules = {
   ...within('billing.address', ADDRESS),
   'customer.email': f(email),
@@ -709,14 +709,7 @@ const VERIFY_VISIBLE: FieldRules = {
 
 /** "Create or update token: response fields", plus ARCHITECTURE 5's token fields (in the table's "not shown" range). */
 const TOKEN_RULES: FieldRules = {
-  ...within('billing.address', ADDRESS),
-  'customer.email': f(email),
-  'customer.firstName': f(str(1, 50)),
-  'customer.lastName': f(str(1, 50)),
-  'customer.mobilePhone': f(phone),
-  'customer.phone': f(phone),
-  'customer.taxRegistrationId': f(str(1, 30)),
-  'device.ipAddress': f(str(7, 15)),
+  ...BILLING_CUSTOMER,
   'externalTokenProvider.customData': f(str(1, 4000)),
   'externalTokenProvider.responseCode': f(str(1, 100)),
   'externalTokenProvider.responseMessage': f(str(1, 255)),
