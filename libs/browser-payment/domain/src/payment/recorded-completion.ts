@@ -1,4 +1,5 @@
 import type { BrowserPaymentRow, PaymentChanges, PaymentResult } from '@gateway/browser-payment/data-access';
+import { jsonObjectAt } from '@gateway/contracts';
 import type { JsonObject } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 
@@ -15,16 +16,16 @@ const COMPLETED_RESULTS: readonly PaymentResult[] = ['SUCCESS', 'FAILURE'];
  * exactly, and Money refuses any that lost its currency's minor units.
  */
 export function recordedCompletion(body: JsonObject | null, payment: BrowserPaymentRow): PaymentChanges | null {
-  const interaction = objectAt(body?.browserPayment)?.interaction;
-  const transaction = objectAt(body?.transaction);
-  if (!body || objectAt(interaction)?.status !== 'COMPLETED' || !transaction || !COMPLETED_RESULTS.includes(body.result as PaymentResult)) {
+  const interaction = jsonObjectAt(body, 'browserPayment', 'interaction');
+  const transaction = jsonObjectAt(body, 'transaction');
+  if (!body || interaction?.status !== 'COMPLETED' || !transaction || !COMPLETED_RESULTS.includes(body.result as PaymentResult)) {
     return null;
   }
   if (transaction.id !== payment.transactionId || transaction.currency !== payment.currency || typeof transaction.amount !== 'number') {
     return null;
   }
-  const gatewayCode = objectAt(body.response)?.gatewayCode;
-  const timeCompleted = objectAt(interaction)?.timeCompleted;
+  const gatewayCode = jsonObjectAt(body, 'response')?.gatewayCode;
+  const timeCompleted = interaction.timeCompleted;
   return {
     interactionStatus: 'COMPLETED',
     result: body.result as PaymentResult,
@@ -32,8 +33,4 @@ export function recordedCompletion(body: JsonObject | null, payment: BrowserPaym
     amount: Money.of(String(transaction.amount), payment.currency).toFixed(),
     ...(typeof timeCompleted === 'string' ? { timeCompleted: new Date(timeCompleted) } : {}),
   };
-}
-
-function objectAt(value: unknown): JsonObject | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }

@@ -1,5 +1,5 @@
 import { invalidValue } from '@gateway/api-fields';
-import { GatewayError, JsonObject, MerchantContext } from '@gateway/contracts';
+import { GatewayError, JsonObject, jsonObjectAt, MerchantContext } from '@gateway/contracts';
 import { isNonPublicHost } from '@gateway/platform';
 
 /**
@@ -13,8 +13,7 @@ import { isNonPublicHost } from '@gateway/platform';
  * operator allows it (WEBHOOK_ALLOW_PRIVATE_TARGETS).
  */
 export function assertNotificationUrlAllowed(body: JsonObject, merchant: MerchantContext): void {
-  const order = body.order;
-  const url = order !== null && typeof order === 'object' && !Array.isArray(order) ? order.notificationUrl : undefined;
+  const url = jsonObjectAt(body, 'order')?.notificationUrl;
   if (merchant.mode !== 'LIVE' || typeof url !== 'string') {
     return;
   }

@@ -1,5 +1,6 @@
 import { CompiledField, compileSchema, CompiledSchema, RequestClass } from '@gateway/api-fields';
-import type { ExplicitCardFields, JsonObject, JsonValue } from '@gateway/contracts';
+import { isJsonObject, jsonObjectAt } from '@gateway/contracts';
+import type { ExplicitCardFields, JsonObject } from '@gateway/contracts';
 
 /** The fields of a session update that are not kept as session values. */
 const NOT_KEPT = ['correlationId', 'session'];
@@ -17,10 +18,10 @@ export function sessionChangeOf(body: JsonObject): SessionChange {
   for (const key of NOT_KEPT) {
     delete fields[key];
   }
-  const sourceOfFunds = objectAt(fields, 'sourceOfFunds');
-  const provided = sourceOfFunds && objectAt(sourceOfFunds, 'provided');
-  const card = provided && objectAt(provided, 'card');
-  if (!card) {
+  const sourceOfFunds = jsonObjectAt(fields, 'sourceOfFunds');
+  const provided = jsonObjectAt(sourceOfFunds, 'provided');
+  const card = jsonObjectAt(provided, 'card');
+  if (!sourceOfFunds || !provided || !card) {
     return { fields };
   }
   delete provided.card;
@@ -37,7 +38,7 @@ export function mergeValues(base: JsonObject, update: JsonObject): JsonObject {
   const out: JsonObject = { ...base };
   for (const [key, value] of Object.entries(update)) {
     const existing = out[key];
-    out[key] = isObject(existing) && isObject(value) ? mergeValues(existing, value) : value;
+    out[key] = isJsonObject(existing) && isJsonObject(value) ? mergeValues(existing, value) : value;
   }
   return out;
 }
@@ -70,7 +71,7 @@ function project(schema: CompiledSchema, values: JsonObject): JsonObject {
     if (!field) {
       continue;
     }
-    if (field.meta.kind === 'group' && isObject(value)) {
+    if (field.meta.kind === 'group' && isJsonObject(value)) {
       const nested = project(field.schema(), value);
       if (Object.keys(nested).length > 0) {
         out[key] = nested;
@@ -80,13 +81,4 @@ function project(schema: CompiledSchema, values: JsonObject): JsonObject {
     }
   }
   return out;
-}
-
-function objectAt(parent: JsonObject, key: string): JsonObject | undefined {
-  const value = parent[key];
-  return isObject(value) ? value : undefined;
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { asJsonObject } from '@gateway/contracts';
 import type { JsonObject, JsonValue, LedgerOrderView, OrderStatus } from '@gateway/contracts';
 import type { OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
@@ -51,7 +52,7 @@ export function withOrderFields(body: JsonObject, order: OrderSnapshot): JsonObj
 }
 
 export function objectOrEmpty(value: JsonValue | undefined): JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  return asJsonObject(value) ?? {};
 }
 
 /** What begin answers with: the order as the ledger knows it, amounts as exact decimal text. */

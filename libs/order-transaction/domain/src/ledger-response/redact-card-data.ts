@@ -1,5 +1,6 @@
 import { maskPan as maskDigits } from '@gateway/crypto';
-import type { JsonObject, JsonValue } from '@gateway/contracts';
+import { jsonObjectAt } from '@gateway/contracts';
+import type { JsonObject } from '@gateway/contracts';
 
 /** Never kept after the operation that used them (PCI DSS 3.2), even masked. */
 const NEVER_STORED = ['securityCode', 'track1', 'track2'];
@@ -12,8 +13,8 @@ const NEVER_STORED = ['securityCode', 'track1', 'track2'];
  */
 export function redactCardData(body: JsonObject): JsonObject {
   const copy = structuredClone(body);
-  const provided = objectAt(copy, ['sourceOfFunds', 'provided']);
-  const card = provided && objectAt(provided, ['card']);
+  const provided = jsonObjectAt(copy, 'sourceOfFunds', 'provided');
+  const card = jsonObjectAt(provided, 'card');
   if (card) {
     for (const key of NEVER_STORED) {
       delete card[key];
@@ -22,7 +23,7 @@ export function redactCardData(body: JsonObject): JsonObject {
       card.number = maskPan(card.number);
     }
   }
-  const bank = provided && objectAt(provided, ['provider_c']);
+  const bank = jsonObjectAt(provided, 'provider_c');
   if (bank) {
     for (const key of ['bankAccountNumber', 'iban']) {
       if (typeof bank[key] === 'string') {
@@ -47,15 +48,4 @@ export function maskPan(number: string): string {
 
 function maskAllButLast4(value: string): string {
   return value.length <= 4 ? 'x'.repeat(value.length) : `${'x'.repeat(value.length - 4)}${value.slice(-4)}`;
-}
-
-function objectAt(root: JsonObject, path: string[]): JsonObject | undefined {
-  let node: JsonValue | undefined = root;
-  for (const key of path) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
-      return undefined;
-    }
-    node = node[key];
-  }
-  return node !== null && typeof node === 'object' && !Array.isArray(node) ? node : undefined;
 }

@@ -1,6 +1,6 @@
 import { expiryForResponse, RefundResult } from '@gateway/acquirer';
 import type { JsonObject, ProviderRefundReply } from '@gateway/contracts';
-import { TRANSACTION_RESULTS } from '@gateway/contracts';
+import { isJsonObject, TRANSACTION_RESULTS } from '@gateway/contracts';
 import type { OperationOutcome } from '../card-operation/operation-outcome';
 
 /** What the side effect of a refund came to, whoever performed it (the card refunded to, masked). */
@@ -50,10 +50,6 @@ export function outcomeOfProvider(reply: ProviderRefundReply | undefined): Refun
     result: reply.result,
     gatewayCode: reply.gatewayCode,
     ...(typeof reply.providerReference === 'string' ? { receipt: reply.providerReference.slice(0, 100) } : {}),
-    ...(isObject(reply.sourceOfFunds) ? { sourceOfFunds: reply.sourceOfFunds as JsonObject } : {}),
+    ...(isJsonObject(reply.sourceOfFunds) ? { sourceOfFunds: reply.sourceOfFunds } : {}),
   };
-}
-
-function isObject(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
