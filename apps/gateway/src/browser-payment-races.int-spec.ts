@@ -169,9 +169,9 @@ function slowed(inner: SimulatedProviderAdapter): SimulatedProviderAdapter {
       await inner.reverse(reference);
       log({ call: 'reverse', reference });
     },
-    async refund(reference, amount) {
+    async refund(reference, refundId, amount) {
       await providerLatency();
-      const result = await inner.refund(reference, amount);
+      const result = await inner.refund(reference, refundId, amount);
       log({ call: 'refund', reference, amount: amount.toFixed(), answer: result.providerCode });
       return result;
     },

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { openTestDataSource } from '@gateway/testing';
+import { openTestDataSource, waitFor } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { BROWSER_PAYMENT_SCHEMA } from './browser-payment.schema';
 import { BrowserPaymentRepository, BrowserPaymentRow } from './browser-payment.repository';
@@ -198,8 +198,9 @@ describe('the simulators\' books', () => {
     const reference = await created();
     await simulator.move(reference, ['CREATED'], 'APPROVED', new Date());
     expect(await simulator.execute(reference, 'PAY', '10.00', new Date())).toMatchObject({ status: 'CAPTURED', capturedAmount: '10.0000' });
-    const refunds = await Promise.all(Array.from({ length: 6 }, () => simulator.refund(reference, '2.00', new Date())));
-    expect(refunds.filter((r) => r !== null)).toHaveLength(5);
+    const refunds = await Promise.all(Array.from({ length: 6 }, (_, i) => simulator.refund(reference, `r${i}`, '2.00', `PAR-${i}`, new Date())));
+    expect(refunds.filter((r) => r!.approved)).toHaveLength(5);
+    expect(refunds.filter((r) => !r!.approved)).toEqual([expect.objectContaining({ providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT', reference: null })]);
     expect((await simulator.find(reference))!.refundedAmount).toBe('10.0000');
   });
 
@@ -214,7 +215,134 @@ describe('the simulators\' books', () => {
     const paid = await created();
     await simulator.move(paid, ['CREATED'], 'APPROVED', new Date());
     await simulator.execute(paid, 'PAY', '10.00', new Date());
-    await simulator.refund(paid, '1.00', new Date());
+    await simulator.refund(paid, 'r1', '1.00', 'PAR-1', new Date());
     expect(await simulator.void(paid, new Date())).toBeNull();
+  });
+});
+
+describe('the simulators\' refunds', () => {
+  async function captured(amount = '10.00') {
+    const reference = `PA-${randomBytes(10).toString('hex').toUpperCase()}`;
+    await simulator.create(
+      { reference, provider: 'provider_a', operation: 'PAY', currency: 'EUR', amount, status: 'CREATED', capturedAmount: '0', refundedAmount: '0' },
+      new Date(),
+    );
+    await simulator.move(reference, ['CREATED'], 'APPROVED', new Date());
+    await simulator.execute(reference, 'PAY', amount, new Date());
+    return reference;
+  }
+
+  async function storedRefunds(reference: string): Promise<number> {
+    const rows: { count: string }[] = await dataSource.query(
+      'SELECT count(*) AS count FROM browser_payment.simulated_provider_refunds WHERE payment_reference = $1',
+      [reference],
+    );
+    return Number(rows[0].count);
+  }
+
+  it('move money once per key, however many calls with the key race', async () => {
+    const reference = await captured();
+    // Each call is a statement of its own on a connection of its own (the pool holds 12).
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => simulator.refund(reference, 'r1', '3.00', `PAR-${i}`, new Date())));
+    expect(answers[0]).toMatchObject({ paymentReference: reference, refundId: 'r1', amount: '3.0000', currency: 'EUR', approved: true, providerCode: 'REFUNDED' });
+    for (const answer of answers) {
+      expect(answer).toEqual(answers[0]);
+    }
+    expect((await simulator.find(reference))!.refundedAmount).toBe('3.0000');
+    expect(await storedRefunds(reference)).toBe(1);
+    expect(await simulator.findRefund(reference, 'r1')).toEqual(answers[0]);
+  });
+
+  it('count each key once when keys race, up to what was captured, and answer each key\'s repeats as first answered', async () => {
+    const reference = await captured();
+    const refund = (key: number) => simulator.refund(reference, `r${key}`, '1.50', `PAR-${key}-${randomBytes(4).toString('hex')}`, new Date());
+    const first = await Promise.all(Array.from({ length: 10 }, (_, key) => refund(key)));
+    expect(first.filter((r) => r!.approved)).toHaveLength(6);
+    expect(first.filter((r) => !r!.approved).map((r) => r!.providerCode)).toEqual(Array(4).fill('REFUND_EXCEEDS_CAPTURED_AMOUNT'));
+    expect((await simulator.find(reference))!.refundedAmount).toBe('9.0000');
+    expect(await storedRefunds(reference)).toBe(10);
+
+    const again = await Promise.all(Array.from({ length: 10 }, (_, key) => refund(key)));
+    expect(again).toEqual(first);
+    expect((await simulator.find(reference))!.refundedAmount).toBe('9.0000');
+    expect(await storedRefunds(reference)).toBe(10);
+  });
+
+  it('wait for a refund of the payment in progress, then decide on the payment as it left it', async () => {
+    const reference = await captured();
+    // A first refund, under r1, made in a transaction held open: it holds the payment's row.
+    const holder = dataSource.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      const [{ pid }]: { pid: number }[] = await holder.query('SELECT pg_backend_pid() AS pid');
+      const inTransaction = SimulatedProviderRepository.over({ query: (sql: string, params?: unknown[]) => holder.query(sql, params) } as DataSource);
+      const made = await inTransaction.refund(reference, 'r1', '3.00', 'PAR-FIRST', new Date());
+      expect(made).toMatchObject({ approved: true, reference: 'PAR-FIRST' });
+
+      const racing = Promise.all([
+        ...Array.from({ length: 3 }, (_, i) => simulator.refund(reference, 'r1', '3.00', `PAR-R1-${i}`, new Date())),
+        // Fits in what was captured unless the 3.00 above counts: it must.
+        simulator.refund(reference, 'r2', '7.01', 'PAR-R2', new Date()),
+        simulator.refund(reference, 'r3', '7.00', 'PAR-R3', new Date()),
+      ]);
+      // The first waiter waits for the holder, the others queue behind it for the row.
+      await waitFor(
+        async () => {
+          const rows: { count: string }[] = await dataSource.query(
+            `WITH RECURSIVE waiting(pid) AS (
+               SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))
+               UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY(pg_blocking_pids(a.pid))
+             ) SELECT count(*) AS count FROM waiting`,
+            [pid],
+          );
+          return Number(rows[0].count) === 5;
+        },
+        { what: 'the five refunds waiting for the first', timeoutMs: 4_000 },
+      );
+      await holder.commitTransaction();
+
+      const [r1a, r1b, r1c, r2, r3] = await racing;
+      expect([r1a, r1b, r1c]).toEqual([made, made, made]);
+      expect(r2).toMatchObject({ approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+      expect(r3).toMatchObject({ approved: true, reference: 'PAR-R3' });
+      expect((await simulator.find(reference))!.refundedAmount).toBe('10.0000');
+      expect(await storedRefunds(reference)).toBe(3);
+    } finally {
+      if (holder.isTransactionActive) {
+        await holder.rollbackTransaction();
+      }
+      await holder.release();
+    }
+  });
+
+  it('decline a refund beyond what was captured, and answer its repeats with that decline, moving nothing', async () => {
+    const reference = await captured();
+    const declined = await simulator.refund(reference, 'r1', '10.01', 'PAR-1', new Date());
+    expect(declined).toMatchObject({ amount: '10.0100', approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT', reference: null });
+    const repeats = await Promise.all(Array.from({ length: 5 }, (_, i) => simulator.refund(reference, 'r1', '10.01', `PAR-2${i}`, new Date())));
+    expect(repeats).toEqual(Array(5).fill(declined));
+    // Another amount under the key gets the stored refund too: the caller sees the amounts differ.
+    expect(await simulator.refund(reference, 'r1', '5.00', 'PAR-3', new Date())).toEqual(declined);
+    expect((await simulator.find(reference))!.refundedAmount).toBe('0.0000');
+    expect(await storedRefunds(reference)).toBe(1);
+  });
+
+  it('answer a refund declined before the capture with its decline after it', async () => {
+    const reference = `PA-${randomBytes(10).toString('hex').toUpperCase()}`;
+    await simulator.create(
+      { reference, provider: 'provider_a', operation: 'PAY', currency: 'EUR', amount: '10.00', status: 'APPROVED', capturedAmount: '0', refundedAmount: '0' },
+      new Date(),
+    );
+    const declined = await simulator.refund(reference, 'r1', '5.00', 'PAR-1', new Date());
+    expect(declined).toMatchObject({ approved: false, providerCode: 'NOTHING_CAPTURED' });
+    await simulator.execute(reference, 'PAY', '10.00', new Date());
+    expect(await simulator.refund(reference, 'r1', '5.00', 'PAR-2', new Date())).toEqual(declined);
+    expect(await simulator.refund(reference, 'r2', '5.00', 'PAR-3', new Date())).toMatchObject({ approved: true, reference: 'PAR-3' });
+    expect((await simulator.find(reference))!.refundedAmount).toBe('5.0000');
+  });
+
+  it('know no refund of a payment they do not have', async () => {
+    expect(await simulator.refund('PA-NOPE', 'r1', '1.00', 'PAR-1', new Date())).toBeNull();
   });
 });

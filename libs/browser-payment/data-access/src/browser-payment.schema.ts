@@ -3,8 +3,10 @@ import { BrowserPaymentEntity } from './browser-payment.entity';
 import { CreateBrowserPayments1764100000000 } from './migrations/1764100000000-create-browser-payments';
 import { IndexExpiredPayments1764300000000 } from './migrations/1764300000000-index-expired-payments';
 import { AddPaymentExecutionLease1764500000000 } from './migrations/1764500000000-add-payment-execution-lease';
+import { CreateSimulatedProviderRefunds1764700000000 } from './migrations/1764700000000-create-simulated-provider-refunds';
 import { ProviderRefundEntity } from './provider-refund.entity';
 import { SimulatedProviderPaymentEntity } from './simulated-provider-payment.entity';
+import { SimulatedProviderRefundEntity } from './simulated-provider-refund.entity';
 
 /**
  * The `browser_payment` schema: owned by browser-payment, migrated by its own SQL migrations, read by no other
@@ -13,6 +15,11 @@ import { SimulatedProviderPaymentEntity } from './simulated-provider-payment.ent
  */
 export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
   schema: 'browser_payment',
-  entities: [BrowserPaymentEntity, SimulatedProviderPaymentEntity, ProviderRefundEntity],
-  migrations: [CreateBrowserPayments1764100000000, IndexExpiredPayments1764300000000, AddPaymentExecutionLease1764500000000],
+  entities: [BrowserPaymentEntity, SimulatedProviderPaymentEntity, SimulatedProviderRefundEntity, ProviderRefundEntity],
+  migrations: [
+    CreateBrowserPayments1764100000000,
+    IndexExpiredPayments1764300000000,
+    AddPaymentExecutionLease1764500000000,
+    CreateSimulatedProviderRefunds1764700000000,
+  ],
 };

@@ -3,16 +3,22 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PaymentOperation } from './payment-columns';
 import type { SimulatedPaymentStatus, SimulatedProviderPaymentEntity } from './simulated-provider-payment.entity';
+import type { SimulatedProviderRefundEntity } from './simulated-provider-refund.entity';
 
 export type SimulatedPaymentRow = SimulatedProviderPaymentEntity;
+export type SimulatedRefundRow = Omit<SimulatedProviderRefundEntity, 'payment'>;
 
 const SELECT = `reference, provider, operation, currency, amount::text AS amount, status,
   captured_amount::text AS "capturedAmount", refunded_amount::text AS "refundedAmount",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+const REFUND_SELECT = `payment_reference AS "paymentReference", refund_id AS "refundId", amount::text AS amount, currency,
+  approved, provider_code AS "providerCode", reference, created_at AS "createdAt"`;
+
 /**
  * The simulators' books. Every change is one conditional statement, so a double click, a
- * retried request or two replicas racing can move a simulated payment only once.
+ * retried request or two replicas racing can move a simulated payment only once; a refund is
+ * also made once per key, however often and however concurrently it is asked for.
  */
 @Injectable()
 export class SimulatedProviderRepository {
@@ -67,15 +73,63 @@ export class SimulatedProviderRepository {
     );
   }
 
-  /** Refunds `amount` of a captured payment; null when that would refund more than was captured. */
-  async refund(reference: string, amount: string, at: Date): Promise<SimulatedPaymentRow | null> {
-    return this.updated(
-      `UPDATE browser_payment.simulated_provider_payments
-          SET refunded_amount = refunded_amount + $2::numeric, updated_at = $3
-        WHERE reference = $1 AND status = 'CAPTURED' AND refunded_amount + $2::numeric <= captured_amount
-        RETURNING ${SELECT}`,
-      [reference, amount, at],
+  /**
+   * The refund `refundId` (its key, unique within the payment) of `amount`: made once, and the
+   * answer to every call with the key. The first call decides it on the payment's row, locked
+   * (approved when the payment is captured and the amount fits in what is left, `reference` being
+   * its own reference; declined otherwise), and stores it with its outcome and, approved, adds
+   * its amount to the refunded amount, in one statement. A call whose key is stored (concurrent
+   * ones wait for the lock, then find it) inserts and moves nothing, whatever amount it asks: it
+   * gets the stored refund, whose amount the caller compares. Null when there is no such payment.
+   */
+  async refund(
+    paymentReference: string,
+    refundId: string,
+    amount: string,
+    reference: string,
+    at: Date,
+  ): Promise<SimulatedRefundRow | null> {
+    // The payment's row is read FOR UPDATE, which waits for a concurrent refund of the payment
+    // and then reads the row as that one left it: the decision is made on the latest amounts, and
+    // two refunds under different keys cannot both take the same money. The insert's ON CONFLICT
+    // sees a refund committed under the key meanwhile (READ COMMITTED), and then nothing moves:
+    // the update refunds only what the insert stored.
+    const [made] = (await this.dataSource.query(
+      `WITH payment AS (
+         SELECT reference, currency, status, captured_amount, refunded_amount
+           FROM browser_payment.simulated_provider_payments WHERE reference = $1 FOR UPDATE
+       ), decided AS (
+         SELECT reference, currency,
+                CASE WHEN status <> 'CAPTURED' THEN 'NOTHING_CAPTURED'
+                     WHEN refunded_amount + $3::numeric > captured_amount THEN 'REFUND_EXCEEDS_CAPTURED_AMOUNT'
+                     ELSE 'REFUNDED' END AS code
+           FROM payment
+       ), stored AS (
+         INSERT INTO browser_payment.simulated_provider_refunds
+           (payment_reference, refund_id, amount, currency, approved, provider_code, reference, created_at)
+         SELECT reference, $2, $3::numeric, currency, code = 'REFUNDED', code,
+                CASE WHEN code = 'REFUNDED' THEN $4::varchar END, $5
+           FROM decided
+         ON CONFLICT (payment_reference, refund_id) DO NOTHING
+         RETURNING *
+       ), moved AS (
+         UPDATE browser_payment.simulated_provider_payments p
+            SET refunded_amount = p.refunded_amount + stored.amount, updated_at = $5
+           FROM stored WHERE p.reference = stored.payment_reference AND stored.approved
+       )
+       SELECT ${REFUND_SELECT} FROM stored`,
+      [paymentReference, refundId, amount, reference, at],
+    )) as SimulatedRefundRow[];
+    return made ?? (await this.findRefund(paymentReference, refundId));
+  }
+
+  /** The refund made under `refundId`, with the outcome it was answered. */
+  async findRefund(paymentReference: string, refundId: string): Promise<SimulatedRefundRow | null> {
+    const rows: SimulatedRefundRow[] = await this.dataSource.query(
+      `SELECT ${REFUND_SELECT} FROM browser_payment.simulated_provider_refunds WHERE payment_reference = $1 AND refund_id = $2`,
+      [paymentReference, refundId],
     );
+    return rows[0] ?? null;
   }
 
   private async updated(sql: string, params: unknown[]): Promise<SimulatedPaymentRow | null> {

@@ -30,8 +30,17 @@ export interface ProviderAdapter {
   /** Takes back an execution the ledger refused to record. */
   reverse(reference: string): Promise<void>;
 
-  /** Returns `amount` of a captured payment to the payer. */
-  refund(reference: string, amount: Money): Promise<ProviderResult>;
+  /**
+   * Returns `amount` of a captured payment to the payer, as the refund `refundId`: its
+   * idempotency key at the provider, the refund's transaction id on the order (unique within the
+   * payment; an adapter whose provider scopes keys wider, per account, sends it qualified by
+   * `reference`). The provider makes one refund per key and answers a repeat (a retry, a
+   * concurrent copy, a request after one whose answer was lost) with the first outcome, approved
+   * (the same refund reference) or declined, moving nothing. A repeat asking another amount is
+   * refused and moves nothing: declined with `refundKeyUsedFor`. An adapter whose provider has
+   * no idempotency keys must not be used for refunds: a retry would refund twice.
+   */
+  refund(reference: string, refundId: string, amount: Money): Promise<ProviderResult>;
 }
 
 /** The built-in simulators also take the payer's decision on their own page. */
@@ -78,4 +87,9 @@ export interface ProviderResult {
    * earlier attempt whose record never landed): the amount the provider holds.
    */
   executedFor?: Money;
+  /**
+   * A refund refused because its key was first used for another amount: that amount. Nothing
+   * moved for this request; the key's first refund, made or declined, stands.
+   */
+  refundKeyUsedFor?: Money;
 }

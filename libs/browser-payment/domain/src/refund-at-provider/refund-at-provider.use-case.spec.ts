@@ -33,14 +33,49 @@ describe('RefundAtProvider', () => {
     await expect(refund.execute(message(merchant, 'refund-1', '6.00'))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 
-  it('answers two concurrent requests for one refund with one outcome, the one recorded', async () => {
+  it('refunds once at the provider when two requests for one refund race, and answers both with the outcome recorded', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await paid(bed);
     const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    const refundAtProvider = jest.spyOn(bed.simulator, 'refund');
     const [first, second] = await Promise.all([refund.execute(message(merchant, 'refund-1', '5.00')), refund.execute(message(merchant, 'refund-1', '5.00'))]);
+    // Both passed the check for a recorded refund before either recorded one: both asked the provider.
+    expect(refundAtProvider).toHaveBeenCalledTimes(2);
     expect(second).toEqual(first);
     expect(bed.payments.refunds).toHaveLength(1);
     expect(first.providerReference).toBe(bed.payments.refunds[0].providerReference);
+    // The provider made one refund: the payer got 5.00 back, not 10.00.
+    expect(Money.of(bed.simulator.rows.get(bed.payments.only().providerReference)!.refundedAmount, 'EUR').toFixed()).toBe('5.00');
+    expect([...bed.simulator.refunds.values()]).toEqual([expect.objectContaining({ refundId: 'refund-1', reference: first.providerReference })]);
+  });
+
+  it('records, on a retry, the refund the provider made for a request that died before recording it', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const reference = bed.payments.only().providerReference;
+    // The first request refunded at the provider, then its process died: nothing recorded here.
+    const made = await bed.providers.forPayment(bed.payments.only()).refund(reference, 'refund-1', Money.of('5.00', 'EUR'));
+    expect(bed.payments.refunds).toHaveLength(0);
+
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    expect(await refund.execute(message(merchant, 'refund-1', '5.00'))).toMatchObject({ result: 'SUCCESS', providerReference: made.reference });
+    expect(bed.payments.refunds).toEqual([expect.objectContaining({ refundTransactionId: 'refund-1', result: 'SUCCESS', providerReference: made.reference })]);
+    expect(Money.of(bed.simulator.rows.get(reference)!.refundedAmount, 'EUR').toFixed()).toBe('5.00');
+  });
+
+  it('refuses a retry with another amount than the provider refunded under the id, recording and moving nothing', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed);
+    const reference = bed.payments.only().providerReference;
+    await bed.providers.forPayment(bed.payments.only()).refund(reference, 'refund-1', Money.of('5.00', 'EUR'));
+
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    await expect(refund.execute(message(merchant, 'refund-1', '6.00'))).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      explanation: expect.stringContaining('5.00 EUR'),
+    });
+    expect(bed.payments.refunds).toHaveLength(0);
+    expect(Money.of(bed.simulator.rows.get(reference)!.refundedAmount, 'EUR').toFixed()).toBe('5.00');
   });
 
   it('refunds a payment the ledger records as paid whose completion here was lost, once it caught up', async () => {

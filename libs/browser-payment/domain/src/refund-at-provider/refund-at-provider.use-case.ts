@@ -12,7 +12,10 @@ import { ProviderAdapters } from '../providers/provider-adapters';
  * `browser-payment.refund.v1`: the ledger's REFUND of an order a browser payment funded. The
  * money sits with the provider, so its adapter returns it; the ledger records the outcome
  * (and enforces the order's refund limits) itself. A refund transaction is refunded at most
- * once: the same request again answers the outcome already recorded.
+ * once: the same request again answers the outcome already recorded, and the provider is given
+ * the refund transaction id as the refund's idempotency key, so requests racing past the check
+ * below, or a retry after one that died before its outcome was recorded, get the provider's one
+ * refund instead of making another.
  */
 @Injectable()
 export class RefundAtProvider {
@@ -37,7 +40,12 @@ export class RefundAtProvider {
       return this.repeated(payment, earlier, amount);
     }
     const adapter = this.providers.forPayment(payment);
-    const result = await adapter.refund(payment.providerReference, amount);
+    const result = await adapter.refund(payment.providerReference, message.transactionId, amount);
+    if (result.refundKeyUsedFor) {
+      // Asked before for another amount (by a request whose outcome was never recorded here): that
+      // refund stands at the provider, and this one moved nothing. Recorded, it would hide it.
+      throw alreadyAsked(message.transactionId, result.refundKeyUsedFor);
+    }
     const refund: ProviderRefundRow = {
       paymentId: payment.id,
       refundTransactionId: message.transactionId,
@@ -57,9 +65,7 @@ export class RefundAtProvider {
 
   private repeated(payment: BrowserPaymentRow, earlier: ProviderRefundRow, amount: Money): ProviderRefundReply {
     if (!Money.of(earlier.amount, earlier.currency).equals(amount)) {
-      throw GatewayError.invalidRequest(
-        `Refund '${earlier.refundTransactionId}' was already made at the provider for ${Money.of(earlier.amount, earlier.currency).toFixed()} ${earlier.currency}.`,
-      );
+      throw alreadyAsked(earlier.refundTransactionId, Money.of(earlier.amount, earlier.currency));
     }
     return reply(payment, earlier, this.providers.forPayment(payment).acquirerId);
   }
@@ -83,6 +89,10 @@ function refundAmount(payment: BrowserPaymentRow, message: ProviderRefundMessage
     );
   }
   return Money.of(message.amount, message.currency);
+}
+
+function alreadyAsked(refundTransactionId: string, amount: Money): GatewayError {
+  return GatewayError.invalidRequest(`Refund '${refundTransactionId}' was already made at the provider for ${amount.toFixed()} ${amount.currency}.`);
 }
 
 function targetInvalid(transactionId: string, reason: string): GatewayError {

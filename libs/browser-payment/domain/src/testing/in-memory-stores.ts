@@ -5,6 +5,7 @@ import type {
   ProviderRefundRow,
   SimulatedPaymentRow,
   SimulatedPaymentStatus,
+  SimulatedRefundRow,
   PaymentOperation,
 } from '@gateway/browser-payment/data-access';
 import type { ExpiredPayment, ExpiredPaymentsCursor } from '@gateway/contracts';
@@ -141,6 +142,8 @@ export class InMemoryPaymentStore implements PaymentStore {
 /** The simulators' books in memory, with the repository's conditional updates. */
 export class InMemorySimulatorStore implements SimulatorStore {
   readonly rows = new Map<string, SimulatedPaymentRow>();
+  /** Refunds by payment reference and key. */
+  readonly refunds = new Map<string, SimulatedRefundRow>();
 
   async create(row: Omit<SimulatedPaymentRow, 'createdAt' | 'updatedAt'>, at: Date): Promise<void> {
     this.rows.set(row.reference, { ...row, createdAt: at, updatedAt: at });
@@ -173,13 +176,36 @@ export class InMemorySimulatorStore implements SimulatorStore {
     );
   }
 
-  async refund(reference: string, amount: string, at: Date): Promise<SimulatedPaymentRow | null> {
-    return this.update(
-      reference,
-      (row) => row.status === 'CAPTURED' && parseDecimal(row.refundedAmount).plus(parseDecimal(amount)).lessThanOrEqualTo(parseDecimal(row.capturedAmount)),
-      (row) => ({ refundedAmount: parseDecimal(row.refundedAmount).plus(parseDecimal(amount)).toFixed() }),
-      at,
-    );
+  async refund(paymentReference: string, refundId: string, amount: string, reference: string, at: Date): Promise<SimulatedRefundRow | null> {
+    // Looked up, decided, stored and moved with nothing in between, like the repository's one statement.
+    const key = `${paymentReference} ${refundId}`;
+    const earlier = this.refunds.get(key);
+    if (earlier) {
+      return { ...earlier };
+    }
+    const row = this.rows.get(paymentReference);
+    if (!row) {
+      return null;
+    }
+    const refunded = parseDecimal(row.refundedAmount).plus(parseDecimal(amount));
+    const providerCode =
+      row.status !== 'CAPTURED' ? 'NOTHING_CAPTURED' : refunded.greaterThan(parseDecimal(row.capturedAmount)) ? 'REFUND_EXCEEDS_CAPTURED_AMOUNT' : 'REFUNDED';
+    const approved = providerCode === 'REFUNDED';
+    const refund: SimulatedRefundRow = {
+      paymentReference,
+      refundId,
+      amount,
+      currency: row.currency,
+      approved,
+      providerCode,
+      reference: approved ? reference : null,
+      createdAt: at,
+    };
+    this.refunds.set(key, refund);
+    if (approved) {
+      this.rows.set(paymentReference, { ...row, refundedAmount: refunded.toFixed(), updatedAt: at });
+    }
+    return { ...refund };
   }
 
   private async update(

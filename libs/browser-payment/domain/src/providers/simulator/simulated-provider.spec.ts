@@ -11,6 +11,13 @@ function simulator(provider: 'provider_a' | 'provider_b' | 'provider_c' = 'provi
   return { store, adapter: new SimulatedProvider(SIMULATOR_PROFILES[provider], store, new TestClock()) };
 }
 
+async function captured(adapter: SimulatedProvider, amount: string): Promise<string> {
+  const reference = await adapter.createPayment({ operation: 'PAY', amount: eur(amount) });
+  await adapter.decide(reference, 'approve');
+  await adapter.execute(reference, 'PAY', eur(amount));
+  return reference;
+}
+
 describe('a simulated provider', () => {
   it('opens a payment under a reference of its own', async () => {
     const { adapter, store } = simulator('provider_b');
@@ -49,16 +56,66 @@ describe('a simulated provider', () => {
     const paid = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
     await adapter.decide(paid, 'approve');
     await adapter.execute(paid, 'PAY', eur('10.00'));
-    const first = await adapter.refund(paid, eur('6.00'));
+    const first = await adapter.refund(paid, 'r1', eur('6.00'));
     expect(first).toMatchObject({ approved: true, gatewayCode: 'APPROVED' });
     expect(first.reference).toMatch(/^PAR-[0-9A-F]{20}$/);
-    expect(await adapter.refund(paid, eur('4.01'))).toMatchObject({ approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
-    expect(await adapter.refund(paid, eur('4.00'))).toMatchObject({ approved: true });
+    expect(await adapter.refund(paid, 'r2', eur('4.01'))).toMatchObject({ approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+    expect(await adapter.refund(paid, 'r3', eur('4.00'))).toMatchObject({ approved: true });
 
     const authorized = await adapter.createPayment({ operation: 'AUTHORIZE', amount: eur('10.00') });
     await adapter.decide(authorized, 'approve');
     await adapter.execute(authorized, 'AUTHORIZE', eur('10.00'));
-    expect(await adapter.refund(authorized, eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOTHING_CAPTURED' });
+    expect(await adapter.refund(authorized, 'r1', eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOTHING_CAPTURED' });
+  });
+
+  it('makes one refund per key: the same refund again, or at once, is answered the first refund and moves nothing', async () => {
+    const { adapter, store } = simulator();
+    const paid = await captured(adapter, '10.00');
+    const first = await adapter.refund(paid, 'r1', eur('6.00'));
+    expect(first).toMatchObject({ approved: true, providerCode: 'REFUNDED' });
+    expect(await adapter.refund(paid, 'r1', eur('6.00'))).toEqual(first);
+    const [one, other] = await Promise.all([adapter.refund(paid, 'r2', eur('1.00')), adapter.refund(paid, 'r2', eur('1.00'))]);
+    expect(other).toEqual(one);
+    expect((await store.find(paid))!.refundedAmount).toBe('7');
+    // Another key is another refund.
+    expect(await adapter.refund(paid, 'r3', eur('3.00'))).toMatchObject({ approved: true });
+    expect((await store.find(paid))!.refundedAmount).toBe('10');
+  });
+
+  it('answers a declined refund again with its decline, though the payment could be refunded by now', async () => {
+    const { adapter, store } = simulator();
+    const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
+    await adapter.decide(reference, 'approve');
+    const declined = await adapter.refund(reference, 'r1', eur('5.00'));
+    expect(declined).toEqual({ approved: false, gatewayCode: 'DECLINED', providerCode: 'NOTHING_CAPTURED' });
+
+    await adapter.execute(reference, 'PAY', eur('10.00'));
+    expect(await adapter.refund(reference, 'r1', eur('5.00'))).toEqual(declined);
+    expect((await store.find(reference))!.refundedAmount).toBe('0');
+
+    const exceeding = await adapter.refund(reference, 'r2', eur('10.01'));
+    expect(exceeding).toMatchObject({ approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+    expect(await adapter.refund(reference, 'r2', eur('10.01'))).toEqual(exceeding);
+    expect((await store.find(reference))!.refundedAmount).toBe('0');
+  });
+
+  it('refuses a key used again for another amount, moving nothing, and the first refund stands', async () => {
+    const { adapter, store } = simulator();
+    const paid = await captured(adapter, '10.00');
+    const first = await adapter.refund(paid, 'r1', eur('6.00'));
+    expect(await adapter.refund(paid, 'r1', eur('4.00'))).toEqual({
+      approved: false,
+      gatewayCode: 'DECLINED',
+      providerCode: 'REFUND_ID_REUSED',
+      refundKeyUsedFor: eur('6.00'),
+    });
+    expect((await store.find(paid))!.refundedAmount).toBe('6');
+    expect(await adapter.refund(paid, 'r1', eur('6.00'))).toEqual(first);
+
+    // Refused the same way after a declined first request: the decline stands, nothing moves.
+    expect(await adapter.refund(paid, 'r2', eur('5.00'))).toMatchObject({ providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+    expect(await adapter.refund(paid, 'r2', eur('4.00'))).toMatchObject({ providerCode: 'REFUND_ID_REUSED', refundKeyUsedFor: eur('5.00') });
+    expect((await store.find(paid))!.refundedAmount).toBe('6');
   });
 
   it('reverses an execution: nothing stays captured', async () => {
@@ -68,7 +125,7 @@ describe('a simulated provider', () => {
     await adapter.execute(reference, 'PAY', eur('10.00'));
     await adapter.reverse(reference);
     expect(await store.find(reference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
-    expect(await adapter.refund(reference, eur('1.00'))).toMatchObject({ approved: false });
+    expect(await adapter.refund(reference, 'r1', eur('1.00'))).toMatchObject({ approved: false });
   });
 
   it('reports provider_c\'s payer bank account masked, and nothing for provider_b', async () => {

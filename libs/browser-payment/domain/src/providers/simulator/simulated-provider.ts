@@ -91,13 +91,24 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
     await this.store.void(reference, this.clock.now());
   }
 
-  async refund(reference: string, amount: Money): Promise<ProviderResult> {
-    const refunded = await this.store.refund(reference, amount.toFixed(), this.clock.now());
-    if (!refunded) {
-      const simulated = await this.require(reference);
-      return declined(simulated.status === 'CAPTURED' ? 'REFUND_EXCEEDS_CAPTURED_AMOUNT' : 'NOTHING_CAPTURED');
+  /**
+   * One refund per key: the books store it with its outcome, and a repeat is answered that
+   * outcome (the same reference, or the same decline) and moves nothing. A repeat asking another
+   * amount is refused as providers refuse a reused idempotency key (declined REFUND_ID_REUSED,
+   * naming the first request's amount in `refundKeyUsedFor`); it moves nothing either, and the
+   * first refund stands.
+   */
+  async refund(reference: string, refundId: string, amount: Money): Promise<ProviderResult> {
+    const refund = await this.store.refund(reference, refundId, amount.toFixed(), this.newReference('R'), this.clock.now());
+    if (!refund) {
+      throw new Error(`${this.profile.provider} simulator has no payment ${reference}`);
     }
-    return { ...approved('REFUNDED'), reference: this.newReference('R') };
+    // The books are in the payment's currency (the gateway refunds only in it): amounts compare as numbers.
+    const asked = Money.of(refund.amount, refund.currency);
+    if (!asked.amount.equals(amount.amount)) {
+      return { ...declined('REFUND_ID_REUSED'), refundKeyUsedFor: asked };
+    }
+    return refund.approved ? { ...approved(refund.providerCode), reference: refund.reference! } : declined(refund.providerCode);
   }
 
   private async require(reference: string): Promise<SimulatedPaymentRow> {
