@@ -1,7 +1,7 @@
 import { JsonObject } from '@gateway/contracts';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { ApiResponse, call, createMerchant, TestMerchant } from '../support/gateway-client';
-import { acquirerCalls } from '../support/metrics';
+import { acquirerCalls, counterTotal, scrapeMetrics } from '../support/metrics';
 
 type Json = JsonObject & Record<string, any>;
 type Expiry = { month: string; year: string };
@@ -123,6 +123,28 @@ describe('card payments over HTTP', () => {
       expectOrder(response, 'FAILED', [0, 0, 0], result);
       expect(response.body.response.gatewayCode).toBe(gatewayCode);
     }
+  });
+
+  it('reverses at the acquirer every PAY, AUTHORIZE and card refund it answered TIMED_OUT (spec: "the gateway tries to reverse")', async () => {
+    const reversed = async () => counterTotal(await scrapeMetrics('order-transaction'), 'gateway_timed_out_reversals_total', { outcome: 'REVERSED' });
+    const voidCalls = () => acquirerCalls('order-transaction', 'VOID');
+    const [voidsBefore, reversedBefore] = [await voidCalls(), await reversed()];
+    const timedOut = { sourceOfFunds: card(TEST_EXPIRY.TIMED_OUT) };
+    const answers = [
+      await pay(newOrderId(), 'p1', '10.00', timedOut),
+      await authorize(newOrderId(), 'a1', '10.00', timedOut),
+      await put(newOrderId(), 'r1', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD' }, ...timedOut }),
+    ];
+    for (const answer of answers) {
+      expectOrder(answer, 'FAILED', [0, 0, 0], 'FAILURE');
+      expect(answer.body.response.gatewayCode).toBe('TIMED_OUT');
+    }
+    expect([(await voidCalls()) - voidsBefore, (await reversed()) - reversedBefore]).toEqual([3, 3]);
+
+    // Nothing else is reversed: an approval, another decline.
+    await pay(newOrderId(), 'p1', '10.00');
+    await pay(newOrderId(), 'p1', '10.00', { sourceOfFunds: card(TEST_EXPIRY.DECLINED) });
+    expect((await voidCalls()) - voidsBefore).toBe(3);
   });
 
   it('an UNKNOWN outcome (expiry 05/37) is recorded UNKNOWN: the order INITIATED, nothing in its totals', async () => {

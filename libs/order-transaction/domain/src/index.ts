@@ -16,6 +16,7 @@ export * from './refund-order/refund-order.use-case';
 export * from './refund-order/refund-side-effects';
 export * from './card-operation/reserved-operation';
 export * from './card-operation/follow-on-operation';
+export * from './card-operation/timed-out-reversal';
 export * from './pay-by-card/pay-by-card.use-case';
 export * from './pay-by-card/card-payment-side-effects';
 export * from './capture-order/capture-order.use-case';

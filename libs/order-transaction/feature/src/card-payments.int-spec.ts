@@ -79,9 +79,11 @@ async function transactionsOf(merchant: MerchantContext, orderId: string) {
   ) as Promise<Record<string, string>[]>;
 }
 
-async function acquirerCalls(operation: string): Promise<number> {
+async function acquirerCalls(operation: string, outcome?: string): Promise<number> {
   const metric = await app.metrics.registry.getSingleMetric('gateway_acquirer_requests_total')?.get();
-  return (metric?.values ?? []).filter((v) => v.labels.operation === operation).reduce((sum, v) => sum + v.value, 0);
+  return (metric?.values ?? [])
+    .filter((v) => v.labels.operation === operation && (outcome === undefined || v.labels.outcome === outcome))
+    .reduce((sum, v) => sum + v.value, 0);
 }
 
 describe('a payment opening its order', () => {
@@ -379,6 +381,35 @@ describe('a capture of an authorization the acquirer does not know', () => {
   });
 });
 
+describe('a TIMED_OUT answer (spec: "treat as declined; the gateway tries to reverse")', () => {
+  it.each(['AUTHORIZE', 'PAY'] as const)('a %s answered TIMED_OUT is reversed at the acquirer and recorded as the decline', async (apiOperation) => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const voids = await acquirerCalls('VOID', 'APPROVED');
+    const body = await operate(merchant, orderId, 't1', apiOperation, {
+      order: { amount: '10.00', currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.TIMED_OUT } } },
+    });
+    expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'TIMED_OUT' }, order: { status: 'FAILED', totalAuthorizedAmount: 0 } });
+    expect(await acquirerCalls('VOID', 'APPROVED')).toBe(voids + 1);
+    expect(await transactionsOf(merchant, orderId)).toEqual([
+      { id: 't1', type: apiOperation === 'PAY' ? 'PAYMENT' : 'AUTHORIZATION', amount: '10.0000', result: 'FAILURE' },
+    ]);
+  });
+
+  it('reverses nothing else: an approval and another decline send no void', async () => {
+    const voids = await acquirerCalls('VOID');
+    const pay = (expiry: { month: string; year: string }) =>
+      operate(testMerchant(), newOrderId(), 'p1', 'PAY', {
+        order: { amount: '10.00', currency: 'USD' },
+        sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry } } },
+      });
+    expect(await pay(TEST_EXPIRY.APPROVED)).toMatchObject({ result: 'SUCCESS' });
+    expect(await pay(TEST_EXPIRY.DECLINED)).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED' } });
+    expect(await acquirerCalls('VOID')).toBe(voids);
+  });
+});
+
 describe('a payment through the token vault (token-vault.acquirer.call.v1)', () => {
   afterEach(() => standaloneBus.unregister(SUBJECTS.tokenVault.acquirerCall));
 
@@ -387,12 +418,12 @@ describe('a payment through the token vault (token-vault.acquirer.call.v1)', () 
     operate(merchant, orderId, 'p1', apiOperation, { order: { amount: '20.00', currency: 'USD' }, sourceOfFunds: { token }, ...extra });
 
   /** A stand-in answering as the vault does: the test acquirer's result in wire form, and the card it completed, masked. */
-  function vaultAnswering(asked: AcquirerCallMessage[]) {
+  function vaultAnswering(asked: AcquirerCallMessage[], expiry = TEST_EXPIRY.APPROVED) {
     standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async (data) => {
       const message = data as AcquirerCallMessage;
       asked.push(message);
       const wire = ACQUIRER_WIRE.PAY;
-      const card = { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(TEST_EXPIRY.APPROVED.month, TEST_EXPIRY.APPROVED.year) };
+      const card = { number: Pan.of(TEST_CARD), expiry: parseCardExpiry(expiry.month, expiry.year) };
       const result = await new TestAcquirer().pay({ ...wire.decodeRequest(message.request), card });
       return { result: wire.encodeResult(result), card: { number: '512345xxxxxx0008', expiry: TEST_EXPIRY.APPROVED, nameOnCard: 'A STORED HOLDER' } };
     });
@@ -406,6 +437,15 @@ describe('a payment through the token vault (token-vault.acquirer.call.v1)', () 
     const body = await byToken(merchant, orderId, 'PAY', { sourceOfFunds: { token, provided: { card: { securityCode: '100' } } } });
     expect(asked).toEqual([expect.objectContaining({ operation: 'PAY', source: { token }, explicit: { securityCode: '100' } })]);
     expect(body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', nameOnCard: 'A STORED HOLDER' } } } });
+  });
+
+  it('reverses a payment the vault\'s acquirer call answered TIMED_OUT, by the acquirer\'s reference, before recording the decline', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    vaultAnswering([], TEST_EXPIRY.TIMED_OUT);
+    const voids = await acquirerCalls('VOID', 'APPROVED');
+    expect(await byToken(merchant, orderId)).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'TIMED_OUT' }, order: { status: 'FAILED' } });
+    expect(await acquirerCalls('VOID', 'APPROVED')).toBe(voids + 1);
   });
 
   it('answers a clear 503 while the vault does not answer, recording nothing', async () => {

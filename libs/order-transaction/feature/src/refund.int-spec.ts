@@ -143,11 +143,15 @@ function seedCardPayment(merchant: MerchantContext, orderId: string, transaction
   );
 }
 
-/** Refund calls the test acquirer answered in this process (gateway_acquirer_requests_total). */
-async function acquirerRefunds(): Promise<number> {
+/** Calls of `operation` the test acquirer answered in this process (gateway_acquirer_requests_total), of one outcome or all. */
+async function acquirerCalls(operation: string, outcome?: string): Promise<number> {
   const metric = await app.metrics.registry.getSingleMetric('gateway_acquirer_requests_total')?.get();
-  return (metric?.values ?? []).filter((v) => v.labels.operation === 'REFUND').reduce((sum, v) => sum + v.value, 0);
+  return (metric?.values ?? [])
+    .filter((v) => v.labels.operation === operation && (outcome === undefined || v.labels.outcome === outcome))
+    .reduce((sum, v) => sum + v.value, 0);
 }
+
+const acquirerRefunds = () => acquirerCalls('REFUND');
 
 async function orderRow(merchant: MerchantContext, orderId: string) {
   const rows = await app.dataSource.query(
@@ -489,6 +493,18 @@ describe('standalone refunds (a new order, sourceOfFunds required)', () => {
     const orderId = newOrderId();
     const body = await refund(merchant, orderId, 'r1', usd('5.00'), card(TEST_EXPIRY.DECLINED));
     expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED', acquirerCode: '05' }, order: { status: 'FAILED', totalRefundedAmount: 0 } });
+  });
+
+  it('reverses a card refund the acquirer answered TIMED_OUT before recording the decline (spec: "the gateway tries to reverse")', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const [refunds, voids] = [await acquirerRefunds(), await acquirerCalls('VOID')];
+    const body = await refund(merchant, orderId, 'r1', usd('5.00'), card(TEST_EXPIRY.TIMED_OUT));
+    expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'TIMED_OUT' }, order: { status: 'FAILED', totalRefundedAmount: 0 } });
+    // The void names the refund as the acquirer answered it, and the acquirer took it back.
+    expect([await acquirerRefunds(), await acquirerCalls('VOID', 'APPROVED')]).toEqual([refunds + 1, voids + 1]);
+    await refund(merchant, newOrderId(), 'r1', usd('5.00'), card(TEST_EXPIRY.DECLINED));
+    expect(await acquirerCalls('VOID')).toBe(voids + 1);
   });
 
   it('keeps its order to itself: a payment on it is refused, so no linked refund can escape the refund limit', async () => {

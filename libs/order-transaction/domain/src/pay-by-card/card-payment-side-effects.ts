@@ -4,13 +4,15 @@ import { AcquirerCallMessage, AcquirerCallReply, CardPaymentRequest, GatewayErro
 import { MessageBus } from '@gateway/platform';
 import { CardOutcome, outcomeOfAuthorization } from '../card-operation/card-outcome';
 import type { CardOperationCommand } from '../card-operation/reserved-operation';
+import { TimedOutReversal } from '../card-operation/timed-out-reversal';
 import { REFUND_CALL_TIMEOUT_MS } from '../refund-order/refund-side-effects';
 import type { CardPaymentPlan } from './card-payment-plan';
 
 /**
  * The acquirer call of an AUTHORIZE or PAY, by route: the merchant's connector with the card the
  * request gave, or the token vault, which alone opens a token's or a session's card
- * (token-vault.acquirer.call.v1) and answers the result with the card masked.
+ * (token-vault.acquirer.call.v1) and answers the result with the card masked. An answer of
+ * TIMED_OUT is reversed at the acquirer before it is recorded (TimedOutReversal).
  */
 @Injectable()
 export class CardPaymentSideEffects {
@@ -18,9 +20,16 @@ export class CardPaymentSideEffects {
     private readonly bus: MessageBus,
     // The vault call waits as long as a refund's through the vault: the same acquirer behind it.
     @Inject(REFUND_CALL_TIMEOUT_MS) private readonly timeoutMs: number,
+    private readonly reversal: TimedOutReversal,
   ) {}
 
   async authorize(command: CardOperationCommand<CardPaymentRequest>, plan: CardPaymentPlan, connector?: AcquirerConnector): Promise<CardOutcome> {
+    const outcome = await this.call(command, plan, connector);
+    const { envelope, orderId, transactionId } = command;
+    return this.reversal.afterCall(outcome, { merchant: envelope.merchant, orderId, transactionId, type: plan.type });
+  }
+
+  private async call(command: CardOperationCommand<CardPaymentRequest>, plan: CardPaymentPlan, connector?: AcquirerConnector): Promise<CardOutcome> {
     const request: Omit<AuthorizeCardRequest, 'card'> = {
       merchantId: command.envelope.merchant.id,
       orderId: command.orderId,

@@ -9,6 +9,7 @@ import {
   SUBJECTS,
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
+import { TimedOutReversal } from '../card-operation/timed-out-reversal';
 import type { RefundCommand } from './refund-order.use-case';
 import { outcomeOfAcquirer, outcomeOfProvider, RefundOutcome } from './refund-outcome';
 import type { RefundPlan, RefundRoute } from './refund-plan';
@@ -31,16 +32,27 @@ export interface RefundCall {
  * a payment session:
  * only the vault opens it, card-custody.messages.ts), or browser-payment (an order a provider
  * funded, provider-refund.messages.ts). Throws what the callee threw; RefundOrder decides
- * whether anything can have happened.
+ * whether anything can have happened. A card refund the acquirer answered TIMED_OUT is reversed
+ * before it is recorded (TimedOutReversal): the issuer may still credit it.
  */
 @Injectable()
 export class RefundSideEffects {
   constructor(
     private readonly bus: MessageBus,
     @Inject(REFUND_CALL_TIMEOUT_MS) private readonly timeoutMs: number,
+    private readonly reversal: TimedOutReversal,
   ) {}
 
   async refund(call: RefundCall): Promise<RefundOutcome> {
+    const outcome = await this.call(call);
+    if (call.plan.route.kind === 'PROVIDER') {
+      return outcome; // a browser payment provider's answer, not an acquirer's
+    }
+    const { envelope, orderId, transactionId } = call.command;
+    return this.reversal.afterCall(outcome, { merchant: envelope.merchant, orderId, transactionId, type: 'REFUND' });
+  }
+
+  private async call(call: RefundCall): Promise<RefundOutcome> {
     const { command, plan } = call;
     const context = {
       merchantId: command.envelope.merchant.id,

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AcquirerRegistry, AcquirerTransactionReference, VoidRequest } from '@gateway/acquirer';
+import type { MerchantContext } from '@gateway/contracts';
+import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
+import type { Counter } from 'prom-client';
+import type { OperationOutcome } from './operation-outcome';
+
+export const TIMED_OUT_REVERSALS_METRIC = 'gateway_timed_out_reversals_total';
+
+/** How a reversal attempt ended. */
+export type ReversalOutcome = 'REVERSED' | 'REFUSED' | 'FAILED' | 'NO_REFERENCE';
+
+/** The card transaction the acquirer answered TIMED_OUT. */
+export interface TimedOutTransaction {
+  merchant: MerchantContext;
+  orderId: string;
+  transactionId: string;
+  type: VoidRequest['targetType'];
+}
+
+/**
+ * Spec, `response.gatewayCode` TIMED_OUT: "treat as declined; the gateway tries to reverse". An
+ * acquirer answers TIMED_OUT when it gave up waiting for the issuer, whose late approval may
+ * still hold the payer's funds (an authorisation, a payment) or credit them (a refund). The
+ * transaction is recorded as the decline it is; before that, while the order's reservation still
+ * holds its amount, the gateway asks the acquirer to reverse it: a void of the transaction by the
+ * reference the TIMED_OUT answer carried. What the reversal comes to never changes the answer
+ * (the spec's decline): one refused, unanswered or impossible (no reference) is logged with the
+ * order and transaction and counted in `gateway_timed_out_reversals_total{outcome}`, to be
+ * reconciled with the acquirer (docs/operations/README.md).
+ *
+ * Only an answered TIMED_OUT is reversed: a call with no answer at all (UNKNOWN) gave no
+ * reference to reverse by, and keeps its amount reserved (refund-reservation.md).
+ */
+@Injectable()
+export class TimedOutReversal {
+  private readonly reversals: Counter<string>;
+
+  constructor(
+    private readonly acquirers: AcquirerRegistry,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    metrics: Metrics,
+  ) {
+    this.reversals = metrics.counter(
+      TIMED_OUT_REVERSALS_METRIC,
+      'Reversals of card transactions the acquirer answered TIMED_OUT, by outcome (REVERSED, REFUSED, FAILED, NO_REFERENCE).',
+      ['outcome'],
+    );
+  }
+
+  /** `outcome` as it is, once a TIMED_OUT one was reversed (or the attempt failed). */
+  async afterCall<T extends OperationOutcome>(outcome: T, transaction: TimedOutTransaction): Promise<T> {
+    if (outcome.gatewayCode === 'TIMED_OUT') {
+      this.reversals.inc({ outcome: await this.reverse(outcome, transaction) });
+    }
+    return outcome;
+  }
+
+  private async reverse(outcome: OperationOutcome, transaction: TimedOutTransaction): Promise<ReversalOutcome> {
+    const { merchant, orderId, transactionId, type } = transaction;
+    const about = { orderId, transactionId, type };
+    const target = referenceOf(outcome);
+    if (!target) {
+      this.logger.error(about, 'TIMED_OUT answer without the acquirer\'s reference: the transaction could not be reversed; reconcile it with the acquirer');
+      return 'NO_REFERENCE';
+    }
+    try {
+      const reversal = await this.acquirers.forMerchant(merchant).void({ merchantId: merchant.id, orderId, transactionId, target, targetType: type });
+      if (reversal.result === 'SUCCESS') {
+        this.logger.info(about, 'TIMED_OUT transaction reversed at the acquirer');
+        return 'REVERSED';
+      }
+      this.logger.warn({ ...about, gatewayCode: reversal.gatewayCode }, 'the acquirer refused to reverse a TIMED_OUT transaction; reconcile it with the acquirer');
+      return 'REFUSED';
+    } catch (err) {
+      this.logger.error({ ...about, err }, 'reversal of a TIMED_OUT transaction failed; reconcile it with the acquirer');
+      return 'FAILED';
+    }
+  }
+}
+
+/** The acquirer's reference of the timed-out transaction, from its answer. */
+function referenceOf(outcome: OperationOutcome): AcquirerTransactionReference | undefined {
+  const acquirerTransactionId = outcome.acquirer?.transactionId;
+  if (typeof acquirerTransactionId !== 'string' || acquirerTransactionId === '') {
+    return undefined;
+  }
+  return { acquirerTransactionId, ...(outcome.receipt ? { receipt: outcome.receipt } : {}) };
+}
