@@ -418,7 +418,7 @@ describe('a payment through the token vault (token-vault.acquirer.call.v1)', () 
     operate(merchant, orderId, 'p1', apiOperation, { order: { amount: '20.00', currency: 'USD' }, sourceOfFunds: { token }, ...extra });
 
   /** A stand-in answering as the vault does: the test acquirer's result in wire form, and the card it completed, masked. */
-  function vaultAnswering(asked: AcquirerCallMessage[], expiry = TEST_EXPIRY.APPROVED) {
+  function vaultAnswering(asked: AcquirerCallMessage[], expiry: { month: string; year: string } = TEST_EXPIRY.APPROVED) {
     standaloneBus.register(SUBJECTS.tokenVault.acquirerCall, async (data) => {
       const message = data as AcquirerCallMessage;
       asked.push(message);
