@@ -6,6 +6,7 @@ import {
   asciiType,
   base64Type,
   booleanType,
+  customDataType,
   dateTimeType,
   dateType,
   decInType,
@@ -65,6 +66,8 @@ type Options = FieldOptions | undefined;
 
 /** String(a-b): any characters, length a to b. */
 export const StringField = (min: number, max: number, o?: Options) => Field(stringType(min, max), o, 'StringField');
+/** String(a-b) of the custom data fields, holding no card number (the spec rejects sensitive data there). */
+export const CustomDataField = (min: number, max: number, o?: Options) => Field(customDataType(min, max), o, 'CustomDataField');
 /** ASCII(a-b): printable ASCII. */
 export const AsciiField = (min: number, max: number, o?: Options) => Field(asciiType(min, max), o, 'AsciiField');
 /** Alnum(a-b): 0-9 a-z A-Z. */

@@ -6,6 +6,7 @@ import {
   asciiType,
   base64Type,
   booleanType,
+  customDataType,
   dateTimeType,
   dateType,
   decInType,
@@ -33,6 +34,12 @@ const accepts = (type: FieldType, value: unknown) => type.check(value) === null;
 const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
   ['String(1-3)', stringType(1, 3), ['a', 'abc', 'äöü', '😀😀😀', 'a\tb'], ['', 'abcd', 'a\u0000', '\ud800', 1, null, true]],
   ['String(0-32)', stringType(0, 32), ['', 'x'.repeat(32)], ['x'.repeat(33)]],
+  [
+    'String(1-40) of custom data',
+    customDataType(1, 40),
+    ['{"site":"A1","at":1712345678901}', 'order 12345, 2026-11-26', 'x'.repeat(40)],
+    ['5123450000000008', 'card 5123 4500 0000 0008', '{"pan":"5123-4500-0000-0008"}', '', 'x'.repeat(41), 1],
+  ],
   ['ASCII(31-35)', asciiType(31, 35), ['A'.repeat(31), '~'.repeat(35)], ['A'.repeat(30), 'é'.repeat(31), 'A'.repeat(36)]],
   ['Alnum(1-40)', alnumType(1, 40), ['a', 'Z9'.repeat(20)], ['', 'a-b', 'a b', 'a'.repeat(41), 12]],
   ['Hex(20-20)', hexType(20, 20), ['0123456789abcdefABCD'], ['0123456789abcdefABC', '0123456789abcdefABCG']],

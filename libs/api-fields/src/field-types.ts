@@ -1,3 +1,4 @@
+import { holdsCardNumber } from '@gateway/crypto';
 import { isKnownCurrency } from '@gateway/money';
 import { FieldType, jsonTypeReason } from './field-type';
 
@@ -68,6 +69,27 @@ export function stringType(min: number, max: number): FieldType {
       invalid: [...pastBounds(min, max, 'x'), ...(max >= 1 ? ['\u0000'] : [])],
       wrongType: 1,
     },
+  };
+}
+
+/**
+ * String(a-b) that holds no card number: the custom data fields, of which the spec says
+ * "sensitive data is rejected" (transaction.acquirer.customData) or "no sensitive data"
+ * (agreement.customData, externalTokenProvider.customData). The gateway keeps them as they are
+ * (the ledger's stored responses, the vault's token), so a card number there would be stored in
+ * clear. A card number is what the log scrubber masks: 13-19 digits, alone or in groups, passing
+ * Luhn (crypto's holdsCardNumber). Security codes and other sensitive data cannot be told from
+ * other text, so only card numbers are refused. The explanation masks the number it echoes.
+ */
+export function customDataType(min: number, max: number): FieldType {
+  const text = stringType(min, max);
+  const reason = 'must not hold card data (a card number): the spec rejects sensitive data here';
+  return {
+    ...text,
+    check(value) {
+      return text.check(value) ?? (holdsCardNumber(value as string) ? reason : null);
+    },
+    samples: { ...text.samples, invalid: [...text.samples.invalid, 'card 5123450000000008'] },
   };
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { maskCardNumbers } from './card-number-masking';
+import { holdsCardNumber, maskCardNumbers } from './card-number-masking';
 
 describe('maskCardNumbers', () => {
   it('masks a card number 6.4 in either form and leaves other numbers readable', () => {
@@ -89,5 +89,16 @@ describe('maskCardNumbers', () => {
         });
       }),
     );
+  });
+});
+
+describe('holdsCardNumber', () => {
+  it('finds a card number in any text, as one run or in groups, and nothing in other numbers', () => {
+    expect(holdsCardNumber('5123450000000008')).toBe(true);
+    expect(holdsCardNumber('{"site":"A1","card":"5123 4500 0000 0008"}')).toBe(true);
+    expect(holdsCardNumber('ref 5123-4500-0000-0008.')).toBe(true);
+    expect(holdsCardNumber('{"site":"A1","at":1712345678901}')).toBe(false);
+    expect(holdsCardNumber('order 12345, 2026-11-26')).toBe(false);
+    expect(holdsCardNumber('')).toBe(false);
   });
 });

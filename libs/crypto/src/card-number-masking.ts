@@ -33,6 +33,14 @@ export function maskCardNumbers(text: string, mask: CardNumberMask): string {
 }
 
 /**
+ * Whether `text` holds what maskCardNumbers would mask: a card number, alone or among other
+ * text, as one run or in groups (fields where the spec rejects sensitive data).
+ */
+export function holdsCardNumber(text: string): boolean {
+  return maskCardNumbers(text, 'keep-length') !== text;
+}
+
+/**
  * The groups that may hold a card number masked, each stretch of such groups as one number. A
  * card number is one group (see mayHoldCardNumber) or several, from one group to a later one:
  * so each group is looked at with as many of the groups after it as fit in 19 digits, and if

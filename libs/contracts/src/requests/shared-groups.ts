@@ -1,5 +1,6 @@
 import {
   AsciiField,
+  CustomDataField,
   DecInField,
   DigitsField,
   DigitValueField,
@@ -146,14 +147,14 @@ export class ShippingOrigin {
 
 /** `transaction.acquirer` */
 export class TransactionAcquirer {
-  /** Sensitive data is rejected by the acquirer; never card data. */
-  @StringField(1, 2048)
+  /** Spec: "sensitive data is rejected": a card number in it is refused (CustomDataField). */
+  @CustomDataField(1, 2048)
   customData?: string;
 }
 
 /** `externalTokenProvider` */
 export class ExternalTokenProvider {
-  /** Site code as JSON text; never sensitive data. */
-  @StringField(1, 4000)
+  /** Site code as JSON text; spec: "no sensitive data": a card number in it is refused. */
+  @CustomDataField(1, 4000)
   customData?: string;
 }

@@ -5,6 +5,7 @@ import {
   BooleanField,
   CrossFieldRules,
   CurrencyField,
+  CustomDataField,
   CustomFieldsField,
   DateField,
   DateTimeField,
@@ -249,8 +250,8 @@ export class Agreement {
   @EnumField(AMOUNT_VARIABILITIES)
   amountVariability?: (typeof AMOUNT_VARIABILITIES)[number];
 
-  /** Never sensitive data. */
-  @StringField(1, 2048)
+  /** Spec: "no sensitive data": a card number in it is refused. */
+  @CustomDataField(1, 2048)
   customData?: string;
 
   @DateField()
