@@ -1,4 +1,4 @@
-import { defaultMerchantSettings, GatewayError, MerchantContext } from '@gateway/contracts';
+import { cardAcquirerIdOf, defaultMerchantSettings, GatewayError, MerchantContext } from '@gateway/contracts';
 import { Metrics } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { Money } from '@gateway/money';
@@ -57,6 +57,13 @@ describe('AcquirerRegistry', () => {
     const connector = new AcquirerRegistry(new Metrics()).forMerchant(merchant('TEST'));
     expect(connector.acquirerId).toBe(TEST_ACQUIRER_ID);
     expect((await connector.verify(verifyRequest(TEST_EXPIRY.DECLINED))).gatewayCode).toBe('DECLINED');
+  });
+
+  it('hands out the connector of the acquirer cardAcquirerIdOf routes the merchant to, the one the edge names on a LOCK_FAILURE', () => {
+    const registry = new AcquirerRegistry(new Metrics());
+    expect(registry.forMerchant(merchant('TEST')).acquirerId).toBe(cardAcquirerIdOf(merchant('TEST')));
+    expect(cardAcquirerIdOf(merchant('LIVE'))).toBeUndefined();
+    expect(() => registry.forMerchant(merchant('LIVE'))).toThrow(GatewayError);
   });
 
   it('refuses live merchants with ACQUIRER_NOT_CONFIGURED instead of simulating an approval', () => {

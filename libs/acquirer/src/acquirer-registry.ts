@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { GatewayError, MerchantContext } from '@gateway/contracts';
+import { cardAcquirerIdOf, GatewayError, MerchantContext } from '@gateway/contracts';
 import { Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import type { AcquirerCallOptions, AcquirerConnector, AcquirerOperation } from './acquirer-connector';
@@ -27,9 +27,10 @@ export const TEST_ACQUIRER = Symbol('TEST_ACQUIRER');
 export const ACQUIRER_REQUESTS_METRIC = 'gateway_acquirer_requests_total';
 
 /**
- * Chooses the acquirer connector for a merchant. Test merchants get the built-in test
- * acquirer with their `testAcquirer.latencyMs`. No real acquirer is connected to this
- * gateway, so a live merchant's card operation is refused with ACQUIRER_NOT_CONFIGURED:
+ * Chooses the acquirer connector for a merchant, as `cardAcquirerIdOf` (contracts) routes it.
+ * Test merchants get the built-in test acquirer with their `testAcquirer.latencyMs`. No real
+ * acquirer is connected to this gateway, so a live merchant (routed to none) has its card
+ * operation refused with ACQUIRER_NOT_CONFIGURED:
  * a live card must never be "approved" by a simulator.
  *
  * Every call through a connector it hands out is counted in
@@ -51,8 +52,13 @@ export class AcquirerRegistry {
     );
   }
 
+  /**
+   * The connector of the acquirer `cardAcquirerIdOf` (contracts) routes the merchant's card
+   * operations to: the edge reads the same function to name the acquirer of an operation it
+   * refused with LOCK_FAILURE, so the two cannot disagree.
+   */
   forMerchant(merchant: MerchantContext): AcquirerConnector {
-    if (merchant.mode !== 'TEST') {
+    if (cardAcquirerIdOf(merchant) !== this.testAcquirer.acquirerId) {
       throw new GatewayError('ACQUIRER_NOT_CONFIGURED', {
         explanation: 'Card transactions are not available for this merchant: no acquirer is configured.',
       });

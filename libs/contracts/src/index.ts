@@ -2,6 +2,7 @@ export * from './errors';
 export * from './subjects';
 export * from './envelope';
 export * from './merchant-context';
+export * from './acquirer-routing';
 export * from './json';
 export * from './messages';
 export * from './requests';

@@ -93,7 +93,8 @@ describe('REFUND over HTTP', () => {
     expect(requested.body).toMatchObject({
       result: 'PENDING',
       response: { gatewayCode: 'PENDING' },
-      transaction: { type: 'REFUND_REQUEST', amount: 9 },
+      // Not sent yet: transaction.acquirer (always provided) names the acquirer a standalone refund goes to, the merchant's.
+      transaction: { type: 'REFUND_REQUEST', amount: 9, acquirer: { id: 'TEST_ACQUIRER' } },
       order: { status: 'REFUND_REQUESTED', totalRefundedAmount: 0 },
     });
   });

@@ -68,7 +68,7 @@ describe('response conformance', () => {
     expect(at(check(body, initiate), 'response.gatewayCode')).toBeUndefined();
   });
 
-  it('accepts a missing transaction.acquirer only under its named exceptions (LOCK_FAILURE, standalone REFUND_REQUEST)', () => {
+  it('accepts a missing transaction.acquirer only on a LOCK_FAILURE of a follow-on operation whose order the edge could not read', () => {
     const body = verifyAnswer();
     delete (body.transaction as Record<string, unknown>).acquirer;
     expect(at(check(body), 'transaction.acquirer')?.detail).toBe('missing');
@@ -77,7 +77,34 @@ describe('response conformance', () => {
     // On an existing order (it has a status) the acquirer is known: still required.
     expect(at(check(body), 'transaction.acquirer')?.detail).toBe('missing');
     delete (body.order as Record<string, unknown>).status;
-    expect(at(check(body), 'transaction.acquirer')).toBeUndefined();
+    // On an order not created yet a VERIFY's acquirer is the merchant's: still required.
+    expect(at(check(body), 'transaction.acquirer')?.detail).toBe('missing');
+
+    const refused = (requestBody: Record<string, unknown>): ConformanceRequest => ({ ...verify, body: requestBody });
+    // The edge cannot see the target of a follow-on operation on an order it could not read.
+    for (const apiOperation of ['CAPTURE', 'VOID', 'CONFIRM_BROWSER_PAYMENT']) {
+      expect(at(check(body, refused({ apiOperation })), 'transaction.acquirer')).toBeUndefined();
+    }
+    expect(at(check(body, refused({ apiOperation: 'REFUND', transaction: { amount: '1.00' } })), 'transaction.acquirer')).toBeUndefined();
+    expect(
+      at(check(body, refused({ apiOperation: 'REFUND', sourceOfFunds: { token: '9123' }, transaction: { targetTransactionId: 'p-1' } })), 'transaction.acquirer'),
+    ).toBeUndefined();
+    // A standalone refund (sourceOfFunds, no target) goes to the merchant's card acquirer: required.
+    expect(at(check(body, refused({ apiOperation: 'REFUND', sourceOfFunds: { token: '9123' } })), 'transaction.acquirer')?.detail).toBe('missing');
+    // An initiate goes to its provider's: required.
+    expect(at(check(body, refused({ apiOperation: 'INITIATE_BROWSER_PAYMENT' })), 'transaction.acquirer')?.detail).toBe('missing');
+  });
+
+  it('requires transaction.acquirer on a standalone REFUND_REQUEST awaiting approval', () => {
+    const refundRequest = { method: 'PUT', path: `${base}/order/o-1/transaction/r-1`, body: { apiOperation: 'REFUND', sourceOfFunds: { token: '9123' } } };
+    const body = verifyAnswer();
+    body.result = 'PENDING';
+    body.response = { gatewayCode: 'PENDING' };
+    body.order = { amount: 0, currency: 'USD', id: 'o-1', status: 'REFUND_REQUESTED', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 };
+    body.transaction = { amount: 9, currency: 'USD', id: 'r-1', type: 'REFUND_REQUEST' };
+    expect(at(check(body, refundRequest), 'transaction.acquirer')?.detail).toBe('missing');
+    body.transaction = { ...(body.transaction as Record<string, unknown>), acquirer: { id: 'TEST_ACQUIRER' } };
+    expect(at(check(body, refundRequest), 'transaction.acquirer')).toBeUndefined();
   });
 
   it('fails on an over-long string', () => {

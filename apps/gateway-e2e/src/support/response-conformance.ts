@@ -303,20 +303,19 @@ export const EXCEPTIONS = {
   /** ARCHITECTURE 4.5: keys in alphabetical order at every level. */
   SORTED_KEYS: 'ARCHITECTURE 4.5: keys sorted at every level',
   /**
-   * docs/decisions/lock-failure-response.md: a LOCK_FAILURE answer names the acquirer of its
-   * target, or the one the order's transactions name; on an order not created yet there is
-   * none to name, and the decision leaves `transaction.acquirer` out rather than guess it
-   * (spec: ALWAYS PROVIDED). A judgement call the decision made, accepted only on a LOCK_FAILURE
-   * whose order group has no status (the order does not exist yet).
+   * docs/decisions/lock-failure-response.md (amended 2026-11-26): a LOCK_FAILURE answer names
+   * the acquirer of its target, the one the request and the merchant's profile route it to
+   * (VERIFY, AUTHORIZE, PAY, INITIATE_BROWSER_PAYMENT, a standalone REFUND), or the one the
+   * order's transactions name. A follow-on operation (CAPTURE, VOID, CONFIRM_BROWSER_PAYMENT, a
+   * REFUND naming a target or giving no sourceOfFunds) goes to its target's acquirer; on an
+   * order the edge could not read (not created yet, or the ledger did not answer) it cannot see
+   * the target, and leaves `transaction.acquirer` out rather than guess it (spec: ALWAYS
+   * PROVIDED). Accepted only there: a LOCK_FAILURE whose order group has no status, answering
+   * one of those operations. (A live merchant, with no acquirer configured, would leave it out
+   * on any operation; no e2e test has one refused with LOCK_FAILURE, so nothing is accepted for it.)
    */
-  LOCK_FAILURE_ACQUIRER_UNKNOWN: 'docs/decisions/lock-failure-response.md: LOCK_FAILURE on an order not yet created has no acquirer to name',
-  /**
-   * A standalone refund waiting for approval (REFUND_REQUEST without a target, docs/decisions/
-   * refund-rules.md) has not been routed to an acquirer and has no refunded transaction whose
-   * acquirer it could name, so the ledger leaves `transaction.acquirer` out (spec: ALWAYS
-   * PROVIDED). Left as the product has it: a judgement call, reported.
-   */
-  STANDALONE_REFUND_REQUEST_ACQUIRER: 'standalone REFUND_REQUEST awaiting approval: not routed to an acquirer yet',
+  LOCK_FAILURE_UNSEEN_TARGET_ACQUIRER:
+    'docs/decisions/lock-failure-response.md: a follow-on operation refused with LOCK_FAILURE on an order the edge could not read has no target whose acquirer it could name',
   /**
    * The e2e gateway runs on plain http (no TLS terminator in front of it), so the URLs it
    * builds from its PUBLIC_BASE_URL (browserPayment.redirectUrl) begin with http. The spec's
@@ -987,8 +986,27 @@ export function checkResponse(request: ConformanceRequest, answer: ConformanceAn
     checkFields(body, OPERATIONS.TOKEN_EXTENSION, '', unmask, options, add);
     return violations;
   }
-  checkFields(body, operation === 'TRANSACTION_RETRIEVAL' ? retrievalRules(body) : OPERATIONS[operation], '', unmask, options, add);
+  checkFields(body, operation === 'TRANSACTION_RETRIEVAL' ? retrievalRules(body) : OPERATIONS[operation], '', unmask, options, add, request.body);
   return violations;
+}
+
+/**
+ * An operation whose acquirer is its target's (LOCK_FAILURE_UNSEEN_TARGET_ACQUIRER): a CAPTURE,
+ * VOID or CONFIRM_BROWSER_PAYMENT, or a REFUND that names a target or gives no sourceOfFunds
+ * (a standalone refund gives one and goes to the merchant's card acquirer).
+ */
+function actsOnATarget(requested: unknown): boolean {
+  if (!isObject(requested)) return false;
+  switch (requested.apiOperation) {
+    case 'CAPTURE':
+    case 'VOID':
+    case 'CONFIRM_BROWSER_PAYMENT':
+      return true;
+    case 'REFUND':
+      return !isObject(requested.sourceOfFunds) || (isObject(requested.transaction) && requested.transaction.targetTransactionId !== undefined);
+    default:
+      return false;
+  }
 }
 
 /** A retrieved transaction reads as its operation's answer: a VERIFICATION with VERIFY's groups (no refund-shaped posTerminal). */
@@ -1040,18 +1058,20 @@ function checkFields(
   unmask: boolean,
   options: ConformanceOptions,
   add: AddViolation,
+  /** The request body the answer is to (order operations), for what depends on the operation asked. */
+  requested?: unknown,
 ): void {
   const source = operation.source;
   const present = new Map<string, unknown>();
   flatten(body, '', present);
 
   // Required fields: ALWAYS PROVIDED whenever the parent group is present.
-  // LOCK_FAILURE on an order not created yet: its order group has no status (lock-failure-response.ts).
-  const lockFailure = isObject(body.response) && body.response.gatewayCode === 'LOCK_FAILURE' && !(isObject(body.order) && 'status' in body.order);
-  const unroutedRefundRequest = isObject(body.transaction) && body.transaction.type === 'REFUND_REQUEST' && body.transaction.targetTransactionId === undefined;
+  // LOCK_FAILURE on an order the edge could not read: its order group has no status (lock-failure-response.ts).
+  const lockFailureUnread = isObject(body.response) && body.response.gatewayCode === 'LOCK_FAILURE' && !(isObject(body.order) && 'status' in body.order);
+  const unseenTarget = lockFailureUnread && actsOnATarget(requested);
   for (const [rulePath, rule] of Object.entries(operation.fields)) {
     if (!rule.always) continue;
-    if (rulePath === 'transaction.acquirer' && (lockFailure || unroutedRefundRequest)) continue; // LOCK_FAILURE_ACQUIRER_UNKNOWN, STANDALONE_REFUND_REQUEST_ACQUIRER
+    if (rulePath === 'transaction.acquirer' && unseenTarget) continue; // LOCK_FAILURE_UNSEEN_TARGET_ACQUIRER
     for (const parent of parentsOf(rulePath, body)) {
       const concrete = parent.path ? `${parent.path}.${lastSegment(rulePath)}` : rulePath;
       if (!(lastSegment(rulePath) in parent.value)) {

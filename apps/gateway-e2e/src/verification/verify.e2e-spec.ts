@@ -388,11 +388,12 @@ describe('VERIFY', () => {
       const approved = responses.filter((r) => r.body.response?.gatewayCode === 'APPROVED');
       expect(locked).toHaveLength(1);
       expect(approved).toHaveLength(1);
-      // The order did not exist yet when it was refused: the request's currency, totals zero.
+      // The order did not exist yet when it was refused: the request's currency, totals zero,
+      // and the acquirer the merchant's card operations go to.
       expect(locked[0].body).toMatchObject({
         result: 'FAILURE',
         order: { id: orderId, currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 },
-        transaction: { type: 'VERIFICATION', amount: 0, currency: 'USD' },
+        transaction: { type: 'VERIFICATION', amount: 0, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } },
       });
 
       // The refused request created nothing: the order holds one verification, and the

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { TEST_ACQUIRER_ID } from '@gateway/contracts';
 import type { AcquirerCallOptions, AcquirerConnector } from '../acquirer-connector';
 import type {
   AcquirerCard,
@@ -31,7 +32,8 @@ import { avsOutcome } from './avs-table';
 import { ExpiryOutcome, expiryOutcome } from './expiry-outcomes';
 import { securityCodeOutcome } from './security-code-outcomes';
 
-export const TEST_ACQUIRER_ID = 'TEST_ACQUIRER';
+/** The test acquirer's `transaction.acquirer.id`, defined with the routing that chooses it (contracts, acquirer-routing.ts). */
+export { TEST_ACQUIRER_ID };
 
 /**
  * ISO 8583 processing codes: 00 goods and services (verification, authorisation, payment,

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, Confirmation, PaymentOperation, ProviderName } from '@gateway/browser-payment/data-access';
-import { GatewayError, InitiateBrowserPaymentRequest, isStandaloneRefundOrder, JsonObject, LedgerOrderView, RequestEnvelope } from '@gateway/contracts';
+import {
+  GatewayError,
+  InitiateBrowserPaymentRequest,
+  isStandaloneRefundOrder,
+  JsonObject,
+  LedgerOrderView,
+  PROVIDER_OF_SOURCE,
+  RequestEnvelope,
+} from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
 import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
@@ -10,7 +18,7 @@ import { PayerJourneys } from '../payer-journey/payer-journeys';
 import { paymentResponse, providerAOptions } from '../payment/payment-response';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { asJson, StoredRequest, storedRequestOf } from '../payment/stored-request';
-import { PROVIDER_OF_SOURCE, ProviderAdapters } from '../providers/provider-adapters';
+import { ProviderAdapters } from '../providers/provider-adapters';
 import { newRedirectToken, redirectTokenHash } from '../redirect-token/redirect-token';
 
 export interface InitiateBrowserPaymentCommand {

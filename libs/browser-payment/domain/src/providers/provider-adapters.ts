@@ -1,26 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BrowserPaymentRow, PROVIDERS, ProviderName } from '@gateway/browser-payment/data-access';
-import { GatewayError, MerchantContext } from '@gateway/contracts';
+import { browserPaymentAcquirerIdOf, GatewayError, MerchantContext } from '@gateway/contracts';
 import { CLOCK, Clock } from '../browser-payment.options';
 import type { ProviderAdapter } from './provider-adapter';
 import { SimulatedProvider } from './simulator/simulated-provider';
 import { SIMULATOR_PROFILES } from './simulator/simulator-profiles';
 import { SIMULATOR_STORE, SimulatorStore } from './simulator/simulator-store';
 
-/** sourceOfFunds.type -> the provider that serves it. */
-export const PROVIDER_OF_SOURCE: Readonly<Record<string, ProviderName>> = {
-  PROVIDER_A: 'provider_a',
-  PROVIDER_B: 'provider_b',
-  PROVIDER_C: 'provider_c',
-};
-
 export function isProviderName(value: string): value is ProviderName {
   return (PROVIDERS as readonly string[]).includes(value);
 }
 
 /**
- * Which adapter serves a merchant's payments at a provider. Test merchants get the built-in
- * simulators; no real provider is connected to this gateway, so a live merchant gets
+ * Which adapter serves a merchant's payments at a provider, as `browserPaymentAcquirerIdOf`
+ * (contracts) routes them; the edge reads the same function to name the acquirer of an
+ * initiate it refused with LOCK_FAILURE. Test merchants get the built-in simulators; no real
+ * provider is connected to this gateway, so a live merchant (routed to none) gets
  * PROVIDER_NOT_CONFIGURED before anything happens, never a simulated approval.
  */
 @Injectable()
@@ -36,12 +31,13 @@ export class ProviderAdapters {
   }
 
   forMerchant(merchant: MerchantContext, provider: ProviderName): ProviderAdapter {
-    if (merchant.mode !== 'TEST') {
+    const simulator = this.simulators[provider];
+    if (browserPaymentAcquirerIdOf(merchant, provider) !== simulator.acquirerId) {
       throw new GatewayError('PROVIDER_NOT_CONFIGURED', {
         explanation: `Browser payments with ${provider} are not available for this merchant: no provider connection is configured.`,
       });
     }
-    return this.simulators[provider];
+    return simulator;
   }
 
   /** The adapter of the provider that holds an existing payment (only simulators create payments here). */

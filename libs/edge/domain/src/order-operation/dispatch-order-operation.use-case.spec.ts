@@ -92,9 +92,10 @@ describe('DispatchOrderOperation', () => {
   });
 
   it('answers LOCK_FAILURE from the request alone when the order does not exist yet, or the ledger does not answer the read', async () => {
+    // The acquirer is the one the merchant's profile routes its card operations to (a test merchant's: the test acquirer).
     const fromRequest = {
       order: { id: 'order-1', currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 },
-      transaction: { id: 'txn-1', type: 'VERIFICATION', amount: 0, currency: 'USD' },
+      transaction: { id: 'txn-1', type: 'VERIFICATION', amount: 0, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } },
     };
     const missing = dispatcherAnswering(() => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'none' })), busy);
     expect((await missing.dispatch.execute(command)).body).toMatchObject(fromRequest);
@@ -103,6 +104,11 @@ describe('DispatchOrderOperation', () => {
     const away = dispatcherAnswering(() => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'busy' })), busy);
     expect((await away.dispatch.execute(command)).body).toMatchObject(fromRequest);
     expect(away.warn).toHaveBeenCalledWith(expect.objectContaining({ orderId: 'order-1' }), expect.stringContaining('without the order'));
+
+    // A live merchant has no acquirer configured: none is named.
+    const live = { ...command, merchant: { ...command.merchant, id: 'MLIVE', mode: 'LIVE' as const } };
+    const liveBody = (await missing.dispatch.execute(live)).body;
+    expect(liveBody.transaction).toEqual({ id: 'txn-1', type: 'VERIFICATION', amount: 0, currency: 'USD' });
   });
 
   it('passes other service errors through unchanged', async () => {

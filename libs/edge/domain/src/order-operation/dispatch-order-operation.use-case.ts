@@ -119,7 +119,7 @@ export class DispatchOrderOperation {
    * a busy order is not kept waiting longer for the details.
    */
   private async lockFailure(command: OrderOperationCommand, apiOperation: OrderApiOperation, body: JsonObject): Promise<JsonObject> {
-    const refused = { apiOperation, orderId: command.orderId, transactionId: command.transactionId, body };
+    const refused = { apiOperation, orderId: command.orderId, transactionId: command.transactionId, body, merchant: command.merchant };
     try {
       const reply = await this.bus.request<OperationReply>(
         SUBJECTS.orderTransaction.retrieveOrder,

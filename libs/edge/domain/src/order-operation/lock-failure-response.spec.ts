@@ -1,11 +1,21 @@
 import { JsonObject } from '@gateway/contracts';
 import { lockFailureBody, RefusedOperation } from './lock-failure-response';
 
-const refused = (apiOperation: RefusedOperation['apiOperation'], body: JsonObject, transactionId = 'txn-2'): RefusedOperation => ({
+const TEST = { mode: 'TEST' } as const;
+/** A live merchant: no acquirer or provider is configured for it (docs/decisions/live-merchants-without-acquirer.md). */
+const LIVE = { mode: 'LIVE' } as const;
+
+const refused = (
+  apiOperation: RefusedOperation['apiOperation'],
+  body: JsonObject,
+  transactionId = 'txn-2',
+  merchant: RefusedOperation['merchant'] = TEST,
+): RefusedOperation => ({
   apiOperation,
   orderId: 'order-1',
   transactionId,
   body: { apiOperation, ...body },
+  merchant,
 });
 
 /** The order's own fields, as the ledger holds them. */
@@ -57,19 +67,19 @@ describe('lockFailureBody', () => {
     const body = lockFailureBody(refused('PAY', { order: { amount: '10.50', currency: 'USD' } }), null);
 
     expect(body.order).toEqual({ id: 'order-1', amount: 10.5, currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 });
-    expect(body.transaction).toEqual({ id: 'txn-2', type: 'PAYMENT', amount: 10.5, currency: 'USD' });
+    expect(body.transaction).toEqual({ id: 'txn-2', type: 'PAYMENT', amount: 10.5, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } });
   });
 
   it('a VERIFY is a VERIFICATION of zero in the order currency', () => {
     const body = lockFailureBody(refused('VERIFY', { order: { currency: 'JPY' } }), null);
 
-    expect(body.transaction).toEqual({ id: 'txn-2', type: 'VERIFICATION', amount: 0, currency: 'JPY' });
+    expect(body.transaction).toEqual({ id: 'txn-2', type: 'VERIFICATION', amount: 0, currency: 'JPY', acquirer: { id: 'TEST_ACQUIRER' } });
     expect(body.order).toEqual({ id: 'order-1', currency: 'JPY', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 });
   });
 
   it('an AUTHORIZE takes order.amount in the currency\'s own minor units', () => {
     const body = lockFailureBody(refused('AUTHORIZE', { order: { amount: '1250', currency: 'JPY' } }), null);
-    expect(body.transaction).toEqual({ id: 'txn-2', type: 'AUTHORIZATION', amount: 1250, currency: 'JPY' });
+    expect(body.transaction).toEqual({ id: 'txn-2', type: 'AUTHORIZATION', amount: 1250, currency: 'JPY', acquirer: { id: 'TEST_ACQUIRER' } });
   });
 
   it('a CAPTURE or REFUND naming its target: the target and the acquirer that holds it', () => {
@@ -100,8 +110,10 @@ describe('lockFailureBody', () => {
     const confirm = lockFailureBody(refused('CONFIRM_BROWSER_PAYMENT', {}, 'bp-1'), browserOrder);
     expect(confirm.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 42.5, currency: 'EUR', acquirer: { id: 'PROVIDER_A' } });
 
-    // An order not created yet: no acquirer to name.
-    expect(lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }), null).transaction).not.toHaveProperty('acquirer');
+    // A merchant with no acquirer configured: the order's, where it names one.
+    expect(lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }, 'txn-2', LIVE), cardOrder).transaction).toMatchObject({
+      acquirer: { id: 'TEST_ACQUIRER' },
+    });
   });
 
   it('without a target, the acquirer of the order\'s transactions that name one: a transaction naming none is no other acquirer', () => {
@@ -137,14 +149,16 @@ describe('lockFailureBody', () => {
     expect(unread.order).toEqual({ id: 'order-1' });
   });
 
-  it('an INITIATE_BROWSER_PAYMENT is a PAYMENT or an AUTHORIZATION as its browserPayment.operation says', () => {
-    const pay = lockFailureBody(refused('INITIATE_BROWSER_PAYMENT', { order: { amount: '42.50', currency: 'EUR' }, browserPayment: { operation: 'PAY' } }), null);
-    expect(pay.transaction).toEqual({ id: 'txn-2', type: 'PAYMENT', amount: 42.5, currency: 'EUR' });
-    const authorize = lockFailureBody(
-      refused('INITIATE_BROWSER_PAYMENT', { order: { amount: '42.50', currency: 'EUR' }, browserPayment: { operation: 'AUTHORIZE' } }),
-      null,
-    );
-    expect(authorize.transaction).toMatchObject({ type: 'AUTHORIZATION' });
+  it('an INITIATE_BROWSER_PAYMENT is a PAYMENT or an AUTHORIZATION as browserPayment.provider_a.operation says; a bank transfer always pays', () => {
+    const initiate = (sourceOfFunds: JsonObject, browserPayment: JsonObject = { returnUrl: 'https://shop.example/back' }) =>
+      lockFailureBody(refused('INITIATE_BROWSER_PAYMENT', { order: { amount: '42.50', currency: 'EUR' }, browserPayment, sourceOfFunds }), null).transaction;
+    const providerA = (operation: string) => ({ returnUrl: 'https://shop.example/back', provider_a: { operation, paymentConfirmation: 'CONFIRM_AT_PROVIDER' } });
+
+    expect(initiate({ type: 'PROVIDER_A' }, providerA('PAY'))).toMatchObject({ id: 'txn-2', type: 'PAYMENT', amount: 42.5, currency: 'EUR' });
+    expect(initiate({ type: 'PROVIDER_A' }, providerA('AUTHORIZE'))).toMatchObject({ type: 'AUTHORIZATION' });
+    expect(initiate({ type: 'PROVIDER_A' })).toMatchObject({ type: 'PAYMENT' });
+    expect(initiate({ type: 'PROVIDER_B', provided: { provider_b: { bankIdentifier: '12345678' } } })).toMatchObject({ type: 'PAYMENT' });
+    expect(initiate({ type: 'PROVIDER_C' })).toMatchObject({ type: 'PAYMENT' });
   });
 
   it('a CONFIRM_BROWSER_PAYMENT is its initiated payment, at the amount it confirms or the one initiated', () => {
@@ -152,5 +166,80 @@ describe('lockFailureBody', () => {
     expect(changed.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 40, currency: 'EUR', acquirer: { id: 'PROVIDER_A' } });
     const same = lockFailureBody(refused('CONFIRM_BROWSER_PAYMENT', {}, 'bp-1'), retrieved);
     expect(same.transaction).toEqual({ id: 'bp-1', type: 'AUTHORIZATION', amount: 42.5, currency: 'EUR', acquirer: { id: 'PROVIDER_A' } });
+  });
+
+  describe('the acquirer of an operation on an order not created yet (or not read): the one it would have gone to', () => {
+    const newOrder = null;
+
+    it('a VERIFY, AUTHORIZE or PAY: the merchant\'s card acquirer', () => {
+      expect(lockFailureBody(refused('VERIFY', { order: { currency: 'USD' } }), newOrder).transaction).toEqual({
+        id: 'txn-2',
+        type: 'VERIFICATION',
+        amount: 0,
+        currency: 'USD',
+        acquirer: { id: 'TEST_ACQUIRER' },
+      });
+      for (const apiOperation of ['AUTHORIZE', 'PAY'] as const) {
+        const body = lockFailureBody(refused(apiOperation, { order: { amount: '10.00', currency: 'USD' }, sourceOfFunds: { token: '9123456789012345' } }), newOrder);
+        expect(body.transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+      }
+    });
+
+    it('an INITIATE_BROWSER_PAYMENT: its provider\'s, as sourceOfFunds.type names it', () => {
+      const initiate = (type: string) =>
+        lockFailureBody(refused('INITIATE_BROWSER_PAYMENT', { order: { amount: '42.50', currency: 'EUR' }, sourceOfFunds: { type } }), newOrder).transaction;
+      expect(initiate('PROVIDER_A')).toMatchObject({ acquirer: { id: 'PROVIDER_A_SIMULATOR' } });
+      expect(initiate('PROVIDER_B')).toMatchObject({ acquirer: { id: 'PROVIDER_B_SIMULATOR' } });
+      expect(initiate('PROVIDER_C')).toMatchObject({ acquirer: { id: 'PROVIDER_C_SIMULATOR' } });
+    });
+
+    it('a standalone REFUND (sourceOfFunds, no target): the merchant\'s card acquirer', () => {
+      const toToken = { sourceOfFunds: { token: '9123456789012345' }, transaction: { amount: '5.00', currency: 'USD' } };
+      expect(lockFailureBody(refused('REFUND', toToken), newOrder).transaction).toEqual({
+        id: 'txn-2',
+        type: 'REFUND',
+        amount: 5,
+        currency: 'USD',
+        acquirer: { id: 'TEST_ACQUIRER' },
+      });
+      const toCard = { sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008' } } }, transaction: { amount: '5.00', currency: 'USD' } };
+      expect(lockFailureBody(refused('REFUND', toCard), newOrder).transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+    });
+
+    it('is not named where it depends on a target the edge cannot see: a CAPTURE, VOID, CONFIRM, a REFUND naming a target or giving no card', () => {
+      const unseen = [
+        refused('CAPTURE', { transaction: { amount: '5.00', currency: 'USD', targetTransactionId: 'pay-1' } }),
+        refused('VOID', { transaction: { targetTransactionId: 'pay-1' } }),
+        refused('CONFIRM_BROWSER_PAYMENT', {}, 'bp-1'),
+        refused('REFUND', { transaction: { amount: '5.00', currency: 'USD' } }),
+        refused('REFUND', { sourceOfFunds: { token: '9123456789012345' }, transaction: { amount: '5.00', currency: 'USD', targetTransactionId: 'pay-1' } }),
+      ];
+      for (const operation of unseen) {
+        expect(lockFailureBody(operation, newOrder).transaction).not.toHaveProperty('acquirer');
+      }
+    });
+
+    it('is not named for a merchant with no acquirer or provider configured (a live merchant)', () => {
+      const live = [
+        refused('VERIFY', { order: { currency: 'USD' } }, 'txn-2', LIVE),
+        refused('PAY', { order: { amount: '10.00', currency: 'USD' } }, 'txn-2', LIVE),
+        refused('AUTHORIZE', { order: { amount: '10.00', currency: 'USD' } }, 'txn-2', LIVE),
+        refused('INITIATE_BROWSER_PAYMENT', { order: { amount: '42.50', currency: 'EUR' }, sourceOfFunds: { type: 'PROVIDER_A' } }, 'txn-2', LIVE),
+        refused('REFUND', { sourceOfFunds: { token: '9123456789012345' }, transaction: { amount: '5.00', currency: 'USD' } }, 'txn-2', LIVE),
+      ];
+      for (const operation of live) {
+        expect(lockFailureBody(operation, newOrder).transaction).not.toHaveProperty('acquirer');
+      }
+    });
+
+    it('wins over the order\'s: a card operation on an order a browser payment opened still goes to the card acquirer', () => {
+      const browserOrder = { ...retrieved, transaction: [(retrieved.transaction as JsonObject[])[1]] };
+      expect(lockFailureBody(refused('PAY', { order: { amount: '1.00', currency: 'EUR' } }), browserOrder).transaction).toMatchObject({
+        acquirer: { id: 'TEST_ACQUIRER' },
+      });
+      const cardOrder = { ...retrieved, transaction: [(retrieved.transaction as JsonObject[])[0]] };
+      const initiate = refused('INITIATE_BROWSER_PAYMENT', { order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'PROVIDER_B' } });
+      expect(lockFailureBody(initiate, cardOrder).transaction).toMatchObject({ acquirer: { id: 'PROVIDER_B_SIMULATOR' } });
+    });
   });
 });

@@ -1,4 +1,15 @@
-import { JsonObject, JsonValue, OrderApiOperation, VOID_TYPE_OF } from '@gateway/contracts';
+import {
+  browserPaymentAcquirerIdOf,
+  cardAcquirerIdOf,
+  isJsonObject,
+  JsonObject,
+  jsonObjectAt,
+  JsonValue,
+  MerchantContext,
+  OrderApiOperation,
+  PROVIDER_OF_SOURCE,
+  VOID_TYPE_OF,
+} from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { timeOfRecord } from '../api/api-response';
 
@@ -8,6 +19,8 @@ export interface RefusedOperation {
   orderId: string;
   transactionId: string;
   body: JsonObject;
+  /** Whose operation it is: the merchant's profile routes it to an acquirer (contracts, acquirer-routing.ts). */
+  merchant: Pick<MerchantContext, 'mode'>;
 }
 
 /**
@@ -23,7 +36,7 @@ export interface RefusedOperation {
  * target, a CONFIRM's initiated payment). What cannot be known is left out, never guessed.
  */
 export function lockFailureBody(refused: RefusedOperation, order: JsonObject | null): JsonObject {
-  const transaction = withOrderAcquirer(requestedTransaction(refused, order), order);
+  const transaction = withOrderAcquirer(withRoutedAcquirer(requestedTransaction(refused, order), refused), order);
   return {
     order: order ? orderGroup(order) : newOrderGroup(refused, transaction),
     response: { gatewayCode: 'LOCK_FAILURE' },
@@ -73,11 +86,8 @@ function requestedTransaction(refused: RefusedOperation, order: JsonObject | nul
     case 'AUTHORIZE':
     case 'PAY':
       return fields(refused.apiOperation === 'PAY' ? 'PAYMENT' : 'AUTHORIZATION', requestOrder.amount, stringOf(requestOrder.currency));
-    case 'INITIATE_BROWSER_PAYMENT': {
-      const operation = objectAt(refused.body, 'browserPayment').operation;
-      const type = operation === 'PAY' ? 'PAYMENT' : operation === 'AUTHORIZE' ? 'AUTHORIZATION' : undefined;
-      return fields(type, requestOrder.amount, stringOf(requestOrder.currency));
-    }
+    case 'INITIATE_BROWSER_PAYMENT':
+      return fields(browserPaymentTypeOf(refused.body), requestOrder.amount, stringOf(requestOrder.currency));
     case 'CONFIRM_BROWSER_PAYMENT': {
       const initiated = recorded(refused.transactionId);
       const currency = stringOf(initiated?.currency) ?? stringOf(requestOrder.currency);
@@ -100,6 +110,18 @@ function requestedTransaction(refused: RefusedOperation, order: JsonObject | nul
   }
 }
 
+/**
+ * An initiated browser payment's type: provider_a authorises or pays as
+ * browserPayment.provider_a.operation says (pays when the group is left out); the bank
+ * transfers (provider_b, provider_c) always pay.
+ */
+function browserPaymentTypeOf(body: JsonObject): string | undefined {
+  const provider = providerOf(body);
+  if (provider === undefined) return undefined;
+  const operation = provider === 'provider_a' ? (objectAt(objectAt(body, 'browserPayment'), 'provider_a').operation ?? 'PAY') : 'PAY';
+  return operation === 'PAY' ? 'PAYMENT' : operation === 'AUTHORIZE' ? 'AUTHORIZATION' : undefined;
+}
+
 function voidTypeOf(targetType: JsonValue | undefined): string | undefined {
   return typeof targetType === 'string' && Object.prototype.hasOwnProperty.call(VOID_TYPE_OF, targetType)
     ? VOID_TYPE_OF[targetType as keyof typeof VOID_TYPE_OF]
@@ -116,10 +138,54 @@ function withTarget(group: JsonObject, targetId: string | undefined, target: Jso
 
 /**
  * `transaction.acquirer` is ALWAYS PROVIDED (spec, Shared response groups). Without a target
- * naming it, the acquirer is the one that holds the order: the one every transaction recorded
- * on it names (an order's card operations go to one acquirer, a browser payment's to its
- * provider). An order not yet created, or whose transactions name none or several, leaves it
- * out: it cannot be known, and is never guessed.
+ * naming it, an operation whose acquirer follows from the request and the merchant's profile
+ * names that one, read where the services read it (contracts, acquirer-routing.ts), whether
+ * the order exists or not:
+ *   VERIFY, AUTHORIZE, PAY  the merchant's card acquirer (a card given, a token's or a session's);
+ *   INITIATE_BROWSER_PAYMENT  the acquirer of the provider its sourceOfFunds.type names;
+ *   REFUND  a standalone one (it gives sourceOfFunds and names no target; on an order that
+ *           exists the ledger refuses it): the merchant's card acquirer.
+ * A merchant with none configured (a live one) leaves it to the order, or out.
+ */
+function withRoutedAcquirer(group: JsonObject, refused: RefusedOperation): JsonObject {
+  if (group.acquirer !== undefined) return group;
+  const acquirerId = routedAcquirerId(refused);
+  return acquirerId === undefined ? group : { ...group, acquirer: { id: acquirerId } };
+}
+
+function routedAcquirerId(refused: RefusedOperation): string | undefined {
+  switch (refused.apiOperation) {
+    case 'VERIFY':
+    case 'AUTHORIZE':
+    case 'PAY':
+      return cardAcquirerIdOf(refused.merchant);
+    case 'INITIATE_BROWSER_PAYMENT': {
+      const provider = providerOf(refused.body);
+      return provider === undefined ? undefined : browserPaymentAcquirerIdOf(refused.merchant, provider);
+    }
+    case 'REFUND': {
+      const standalone = isJsonObject(refused.body.sourceOfFunds) && objectAt(refused.body, 'transaction').targetTransactionId === undefined;
+      return standalone ? cardAcquirerIdOf(refused.merchant) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The provider a browser payment's sourceOfFunds.type names. */
+function providerOf(body: JsonObject): (typeof PROVIDER_OF_SOURCE)[keyof typeof PROVIDER_OF_SOURCE] | undefined {
+  const type = objectAt(body, 'sourceOfFunds').type;
+  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(PROVIDER_OF_SOURCE, type)
+    ? PROVIDER_OF_SOURCE[type as keyof typeof PROVIDER_OF_SOURCE]
+    : undefined;
+}
+
+/**
+ * Otherwise (a follow-on operation leaving its target to the ledger, a merchant with no
+ * acquirer configured) the acquirer is the one that holds the order: the one every transaction
+ * recorded on it names. An order not read (not yet created, or the ledger did not answer), or
+ * whose transactions name none or several, leaves it out: it cannot be known, and is never
+ * guessed.
  */
 function withOrderAcquirer(group: JsonObject, order: JsonObject | null): JsonObject {
   if (group.acquirer !== undefined) return group;
@@ -149,10 +215,9 @@ function amountOf(value: JsonValue | undefined, currency: string | undefined): n
   }
 }
 
+/** The object at `key` of `value`, or an empty one: what a missing group reads as. */
 function objectAt(value: JsonValue | undefined, key: string): JsonObject {
-  const parent = value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-  const child = parent[key];
-  return child !== null && typeof child === 'object' && !Array.isArray(child) ? child : {};
+  return jsonObjectAt(value, key) ?? {};
 }
 
 function stringOf(value: JsonValue | undefined): string | undefined {

@@ -236,6 +236,18 @@ describe('the default taxAmount of a full refund (spec refund rule 5)', () => {
 });
 
 describe('a standalone refund (a new order)', () => {
+  it("goes to the merchant's card acquirer, named before it answers (a REFUND_REQUEST's too); a linked refund's is its target's", () => {
+    const toToken = refund({}, { sourceOfFunds: { token: '9123456789012345' } });
+    expect(planRefund(toToken, null, merchant()).acquirerId).toBe('TEST_ACQUIRER');
+    expect(planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card } } }), null, merchant()).acquirerId).toBe('TEST_ACQUIRER');
+    const awaiting = planRefund(toToken, null, merchant({ refundRequiresApproval: true }));
+    expect(awaiting).toMatchObject({ type: 'REFUND_REQUEST', route: { kind: 'APPROVAL' }, acquirerId: 'TEST_ACQUIRER' });
+    // A live merchant has no acquirer configured: none to name.
+    const live: MerchantContext = { ...merchant({ refundRequiresApproval: true }), mode: 'LIVE' };
+    expect(planRefund(toToken, null, live)).not.toHaveProperty('acquirerId');
+    expect(planRefund(refund(), order([txn('pay-1', 'PAYMENT', '100.00', { fundingType: 'CARD' })]), merchant())).not.toHaveProperty('acquirerId');
+  });
+
   it('refunds to the card the request gives, through the acquirer', () => {
     const plan = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card } } }), null, merchant());
     expect(plan).toMatchObject({ linked: false, type: 'REFUND', target: null, route: { kind: 'ACQUIRER' } });

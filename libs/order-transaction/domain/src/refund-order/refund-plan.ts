@@ -1,6 +1,7 @@
 import type { AcquirerCard } from '@gateway/acquirer';
 import {
   AcquirerCallSource,
+  cardAcquirerIdOf,
   GatewayError,
   LedgerOrderView,
   LedgerTransactionView,
@@ -41,6 +42,13 @@ export interface RefundPlan {
   target: LedgerTransactionView | null;
   card?: RequestCard;
   route: RefundRoute;
+  /**
+   * A standalone refund's acquirer: the merchant's card acquirer (contracts, cardAcquirerIdOf),
+   * where its card goes directly or through the vault, and where a REFUND_REQUEST's would once
+   * approved. Named in its answer until the acquirer answers for itself. Absent on a linked
+   * refund (its target's acquirer answers for it) and for a merchant with none configured.
+   */
+  acquirerId?: string;
 }
 
 /** What a refund returns funds of (a successful one): its target. */
@@ -62,7 +70,12 @@ export function planRefund(
 ): RefundPlan {
   const amount = refundAmount(request);
   const approval = needsApproval(request, merchant);
-  return order ? planLinked(request, order, merchant, amount, approval) : planStandalone(request, amount, approval, session);
+  if (order) {
+    return planLinked(request, order, merchant, amount, approval);
+  }
+  const plan = planStandalone(request, amount, approval, session);
+  const acquirerId = cardAcquirerIdOf(merchant);
+  return acquirerId === undefined ? plan : { ...plan, acquirerId };
 }
 
 function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: MerchantContext, amount: Money, approval: boolean): RefundPlan {

@@ -183,6 +183,26 @@ describe('a standalone refund response', () => {
     });
   });
 
+  it("names the merchant's card acquirer until the acquirer answers for itself (reserved, awaiting approval, outcome unknown)", () => {
+    expect(refundResponseBody({ request: standalone, plan, targetBody: null }).transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+    const token = validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', sourceOfFunds: { token: '9123456789012345' }, transaction: { amount: '9', currency: 'USD' } });
+    const awaiting = planRefund(token, null, { ...merchant, settings: { ...merchant.settings, privileges: { ...merchant.settings.privileges, refundRequiresApproval: true } } });
+    expect(awaiting.type).toBe('REFUND_REQUEST');
+    expect(refundResponseBody({ request: token, plan: awaiting, targetBody: null }).transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+    const unknown = refundResponseBody({ request: standalone, plan, targetBody: null, outcome: { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' } });
+    expect(unknown.transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER' } });
+    const answered = refundResponseBody({
+      request: standalone,
+      plan,
+      targetBody: null,
+      outcome: { result: 'SUCCESS', gatewayCode: 'APPROVED', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC1234560101' } },
+    });
+    expect(answered.transaction).toMatchObject({ acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC1234560101' } });
+    // A live merchant has no acquirer configured: left out.
+    const live = planRefund(token, null, { ...merchant, mode: 'LIVE', settings: { ...merchant.settings, privileges: { ...merchant.settings.privileges, refundRequiresApproval: true } } });
+    expect(refundResponseBody({ request: token, plan: live, targetBody: null }).transaction).not.toHaveProperty('acquirer');
+  });
+
   it('returns a quantity past the exact JSON integers as its digits rather than rounded', () => {
     const body = refundResponseBody({ request: standalone, plan, targetBody: null });
     expect((body.transaction as JsonObject).item).toEqual([{ name: 'Bulk', quantity: '9999999999999999', unitPrice: 0.01 }]);

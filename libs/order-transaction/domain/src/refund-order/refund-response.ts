@@ -127,8 +127,16 @@ function transactionGroup(
   const currency = plan.amount.currency;
   const group: JsonObject = {};
   // The spec always provides transaction.acquirer.id: the acquirer that answered, or (a refund
-  // not sent yet, a provider's) the one that processed the refunded transaction.
-  const acquirer: JsonObject = outcome?.acquirer ? { ...outcome.acquirer } : acquirerIdOf(targetBody);
+  // not sent yet or waiting for approval, a provider's, one whose outcome is unknown) the one
+  // that processed the refunded transaction; a standalone refund's is the merchant's card
+  // acquirer, where it goes (RefundPlan.acquirerId).
+  const acquirer: JsonObject = outcome?.acquirer
+    ? { ...outcome.acquirer }
+    : plan.linked
+      ? acquirerIdOf(targetBody)
+      : plan.acquirerId !== undefined
+        ? { id: plan.acquirerId }
+        : {};
   if (transaction.acquirer?.customData !== undefined) {
     acquirer.customData = transaction.acquirer.customData;
   }

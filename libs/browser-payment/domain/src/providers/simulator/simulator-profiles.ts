@@ -1,5 +1,5 @@
 import type { BrowserPaymentRow, ProviderName } from '@gateway/browser-payment/data-access';
-import type { JsonObject } from '@gateway/contracts';
+import { type JsonObject, PROVIDER_SIMULATOR_ACQUIRER_IDS } from '@gateway/contracts';
 import { html, SafeHtml } from '../../pages/escape-html';
 import { requestOf } from '../../payment/stored-request';
 
@@ -8,6 +8,7 @@ export interface SimulatorProfile {
   provider: ProviderName;
   /** The provider's name on its page. */
   title: string;
+  /** `transaction.acquirer.id` of its payments (contracts, acquirer-routing.ts: the edge names it too). */
   acquirerId: string;
   /** Start of the references it hands out (payments, refunds). */
   referencePrefix: string;
@@ -21,7 +22,7 @@ export interface SimulatorProfile {
 const PROVIDER_A: SimulatorProfile = {
   provider: 'provider_a',
   title: 'Provider A wallet',
-  acquirerId: 'PROVIDER_A_SIMULATOR',
+  acquirerId: PROVIDER_SIMULATOR_ACQUIRER_IDS.provider_a,
   referencePrefix: 'PA',
   details(payment) {
     const request = requestOf(payment);
@@ -45,7 +46,7 @@ const PROVIDER_A: SimulatorProfile = {
 const PROVIDER_B: SimulatorProfile = {
   provider: 'provider_b',
   title: 'Provider B bank transfer',
-  acquirerId: 'PROVIDER_B_SIMULATOR',
+  acquirerId: PROVIDER_SIMULATOR_ACQUIRER_IDS.provider_b,
   referencePrefix: 'PB',
   details(payment) {
     const bank = requestOf(payment).sourceOfFunds.provided?.provider_b?.bankIdentifier ?? '';
@@ -58,7 +59,7 @@ const PROVIDER_B: SimulatorProfile = {
 const PROVIDER_C: SimulatorProfile = {
   provider: 'provider_c',
   title: 'Provider C online banking',
-  acquirerId: 'PROVIDER_C_SIMULATOR',
+  acquirerId: PROVIDER_SIMULATOR_ACQUIRER_IDS.provider_c,
   referencePrefix: 'PC',
   details() {
     return html`<p class="notice">Log in to your online banking to transfer the amount to the shop.</p>`;
