@@ -22,7 +22,7 @@ interface Bed {
 }
 
 /** A registry whose connector's void answers as `answer` says (the test acquirer's, by default). */
-function bed(answer?: (request: VoidRequest) => Promise<VoidResult>): Bed {
+function bed(answer?: (request: VoidRequest) => Promise<VoidResult>, waitMs?: number): Bed {
   const metrics = new Metrics();
   const voids: VoidRequest[] = [];
   const acquirer = new TestAcquirer();
@@ -41,7 +41,7 @@ function bed(answer?: (request: VoidRequest) => Promise<VoidResult>): Bed {
     const values = (await metrics.registry.getSingleMetric(TIMED_OUT_REVERSALS_METRIC)!.get()).values;
     return Object.fromEntries(values.map((v) => [v.labels.outcome as string, v.value]));
   };
-  return { reversal: new TimedOutReversal(registry, logger, metrics), voids, logged, counted };
+  return { reversal: new TimedOutReversal(registry, logger, metrics, waitMs), voids, logged, counted };
 }
 
 describe('TimedOutReversal', () => {
@@ -84,6 +84,15 @@ describe('TimedOutReversal', () => {
     await expect(reversal.afterCall(TIMED_OUT, { ...TRANSACTION, type: 'REFUND' })).resolves.toBe(TIMED_OUT);
     expect(logged).toEqual([
       { level: 'error', fields: { orderId: 'o1', transactionId: 'p1', type: 'REFUND', err: failure }, message: expect.stringContaining('reconcile') },
+    ]);
+    expect(await counted()).toEqual({ FAILED: 1 });
+  });
+
+  it('waits a bounded time for the reversal: unanswered, it is counted FAILED and the decline answered', async () => {
+    const { reversal, logged, counted } = bed(() => new Promise<never>(() => undefined), 20);
+    await expect(reversal.afterCall(TIMED_OUT, TRANSACTION)).resolves.toBe(TIMED_OUT);
+    expect(logged).toEqual([
+      { level: 'error', fields: expect.objectContaining({ orderId: 'o1', err: expect.objectContaining({ message: 'no answer to the reversal within 20 ms' }) }), message: expect.stringContaining('reconcile') },
     ]);
     expect(await counted()).toEqual({ FAILED: 1 });
   });

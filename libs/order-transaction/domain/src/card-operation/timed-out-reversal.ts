@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AcquirerRegistry, AcquirerTransactionReference, VoidRequest } from '@gateway/acquirer';
 import type { MerchantContext } from '@gateway/contracts';
 import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
@@ -6,6 +6,17 @@ import type { Counter } from 'prom-client';
 import type { OperationOutcome } from './operation-outcome';
 
 export const TIMED_OUT_REVERSALS_METRIC = 'gateway_timed_out_reversals_total';
+
+/**
+ * How long the operation waits for the reversal. The edge waits NATS_REQUEST_TIMEOUT_MS (10 s)
+ * for the whole operation, whose own call may have taken REFUND_CALL_TIMEOUT_MS (5 s) through
+ * the vault: a reversal still unanswered after this is counted FAILED and left to run, and the
+ * decline is answered in time.
+ */
+export const REVERSAL_WAIT_MS = 3_000;
+
+/** Overrides REVERSAL_WAIT_MS (tests). */
+export const REVERSAL_WAIT = Symbol('REVERSAL_WAIT');
 
 /** How a reversal attempt ended. */
 export type ReversalOutcome = 'REVERSED' | 'REFUSED' | 'FAILED' | 'NO_REFERENCE';
@@ -35,12 +46,15 @@ export interface TimedOutTransaction {
 @Injectable()
 export class TimedOutReversal {
   private readonly reversals: Counter<string>;
+  private readonly waitMs: number;
 
   constructor(
     private readonly acquirers: AcquirerRegistry,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: Metrics,
+    @Optional() @Inject(REVERSAL_WAIT) waitMs?: number,
   ) {
+    this.waitMs = waitMs ?? REVERSAL_WAIT_MS;
     this.reversals = metrics.counter(
       TIMED_OUT_REVERSALS_METRIC,
       'Reversals of card transactions the acquirer answered TIMED_OUT, by outcome (REVERSED, REFUSED, FAILED, NO_REFERENCE).',
@@ -65,7 +79,8 @@ export class TimedOutReversal {
       return 'NO_REFERENCE';
     }
     try {
-      const reversal = await this.acquirers.forMerchant(merchant).void({ merchantId: merchant.id, orderId, transactionId, target, targetType: type });
+      const request = { merchantId: merchant.id, orderId, transactionId, target, targetType: type };
+      const reversal = await withinWait(this.acquirers.forMerchant(merchant).void(request), this.waitMs);
       if (reversal.result === 'SUCCESS') {
         this.logger.info(about, 'TIMED_OUT transaction reversed at the acquirer');
         return 'REVERSED';
@@ -86,4 +101,17 @@ function referenceOf(outcome: OperationOutcome): AcquirerTransactionReference | 
     return undefined;
   }
   return { acquirerTransactionId, ...(outcome.receipt ? { receipt: outcome.receipt } : {}) };
+}
+
+/** `call`'s answer, or a rejection once `ms` have passed without one. */
+async function withinWait<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer to the reversal within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
