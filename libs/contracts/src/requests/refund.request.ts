@@ -17,6 +17,7 @@ import {
   UnlistedEnumField,
   UrlField,
 } from '@gateway/api-fields';
+import type { MerchantContext } from '../merchant-context';
 import { OrderOperationRequestBase } from './order-operation-base';
 import { refundAmountPositive, refundAmountsAnswerable } from './request-rules';
 import {
@@ -32,6 +33,16 @@ import {
  * no sourceOfFunds; standalone refunds carry one on a new order: both are the ledger's to
  * decide (they need state), as are refund limits.
  */
+
+/**
+ * Whether a REFUND waits for approval and is recorded as a REFUND_REQUEST
+ * (docs/decisions/refund-rules.md): the merchant's refunds all need it, or the request asks for
+ * it (`transaction.priorApproval` REQUESTED). The ledger plans a refund by it, and the edge names
+ * the same type on a refund it refused with LOCK_FAILURE.
+ */
+export function refundNeedsApproval(merchant: Pick<MerchantContext, 'settings'>, priorApproval: unknown): boolean {
+  return merchant.settings.privileges.refundRequiresApproval || priorApproval === 'REQUESTED';
+}
 
 export const CURRENCY_CONVERSION_UPTAKES = ['ACCEPTED', 'DECLINED', 'NOT_AVAILABLE', 'NOT_REQUIRED'] as const;
 export const REFUND_POS_ATTENDED = ['ATTENDED', 'UNATTENDED', 'UNKNOWN_OR_UNSPECIFIED'] as const;

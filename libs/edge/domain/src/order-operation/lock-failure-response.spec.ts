@@ -1,9 +1,9 @@
-import { JsonObject } from '@gateway/contracts';
+import { defaultMerchantSettings, JsonObject } from '@gateway/contracts';
 import { lockFailureBody, RefusedOperation } from './lock-failure-response';
 
-const TEST = { mode: 'TEST' } as const;
+const TEST: RefusedOperation['merchant'] = { mode: 'TEST', settings: defaultMerchantSettings() };
 /** A live merchant: no acquirer or provider is configured for it (docs/decisions/live-merchants-without-acquirer.md). */
-const LIVE = { mode: 'LIVE' } as const;
+const LIVE: RefusedOperation['merchant'] = { mode: 'LIVE', settings: defaultMerchantSettings() };
 
 const refused = (
   apiOperation: RefusedOperation['apiOperation'],
@@ -97,6 +97,18 @@ describe('lockFailureBody', () => {
     const unnamed = lockFailureBody(refused('REFUND', { transaction: { amount: '5.00', currency: 'USD' } }), retrieved);
     expect(unnamed.transaction).not.toHaveProperty('acquirer');
     expect(unnamed.transaction).not.toHaveProperty('targetTransactionId');
+  });
+
+  it('a REFUND that waits for approval is a REFUND_REQUEST, as the ledger would record it', () => {
+    const refund = { transaction: { amount: '5.00', currency: 'USD', targetTransactionId: 'pay-1' } };
+    const approving: RefusedOperation['merchant'] = {
+      mode: 'TEST',
+      settings: { ...TEST.settings, privileges: { ...TEST.settings.privileges, refundRequiresApproval: true } },
+    };
+    expect(lockFailureBody(refused('REFUND', refund, 'txn-2', approving), retrieved).transaction).toMatchObject({ type: 'REFUND_REQUEST' });
+    const asked = { transaction: { ...refund.transaction, priorApproval: 'REQUESTED' } };
+    expect(lockFailureBody(refused('REFUND', asked), retrieved).transaction).toMatchObject({ type: 'REFUND_REQUEST' });
+    expect(lockFailureBody(refused('REFUND', refund), retrieved).transaction).toMatchObject({ type: 'REFUND' });
   });
 
   it('without a target, the acquirer every transaction of the order names (transaction.acquirer is ALWAYS PROVIDED)', () => {

@@ -8,6 +8,7 @@ import {
   MerchantContext,
   OrderApiOperation,
   PROVIDER_OF_SOURCE,
+  refundNeedsApproval,
   VOID_TYPE_OF,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
@@ -19,8 +20,11 @@ export interface RefusedOperation {
   orderId: string;
   transactionId: string;
   body: JsonObject;
-  /** Whose operation it is: the merchant's profile routes it to an acquirer (contracts, acquirer-routing.ts). */
-  merchant: Pick<MerchantContext, 'mode'>;
+  /**
+   * Whose operation it is: the merchant's profile routes it to an acquirer (contracts,
+   * acquirer-routing.ts) and says whether its refunds wait for approval.
+   */
+  merchant: Pick<MerchantContext, 'mode' | 'settings'>;
 }
 
 /**
@@ -97,12 +101,10 @@ function requestedTransaction(refused: RefusedOperation, order: JsonObject | nul
       return group;
     }
     case 'CAPTURE':
-    case 'REFUND':
-      return withTarget(
-        fields(refused.apiOperation, requestTransaction.amount, stringOf(requestTransaction.currency)),
-        targetId,
-        recorded(targetId),
-      );
+    case 'REFUND': {
+      const type = refused.apiOperation === 'REFUND' && refundNeedsApproval(refused.merchant, requestTransaction.priorApproval) ? 'REFUND_REQUEST' : refused.apiOperation;
+      return withTarget(fields(type, requestTransaction.amount, stringOf(requestTransaction.currency)), targetId, recorded(targetId));
+    }
     case 'VOID': {
       const target = recorded(targetId);
       return withTarget(fields(voidTypeOf(target?.type), target?.amount, stringOf(target?.currency)), targetId, target);

@@ -7,6 +7,7 @@ import {
   LedgerTransactionView,
   MerchantContext,
   OperationSession,
+  refundNeedsApproval,
   RefundRequest,
   TransactionResult,
   TransactionType,
@@ -149,7 +150,7 @@ function sealedCardOf(session: OperationSession | undefined): Pick<AcquirerCallS
  * (privileges.refundRequiresApproval), or the merchant asks for it (transaction.priorApproval).
  */
 function needsApproval(request: RefundRequest, merchant: MerchantContext): boolean {
-  return merchant.settings.privileges.refundRequiresApproval || request.transaction.priorApproval === 'REQUESTED';
+  return refundNeedsApproval(merchant, request.transaction.priorApproval);
 }
 
 function refundAmount(request: RefundRequest): Money {
