@@ -465,6 +465,20 @@ describe('VERIFY', () => {
       expect(transaction.body).toMatchObject({ ...put.body, order: putOrder });
     });
 
+    it('keeps the agreement its first verification established: a later one naming only its id answers the type and terms reused', async () => {
+      // An id of its own per run: the merchant's agreements outlive its orders.
+      const id = `agr-${randomBytes(6).toString('hex')}`;
+      const agreement = { id, type: 'INSTALLMENT', numberOfPayments: 6, maximumAmountPerPayment: '120.50', paymentFrequency: 'MONTHLY' };
+      const first = await verify(merchant, verifyBody({ agreement }));
+      expect(first.status).toBe(201);
+      const later = await verify(merchant, verifyBody({ agreement: { id } }));
+      expect(later.status).toBe(201);
+      expect(later.body.agreement).toEqual({ ...agreement, maximumAmountPerPayment: 120.5 });
+      const changed = await verify(merchant, verifyBody({ agreement: { id, type: 'RECURRING', amountVariability: 'FIXED' } }));
+      expect(changed.status).toBe(400);
+      expect(changed.body).toMatchObject({ error: { field: 'agreement.type', validationType: 'INVALID' }, result: 'ERROR' });
+    });
+
     it('leaves an order whose only verification was declined FAILED, and a later approval makes it VERIFIED', async () => {
       const orderId = newOrderId();
       const declined = await verify(

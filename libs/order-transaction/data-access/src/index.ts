@@ -7,3 +7,5 @@ export * from './ledger.repository';
 export * from './notification.entity';
 export * from './notification-outbox.repository';
 export * from './unresolved-transactions';
+export * from './agreement.entity';
+export * from './agreement.repository';

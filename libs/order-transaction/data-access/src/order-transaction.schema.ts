@@ -4,6 +4,8 @@ import { AddTransactionTaxAmount1764000000000 } from './migrations/1764000000000
 import { ValidateTransactionTaxAmount1764000000001 } from './migrations/1764000000001-validate-transaction-tax-amount';
 import { CreateNotificationOutbox1764200000000 } from './migrations/1764200000000-create-notification-outbox';
 import { IndexNotificationReceivers1764400000000 } from './migrations/1764400000000-index-notification-receivers';
+import { CreateAgreements1764600000000 } from './migrations/1764600000000-create-agreements';
+import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
 import { OrderEntity } from './order.entity';
@@ -16,12 +18,13 @@ import { TransactionEntity } from './transaction.entity';
  */
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
-  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity],
+  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity, AgreementEntity],
   migrations: [
     CreateOrderLedger1763900000000,
     AddTransactionTaxAmount1764000000000,
     ValidateTransactionTaxAmount1764000000001,
     CreateNotificationOutbox1764200000000,
     IndexNotificationReceivers1764400000000,
+    CreateAgreements1764600000000,
   ],
 };

@@ -17,6 +17,8 @@ export * from './refund-order/refund-side-effects';
 export * from './card-operation/reserved-operation';
 export * from './card-operation/follow-on-operation';
 export * from './card-operation/timed-out-reversal';
+export * from './agreements/agreements';
+export * from './agreements/agreement-terms';
 export * from './pay-by-card/pay-by-card.use-case';
 export * from './pay-by-card/card-payment-side-effects';
 export * from './capture-order/capture-order.use-case';

@@ -1,7 +1,8 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { AcquirerModule } from '@gateway/acquirer';
-import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
+import { AgreementRepository, LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import {
+  Agreements,
   BeginOperation,
   CaptureOrder,
   CLOCK,
@@ -68,6 +69,8 @@ export class OrderTransactionModule {
         { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
         { provide: RequestHasher, useValue: loadRequestHasher(config) },
         LedgerRepository,
+        AgreementRepository,
+        Agreements,
         NotificationOutbox,
         WriteNotification,
         { provide: LEDGER_EVENTS, useExisting: WriteNotification },

@@ -7,33 +7,34 @@ const card = { number: TEST_CARD, expiry: { month: '1', year: '39' }, securityCo
 const pay = (extra: Record<string, unknown> = {}, apiOperation: 'PAY' | 'AUTHORIZE' = 'PAY'): CardPaymentRequest =>
   validateOrderOperationRequest(apiOperation, { apiOperation, order: { amount: '10.00', currency: 'USD' }, ...extra });
 const session = { id: 'SESSION0001234567890123456789012', sealedCard: 'sealed-value' };
+const AT = { now: new Date('2026-11-21T10:00:00.000Z') };
 
 describe('planCardPayment', () => {
   it('sends a complete card in the request to the acquirer directly, its number held as a masked Pan', () => {
-    const plan = planCardPayment(pay({ sourceOfFunds: { type: 'CARD', provided: { card } } }), null);
+    const plan = planCardPayment(pay({ sourceOfFunds: { type: 'CARD', provided: { card } } }), null, AT);
     expect(plan).toMatchObject({ type: 'PAYMENT', apiOperation: 'PAY', acceptPartialAmount: false });
     expect(plan.route.kind).toBe('ACQUIRER');
     expect(JSON.stringify(plan.route)).not.toContain(TEST_CARD);
-    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }, 'AUTHORIZE'), null).type).toBe('AUTHORIZATION');
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }, 'AUTHORIZE'), null, AT).type).toBe('AUTHORIZATION');
   });
 
   it('sends a token, or a session card the request does not complete alone, through the vault with the explicit values', () => {
-    const token = planCardPayment(pay({ sourceOfFunds: { token: '9123456789012346', provided: { card: { securityCode: '100' } } } }), null);
+    const token = planCardPayment(pay({ sourceOfFunds: { token: '9123456789012346', provided: { card: { securityCode: '100' } } } }), null, AT);
     expect(token.route).toEqual({ kind: 'VAULT', source: { token: '9123456789012346' } });
     expect(token.explicit).toEqual({ securityCode: '100' });
-    const sealed = planCardPayment(pay({ sourceOfFunds: { provided: { card: { expiry: { month: '5', year: '39' } } } } }), null, session);
+    const sealed = planCardPayment(pay({ sourceOfFunds: { provided: { card: { expiry: { month: '5', year: '39' } } } } }), null, { ...AT, session });
     expect(sealed.route).toEqual({ kind: 'VAULT', source: { sealed: { value: 'sealed-value', bindingId: session.id } } });
     // A complete card in the request wins whole over the session's.
-    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null, session).route.kind).toBe('ACQUIRER');
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null, { ...AT, session }).route.kind).toBe('ACQUIRER');
   });
 
   it('answers MISSING for a payment without a card, or with an incomplete one and nothing to complete it', () => {
-    expect(refusal(() => planCardPayment(pay(), null))).toMatchObject({ field: 'sourceOfFunds', validationType: 'MISSING' });
-    expect(refusal(() => planCardPayment(pay({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } }), null))).toMatchObject({
+    expect(refusal(() => planCardPayment(pay(), null, AT))).toMatchObject({ field: 'sourceOfFunds', validationType: 'MISSING' });
+    expect(refusal(() => planCardPayment(pay({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } }), null, AT))).toMatchObject({
       field: 'sourceOfFunds.provided.card.expiry',
       validationType: 'MISSING',
     });
-    expect(refusal(() => planCardPayment(pay({ sourceOfFunds: { type: 'CARD' } }), null))).toMatchObject({
+    expect(refusal(() => planCardPayment(pay({ sourceOfFunds: { type: 'CARD' } }), null, AT))).toMatchObject({
       field: 'sourceOfFunds.provided.card.number',
     });
   });
@@ -41,10 +42,11 @@ describe('planCardPayment', () => {
   it('keeps the order currency, the partial acceptance and the tax', () => {
     const order = orderOf([txn('p0', 'PAYMENT', '1.00', { result: 'FAILURE' })]);
     const euros = validateOrderOperationRequest('PAY', { apiOperation: 'PAY', order: { amount: '1', currency: 'EUR' }, sourceOfFunds: { provided: { card } } });
-    expect(refusal(() => planCardPayment(euros, order))).toMatchObject({ field: 'order.currency', validationType: 'INVALID' });
+    expect(refusal(() => planCardPayment(euros, order, AT))).toMatchObject({ field: 'order.currency', validationType: 'INVALID' });
     const plan = planCardPayment(
       pay({ order: { amount: '10.51', currency: 'USD', acceptPartialAmount: true, itemAmount: '9.46', taxAmount: '1.05' }, sourceOfFunds: { provided: { card } } }),
       order,
+      AT,
     );
     expect([plan.amount.toFixed(), plan.taxAmount?.toFixed(), plan.acceptPartialAmount]).toEqual(['10.51', '1.05', true]);
   });
@@ -52,7 +54,7 @@ describe('planCardPayment', () => {
   it('takes no payment on an order a standalone refund opened, whatever that refund\'s result', () => {
     for (const first of [txn('r0', 'REFUND', '10.00'), txn('r0', 'REFUND', '10.00', { result: 'FAILURE' }), txn('r0', 'REFUND_REQUEST', '10.00', { result: 'PENDING' })]) {
       for (const apiOperation of ['PAY', 'AUTHORIZE'] as const) {
-        const err = refusal(() => planCardPayment(pay({ sourceOfFunds: { provided: { card } } }, apiOperation), orderOf([first])));
+        const err = refusal(() => planCardPayment(pay({ sourceOfFunds: { provided: { card } } }, apiOperation), orderOf([first]), AT));
         expect([err.httpStatus, err.explanation]).toEqual([400, expect.stringContaining('was opened by a standalone refund: it takes no payment')]);
       }
     }
@@ -63,12 +65,40 @@ describe('planCardPayment', () => {
       pay({
         sourceOfFunds: { provided: { card } },
         authentication: { '3ds': { acsEci: '05', authenticationToken: 'kHyn+7YFi1EUAREAAAAvNUe6Hv8=' }, transactionId: 'auth-1' },
-        agreement: { id: 'subscription-7', type: 'RECURRING' },
+        agreement: { id: 'subscription-7', type: 'RECURRING', amountVariability: 'FIXED' },
       }),
       null,
+      AT,
     );
     expect(plan.authentication).toEqual({ threeDs: { acsEci: '05', authenticationToken: 'kHyn+7YFi1EUAREAAAAvNUe6Hv8=' }, transactionId: 'auth-1' });
     expect(plan.agreement).toMatchObject({ id: 'subscription-7', type: 'RECURRING' });
-    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null)).not.toHaveProperty('authentication');
+    expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null, AT)).not.toHaveProperty('authentication');
+  });
+
+  describe('the agreement, as VERIFY checks it (docs/decisions/agreements.md)', () => {
+    const established = { type: 'RECURRING', amountVariability: 'FIXED', startDate: '2026-01-01', maximumAmountPerPayment: '50', amountCurrency: 'USD' };
+    const withAgreement = (agreement: Record<string, unknown>) => pay({ sourceOfFunds: { provided: { card } }, agreement });
+
+    it('refuses a RECURRING agreement without amountVariability when none is established', () => {
+      expect(refusal(() => planCardPayment(withAgreement({ id: 'sub-1', type: 'RECURRING' }), null, AT))).toMatchObject({
+        field: 'agreement.amountVariability',
+        validationType: 'MISSING',
+      });
+      expect(refusal(() => planCardPayment(withAgreement({ id: 'sub-1', startDate: '2026-11-01' }), null, AT))).toMatchObject({
+        field: 'agreement.startDate',
+      });
+    });
+
+    it('tells the issuer the established terms the request leaves out', () => {
+      const plan = planCardPayment(withAgreement({ id: 'sub-1', type: 'RECURRING' }), null, { ...AT, established });
+      expect(plan.agreement).toEqual({ id: 'sub-1', type: 'RECURRING', amountVariability: 'FIXED', startDate: '2026-01-01', maximumAmountPerPayment: '50' });
+    });
+
+    it('refuses another type than the established one before anything else', () => {
+      expect(refusal(() => planCardPayment(withAgreement({ id: 'sub-1', type: 'UNSCHEDULED' }), null, { ...AT, established }))).toMatchObject({
+        field: 'agreement.type',
+        validationType: 'INVALID',
+      });
+    });
   });
 });

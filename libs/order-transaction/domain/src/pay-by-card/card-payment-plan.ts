@@ -1,5 +1,4 @@
 import {
-  AcquirerAgreement,
   AcquirerCard,
   AcquirerCardholder,
   ExternalAuthentication,
@@ -10,6 +9,7 @@ import {
 } from '@gateway/acquirer';
 import {
   type AcquirerCallSource,
+  type Agreement,
   type CardPaymentRequest,
   type ExplicitCardFields,
   GatewayError,
@@ -18,6 +18,8 @@ import {
   type OperationSession,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
+import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
+import { agreementForOperation } from '../agreements/agreement-terms';
 import { invalid, missing, moneyField } from '../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
@@ -43,19 +45,36 @@ export interface CardPaymentPlan {
   /** The request's own card fields (over the session's and the token's). */
   explicit: ExplicitCardFields;
   cardholder?: AcquirerCardholder;
-  /** 3-D Secure performed elsewhere and the stored-credential agreement, passed to the issuer as given. */
+  /** 3-D Secure performed elsewhere, passed to the issuer as given. */
   authentication?: ExternalAuthentication;
-  agreement?: AcquirerAgreement;
+  /**
+   * The stored-credential agreement, passed to the issuer and answered: the request's, with the
+   * terms it leaves out taken from the established agreement (docs/decisions/agreements.md).
+   */
+  agreement?: Agreement;
   route: CardPaymentRoute;
+}
+
+/** What a card payment is planned with besides the request and the order. */
+export interface CardPaymentContext {
+  /** The time the agreement rules read (a start date the request gives is not in the past). */
+  now: Date;
+  /** The named payment session, with its card sealed by the vault (if it has one). */
+  session?: OperationSession;
+  /** The agreement of the request's id as established (null or absent: none yet, or no id). */
+  established?: AgreementTermsRow | null;
 }
 
 /**
  * What an AUTHORIZE or PAY means on the order as begin saw it (null: a new order). Throws the
- * 400 of a request that cannot be one: an order a standalone refund opened, an amount in
- * another currency than the order's, no card
- * from any source, an incomplete card with nothing to complete it.
+ * 400 of a request that cannot be one: an agreement the rules refuse (as VERIFY's: its type
+ * unchanged, a given start date not in the past, amountVariability for RECURRING), an order a
+ * standalone refund opened, an amount in another currency than the order's, no card from any
+ * source, an incomplete card with nothing to complete it.
  */
-export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderView | null, session?: OperationSession): CardPaymentPlan {
+export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderView | null, context: CardPaymentContext): CardPaymentPlan {
+  const { session } = context;
+  const agreement = agreementForOperation(request.agreement, context.established ?? null, request.order.currency, context.now);
   const amount = money('order.amount', request.order.amount, request.order.currency);
   if (order && isStandaloneRefundOrder(order.transactions)) {
     throw GatewayError.invalidRequest(`Order '${order.id}' was opened by a standalone refund: it takes no payment. A payment needs an order id of its own.`);
@@ -73,7 +92,7 @@ export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderV
     acceptPartialAmount: request.order.acceptPartialAmount === true,
     explicit,
     ...cardholderOf(request),
-    ...issuerContextOf(request),
+    ...issuerContextOf(request, agreement),
   };
   const token = request.sourceOfFunds?.token;
   const sealed = session?.sealedCard === undefined ? undefined : { value: session.sealedCard, bindingId: session.id };
@@ -130,11 +149,11 @@ function cardholderOf(request: CardPaymentRequest): { cardholder?: AcquirerCardh
   };
 }
 
-function issuerContextOf(request: CardPaymentRequest): { authentication?: ExternalAuthentication; agreement?: AcquirerAgreement } {
+function issuerContextOf(request: CardPaymentRequest, agreement: Agreement | undefined): { authentication?: ExternalAuthentication; agreement?: Agreement } {
   const authentication = externalAuthenticationOf(request.authentication);
   return {
     ...(authentication ? { authentication } : {}),
-    ...(request.agreement ? { agreement: { ...request.agreement } } : {}),
+    ...(agreement ? { agreement: { ...agreement } } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ function pay(order: Record<string, unknown>, apiOperation: 'PAY' | 'AUTHORIZE' =
   return validateOrderOperationRequest(apiOperation, { apiOperation, order, sourceOfFunds: { provided: { card } } });
 }
 
+const AT = { now: new Date('2026-11-21T10:00:00.000Z') };
+
 const ORDER = {
   amount: '20.00',
   currency: 'USD',
@@ -23,14 +25,14 @@ const ORDER = {
 describe('a card payment\'s response and kept order details', () => {
   it.each(['PAY', 'AUTHORIZE'] as const)('%s answers the order\'s amounts as JSON numbers from the exact decimals (ARCHITECTURE 4.5)', (apiOperation) => {
     const request = pay(ORDER, apiOperation);
-    const body = cardPaymentResponseBody(request, planCardPayment(request, null));
+    const body = cardPaymentResponseBody(request, planCardPayment(request, null, AT));
     expect(JSON.stringify(body.order)).toBe(
       '{"item":[{"name":"Book","quantity":2,"unitPrice":9,"unitTaxAmount":0.75,"sku":"B-1"}],"itemAmount":18,"reference":"ref-1","shippingAndHandlingAmount":0.5,"tax":[{"amount":1.5,"type":"VAT"}],"taxAmount":1.5}',
     );
   });
 
   it('keeps the same numbers in order.details, which retrieval shows at the order\'s top level', () => {
-    const details = cardPaymentOrderDetails(pay(ORDER));
+    const details = cardPaymentOrderDetails(pay(ORDER), {});
     expect(details).toMatchObject({
       itemAmount: 18,
       shippingAndHandlingAmount: 0.5,
@@ -42,9 +44,23 @@ describe('a card payment\'s response and kept order details', () => {
     expect(details).not.toHaveProperty('notificationUrl');
   });
 
+  it('answers and keeps the agreement the payment ran on, the established terms filled in, amounts as numbers', () => {
+    const request = validateOrderOperationRequest('PAY', {
+      apiOperation: 'PAY',
+      order: { amount: '20.00', currency: 'USD' },
+      sourceOfFunds: { provided: { card } },
+      agreement: { id: 'sub-1' },
+    });
+    const plan = planCardPayment(request, null, { ...AT, established: { type: 'RECURRING', amountVariability: 'FIXED', maximumAmountPerPayment: '50.5', amountCurrency: 'USD' } });
+    const agreement = { id: 'sub-1', type: 'RECURRING', amountVariability: 'FIXED', maximumAmountPerPayment: 50.5 };
+    expect(cardPaymentResponseBody(request, plan).agreement).toEqual(agreement);
+    expect(cardPaymentOrderDetails(request, plan).agreement).toEqual(agreement);
+    expect(cardPaymentResponseBody(pay(ORDER), planCardPayment(pay(ORDER), null, AT))).not.toHaveProperty('agreement');
+  });
+
   it('renders a decimal a float would garble exactly, and leaves out what the request did not give', () => {
     const request = pay({ amount: '0.30', currency: 'USD', itemAmount: '0.10', taxAmount: '0.20' });
-    const order = cardPaymentResponseBody(request, planCardPayment(request, null)).order;
+    const order = cardPaymentResponseBody(request, planCardPayment(request, null, AT)).order;
     expect(JSON.stringify(order)).toBe('{"itemAmount":0.1,"taxAmount":0.2}');
   });
 });

@@ -4,6 +4,7 @@ import { maskPan } from '@gateway/crypto';
 import { Money } from '@gateway/money';
 import { definedGroups, plain } from '../card-operation/reserved-operation';
 import { lineItemForResponse } from '../refund-order/refund-response';
+import { agreementForResponse } from '../verification/response/verify-response.assembler';
 import type { CardOutcome } from '../card-operation/card-outcome';
 import type { CardPaymentPlan } from './card-payment-plan';
 
@@ -36,6 +37,7 @@ const ORDER_FIELDS = [
  */
 export function cardPaymentResponseBody(request: CardPaymentRequest, plan: CardPaymentPlan, outcome?: CardOutcome): JsonObject {
   return definedGroups({
+    agreement: agreementGroup(request, plan),
     authorizationResponse: outcome?.authorizationResponse,
     billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
     customer: plain(request.customer),
@@ -49,10 +51,14 @@ export function cardPaymentResponseBody(request: CardPaymentRequest, plan: CardP
   });
 }
 
-/** What the order keeps (`order.details`; retrieval shows it at the order's top level). */
-export function cardPaymentOrderDetails(request: CardPaymentRequest): JsonObject {
+/**
+ * What the order keeps (`order.details`; retrieval shows it at the order's top level): as
+ * VERIFY's, the agreement the payment ran on with the order's own fields and addresses.
+ */
+export function cardPaymentOrderDetails(request: CardPaymentRequest, plan: Pick<CardPaymentPlan, 'agreement'>): JsonObject {
   return definedGroups({
     ...pickOrderFields(request),
+    agreement: agreementGroup(request, plan),
     billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
     customer: plain(request.customer),
     shipping: shippingGroup(request),
@@ -76,6 +82,11 @@ function pickOrderFields(request: CardPaymentRequest): Record<string, JsonValue 
     tax: request.order.tax?.map((tax) => definedGroups({ amount: amount(tax.amount), type: tax.type })),
     taxAmount: amount(request.order.taxAmount),
   };
+}
+
+/** The agreement the payment ran on (the request's, filled from the established one). */
+function agreementGroup(request: CardPaymentRequest, plan: Pick<CardPaymentPlan, 'agreement'>): JsonObject | undefined {
+  return plan.agreement ? agreementForResponse(plan.agreement, request.order.currency) : undefined;
 }
 
 function orderGroup(request: CardPaymentRequest): JsonObject {

@@ -1,11 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry } from '@gateway/acquirer';
 import { CardPaymentRequest, JsonObject, OperationReply, RecordMode, RecordOperationMessage, unmaskRequested } from '@gateway/contracts';
 import { RequestHasher } from '@gateway/platform';
+import { Agreements } from '../agreements/agreements';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { CardOutcome } from '../card-operation/card-outcome';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { Clock, CLOCK } from '../verification/clock';
 import { CardPaymentPlan, planCardPayment } from './card-payment-plan';
 import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
 import { CardPaymentSideEffects } from './card-payment-side-effects';
@@ -21,7 +23,9 @@ const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
  * token, or in the named session. Reserve, call, complete like a refund
  * (RunReservedOperation). A decline is a 201 with result FAILURE; the first funds operation of
  * an order failing leaves it FAILED with totals 0 (ARCHITECTURE 4.10). A partial approval
- * (order.acceptPartialAmount) is recorded at the approved amount.
+ * (order.acceptPartialAmount) is recorded at the approved amount. A named agreement is read
+ * before the call, filled and checked as VERIFY's, and established by the first success
+ * (docs/decisions/agreements.md).
  */
 @Injectable()
 export class PayByCard {
@@ -31,6 +35,8 @@ export class PayByCard {
     private readonly acquirers: AcquirerRegistry,
     private readonly sideEffects: CardPaymentSideEffects,
     private readonly requestHasher: RequestHasher,
+    private readonly agreements: Agreements,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(command: CardPaymentCommand): Promise<OperationReply> {
@@ -42,10 +48,14 @@ export class PayByCard {
       return { body: begun.body };
     }
     const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
-    const plan = planCardPayment(request, begun.order, command.session);
+    const now = this.clock();
+    // One indexed read when the request names an agreement, none otherwise.
+    const established = await this.agreements.established(envelope, request.agreement);
+    const plan = planCardPayment(request, begun.order, { now, session: command.session, established });
     // A live merchant without an acquirer is refused before anything is recorded.
     const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
+    const performed: { outcome?: CardOutcome } = {};
     const body = await this.reserved.execute({
       envelope,
       orderId,
@@ -54,9 +64,21 @@ export class PayByCard {
       requestHash,
       reservation: { ...message(RESERVED, 'CREATE'), ...(seen === null ? { newOrder: true } : {}) },
       seen,
-      perform: () => this.sideEffects.authorize(command, plan, connector),
+      perform: async () => (performed.outcome = await this.sideEffects.authorize(command, plan, connector)),
       completion: (outcome) => message(outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(),
+    });
+    // Its outcome is recorded (a replayed reservation performed nothing here: undefined).
+    await this.agreements.establishAfter({
+      envelope,
+      orderId,
+      transactionId,
+      apiOperation,
+      currency: plan.amount.currency,
+      agreement: plan.agreement,
+      established,
+      result: performed.outcome?.result,
+      at: now,
     });
     return { body: unmask ? withFullCardNumber(body, plan) : body };
   }
@@ -82,7 +104,7 @@ function recordMessage(
     order: {
       currency: amount.currency,
       amount: amount.toFixed(),
-      details: cardPaymentOrderDetails(request),
+      details: cardPaymentOrderDetails(request, plan),
       ...(request.order.notificationUrl !== undefined ? { notificationUrl: request.order.notificationUrl } : {}),
     },
     transaction: {

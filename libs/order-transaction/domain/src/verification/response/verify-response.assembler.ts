@@ -1,6 +1,7 @@
 import { expiryForResponse, VerifyCardResult } from '@gateway/acquirer';
 import type {
   Address,
+  Agreement,
   AvsResponseCodeRule,
   ExternalAuthentication,
   JsonObject,
@@ -81,7 +82,7 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
   };
   const optional: Record<string, JsonObject | string | undefined> = {
     accountFunding: request.accountFunding as JsonObject | undefined,
-    agreement: agreementGroup(request, currency),
+    agreement: request.agreement ? agreementForResponse(request.agreement, currency) : undefined,
     authentication: authenticationGroup(request.authentication, input.merchantId, currency),
     billing: request.billing?.address ? { address: addressForResponse(request.billing.address) } : undefined,
     customer: request.customer as JsonObject | undefined,
@@ -181,12 +182,11 @@ function sourceOfFundsGroup(input: VerifyResponseInput): JsonObject {
   };
 }
 
-/** The agreement as the verify response table returns it; amounts as JSON numbers. */
-function agreementGroup(request: VerifyRequest, currency: string): JsonObject | undefined {
-  const agreement = request.agreement;
-  if (!agreement) {
-    return undefined;
-  }
+/**
+ * The agreement as the verify response table returns it (AUTHORIZE and PAY answer it the same
+ * way); amounts as JSON numbers.
+ */
+export function agreementForResponse(agreement: Agreement, currency: string): JsonObject {
   const group: JsonObject = pick(agreement, [
     'amountVariability',
     'customData',

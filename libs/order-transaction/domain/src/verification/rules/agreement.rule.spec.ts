@@ -41,6 +41,13 @@ describe('agreement rules', () => {
     ).toThrow(GatewayError);
   });
 
+  it('does not hold a start date reused from the established agreement to today', () => {
+    expect(() => checkAgreement({ id: 'agr-1', startDate: '2026-01-01' }, 'USD', NOW, { reusedStartDate: true })).not.toThrow();
+    expect(refusal(() => checkAgreement({ id: 'agr-1', startDate: '2026-01-01' }, 'USD', NOW, { reusedStartDate: false }))).toMatchObject({
+      field: 'agreement.startDate',
+    });
+  });
+
   it('requires amountVariability for recurring agreements', () => {
     const error = refusal(() => checkAgreement({ id: 'agr-1', type: 'RECURRING' }, 'USD', NOW));
     expect(error).toMatchObject({ field: 'agreement.amountVariability', validationType: 'MISSING' });

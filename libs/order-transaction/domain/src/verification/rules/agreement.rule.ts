@@ -10,13 +10,21 @@ const EARLIEST_UTC_OFFSET_MS = 12 * 60 * 60 * 1000;
  * the past, a RECURRING agreement states `amountVariability`, amounts are valid in the order
  * currency (minor units). Two consistency checks a merchant would expect as well: the
  * minimum amount does not exceed the maximum, and the agreement does not expire before it
- * starts.
+ * starts. `agreement` is the one the operation runs on: a later payment's has the established
+ * agreement's terms filled in (docs/decisions/agreements.md). `reusedStartDate`: its start date
+ * is the established agreement's, not the request's, and is naturally in the past by now; only
+ * a start date the request gives must not be.
  */
-export function checkAgreement(agreement: Agreement | undefined, currency: string, now: Date): void {
+export function checkAgreement(
+  agreement: Agreement | undefined,
+  currency: string,
+  now: Date,
+  { reusedStartDate = false }: { reusedStartDate?: boolean } = {},
+): void {
   if (!agreement) {
     return;
   }
-  if (agreement.startDate !== undefined && agreement.startDate < earliestToday(now)) {
+  if (!reusedStartDate && agreement.startDate !== undefined && agreement.startDate < earliestToday(now)) {
     throw invalid(
       'agreement.startDate',
       agreement.startDate,

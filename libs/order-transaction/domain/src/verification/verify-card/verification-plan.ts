@@ -1,6 +1,7 @@
 import { CardDetails, lookupCardBin } from '@gateway/acquirer';
 import {
   AcquirerCallSource,
+  Agreement,
   ExplicitCardFields,
   JsonObject,
   LedgerOrderView,
@@ -18,7 +19,8 @@ import {
   explicitCardFields,
   hasCompleteExplicitCard,
 } from '../acquirer/verify-card-request.mapper';
-import { checkAgreement } from '../rules/agreement.rule';
+import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
+import { agreementForOperation } from '../../agreements/agreement-terms';
 import { resolveCardType } from '../rules/card-type.rule';
 import { fillFromEmv, ParsedEmvRequest, parseEmvRequest } from '../rules/emv-request.rule';
 import { invalid } from '../../request-errors/request-errors';
@@ -48,6 +50,11 @@ export type CardSource =
 
 /** Everything decided about a VERIFY before the acquirer is called. */
 export interface VerificationPlan {
+  /**
+   * The request as the verification runs on it: its agreement with the terms it leaves out
+   * taken from the established agreement (what the acquirer is told and the response shows).
+   */
+  readonly request: VerifyRequest;
   readonly currency: string;
   /** The reply may show the full number the merchant sent (permission, certificate, UNMASK). */
   readonly unmask: boolean;
@@ -63,18 +70,21 @@ export interface VerificationPlan {
 /**
  * The business rules a VERIFY must pass before any side effect, run after the ledger's begin
  * (a replay is answered as stored even when a rule would now refuse it, such as a start date
- * that has passed since): the order's currency, the agreement (`startDate` not in the past by
- * `now`), one AVS rule per code, UNMASK permission, the EMV data, the card's source and, for an
- * explicit card, its card type.
+ * that has passed since): the agreement, filled from the one `established` for its id (its type
+ * unchanged, `startDate` given not in the past by `now`), the order's currency, one AVS rule per
+ * code, UNMASK permission, the EMV data, the card's source and, for an explicit card, its card
+ * type.
  */
 export function planVerification(
   command: VerifyCardCommand,
   order: LedgerOrderView | null,
   now: Date,
+  established: AgreementTermsRow | null,
 ): VerificationPlan {
-  const { request, envelope } = command;
-  const currency = request.order.currency;
-  checkAgreement(request.agreement, currency, now);
+  const { envelope } = command;
+  const currency = command.request.order.currency;
+  const agreement = agreementForOperation(command.request.agreement, established, currency, now);
+  const request = withAgreement(command.request, agreement);
   checkOrderCurrency(currency, order);
   checkAvsResponseCodeRules(request.order.transactionFiltering?.avsResponseCodeRules);
   const unmask = unmaskRequested(request, envelope.merchant, envelope.authMethod);
@@ -91,6 +101,7 @@ export function planVerification(
       : { kind: 'STORED', from, ...optional('explicit', explicitCardFields(card)) };
 
   return {
+    request,
     currency,
     unmask,
     ...optional('emv', emv),
@@ -106,6 +117,10 @@ export function planVerification(
       posTerminal,
     }),
   };
+}
+
+function withAgreement(request: VerifyRequest, agreement: Agreement | undefined): VerifyRequest {
+  return agreement === request.agreement ? request : { ...request, agreement };
 }
 
 /** The stored parts of the card: the request's token and the named session's sealed card. */

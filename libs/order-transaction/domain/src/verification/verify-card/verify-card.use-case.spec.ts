@@ -22,7 +22,8 @@ import {
 import { AppLogger, Metrics, RequestHasher } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { StoredCardAcquirer, StoredCardVerification } from '../card-custody/stored-card-acquirer';
-import type { SeenOrder } from '@gateway/order-transaction/data-access';
+import type { AgreementOrigin, AgreementRepository, AgreementTermsRow, SeenOrder, StoredAgreement } from '@gateway/order-transaction/data-access';
+import { Agreements } from '../../agreements/agreements';
 import { Begun, BeginOperation } from '../../begin-operation/begin-operation.use-case';
 import { RecordOperation } from '../../record-operation/record-operation.use-case';
 import { UNRECORDED_VERIFICATIONS_METRIC, VerifyCard } from './verify-card.use-case';
@@ -87,12 +88,48 @@ class FakeVault implements StoredCardAcquirer {
   }
 }
 
+/** The agreements table in memory: what was read and written, keyed as the table is. */
+class FakeAgreementTable {
+  readonly rows = new Map<string, StoredAgreement>();
+  readonly reads: string[] = [];
+
+  async find(merchantId: string, agreementId: string): Promise<StoredAgreement | null> {
+    this.reads.push(agreementId);
+    return this.rows.get(`${merchantId}/${agreementId}`) ?? null;
+  }
+
+  async establish(merchantId: string, agreementId: string, terms: AgreementTermsRow, origin: AgreementOrigin): Promise<boolean> {
+    const key = `${merchantId}/${agreementId}`;
+    if (this.rows.has(key)) return false;
+    this.rows.set(key, { merchantId, agreementId, ...terms, established: origin });
+    return true;
+  }
+}
+
+/** The test acquirer, keeping what it was asked to verify (whatever the merchant's latency). */
+class RecordingAcquirer extends TestAcquirer {
+  readonly requests: Parameters<TestAcquirer['verify']>[0][] = [];
+
+  override withLatency(): TestAcquirer {
+    return this;
+  }
+
+  override verify(...args: Parameters<TestAcquirer['verify']>): ReturnType<TestAcquirer['verify']> {
+    this.requests.push(args[0]);
+    return super.verify(...args);
+  }
+}
+
 interface Harness {
   useCase: VerifyCard;
   ledger: FakeLedger;
   vault: FakeVault;
+  agreements: FakeAgreementTable;
+  /** What the acquirer was asked to verify, in order. */
+  acquirerRequests: Parameters<TestAcquirer['verify']>[0][];
   metrics: Metrics;
   warnings: unknown[];
+  errors: unknown[];
 }
 
 const HASHER = RequestHasher.fromText(randomBytes(32).toString('base64'));
@@ -102,8 +139,14 @@ function harness(now: Date = NOW): Harness {
   const vault = new FakeVault();
   const metrics = new Metrics();
   const warnings: unknown[] = [];
-  const logger = { warn: (fields: unknown) => warnings.push(fields) } as unknown as AppLogger;
-  const acquirers = new AcquirerRegistry(metrics, new TestAcquirer({ now: () => now }));
+  const errors: unknown[] = [];
+  const logger = {
+    warn: (fields: unknown) => warnings.push(fields),
+    error: (fields: unknown) => errors.push(fields),
+  } as unknown as AppLogger;
+  const acquirer = new RecordingAcquirer({ now: () => now });
+  const acquirers = new AcquirerRegistry(metrics, acquirer);
+  const agreements = new FakeAgreementTable();
   const useCase = new VerifyCard(
     { read: (message: BeginOperationMessage) => ledger.begin(message) } as unknown as BeginOperation,
     { execute: (message: RecordOperationMessage, step?: string, seen?: SeenOrder | null) => ledger.record(message, step, seen) } as unknown as RecordOperation,
@@ -113,8 +156,9 @@ function harness(now: Date = NOW): Harness {
     logger,
     metrics,
     HASHER,
+    new Agreements(agreements as unknown as AgreementRepository, logger),
   );
-  return { useCase, ledger, vault, metrics, warnings };
+  return { useCase, ledger, vault, agreements, acquirerRequests: acquirer.requests, metrics, warnings, errors };
 }
 
 function merchant(overrides: Partial<MerchantContext> = {}): MerchantContext {
@@ -324,6 +368,105 @@ describe('VERIFY', () => {
       (raw.sourceOfFunds as JsonObject).provided = { card: { expiry: { ...TEST_EXPIRY.APPROVED } } };
       const error = await rejection(useCase.execute(command(raw)));
       expect(error).toMatchObject({ field: 'sourceOfFunds.provided.card.number', validationType: 'MISSING' });
+    });
+  });
+
+  describe('an agreement named by its id (docs/decisions/agreements.md)', () => {
+    const established = {
+      id: 'agr-9',
+      type: 'RECURRING',
+      amountVariability: 'FIXED',
+      startDate: '2026-11-25',
+      minimumAmountPerPayment: '5.50',
+      paymentFrequency: 'MONTHLY',
+    };
+    const second = (extra: JsonObject = {}) => command(body({ agreement: { id: 'agr-9', ...extra } }), envelope());
+
+    it('is established by the first successful verification, with where and when', async () => {
+      const { useCase, agreements } = harness();
+      await useCase.execute(command(body({ agreement: established })));
+      expect(agreements.rows.get('TESTMERCHANT1/agr-9')).toEqual({
+        merchantId: 'TESTMERCHANT1',
+        agreementId: 'agr-9',
+        type: 'RECURRING',
+        amountVariability: 'FIXED',
+        startDate: '2026-11-25',
+        minimumAmountPerPayment: '5.50',
+        amountCurrency: 'USD',
+        paymentFrequency: 'MONTHLY',
+        established: { orderId: 'order-1', transactionId: 'verify-1', apiOperation: 'VERIFY', at: NOW },
+      });
+    });
+
+    it('fills what a later verification leaves out: the acquirer, the response and the order get the established terms', async () => {
+      const { useCase, agreements, ledger, acquirerRequests } = harness();
+      await useCase.execute(command(body({ agreement: established })));
+      const reply = await useCase.execute(second());
+      const filled = { ...established, minimumAmountPerPayment: 5.5 };
+      expect(reply.body.agreement).toEqual(filled);
+      expect(acquirerRequests[1].agreement).toEqual(established);
+      expect(ledger.recorded[1].order.details).toMatchObject({ agreement: filled });
+      // Nothing written the second time: the first payment's terms stay.
+      expect(agreements.rows.size).toBe(1);
+    });
+
+    it('takes a term the later request gives for that verification only', async () => {
+      const { useCase, agreements } = harness();
+      await useCase.execute(command(body({ agreement: established })));
+      const reply = await useCase.execute(second({ amountVariability: 'VARIABLE', numberOfPayments: 3 }));
+      expect(reply.body.agreement).toMatchObject({ type: 'RECURRING', amountVariability: 'VARIABLE', numberOfPayments: 3 });
+      expect(agreements.rows.get('TESTMERCHANT1/agr-9')).toMatchObject({ amountVariability: 'FIXED' });
+      expect(agreements.rows.get('TESTMERCHANT1/agr-9')).not.toHaveProperty('numberOfPayments');
+    });
+
+    it('accepts the established start date once it has passed; a start date the request gives must still be today or later', async () => {
+      const first = harness();
+      await first.useCase.execute(command(body({ agreement: established })));
+      const later = harness(new Date('2027-03-01T10:00:00.000Z'));
+      later.agreements.rows.set('TESTMERCHANT1/agr-9', first.agreements.rows.get('TESTMERCHANT1/agr-9')!);
+      const reply = await later.useCase.execute(second());
+      expect(reply.body.agreement).toMatchObject({ startDate: '2026-11-25' });
+      const error = await rejection(later.useCase.execute(second({ startDate: '2026-11-25' })));
+      expect(error).toMatchObject({ field: 'agreement.startDate', validationType: 'INVALID' });
+    });
+
+    it('refuses another type than the established one with a 400 on agreement.type, before the acquirer and with nothing recorded', async () => {
+      const { useCase, ledger, metrics } = harness();
+      await useCase.execute(command(body({ agreement: established })));
+      const calls = await acquirerCalls(metrics);
+      const error = await rejection(useCase.execute(second({ type: 'INSTALLMENT' })));
+      expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'agreement.type', validationType: 'INVALID' });
+      expect(error.explanation).toBe(
+        "Value 'INSTALLMENT' is invalid. Agreement 'agr-9' was established as RECURRING by its first payment; an agreement's type does not change.",
+      );
+      expect(await acquirerCalls(metrics)).toBe(calls);
+      expect(ledger.recorded).toHaveLength(1);
+    });
+
+    it('is not established by a declined verification: the next approved one establishes it with its own terms', async () => {
+      const { useCase, agreements, ledger } = harness();
+      await useCase.execute(command(body({ agreement: established }, { expiry: { ...TEST_EXPIRY.DECLINED } })));
+      expect(ledger.recorded[0].transaction.result).toBe('FAILURE');
+      expect(agreements.rows.size).toBe(0);
+      await useCase.execute(command(body({ agreement: { id: 'agr-9', type: 'UNSCHEDULED' } })));
+      expect(agreements.rows.get('TESTMERCHANT1/agr-9')).toMatchObject({ type: 'UNSCHEDULED' });
+    });
+
+    it('costs a read only when the request names an agreement id', async () => {
+      const { useCase, agreements } = harness();
+      await useCase.execute(command(body()));
+      await useCase.execute(command(body({ agreement: { type: 'UNSCHEDULED' } })));
+      expect(agreements.reads).toEqual([]);
+      await useCase.execute(command(body({ agreement: { id: 'agr-9', type: 'UNSCHEDULED' } })));
+      expect(agreements.reads).toEqual(['agr-9']);
+    });
+
+    it('answers the verification even when establishing fails, and logs it', async () => {
+      const { useCase, agreements, errors } = harness();
+      agreements.establish = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+      const reply = await useCase.execute(command(body({ agreement: established })));
+      expect(reply.body).toMatchObject({ result: 'SUCCESS', recorded: true });
+      expect(errors).toEqual([expect.objectContaining({ agreementId: 'agr-9', orderId: 'order-1' })]);
     });
   });
 

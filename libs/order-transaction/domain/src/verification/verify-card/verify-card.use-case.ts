@@ -6,6 +6,7 @@ import { APP_LOGGER, AppLogger, Metrics, RequestHasher } from '@gateway/platform
 import type { Counter } from 'prom-client';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
 import { Clock, CLOCK } from '../clock';
+import { Agreements } from '../../agreements/agreements';
 import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
 import { RecordOperation } from '../../record-operation/record-operation.use-case';
 import { assembleVerifyResponse, ECHOED_ORDER_FIELDS, VerifyResponseParts } from '../response/verify-response.assembler';
@@ -29,7 +30,9 @@ interface Verified {
  * explicit card directly; a stored card through the token vault, which alone opens it), apply
  * transaction filtering, and record the VERIFICATION with the ledger, whose stored body is the
  * answer. The ledger is this process's own (docs/decisions/verify-in-order-transaction.md): for
- * an explicit card, a VERIFY is one message from the edge and two statements.
+ * an explicit card, a VERIFY is one message from the edge and two statements. A request naming
+ * `agreement.id` adds the agreement's read before the acquirer call and, when it establishes
+ * the agreement, its insert after the record (docs/decisions/agreements.md).
  *
  * When the record fails after the acquirer answered, the error is the answer (ORDER_LOCK_LOST
  * becomes LOCK_FAILURE at the edge): a verification moves no funds and holds none, so there is
@@ -50,6 +53,7 @@ export class VerifyCard {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: Metrics,
     private readonly requestHasher: RequestHasher,
+    private readonly agreements: Agreements,
   ) {
     this.unrecorded = metrics.counter(
       UNRECORDED_VERIFICATIONS_METRIC,
@@ -71,13 +75,15 @@ export class VerifyCard {
       return { body: begun.body };
     }
     const now = this.clock();
-    const plan = planVerification(command, begun.order, now);
+    // One indexed read when the request names an agreement, none otherwise.
+    const established = await this.agreements.established(command.envelope, command.request.agreement);
+    const plan = planVerification(command, begun.order, now, established);
     const verified = await this.verifyAtAcquirer(command, plan);
     const parts = assembleVerifyResponse({
       merchantId: command.envelope.merchant.id,
       orderId: command.orderId,
       transactionId: command.transactionId,
-      request: command.request,
+      request: plan.request,
       card: { nameOnCard: verified.nameOnCard, sequenceNumber: plan.emv?.card.sequenceNumber },
       emv: plan.emv,
       posTerminal: plan.posTerminal,
@@ -87,6 +93,17 @@ export class VerifyCard {
       now,
     });
     const recorded = await this.record(command, requestHash, parts, verified.result, seen);
+    await this.agreements.establishAfter({
+      envelope: command.envelope,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      apiOperation: 'VERIFY',
+      currency: plan.currency,
+      agreement: plan.request.agreement,
+      established,
+      result: parts.outcome.result,
+      at: now,
+    });
     return {
       body:
         plan.unmask && verified.explicitNumber
