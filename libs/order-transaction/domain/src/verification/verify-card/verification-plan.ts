@@ -11,6 +11,7 @@ import {
   VerifyPosTerminal,
   VerifyRequest,
 } from '@gateway/contracts';
+import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
 import {
   buildVerifyCardRequest,
   cardPresentment,
@@ -19,7 +20,6 @@ import {
   explicitCardFields,
   hasCompleteExplicitCard,
 } from '../acquirer/verify-card-request.mapper';
-import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
 import { agreementForOperation } from '../../agreements/agreement-terms';
 import { resolveCardType } from '../rules/card-type.rule';
 import { fillFromEmv, ParsedEmvRequest, parseEmvRequest } from '../rules/emv-request.rule';
