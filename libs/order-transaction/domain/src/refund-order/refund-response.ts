@@ -126,17 +126,7 @@ function transactionGroup(
   const transaction = request.transaction;
   const currency = plan.amount.currency;
   const group: JsonObject = {};
-  // The spec always provides transaction.acquirer.id: the acquirer that answered, or (a refund
-  // not sent yet or waiting for approval, a provider's, one whose outcome is unknown) the one
-  // that processed the refunded transaction; a standalone refund's is the merchant's card
-  // acquirer, where it goes (RefundPlan.acquirerId).
-  const acquirer: JsonObject = outcome?.acquirer
-    ? { ...outcome.acquirer }
-    : plan.linked
-      ? acquirerIdOf(targetBody)
-      : plan.acquirerId !== undefined
-        ? { id: plan.acquirerId }
-        : {};
+  const acquirer = refundAcquirer(plan, targetBody, outcome);
   if (transaction.acquirer?.customData !== undefined) {
     acquirer.customData = transaction.acquirer.customData;
   }
@@ -148,6 +138,18 @@ function transactionGroup(
   if (transaction.source !== undefined) group.source = transaction.source;
   if (plan.taxAmount) group.taxAmount = plan.taxAmount.toJSON();
   return group;
+}
+
+/**
+ * The spec always provides transaction.acquirer.id: the acquirer that answered; before it does
+ * (a refund reserved, waiting for approval, or of unknown outcome), where the refund goes: a
+ * linked refund's target's acquirer (a provider's for a browser payment), a standalone refund's
+ * the merchant's card acquirer (RefundPlan.acquirerId).
+ */
+function refundAcquirer(plan: RefundPlan, targetBody: JsonObject | null, outcome: RefundOutcome | undefined): JsonObject {
+  if (outcome?.acquirer) return { ...outcome.acquirer };
+  if (plan.linked) return acquirerIdOf(targetBody);
+  return plan.acquirerId !== undefined ? { id: plan.acquirerId } : {};
 }
 
 function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
