@@ -4,6 +4,7 @@ import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import {
   LedgerTestApp,
   newOrderId,
+  operateAs,
   startLedgerTestApp,
   statementsOf,
   testMerchant,
@@ -23,32 +24,8 @@ afterAll(async () => {
   await app?.running.shutdown('tests done');
 });
 
-let fence = 3_000_000n;
-const nextFence = () => (fence += 1n).toString();
-
-function operate(
-  merchant: MerchantContext,
-  orderId: string,
-  transactionId: string,
-  apiOperation: OrderApiOperation,
-  body: JsonObject,
-): Promise<JsonObject> {
-  return app
-    .operate({
-      envelope: {
-        merchant,
-        apiVersion: 100,
-        requestId: `req-${randomBytes(4).toString('hex')}`,
-        authMethod: 'PASSWORD',
-        fencingToken: nextFence(),
-      },
-      apiOperation,
-      orderId,
-      transactionId,
-      body: { apiOperation, ...body },
-    })
-    .then((reply) => reply.body);
-}
+const operate = (merchant: MerchantContext, orderId: string, transactionId: string, apiOperation: OrderApiOperation, body: JsonObject) =>
+  operateAs(app, merchant, orderId, transactionId, apiOperation, body);
 
 type Expiry = { month: string; year: string };
 const card = (expiry: Expiry = TEST_EXPIRY.APPROVED) => ({

@@ -7,6 +7,8 @@ import {
   dropFirstCompletionWrite,
   LedgerTestApp,
   newOrderId,
+  nextFence,
+  operateAs,
   startLedgerTestApp,
   statementsOf,
   testMerchant,
@@ -27,26 +29,14 @@ afterAll(async () => {
   await app?.running.shutdown('tests done');
 });
 
-let fence = 2_000_000n;
-const nextFence = () => (fence += 1n).toString();
-
-async function operate(
+const operate = (
   merchant: MerchantContext,
   orderId: string,
   transactionId: string,
   apiOperation: OrderApiOperation,
   body: JsonObject,
-  fencingToken = nextFence(),
-): Promise<JsonObject> {
-  const reply = await app.operate({
-    envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD', fencingToken },
-    apiOperation,
-    orderId,
-    transactionId,
-    body: { apiOperation, ...body },
-  });
-  return reply.body;
-}
+  fencingToken?: string,
+) => operateAs(app, merchant, orderId, transactionId, apiOperation, body, fencingToken);
 
 const card = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } };
 const authorize = (merchant: MerchantContext, orderId: string, amount: string) =>

@@ -11,6 +11,7 @@ import {
   RecordOperationMessage,
   OperationReply,
   ORDER_OPERATION_SUBJECTS,
+  OrderApiOperation,
   OrderOperationMessage,
   RecordOperationReply,
   SUBJECTS,
@@ -91,6 +92,33 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     refund: (message) => bus.request(SUBJECTS.orderTransaction.refund, message),
     operate: (message) => bus.request(ORDER_OPERATION_SUBJECTS[message.apiOperation], message),
   };
+}
+
+let fence = 2_000_000n;
+/** A fencing token newer than every one handed out before, as the edge's lock gives them. */
+export const nextFence = (): string => (fence += 1n).toString();
+
+/**
+ * `apiOperation` of `merchant` on `orderId` as the edge sends it (password authentication,
+ * version 100, a new fencing token unless one is given): the reply's body.
+ */
+export async function operateAs(
+  app: LedgerTestApp,
+  merchant: MerchantContext,
+  orderId: string,
+  transactionId: string,
+  apiOperation: OrderApiOperation,
+  body: JsonObject,
+  fencingToken = nextFence(),
+): Promise<JsonObject> {
+  const reply = await app.operate({
+    envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD', fencingToken },
+    apiOperation,
+    orderId,
+    transactionId,
+    body: { apiOperation, ...body },
+  });
+  return reply.body;
 }
 
 /** A merchant of its own per test: tests share the run's database and never truncate it. */
