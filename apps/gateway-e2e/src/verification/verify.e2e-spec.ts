@@ -639,6 +639,24 @@ describe('VERIFY', () => {
   });
 
   describe('a stored card', () => {
+    it('asks a recurring verification with a token\'s card to name its agreement (spec, agreement.id), and verifies it once named', async () => {
+      const created = await call<Json>('POST', `${merchant.base(57)}/token`, {
+        authorization: merchant.authorization,
+        body: { sourceOfFunds: { type: 'CARD', provided: { card: card() } } },
+      });
+      expect(created.status).toBe(201);
+      const token = created.body.token as string;
+      const recurring = { type: 'RECURRING', amountVariability: 'VARIABLE' };
+      const body = (agreement: Json) => ({ apiOperation: 'VERIFY', order: { currency: 'USD' }, agreement, sourceOfFunds: { type: 'CARD', token } });
+
+      const unnamed = await verify(merchant, body(recurring));
+      expect(unnamed.status).toBe(400);
+      expect(unnamed.body).toMatchObject({ error: { field: 'agreement.id', validationType: 'MISSING' }, result: 'ERROR' });
+      const named = await verify(merchant, body({ id: `agr-${randomBytes(6).toString('hex')}`, ...recurring }));
+      expect(named.status).toBe(201);
+      expect(named.body).toMatchObject({ result: 'SUCCESS', agreement: recurring });
+    });
+
     it('verifies the card of a token with an explicit security code, and answers the card masked', async () => {
       const created = await call<Json>('POST', `${merchant.base(57)}/token`, {
         authorization: merchant.authorization,

@@ -3,6 +3,8 @@ import { refusal } from '../card-operation/testing-orders';
 import { agreementForOperation, fillAgreement, termsToEstablish } from './agreement-terms';
 
 const NOW = new Date('2027-03-01T10:00:00.000Z');
+/** The card is the request's own, not a token's. */
+const CARD_GIVEN = { storedCredential: false };
 
 /** As a first payment in USD established it, months ago. */
 const ESTABLISHED: AgreementTermsRow = {
@@ -92,11 +94,11 @@ describe('an agreement filled from the established one', () => {
 
 describe('the agreement rules on the filled agreement', () => {
   it('take the established amountVariability for a RECURRING type the request repeats', () => {
-    expect(agreementForOperation({ id: 'agr-1', type: 'RECURRING' }, ESTABLISHED, 'USD', NOW)).toMatchObject({
+    expect(agreementForOperation({ id: 'agr-1', type: 'RECURRING' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)).toMatchObject({
       amountVariability: 'FIXED',
     });
     expect(
-      refusal(() => agreementForOperation({ id: 'agr-1', type: 'RECURRING' }, null, 'USD', NOW)),
+      refusal(() => agreementForOperation({ id: 'agr-1', type: 'RECURRING' }, null, 'USD', NOW, CARD_GIVEN)),
     ).toMatchObject({
       field: 'agreement.amountVariability',
       validationType: 'MISSING',
@@ -104,11 +106,11 @@ describe('the agreement rules on the filled agreement', () => {
   });
 
   it('accept the established start date though it is past, and refuse a past start date the request gives', () => {
-    expect(agreementForOperation({ id: 'agr-1' }, ESTABLISHED, 'USD', NOW)).toMatchObject({
+    expect(agreementForOperation({ id: 'agr-1' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)).toMatchObject({
       startDate: '2026-11-25',
     });
     expect(
-      refusal(() => agreementForOperation({ id: 'agr-1', startDate: '2026-11-25' }, ESTABLISHED, 'USD', NOW)),
+      refusal(() => agreementForOperation({ id: 'agr-1', startDate: '2026-11-25' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)),
     ).toMatchObject({
       field: 'agreement.startDate',
       validationType: 'INVALID',
@@ -118,7 +120,7 @@ describe('the agreement rules on the filled agreement', () => {
   it('check what the request gives against the established terms it keeps', () => {
     expect(
       refusal(() =>
-        agreementForOperation({ id: 'agr-1', minimumAmountPerPayment: '25' }, ESTABLISHED, 'USD', NOW),
+        agreementForOperation({ id: 'agr-1', minimumAmountPerPayment: '25' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN),
       ),
     ).toMatchObject({
       field: 'agreement.minimumAmountPerPayment',
@@ -130,11 +132,31 @@ describe('the agreement rules on the filled agreement', () => {
           null,
           'USD',
           NOW,
+          CARD_GIVEN,
         ),
       ),
     ).toMatchObject({
       field: 'agreement.expiryDate',
     });
+  });
+});
+
+describe('a payment in a series with stored card details (spec, agreement.id)', () => {
+  it.each(['RECURRING', 'INSTALLMENT', 'UNSCHEDULED'] as const)('a %s payment with a token must name its agreement', (type) => {
+    const given = { type, amountVariability: 'FIXED' as const };
+    expect(refusal(() => agreementForOperation(given, null, 'USD', NOW, { storedCredential: true }))).toMatchObject({
+      field: 'agreement.id',
+      validationType: 'MISSING',
+      explanation: `Missing parameter agreement.id. A ${type} payment with stored card details (a token) must name its agreement.`,
+    });
+    expect(agreementForOperation({ id: 'agr-1', ...given }, null, 'USD', NOW, { storedCredential: true })).toMatchObject({ id: 'agr-1' });
+    // The card given in the request (the series' first payment, say): no id needed.
+    expect(agreementForOperation(given, null, 'USD', NOW, CARD_GIVEN)).toEqual(given);
+  });
+
+  it('asks nothing of a payment of type OTHER, or with no agreement', () => {
+    expect(agreementForOperation({ type: 'OTHER' }, null, 'USD', NOW, { storedCredential: true })).toEqual({ type: 'OTHER' });
+    expect(agreementForOperation(undefined, null, 'USD', NOW, { storedCredential: true })).toBeUndefined();
   });
 });
 

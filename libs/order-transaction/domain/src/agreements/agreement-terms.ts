@@ -1,6 +1,6 @@
 import type { Agreement } from '@gateway/contracts';
 import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
-import { invalid } from '../request-errors/request-errors';
+import { invalid, missing } from '../request-errors/request-errors';
 import { checkAgreement } from '../verification/rules/agreement.rule';
 
 /** The spec's default `agreement.type`: what an agreement is when its first payment stated none. */
@@ -22,12 +22,32 @@ export function agreementForOperation(
   established: AgreementTermsRow | null,
   currency: string,
   now: Date,
+  { storedCredential }: { storedCredential: boolean },
 ): Agreement | undefined {
+  if (storedCredential) {
+    checkSeriesNamed(given);
+  }
   const agreement = fillAgreement(given, established, currency);
   checkAgreement(agreement, currency, now, {
     reusedStartDate: given?.startDate === undefined && agreement?.startDate !== undefined,
   });
   return agreement;
+}
+
+/** The agreement types of a series of payments: a payment in one with a stored card names the series. */
+const SERIES_TYPES: ReadonlySet<string> = new Set(['INSTALLMENT', 'RECURRING', 'UNSCHEDULED']);
+
+/**
+ * Spec, agreement.id: "must be provided when stored values are used for recurring, installment,
+ * unscheduled or industry-practice payments". A payment with a token's card (stored
+ * credentials) stating one of those types names its agreement; without the id the issuer
+ * cannot tell the series it belongs to. Industry-practice payments have no type of their own
+ * in this API, so the rule reads the three types.
+ */
+function checkSeriesNamed(given: Agreement | undefined): void {
+  if (given?.type !== undefined && given.id === undefined && SERIES_TYPES.has(given.type)) {
+    throw missing('agreement.id', `A ${given.type} payment with stored card details (a token) must name its agreement.`);
+  }
 }
 
 /**

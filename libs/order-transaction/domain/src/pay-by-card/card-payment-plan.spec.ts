@@ -94,6 +94,17 @@ describe('planCardPayment', () => {
       expect(plan.agreement).toEqual({ id: 'sub-1', type: 'RECURRING', amountVariability: 'FIXED', startDate: '2026-01-01', maximumAmountPerPayment: '50' });
     });
 
+    it('asks a payment in a series with a token\'s card to name its agreement (spec, agreement.id)', () => {
+      const byToken = (agreement: Record<string, unknown>) => pay({ sourceOfFunds: { token: '9123456789012346' }, agreement });
+      expect(refusal(() => planCardPayment(byToken({ type: 'UNSCHEDULED' }), null, AT))).toMatchObject({
+        field: 'agreement.id',
+        validationType: 'MISSING',
+      });
+      expect(planCardPayment(byToken({ id: 'sub-2', type: 'UNSCHEDULED' }), null, AT).agreement).toEqual({ id: 'sub-2', type: 'UNSCHEDULED' });
+      // The card given in the request: no id needed.
+      expect(planCardPayment(withAgreement({ type: 'UNSCHEDULED' }), null, AT).agreement).toEqual({ type: 'UNSCHEDULED' });
+    });
+
     it('refuses another type than the established one before anything else', () => {
       expect(refusal(() => planCardPayment(withAgreement({ id: 'sub-1', type: 'UNSCHEDULED' }), null, { ...AT, established }))).toMatchObject({
         field: 'agreement.type',

@@ -74,7 +74,9 @@ export interface CardPaymentContext {
  */
 export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderView | null, context: CardPaymentContext): CardPaymentPlan {
   const { session } = context;
-  const agreement = agreementForOperation(request.agreement, context.established ?? null, request.order.currency, context.now);
+  const agreement = agreementForOperation(request.agreement, context.established ?? null, request.order.currency, context.now, {
+    storedCredential: request.sourceOfFunds?.token !== undefined,
+  });
   const amount = money('order.amount', request.order.amount, request.order.currency);
   if (order && isStandaloneRefundOrder(order.transactions)) {
     throw GatewayError.invalidRequest(`Order '${order.id}' was opened by a standalone refund: it takes no payment. A payment needs an order id of its own.`);

@@ -83,7 +83,9 @@ export function planVerification(
 ): VerificationPlan {
   const { envelope } = command;
   const currency = command.request.order.currency;
-  const agreement = agreementForOperation(command.request.agreement, established, currency, now);
+  const agreement = agreementForOperation(command.request.agreement, established, currency, now, {
+    storedCredential: command.request.sourceOfFunds?.token !== undefined,
+  });
   const request = withAgreement(command.request, agreement);
   checkOrderCurrency(currency, order);
   checkAvsResponseCodeRules(request.order.transactionFiltering?.avsResponseCodeRules);
