@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry } from '@gateway/acquirer';
-import { CardPaymentRequest, JsonObject, OperationReply, RecordMode, RecordOperationMessage, unmaskRequested } from '@gateway/contracts';
+import {
+  CardPaymentRequest,
+  JsonObject,
+  OperationReply,
+  RecordMode,
+  RecordOperationMessage,
+  TransactionResult,
+  unmaskRequested,
+} from '@gateway/contracts';
 import { RequestHasher } from '@gateway/platform';
 import { Agreements } from '../agreements/agreements';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
@@ -55,7 +63,6 @@ export class PayByCard {
     // A live merchant without an acquirer is refused before anything is recorded.
     const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
-    const performed: { outcome?: CardOutcome } = {};
     const body = await this.reserved.execute({
       envelope,
       orderId,
@@ -64,11 +71,12 @@ export class PayByCard {
       requestHash,
       reservation: { ...message(RESERVED, 'CREATE'), ...(seen === null ? { newOrder: true } : {}) },
       seen,
-      perform: async () => (performed.outcome = await this.sideEffects.authorize(command, plan, connector)),
+      perform: () => this.sideEffects.authorize(command, plan, connector),
       completion: (outcome) => message(outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(),
     });
-    // Its outcome is recorded (a replayed reservation performed nothing here: undefined).
+    // The body is the outcome as recorded: a reservation replayed for a concurrent copy of the
+    // request is PENDING, and establishes nothing.
     await this.agreements.establishAfter({
       envelope,
       orderId,
@@ -77,7 +85,7 @@ export class PayByCard {
       currency: plan.amount.currency,
       agreement: plan.agreement,
       established,
-      result: performed.outcome?.result,
+      result: body.result as TransactionResult,
       at: now,
     });
     return { body: unmask ? withFullCardNumber(body, plan) : body };
