@@ -170,6 +170,62 @@ it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, an
   expect((await put(orderId, 'bp-2', initiateBody())).body).toMatchObject({ result: 'PENDING', transaction: { id: 'bp-2' } });
 }, 30_000);
 
+/**
+ * The same orphan, but the merchant, told LOCK_FAILURE created nothing, used its transaction id
+ * for a card PAY. The sweep's time-out of the journey was recorded over that payment: the order
+ * showed FAILED with nothing captured while the card was charged (found by review). The ledger
+ * now refuses a step of the journey on a transaction the initiate did not create, and the
+ * settlement discards the journey as it does when the id is unused.
+ */
+it('the sweep of an orphaned journey leaves a card PAY made under its transaction id as it was', async () => {
+  const orderId = `bpreuse-${randomUUID().slice(0, 8)}`;
+  const first = await put(orderId, 'bp-1', initiateBody());
+  const outUrl = String((first.body.browserPayment as JsonObject).redirectUrl);
+
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
+  const record = ledger.record.bind(ledger);
+  const entered = deferred();
+  const release = deferred();
+  jest.spyOn(ledger, 'record').mockImplementation(async (step: RecordStep) => {
+    if (step.apiOperation === 'INITIATE_BROWSER_PAYMENT' && step.payment.transactionId === 'bp-2') {
+      entered.resolve();
+      await release.promise;
+    }
+    return record(step);
+  });
+  const second = put(orderId, 'bp-2', initiateBody());
+  await entered.promise;
+  expect((await gateway.fetch(outUrl)).status).toBe(200); // a newer fence lands on the order
+  release.resolve();
+  expect((await second).body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'LOCK_FAILURE' } });
+
+  const paid = await put(orderId, 'bp-2', {
+    apiOperation: 'PAY',
+    order: { amount: '30.00', currency: 'EUR' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } },
+  });
+  expect(paid.body).toMatchObject({ result: 'SUCCESS', transaction: { id: 'bp-2', type: 'PAYMENT' } });
+
+  const payments = gateway.running.app.get(BrowserPaymentRepository, { strict: false });
+  const orphan = (await payments.findByTransaction(merchant.id, orderId, 'bp-2'))!;
+  const database = gateway.running.app.get<string, DataSource>(dataSourceToken(BROWSER_PAYMENT_SCHEMA.schema) as string, { strict: false });
+  await database.query(`UPDATE browser_payment.payments SET token_expires_at = now() - interval '1 second' WHERE id = $1`, [orphan.id]);
+  const settle: SettleExpiredPaymentMessage = {
+    envelope: { merchant: merchant.context, apiVersion: 100, requestId: randomUUID(), authMethod: 'GATEWAY', fencingToken: String(BigInt(Date.now()) * 1000n + 999n) },
+    paymentId: orphan.id,
+  };
+  expect(await gateway.bus.request(SUBJECTS.browserPayment.expiredSettle, settle)).toEqual({ outcome: 'DISCARDED' });
+
+  const order = await gateway.fetch(`${merchant.base()}/order/${orderId}`, { headers: { authorization: merchant.authorization } });
+  const transactions = order.body.transaction as JsonObject[];
+  expect(transactions.find((t) => (t.transaction as JsonObject).id === 'bp-2')).toMatchObject({
+    result: 'SUCCESS',
+    response: { gatewayCode: 'APPROVED' },
+    sourceOfFunds: { type: 'CARD' },
+  });
+  expect(order.body).toMatchObject({ totalCapturedAmount: 30 });
+}, 30_000);
+
 /** A CONFIRM_AT_MERCHANT payment of 30.00 on a new order, approved by the payer, who came back. */
 async function returnedToMerchant(prefix: string): Promise<{ orderId: string; providerReference: string }> {
   const orderId = `${prefix}-${randomUUID().slice(0, 8)}`;

@@ -549,6 +549,13 @@ describe('browser-payment.refund.v1 (the ledger refunding a provider-funded orde
     await expect(refund(journey, 'r4', '1.00', 'USD')).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'transaction.currency' });
   });
 
+  it("defaults a full refund's tax to the tax the browser payment was paid with (refund rule 5)", async () => {
+    const journey = await initiated('provider_a', { order: { ...twoBooksOrder(), amount: '33.00', taxAmount: '3.00' } });
+    await payerDecides(journey, 'approve');
+    const refunded = await put(journey.merchant, journey.orderId, 'r1', { apiOperation: 'REFUND', transaction: { amount: '33.00', currency: 'EUR' } });
+    expect(refunded.body).toMatchObject({ result: 'SUCCESS', order: { status: 'REFUNDED' }, transaction: { type: 'REFUND', amount: 33, taxAmount: 3 } });
+  });
+
   it('refuses a payment that moved no money (AUTHORIZE, cancelled)', async () => {
     const authorized = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
     await payerDecides(authorized, 'approve');

@@ -263,6 +263,18 @@ export class RecordOperationMessage {
   mode: RecordMode;
 
   /**
+   * UPDATE only: the operation that created the transaction this record continues
+   * (INITIATE_BROWSER_PAYMENT for a browser payment's steps). The ledger refuses to update a
+   * transaction another operation created under the same id, such as a card PAY made with the
+   * id of an initiate whose own record was refused. Optional so the two sides of a rolling
+   * deploy can go in either order; without it only the transaction's result is checked (still
+   * open: PENDING or UNKNOWN).
+   */
+  @IsOptional()
+  @Matches(CODE)
+  updates?: string;
+
+  /**
    * Begin answered PROCEED with no order. A hint: the ledger then writes the new order first,
    * in one statement of its own when nothing else is written with it, and goes the locked way
    * only if the order exists by now (a concurrent first record). Wrong or absent, it costs a

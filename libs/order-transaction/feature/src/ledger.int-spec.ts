@@ -223,6 +223,49 @@ describe('transaction ids', () => {
   });
 });
 
+describe('an UPDATE continues only an open transaction of the operation it names', () => {
+  const statesOf = (merchant: ReturnType<typeof testMerchant>, orderId: string) =>
+    ledger.dataSource.query(
+      `SELECT transaction_id AS id, result, gateway_code AS "gatewayCode" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence`,
+      [merchant.id, orderId],
+    );
+
+  it("refuses a browser payment's step on a transaction a card PAY created under the same id (400 on transactionid), writing nothing", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await ledger.record(recordMessage(operation(merchant, orderId, 'bp-2', 'PAY'), { transaction: txn('PAYMENT', '30.00') }));
+    const timedOut = operation(merchant, orderId, 'bp-2', 'BROWSER_PAYMENT_TIMED_OUT');
+    const refused = await rejection(
+      ledger.record(
+        recordMessage(timedOut, { mode: 'UPDATE', updates: 'INITIATE_BROWSER_PAYMENT', transaction: txn('PAYMENT', '30.00', 'FAILURE', { gatewayCode: 'TIMED_OUT' }) }),
+      ),
+    );
+    expect(refused.field).toBe('transactionid');
+    expect(await statesOf(merchant, orderId)).toEqual([{ id: 'bp-2', result: 'SUCCESS', gatewayCode: 'APPROVED' }]);
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '30.0000' });
+  });
+
+  it('refuses a step on a transaction that is already complete (400), writing nothing', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const step = (apiOperation: string, result: 'PENDING' | 'SUCCESS' | 'FAILURE', gatewayCode: string) =>
+      ledger.record(
+        recordMessage(operation(merchant, orderId, 'bp-1', apiOperation), {
+          mode: apiOperation === 'INITIATE_BROWSER_PAYMENT' ? 'CREATE' : 'UPDATE',
+          ...(apiOperation === 'INITIATE_BROWSER_PAYMENT' ? {} : { updates: 'INITIATE_BROWSER_PAYMENT' }),
+          transaction: txn('PAYMENT', '20.00', result, { fundingType: 'PROVIDER_A', gatewayCode }),
+        }),
+      );
+    await step('INITIATE_BROWSER_PAYMENT', 'PENDING', 'SUBMITTED');
+    await step('BROWSER_PAYMENT_COMPLETED', 'SUCCESS', 'APPROVED');
+    const refused = await rejection(step('BROWSER_PAYMENT_TIMED_OUT', 'FAILURE', 'TIMED_OUT'));
+    expect(refused.code).toBe('INVALID_REQUEST');
+    expect(await statesOf(merchant, orderId)).toEqual([{ id: 'bp-1', result: 'SUCCESS', gatewayCode: 'APPROVED' }]);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '20.0000' });
+  });
+});
+
 describe('fencing tokens', () => {
   it('refuse a begin or record carrying a token older than the order\'s last one, and nothing is written', async () => {
     const merchant = testMerchant();

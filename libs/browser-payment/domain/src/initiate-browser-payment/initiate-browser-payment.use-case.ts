@@ -13,7 +13,7 @@ import {
 import { Money } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
 import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
-import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
+import { BrowserPaymentLedger, INITIATE_OPERATION } from '../ledger/browser-payment-ledger';
 import { PayerJourneys } from '../payer-journey/payer-journeys';
 import { paymentResponse, providerAOptions } from '../payment/payment-response';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
@@ -29,8 +29,6 @@ export interface InitiateBrowserPaymentCommand {
   /** The body as received: its canonical hash identifies the request for replays. */
   body: JsonObject;
 }
-
-const API_OPERATION = 'INITIATE_BROWSER_PAYMENT';
 
 /**
  * INITIATE_BROWSER_PAYMENT: opens the payment at the provider, issues the payer's redirect
@@ -60,7 +58,7 @@ export class InitiateBrowserPayment {
       envelope,
       orderId: command.orderId,
       transactionId: command.transactionId,
-      apiOperation: API_OPERATION,
+      apiOperation: INITIATE_OPERATION,
       requestHash,
     });
     if (begun.outcome === 'REPLAY') {
@@ -111,7 +109,7 @@ export class InitiateBrowserPayment {
     return this.ledger.record({
       envelope,
       payment,
-      apiOperation: API_OPERATION,
+      apiOperation: INITIATE_OPERATION,
       requestHash,
       mode: 'CREATE',
       response: paymentResponse(payment, adapter.acquirerId, this.journeys.redirectUrl(provider, token)),

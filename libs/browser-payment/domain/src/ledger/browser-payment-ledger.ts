@@ -25,6 +25,9 @@ export const TRANSACTION_TYPE_OF: Readonly<Record<PaymentOperation, TransactionT
   PAY: 'PAYMENT',
 };
 
+/** The operation that creates a browser payment's transaction in the ledger. */
+export const INITIATE_OPERATION = 'INITIATE_BROWSER_PAYMENT';
+
 /**
  * The ledger's operation names for the steps of the payer's journey. Each is recorded once per
  * transaction (the ledger keeps one response per transaction and operation, and answers a
@@ -63,6 +66,8 @@ export class BrowserPaymentLedger {
   async record(step: RecordStep): Promise<JsonObject> {
     const { payment } = step;
     const amount = Money.of(payment.amount, payment.currency).toFixed();
+    // Recorded as a card payment's is, so a full refund defaults its tax to it (refund rule 5).
+    const tax = requestOf(payment).order.taxAmount;
     const message: RecordOperationMessage = {
       envelope: step.envelope,
       orderId: payment.orderId,
@@ -70,6 +75,8 @@ export class BrowserPaymentLedger {
       apiOperation: step.apiOperation,
       requestHash: step.requestHash,
       mode: step.mode,
+      // Every step after the initiate continues the transaction the initiate created.
+      ...(step.mode === 'UPDATE' ? { updates: INITIATE_OPERATION } : {}),
       ...(step.newOrder ? { newOrder: true } : {}),
       order: step.orderChanged
         ? {
@@ -86,6 +93,7 @@ export class BrowserPaymentLedger {
         result: payment.result as TransactionResult,
         gatewayCode: payment.gatewayCode,
         fundingType: requestOf(payment).sourceOfFunds.type,
+        ...(tax === undefined ? {} : { taxAmount: Money.of(tax, payment.currency).toFixed() }),
       },
       response: step.response,
     };

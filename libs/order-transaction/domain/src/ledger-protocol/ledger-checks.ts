@@ -1,5 +1,5 @@
 import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
-import type { OrderRow, StoredResponse } from '@gateway/order-transaction/data-access';
+import type { OrderRow, StoredResponse, TransactionRow } from '@gateway/order-transaction/data-access';
 import { MalformedMessageError } from '@gateway/platform';
 
 /**
@@ -60,4 +60,21 @@ export function noSuchTransaction(transactionId: string): GatewayError {
     'INVALID',
     `Value '${transactionId}' is invalid. The order has no transaction with this id.`,
   );
+}
+
+/**
+ * An UPDATE continues a transaction that is still open (PENDING or UNKNOWN) and, when the caller
+ * names it, that the operation it continues created. Anything else would write over a result
+ * the merchant was given: a browser payment's time-out recorded over the card PAY that reused
+ * the id of an initiate whose own record was refused, or over a payment already completed.
+ */
+export function assertUpdatable(existing: TransactionRow, updates: string | null): void {
+  if (updates !== null && existing.apiOperation !== updates) {
+    throw transactionIdTaken(existing.transactionId);
+  }
+  if (existing.result === 'SUCCESS' || existing.result === 'FAILURE') {
+    throw GatewayError.invalidRequest(
+      `Transaction '${existing.transactionId}' is already complete (result ${existing.result}) and cannot be changed.`,
+    );
+  }
 }

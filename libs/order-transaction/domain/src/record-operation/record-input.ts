@@ -22,6 +22,8 @@ export interface RecordInput {
   apiOperation: string;
   requestHash: string;
   mode: RecordMode;
+  /** UPDATE: the operation that created the transaction it continues, when the caller names it. */
+  updates: string | null;
   /** The caller's hint that begin saw no order (RecordOperationMessage.newOrder). */
   newOrder: boolean;
   orderCurrency: string;
@@ -42,6 +44,7 @@ export function parseRecordInput(message: RecordOperationMessage): RecordInput {
     apiOperation: message.apiOperation,
     requestHash: message.requestHash,
     mode: message.mode,
+    updates: message.updates ?? null,
     newOrder: message.newOrder === true,
     orderCurrency: order.currency,
     orderAmount: order.amount === undefined ? null : money(order.amount, order.currency, 'order'),

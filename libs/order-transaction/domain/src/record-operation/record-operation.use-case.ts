@@ -3,7 +3,7 @@ import { GatewayError, JsonObject, RecordOperationMessage, RecordOperationReply 
 import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, SeenOrder, StoredResponse, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
-import { assertFenceCurrent, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
+import { assertFenceCurrent, assertUpdatable, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 import { completeResponse } from '../ledger-response/complete-response';
 import { OrderSnapshot } from '../ledger-response/order-snapshot';
 import { LedgerEntry } from '../order-state/derive-order-state';
@@ -264,6 +264,7 @@ export class RecordOperation {
       if (!existing) {
         throw noSuchTransaction(input.transactionId);
       }
+      assertUpdatable(existing, input.updates);
       assertTypeChangeAllowed(existing.type, input.transaction.type);
     }
   }

@@ -173,9 +173,10 @@ export function beginMessage(spec: OperationSpec, addressesExistingTransaction?:
 
 export function recordMessage(
   spec: OperationSpec,
-  recorded: Pick<RecordOperationMessage, 'transaction'> & Partial<Pick<RecordOperationMessage, 'mode' | 'order' | 'response'>>,
+  recorded: Pick<RecordOperationMessage, 'transaction'> & Partial<Pick<RecordOperationMessage, 'mode' | 'updates' | 'order' | 'response'>>,
 ): RecordOperationMessage {
   return {
+    ...(recorded.updates ? { updates: recorded.updates } : {}),
     envelope: envelopeOf(spec),
     orderId: spec.orderId,
     transactionId: spec.transactionId,
