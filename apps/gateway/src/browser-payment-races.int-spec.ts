@@ -175,6 +175,9 @@ function slowed(inner: SimulatedProviderAdapter): SimulatedProviderAdapter {
       log({ call: 'refund', reference, amount: amount.toFixed(), answer: result.providerCode });
       return result;
     },
+    // The rounds neither capture nor void: the merchant's operations here are confirms and refunds.
+    capture: (reference, captureId, amount) => inner.capture(reference, captureId, amount),
+    voidAuthorization: (reference) => inner.voidAuthorization(reference),
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, ProviderRefundMessage, ProviderRefundReply, SUBJECTS } from '@gateway/contracts';
+import { SimulatedProviderRepository } from '@gateway/browser-payment/data-access';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { canonicalJson } from '@gateway/platform';
 import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
@@ -513,6 +514,107 @@ describe('the payer\'s return under the order lock', () => {
     });
     const back = await gateway.fetch(decided.headers.get('location')!);
     expect(back.status).toBe(303);
+  });
+});
+
+describe('CAPTURE and VOID of a provider_a AUTHORIZE, at the provider (spec browser payment rule 4)', () => {
+  /** The simulator's books for the journey's payment: what "the provider" holds. */
+  async function atProvider(journey: Journey) {
+    const books = gateway.running.app.get(SimulatedProviderRepository, { strict: false });
+    return (await books.find(at(journey.initiated, 'transaction.acquirer.transactionId') as string))!;
+  }
+
+  async function authorized(): Promise<Journey> {
+    const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
+    await payerDecides(journey, 'approve');
+    expect(await retrieveOrder(journey.merchant, journey.orderId)).toMatchObject({ status: 'AUTHORIZED', totalAuthorizedAmount: 30, totalCapturedAmount: 0 });
+    return journey;
+  }
+
+  const capture = (journey: Journey, transactionId: string, amount: string, extra: JsonObject = {}) =>
+    put(journey.merchant, journey.orderId, transactionId, { apiOperation: 'CAPTURE', transaction: { amount, currency: 'EUR', ...extra } });
+
+  it('captures the authorisation at the provider in parts, each capture once; the captures are then refunded at the provider', async () => {
+    const journey = await authorized();
+    const reference = at(journey.initiated, 'transaction.acquirer.transactionId');
+
+    const first = await capture(journey, 'capture-1', '20.00');
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      transaction: { id: 'capture-1', type: 'CAPTURE', amount: 20, currency: 'EUR', targetTransactionId: 'bp-1', acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: 'payer@wallet.example' } } },
+      order: { status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 30, totalCapturedAmount: 20, totalRefundedAmount: 0 },
+    });
+    expect(at(first.body, 'transaction.receipt')).toMatch(/^PAC-[0-9A-F]{20}$/);
+    expect(await atProvider(journey)).toMatchObject({ reference, status: 'CAPTURED', amount: '30.0000', capturedAmount: '20.0000' });
+
+    // The same capture again replays; the ledger's capture limit refuses more than is left before the provider is asked.
+    const again = await capture(journey, 'capture-1', '20.00');
+    expect([again.status, again.text]).toEqual([201, first.text]);
+    const beyond = await capture(journey, 'capture-2', '10.01');
+    expect(beyond.status).toBe(400);
+    expect(beyond.body).toMatchObject({ error: { field: 'transaction.amount', explanation: expect.stringContaining('available for capture on this order is 10.00 EUR') } });
+    expect((await atProvider(journey)).capturedAmount).toBe('20.0000');
+
+    const rest = await capture(journey, 'capture-2', '10.00', { targetTransactionId: 'bp-1' });
+    expect(rest.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 30 } });
+    expect((await atProvider(journey)).capturedAmount).toBe('30.0000');
+
+    const refund = await put(journey.merchant, journey.orderId, 'refund-1', {
+      apiOperation: 'REFUND',
+      transaction: { amount: '20.00', currency: 'EUR', targetTransactionId: 'capture-1' },
+    });
+    expect(refund.status).toBe(201);
+    expect(refund.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { type: 'REFUND', amount: 20, targetTransactionId: 'capture-1', acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      order: { status: 'PARTIALLY_REFUNDED', totalCapturedAmount: 30, totalRefundedAmount: 20 },
+    });
+    expect(at(refund.body, 'transaction.receipt')).toMatch(/^PAR-[0-9A-F]{20}$/);
+    expect(await atProvider(journey)).toMatchObject({ capturedAmount: '30.0000', refundedAmount: '20.0000' });
+
+    const order = await retrieveOrder(journey.merchant, journey.orderId);
+    expect(order).toMatchObject({ status: 'PARTIALLY_REFUNDED', totalAuthorizedAmount: 30, totalCapturedAmount: 30, totalRefundedAmount: 20 });
+    expect((order.transaction as JsonObject[]).map((t) => [at(t, 'transaction.id'), at(t, 'transaction.type'), at(t, 'result')])).toEqual([
+      ['bp-1', 'AUTHORIZATION', 'SUCCESS'],
+      ['capture-1', 'CAPTURE', 'SUCCESS'],
+      ['capture-2', 'CAPTURE', 'SUCCESS'],
+      ['refund-1', 'REFUND', 'SUCCESS'],
+    ]);
+  });
+
+  it('voids the authorisation at the provider: the order is CANCELLED and nothing can be captured after', async () => {
+    const journey = await authorized();
+    const voided = await put(journey.merchant, journey.orderId, 'void-1', { apiOperation: 'VOID', transaction: { targetTransactionId: 'bp-1' } });
+    expect(voided.status).toBe(201);
+    expect(voided.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { id: 'void-1', type: 'VOID_AUTHORIZATION', amount: 30, targetTransactionId: 'bp-1', acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      sourceOfFunds: { type: 'PROVIDER_A' },
+      order: { status: 'CANCELLED', totalAuthorizedAmount: 0, totalCapturedAmount: 0 },
+    });
+    expect(await atProvider(journey)).toMatchObject({ status: 'VOIDED', capturedAmount: '0.0000' });
+
+    const late = await capture(journey, 'capture-1', '1.00');
+    expect(late.status).toBe(400);
+    expect((await atProvider(journey)).status).toBe('VOIDED');
+    expect(await retrieveOrder(journey.merchant, journey.orderId)).toMatchObject({ status: 'CANCELLED' });
+  });
+
+  it('refuses a VOID of the authorisation while a capture of it stands, and a VOID of the capture (refund it instead)', async () => {
+    const journey = await authorized();
+    await capture(journey, 'capture-1', '5.00');
+    for (const [transactionId, target, reason] of [
+      ['void-1', 'bp-1', "void CAPTURE 'capture-1' first"],
+      ['void-2', 'capture-1', 'refund it instead'],
+    ]) {
+      const refused = await put(journey.merchant, journey.orderId, transactionId, { apiOperation: 'VOID', transaction: { targetTransactionId: target } });
+      expect(refused.status).toBe(400);
+      expect(at(refused.body, 'error.explanation')).toContain(reason);
+    }
+    expect(await atProvider(journey)).toMatchObject({ status: 'CAPTURED', capturedAmount: '5.0000' });
   });
 });
 

@@ -43,6 +43,9 @@ export const SUBJECTS = {
     confirm: 'browser-payment.confirm.v1',
     /** The ledger asks browser-payment to refund a provider-funded order (provider-refund.messages.ts). */
     refund: 'browser-payment.refund.v1',
+    /** The ledger asks browser-payment to capture or void a provider's authorisation (provider-capture.messages.ts). */
+    capture: 'browser-payment.capture.v1',
+    void: 'browser-payment.void.v1',
     /** The payer's browser on `/bpui/<provider>/...`, forwarded by the edge (payer-journey.messages.ts). */
     payerResolve: 'browser-payment.payer.resolve.v1',
     payerRedirect: 'browser-payment.payer.redirect.v1',

@@ -315,3 +315,62 @@ describe('refund of a browser payment', () => {
     expect((refunded.transaction as Body[]).map((t) => at(t, 'transaction.type'))).toEqual(['PAYMENT', 'REFUND']);
   });
 });
+
+describe('capture and void of a browser payment authorisation (spec browser payment rule 4)', () => {
+  /** provider_a AUTHORIZE, approved by the payer in the browser: the order AUTHORIZED, nothing captured yet. */
+  async function authorized(screenshot: string): Promise<Payment> {
+    const page = await browser.newPage();
+    try {
+      const payment = await initiate('provider_a', { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_PROVIDER' });
+      await openProviderPage(page, payment, `${screenshot}-provider-page`);
+      await clickAndLandAtShop(page, '#approve', payment, `${screenshot}-at-shop`);
+      expect(await order(payment.orderId)).toMatchObject({ status: 'AUTHORIZED', totalAuthorizedAmount: 42.5, totalCapturedAmount: 0 });
+      return payment;
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('CAPTURE moves the authorised funds at the provider (order CAPTURED), and a REFUND of the capture goes back through it', async () => {
+    const payment = await authorized('provider_a-capture');
+    const capture = await put(payment.orderId, 'capture-1', { apiOperation: 'CAPTURE', transaction: { amount: '42.50', currency: 'EUR' } });
+    expect(capture.status).toBe(201);
+    expect(capture.body).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      transaction: { id: 'capture-1', type: 'CAPTURE', amount: 42.5, currency: 'EUR', targetTransactionId: payment.transactionId, acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      sourceOfFunds: { type: 'PROVIDER_A' },
+      order: { status: 'CAPTURED', totalAuthorizedAmount: 42.5, totalCapturedAmount: 42.5, totalRefundedAmount: 0 },
+    });
+    expect(at(capture.body, 'transaction.receipt')).toMatch(/^PAC-[0-9A-F]{20}$/);
+    const again = await put(payment.orderId, 'capture-1', { apiOperation: 'CAPTURE', transaction: { amount: '42.50', currency: 'EUR' } });
+    expect([again.status, again.text]).toEqual([201, capture.text]);
+    const more = await put(payment.orderId, 'capture-2', { apiOperation: 'CAPTURE', transaction: { amount: '0.01', currency: 'EUR' } });
+    expect(more.status).toBe(400);
+
+    const refund = await put(payment.orderId, 'refund-1', { apiOperation: 'REFUND', transaction: { amount: '12.50', currency: 'EUR' } });
+    expect(refund.status).toBe(201);
+    expect(refund.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { id: 'refund-1', type: 'REFUND', amount: 12.5, targetTransactionId: 'capture-1' },
+      order: { status: 'PARTIALLY_REFUNDED', totalCapturedAmount: 42.5, totalRefundedAmount: 12.5 },
+    });
+    const read = await order(payment.orderId);
+    expect(read).toMatchObject({ status: 'PARTIALLY_REFUNDED', totalAuthorizedAmount: 42.5, totalCapturedAmount: 42.5, totalRefundedAmount: 12.5 });
+    expect((read.transaction as Body[]).map((t) => at(t, 'transaction.type'))).toEqual(['AUTHORIZATION', 'CAPTURE', 'REFUND']);
+  });
+
+  it('VOID releases the authorisation at the provider: the order is CANCELLED and a later CAPTURE is refused', async () => {
+    const payment = await authorized('provider_a-void');
+    const voided = await put(payment.orderId, 'void-1', { apiOperation: 'VOID', transaction: { targetTransactionId: payment.transactionId } });
+    expect(voided.status).toBe(201);
+    expect(voided.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { id: 'void-1', type: 'VOID_AUTHORIZATION', amount: 42.5, targetTransactionId: payment.transactionId, acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      order: { status: 'CANCELLED', totalCapturedAmount: 0 },
+    });
+    const late = await put(payment.orderId, 'capture-1', { apiOperation: 'CAPTURE', transaction: { amount: '1.00', currency: 'EUR' } });
+    expect(late.status).toBe(400);
+    expect(await order(payment.orderId)).toMatchObject({ status: 'CANCELLED', totalCapturedAmount: 0 });
+  });
+});

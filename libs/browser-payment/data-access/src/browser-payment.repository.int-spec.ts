@@ -166,6 +166,32 @@ describe('payments', () => {
     expect(await payments.findByTokenHash(retry.tokenHash)).not.toBeNull();
   });
 
+  it('keep one outcome per capture transaction, and find the payment a successful capture was taken from', async () => {
+    const payment = newPayment({ operation: 'AUTHORIZE' });
+    await payments.saveInitiated(payment);
+    const capture = {
+      paymentId: payment.id,
+      captureTransactionId: 'c1',
+      amount: '5.00',
+      currency: 'EUR',
+      result: 'SUCCESS' as const,
+      gatewayCode: 'APPROVED',
+      providerReference: 'PAC-1',
+      createdAt: new Date(),
+    };
+    expect(await payments.insertCapture(capture)).toBe(true);
+    expect(await payments.insertCapture({ ...capture, amount: '6.00' })).toBe(false);
+    expect(await payments.findCapture(payment.id, 'c1')).toMatchObject({ amount: '5.0000', providerReference: 'PAC-1' });
+    expect(await payments.insertCapture({ ...capture, captureTransactionId: 'c2', result: 'FAILURE', gatewayCode: 'DECLINED', providerReference: null })).toBe(true);
+
+    // The payment row as every other read gives it.
+    expect(await payments.findCapturedPayment(payment.merchantId, 'order-1', 'c1')).toEqual(await payments.findById(payment.id));
+    // A declined capture took nothing; another order or merchant has no such capture.
+    expect(await payments.findCapturedPayment(payment.merchantId, 'order-1', 'c2')).toBeNull();
+    expect(await payments.findCapturedPayment(payment.merchantId, 'order-2', 'c1')).toBeNull();
+    expect(await payments.findCapturedPayment('SOMEONE-ELSE', 'order-1', 'c1')).toBeNull();
+  });
+
   it('keep one outcome per refund transaction', async () => {
     const payment = newPayment();
     await payments.saveInitiated(payment);
@@ -344,5 +370,104 @@ describe('the simulators\' refunds', () => {
 
   it('know no refund of a payment they do not have', async () => {
     expect(await simulator.refund('PA-NOPE', 'r1', '1.00', 'PAR-1', new Date())).toBeNull();
+  });
+});
+
+describe('the simulators\' captures', () => {
+  async function authorized(amount = '10.00') {
+    const reference = `PA-${randomBytes(10).toString('hex').toUpperCase()}`;
+    await simulator.create(
+      { reference, provider: 'provider_a', operation: 'AUTHORIZE', currency: 'EUR', amount, status: 'CREATED', capturedAmount: '0', refundedAmount: '0' },
+      new Date(),
+    );
+    await simulator.move(reference, ['CREATED'], 'APPROVED', new Date());
+    await simulator.execute(reference, 'AUTHORIZE', amount, new Date());
+    return reference;
+  }
+
+  async function storedCaptures(reference: string): Promise<number> {
+    const rows: { count: string }[] = await dataSource.query(
+      'SELECT count(*) AS count FROM browser_payment.simulated_provider_captures WHERE payment_reference = $1',
+      [reference],
+    );
+    return Number(rows[0].count);
+  }
+
+  it('capture once per key, however many calls with the key race', async () => {
+    const reference = await authorized();
+    // Each call is a statement of its own on a connection of its own (the pool holds 12).
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => simulator.capture(reference, 'c1', '4.00', `PAC-${i}`, new Date())));
+    expect(answers[0]).toMatchObject({ paymentReference: reference, captureId: 'c1', amount: '4.0000', currency: 'EUR', approved: true, providerCode: 'CAPTURED' });
+    for (const answer of answers) {
+      expect(answer).toEqual(answers[0]);
+    }
+    expect(await simulator.find(reference)).toMatchObject({ status: 'CAPTURED', amount: '10.0000', capturedAmount: '4.0000' });
+    expect(await storedCaptures(reference)).toBe(1);
+    expect(await simulator.findCapture(reference, 'c1')).toEqual(answers[0]);
+  });
+
+  it('count each key once when keys race, never beyond the authorised amount, and answer each key\'s repeats as first answered', async () => {
+    const reference = await authorized();
+    const capture = (key: number) => simulator.capture(reference, `c${key}`, '1.50', `PAC-${key}-${randomBytes(4).toString('hex')}`, new Date());
+    const first = await Promise.all(Array.from({ length: 10 }, (_, key) => capture(key)));
+    expect(first.filter((c) => c!.approved)).toHaveLength(6);
+    expect(first.filter((c) => !c!.approved).map((c) => c!.providerCode)).toEqual(Array(4).fill('CAPTURE_EXCEEDS_AUTHORIZED_AMOUNT'));
+    expect((await simulator.find(reference))!.capturedAmount).toBe('9.0000');
+
+    const again = await Promise.all(Array.from({ length: 10 }, (_, key) => capture(key)));
+    expect(again).toEqual(first);
+    expect((await simulator.find(reference))!.capturedAmount).toBe('9.0000');
+    expect(await storedCaptures(reference)).toBe(10);
+  });
+
+  it('decline a capture beyond what is left of the authorisation, and its repeats, moving nothing', async () => {
+    const reference = await authorized();
+    expect(await simulator.capture(reference, 'c1', '7.00', 'PAC-1', new Date())).toMatchObject({ approved: true });
+    const declined = await simulator.capture(reference, 'c2', '3.01', 'PAC-2', new Date());
+    expect(declined).toMatchObject({ amount: '3.0100', approved: false, providerCode: 'CAPTURE_EXCEEDS_AUTHORIZED_AMOUNT', reference: null });
+    expect(await simulator.capture(reference, 'c2', '3.01', 'PAC-3', new Date())).toEqual(declined);
+    // Another amount under the key gets the stored capture too: the caller sees the amounts differ.
+    expect(await simulator.capture(reference, 'c2', '3.00', 'PAC-4', new Date())).toEqual(declined);
+    expect((await simulator.find(reference))!.capturedAmount).toBe('7.0000');
+  });
+
+  it('capture nothing of a PAY or of an authorisation not executed, and refund only what was captured', async () => {
+    const paid = `PA-${randomBytes(10).toString('hex').toUpperCase()}`;
+    await simulator.create(
+      { reference: paid, provider: 'provider_a', operation: 'PAY', currency: 'EUR', amount: '10.00', status: 'CREATED', capturedAmount: '0', refundedAmount: '0' },
+      new Date(),
+    );
+    await simulator.move(paid, ['CREATED'], 'APPROVED', new Date());
+    expect(await simulator.capture(paid, 'c1', '1.00', 'PAC-1', new Date())).toMatchObject({ approved: false, providerCode: 'NOT_AUTHORIZED' });
+    await simulator.execute(paid, 'PAY', '10.00', new Date());
+    expect(await simulator.capture(paid, 'c2', '1.00', 'PAC-2', new Date())).toMatchObject({ approved: false, providerCode: 'NOT_AUTHORIZED' });
+    expect((await simulator.find(paid))!.capturedAmount).toBe('10.0000');
+
+    const reference = await authorized();
+    expect(await simulator.refund(reference, 'r1', '1.00', 'PAR-1', new Date())).toMatchObject({ approved: false, providerCode: 'NOTHING_CAPTURED' });
+    await simulator.capture(reference, 'c1', '4.00', 'PAC-3', new Date());
+    expect(await simulator.refund(reference, 'r2', '4.01', 'PAR-2', new Date())).toMatchObject({ approved: false, providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+    expect(await simulator.refund(reference, 'r3', '4.00', 'PAR-3', new Date())).toMatchObject({ approved: true });
+  });
+
+  it('void an authorisation only while nothing of it is captured: a void and a capture racing, one of them wins', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const reference = await authorized();
+      const [voided, captured] = await Promise.all([
+        simulator.voidAuthorization(reference, new Date()),
+        simulator.capture(reference, 'c1', '2.00', `PAC-${round}`, new Date()),
+      ]);
+      const row = (await simulator.find(reference))!;
+      if (voided) {
+        expect([row.status, row.capturedAmount, captured!.providerCode]).toEqual(['VOIDED', '0.0000', 'NOT_AUTHORIZED']);
+      } else {
+        expect([row.status, row.capturedAmount, captured!.providerCode]).toEqual(['CAPTURED', '2.0000', 'CAPTURED']);
+      }
+      expect(await simulator.voidAuthorization(reference, new Date())).toBeNull();
+      // Nor does the reversal of an execution the ledger refused take back a capture.
+      if (!voided) {
+        expect(await simulator.void(reference, new Date())).toBeNull();
+      }
+    }
   });
 });

@@ -4,11 +4,13 @@ import type { ExpiredPayment, ExpiredPaymentsCursor, JsonObject } from '@gateway
 import { DataSource, EntityManager } from 'typeorm';
 import type { BrowserPaymentEntity } from './browser-payment.entity';
 import { EXPIRY_DUE_PREDICATE } from './payment-columns';
+import type { ProviderCaptureEntity } from './provider-capture.entity';
 import type { ProviderRefundEntity } from './provider-refund.entity';
 
 /** A payment as the steps see it; the execution lease is the repository's own (claimExecution). */
 export type BrowserPaymentRow = Omit<BrowserPaymentEntity, 'executionLeaseUntil'>;
 export type ProviderRefundRow = Omit<ProviderRefundEntity, 'payment'>;
+export type ProviderCaptureRow = Omit<ProviderCaptureEntity, 'payment'>;
 
 /** What a step may change on a payment; everything else is fixed at initiate. */
 export type PaymentChanges = Partial<
@@ -59,7 +61,11 @@ const COLUMNS: Record<keyof BrowserPaymentRow, string> = {
 const JSON_COLUMNS = new Set<keyof BrowserPaymentRow>(['request', 'providerDetails']);
 const KEYS = Object.keys(COLUMNS) as (keyof BrowserPaymentRow)[];
 /** Amounts as text: a JS number would round. */
-const SELECT = KEYS.map((key) => (key === 'amount' ? `amount::text AS amount` : `${COLUMNS[key]} AS "${key}"`)).join(', ');
+const columnsOf = (prefix: string) =>
+  KEYS.map((key) => (key === 'amount' ? `${prefix}amount::text AS amount` : `${prefix}${COLUMNS[key]} AS "${key}"`)).join(', ');
+const SELECT = columnsOf('');
+const CAPTURE_SELECT = `payment_id AS "paymentId", capture_transaction_id AS "captureTransactionId", amount::text AS amount, currency,
+  result, gateway_code AS "gatewayCode", provider_reference AS "providerReference", created_at AS "createdAt"`;
 
 /**
  * browser-payment's SQL. Steps of a payment are conditional updates (`WHERE` the state the step
@@ -219,6 +225,52 @@ export class BrowserPaymentRepository {
       ],
     );
     return rows.length === 1;
+  }
+
+  async findCapture(paymentId: string, captureTransactionId: string): Promise<ProviderCaptureRow | null> {
+    const rows: ProviderCaptureRow[] = await this.dataSource.query(
+      `SELECT ${CAPTURE_SELECT} FROM browser_payment.provider_captures WHERE payment_id = $1 AND capture_transaction_id = $2`,
+      [paymentId, captureTransactionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** False when a capture with this transaction id was recorded first by a concurrent request. */
+  async insertCapture(capture: ProviderCaptureRow): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO browser_payment.provider_captures (payment_id, capture_transaction_id, amount, currency, result,
+         gateway_code, provider_reference, created_at)
+       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8)
+       ON CONFLICT (payment_id, capture_transaction_id) DO NOTHING
+       RETURNING 1`,
+      [
+        capture.paymentId,
+        capture.captureTransactionId,
+        capture.amount,
+        capture.currency,
+        capture.result,
+        capture.gatewayCode,
+        capture.providerReference,
+        capture.createdAt,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * The payment of the order that a successful capture recorded here under `captureTransactionId`
+   * was taken from (a refund names the capture, not the payment). The payments' unique key on
+   * (merchant, order, transaction) finds the order's payments, the captures' key each capture.
+   */
+  async findCapturedPayment(merchantId: string, orderId: string, captureTransactionId: string): Promise<BrowserPaymentRow | null> {
+    const rows: BrowserPaymentRow[] = await this.dataSource.query(
+      `SELECT ${columnsOf('p.')}
+         FROM browser_payment.payments p
+         JOIN browser_payment.provider_captures c ON c.payment_id = p.id
+        WHERE p.merchant_id = $1 AND p.order_id = $2 AND c.capture_transaction_id = $3 AND c.result = 'SUCCESS'`,
+      [merchantId, orderId, captureTransactionId],
+    );
+    return rows[0] ?? null;
   }
 
   private async update(

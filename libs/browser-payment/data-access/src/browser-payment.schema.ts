@@ -4,7 +4,10 @@ import { CreateBrowserPayments1764100000000 } from './migrations/1764100000000-c
 import { IndexExpiredPayments1764300000000 } from './migrations/1764300000000-index-expired-payments';
 import { AddPaymentExecutionLease1764500000000 } from './migrations/1764500000000-add-payment-execution-lease';
 import { CreateSimulatedProviderRefunds1764700000000 } from './migrations/1764700000000-create-simulated-provider-refunds';
+import { CreateProviderCaptures1764800000000 } from './migrations/1764800000000-create-provider-captures';
+import { ProviderCaptureEntity } from './provider-capture.entity';
 import { ProviderRefundEntity } from './provider-refund.entity';
+import { SimulatedProviderCaptureEntity } from './simulated-provider-capture.entity';
 import { SimulatedProviderPaymentEntity } from './simulated-provider-payment.entity';
 import { SimulatedProviderRefundEntity } from './simulated-provider-refund.entity';
 
@@ -15,11 +18,19 @@ import { SimulatedProviderRefundEntity } from './simulated-provider-refund.entit
  */
 export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
   schema: 'browser_payment',
-  entities: [BrowserPaymentEntity, SimulatedProviderPaymentEntity, SimulatedProviderRefundEntity, ProviderRefundEntity],
+  entities: [
+    BrowserPaymentEntity,
+    SimulatedProviderPaymentEntity,
+    SimulatedProviderRefundEntity,
+    SimulatedProviderCaptureEntity,
+    ProviderRefundEntity,
+    ProviderCaptureEntity,
+  ],
   migrations: [
     CreateBrowserPayments1764100000000,
     IndexExpiredPayments1764300000000,
     AddPaymentExecutionLease1764500000000,
     CreateSimulatedProviderRefunds1764700000000,
+    CreateProviderCaptures1764800000000,
   ],
 };

@@ -38,6 +38,7 @@ export class SimulatedProviderPaymentEntity {
   @Column({ type: 'varchar', length: 10 })
   status: SimulatedPaymentStatus;
 
+  /** PAY: the amount executed. AUTHORIZE: the sum of its captures (the payment is CAPTURED from the first on). */
   @Column({ name: 'captured_amount', ...MONEY_COLUMN })
   capturedAmount: string;
 

@@ -3,10 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PaymentOperation } from './payment-columns';
 import type { SimulatedPaymentStatus, SimulatedProviderPaymentEntity } from './simulated-provider-payment.entity';
+import type { SimulatedProviderCaptureEntity } from './simulated-provider-capture.entity';
 import type { SimulatedProviderRefundEntity } from './simulated-provider-refund.entity';
 
 export type SimulatedPaymentRow = SimulatedProviderPaymentEntity;
 export type SimulatedRefundRow = Omit<SimulatedProviderRefundEntity, 'payment'>;
+export type SimulatedCaptureRow = Omit<SimulatedProviderCaptureEntity, 'payment'>;
 
 const SELECT = `reference, provider, operation, currency, amount::text AS amount, status,
   captured_amount::text AS "capturedAmount", refunded_amount::text AS "refundedAmount",
@@ -15,10 +17,13 @@ const SELECT = `reference, provider, operation, currency, amount::text AS amount
 const REFUND_SELECT = `payment_reference AS "paymentReference", refund_id AS "refundId", amount::text AS amount, currency,
   approved, provider_code AS "providerCode", reference, created_at AS "createdAt"`;
 
+const CAPTURE_SELECT = `payment_reference AS "paymentReference", capture_id AS "captureId", amount::text AS amount, currency,
+  approved, provider_code AS "providerCode", reference, created_at AS "createdAt"`;
+
 /**
  * The simulators' books. Every change is one conditional statement, so a double click, a
- * retried request or two replicas racing can move a simulated payment only once; a refund is
- * also made once per key, however often and however concurrently it is asked for.
+ * retried request or two replicas racing can move a simulated payment only once; a refund or a
+ * capture is also made once per key, however often and however concurrently it is asked for.
  */
 @Injectable()
 export class SimulatedProviderRepository {
@@ -64,11 +69,15 @@ export class SimulatedProviderRepository {
     );
   }
 
-  /** Takes back an execution: nothing authorised or captured remains. */
+  /**
+   * Takes back an execution: nothing authorised or captured remains. Never once money moved
+   * after it: a refund, or a capture of an authorisation (the ledger holds that capture).
+   */
   async void(reference: string, at: Date): Promise<SimulatedPaymentRow | null> {
     return this.updated(
       `UPDATE browser_payment.simulated_provider_payments SET status = 'VOIDED', captured_amount = 0, updated_at = $2
-        WHERE reference = $1 AND status IN ('AUTHORIZED', 'CAPTURED') AND refunded_amount = 0 RETURNING ${SELECT}`,
+        WHERE reference = $1 AND status IN ('AUTHORIZED', 'CAPTURED') AND refunded_amount = 0
+          AND (operation = 'PAY' OR captured_amount = 0) RETURNING ${SELECT}`,
       [reference, at],
     );
   }
@@ -121,6 +130,77 @@ export class SimulatedProviderRepository {
       [paymentReference, refundId, amount, reference, at],
     )) as SimulatedRefundRow[];
     return made ?? (await this.findRefund(paymentReference, refundId));
+  }
+
+  /**
+   * The capture `captureId` (its key, unique within the payment) of `amount` from an authorised
+   * payment: made once, and the answer to every call with the key, as refunds are (above). The
+   * first call decides it on the payment's row, locked: approved when the payment was initiated
+   * with AUTHORIZE, is authorised or already partly captured, and the amount fits in what is left
+   * of the authorised amount (`reference` its own reference); declined otherwise. Approved, its
+   * amount is added to the captured amount and the payment is CAPTURED, in the same statement. A
+   * call whose key is stored inserts and moves nothing, whatever amount it asks, and gets the
+   * stored capture. Null when there is no such payment.
+   */
+  async capture(
+    paymentReference: string,
+    captureId: string,
+    amount: string,
+    reference: string,
+    at: Date,
+  ): Promise<SimulatedCaptureRow | null> {
+    // As for refunds: FOR UPDATE waits for a concurrent capture (or void) of the payment and
+    // decides on the row as it left it, so two keys cannot both take the same authorised money,
+    // and the update captures only what the insert stored.
+    const [made] = (await this.dataSource.query(
+      `WITH payment AS (
+         SELECT reference, currency, operation, status, amount, captured_amount
+           FROM browser_payment.simulated_provider_payments WHERE reference = $1 FOR UPDATE
+       ), decided AS (
+         SELECT reference, currency,
+                CASE WHEN operation <> 'AUTHORIZE' OR status NOT IN ('AUTHORIZED', 'CAPTURED') THEN 'NOT_AUTHORIZED'
+                     WHEN captured_amount + $3::numeric > amount THEN 'CAPTURE_EXCEEDS_AUTHORIZED_AMOUNT'
+                     ELSE 'CAPTURED' END AS code
+           FROM payment
+       ), stored AS (
+         INSERT INTO browser_payment.simulated_provider_captures
+           (payment_reference, capture_id, amount, currency, approved, provider_code, reference, created_at)
+         SELECT reference, $2, $3::numeric, currency, code = 'CAPTURED', code,
+                CASE WHEN code = 'CAPTURED' THEN $4::varchar END, $5
+           FROM decided
+         ON CONFLICT (payment_reference, capture_id) DO NOTHING
+         RETURNING *
+       ), moved AS (
+         UPDATE browser_payment.simulated_provider_payments p
+            SET captured_amount = p.captured_amount + stored.amount, status = 'CAPTURED', updated_at = $5
+           FROM stored WHERE p.reference = stored.payment_reference AND stored.approved
+       )
+       SELECT ${CAPTURE_SELECT} FROM stored`,
+      [paymentReference, captureId, amount, reference, at],
+    )) as SimulatedCaptureRow[];
+    return made ?? (await this.findCapture(paymentReference, captureId));
+  }
+
+  /** The capture made under `captureId`, with the outcome it was answered. */
+  async findCapture(paymentReference: string, captureId: string): Promise<SimulatedCaptureRow | null> {
+    const rows: SimulatedCaptureRow[] = await this.dataSource.query(
+      `SELECT ${CAPTURE_SELECT} FROM browser_payment.simulated_provider_captures WHERE payment_reference = $1 AND capture_id = $2`,
+      [paymentReference, captureId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Voids an authorisation nothing was captured of: the authorised amount is released. Null when
+   * the payment is not an authorisation still AUTHORIZED (captured, voided, never executed); a
+   * capture holding the row is waited for, and then the row is checked again.
+   */
+  async voidAuthorization(reference: string, at: Date): Promise<SimulatedPaymentRow | null> {
+    return this.updated(
+      `UPDATE browser_payment.simulated_provider_payments SET status = 'VOIDED', updated_at = $2
+        WHERE reference = $1 AND operation = 'AUTHORIZE' AND status = 'AUTHORIZED' AND captured_amount = 0 RETURNING ${SELECT}`,
+      [reference, at],
+    );
   }
 
   /** The refund made under `refundId`, with the outcome it was answered. */

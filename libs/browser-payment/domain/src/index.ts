@@ -21,4 +21,6 @@ export * from './payer-journey/return-from-provider.use-case';
 export * from './initiate-browser-payment/initiate-browser-payment.use-case';
 export * from './confirm-browser-payment/confirm-browser-payment.use-case';
 export * from './refund-at-provider/refund-at-provider.use-case';
+export * from './capture-at-provider/capture-at-provider.use-case';
+export * from './void-at-provider/void-at-provider.use-case';
 export * from './expired-payments/settle-expired-payments.use-case';

@@ -7,6 +7,7 @@ import {
 import {
   BROWSER_PAYMENT_OPTIONS,
   BrowserPaymentLedger,
+  CaptureAtProvider,
   CLOCK,
   ConfirmBrowserPayment,
   InitiateBrowserPayment,
@@ -22,6 +23,7 @@ import {
   ShowProviderPage,
   SIMULATOR_STORE,
   SYSTEM_CLOCK,
+  VoidAtProvider,
 } from '@gateway/browser-payment/domain';
 import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
 import { BrowserPaymentConfig } from './browser-payment.config';
@@ -29,9 +31,10 @@ import { BrowserPaymentsNatsController } from './browser-payments.nats-controlle
 import { ExpiredPaymentsNatsController } from './expired-payments.nats-controller';
 import { PayerJourneyNatsController } from './payer-journey.nats-controller';
 import { PingNatsController } from './ping.nats-controller';
+import { ProviderCapturesNatsController } from './provider-captures.nats-controller';
 import { ProviderRefundsNatsController } from './provider-refunds.nats-controller';
 
-/** Browser payments at external providers: initiate, payer redirect and return, confirm, provider refunds, expired journeys. */
+/** Browser payments at external providers: initiate, payer redirect and return, confirm, provider refunds, captures and voids, expired journeys. */
 @Module({})
 export class BrowserPaymentModule {
   static forRoot(config: BrowserPaymentConfig): DynamicModule {
@@ -49,6 +52,7 @@ export class BrowserPaymentModule {
         BrowserPaymentsNatsController,
         PayerJourneyNatsController,
         ProviderRefundsNatsController,
+        ProviderCapturesNatsController,
         ExpiredPaymentsNatsController,
       ],
       providers: [
@@ -75,6 +79,8 @@ export class BrowserPaymentModule {
         RecordPayerDecision,
         ReturnFromProvider,
         RefundAtProvider,
+        CaptureAtProvider,
+        VoidAtProvider,
         SettleExpiredPayments,
       ],
     };

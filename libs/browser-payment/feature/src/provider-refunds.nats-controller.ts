@@ -1,35 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Type } from 'class-transformer';
-import { IsString, Length, Matches, ValidateNested } from 'class-validator';
-import { LEDGER_AMOUNT, ProviderRefundMessage, ProviderRefundReply, RequestEnvelope, SUBJECTS } from '@gateway/contracts';
+import { ProviderRefundMessage, ProviderRefundReply, SUBJECTS } from '@gateway/contracts';
 import { RefundAtProvider } from '@gateway/browser-payment/domain';
 import { parseMessage } from '@gateway/platform';
+import { ProviderAmountMessageSchema } from './provider-operation.schemas';
 
 /** provider-refund.messages.ts's message, checked like every message a service receives. */
-export class ProviderRefundMessageSchema implements ProviderRefundMessage {
-  @ValidateNested()
-  @Type(() => RequestEnvelope)
-  envelope: RequestEnvelope;
-
-  @IsString()
-  @Length(1, 40)
-  orderId: string;
-
-  @IsString()
-  @Length(1, 40)
-  transactionId: string;
-
-  @IsString()
-  @Length(1, 40)
-  targetTransactionId: string;
-
-  @Matches(LEDGER_AMOUNT)
-  amount: string;
-
-  @Matches(/^[A-Z]{3}$/)
-  currency: string;
-}
+export class ProviderRefundMessageSchema extends ProviderAmountMessageSchema implements ProviderRefundMessage {}
 
 /** The ledger's REFUND of a provider-funded order: the provider adapters return the money. */
 @Controller()

@@ -2,6 +2,7 @@ export * from './operation.messages';
 export * from './ledger.messages';
 export * from './card-custody.messages';
 export * from './provider-refund.messages';
+export * from './provider-capture.messages';
 export * from './retrieval.messages';
 export * from './payer-journey.messages';
 export * from './card-verification.messages';

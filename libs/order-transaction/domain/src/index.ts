@@ -16,6 +16,7 @@ export * from './refund-order/refund-order.use-case';
 export * from './refund-order/refund-side-effects';
 export * from './card-operation/reserved-operation';
 export * from './card-operation/follow-on-operation';
+export * from './card-operation/provider-follow-on';
 export * from './card-operation/timed-out-reversal';
 export * from './agreements/agreements';
 export * from './agreements/agreement-terms';

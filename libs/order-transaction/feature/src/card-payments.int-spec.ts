@@ -468,3 +468,123 @@ describe('a payment through the token vault (token-vault.acquirer.call.v1)', () 
     expect(await orderRow(merchant, orderId)).toBeUndefined();
   });
 });
+
+describe('a browser payment\'s authorisation (browser-payment.capture.v1, browser-payment.void.v1)', () => {
+  afterEach(() => {
+    standaloneBus.unregister(SUBJECTS.browserPayment.capture);
+    standaloneBus.unregister(SUBJECTS.browserPayment.void);
+  });
+
+  const sourceOfFunds = { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: 'payer@wallet.example' } } };
+
+  /** A provider_a AUTHORIZE as browser-payment records its completion: 50.00 authorised at the provider. */
+  async function providerAuthorization(merchant: MerchantContext): Promise<string> {
+    const orderId = newOrderId();
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: 'seed-bp-1', authMethod: 'PAYER', fencingToken: nextFence() },
+      orderId,
+      transactionId: 'bp-1',
+      apiOperation: 'INITIATE_BROWSER_PAYMENT',
+      requestHash: testRequestHasher().hash({ apiOperation: 'INITIATE_BROWSER_PAYMENT', transactionId: 'bp-1' }),
+      mode: 'CREATE',
+      order: { currency: 'USD' },
+      transaction: { type: 'AUTHORIZATION', amount: '50.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'PROVIDER_A' },
+      response: { sourceOfFunds, transaction: { acquirer: { id: 'PROVIDER_A_SIMULATOR', transactionId: 'PA-00000000000000000001' } } },
+    });
+    return orderId;
+  }
+
+  /** A stand-in answering the contract as browser-payment does, keeping what it was asked. */
+  function providerAnswering(subject: string, asked: JsonObject[], answer: (message: JsonObject) => unknown = () => ({ result: 'SUCCESS', gatewayCode: 'APPROVED', providerReference: 'PAC-77', sourceOfFunds })) {
+    standaloneBus.register(subject, async (data) => {
+      asked.push(data as JsonObject);
+      return answer(data as JsonObject);
+    });
+  }
+
+  it('is captured through browser-payment with the capture\'s id as its key, never through the acquirer, and recorded with the provider\'s funding', async () => {
+    const merchant = testMerchant();
+    const orderId = await providerAuthorization(merchant);
+    const asked: JsonObject[] = [];
+    providerAnswering(SUBJECTS.browserPayment.capture, asked);
+    const captures = await acquirerCalls('CAPTURE');
+    const body = await capture(merchant, orderId, 'c1', '20.00');
+    expect(asked).toEqual([expect.objectContaining({ orderId, transactionId: 'c1', targetTransactionId: 'bp-1', amount: '20.00', currency: 'USD' })]);
+    expect(await acquirerCalls('CAPTURE')).toBe(captures);
+    expect(body).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      transaction: { id: 'c1', type: 'CAPTURE', targetTransactionId: 'bp-1', receipt: 'PAC-77', acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      sourceOfFunds,
+      order: { status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 50, totalCapturedAmount: 20 },
+    });
+    const rows = await app.dataSource.query(
+      `SELECT funding_type AS "fundingType" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'c1'`,
+      [merchant.id, orderId],
+    );
+    expect(rows).toEqual([{ fundingType: 'PROVIDER_A' }]);
+  });
+
+  it('is refused beyond what is left before browser-payment is asked: captures racing without the lock take 50.00 at most', async () => {
+    const merchant = testMerchant();
+    const orderId = await providerAuthorization(merchant);
+    const asked: JsonObject[] = [];
+    providerAnswering(SUBJECTS.browserPayment.capture, asked);
+    // One fencing token for all: no lock serialises them, only the order row does.
+    const token = nextFence();
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => outcome(capture(merchant, orderId, `c${i}`, '15.00', token))));
+    expect(results.filter((r) => r === 'SUCCESS')).toHaveLength(3);
+    expect(results.filter((r) => r === 'INVALID_FIELD:transaction.amount')).toHaveLength(5);
+    expect(asked).toHaveLength(3);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', authorized: '50.0000', captured: '45.0000' });
+  });
+
+  it('answers a clear 503 while browser-payment does not answer, and releases a capture browser-payment refused (400): nothing recorded, the id free', async () => {
+    const merchant = testMerchant();
+    const orderId = await providerAuthorization(merchant);
+    await expect(capture(merchant, orderId, 'c1', '20.00')).rejects.toMatchObject({
+      code: 'SERVER_BUSY',
+      explanation:
+        'Captures of browser payment authorizations are not available at the moment (browser-payment did not answer). Nothing was captured; the request may be retried with the same transaction id.',
+    });
+    standaloneBus.register(SUBJECTS.browserPayment.capture, async () => {
+      throw GatewayError.invalidRequest("Capture 'c1' was already made at the provider for 10.00 USD.").toWire();
+    });
+    await expect(capture(merchant, orderId, 'c1', '20.00')).rejects.toMatchObject({ httpStatus: 400, explanation: expect.stringContaining('for 10.00 USD') });
+    expect(await transactionsOf(merchant, orderId)).toEqual([{ id: 'bp-1', type: 'AUTHORIZATION', amount: '50.0000', result: 'SUCCESS' }]);
+    standaloneBus.unregister(SUBJECTS.browserPayment.capture);
+    providerAnswering(SUBJECTS.browserPayment.capture, []);
+    expect(await capture(merchant, orderId, 'c1', '10.00')).toMatchObject({ result: 'SUCCESS' });
+  });
+
+  it('records UNKNOWN, the amount kept reserved, when browser-payment fails after the request reached it', async () => {
+    const merchant = testMerchant();
+    const orderId = await providerAuthorization(merchant);
+    standaloneBus.register(SUBJECTS.browserPayment.capture, async () => {
+      throw GatewayError.serverFailed().toWire();
+    });
+    expect(await capture(merchant, orderId, 'c1', '40.00')).toMatchObject({ result: 'UNKNOWN', response: { gatewayCode: 'UNKNOWN' } });
+    await expect(capture(merchant, orderId, 'c2', '10.01')).rejects.toMatchObject({ explanation: expect.stringContaining('available for capture on this order is 10.00 USD') });
+  });
+
+  it('is voided through browser-payment: VOID_AUTHORIZATION, the order CANCELLED; a declined void voids nothing', async () => {
+    const merchant = testMerchant();
+    const orderId = await providerAuthorization(merchant);
+    const asked: JsonObject[] = [];
+    providerAnswering(SUBJECTS.browserPayment.void, asked, () => ({ result: 'FAILURE', gatewayCode: 'DECLINED', sourceOfFunds }));
+    expect(await voidOf(merchant, orderId, 'v1', 'bp-1')).toMatchObject({ result: 'FAILURE', order: { status: 'AUTHORIZED' } });
+    standaloneBus.unregister(SUBJECTS.browserPayment.void);
+    providerAnswering(SUBJECTS.browserPayment.void, asked, () => ({ result: 'SUCCESS', gatewayCode: 'APPROVED', sourceOfFunds }));
+    expect(await voidOf(merchant, orderId, 'v2', 'bp-1')).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { type: 'VOID_AUTHORIZATION', amount: 50, targetTransactionId: 'bp-1', acquirer: { id: 'PROVIDER_A_SIMULATOR' } },
+      sourceOfFunds,
+      order: { status: 'CANCELLED' },
+    });
+    expect(asked).toEqual([
+      expect.objectContaining({ orderId, transactionId: 'v1', targetTransactionId: 'bp-1' }),
+      expect.objectContaining({ orderId, transactionId: 'v2', targetTransactionId: 'bp-1' }),
+    ]);
+    expect(asked[0]).not.toHaveProperty('amount');
+  });
+});

@@ -111,7 +111,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
   WEBHOOK_RETENTION_DAYS = 30;
 
   @Describe(
-    'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund). Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: a refund whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',
+    'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), and for a capture or void of a browser payment\'s authorisation at its provider. Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: an operation whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',
   )
   @IntVar()
   @IsInt()

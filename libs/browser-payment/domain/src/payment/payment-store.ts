@@ -2,7 +2,7 @@ import type { BrowserPaymentRepository } from '@gateway/browser-payment/data-acc
 
 export const PAYMENT_STORE = Symbol('PAYMENT_STORE');
 
-/** browser-payment's payments and provider refunds (BrowserPaymentRepository; in memory in unit tests). */
+/** browser-payment's payments, provider refunds and captures (BrowserPaymentRepository; in memory in unit tests). */
 export type PaymentStore = Pick<
   BrowserPaymentRepository,
   | 'saveInitiated'
@@ -16,4 +16,7 @@ export type PaymentStore = Pick<
   | 'discardUnrecorded'
   | 'findRefund'
   | 'insertRefund'
+  | 'findCapture'
+  | 'insertCapture'
+  | 'findCapturedPayment'
 >;

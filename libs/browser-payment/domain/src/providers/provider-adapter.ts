@@ -31,6 +31,25 @@ export interface ProviderAdapter {
   reverse(reference: string): Promise<void>;
 
   /**
+   * Moves `amount` of an authorised payment (executed with AUTHORIZE), as the capture
+   * `captureId`: its idempotency key at the provider, the capture's transaction id on the order,
+   * with the same promises as a refund's key (below): one capture per key, a repeat answered with
+   * the first outcome and moving nothing, a repeat asking another amount declined with
+   * `captureKeyUsedFor`. Captures in parts add up to the authorised amount at most; beyond it,
+   * or of a payment not authorised (or voided), the provider declines. A provider that takes one
+   * capture per authorisation declines the second; the ledger then records that decline.
+   */
+  capture(reference: string, captureId: string, amount: Money): Promise<ProviderResult>;
+
+  /**
+   * Releases an authorisation nothing was captured of, whole (the merchant's VOID). Voiding is
+   * idempotent by nature, so it takes no key: a repeat finds the authorisation voided and is
+   * approved again, moving nothing. Declined once anything was captured, or for a payment that
+   * is not an authorisation. Not `reverse`, which also takes back a captured execution.
+   */
+  voidAuthorization(reference: string): Promise<ProviderResult>;
+
+  /**
    * Returns `amount` of a captured payment to the payer, as the refund `refundId`: its
    * idempotency key at the provider, the refund's transaction id on the order (unique within the
    * payment; an adapter whose provider scopes keys wider, per account, sends it qualified by
@@ -92,4 +111,6 @@ export interface ProviderResult {
    * moved for this request; the key's first refund, made or declined, stands.
    */
   refundKeyUsedFor?: Money;
+  /** The same for a capture: the amount its key was first used for. */
+  captureKeyUsedFor?: Money;
 }

@@ -3,17 +3,19 @@ import { Money } from '@gateway/money';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
 import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
 import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
-import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, TestBed } from '../testing/browser-payment-test-bed';
+import {
+  approvedPayment,
+  authorizeBody,
+  browserPaymentTestBed,
+  envelopeFor,
+  initiateBody,
+  initiatedPayment,
+  payerStep,
+} from '../testing/browser-payment-test-bed';
+import { CaptureAtProvider } from '../capture-at-provider/capture-at-provider.use-case';
 import { RefundAtProvider } from './refund-at-provider.use-case';
 
-async function paid(bed: TestBed, body = initiateBody()) {
-  const { merchant, provider, token } = await initiatedPayment(bed, body);
-  const step = payerStep(merchant, provider, token);
-  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
-  await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
-  await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step);
-  return merchant;
-}
+const paid = approvedPayment;
 
 function message(merchant: ReturnType<typeof envelopeFor>['merchant'], transactionId: string, amount: string): ProviderRefundMessage {
   return { envelope: envelopeFor(merchant), orderId: 'order-1', transactionId, targetTransactionId: 'bp-1', amount, currency: 'EUR' };
@@ -154,14 +156,50 @@ describe('RefundAtProvider', () => {
 
   it('refuses a payment that only authorised the amount: nothing was captured to refund', async () => {
     const bed = browserPaymentTestBed();
-    const merchant = await paid(
-      bed,
-      initiateBody({ browserPayment: { returnUrl: 'https://shop.example/r', provider_a: { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } } }),
-    );
+    const merchant = await paid(bed, authorizeBody());
     expect(bed.payments.only()).toMatchObject({ operation: 'AUTHORIZE', result: 'SUCCESS' });
     const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
     await expect(refund.execute(message(merchant, 'refund-1', '5.00'))).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
     expect(bed.payments.refunds).toHaveLength(0);
+  });
+
+  it('refunds what a capture of an authorisation took, the refund naming the capture, up to what was captured', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed, authorizeBody());
+    const capture = new CaptureAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    await capture.execute({ ...message(merchant, 'capture-1', '12.00'), targetTransactionId: 'bp-1' });
+    await capture.execute({ ...message(merchant, 'capture-2', '1.00'), targetTransactionId: 'bp-1' });
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+
+    expect(await refund.execute({ ...message(merchant, 'refund-1', '12.00'), targetTransactionId: 'capture-1' })).toMatchObject({
+      result: 'SUCCESS',
+      gatewayCode: 'APPROVED',
+      sourceOfFunds: { type: 'PROVIDER_A' },
+    });
+    const reference = bed.payments.only().providerReference;
+    expect(bed.simulator.rows.get(reference)).toMatchObject({ capturedAmount: '13', refundedAmount: '12' });
+    // The provider holds 1.00 more of it: beyond that, its decline.
+    expect(await refund.execute({ ...message(merchant, 'refund-2', '1.01'), targetTransactionId: 'capture-2' })).toMatchObject({ result: 'FAILURE' });
+    expect(bed.payments.refunds.map((r) => [r.refundTransactionId, r.result])).toEqual([
+      ['refund-1', 'SUCCESS'],
+      ['refund-2', 'FAILURE'],
+    ]);
+  });
+
+  it('finds no capture to refund under another order, or a declined capture', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await paid(bed, authorizeBody());
+    const capture = new CaptureAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    expect(await capture.execute({ ...message(merchant, 'capture-1', '20.01'), targetTransactionId: 'bp-1' })).toMatchObject({ result: 'FAILURE' });
+    await capture.execute({ ...message(merchant, 'capture-2', '5.00'), targetTransactionId: 'bp-1' });
+    const refund = new RefundAtProvider(bed.payments, bed.providers, bed.clock, bed.steps);
+    for (const refused of [
+      { ...message(merchant, 'refund-1', '1.00'), targetTransactionId: 'capture-1' },
+      { ...message(merchant, 'refund-1', '1.00'), targetTransactionId: 'capture-2', orderId: 'order-2' },
+    ]) {
+      await expect(refund.execute(refused)).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+    }
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.refundedAmount).toBe('0');
   });
 
   it('refuses an unknown target and a payment still pending', async () => {

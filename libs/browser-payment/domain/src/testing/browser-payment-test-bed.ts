@@ -17,6 +17,9 @@ import type { BrowserPaymentOptions, Clock } from '../browser-payment.options';
 import { InitiateBrowserPayment } from '../initiate-browser-payment/initiate-browser-payment.use-case';
 import { BrowserPaymentLedger, RecordStep, TRANSACTION_TYPE_OF } from '../ledger/browser-payment-ledger';
 import { PayerJourneys } from '../payer-journey/payer-journeys';
+import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
+import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
+import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
 import { PaymentSteps } from '../payment/payment-steps';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { InMemoryPaymentStore, InMemorySimulatorStore } from './in-memory-stores';
@@ -157,4 +160,21 @@ export async function initiatedPayment(bed: TestBed, body: JsonObject = initiate
 
 export function payerStep(merchant: MerchantContext, provider: string, token: string) {
   return { envelope: envelopeFor(merchant, 'PAYER'), provider, token };
+}
+
+/** A payment the payer approved at the provider and came back from (completed under CONFIRM_AT_PROVIDER). */
+export async function approvedPayment(bed: TestBed, body: JsonObject = initiateBody()): Promise<MerchantContext> {
+  const { merchant, provider, token } = await initiatedPayment(bed, body);
+  const step = payerStep(merchant, provider, token);
+  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+  await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step);
+  return merchant;
+}
+
+/** initiateBody of a provider_a AUTHORIZE, confirmed at the provider. */
+export function authorizeBody(): JsonObject {
+  return initiateBody({
+    browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'AUTHORIZE', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } },
+  });
 }

@@ -2,7 +2,9 @@ import type {
   BrowserPaymentRow,
   PaymentChanges,
   PaymentState,
+  ProviderCaptureRow,
   ProviderRefundRow,
+  SimulatedCaptureRow,
   SimulatedPaymentRow,
   SimulatedPaymentStatus,
   SimulatedRefundRow,
@@ -27,6 +29,7 @@ function clone(row: BrowserPaymentRow): BrowserPaymentRow {
 export class InMemoryPaymentStore implements PaymentStore {
   readonly payments = new Map<string, BrowserPaymentRow>();
   readonly refunds: ProviderRefundRow[] = [];
+  readonly captures: ProviderCaptureRow[] = [];
   /** Execution leases by payment id (the repository keeps them on the row). */
   readonly leases = new Map<string, Date>();
   /** Fails the commit of the next transition to COMPLETED after `alongside` succeeded (the database lost between the two). */
@@ -130,6 +133,26 @@ export class InMemoryPaymentStore implements PaymentStore {
     return true;
   }
 
+  async findCapture(paymentId: string, captureTransactionId: string): Promise<ProviderCaptureRow | null> {
+    return this.captures.find((c) => c.paymentId === paymentId && c.captureTransactionId === captureTransactionId) ?? null;
+  }
+
+  async insertCapture(capture: ProviderCaptureRow): Promise<boolean> {
+    if (this.captures.some((c) => c.paymentId === capture.paymentId && c.captureTransactionId === capture.captureTransactionId)) {
+      return false;
+    }
+    this.captures.push(capture);
+    return true;
+  }
+
+  async findCapturedPayment(merchantId: string, orderId: string, captureTransactionId: string): Promise<BrowserPaymentRow | null> {
+    const payment = this.captures
+      .filter((c) => c.captureTransactionId === captureTransactionId && c.result === 'SUCCESS')
+      .map((c) => this.payments.get(c.paymentId))
+      .find((p) => p?.merchantId === merchantId && p.orderId === orderId);
+    return payment ? clone(payment) : null;
+  }
+
   only(): BrowserPaymentRow {
     const all = [...this.payments.values()];
     if (all.length !== 1) {
@@ -144,6 +167,8 @@ export class InMemorySimulatorStore implements SimulatorStore {
   readonly rows = new Map<string, SimulatedPaymentRow>();
   /** Refunds by payment reference and key. */
   readonly refunds = new Map<string, SimulatedRefundRow>();
+  /** Captures by payment reference and key. */
+  readonly captures = new Map<string, SimulatedCaptureRow>();
 
   async create(row: Omit<SimulatedPaymentRow, 'createdAt' | 'updatedAt'>, at: Date): Promise<void> {
     this.rows.set(row.reference, { ...row, createdAt: at, updatedAt: at });
@@ -170,10 +195,58 @@ export class InMemorySimulatorStore implements SimulatorStore {
   async void(reference: string, at: Date): Promise<SimulatedPaymentRow | null> {
     return this.update(
       reference,
-      (row) => ['AUTHORIZED', 'CAPTURED'].includes(row.status) && parseDecimal(row.refundedAmount).isZero(),
+      (row) =>
+        ['AUTHORIZED', 'CAPTURED'].includes(row.status) &&
+        parseDecimal(row.refundedAmount).isZero() &&
+        (row.operation === 'PAY' || parseDecimal(row.capturedAmount).isZero()),
       () => ({ status: 'VOIDED', capturedAmount: '0' }),
       at,
     );
+  }
+
+  async voidAuthorization(reference: string, at: Date): Promise<SimulatedPaymentRow | null> {
+    return this.update(
+      reference,
+      (row) => row.operation === 'AUTHORIZE' && row.status === 'AUTHORIZED' && parseDecimal(row.capturedAmount).isZero(),
+      () => ({ status: 'VOIDED' }),
+      at,
+    );
+  }
+
+  async capture(paymentReference: string, captureId: string, amount: string, reference: string, at: Date): Promise<SimulatedCaptureRow | null> {
+    // Looked up, decided, stored and moved with nothing in between, like the repository's one statement.
+    const key = `${paymentReference} ${captureId}`;
+    const earlier = this.captures.get(key);
+    if (earlier) {
+      return { ...earlier };
+    }
+    const row = this.rows.get(paymentReference);
+    if (!row) {
+      return null;
+    }
+    const captured = parseDecimal(row.capturedAmount).plus(parseDecimal(amount));
+    const providerCode =
+      row.operation !== 'AUTHORIZE' || !['AUTHORIZED', 'CAPTURED'].includes(row.status)
+        ? 'NOT_AUTHORIZED'
+        : captured.greaterThan(parseDecimal(row.amount))
+          ? 'CAPTURE_EXCEEDS_AUTHORIZED_AMOUNT'
+          : 'CAPTURED';
+    const approved = providerCode === 'CAPTURED';
+    const capture: SimulatedCaptureRow = {
+      paymentReference,
+      captureId,
+      amount,
+      currency: row.currency,
+      approved,
+      providerCode,
+      reference: approved ? reference : null,
+      createdAt: at,
+    };
+    this.captures.set(key, capture);
+    if (approved) {
+      this.rows.set(paymentReference, { ...row, status: 'CAPTURED', capturedAmount: captured.toFixed(), updatedAt: at });
+    }
+    return { ...capture };
   }
 
   async refund(paymentReference: string, refundId: string, amount: string, reference: string, at: Date): Promise<SimulatedRefundRow | null> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CaptureRequest, OperationReply } from '@gateway/contracts';
+import { CaptureRequest, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { FollowOnOperation, RunFollowOnOperation } from '../card-operation/follow-on-operation';
 import { CardOperationCommand } from '../card-operation/reserved-operation';
 import { planCapture } from './capture-plan';
@@ -9,17 +9,22 @@ export type CaptureCommand = CardOperationCommand<CaptureRequest>;
 /**
  * `apiOperation: CAPTURE` of an authorisation, in parts and several times up to its amount
  * (capture-plan.ts; the ledger holds the limit again when it reserves the capture), sent to the
- * acquirer by the authorisation's acquirer reference.
+ * acquirer by the authorisation's acquirer reference, or for a browser payment's authorisation
+ * to its provider through browser-payment, the capture's transaction id its idempotency key.
  */
 const CAPTURE: FollowOnOperation<CaptureRequest> = {
   apiOperation: 'CAPTURE',
   doing: 'captured',
   targetTypes: ['AUTHORIZATION'],
   plan: (request, order, orderId) => {
-    const { amount, taxAmount, target } = planCapture(request, order, orderId);
-    return { type: 'CAPTURE', amount, taxAmount, target, fundingType: target.fundingType ?? 'CARD' };
+    const { amount, taxAmount, target, route } = planCapture(request, order, orderId);
+    return { type: 'CAPTURE', amount, taxAmount, target, route, fundingType: target.fundingType ?? 'CARD' };
   },
   call: (connector, context, authorization, plan) => connector.capture({ ...context, amount: plan.amount, authorization }),
+  atProvider: ({ envelope, orderId, transactionId }, plan) => ({
+    subject: SUBJECTS.browserPayment.capture,
+    message: { envelope, orderId, transactionId, targetTransactionId: plan.target.id, amount: plan.amount.toFixed(), currency: plan.amount.currency },
+  }),
 };
 
 @Injectable()

@@ -32,19 +32,52 @@ describe('planCapture', () => {
     expect(refusal(() => planCapture(capture({ amount: '0.01' }), order, 'order-1')).explanation).toContain('available for capture on this order is 0.00 USD');
   });
 
-  it('leaves out a voided authorization and one a browser payment provider funded', () => {
+  it('leaves out a voided authorization', () => {
     const order = orderOf([
       txn('a1', 'AUTHORIZATION', '100.00'),
       txn('v1', 'VOID_AUTHORIZATION', '100.00', { targetTransactionId: 'a1' }),
-      txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' }),
       txn('a2', 'AUTHORIZATION', '50.00'),
     ]);
     expect(planCapture(capture(), order, 'order-1').target.id).toBe('a2');
     expect(refusal(() => planCapture(capture({ targetTransactionId: 'a1' }), order, 'order-1')).explanation).toBe(
       "Value '10.00' is invalid. The amount available for capture on this order is 0.00 USD.",
     );
-    const providerOnly = orderOf([txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' })]);
-    expect(refusal(() => planCapture(capture(), providerOnly, 'order-1')).explanation).toBe("Order 'order-1' has no successful authorization to capture.");
+  });
+
+  it('captures a card authorization at the acquirer', () => {
+    const order = orderOf([txn('a1', 'AUTHORIZATION', '100.00')]);
+    expect(planCapture(capture({ targetTransactionId: 'a1' }), order, 'order-1')).toMatchObject({ route: 'ACQUIRER', target: { id: 'a1' } });
+    expect(planCapture(capture(), order, 'order-1').route).toBe('ACQUIRER');
+  });
+
+  it('captures a browser payment\'s authorization at its provider, named or identified, under the card rules', () => {
+    const order = orderOf([txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' })]);
+    expect(planCapture(capture({ targetTransactionId: 'b1' }), order, 'order-1')).toMatchObject({ route: 'PROVIDER', target: { id: 'b1' } });
+    expect(planCapture(capture({ amount: '100.00' }), order, 'order-1')).toMatchObject({ route: 'PROVIDER', target: { id: 'b1' } });
+
+    // In parts up to what is left, pending captures counted: the limit before any money moves at the provider.
+    const partly = orderOf([
+      txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' }),
+      txn('c1', 'CAPTURE', '60.00', { targetTransactionId: 'b1', fundingType: 'PROVIDER_A' }),
+      txn('c2', 'CAPTURE', '15.00', { targetTransactionId: 'b1', fundingType: 'PROVIDER_A', result: 'PENDING' }),
+    ]);
+    expect(planCapture(capture({ amount: '25.00' }), partly, 'order-1')).toMatchObject({ route: 'PROVIDER', target: { id: 'b1' } });
+    expect(refusal(() => planCapture(capture({ amount: '25.01', targetTransactionId: 'b1' }), partly, 'order-1')).explanation).toBe(
+      "Value '25.01' is invalid. The amount available for capture on this order is 25.00 USD.",
+    );
+
+    // Beside a card authorization with something left, it is one of two: the merchant names one.
+    const both = orderOf([txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' }), txn('a1', 'AUTHORIZATION', '10.00')]);
+    expect(refusal(() => planCapture(capture(), both, 'order-1')).explanation).toContain('(b1, a1)');
+    // Voided at the provider: nothing left.
+    const voided = orderOf([
+      txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A' }),
+      txn('v1', 'VOID_AUTHORIZATION', '100.00', { targetTransactionId: 'b1', fundingType: 'PROVIDER_A' }),
+    ]);
+    expect(refusal(() => planCapture(capture(), voided, 'order-1')).explanation).toContain('available for capture on this order is 0.00 USD');
+    // Not completed (the payer not back yet): nothing authorised to capture.
+    const pending = orderOf([txn('b1', 'AUTHORIZATION', '100.00', { fundingType: 'PROVIDER_A', result: 'PENDING', gatewayCode: 'SUBMITTED' })]);
+    expect(refusal(() => planCapture(capture({ targetTransactionId: 'b1' }), pending, 'order-1')).explanation).toContain('is a PENDING AUTHORIZATION');
   });
 
   it('asks for the target when several authorizations have something left', () => {
@@ -54,15 +87,15 @@ describe('planCapture', () => {
     expect(missing.explanation).toContain('(a1, a2)');
   });
 
-  it('refuses a target that is not a successful card authorization, saying what it is', () => {
+  it('refuses a target that is not a successful authorization, saying what it is', () => {
     const order = orderOf([
       txn('p1', 'PAYMENT', '10.00'),
       txn('a1', 'AUTHORIZATION', '10.00', { result: 'FAILURE', gatewayCode: 'DECLINED' }),
-      txn('b1', 'AUTHORIZATION', '10.00', { fundingType: 'PROVIDER_A' }),
+      txn('b1', 'PAYMENT', '10.00', { fundingType: 'PROVIDER_A' }),
     ]);
     expect(refusal(() => planCapture(capture({ targetTransactionId: 'p1' }), order, 'order-1')).explanation).toContain("is a PAYMENT: only a successful AUTHORIZATION");
     expect(refusal(() => planCapture(capture({ targetTransactionId: 'a1' }), order, 'order-1')).explanation).toContain('is a FAILURE AUTHORIZATION');
-    expect(refusal(() => planCapture(capture({ targetTransactionId: 'b1' }), order, 'order-1'))).toMatchObject({ validationType: 'UNSUPPORTED' });
+    expect(refusal(() => planCapture(capture({ targetTransactionId: 'b1' }), order, 'order-1')).explanation).toContain("is a PAYMENT: only a successful AUTHORIZATION");
     expect(refusal(() => planCapture(capture({ targetTransactionId: 'zz' }), order, 'order-1')).explanation).toContain('has no transaction with this id');
     expect(refusal(() => planCapture(capture(), orderOf([txn('p1', 'PAYMENT', '10.00')]), 'order-1')).explanation).toBe(
       "Order 'order-1' has no successful authorization to capture.",

@@ -1,16 +1,18 @@
 import type { CaptureRequest, LedgerOrderView, LedgerTransactionView } from '@gateway/contracts';
 import { GatewayError } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { describeTransaction, uncaptured } from '../card-operation/order-transactions';
+import { describeTransaction, FundsRoute, routeOf, uncaptured } from '../card-operation/order-transactions';
 import { captureLimitError } from '../order-state/ledger-rules';
 import { money } from '../pay-by-card/card-payment-plan';
-import { invalid, missing, unsupported } from '../request-errors/request-errors';
+import { invalid, missing } from '../request-errors/request-errors';
 
 export interface CapturePlan {
   amount: Money;
   taxAmount: Money | null;
   /** The authorisation captured. */
   target: LedgerTransactionView;
+  /** The card acquirer, or the browser payment provider that holds the authorisation. */
+  route: FundsRoute;
 }
 
 /**
@@ -18,7 +20,8 @@ export interface CapturePlan {
  * an authorisation of this order, named or the single one with something left to capture, and
  * an amount in the order's currency no greater than what is left of it. The ledger enforces the
  * capture limit again when the capture is reserved, on the order as it stands when that write
- * lands.
+ * lands. A browser payment's authorisation (AUTHORIZE at provider_a) is captured under the same
+ * rules, at its provider (browser-payment-journey.md, amendment 2026-11-26: captures).
  */
 export function planCapture(request: CaptureRequest, order: LedgerOrderView | null, orderId: string): CapturePlan {
   if (!order) {
@@ -35,7 +38,7 @@ export function planCapture(request: CaptureRequest, order: LedgerOrderView | nu
   if (amount.greaterThan(left)) {
     throw captureLimitError(amount, left);
   }
-  return { amount, taxAmount, target };
+  return { amount, taxAmount, target, route: routeOf(target) };
 }
 
 function namedAuthorization(order: LedgerOrderView, id: string): LedgerTransactionView {
@@ -46,15 +49,12 @@ function namedAuthorization(order: LedgerOrderView, id: string): LedgerTransacti
   if (target.type !== 'AUTHORIZATION' || target.result !== 'SUCCESS') {
     throw invalid('transaction.targetTransactionId', id, `Transaction '${id}' is ${describeTransaction(target)}: only a successful AUTHORIZATION can be captured.`);
   }
-  if (target.fundingType?.startsWith('PROVIDER_')) {
-    throw unsupported('transaction.targetTransactionId', `Transaction '${id}' was authorized through a browser payment provider: capture it there.`);
-  }
   return target;
 }
 
 /** Without targetTransactionId: the one successful authorisation with something left to capture. */
 function identifiedAuthorization(order: LedgerOrderView, amount: Money): LedgerTransactionView {
-  const authorizations = order.transactions.filter((t) => t.type === 'AUTHORIZATION' && t.result === 'SUCCESS' && !t.fundingType?.startsWith('PROVIDER_'));
+  const authorizations = order.transactions.filter((t) => t.type === 'AUTHORIZATION' && t.result === 'SUCCESS');
   const open = authorizations.filter((t) => uncaptured(order, t).isPositive());
   if (open.length > 1) {
     throw missing(

@@ -23,7 +23,9 @@ import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf } from './acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from './card-outcome';
 import { FollowOnRequest, followOnOrderGroup, followOnResponseBody } from './follow-on-response';
-import { CardOperationCommand, RunReservedOperation } from './reserved-operation';
+import type { FundsRoute } from './order-transactions';
+import { ProviderFollowOn, ProviderFollowOnCall } from './provider-follow-on';
+import { CardOperationCommand, ReservedOperation, RunReservedOperation } from './reserved-operation';
 
 /** What a CAPTURE or VOID records: a transaction against an earlier one of the order. */
 export interface FollowOnPlan {
@@ -33,9 +35,11 @@ export interface FollowOnPlan {
   target: LedgerTransactionView;
   fundingType?: string;
   taxAmount?: Money | null;
+  /** The acquirer, or (a browser payment's authorisation) browser-payment at the provider. */
+  route: FundsRoute;
 }
 
-/** How one follow-on operation differs from the other: its plan and its acquirer call. */
+/** How one follow-on operation differs from the other: its plan, its acquirer call and its call at a provider. */
 export interface FollowOnOperation<R extends FollowOnRequest, P extends FollowOnPlan = FollowOnPlan> {
   apiOperation: 'CAPTURE' | 'VOID';
   /** What the operation does to its target, for the error when the target has no acquirer reference ('captured'). */
@@ -49,7 +53,12 @@ export interface FollowOnOperation<R extends FollowOnRequest, P extends FollowOn
     target: AcquirerTransactionReference,
     plan: P,
   ): Promise<CaptureResult | VoidResult>;
+  /** The same operation on a browser payment's authorisation: what browser-payment is asked. */
+  atProvider(command: CardOperationCommand<R>, plan: P): ProviderFollowOnCall;
 }
+
+/** The side effect of one follow-on operation, by its route. */
+type FollowOnSideEffect = Pick<ReservedOperation, 'perform' | 'unavailable'>;
 
 const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
 
@@ -57,7 +66,9 @@ const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
  * CAPTURE and VOID: an operation on an earlier transaction of the order, with no card (so never
  * through the vault). Planned on the order as begin saw it, reserved by the ledger on the order
  * as it stands when the reservation is written (where its limits hold whatever raced it), sent
- * to the acquirer by the target's acquirer reference, then recorded (RunReservedOperation).
+ * to the acquirer by the target's acquirer reference, or for a browser payment's authorisation
+ * to browser-payment, which makes it at the provider (ProviderFollowOn), then recorded
+ * (RunReservedOperation).
  */
 @Injectable()
 export class RunFollowOnOperation {
@@ -65,6 +76,7 @@ export class RunFollowOnOperation {
     private readonly begin: BeginOperation,
     private readonly reserved: RunReservedOperation,
     private readonly acquirers: AcquirerRegistry,
+    private readonly providers: ProviderFollowOn,
     private readonly requestHasher: RequestHasher,
   ) {}
 
@@ -82,8 +94,8 @@ export class RunFollowOnOperation {
     }
     const plan = operation.plan(request, begun.order, orderId);
     const targetBody = targetResponses.get(plan.target.id) ?? null;
-    const target = acquirerReferenceOf(targetBody, plan.target.id, operation.doing);
-    const connector = this.acquirers.forMerchant(envelope.merchant);
+    // Decided before the reservation: a target the acquirer cannot be asked about is a 400 that records nothing.
+    const sideEffect = plan.route === 'PROVIDER' ? this.atProvider(operation, command, plan) : this.atAcquirer(operation, command, plan, targetBody);
     const message = (outcome: CardOutcome, mode: RecordMode) =>
       recordMessage(command, apiOperation, plan, requestHash, targetBody, outcome, mode);
     const body = await this.reserved.execute({
@@ -94,12 +106,36 @@ export class RunFollowOnOperation {
       requestHash,
       reservation: message(RESERVED, 'CREATE'),
       seen,
-      perform: async () =>
-        outcomeOfFollowOn(await operation.call(connector, { merchantId: envelope.merchant.id, orderId, transactionId }, target, plan)),
+      ...sideEffect,
       completion: (outcome) => message(outcome, 'UPDATE'),
-      unavailable: () => GatewayError.serverFailed(),
     });
     return { body };
+  }
+
+  private atAcquirer<R extends FollowOnRequest, P extends FollowOnPlan>(
+    operation: FollowOnOperation<R, P>,
+    { envelope, orderId, transactionId }: CardOperationCommand<R>,
+    plan: P,
+    targetBody: JsonObject | null,
+  ): FollowOnSideEffect {
+    const target = acquirerReferenceOf(targetBody, plan.target.id, operation.doing);
+    const connector = this.acquirers.forMerchant(envelope.merchant);
+    return {
+      perform: async () => outcomeOfFollowOn(await operation.call(connector, { merchantId: envelope.merchant.id, orderId, transactionId }, target, plan)),
+      unavailable: () => GatewayError.serverFailed(),
+    };
+  }
+
+  private atProvider<R extends FollowOnRequest, P extends FollowOnPlan>(
+    operation: FollowOnOperation<R, P>,
+    command: CardOperationCommand<R>,
+    plan: P,
+  ): FollowOnSideEffect {
+    const call = operation.atProvider(command, plan);
+    return {
+      perform: () => this.providers.call(call),
+      unavailable: () => this.providers.unavailable(operation.apiOperation, operation.doing),
+    };
   }
 }
 

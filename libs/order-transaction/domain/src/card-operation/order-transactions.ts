@@ -11,6 +11,18 @@ export function isVoidable(type: TransactionType): type is VoidableType {
   return Object.prototype.hasOwnProperty.call(VOID_TYPE_OF, type);
 }
 
+/**
+ * Where an operation on an earlier transaction goes (docs/decisions/card-payment-rules.md):
+ *   ACQUIRER  the merchant's card acquirer, by the target's acquirer reference;
+ *   PROVIDER  browser-payment, which holds the target's money at its provider (a browser payment
+ *             and what was recorded against it: fundingType PROVIDER_A, PROVIDER_B, PROVIDER_C).
+ */
+export type FundsRoute = 'ACQUIRER' | 'PROVIDER';
+
+export function routeOf(target: Pick<LedgerTransactionView, 'fundingType'>): FundsRoute {
+  return target.fundingType?.startsWith('PROVIDER_') ? 'PROVIDER' : 'ACQUIRER';
+}
+
 /** The void of `target` that succeeded or may still succeed (PENDING, UNKNOWN), if any. */
 export function voidOf(order: LedgerOrderView, target: LedgerTransactionView): LedgerTransactionView | undefined {
   if (!isVoidable(target.type)) {

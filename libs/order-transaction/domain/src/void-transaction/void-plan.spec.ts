@@ -61,6 +61,30 @@ describe('planVoid', () => {
     }
   });
 
+  it('voids a card transaction at the acquirer, and a browser payment\'s authorization at its provider', () => {
+    const card = planVoid(voidOf('a1'), orderOf([txn('a1', 'AUTHORIZATION', '12.34')]), 'order-1');
+    expect([card.type, card.route]).toEqual(['VOID_AUTHORIZATION', 'ACQUIRER']);
+    const provider = planVoid(voidOf('b1'), orderOf([txn('b1', 'AUTHORIZATION', '30.00', { fundingType: 'PROVIDER_A' })]), 'order-1');
+    expect([provider.type, provider.amount.toFixed(), provider.target.id, provider.route]).toEqual(['VOID_AUTHORIZATION', '30.00', 'b1', 'PROVIDER']);
+  });
+
+  it('voids a browser payment\'s authorization only once nothing captured of it stands, and never what a provider moved', () => {
+    const captured = orderOf([
+      txn('b1', 'AUTHORIZATION', '30.00', { fundingType: 'PROVIDER_A' }),
+      txn('c1', 'CAPTURE', '10.00', { targetTransactionId: 'b1', fundingType: 'PROVIDER_A' }),
+    ]);
+    expect(refusal(() => planVoid(voidOf('b1'), captured, 'order-1')).explanation).toContain("void CAPTURE 'c1' first");
+    // The capture moved money at the provider: it goes back by a refund, not a void.
+    expect(refusal(() => planVoid(voidOf('c1'), captured, 'order-1')).explanation).toBe(
+      "Value 'c1' is invalid. Transaction 'c1' was funded through a browser payment provider, which voids only authorizations: refund it instead.",
+    );
+    const voided = orderOf([
+      txn('b1', 'AUTHORIZATION', '30.00', { fundingType: 'PROVIDER_A' }),
+      txn('v1', 'VOID_AUTHORIZATION', '30.00', { targetTransactionId: 'b1', fundingType: 'PROVIDER_A', result: 'PENDING' }),
+    ]);
+    expect(refusal(() => planVoid(voidOf('b1'), voided, 'order-1')).explanation).toContain('being voided (its void is PENDING)');
+  });
+
   it('refuses what cannot be voided, saying why', () => {
     const order = orderOf([
       txn('v', 'VERIFICATION', '0'),

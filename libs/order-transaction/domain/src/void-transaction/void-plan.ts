@@ -1,7 +1,7 @@
 import type { LedgerOrderView, LedgerTransactionView, TransactionType, VoidRequest } from '@gateway/contracts';
 import { GatewayError, VOID_TYPE_OF } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { dependentsOf, describeTransaction, isVoidable, VoidableType, voidOf } from '../card-operation/order-transactions';
+import { dependentsOf, describeTransaction, FundsRoute, isVoidable, routeOf, VoidableType, voidOf } from '../card-operation/order-transactions';
 import { invalid } from '../request-errors/request-errors';
 
 export interface VoidPlan {
@@ -9,6 +9,8 @@ export interface VoidPlan {
   /** The target's own amount: a void undoes it whole. */
   amount: Money;
   target: LedgerTransactionView & { type: VoidableType };
+  /** The card acquirer, or the browser payment provider that holds the authorisation. */
+  route: FundsRoute;
 }
 
 /** What would have to be voided first: an authorisation's captures, a capture's or payment's refunds. */
@@ -24,9 +26,10 @@ const FIELD = 'transaction.targetTransactionId';
 /**
  * What a VOID means on the order as begin saw it (docs/decisions/card-payment-rules.md): the
  * named transaction is a successful authorisation, capture, payment or refund of this order,
- * not voided already (nor with a void under way), funded by a card, and the latest of its
- * chain: nothing recorded against it still stands (an authorisation's captures, a capture's or
- * payment's refunds must be voided first). Each refusal is a 400 on the target that says why.
+ * not voided already (nor with a void under way), funded by a card or, for an authorisation, by a
+ * browser payment provider (voided there), and the latest of its chain: nothing recorded against
+ * it still stands (an authorisation's captures, a capture's or payment's refunds must be voided
+ * first). Each refusal is a 400 on the target that says why.
  */
 export function planVoid(request: VoidRequest, order: LedgerOrderView | null, orderId: string): VoidPlan {
   if (!order) {
@@ -45,8 +48,10 @@ export function planVoid(request: VoidRequest, order: LedgerOrderView | null, or
     const state = earlier.result === 'SUCCESS' ? 'already voided' : `being voided (its void is ${earlier.result})`;
     throw invalid(FIELD, id, `Transaction '${id}' is ${state} by transaction '${earlier.id}'.`);
   }
-  if (target.fundingType?.startsWith('PROVIDER_')) {
-    throw invalid(FIELD, id, `Transaction '${id}' was funded through a browser payment provider, which does not support voids: refund it instead.`);
+  const route = routeOf(target);
+  if (route === 'PROVIDER' && target.type !== 'AUTHORIZATION') {
+    // Money a provider moved goes back by a refund; only an authorisation, which moved none, is voided there.
+    throw invalid(FIELD, id, `Transaction '${id}' was funded through a browser payment provider, which voids only authorizations: refund it instead.`);
   }
   const dependents = dependentsOf(order, target, DEPENDENT_TYPES[target.type]);
   if (dependents.length > 0) {
@@ -56,5 +61,5 @@ export function planVoid(request: VoidRequest, order: LedgerOrderView | null, or
     throw invalid(FIELD, id, `Transaction '${id}' is not the latest of its chain: void ${names} first${wait}.`);
   }
   const voidable = target as VoidPlan['target'];
-  return { type: VOID_TYPE_OF[voidable.type], amount: Money.of(target.amount, order.currency), target: voidable };
+  return { type: VOID_TYPE_OF[voidable.type], amount: Money.of(target.amount, order.currency), target: voidable, route };
 }

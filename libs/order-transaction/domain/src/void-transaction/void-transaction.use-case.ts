@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OperationReply, VoidRequest } from '@gateway/contracts';
+import { OperationReply, SUBJECTS, VoidRequest } from '@gateway/contracts';
 import { FollowOnOperation, FollowOnPlan, RunFollowOnOperation } from '../card-operation/follow-on-operation';
 import { VOIDABLE_TYPES } from '../card-operation/order-transactions';
 import { CardOperationCommand } from '../card-operation/reserved-operation';
@@ -10,7 +10,8 @@ export type VoidCommand = CardOperationCommand<VoidRequest>;
 /**
  * `apiOperation: VOID`: undoes an authorisation, capture, payment or refund of the order whole
  * (VOID_AUTHORIZATION, VOID_CAPTURE, VOID_PAYMENT, VOID_REFUND; void-plan.ts), by the target's
- * acquirer reference. The order is CANCELLED when its initial transaction is voided
+ * acquirer reference; a browser payment's authorisation is voided at its provider through
+ * browser-payment. The order is CANCELLED when its initial transaction is voided
  * (derive-order-state). A pending void blocks a second void of the same target until it completes.
  */
 const VOID: FollowOnOperation<VoidRequest, FollowOnPlan & VoidPlan> = {
@@ -22,6 +23,10 @@ const VOID: FollowOnOperation<VoidRequest, FollowOnPlan & VoidPlan> = {
     return { ...plan, ...(plan.target.fundingType ? { fundingType: plan.target.fundingType } : {}) };
   },
   call: (connector, context, target, plan) => connector.void({ ...context, target, targetType: plan.target.type }),
+  atProvider: ({ envelope, orderId, transactionId }, plan) => ({
+    subject: SUBJECTS.browserPayment.void,
+    message: { envelope, orderId, transactionId, targetTransactionId: plan.target.id },
+  }),
 };
 
 @Injectable()

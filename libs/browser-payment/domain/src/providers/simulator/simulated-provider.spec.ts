@@ -18,6 +18,13 @@ async function captured(adapter: SimulatedProvider, amount: string): Promise<str
   return reference;
 }
 
+async function authorized(adapter: SimulatedProvider, amount: string): Promise<string> {
+  const reference = await adapter.createPayment({ operation: 'AUTHORIZE', amount: eur(amount) });
+  await adapter.decide(reference, 'approve');
+  await adapter.execute(reference, 'AUTHORIZE', eur(amount));
+  return reference;
+}
+
 describe('a simulated provider', () => {
   it('opens a payment under a reference of its own', async () => {
     const { adapter, store } = simulator('provider_b');
@@ -126,6 +133,79 @@ describe('a simulated provider', () => {
     await adapter.reverse(reference);
     expect(await store.find(reference)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
     expect(await adapter.refund(reference, 'r1', eur('1.00'))).toMatchObject({ approved: false });
+  });
+
+  it('captures an authorisation in parts up to the authorised amount, one capture per key, and refunds what was captured', async () => {
+    const { adapter, store } = simulator();
+    const reference = await authorized(adapter, '30.00');
+    expect(await adapter.refund(reference, 'r0', eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOTHING_CAPTURED' });
+
+    const first = await adapter.capture(reference, 'c1', eur('20.00'));
+    expect(first).toMatchObject({ approved: true, gatewayCode: 'APPROVED', providerCode: 'CAPTURED' });
+    expect(first.reference).toMatch(/^PAC-[0-9A-F]{20}$/);
+    expect(await store.find(reference)).toMatchObject({ status: 'CAPTURED', amount: '30.00', capturedAmount: '20' });
+    // The same capture again, or at once: the first answer, nothing more captured.
+    expect(await adapter.capture(reference, 'c1', eur('20.00'))).toEqual(first);
+    const [one, other] = await Promise.all([adapter.capture(reference, 'c2', eur('5.00')), adapter.capture(reference, 'c2', eur('5.00'))]);
+    expect(other).toEqual(one);
+    expect((await store.find(reference))!.capturedAmount).toBe('25');
+
+    const beyond = await adapter.capture(reference, 'c3', eur('5.01'));
+    expect(beyond).toEqual({ approved: false, gatewayCode: 'DECLINED', providerCode: 'CAPTURE_EXCEEDS_AUTHORIZED_AMOUNT' });
+    expect(await adapter.capture(reference, 'c3', eur('5.01'))).toEqual(beyond);
+    expect(await adapter.capture(reference, 'c4', eur('5.00'))).toMatchObject({ approved: true });
+    expect((await store.find(reference))!.capturedAmount).toBe('30');
+
+    // What was captured can be refunded, no more; the capture made the authorisation's execution no less done.
+    expect(await adapter.refund(reference, 'r1', eur('30.01'))).toMatchObject({ providerCode: 'REFUND_EXCEEDS_CAPTURED_AMOUNT' });
+    expect(await adapter.refund(reference, 'r2', eur('30.00'))).toMatchObject({ approved: true });
+    expect(await adapter.execute(reference, 'AUTHORIZE', eur('30.00'))).toMatchObject({ approved: true });
+  });
+
+  it('refuses a capture key used again for another amount, moving nothing, and the first capture stands', async () => {
+    const { adapter, store } = simulator();
+    const reference = await authorized(adapter, '30.00');
+    const first = await adapter.capture(reference, 'c1', eur('10.00'));
+    expect(await adapter.capture(reference, 'c1', eur('12.00'))).toEqual({
+      approved: false,
+      gatewayCode: 'DECLINED',
+      providerCode: 'CAPTURE_ID_REUSED',
+      captureKeyUsedFor: eur('10.00'),
+    });
+    expect((await store.find(reference))!.capturedAmount).toBe('10');
+    expect(await adapter.capture(reference, 'c1', eur('10.00'))).toEqual(first);
+  });
+
+  it('captures nothing of a PAY, of a payment not authorised, or of a voided authorisation', async () => {
+    const { adapter, store } = simulator();
+    const paid = await captured(adapter, '10.00');
+    expect(await adapter.capture(paid, 'c1', eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOT_AUTHORIZED' });
+    const approvedOnly = await adapter.createPayment({ operation: 'AUTHORIZE', amount: eur('10.00') });
+    await adapter.decide(approvedOnly, 'approve');
+    expect(await adapter.capture(approvedOnly, 'c1', eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOT_AUTHORIZED' });
+    const voided = await authorized(adapter, '10.00');
+    await adapter.voidAuthorization(voided);
+    expect(await adapter.capture(voided, 'c1', eur('1.00'))).toMatchObject({ approved: false, providerCode: 'NOT_AUTHORIZED' });
+    expect(await store.find(voided)).toMatchObject({ status: 'VOIDED', capturedAmount: '0' });
+  });
+
+  it('voids an authorisation nothing was captured of, answers a repeat as voided, and declines once something was captured', async () => {
+    const { adapter, store } = simulator();
+    const reference = await authorized(adapter, '30.00');
+    expect(await adapter.voidAuthorization(reference)).toEqual({ approved: true, gatewayCode: 'APPROVED', providerCode: 'VOIDED' });
+    expect(await adapter.voidAuthorization(reference)).toEqual({ approved: true, gatewayCode: 'APPROVED', providerCode: 'VOIDED' });
+    expect(await store.find(reference)).toMatchObject({ status: 'VOIDED' });
+
+    const partly = await authorized(adapter, '30.00');
+    await adapter.capture(partly, 'c1', eur('1.00'));
+    expect(await adapter.voidAuthorization(partly)).toMatchObject({ approved: false, providerCode: 'ALREADY_CAPTURED' });
+    // Nor does a reversal (for an execution the ledger refused) take back what a capture moved.
+    await adapter.reverse(partly);
+    expect(await store.find(partly)).toMatchObject({ status: 'CAPTURED', capturedAmount: '1' });
+
+    const paid = await captured(adapter, '10.00');
+    expect(await adapter.voidAuthorization(paid)).toMatchObject({ approved: false, providerCode: 'ALREADY_CAPTURED' });
+    expect(await store.find(paid)).toMatchObject({ status: 'CAPTURED' });
   });
 
   it('reports provider_c\'s payer bank account masked, and nothing for provider_b', async () => {

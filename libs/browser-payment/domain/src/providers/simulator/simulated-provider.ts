@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { PaymentOperation, SimulatedPaymentRow } from '@gateway/browser-payment/data-access';
+import type {
+  PaymentOperation,
+  SimulatedCaptureRow,
+  SimulatedPaymentRow,
+  SimulatedPaymentStatus,
+  SimulatedRefundRow,
+} from '@gateway/browser-payment/data-access';
 import type { PayerDecision, PayerReply } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import type { Clock } from '../../browser-payment.options';
@@ -14,13 +20,14 @@ import { simulatorPage } from './simulator-page';
 import type { SimulatorProfile } from './simulator-profiles';
 import type { SimulatorStore } from './simulator-store';
 
-const EXECUTED = { AUTHORIZE: 'AUTHORIZED', PAY: 'CAPTURED' } as const;
+/** What an execution left the payment as: an authorisation stays executed once captured (in part or whole). */
+const EXECUTED: Record<PaymentOperation, readonly SimulatedPaymentStatus[]> = { AUTHORIZE: ['AUTHORIZED', 'CAPTURED'], PAY: ['CAPTURED'] };
 
 /**
  * A built-in provider for test merchants: a real page where the payer approves or cancels, and
  * books of its own that move money only for what the payer approved. It behaves like a
  * provider would towards the gateway (it never approves what the payer did not), so the
- * gateway's journey, ledger records and refunds are exercised as with a real one.
+ * gateway's journey, ledger records, captures, voids and refunds are exercised as with a real one.
  */
 export class SimulatedProvider implements SimulatedProviderAdapter {
   constructor(
@@ -80,7 +87,7 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
     }
     // A repeat of the same execution (a retried confirm) finds it done: the same answer again.
     const simulated = await this.require(reference);
-    if (simulated.status !== EXECUTED[operation]) {
+    if (!EXECUTED[operation].includes(simulated.status)) {
       return declined('NOT_APPROVED_BY_PAYER');
     }
     const executedFor = Money.of(simulated.amount, simulated.currency);
@@ -100,15 +107,45 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
    */
   async refund(reference: string, refundId: string, amount: Money): Promise<ProviderResult> {
     const refund = await this.store.refund(reference, refundId, amount.toFixed(), this.newReference('R'), this.clock.now());
-    if (!refund) {
+    const usedFor = this.otherAmount(reference, refund, amount);
+    return usedFor ? { ...declined('REFUND_ID_REUSED'), refundKeyUsedFor: usedFor } : answerOf(refund!);
+  }
+
+  /**
+   * Captures of an authorisation in parts, each once per key, up to the authorised amount (the
+   * books decide on the payment's locked row: SimulatedProviderRepository.capture); a repeat is
+   * answered as refunds' repeats are, and another amount under the key is refused
+   * (CAPTURE_ID_REUSED, `captureKeyUsedFor`), moving nothing.
+   */
+  async capture(reference: string, captureId: string, amount: Money): Promise<ProviderResult> {
+    const capture = await this.store.capture(reference, captureId, amount.toFixed(), this.newReference('C'), this.clock.now());
+    const usedFor = this.otherAmount(reference, capture, amount);
+    return usedFor ? { ...declined('CAPTURE_ID_REUSED'), captureKeyUsedFor: usedFor } : answerOf(capture!);
+  }
+
+  async voidAuthorization(reference: string): Promise<ProviderResult> {
+    if (await this.store.voidAuthorization(reference, this.clock.now())) {
+      return approved('VOIDED');
+    }
+    const simulated = await this.require(reference);
+    if (simulated.operation === 'AUTHORIZE' && simulated.status === 'VOIDED') {
+      // A repeat (a retry after a lost answer) finds it voided: the same answer, nothing moves.
+      return approved('VOIDED');
+    }
+    return declined(simulated.status === 'CAPTURED' ? 'ALREADY_CAPTURED' : 'NOT_AUTHORIZED');
+  }
+
+  /**
+   * The amount the key was first used for, when this call asks another: the stored operation is
+   * then not this call's answer. The books are in the payment's currency (the gateway refunds and
+   * captures only in it): amounts compare as numbers.
+   */
+  private otherAmount(reference: string, stored: SimulatedRefundRow | SimulatedCaptureRow | null, amount: Money): Money | undefined {
+    if (!stored) {
       throw new Error(`${this.profile.provider} simulator has no payment ${reference}`);
     }
-    // The books are in the payment's currency (the gateway refunds only in it): amounts compare as numbers.
-    const asked = Money.of(refund.amount, refund.currency);
-    if (!asked.amount.equals(amount.amount)) {
-      return { ...declined('REFUND_ID_REUSED'), refundKeyUsedFor: asked };
-    }
-    return refund.approved ? { ...approved(refund.providerCode), reference: refund.reference! } : declined(refund.providerCode);
+    const asked = Money.of(stored.amount, stored.currency);
+    return asked.amount.equals(amount.amount) ? undefined : asked;
   }
 
   private async require(reference: string): Promise<SimulatedPaymentRow> {
@@ -119,7 +156,7 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
     return simulated;
   }
 
-  private newReference(kind: '' | 'R'): string {
+  private newReference(kind: '' | 'R' | 'C'): string {
     return `${this.profile.referencePrefix}${kind}-${randomBytes(10).toString('hex').toUpperCase()}`;
   }
 }
@@ -130,4 +167,9 @@ function approved(providerCode: string): ProviderResult {
 
 function declined(providerCode: string): ProviderResult {
   return { approved: false, gatewayCode: 'DECLINED', providerCode };
+}
+
+/** A refund's or capture's stored outcome, as every call with its key is answered. */
+function answerOf(stored: SimulatedRefundRow | SimulatedCaptureRow): ProviderResult {
+  return stored.approved ? { ...approved(stored.providerCode), reference: stored.reference! } : declined(stored.providerCode);
 }
