@@ -77,9 +77,10 @@ export function stringType(min: number, max: number): FieldType {
  * "sensitive data is rejected" (transaction.acquirer.customData) or "no sensitive data"
  * (agreement.customData, externalTokenProvider.customData). The gateway keeps them as they are
  * (the ledger's stored responses, the vault's token), so a card number there would be stored in
- * clear. A card number is what the log scrubber masks: 13-19 digits, alone or in groups, passing
- * Luhn (crypto's holdsCardNumber). Security codes and other sensitive data cannot be told from
- * other text, so only card numbers are refused. The explanation masks the number it echoes.
+ * clear. A card number is what the log scrubber masks: 13-19 digits passing Luhn, alone or in
+ * groups as a person writes them (crypto's holdsCardNumber). Security codes and other sensitive
+ * data cannot be told from other text, so only card numbers are refused. The explanation masks
+ * the number it echoes.
  */
 export function customDataType(min: number, max: number): FieldType {
   const text = stringType(min, max);
@@ -89,7 +90,7 @@ export function customDataType(min: number, max: number): FieldType {
     check(value) {
       return text.check(value) ?? (holdsCardNumber(value as string) ? reason : null);
     },
-    samples: { ...text.samples, invalid: [...text.samples.invalid, 'card 5123450000000008'] },
+    samples: { ...text.samples, invalid: [...text.samples.invalid, 'card 5123450000000008', 'card 5123.4500.0000.0008'] },
   };
 }
 

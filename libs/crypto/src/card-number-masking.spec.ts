@@ -24,6 +24,49 @@ describe('maskCardNumbers', () => {
     expect(maskCardNumbers('pan 5123 4500 0000 0008', 'short')).toBe('pan 512345…0008');
   });
 
+  it.each([
+    ['dots', 'pan 5123.4500.0000.0008', 'pan 5123.45xx.xxxx.0008'],
+    ['slashes', 'pan 5123/4500/0000/0008', 'pan 5123/45xx/xxxx/0008'],
+    ['underscores', 'pan 5123_4500_0000_0008', 'pan 5123_45xx_xxxx_0008'],
+    ['double spaces', 'pan 5123  4500  0000  0008', 'pan 5123  45xx  xxxx  0008'],
+    ['spaced dashes', 'pan 5123 - 4500 - 0000 - 0008', 'pan 5123 - 45xx - xxxx - 0008'],
+    ['pairs', 'pan 51 23 45 00 00 00 00 08', 'pan 51 23 45 xx xx xx 00 08'],
+    ['pairs and dots', 'pan 51.23.45.00.00.00.00.08', 'pan 51.23.45.xx.xx.xx.00.08'],
+    ['the American Express layout', 'pan 3782.822463.10005', 'pan 3782.82xxxx.x0005'],
+    ['groups of four, the last one shorter', 'pan 4111/1111/1111/1111/003', 'pan 4111/11xx/xxxx/xxx1/003'],
+  ])('masks a card number written with %s, as a person writes one', (_how, text, masked) => {
+    expect(maskCardNumbers(text, 'keep-length')).toBe(masked);
+    expect(holdsCardNumber(text)).toBe(true);
+  });
+
+  // Most of these (dates followed by numbers, lists of amounts, a time stamp, UUIDs, telephone
+  // numbers, IP addresses) hold digits that pass Luhn once groups are joined across any separator
+  // whatever their sizes: only how they are grouped tells them from a card number.
+  it.each([
+    ['dates', '2026-11-26, 26/11/2026, 26.11.2026, 2026.11.26, 2026/11/26 and 2026_11_26'],
+    ['a date and a time', 'at 2026-11-26 16:40:25.123 and 26.11.2026 14.30.15'],
+    ['ISO times', '2026-11-26T16:40:25.123Z 2026-11-26T16:40:25+01:00 20261126T164025Z'],
+    ['dates and numbers in a row', '2026-11-26 1712345678 2026-11-26 12345'],
+    ['amounts', '1234.56 USD, 12,345.67, 1 234 567,89 EUR, 1000000000000.00, 1.234.567,89'],
+    ['a list of amounts', '12.50 13.75 14.00 15.25 16.50 17.75 18.00 19.25'],
+    ['amounts of three decimals', '1234.567 8901.234 5678.901'],
+    ['a time stamp with its fraction', 'at 1764133225.123456 and 1712345678.901234'],
+    ['UUIDs', '123e4567-e89b-12d3-a456-426614174000 12345678-1234-5678-1234-567812345678 9f1c2e7a-4b3d-4e8f-8005-426614213595'],
+    ['telephone numbers', '+1 (555) 123-4567, +44 20 7946 0958, +49 30 12345678, +33 6 12 34 56 78, (555) 123-4567'],
+    // The digits of the first two pass Luhn: only their grouping tells them from a card number.
+    ['telephone numbers with longer country codes', '+880 1712 345670, +49 171 1234 5674, +353 87 123 4567, 0049 30 1234 5678, 1-800-555-1234'],
+    ['IP addresses', '192.168.100.200 10.100.200.150 255.255.255.255'],
+    ['versions and paths', 'v10.20.30, /orders/2026/11/26/123456, build_2026_11_26_1234'],
+  ])('leaves %s readable', (_what, text) => {
+    expect(maskCardNumbers(text, 'keep-length')).toBe(text);
+    expect(maskCardNumbers(text, 'short')).toBe(text);
+  });
+
+  it('checks each group of a telephone number after its country code, not with it', () => {
+    expect(maskCardNumbers('+5123450000000008', 'short')).toBe('+512345…0008');
+    expect(maskCardNumbers('+1 5123 4500 0000 0008', 'short')).toBe('+1 512345…0008');
+  });
+
   it('masks the groups that hold a card number and leaves the groups around them readable', () => {
     expect(maskCardNumbers('ref 123 5123 4500 0000 0008 0139', 'short')).toBe('ref 123512…0008 0139');
     expect(maskCardNumbers('5123450000000008 0139', 'keep-length')).toBe('512345xxxxxx0008 0139');
@@ -55,12 +98,19 @@ describe('maskCardNumbers', () => {
 
   it('never shows more of a card number than its first six digits and last four, whatever surrounds it', () => {
     const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^[0-9]{${min},${max}}$`));
-    const separator = fc.constantFrom(' ', '-');
+    const separator = fc.constantFrom(' ', '-', '.', '/', '_', '  ', ' - ');
     const written = fc.constantFrom(
       '5123450000000008',
       '5123 4500 0000 0008',
       '5123-4500-0000-0008',
       '512345 0000000008',
+      '5123.4500.0000.0008',
+      '5123/4500/0000/0008',
+      '5123_4500_0000_0008',
+      '5123  4500  0000  0008',
+      '5123 - 4500 - 0000 - 0008',
+      '51 23 45 00 00 00 00 08',
+      '3782.822463.10005',
     );
     const text = fc.tuple(
       fc.array(fc.tuple(digits(1, 8), separator), { maxLength: 4 }),
@@ -74,12 +124,12 @@ describe('maskCardNumbers', () => {
           `${prefix}${card}${after.map(([sep, group]) => sep + group).join('')}`,
           'keep-length',
         );
-        const cardDigits = card.replace(/[ -]/g, '').length;
+        const cardDigits = card.replace(/[ ./_-]/g, '').length;
         // Keep-length masking keeps every character where it was: the card's seventh to
         // twelfth digits must each read x.
         let digitIndex = -1;
         [...card].forEach((char, i) => {
-          if (char === ' ' || char === '-') {
+          if (!/[0-9]/.test(char)) {
             return;
           }
           digitIndex += 1;
@@ -97,6 +147,8 @@ describe('holdsCardNumber', () => {
     expect(holdsCardNumber('5123450000000008')).toBe(true);
     expect(holdsCardNumber('{"site":"A1","card":"5123 4500 0000 0008"}')).toBe(true);
     expect(holdsCardNumber('ref 5123-4500-0000-0008.')).toBe(true);
+    expect(holdsCardNumber('{"note":"card 5123.4500.0000.0008 exp 01/39"}')).toBe(true);
+    expect(holdsCardNumber('{"note":"delivered 2026-11-26 16:40, call +44 20 7946 0958"}')).toBe(false);
     expect(holdsCardNumber('{"site":"A1","at":1712345678901}')).toBe(false);
     expect(holdsCardNumber('order 12345, 2026-11-26')).toBe(false);
     expect(holdsCardNumber('')).toBe(false);

@@ -7,14 +7,19 @@ import { mayHoldCardNumber } from './luhn';
 export type CardNumberMask = 'keep-length' | 'short';
 
 /**
- * Digit groups of three or more, joined by single spaces or dashes: a card number as it is
- * written (`5123 4500 0000 0008`, `5123-4500-0000-0008`) or as one run, whatever its length
- * (`[0-9]{13,19}` would cut `41111111111111111231`, a card number and its expiry, at 19 digits,
- * and neither piece passes Luhn). Shorter groups (dates, times) are not joined.
+ * Digit groups joined by what a person writes between them: one to three of space, dot, dash,
+ * slash and underscore (`5123 4500 0000 0008`, `5123.4500.0000.0008`, `5123 - 4500 - ...`), or
+ * one run, whatever its length (`[0-9]{13,19}` would cut `41111111111111111231`, a card number
+ * and its expiry, at 19 digits, and neither piece passes Luhn). Which groups may be read
+ * together as one number is decided per group (see `chainFrom`). A UUID is matched first and
+ * left alone: its hex groups hold at most 12 digits in a row, and its all-digit groups are no
+ * card number written in groups.
  */
-const DIGIT_GROUPS = /[0-9]{3,}(?:[ -][0-9]{3,})*/g;
-const SEPARATOR = /([ -])/;
-const SEPARATORS = /[ -]/g;
+const DIGIT_GROUPS = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})|[0-9]+(?:[ ./_-]{1,3}[0-9]+)*/gi;
+const SEPARATOR = /([ ./_-]+)/;
+const SEPARATORS = /[ ./_-]/g;
+/** Single spaces and dashes join groups of three digits or more, whatever their sizes: as the masker always did. */
+const PLAIN_SEPARATOR = /^[ -]$/;
 const MIN_DIGITS = 13;
 const MAX_CARD_DIGITS = 19;
 
@@ -27,8 +32,8 @@ export function maskCardNumbers(text: string, mask: CardNumberMask): string {
   if (text.length < MIN_DIGITS) {
     return text;
   }
-  return text.replace(DIGIT_GROUPS, (written) =>
-    written.length < MIN_DIGITS ? written : maskGroups(written, mask),
+  return text.replace(DIGIT_GROUPS, (written: string, uuid: string | undefined, offset: number) =>
+    written.length < MIN_DIGITS || uuid !== undefined ? written : maskGroups(written, mask, text[offset - 1] === '+'),
   );
 }
 
@@ -43,19 +48,20 @@ export function holdsCardNumber(text: string): boolean {
 /**
  * The groups that may hold a card number masked, each stretch of such groups as one number. A
  * card number is one group (see mayHoldCardNumber) or several, from one group to a later one:
- * so each group is looked at with as many of the groups after it as fit in 19 digits, and if
- * those hold a card number anywhere, they are all masked. A card number that starts with a
- * group therefore always lies whole in what is masked, which shows no more of it than its
- * first six digits and last four. Each group joins at most six others (three digits or more
- * each), so a long list of numbers costs linear time.
+ * so each group is looked at with the groups after it that may be read with it, as many as fit
+ * in 19 digits, and if those hold a card number anywhere, they are all masked. A card number
+ * that starts with a group therefore always lies whole in what is masked, which shows no more
+ * of it than its first six digits and last four. Each group joins at most nine others (two
+ * digits or more each), so a long list of numbers costs linear time. After a `+` the first
+ * group is a telephone number's country code: it is read alone.
  */
-function maskGroups(written: string, mask: CardNumberMask): string {
+function maskGroups(written: string, mask: CardNumberMask, afterPlus: boolean): string {
   // Groups at the even indexes, the separator after each at the odd ones.
   const parts = written.split(SEPARATOR);
   const hidden = new Array<boolean>(parts.length).fill(false);
   for (let first = 0; first < parts.length; first += 2) {
-    const { last, digits } = groupsFrom(parts, first);
-    if (mayHoldCardNumber(digits)) {
+    const last = afterPlus && first === 0 ? first : chainFrom(parts, first);
+    if (mayHoldCardNumber(digitsOf(parts, first, last))) {
       hidden.fill(true, first, last + 1);
     }
   }
@@ -72,15 +78,80 @@ function maskGroups(written: string, mask: CardNumberMask): string {
   return out;
 }
 
-/** The groups from `first` on that fit in a card number's length, joined: their digits and the last of them. */
-function groupsFrom(parts: readonly string[], first: number): { last: number; digits: string } {
-  let digits = parts[first];
+/**
+ * The last group that may be read with the group at `first` as one number written in groups,
+ * within a card number's 19 digits: the longer of
+ * - groups of three digits or more joined by single spaces or dashes, of any sizes
+ *   (`5123 4500 0000 0008`, `512345-0000000008`);
+ * - three groups or more in one of the layouts card numbers are printed in, all joined by the
+ *   same separator: equal groups of two digits or more, the last one possibly shorter
+ *   (`5123.4500.0000.0008`, `51 23 45 00 00 00 00 08`, `5123  4500  0000  0008`), or four, six,
+ *   then four or five digits (American Express, Diners Club: `3782/822463/10005`).
+ * Other groupings are how other numbers read: a date (`2026-11-26`, `26.11.2026`), a time, a
+ * decimal or a list of them (`12.50 13.75 14.00`), a telephone number (`+44 20 7946 0958`).
+ */
+function chainFrom(parts: readonly string[], first: number): number {
+  return Math.max(plainChain(parts, first), layoutChain(parts, first));
+}
+
+function plainChain(parts: readonly string[], first: number): number {
   let last = first;
-  while (last + 2 < parts.length && digits.length + parts[last + 2].length <= MAX_CARD_DIGITS) {
+  let digits = parts[first].length;
+  while (
+    digits >= 3 &&
+    last + 2 < parts.length &&
+    PLAIN_SEPARATOR.test(parts[last + 1]) &&
+    parts[last + 2].length >= 3 &&
+    digits + parts[last + 2].length <= MAX_CARD_DIGITS
+  ) {
     last += 2;
-    digits += parts[last];
+    digits += parts[last].length;
   }
-  return { last, digits };
+  return last;
+}
+
+function layoutChain(parts: readonly string[], first: number): number {
+  const separator = parts[first + 1];
+  let last = first;
+  let digits = parts[first].length;
+  while (
+    last + 2 < parts.length &&
+    parts[last + 1] === separator &&
+    digits + parts[last + 2].length <= MAX_CARD_DIGITS &&
+    inLayout(parts, first, last + 2)
+  ) {
+    last += 2;
+    digits += parts[last].length;
+  }
+  return (last - first) / 2 + 1 >= 3 ? last : first;
+}
+
+/** Whether the groups from `first` to `last` (two or more) may begin a card number's printed layout. */
+function inLayout(parts: readonly string[], first: number, last: number): boolean {
+  const size = parts[first].length;
+  const count = (last - first) / 2 + 1;
+  const amex = size === 4 && parts[first + 2].length === 6 && count <= 3 && (count < 3 || [4, 5].includes(parts[last].length));
+  if (amex) {
+    return true;
+  }
+  if (size < 2) {
+    return false;
+  }
+  // Equal groups; the last one may be shorter, and nothing may follow a shorter group.
+  for (let i = first + 2; i < last; i += 2) {
+    if (parts[i].length !== size) {
+      return false;
+    }
+  }
+  return parts[last].length >= 1 && parts[last].length <= size;
+}
+
+function digitsOf(parts: readonly string[], first: number, last: number): string {
+  let digits = '';
+  for (let i = first; i <= last; i += 2) {
+    digits += parts[i];
+  }
+  return digits;
 }
 
 function masked(written: string, mask: CardNumberMask): string {

@@ -90,6 +90,58 @@ describe('operations naming a session', () => {
     expect((await verify()).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } } });
   });
 
+  describe('TOKEN from the session\'s card, and the session\'s security code', () => {
+    const saveToken = (body: object) => call<Json>('POST', `${merchant.base(57)}/token`, { authorization: merchant.authorization, body });
+    const verify = (id: string) => operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD' } });
+    const withCode = (securityCode: string) =>
+      session({ sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode } } } });
+
+    it('ACQUIRER verifies the card with the session\'s security code, which is then used up', async () => {
+      const { id } = await withCode('102');
+      const saved = await saveToken({ session: { id }, sourceOfFunds: { type: 'CARD' }, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
+      expect(saved.status).toBe(201);
+      // 102 is NO_MATCH at the test acquirer: a card whose code the issuer rejected is not stored.
+      expect(saved.body).toMatchObject({ result: 'FAILURE', verificationStrategy: 'ACQUIRER', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED_INVALID_CSC' } });
+      expect(saved.text).not.toContain(TEST_CARD);
+      expect((await verify(id)).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NOT_PRESENT' } } });
+
+      const matched = await withCode('100');
+      expect((await saveToken({ session: { id: matched.id }, sourceOfFunds: { type: 'CARD' }, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } })).body).toMatchObject({
+        result: 'SUCCESS',
+        response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' },
+        sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0139' } } },
+      });
+    });
+
+    it('NONE and BASIC use no security code: the session keeps it for the payment, and BASIC takes the session\'s expiry', async () => {
+      const { id } = await withCode('102');
+      // NONE, the profile's default.
+      expect((await saveToken({ session: { id }, sourceOfFunds: { type: 'CARD' } })).body).toMatchObject({
+        result: 'SUCCESS',
+        response: { gatewayCode: 'NO_VERIFICATION_PERFORMED' },
+      });
+      // BASIC, requested: the expiry is the session's (token rule 9), as it is with BASIC the profile's default.
+      const basic = await saveToken({ session: { id }, sourceOfFunds: { type: 'CARD' }, verificationStrategy: 'BASIC' });
+      expect(basic.status).toBe(201);
+      expect(basic.body).toMatchObject({
+        result: 'SUCCESS',
+        verificationStrategy: 'BASIC',
+        response: { gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+        sourceOfFunds: { provided: { card: { expiry: '0139' } } },
+      });
+      // The code reaches the acquirer with the first operation that presents the card.
+      expect((await verify(id)).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } } });
+      expect((await verify(id)).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NOT_PRESENT' } } });
+    });
+
+    it('BASIC still needs an expiry from the request or the session', async () => {
+      const { id } = await session({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
+      const refused = await saveToken({ session: { id }, sourceOfFunds: { type: 'CARD' }, verificationStrategy: 'BASIC' });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', field: 'sourceOfFunds.provided.card.expiry', validationType: 'MISSING' } });
+    });
+  });
+
   it('refuses a combination that is not a complete card, naming what is missing', async () => {
     const { id } = await session({ sourceOfFunds: { provided: { card: { expiry: TEST_EXPIRY.APPROVED } } } });
     const response = await operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD' } });

@@ -60,6 +60,20 @@ describe('token routes', () => {
     expect(response.body).toMatchObject({ error: { cause: 'INVALID_REQUEST' }, result: 'ERROR' });
   });
 
+  it('masks a card number given as the token id in the errors that quote it (GET, DELETE, PUT)', async () => {
+    const auth = { authorization: merchant.authorization };
+    const answers = [
+      await call('GET', `${merchant.base(57)}/token/${TEST_CARD}`, auth),
+      await call('DELETE', `${merchant.base(57)}/token/${TEST_CARD}`, auth),
+      await call('PUT', `${merchant.base(57)}/token/${TEST_CARD}`, { ...auth, body: card(TEST_EXPIRY.APPROVED) }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 400]);
+    for (const answer of answers) {
+      expect(answer.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', explanation: expect.stringContaining("Token '512345xxxxxx0008' does not exist") } });
+      expect(answer.text).not.toContain(TEST_CARD);
+    }
+  });
+
   it('answers other methods on the token paths with 405 and an Allow header', async () => {
     const response = await call('PATCH', `${merchant.base(57)}/token/abc`, { authorization: merchant.authorization, body: {} });
     expect(response.status).toBe(405);

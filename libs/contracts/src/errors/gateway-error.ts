@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { maskCardNumbers } from '@gateway/crypto';
 import { ERROR_CATALOGUE, ErrorCause, ErrorCode, isErrorCode, ValidationType } from './error-catalogue';
 
 /** The form a GatewayError takes on the wire between services and the edge. */
@@ -23,7 +24,9 @@ export interface GatewayErrorDetails {
 /**
  * A failure the gateway answers with the spec's error body. Thrown by use cases and the
  * edge; carried between processes as a WireError. The explanation is shown to merchants, so
- * callers build it from field names and safe values only (see `describeValue`).
+ * callers build it from field names and safe values only (see api-fields' `showValue`), and
+ * every explanation has its card numbers masked here, whoever built it: explanations quote ids
+ * the merchant chose (a token, an order or transaction id), and an id may be a card number.
  */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
@@ -34,10 +37,11 @@ export class GatewayError extends Error {
   readonly retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, details: GatewayErrorDetails = {}) {
-    super(details.explanation ?? code);
+    const explanation = details.explanation === undefined ? undefined : safeExplanation(details.explanation);
+    super(explanation ?? code);
     this.name = 'GatewayError';
     this.code = code;
-    this.explanation = details.explanation;
+    this.explanation = explanation;
     this.field = details.field;
     this.validationType = details.validationType;
     this.supportCode = details.supportCode;
@@ -117,6 +121,16 @@ export class GatewayError extends Error {
     }
     return { error, result: 'ERROR' };
   }
+}
+
+/**
+ * An explanation as a merchant, a log line and another service may see it: any digits that may
+ * hold a card number masked 6.4, keeping the text's shape (`Token '512345xxxxxx0008' does not
+ * exist ...`), as the edge's field errors quote values. Masking an already masked text changes
+ * nothing, so an error carried across services keeps its explanation.
+ */
+function safeExplanation(explanation: string): string {
+  return maskCardNumbers(explanation, 'keep-length');
 }
 
 /** Support codes are short, random and safe to read out on the phone. */

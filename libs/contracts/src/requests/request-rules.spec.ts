@@ -183,15 +183,9 @@ describe('fields required in context', () => {
   });
 
   const card = { number: '5123450000000008' };
-  it.each(['BASIC', 'ACQUIRER'])('requires the card expiry for token verification strategy %s', (strategy) => {
-    expect(rejection(() => validateTokenRequest({ verificationStrategy: strategy, sourceOfFunds: { type: 'CARD', provided: { card } } }))).toMatchObject({
-      field: 'sourceOfFunds.provided.card.expiry',
-      validationType: 'MISSING',
-    });
-  });
-
-  it('does not require the expiry for verification strategy NONE', () => {
-    expect(() => validateTokenRequest({ verificationStrategy: 'NONE', sourceOfFunds: { type: 'CARD', provided: { card } } })).not.toThrow();
+  it.each(['NONE', 'BASIC', 'ACQUIRER'])('leaves the card expiry of token verification strategy %s to the vault: a session or the token may hold it', (strategy) => {
+    expect(() => validateTokenRequest({ verificationStrategy: strategy, session: { id: 'SESSION0000000000000000000000001' }, sourceOfFunds: { type: 'CARD' } })).not.toThrow();
+    expect(() => validateTokenRequest({ verificationStrategy: strategy, sourceOfFunds: { type: 'CARD', provided: { card } } })).not.toThrow();
   });
 
   it('requires sourceOfFunds.type on a token request unless a token alone is given', () => {

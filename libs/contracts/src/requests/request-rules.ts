@@ -230,19 +230,6 @@ export function providerBBankIdentifier(request: InitiateBrowserPaymentRequest):
   return null;
 }
 
-/** Token rule 9: verification strategy BASIC or ACQUIRER needs the card expiry. */
-export function cardExpiryForVerification(request: SaveTokenRequest): FieldProblem | null {
-  const strategy = request.verificationStrategy;
-  if ((strategy === 'BASIC' || strategy === 'ACQUIRER') && !request.sourceOfFunds.provided?.card?.expiry) {
-    return new FieldProblem(
-      'sourceOfFunds.provided.card.expiry',
-      'MISSING',
-      `Missing parameter sourceOfFunds.provided.card.expiry. It is required when verificationStrategy is ${strategy}.`,
-    );
-  }
-  return null;
-}
-
 /**
  * sourceOfFunds.type is REQUIRED on a token request, except that "with a token alone it may be
  * left unset": sourceOfFunds.token given and no provided details.

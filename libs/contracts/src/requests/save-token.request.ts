@@ -16,7 +16,7 @@ import {
   UrlField,
 } from '@gateway/api-fields';
 import { VERIFICATION_STRATEGIES, VerificationStrategy } from '../merchant-context';
-import { cardExpiryForVerification, sourceOfFundsTypeUnlessTokenOnly } from './request-rules';
+import { sourceOfFundsTypeUnlessTokenOnly } from './request-rules';
 import { Address, ExternalTokenProvider, KeyedCard, ResponseControls, SessionReference, ShippingOrigin } from './shared-groups';
 
 /**
@@ -200,7 +200,10 @@ export class TokenOrder {
   notificationUrl?: string;
 }
 
-@CrossFieldRules<SaveTokenRequest>(sourceOfFundsTypeUnlessTokenOnly, cardExpiryForVerification)
+// Token rule 9 (BASIC and ACQUIRER need the card expiry) is the vault's: the expiry may come from
+// the request, the payment session it names or the token it updates, and only the vault sees all
+// three (docs/decisions/token-vault-rules.md, amendment of 2026-11-26).
+@CrossFieldRules<SaveTokenRequest>(sourceOfFundsTypeUnlessTokenOnly)
 export class SaveTokenRequest {
   @StringField(1, 100)
   correlationId?: string;
@@ -238,7 +241,7 @@ export class SaveTokenRequest {
   @GroupField(() => TokenTransaction)
   transaction?: TokenTransaction;
 
-  /** Overrides the repository's default: ACQUIRER and BASIC need the card expiry. */
+  /** Overrides the repository's default: ACQUIRER and BASIC need a card expiry (the vault checks: it may be the session's or the token's). */
   @EnumField(VERIFICATION_STRATEGIES)
   verificationStrategy?: VerificationStrategy;
 }

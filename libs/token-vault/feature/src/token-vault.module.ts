@@ -61,7 +61,7 @@ export class TokenVaultModule {
         },
         { provide: FINGERPRINTER, useValue: secrets.fingerprinter },
         { provide: TEST_P2PE_SCHEME, useValue: secrets.p2pe },
-        { provide: TOKEN_SERVICE_PROVIDERS, useValue: new BuiltInTokenServiceProviders(config.VAULT_TSP_SIMULATOR) },
+        { provide: TOKEN_SERVICE_PROVIDERS, useValue: new BuiltInTokenServiceProviders(config.VAULT_TSP_SIMULATOR, secrets.fingerprinter) },
         { provide: CARD_VERIFICATION_SERVICE, useClass: VerificationServiceClient },
         { provide: ACQUIRER_VERIFIER, useClass: AcquirerCardVerifier },
         VaultKeysLifecycle,

@@ -13,7 +13,7 @@ import {
   TokenManagementStrategy,
   VerificationStrategy,
 } from '@gateway/contracts';
-import { maskPan, Pan, VaultKeys } from '@gateway/crypto';
+import { Fingerprinter, maskPan, Pan, VaultKeys } from '@gateway/crypto';
 import {
   createDatabase,
   dropDatabase,
@@ -29,6 +29,7 @@ import {
   TokenTransaction,
 } from '@gateway/token-vault/data-access';
 import {
+  FINGERPRINTER,
   ReencryptTokens,
   SaveToken,
   simulatedSchemeTokenNumber,
@@ -567,7 +568,7 @@ function checkRound(round: RoundContext): string[] {
       }
       if (
         c.scheme &&
-        (c.scheme.number !== simulatedSchemeTokenNumber(Pan.of(c.pan)) || c.scheme.expiry !== c.expiry)
+        (c.scheme.number !== simulatedSchemeTokenNumber(app.get<Fingerprinter>(FINGERPRINTER), Pan.of(c.pan)) || c.scheme.expiry !== c.expiry)
       ) {
         problems.push(
           `${what}: the scheme token (${Pan.of(c.scheme.number).masked} ${c.scheme.expiry}) is not the one of the card it was issued with (${Pan.of(c.pan).masked} ${c.expiry})`,
@@ -775,7 +776,7 @@ function checkRound(round: RoundContext): string[] {
       row.schemeTokenReference,
       JSON.stringify(row.providerAAgreement),
     ].join(' ');
-    for (const secret of [...NUMBERS, ...NUMBERS.map((n) => simulatedSchemeTokenNumber(Pan.of(n)))]) {
+    for (const secret of [...NUMBERS, ...NUMBERS.map((n) => simulatedSchemeTokenNumber(app.get<Fingerprinter>(FINGERPRINTER), Pan.of(n)))]) {
       const bytes = Buffer.from(secret);
       if (
         clear.includes(secret) ||

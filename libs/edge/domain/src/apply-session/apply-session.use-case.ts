@@ -16,7 +16,7 @@ export interface FilledRequest {
   body: JsonObject;
   /** For the service: the session, with its sealed card when the operation takes card details. */
   session?: OperationSession;
-  /** The session's card goes with its security code: to be forgotten once the operation is sent. */
+  /** The session's card goes with its security code: to be forgotten once the operation may have used it (sent to an acquirer). */
   securityCode?: SecurityCodeInUse;
 }
 

@@ -1,4 +1,4 @@
-import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
+import { defaultMerchantSettings, GatewayError, SUBJECTS, VerificationStrategy } from '@gateway/contracts';
 import { MemorySessionStore, StoredSession } from '@gateway/edge/data-access';
 import { createLogger, MessageBus } from '@gateway/platform';
 import { ApplySession } from '../apply-session/apply-session.use-case';
@@ -6,8 +6,12 @@ import { SessionEditor } from '../sessions/session-editor';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
 import { DispatchTokenOperation } from './dispatch-token-operation.use-case';
 
+const merchantWith = (defaultVerificationStrategy: VerificationStrategy) => {
+  const settings = defaultMerchantSettings();
+  return { id: 'TESTMERCHANT', mode: 'TEST' as const, settings: { ...settings, tokenRepository: { ...settings.tokenRepository, defaultVerificationStrategy } } };
+};
 const context = {
-  merchant: { id: 'TESTMERCHANT', mode: 'TEST' as const, settings: defaultMerchantSettings() },
+  merchant: merchantWith('NONE'),
   authMethod: 'PASSWORD' as const,
   apiVersion: 100,
   requestId: 'req-1',
@@ -15,6 +19,10 @@ const context = {
 const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
 const masked = { number: '512345xxxxxx0008' };
 const body = { session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } };
+/** ACQUIRER verification presents the card, with the session's security code, to the acquirer. */
+const acquirerBody = { ...body, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
+const withCode = { sealed: 'sealed-with-code', securityCodePresent: true };
+const withoutCode = { sealed: 'sealed-without-code', securityCodePresent: false };
 
 /** A session whose card holds a security code; the vault answers saves with `reply` and seals the card again without the code. */
 async function withSession(reply: () => Promise<unknown>) {
@@ -45,28 +53,47 @@ async function withSession(reply: () => Promise<unknown>) {
 }
 
 describe('DispatchTokenOperation: a session\'s security code', () => {
-  it('goes to the vault with the session\'s sealed card on a save, and is forgotten after', async () => {
+  it('goes to the vault with the session\'s sealed card on an ACQUIRER save, and is forgotten after', async () => {
     const { dispatch, calls, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
-    expect(await dispatch.execute({ ...context, tokenId: '9999990000000001', body })).toEqual({ result: 'SUCCESS' });
+    expect(await dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).toEqual({ result: 'SUCCESS' });
     expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.saveToken, SUBJECTS.tokenVault.sealCard]);
     const [, message] = calls()[0];
     expect(message).toMatchObject({ tokenId: '9999990000000001', session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(message).not.toHaveProperty('securityCode');
-    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: withoutCode });
   });
 
-  it('is forgotten after a creation with a token the vault generates', async () => {
+  it('is forgotten after a creation with a token the vault generates, ACQUIRER being the profile\'s default', async () => {
     const { dispatch, calls, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
-    await dispatch.create({ ...context, body });
+    await dispatch.create({ ...context, merchant: merchantWith('ACQUIRER'), body: { ...body, transaction: { currency: 'USD' } } });
     expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.createToken, SUBJECTS.tokenVault.sealCard]);
     expect(calls()[0][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(calls()[0][1]).not.toHaveProperty('securityCode');
-    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+    expect(await stored()).toMatchObject({ card: withoutCode });
   });
 
-  it('is forgotten when the vault failed the save too: it may have verified the card with it', async () => {
+  it('is forgotten when the vault failed an ACQUIRER save too: it may have verified the card with it', async () => {
+    const { dispatch, stored } = await withSession(() => Promise.reject(new GatewayError('SERVER_FAILED', { explanation: 'down' })));
+    await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).rejects.toMatchObject({ code: 'SERVER_FAILED' });
+    expect(await stored()).toMatchObject({ card: withoutCode });
+  });
+
+  it.each([
+    ['NONE, the profile\'s default', 'NONE', {}],
+    ['BASIC, requested', 'NONE', { verificationStrategy: 'BASIC' }],
+    ['NONE, requested over an ACQUIRER default', 'ACQUIRER', { verificationStrategy: 'NONE' }],
+    ['ACQUIRER with the request\'s own security code', 'ACQUIRER', { sourceOfFunds: { type: 'CARD', provided: { card: { securityCode: '100' } } } }],
+  ] as const)('stays in the session after a save that presents no session code to an acquirer (%s)', async (_what, profileDefault, request) => {
+    const { dispatch, calls, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    await dispatch.execute({ ...context, merchant: merchantWith(profileDefault), tokenId: '9999990000000001', body: { ...body, ...request } });
+    expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.saveToken]);
+    expect(calls()[0][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: withCode });
+  });
+
+  it('stays in the session when a save that could not use it fails', async () => {
     const { dispatch, stored } = await withSession(() => Promise.reject(new GatewayError('SERVER_FAILED', { explanation: 'down' })));
     await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body })).rejects.toMatchObject({ code: 'SERVER_FAILED' });
-    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+    expect(await stored()).toMatchObject({ card: withCode });
   });
 });

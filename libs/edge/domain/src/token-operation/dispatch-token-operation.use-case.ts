@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   CreateTokenMessage,
   JsonObject,
+  MerchantContext,
   OperationReply,
   SaveTokenRequest,
   SUBJECTS,
@@ -40,23 +41,33 @@ export class DispatchTokenOperation {
     // A named session fills the request; every field of the whole is checked (apiOperation is
     // UNSUPPORTED here) before the vault is asked.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
-    validateTokenRequest(filled.body);
+    const request = validateTokenRequest(filled.body);
     const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...sent(filled) };
-    return (await this.send(command, filled, SUBJECTS.tokenVault.saveToken, message)).body;
+    return (await this.send(command, filled, request, SUBJECTS.tokenVault.saveToken, message)).body;
   }
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
   async create(command: CreateTokenCommand): Promise<JsonObject> {
     // The same fields as create or update token.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
-    validateTokenRequest(filled.body);
+    const request = validateTokenRequest(filled.body);
     const message: CreateTokenMessage = { envelope: envelopeOf(command), ...sent(filled) };
-    return (await this.send(command, filled, SUBJECTS.tokenVault.createToken, message)).body;
+    return (await this.send(command, filled, request, SUBJECTS.tokenVault.createToken, message)).body;
   }
 
-  /** Sends a save to the vault; a session's security code it carried is forgotten after, whatever the answer. */
-  private send(context: TokenRequestContext, filled: FilledRequest, subject: string, message: object): Promise<OperationReply> {
-    const used = filled.securityCode;
+  /**
+   * Sends a save to the vault. A session's security code it carried is forgotten after, whatever
+   * the answer, when the save may have sent it to an acquirer; otherwise it stays in the session
+   * for the operation that will use it.
+   */
+  private send(
+    context: TokenRequestContext,
+    filled: FilledRequest,
+    request: SaveTokenRequest,
+    subject: string,
+    message: object,
+  ): Promise<OperationReply> {
+    const used = mayUseSessionSecurityCode(request, context.merchant) ? filled.securityCode : undefined;
     return this.bus.request<OperationReply>(subject, message).finally(() => used && this.usedSecurityCodes.forget(context, used));
   }
 
@@ -76,4 +87,18 @@ export class DispatchTokenOperation {
 /** What of a filled request goes to the vault: the body and the session reference. */
 function sent(filled: FilledRequest): Pick<FilledRequest, 'body' | 'session'> {
   return { body: filled.body, ...(filled.session ? { session: filled.session } : {}) };
+}
+
+/**
+ * Whether a save may send the session's security code to an acquirer: only ACQUIRER verification
+ * (requested, or the repository's default: token rule 9, as the vault reads it) presents a card to
+ * one, and the request's own security code wins over the session's. NONE and BASIC present the
+ * card to nobody and the vault never stores a security code, so the code was not used: it stays
+ * for the payment that will (docs/decisions/security-code-used-once.md, amendment of 2026-11-26).
+ * Once an ACQUIRER save was sent, the code goes whatever the answer, as for order operations: a
+ * refusal after the acquirer call cannot be told from one before it.
+ */
+function mayUseSessionSecurityCode(request: SaveTokenRequest, merchant: MerchantContext): boolean {
+  const strategy = request.verificationStrategy ?? merchant.settings.tokenRepository.defaultVerificationStrategy;
+  return strategy === 'ACQUIRER' && request.sourceOfFunds.provided?.card?.securityCode === undefined;
 }

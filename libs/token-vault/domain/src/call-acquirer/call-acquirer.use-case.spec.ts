@@ -1,5 +1,6 @@
 import { AUTHORIZE_WIRE, PAY_WIRE, VERIFY_WIRE } from '@gateway/acquirer';
 import { GatewayError, MerchantContext, validateTokenRequest } from '@gateway/contracts';
+import { maskPan } from '@gateway/crypto';
 import { Money } from '@gateway/money';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
 import { testEnvelope, testMerchant, vaultTestBed } from '../testing/vault-test-bed';
@@ -54,7 +55,15 @@ describe('CallAcquirer', () => {
     });
     const error = await bed.callAcquirer.execute({ merchant, operation: 'VERIFY', source: { token }, request: verifyRequest(merchant) }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ field: 'sourceOfFunds.token', explanation: `Value '${token}' is invalid. The token does not hold a card.` });
+    // A Random token is 16 digits that pass Luhn: it reads as a card number, and is masked as one.
+    expect(error).toMatchObject({ field: 'sourceOfFunds.token', explanation: `Value '${maskPan(token)}' is invalid. The token does not hold a card.` });
+  });
+
+  it('masks a card number given as the token in its refusal', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const error = await bed.callAcquirer.execute({ merchant, operation: 'VERIFY', source: { token: TEST_CARD }, request: verifyRequest(merchant) }).catch((err: unknown) => err);
+    expect(error).toMatchObject({ field: 'sourceOfFunds.token', explanation: "Value '512345xxxxxx0008' is invalid. There is no such token in repository Test1000000001." });
   });
   describe.each([
     ['AUTHORIZE', AUTHORIZE_WIRE],

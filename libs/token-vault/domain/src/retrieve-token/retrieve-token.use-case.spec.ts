@@ -59,6 +59,15 @@ describe('RetrieveToken and DeleteToken', () => {
     await expect(bed.retrieve.execute({ merchant: other, authMethod: 'PASSWORD', tokenId: 'tok1' })).rejects.toMatchObject({ code: 'NOT_FOUND', httpStatus: 404 });
   });
 
+  it('masks a card number given as the token in its 404, on GET and DELETE', async () => {
+    const { bed, merchant } = await withToken();
+    const attempts = [() => bed.retrieve.execute({ merchant, authMethod: 'PASSWORD', tokenId: TEST_CARD }), () => bed.remove.execute({ merchant, tokenId: TEST_CARD })];
+    for (const attempt of attempts) {
+      const error = await attempt().catch((err: unknown) => err);
+      expect(error).toMatchObject({ code: 'NOT_FOUND', explanation: "Token '512345xxxxxx0008' does not exist in repository Test1000000001." });
+    }
+  });
+
   it('deletes a token, after which it is gone', async () => {
     const { bed, merchant } = await withToken();
     expect(await bed.remove.execute({ merchant, tokenId: 'tok1' })).toEqual({ result: 'SUCCESS' });

@@ -1,10 +1,11 @@
+import { validateTokenRequest } from '@gateway/contracts';
 import { Pan } from '@gateway/crypto';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { CardExpiry } from '../cards/card-expiry';
 import { testMerchant } from '../testing/vault-test-bed';
 import { repositoryPolicy } from '../repository/repository-policy';
 import { randomToken } from '../token-formats/token-formats';
-import { checkTokenIsNotTheCard, generateToken } from './save-token.rules';
+import { addressedToken, checkTokenIsNotTheCard, generateToken, unknownTokenError } from './save-token.rules';
 
 jest.mock('../token-formats/token-formats', () => {
   const actual = jest.requireActual('../token-formats/token-formats');
@@ -54,5 +55,17 @@ describe('checkTokenIsNotTheCard', () => {
     for (const token of ['5123450000000009', '4123450000000008', '51234500000000008', 'A123450000000008', '512345ABCDEF0008', 'merchantToken1']) {
       expect(refusal(token)).toBeNull();
     }
+  });
+});
+
+describe('the ids a save refuses, quoted masked', () => {
+  it('masks a card number given as the token in the refusals that quote it', () => {
+    const repository = repositoryPolicy(testMerchant({ generation: 'RANDOM' }));
+    expect(() => addressedToken(TEST_CARD, validateTokenRequest({ sourceOfFunds: { token: '4111111111111111' } }), repository)).toThrow(
+      expect.objectContaining({ field: 'sourceOfFunds.token', explanation: "Value '411111xxxxxx1111' is invalid. It must be the token in the request path." }),
+    );
+    expect(unknownTokenError(TEST_CARD, repository).explanation).toBe(
+      "Token '512345xxxxxx0008' does not exist in repository Test1000000001. This repository generates its tokens: create them with POST .../token.",
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AuthMethod, GatewayError, MerchantContext, TOKEN_GENERATION_STRATEGIES, TOKEN_MANAGEMENT_STRATEGIES, validateTokenRequest } from '@gateway/contracts';
 import { Pan, passesLuhn } from '@gateway/crypto';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
@@ -402,6 +403,18 @@ describe('SaveToken: verification strategies', () => {
     });
   });
 
+  it('BASIC, requested or the profile\'s default, takes the expiry the token holds on an update', async () => {
+    for (const [repository, strategy] of [[{}, { verificationStrategy: 'BASIC' }], [{ defaultVerificationStrategy: 'BASIC' as const }, {}]] as const) {
+      const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED', ...repository });
+      await ctx.put('held', { ...cardBody(TEST_CARD_LUHN_FAILURE), verificationStrategy: 'NONE' });
+      expect(await ctx.put('held', { ...cardBody(TEST_CARD, null), ...strategy })).toMatchObject({
+        result: 'SUCCESS',
+        response: { gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+        sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008', expiry: '0139' } } },
+      });
+    }
+  });
+
   it("BASIC needs the card expiry when it is the profile's default (the request alone cannot tell)", async () => {
     const ctx = await setUp({ defaultVerificationStrategy: 'BASIC' });
     expect(await rejected(ctx.post(cardBody(TEST_CARD, null)))).toMatchObject({ field: 'sourceOfFunds.provided.card.expiry', validationType: 'MISSING' });
@@ -657,8 +670,21 @@ describe('SaveToken: scheme tokens', () => {
     const row = [...ctx.bed.store.rows.values()][0];
     expect(row.schemeTokenOutcome).toBe('SCHEME_TOKENIZATION_SUCCESSFUL');
     const schemeToken = await ctx.bed.sealing.openSchemeToken(row);
-    expect(schemeToken?.number.reveal()).toBe(simulatedSchemeTokenNumber(Pan.of(TEST_CARD)));
+    expect(schemeToken?.number.reveal()).toBe(simulatedSchemeTokenNumber(ctx.bed.fingerprinter, Pan.of(TEST_CARD)));
     expect(row.schemeToken!.toString('latin1')).not.toContain(schemeToken!.number.reveal());
+  });
+
+  it('keeps in clear only a scheme token reference that tells nothing of the card', async () => {
+    const ctx = await setUp({ schemeTokenization: true });
+    await ctx.post(cardBody());
+    await ctx.post(cardBody());
+    const rows = [...ctx.bed.store.rows.values()];
+    // Two tokens of one card (Unique Token): references of their own, no hash of the card's digits.
+    expect(rows.map((row) => row.schemeTokenReference)).toEqual([expect.stringMatching(/^SIM-[0-9a-f]{24}$/), expect.stringMatching(/^SIM-[0-9a-f]{24}$/)]);
+    expect(rows[0].schemeTokenReference).not.toBe(rows[1].schemeTokenReference);
+    for (const text of [TEST_CARD, simulatedSchemeTokenNumber(ctx.bed.fingerprinter, Pan.of(TEST_CARD))]) {
+      expect(rows[0].schemeTokenReference).not.toBe(`SIM-${createHash('sha256').update(text).digest('hex').slice(0, 24)}`);
+    }
   });
 
   it.each([
@@ -689,7 +715,7 @@ describe('SaveToken: scheme tokens', () => {
     await ctx.put('t1', cardBody(TEST_CARD));
     expect(await ctx.put('t1', cardBody(TEST_CARD_LUHN_FAILURE))).toMatchObject({ response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
     const schemeToken = await ctx.bed.sealing.openSchemeToken([...ctx.bed.store.rows.values()][0]);
-    expect(schemeToken?.number.reveal()).toBe(simulatedSchemeTokenNumber(Pan.of(TEST_CARD_LUHN_FAILURE)));
+    expect(schemeToken?.number.reveal()).toBe(simulatedSchemeTokenNumber(ctx.bed.fingerprinter, Pan.of(TEST_CARD_LUHN_FAILURE)));
   });
 
   it('keeps the tokenization outcome of an unchanged card with its scheme token', async () => {
@@ -995,8 +1021,13 @@ describe('SaveToken: concurrent writers', () => {
 describe('SaveToken: a payment session\'s card', () => {
   const SESSION = 'SESSION0000000000000000000000001';
 
-  async function withSession(card: Parameters<Bed['sessionCards']['seal']>[1], bindingId = SESSION) {
-    const ctx = await setUp();
+  async function withSession(
+    card: Parameters<Bed['sessionCards']['seal']>[1],
+    bindingId = SESSION,
+    repository: TestRepository = {},
+    bedOptions: Parameters<typeof vaultTestBed>[0] = {},
+  ) {
+    const ctx = await setUp(repository, bedOptions);
     const sealedCard = ctx.bed.sessionCards.seal({ merchantId: ctx.merchant.id, bindingId }, card);
     const post = (body: Body) =>
       ctx.bed.save.execute({
@@ -1025,6 +1056,62 @@ describe('SaveToken: a payment session\'s card', () => {
       sourceOfFunds: { type: 'CARD', provided: { card: { expiry: { month: '5', year: '39' } } } },
     });
     expect(body).toMatchObject({ sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+  });
+
+  it.each([
+    ['requested', {}, { verificationStrategy: 'BASIC' }],
+    ['the profile\'s default', { defaultVerificationStrategy: 'BASIC' as const }, {}],
+  ])('BASIC (%s) takes the expiry of the session\'s card (token rule 9)', async (_how, repository, strategy) => {
+    const { post } = await withSession({ number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED }, SESSION, repository);
+    expect(await post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' }, ...strategy })).toMatchObject({
+      result: 'SUCCESS',
+      verificationStrategy: 'BASIC',
+      response: { gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+      sourceOfFunds: { provided: { card: { expiry: '0139' } } },
+    });
+  });
+
+  it.each([
+    ['requested', {}, { verificationStrategy: 'BASIC' }],
+    ['the profile\'s default', { defaultVerificationStrategy: 'BASIC' as const }, {}],
+  ])('BASIC (%s) needs an expiry when neither the request nor the session gives one', async (_how, repository, strategy) => {
+    const { ctx, post } = await withSession({ number: TEST_CARD }, SESSION, repository);
+    expect(await rejected(post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' }, ...strategy }))).toMatchObject({
+      field: 'sourceOfFunds.provided.card.expiry',
+      validationType: 'MISSING',
+    });
+    expect(ctx.bed.store.rows.size).toBe(0);
+  });
+
+  it('verifies at the acquirer with the session\'s security code: 102 is a CSC mismatch, nothing stored', async () => {
+    const { ctx, post } = await withSession({ number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '102' });
+    const body = await post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' }, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
+    expect(body).toMatchObject({ result: 'FAILURE', verificationStrategy: 'ACQUIRER', response: { gatewayCode: 'EXTERNAL_VERIFICATION_DECLINED_INVALID_CSC' } });
+    expect(ctx.bed.store.rows.size).toBe(0);
+    // A session's card is in the vault's custody: verified by the vault, never sent out in clear.
+    expect(ctx.bed.verificationService.received).toHaveLength(0);
+  });
+
+  it('completes the verified card explicit over session: the request\'s number, the session\'s code and name on card, in the vault', async () => {
+    const seen: AcquirerVerificationRequest[] = [];
+    const acquirer = { verify: async (request: AcquirerVerificationRequest): Promise<VerificationOutcome> => (seen.push(request), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) };
+    const { post } = await withSession({ expiry: TEST_EXPIRY.APPROVED, securityCode: '102', nameOnCard: 'Jo Session' }, SESSION, {}, { acquirer });
+    const verified = (card: Body) =>
+      post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, ...card } } }, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
+    expect(await verified({})).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' } });
+    expect(await verified({ securityCode: '100', nameOnCard: 'Jo Request' })).toMatchObject({ result: 'SUCCESS' });
+    expect(seen.map((r) => [r.card.pan.reveal(), r.card.expiry?.mmyy, r.securityCode?.reveal(), r.nameOnCard, r.numberFromRequest])).toEqual([
+      [TEST_CARD, '0139', '102', 'Jo Session', false],
+      [TEST_CARD, '0139', '100', 'Jo Request', false],
+    ]);
+  });
+
+  it('hands the session\'s name on card to the token service provider, the request\'s winning', async () => {
+    const { post } = await withSession({ number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, nameOnCard: 'DECLINED' }, SESSION, { schemeTokenization: true });
+    expect(await post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } })).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'SCHEME_TOKENIZATION_DECLINED' } });
+    expect(await post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD', provided: { card: { nameOnCard: 'Jo Request' } } } })).toMatchObject({
+      response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' },
+    });
   });
 
   it('answers token ids proposed for a session\'s card alike whether or not one is the card: the merchant learns nothing it cannot read masked', async () => {

@@ -21,7 +21,7 @@ import {
 } from '../token-service-provider/token-service-provider';
 import { TOKEN_STORE, TokenStore } from '../token-store';
 import { CardVerification, NO_VERIFICATION, VerificationOutcome } from '../verification/card-verification';
-import { SessionCardSealing } from '../session-cards/session-card-sealing';
+import { SessionCard, SessionCardSealing } from '../session-cards/session-card-sealing';
 import { isPushProvisioning, PushProvisioning, requestedInstrument } from './requested-instrument';
 import type { SaveTokenFields } from './save-token-fields';
 import {
@@ -67,6 +67,8 @@ interface SaveContext {
   repository: RepositoryPolicy;
   target: string | null;
   requested: RequestedInstrument;
+  /** The card of the payment session the request names: its security code and name on card complete the request's. */
+  sessionCard?: SessionCard;
   provisioned: { code: SchemeTokenizationCode; token: SchemeToken | null } | null;
   tsp: TokenServiceProvider;
   unmask: boolean;
@@ -118,7 +120,9 @@ export class SaveToken {
     const repository = repositoryPolicy(merchant);
     const unmask = unmaskRequested(command.fields, merchant, authMethod);
     const target = addressedToken(command.tokenId, command.fields, repository);
-    const resolved = await this.withSessionCard(requestedInstrument(command.fields, merchant, this.p2pe), command);
+    const fromRequest = requestedInstrument(command.fields, merchant, this.p2pe);
+    const sessionCard = await this.sessionCardFor(fromRequest, command);
+    const resolved = withSessionCard(fromRequest, sessionCard);
     const tsp = this.tokenServiceProviders.forMerchant(merchant);
     let requested: RequestedInstrument;
     let provisioned: SaveContext['provisioned'] = null;
@@ -143,6 +147,7 @@ export class SaveToken {
       repository,
       target,
       requested,
+      sessionCard,
       provisioned,
       tsp,
       unmask,
@@ -164,24 +169,16 @@ export class SaveToken {
     });
   }
 
-  /**
-   * A session's card completes the request's own card details field by field (spec session
-   * rules: the request's values win). Push provisioning and provider_a take no card.
-   */
-  private async withSessionCard(
+  /** The card of the payment session the request names, when the save takes a card: push provisioning and provider_a take none. */
+  private async sessionCardFor(
     resolved: RequestedInstrument | PushProvisioning,
     command: SaveTokenCommand,
-  ): Promise<RequestedInstrument | PushProvisioning> {
+  ): Promise<SessionCard | undefined> {
     const sealed = command.session?.sealedCard;
     if (sealed === undefined || isPushProvisioning(resolved) || resolved?.type === 'PROVIDER_A') {
-      return resolved;
+      return undefined;
     }
-    const card = await this.sessionCards.open({ merchantId: command.envelope.merchant.id, bindingId: command.session!.id }, sealed);
-    return {
-      type: 'CARD',
-      pan: resolved?.pan ?? card.number,
-      expiry: resolved?.expiry ?? (card.expiry ? (CardExpiry.of(card.expiry.month, card.expiry.year) ?? undefined) : undefined),
-    };
+    return this.sessionCards.open({ merchantId: command.envelope.merchant.id, bindingId: command.session!.id }, sealed);
   }
 
   private async attempt(context: SaveContext): Promise<JsonObject> {
@@ -320,6 +317,13 @@ export class SaveToken {
     });
   }
 
+  /**
+   * The card is verified with every detail the request and the payment session give, explicit
+   * over session (spec session rules, as `completeCard` does for an acquirer call): the session's
+   * security code and name on card too, or ACQUIRER would verify the card without the code the
+   * payer entered. Only a number the merchant sent in clear, with no session card in play, may
+   * leave the vault for verification (card custody: a session's card never crosses NATS in clear).
+   */
   private verify(
     context: SaveContext,
     strategy: VerificationOutcome['strategy'],
@@ -332,14 +336,14 @@ export class SaveToken {
     }
     const { fields } = context.command;
     const card = fields.sourceOfFunds.provided?.card;
+    const session = context.sessionCard;
     return once(context, context.verifications, `${strategy}:${fingerprint.toString('hex')}:${instrument.expiry?.mmyy ?? ''}`, () =>
       this.verification.verify(strategy, {
         envelope: context.command.envelope,
         card: instrument,
-        // Only a number sent in clear may leave the vault for verification (card custody).
-        numberFromRequest: card?.number !== undefined,
-        securityCode: card?.securityCode !== undefined ? new Secret(card.securityCode) : undefined,
-        nameOnCard: card?.nameOnCard,
+        numberFromRequest: card?.number !== undefined && session === undefined,
+        securityCode: card?.securityCode !== undefined ? new Secret(card.securityCode) : session?.securityCode,
+        nameOnCard: card?.nameOnCard ?? session?.nameOnCard,
         billingAddress: fields.billing?.address,
         currency: fields.transaction?.currency,
         reference,
@@ -373,7 +377,7 @@ export class SaveToken {
     // Keyed as the verification is: a scheme token is issued for the card with its expiry, so a
     // plan whose expiry another save changed meanwhile needs a tokenization of its own.
     const result = await once(context, context.tokenizations, `${fingerprint.toString('hex')}:${instrument.expiry?.mmyy ?? ''}`, () =>
-      context.tsp.tokenize(instrument, tokenizationContext(context.command.fields)),
+      context.tsp.tokenize(instrument, tokenizationContext(context.command.fields, context.sessionCard)),
     );
     return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
   }
@@ -434,9 +438,26 @@ function tokenField(command: SaveTokenCommand, target: string | null, kept: stri
   return command.tokenId !== undefined ? 'tokenid' : 'sourceOfFunds.token';
 }
 
-/** Token rule 7: these reach the token service provider and nothing else. */
-function tokenizationContext(fields: SaveTokenFields): TokenizationContext {
-  return { nameOnCard: fields.sourceOfFunds.provided?.card?.nameOnCard, billing: fields.billing, customer: fields.customer };
+/** Token rule 7: these reach the token service provider and nothing else; a session's name on card too, the request's winning. */
+function tokenizationContext(fields: SaveTokenFields, sessionCard?: SessionCard): TokenizationContext {
+  const nameOnCard = fields.sourceOfFunds.provided?.card?.nameOnCard ?? sessionCard?.nameOnCard;
+  return { nameOnCard, billing: fields.billing, customer: fields.customer };
+}
+
+/**
+ * A session's card completes the request's own card details field by field (spec session
+ * rules: the request's values win). Its security code and name on card are not stored: they
+ * reach verification and the token service provider from the save's context.
+ */
+function withSessionCard(
+  resolved: RequestedInstrument | PushProvisioning,
+  sessionCard: SessionCard | undefined,
+): RequestedInstrument | PushProvisioning {
+  if (!sessionCard || isPushProvisioning(resolved) || resolved?.type === 'PROVIDER_A') {
+    return resolved;
+  }
+  const sessionExpiry = sessionCard.expiry ? (CardExpiry.of(sessionCard.expiry.month, sessionCard.expiry.year) ?? undefined) : undefined;
+  return { type: 'CARD', pan: resolved?.pan ?? sessionCard.number, expiry: resolved?.expiry ?? sessionExpiry };
 }
 
 function echoOf(fields: SaveTokenFields): EchoedFields {

@@ -69,7 +69,8 @@ export function testMerchant(repository: TestRepository = {}): MerchantContext {
 export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}) {
   const store = new InMemoryTokenStore();
   const keys: VaultKeys = await startTestVaultKeys();
-  const sealing = new TokenSealing(keys, new Fingerprinter(new Secret(randomBytes(32))));
+  const fingerprinter = new Fingerprinter(new Secret(randomBytes(32)));
+  const sealing = new TokenSealing(keys, fingerprinter);
   const p2pe = new TestP2peScheme(testBdkFromHex(X9_24_SAMPLE_BDK_HEX));
   const metrics = new Metrics();
   const acquirers = new AcquirerRegistry(metrics);
@@ -79,9 +80,10 @@ export async function vaultTestBed(options: { acquirer?: AcquirerVerifier } = {}
   return {
     store,
     keys,
+    fingerprinter,
     sealing,
     p2pe,
-    save: new SaveToken(store, sealing, verification, new BuiltInTokenServiceProviders(true), p2pe, sessionCards),
+    save: new SaveToken(store, sealing, verification, new BuiltInTokenServiceProviders(true, fingerprinter), p2pe, sessionCards),
     retrieve: new RetrieveToken(store, sealing),
     remove: new DeleteToken(store),
     reencrypt: new ReencryptTokens(store, sealing, keys),

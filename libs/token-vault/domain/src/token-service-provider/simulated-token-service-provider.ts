@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { luhnCheckDigit, Pan } from '@gateway/crypto';
+import { randomBytes } from 'node:crypto';
+import { Fingerprinter, luhnCheckDigit, Pan } from '@gateway/crypto';
 import { CardExpiry } from '../cards/card-expiry';
 import type { CardInstrument } from '../instrument/instrument';
 import {
@@ -22,17 +22,24 @@ import {
  *   answers that code; any other identifier succeeds and yields the gateway's test card
  *   (5123450000000008, expiry 01/39, which the test acquirer approves).
  * Scheme token numbers are derived from the card (same BIN and length, a 9 after the BIN, Luhn
- * valid) so the same card always gets the same simulated scheme token.
+ * valid) so the same card always gets the same simulated scheme token: under the vault's
+ * fingerprint key (HMAC), as every value derived from a card number is (ARCHITECTURE 6). A plain
+ * hash could be reversed by trying the few billion numbers behind the BIN; keyed, the number
+ * tells nothing about the card to whoever lacks the key. The provider's reference, kept in clear,
+ * is random: a real provider's reference is its own identifier, and one derived from the card
+ * would link the card across tokens, repositories and merchants.
  */
 export const SIMULATOR_PROVISIONED_CARD = '5123450000000008';
 const SIMULATOR_PROVISIONED_EXPIRY = { month: '1', year: '39' };
 
 export class SimulatedTokenServiceProvider implements TokenServiceProvider {
+  constructor(private readonly fingerprinter: Fingerprinter) {}
+
   async tokenize(card: CardInstrument, context: TokenizationContext): Promise<TokenizationResult> {
     const code = magicCode(context.nameOnCard) ?? 'SCHEME_TOKENIZATION_SUCCESSFUL';
     return code === 'SCHEME_TOKENIZATION_DECLINED' || code === 'SCHEME_TOKENIZATION_ERROR'
       ? { code }
-      : { code, schemeToken: simulatedSchemeToken(card) };
+      : { code, schemeToken: simulatedSchemeToken(this.fingerprinter, card) };
   }
 
   async provision(provisioningIdentifier: string): Promise<ProvisioningResult> {
@@ -45,13 +52,14 @@ export class SimulatedTokenServiceProvider implements TokenServiceProvider {
       pan: Pan.of(SIMULATOR_PROVISIONED_CARD),
       expiry: CardExpiry.of(SIMULATOR_PROVISIONED_EXPIRY.month, SIMULATOR_PROVISIONED_EXPIRY.year),
     };
-    return { code, card, schemeToken: simulatedSchemeToken(card) };
+    return { code, card, schemeToken: simulatedSchemeToken(this.fingerprinter, card) };
   }
 }
 
-/** The simulator's scheme token number for a card (tests use it to prove it is stored sealed). */
-export function simulatedSchemeTokenNumber(pan: Pan): string {
-  const digest = createHash('sha256').update(`simulated-scheme-token:${pan.reveal()}`).digest();
+/** The simulator's scheme token number for a card, under the vault's fingerprint key (tests use it to prove it is stored sealed). */
+export function simulatedSchemeTokenNumber(fingerprinter: Fingerprinter, pan: Pan): string {
+  // Its own kind: never equal to the repository fingerprint of the card (kind CARD), nor linkable to it.
+  const digest = fingerprinter.fingerprint(SIMULATOR_SCOPE, 'SCHEME_TOKEN', pan.reveal());
   let middle = '';
   for (let i = 0; middle.length < pan.length - 8; i++) {
     middle += String(digest[i % digest.length] % 10);
@@ -60,9 +68,11 @@ export function simulatedSchemeTokenNumber(pan: Pan): string {
   return payload + luhnCheckDigit(payload);
 }
 
-function simulatedSchemeToken(card: CardInstrument): SchemeToken {
-  const number = Pan.of(simulatedSchemeTokenNumber(card.pan));
-  return { reference: `SIM-${createHash('sha256').update(number.reveal()).digest('hex').slice(0, 24)}`, number, expiry: card.expiry };
+const SIMULATOR_SCOPE = 'token-service-provider-simulator';
+
+function simulatedSchemeToken(fingerprinter: Fingerprinter, card: CardInstrument): SchemeToken {
+  const number = Pan.of(simulatedSchemeTokenNumber(fingerprinter, card.pan));
+  return { reference: `SIM-${randomBytes(12).toString('hex')}`, number, expiry: card.expiry };
 }
 
 /** A code, or its name without the prefix (the longest code does not fit a provisioning identifier). */

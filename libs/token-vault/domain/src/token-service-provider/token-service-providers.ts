@@ -1,4 +1,5 @@
 import type { MerchantContext } from '@gateway/contracts';
+import type { Fingerprinter } from '@gateway/crypto';
 import { SimulatedTokenServiceProvider } from './simulated-token-service-provider';
 import { ProvisioningResult, TokenizationResult, TokenServiceProvider, TokenServiceProviders } from './token-service-provider';
 
@@ -17,11 +18,19 @@ export class UnavailableTokenServiceProvider implements TokenServiceProvider {
 }
 
 export class BuiltInTokenServiceProviders implements TokenServiceProviders {
-  private readonly simulator = new SimulatedTokenServiceProvider();
+  private readonly simulator: SimulatedTokenServiceProvider;
   private readonly unavailable = new UnavailableTokenServiceProvider();
 
-  /** `simulatorEnabled`: VAULT_TSP_SIMULATOR, on by default; test merchants only ever. */
-  constructor(private readonly simulatorEnabled: boolean) {}
+  /**
+   * `simulatorEnabled`: VAULT_TSP_SIMULATOR, on by default; test merchants only ever.
+   * `fingerprinter`: the vault's fingerprint key, which keys the simulator's scheme token numbers.
+   */
+  constructor(
+    private readonly simulatorEnabled: boolean,
+    fingerprinter: Fingerprinter,
+  ) {
+    this.simulator = new SimulatedTokenServiceProvider(fingerprinter);
+  }
 
   forMerchant(merchant: MerchantContext): TokenServiceProvider {
     return merchant.mode === 'TEST' && this.simulatorEnabled ? this.simulator : this.unavailable;

@@ -28,8 +28,9 @@ export interface AcquirerVerificationRequest {
   envelope: RequestEnvelope;
   card: CardInstrument;
   /**
-   * The merchant sent this card number in clear in this request. Otherwise it is in the vault's
-   * custody (the stored token's number, a p2pe-decrypted or provisioned one) and never leaves it.
+   * The merchant sent this card number in clear in this request, and no payment session's card
+   * completes it. Otherwise the card is in the vault's custody (the stored token's number, a
+   * p2pe-decrypted or provisioned one, a session's card and security code) and never leaves it.
    */
   numberFromRequest: boolean;
   securityCode?: Secret<string>;
