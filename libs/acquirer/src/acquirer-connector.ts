@@ -1,6 +1,7 @@
 import type {
   AuthorizeCardRequest,
   CaptureRequest,
+  InquiryRequest,
   PayCardRequest,
   RefundRequest,
   VerifyCardRequest,
@@ -9,6 +10,7 @@ import type {
 import type {
   AuthorizeCardResult,
   CaptureResult,
+  InquiryResult,
   PayCardResult,
   RefundResult,
   VerifyCardResult,
@@ -52,4 +54,9 @@ export interface AcquirerConnector {
   /** Undoes an earlier transaction of the order before settlement. */
   void(request: VoidRequest, options?: AcquirerCallOptions): Promise<VoidResult>;
   refund(request: RefundRequest, options?: AcquirerCallOptions): Promise<RefundResult>;
+  /**
+   * What became of an earlier call whose answer was lost (spec UNKNOWN: "code updated if later
+   * learned"), asked by the identifiers it carried. Moves no money.
+   */
+  inquire(request: InquiryRequest, options?: AcquirerCallOptions): Promise<InquiryResult>;
 }

@@ -164,6 +164,7 @@ describe('AcquirerRegistry', () => {
       capture: hangUp,
       void: hangUp,
       refund: hangUp,
+      inquire: hangUp,
     };
     jest.spyOn(broken, 'withLatency').mockReturnValue(unreachable as TestAcquirer);
     const connector = new AcquirerRegistry(metrics, broken).forMerchant(merchant('TEST'));
@@ -171,6 +172,15 @@ describe('AcquirerRegistry', () => {
     await expect(connector.capture(captureRequest())).rejects.toThrow('socket hang up');
     expect(await countOf(metrics, { acquirer: 'BROKEN', operation: 'VERIFY', outcome: 'ERROR' })).toBe(1);
     expect(await countOf(metrics, { acquirer: 'BROKEN', operation: 'CAPTURE', outcome: 'ERROR' })).toBe(1);
+  });
+
+  it('routes an inquiry by the merchant\'s mode alone, counted as INQUIRE; a live merchant has no acquirer to ask', async () => {
+    const metrics = new Metrics();
+    const registry = new AcquirerRegistry(metrics);
+    const inquiry = { merchantId: 'M1', orderId: 'o1', transactionId: 'p1', operation: 'PAY' as const, reference: { acquirerTransactionId: 'MCC0000010101' } };
+    expect(await registry.forMerchantMode('TEST').inquire(inquiry)).toMatchObject({ gatewayCode: 'APPROVED' });
+    expect(await countOf(metrics, { acquirer: TEST_ACQUIRER_ID, operation: 'INQUIRE', outcome: 'APPROVED' })).toBe(1);
+    expect(() => registry.forMerchantMode('LIVE')).toThrow(expect.objectContaining({ code: 'ACQUIRER_NOT_CONFIGURED' }));
   });
 
   it('shares one counter between registries of the same process registry', async () => {

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { cardAcquirerIdOf, GatewayError, MerchantContext } from '@gateway/contracts';
+import { cardAcquirerIdOf, GatewayError, MerchantContext, MerchantMode } from '@gateway/contracts';
 import { Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import type { AcquirerCallOptions, AcquirerConnector, AcquirerOperation } from './acquirer-connector';
 import type {
   AuthorizeCardRequest,
   CaptureRequest,
+  InquiryRequest,
   PayCardRequest,
   RefundRequest,
   VerifyCardRequest,
@@ -14,6 +15,7 @@ import type {
 import type {
   AuthorizeCardResult,
   CaptureResult,
+  InquiryResult,
   PayCardResult,
   RefundResult,
   VerifyCardResult,
@@ -58,15 +60,25 @@ export class AcquirerRegistry {
    * refused with LOCK_FAILURE, so the two cannot disagree.
    */
   forMerchant(merchant: MerchantContext): AcquirerConnector {
+    return new MeteredConnector(this.routed(merchant).withLatency(merchant.settings.testAcquirer.latencyMs), this.requests);
+  }
+
+  /**
+   * The same connector for work the gateway does on its own, with no merchant request and so no
+   * profile (an inquiry about an UNKNOWN outcome): routed by the merchant's mode alone, without
+   * the test latency a profile may ask for its requests.
+   */
+  forMerchantMode(mode: MerchantMode): AcquirerConnector {
+    return new MeteredConnector(this.routed({ mode }), this.requests);
+  }
+
+  private routed(merchant: Pick<MerchantContext, 'mode'>): TestAcquirer {
     if (cardAcquirerIdOf(merchant) !== this.testAcquirer.acquirerId) {
       throw new GatewayError('ACQUIRER_NOT_CONFIGURED', {
         explanation: 'Card transactions are not available for this merchant: no acquirer is configured.',
       });
     }
-    return new MeteredConnector(
-      this.testAcquirer.withLatency(merchant.settings.testAcquirer.latencyMs),
-      this.requests,
-    );
+    return this.testAcquirer;
   }
 }
 
@@ -105,8 +117,12 @@ class MeteredConnector implements AcquirerConnector {
     return this.count('REFUND', () => this.connector.refund(request, options));
   }
 
+  inquire(request: InquiryRequest, options?: AcquirerCallOptions): Promise<InquiryResult> {
+    return this.count('INQUIRE', () => this.connector.inquire(request, options));
+  }
+
   private async count<T extends { gatewayCode: string }>(
-    operation: AcquirerOperation,
+    operation: AcquirerOperation | 'INQUIRE',
     call: () => Promise<T>,
   ): Promise<T> {
     try {

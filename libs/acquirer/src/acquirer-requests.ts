@@ -157,3 +157,13 @@ export interface RefundRequest extends AcquirerOperationContext {
   readonly original?: AcquirerTransactionReference;
   readonly card?: AcquirerCard;
 }
+
+/**
+ * An inquiry about an earlier call whose answer never came (the ledger recorded it UNKNOWN):
+ * the identifiers that call carried, and the acquirer's reference when an answer gave one.
+ */
+export interface InquiryRequest extends AcquirerOperationContext {
+  /** What the call asked for. */
+  readonly operation: 'VERIFY' | 'AUTHORIZE' | 'PAY' | 'REFUND' | 'CAPTURE' | 'VOID';
+  readonly reference?: AcquirerTransactionReference;
+}

@@ -106,3 +106,15 @@ export interface RefundResult extends ProcessedTransaction {
   /** Present when the refund named a card (standalone refunds). */
   readonly card?: CardProfile;
 }
+
+/**
+ * What the acquirer says of an earlier call (InquiryRequest): the outcome it had, with the
+ * acquirer's identification and the approval code when it found one. DECLINED with acquirer
+ * code 25 ("Unable to locate record") when it has no record of it; UNKNOWN when it cannot tell yet.
+ */
+export interface InquiryResult extends AcquirerOutcome {
+  /** `transaction.acquirer.transactionId` of the transaction found. */
+  readonly acquirerTransactionId?: string;
+  /** The issuer's approval code, when it approved. */
+  readonly authorizationCode?: string;
+}

@@ -71,6 +71,15 @@ function webhookTestConfig(runId: string): { env: Record<string, string>; certFi
   };
 }
 
+/**
+ * The ledger asks the test acquirer about UNKNOWN outcomes (expiry 05/37) soon and often, so a
+ * test can watch one learned within seconds; production waits minutes (docs/decisions/unknown-resolution.md).
+ */
+const UNKNOWN_INQUIRY_TEST_ENV: Record<string, string> = {
+  UNKNOWN_INQUIRY_INTERVAL_MS: '500',
+  UNKNOWN_INQUIRY_AFTER_MS: '1500',
+};
+
 const common = (runId: string): Record<string, string> => ({
   LOG_LEVEL: 'info',
   HTTP_HOST: '127.0.0.1',
@@ -138,7 +147,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
         ? { VAULT_MASTER_KEYS: `e2e-1:${vaultKeys.master}`, VAULT_FINGERPRINT_KEY: vaultKeys.fingerprint }
         : {}),
       // The ledger and the webhook dispatcher in one process (production runs them apart).
-      ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', REQUEST_HASH_KEY: requestHashKey, WEBHOOK_SECRET_KEYS: webhookKeys, ...webhooks.env } : {}),
+      ...(app === 'order-transaction'
+        ? { ORDER_TRANSACTION_MODE: 'all', REQUEST_HASH_KEY: requestHashKey, WEBHOOK_SECRET_KEYS: webhookKeys, ...webhooks.env, ...UNKNOWN_INQUIRY_TEST_ENV }
+        : {}),
     };
   }
   const processes = APPS.map((app) => startApp(app, appEnv[app], logDir));
@@ -170,6 +181,7 @@ async function startStandalone(runId: string, logDir: string): Promise<E2eState>
   const env = {
     ...common(runId),
     ...webhooks.env,
+    ...UNKNOWN_INQUIRY_TEST_ENV,
     HTTP_PORT: String(httpPort),
     STANDALONE_DATA_DIR: dataDir,
     STANDALONE_PG_PORT: String(pgPort),

@@ -4,6 +4,7 @@ import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import type {
   AuthorizeCardRequest,
   CaptureRequest,
+  InquiryRequest,
   VerifyCardRequest,
   VoidRequest,
 } from '../acquirer-requests';
@@ -524,6 +525,48 @@ describe('TestAcquirer', () => {
       expect(await acquirer().void(voidRequest('AUTHORIZATION', 'nope'))).toMatchObject({
         gatewayCode: 'DECLINED',
         acquirerCode: '25',
+      });
+    });
+  });
+
+  describe('INQUIRE (an earlier call whose answer was lost)', () => {
+    const inquiry = (operation: InquiryRequest['operation'], reference?: string): InquiryRequest => ({
+      merchantId: 'TESTMERCHANT1',
+      orderId: 'order-1',
+      transactionId: 'pay-1',
+      operation,
+      ...(reference !== undefined ? { reference: { acquirerTransactionId: reference } } : {}),
+    });
+
+    it('finds the 05/37 payment it answered UNKNOWN APPROVED: the issuer approved, the answer was lost', async () => {
+      const test = acquirer();
+      const unknown = await test.pay(paymentRequest('10.00', { expiry: TEST_EXPIRY.UNKNOWN }));
+      expect(unknown.gatewayCode).toBe('UNKNOWN');
+      const found = await test.inquire(inquiry('PAY', unknown.acquirer.transactionId));
+      expect(found).toEqual({
+        gatewayCode: 'APPROVED',
+        result: 'SUCCESS',
+        acquirerCode: '00',
+        acquirerMessage: 'Approved',
+        acquirerTransactionId: unknown.acquirer.transactionId,
+        authorizationCode: expect.stringMatching(/^[0-9]{6}$/),
+      });
+    });
+
+    it('gives an approval code only for what the issuer decides (VERIFY, AUTHORIZE, PAY)', async () => {
+      for (const operation of ['REFUND', 'CAPTURE', 'VOID'] as const) {
+        const found = await acquirer().inquire(inquiry(operation, ISSUED_REFERENCE));
+        expect(found).toMatchObject({ gatewayCode: 'APPROVED', acquirerTransactionId: ISSUED_REFERENCE });
+        expect(found.authorizationCode).toBeUndefined();
+      }
+    });
+
+    it.each([[undefined], ['nope']])('has no record of a call without a reference it issued (%p): DECLINED, 25', async (reference) => {
+      expect(await acquirer().inquire(inquiry('AUTHORIZE', reference))).toEqual({
+        gatewayCode: 'DECLINED',
+        result: 'FAILURE',
+        acquirerCode: '25',
+        acquirerMessage: 'Unable to locate record',
       });
     });
   });

@@ -8,6 +8,7 @@ import type {
   AuthorizeCardRequest,
   CaptureRequest,
   CardOperationRequest,
+  InquiryRequest,
   PayCardRequest,
   RefundRequest,
   VerifyCardRequest,
@@ -20,6 +21,7 @@ import type {
   CaptureResult,
   CardProfile,
   CardTransactionResult,
+  InquiryResult,
   PayCardResult,
   RefundResult,
   VerifyCardResult,
@@ -130,6 +132,33 @@ export class TestAcquirer implements AcquirerConnector {
       ...this.processed(request, outcome, at, PROCESSING_CODE.refund, bin),
       amount: request.amount,
       ...(request.card && bin ? { card: cardProfile(request.card, bin) } : {}),
+    };
+  }
+
+  /**
+   * An inquiry about a call whose answer was lost. Stateless like every answer here: a
+   * transaction "it processed" is one named by a reference in the form it issues, which every
+   * answer it gives carries, UNKNOWN ones included. So the lost answer of a 05/37 card is found
+   * APPROVED (the issuer approved; the answer never reached the gateway), with its reference
+   * and, for what the issuer decides (VERIFY, AUTHORIZE, PAY), an approval code. A call no
+   * answer of its came back from, with no reference, is one it never received: DECLINED,
+   * acquirer code 25 "Unable to locate record" (docs/test-acquirer.md).
+   */
+  async inquire(request: InquiryRequest, options?: AcquirerCallOptions): Promise<InquiryResult> {
+    await this.simulateLatency(options);
+    const reference = request.reference;
+    if (!reference || !ISSUED_REFERENCE.test(reference.acquirerTransactionId)) {
+      const { gatewayCode, acquirerCode, acquirerMessage } = NO_SUCH_TRANSACTION;
+      return { gatewayCode, result: resultOfGatewayCode(gatewayCode), acquirerCode, acquirerMessage };
+    }
+    const issuerDecided = request.operation === 'VERIFY' || request.operation === 'AUTHORIZE' || request.operation === 'PAY';
+    return {
+      gatewayCode: 'APPROVED',
+      result: 'SUCCESS',
+      acquirerCode: APPROVED_WITHOUT_CARD.acquirerCode,
+      acquirerMessage: APPROVED_WITHOUT_CARD.acquirerMessage,
+      acquirerTransactionId: reference.acquirerTransactionId,
+      ...(issuerDecided ? { authorizationCode: reference.authorizationCode ?? this.randomDigits(6) } : {}),
     };
   }
 

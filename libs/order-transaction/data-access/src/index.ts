@@ -9,3 +9,5 @@ export * from './notification-outbox.repository';
 export * from './unresolved-transactions';
 export * from './agreement.entity';
 export * from './agreement.repository';
+export * from './unknown-inquiry.entity';
+export * from './unknown-inquiries.repository';

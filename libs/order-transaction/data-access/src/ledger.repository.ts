@@ -102,6 +102,11 @@ const FIND_TRANSACTION_RESPONSE = new PreparedStatement(
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
 
+const OPERATION_OF_TRANSACTION = new PreparedStatement(
+  `SELECT t.api_operation AS "apiOperation" FROM order_transaction.transactions t
+    WHERE t.merchant_id = $1 AND t.order_id = $2 AND t.transaction_id = $3`,
+);
+
 /** The lock, the contents and whether they are current (LedgerWriter.lockOrder). */
 const LOCK_ORDER = new PreparedStatement(
   `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
@@ -325,6 +330,15 @@ export class LedgerRepository {
     }
     const { latestBody, ...order } = rows[0];
     return { order, body: latestBody };
+  }
+
+  /**
+   * The operation that created a transaction (its stored response is kept under it), null when
+   * the order has no such transaction. It never changes once recorded.
+   */
+  async operationOf(merchantId: string, orderId: string, transactionId: string): Promise<string | null> {
+    const rows = await OPERATION_OF_TRANSACTION.rows<{ apiOperation: string }>(this.manager, [merchantId, orderId, transactionId]);
+    return rows[0]?.apiOperation ?? null;
   }
 
   /**

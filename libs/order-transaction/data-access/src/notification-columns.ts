@@ -6,3 +6,11 @@
  * for the same expression.
  */
 export const RECEIVER_SQL = `lower(substring(url from '^https://[^/?#]*'))`;
+
+/**
+ * A notification that announced an UNKNOWN outcome (its payload is the stored response, whose
+ * `result` the ledger owns). Written exactly so in the partial index on it
+ * (notification_outbox_unknown_idx) and in the query that reads it: Postgres uses a partial
+ * index only for a query whose condition implies the index's.
+ */
+export const UNKNOWN_ANNOUNCEMENT_SQL = `(payload ->> 'result') = 'UNKNOWN'`;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject, MerchantMode } from '@gateway/contracts';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { NotificationStatus } from './notification.entity';
-import { RECEIVER_SQL } from './notification-columns';
+import { RECEIVER_SQL, UNKNOWN_ANNOUNCEMENT_SQL } from './notification-columns';
 
 /** A notification as the ledger writes it. */
 export interface NewNotification {
@@ -396,6 +396,27 @@ export class NotificationOutbox {
         n.at,
       ],
     );
+  }
+
+  /**
+   * The latest notification that announced the transaction's UNKNOWN outcome, if the outbox
+   * still holds it (delivered ones are purged after WEBHOOK_RETENTION_DAYS): the merchant's
+   * mode and the notification secret it was written with. Read inside the record that learns
+   * the outcome (its manager). One probe of a partial index.
+   */
+  async unknownAnnouncement(
+    manager: EntityManager,
+    key: { merchantId: string; orderId: string; transactionId: string },
+  ): Promise<{ merchantMode: MerchantMode; sealedSecret: string } | null> {
+    const rows: { merchantMode: MerchantMode; sealedSecret: string }[] = await manager.query(
+      `SELECT merchant_mode AS "merchantMode", sealed_secret AS "sealedSecret"
+         FROM order_transaction.notification_outbox
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3 AND ${UNKNOWN_ANNOUNCEMENT_SQL}
+        ORDER BY created_at DESC
+        LIMIT 1`,
+      [key.merchantId, key.orderId, key.transactionId],
+    );
+    return rows[0] ?? null;
   }
 
   /** A dispatcher worker's claim session (one pooled connection while it holds anything). */

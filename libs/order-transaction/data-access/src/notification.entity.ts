@@ -21,6 +21,8 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 @Index('notification_outbox_delivered_idx', ['deliveredAt'], { where: `status = 'DELIVERED'` })
 // On an expression TypeORM cannot declare: built by IndexNotificationReceivers1764400000000.
 @Index('notification_outbox_receiver_due_idx', { synchronize: false })
+// Partial on the payload's result: built by IndexUnknownAnnouncements1764800000000.
+@Index('notification_outbox_unknown_idx', { synchronize: false })
 export class NotificationEntity {
   /** The notification id receivers de-duplicate on (X-Notification-Id). */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'notification_outbox_pkey' })

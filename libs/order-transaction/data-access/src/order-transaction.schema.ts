@@ -5,11 +5,14 @@ import { ValidateTransactionTaxAmount1764000000001 } from './migrations/17640000
 import { CreateNotificationOutbox1764200000000 } from './migrations/1764200000000-create-notification-outbox';
 import { IndexNotificationReceivers1764400000000 } from './migrations/1764400000000-index-notification-receivers';
 import { CreateAgreements1764600000000 } from './migrations/1764600000000-create-agreements';
+import { IndexUnknownAnnouncements1764800000000 } from './migrations/1764800000000-index-unknown-announcements';
+import { CreateUnknownInquiries1764800000001 } from './migrations/1764800000001-create-unknown-inquiries';
 import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
 import { OrderEntity } from './order.entity';
 import { TransactionEntity } from './transaction.entity';
+import { UnknownInquiryEntity } from './unknown-inquiry.entity';
 
 /**
  * The `order_transaction` schema: owned by order-transaction, migrated by its own SQL migrations, read by no other
@@ -18,7 +21,7 @@ import { TransactionEntity } from './transaction.entity';
  */
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
-  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity, AgreementEntity],
+  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity, AgreementEntity, UnknownInquiryEntity],
   migrations: [
     CreateOrderLedger1763900000000,
     AddTransactionTaxAmount1764000000000,
@@ -26,5 +29,7 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     CreateNotificationOutbox1764200000000,
     IndexNotificationReceivers1764400000000,
     CreateAgreements1764600000000,
+    IndexUnknownAnnouncements1764800000000,
+    CreateUnknownInquiries1764800000001,
   ],
 };

@@ -29,3 +29,7 @@ export * from './verification/card-custody/stored-card-acquirer';
 export * from './verification/card-custody/vault-card-custody';
 export * from './verification/verify-card/verify-card.use-case';
 export * from './verification/verify-card/verification-plan';
+export * from './resolve-unknown/learned-outcome';
+export * from './resolve-unknown/resolution';
+export * from './resolve-unknown/resolve-unknown.use-case';
+export * from './resolve-unknown/inquire-unknown.use-case';

@@ -3,3 +3,4 @@ export * from './order-transaction.module';
 export * from './notifications.command';
 export * from './operator-commands';
 export * from './transactions.command';
+export * from './unknown-reconciler';

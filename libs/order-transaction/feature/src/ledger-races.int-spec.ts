@@ -110,6 +110,7 @@ function scriptedConnector(inner: AcquirerConnector): AcquirerConnector {
     void: (request, options) => scriptedCall('VOID', request, undefined, () => inner.void(request, options)),
     refund: (request, options) =>
       scriptedCall('REFUND', request, request.amount.toFixed(), () => inner.refund(request, options)),
+    inquire: (request, options) => inner.inquire(request, options),
   };
 }
 

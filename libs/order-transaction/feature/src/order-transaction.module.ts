@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { AcquirerModule } from '@gateway/acquirer';
-import { AgreementRepository, LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
+import { AgreementRepository, LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import {
   Agreements,
   BeginOperation,
@@ -9,6 +9,7 @@ import {
   CardPaymentSideEffects,
   DISPATCH_OPTIONS,
   DispatchNotifications,
+  InquireUnknown,
   LEDGER_EVENTS,
   NOTIFICATION_SECRET_KEYS,
   PayByCard,
@@ -18,6 +19,7 @@ import {
   RefundOrder,
   RefundSideEffects,
   ReleaseReservation,
+  ResolveUnknown,
   RetrieveOrder,
   RetrieveTransaction,
   RunFollowOnOperation,
@@ -25,6 +27,7 @@ import {
   STORED_CARD_ACQUIRER,
   systemClock,
   TimedOutReversal,
+  UNKNOWN_INQUIRY_OPTIONS,
   VaultCardCustody,
   VerifyCard,
   VoidTransaction,
@@ -38,6 +41,7 @@ import { OrderRetrievalNatsController } from './order-retrieval.nats-controller'
 import { OrderTransactionConfig } from './order-transaction.config';
 import { PingNatsController } from './ping.nats-controller';
 import { RefundNatsController } from './refund.nats-controller';
+import { UNKNOWN_RECONCILER_INTERVAL, UnknownReconciler } from './unknown-reconciler';
 import { HttpsWebhookSender } from './webhooks/https-webhook-sender';
 import { DISPATCHER_LOOP, NotificationDispatcher } from './webhooks/notification-dispatcher';
 import { loadWebhookSettings } from './webhooks/webhook-settings';
@@ -73,6 +77,7 @@ export class OrderTransactionModule {
         AgreementRepository,
         Agreements,
         NotificationOutbox,
+        UnknownInquiries,
         WriteNotification,
         { provide: LEDGER_EVENTS, useExisting: WriteNotification },
         BeginOperation,
@@ -80,6 +85,7 @@ export class OrderTransactionModule {
         RetrieveOrder,
         RetrieveTransaction,
         ReleaseReservation,
+        ResolveUnknown,
         RefundSideEffects,
         RefundOrder,
         RunReservedOperation,
@@ -93,6 +99,7 @@ export class OrderTransactionModule {
         { provide: CLOCK, useValue: systemClock },
         { provide: STORED_CARD_ACQUIRER, useClass: VaultCardCustody },
         VerifyCard,
+        ...(serves ? reconcilerProviders(config) : []),
         ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };
@@ -107,6 +114,23 @@ export function loadRequestHasher(config: OrderTransactionConfig): RequestHasher
   return config.ORDER_TRANSACTION_MODE === 'dispatch'
     ? RequestHasher.unavailable('ORDER_TRANSACTION_MODE is dispatch: this process answers no requests')
     : RequestHasher.fromConfig(config.REQUEST_HASH_KEY, `when ORDER_TRANSACTION_MODE is ${config.ORDER_TRANSACTION_MODE}`);
+}
+
+/** The acquirer inquiries about UNKNOWN outcomes run where requests are served: those processes call acquirers. */
+function reconcilerProviders(config: OrderTransactionConfig): Provider[] {
+  return [
+    {
+      provide: UNKNOWN_INQUIRY_OPTIONS,
+      useValue: {
+        afterMs: config.UNKNOWN_INQUIRY_AFTER_MS,
+        batchSize: config.UNKNOWN_INQUIRY_BATCH_SIZE,
+        retryBaseMs: Math.max(config.UNKNOWN_INQUIRY_INTERVAL_MS, 1_000),
+      },
+    },
+    { provide: UNKNOWN_RECONCILER_INTERVAL, useValue: config.UNKNOWN_INQUIRY_INTERVAL_MS },
+    InquireUnknown,
+    UnknownReconciler,
+  ];
 }
 
 function dispatcherProviders(config: OrderTransactionConfig): Provider[] {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ORDER_TRANSACTION_SCHEMA, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import { ResolveUnknown } from '@gateway/order-transaction/domain';
 import { openTestDataSource } from '@gateway/testing';
 import type { DataSource } from 'typeorm';
 import { runTransactionsCommand } from './transactions.command';
@@ -31,7 +32,14 @@ async function transaction(orderId: string, transactionId: string, result: strin
 async function run(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runTransactionsCommand(argv, UnresolvedTransactions.over(dataSource), { out: (t) => out.push(t), err: (t) => err.push(t) }, () => NOW);
+  // `resolve` is proved with the ledger's app (resolve-unknown.int-spec.ts); this file lists.
+  const resolution = { execute: () => Promise.reject(new Error('not used here')) } as Pick<ResolveUnknown, 'execute'>;
+  const code = await runTransactionsCommand(
+    argv,
+    { unresolved: UnresolvedTransactions.over(dataSource), resolution },
+    { out: (t) => out.push(t), err: (t) => err.push(t) },
+    () => NOW,
+  );
   return { code, out, err };
 }
 

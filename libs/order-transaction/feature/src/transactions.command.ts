@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
+import { asJsonObject, GatewayError, JsonObject, JsonValue } from '@gateway/contracts';
 import type { UnresolvedTransaction, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import { LEARNED_CODES, LearnedCode, ResolveUnknown, ResolveUnknownResult } from '@gateway/order-transaction/domain';
 import { Money } from '@gateway/money';
 import type { CommandIo } from './operator-commands';
 
@@ -10,34 +12,80 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
   unresolved [--older-than-minutes <n>] [--merchant <id>] [--limit <n>]
       PENDING or UNKNOWN transactions the ledger has not written for n minutes (default 60),
       oldest first (default limit 100): reconcile them with the acquirer or provider
+  resolve --merchant <id> --order <id> --transaction <id> --outcome APPROVED|DECLINED
+          [--acquirer-transaction-id <reference> [--acquirer-id <id>]] [--authorization-code <code>]
+      record what the acquirer's records say of a card transaction the ledger holds UNKNOWN.
+      APPROVED: the money moved as the operation's approval moves it (AUTHORIZE authorised,
+      PAY captured, REFUND refunded); give the acquirer's reference, which later captures,
+      voids and refunds are sent by (and the acquirer's id, TEST_ACQUIRER for test merchants, if
+      the transaction's response names none), and the approval code. DECLINED: the issuer declined it or
+      the acquirer never processed it; the amount it held is freed. GET and a replay of the
+      original request then answer the learned outcome, and a webhook notification is written
+      if the UNKNOWN outcome was announced. Exit code 0 when recorded, or when the ledger
+      already held that outcome (nothing written); 1 when refused (not UNKNOWN, not found).
+      The gateway asks the acquirer about UNKNOWN transactions itself (UNKNOWN_INQUIRY_*):
+      this is for what it leaves to you.
 
 Options:
   --json   machine-readable output
 Runs with order-transaction's DATABASE_URL (the ledger is in its schema).
 `;
 
-/** The commands themselves, over the ledger's report (the mains and the tests call it). */
-export async function runTransactionsCommand(argv: string[], report: UnresolvedTransactions, io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
-  const { values, positionals } = parseArgs({
+/** What the commands work on: the ledger's report and the resolution of an UNKNOWN outcome. */
+export interface TransactionsLedger {
+  unresolved: UnresolvedTransactions;
+  resolution: Pick<ResolveUnknown, 'execute'>;
+}
+
+/** The commands themselves, over the ledger's report and its resolution (the mains and the tests call it). */
+export async function runTransactionsCommand(argv: string[], ledger: TransactionsLedger, io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    io.err(`error: ${(err as Error).message}. Run with --help.`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command] = positionals;
+  if (values.help || !command) {
+    io.out(TRANSACTIONS_USAGE);
+    return values.help ? 0 : 2;
+  }
+  switch (command) {
+    case 'unresolved':
+      return listUnresolved(values, ledger.unresolved, io, now);
+    case 'resolve':
+      return resolve(values, ledger.resolution, io);
+    default:
+      io.err(`error: unknown command '${command}'. Run with --help.`);
+      return 2;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
       'older-than-minutes': { type: 'string' },
       merchant: { type: 'string' },
       limit: { type: 'string' },
+      order: { type: 'string' },
+      transaction: { type: 'string' },
+      outcome: { type: 'string' },
+      'acquirer-transaction-id': { type: 'string' },
+      'acquirer-id': { type: 'string' },
+      'authorization-code': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
-  const [command] = positionals;
-  if (values.help || !command) {
-    io.out(TRANSACTIONS_USAGE);
-    return values.help ? 0 : 2;
-  }
-  if (command !== 'unresolved') {
-    io.err(`error: unknown command '${command}'. Run with --help.`);
-    return 2;
-  }
+}
+
+type Options = ReturnType<typeof parse>['values'];
+
+async function listUnresolved(values: Options, report: UnresolvedTransactions, io: CommandIo, now: () => Date): Promise<number> {
   const minutes = wholeNumber(values['older-than-minutes'] ?? '60', 0, 525_600);
   const limit = wholeNumber(values.limit ?? '100', 1, 10_000);
   if (minutes === undefined || limit === undefined) {
@@ -48,6 +96,88 @@ export async function runTransactionsCommand(argv: string[], report: UnresolvedT
   const rows = found.map(describe);
   io.out(values.json ? JSON.stringify(rows, null, 2) : rows.map(line).join('\n') || '(no unresolved transactions)');
   return 0;
+}
+
+async function resolve(values: Options, resolution: TransactionsLedger['resolution'], io: CommandIo): Promise<number> {
+  const { merchant: merchantId, order: orderId, transaction: transactionId, outcome } = values;
+  if (!merchantId || !orderId || !transactionId || !outcome) {
+    io.err('error: resolve needs --merchant, --order, --transaction and --outcome');
+    return 2;
+  }
+  if (!(LEARNED_CODES as readonly string[]).includes(outcome)) {
+    io.err(`error: --outcome must be ${LEARNED_CODES.join(' or ')}`);
+    return 2;
+  }
+  const acquirerTransactionId = values['acquirer-transaction-id'];
+  const acquirerId = values['acquirer-id'];
+  const authorizationCode = values['authorization-code'];
+  let resolved: ResolveUnknownResult;
+  try {
+    resolved = await resolution.execute({
+      merchantId,
+      orderId,
+      transactionId,
+      source: 'OPERATOR',
+      learned: {
+        gatewayCode: outcome as LearnedCode,
+        ...(acquirerTransactionId !== undefined ? { acquirerTransactionId } : {}),
+        ...(acquirerId !== undefined ? { acquirerId } : {}),
+        ...(authorizationCode !== undefined ? { authorizationCode } : {}),
+      },
+    });
+  } catch (err) {
+    if (err instanceof GatewayError) {
+      io.err(`error: ${err.explanation ?? err.code}`);
+      return 1;
+    }
+    throw err;
+  }
+  const summary = resolutionSummary(merchantId, resolved);
+  io.out(
+    values.json
+      ? JSON.stringify(summary, null, 2)
+      : [
+          summary.status === 'RESOLVED' ? 'Recorded:' : 'Already recorded, nothing written:',
+          `${summary.merchantId}/${summary.orderId}/${summary.transactionId}`,
+          summary.type,
+          `${summary.amount} ${summary.currency}`,
+          summary.result,
+          summary.gatewayCode,
+          `order ${summary.order.status}`,
+          summary.notified ? 'notification written' : 'no notification',
+        ].join('\t'),
+  );
+  return 0;
+}
+
+/** The transaction as the ledger now holds it, from its stored response; amounts in the currency's own decimals. */
+function resolutionSummary(merchantId: string, { status, body, notified }: ResolveUnknownResult) {
+  const transaction = group(body.transaction);
+  const order = group(body.order);
+  const currency = String(transaction.currency);
+  const amount = (value: JsonValue | undefined) => Money.of(String(value), currency).toFixed();
+  return {
+    status,
+    merchantId,
+    orderId: String(order.id),
+    transactionId: String(transaction.id),
+    type: String(transaction.type),
+    amount: amount(transaction.amount),
+    currency,
+    result: String(body.result),
+    gatewayCode: String(group(body.response).gatewayCode),
+    order: {
+      status: String(order.status),
+      totalAuthorizedAmount: amount(order.totalAuthorizedAmount),
+      totalCapturedAmount: amount(order.totalCapturedAmount),
+      totalRefundedAmount: amount(order.totalRefundedAmount),
+    },
+    notified,
+  };
+}
+
+function group(value: JsonValue | undefined): JsonObject {
+  return asJsonObject(value) ?? {};
 }
 
 function wholeNumber(text: string, min: number, max: number): number | undefined {

@@ -8,14 +8,23 @@ import { invalid } from '../request-errors/request-errors';
  * refund refers to): its own id, kept in that transaction's stored response. No card is needed.
  */
 export function acquirerReferenceOf(targetBody: JsonObject | null, targetId: string, doing: string): AcquirerTransactionReference {
-  const transaction = objectOrEmpty(targetBody?.transaction);
-  const acquirer = objectOrEmpty(transaction.acquirer);
-  if (typeof acquirer.transactionId !== 'string') {
+  const reference = storedAcquirerReference(targetBody);
+  if (!reference) {
     throw invalid(
       'transaction.targetTransactionId',
       targetId,
       `The gateway holds no acquirer reference for this transaction, so it cannot be ${doing} through the acquirer.`,
     );
+  }
+  return reference;
+}
+
+/** The acquirer's reference in a stored response, if its answer gave one. */
+export function storedAcquirerReference(body: JsonObject | null): AcquirerTransactionReference | undefined {
+  const transaction = objectOrEmpty(body?.transaction);
+  const acquirer = objectOrEmpty(transaction.acquirer);
+  if (typeof acquirer.transactionId !== 'string') {
+    return undefined;
   }
   return {
     acquirerTransactionId: acquirer.transactionId,

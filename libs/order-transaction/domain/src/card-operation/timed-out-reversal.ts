@@ -80,7 +80,7 @@ export class TimedOutReversal {
     }
     try {
       const request = { merchantId: merchant.id, orderId, transactionId, target, targetType: type };
-      const reversal = await withinWait(this.acquirers.forMerchant(merchant).void(request), this.waitMs);
+      const reversal = await withinWait(this.acquirers.forMerchant(merchant).void(request), this.waitMs, 'the reversal');
       if (reversal.result === 'SUCCESS') {
         this.logger.info(about, 'TIMED_OUT transaction reversed at the acquirer');
         return 'REVERSED';
@@ -103,11 +103,11 @@ function referenceOf(outcome: OperationOutcome): AcquirerTransactionReference | 
   return { acquirerTransactionId, ...(outcome.receipt ? { receipt: outcome.receipt } : {}) };
 }
 
-/** `call`'s answer, or a rejection once `ms` have passed without one. */
-async function withinWait<T>(call: Promise<T>, ms: number): Promise<T> {
+/** `call`'s answer, or a rejection once `ms` have passed without one (`what` names the call in it). */
+export async function withinWait<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer to the reversal within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`no answer to ${what} within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([call, late]);

@@ -16,6 +16,23 @@ export interface OrderRecordedEvent {
 }
 
 /**
+ * A transaction recorded UNKNOWN completed later with the outcome learned since
+ * (ResolveUnknown). It carries no merchant profile: nobody sent one, since no merchant request
+ * is being served (docs/decisions/unknown-resolution.md).
+ */
+export interface OutcomeLearnedEvent {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+  apiOperation: string;
+  /** The order's webhook address (https), if any request on it named one. */
+  notificationUrl: string | null;
+  /** The transaction's stored response as the learned outcome replaced it, order group completed. */
+  body: JsonObject;
+  recordedAt: Date;
+}
+
+/**
  * The webhook outbox's seam (docs/decisions/webhook-outbox-seam.md). Called inside the
  * record's database transaction, after the ledger's own writes and before commit, with that
  * transaction's EntityManager: an outbox row written through it commits or rolls back with
@@ -28,6 +45,12 @@ export interface LedgerEvents {
    */
   announces(event: OrderRecordedEvent): boolean;
   orderRecorded(manager: EntityManager, event: OrderRecordedEvent): Promise<void>;
+  /**
+   * Announces a learned outcome if the UNKNOWN one was announced; answers whether it wrote
+   * anything. Called the same way, inside the record's database transaction. A seam without it
+   * announces no learned outcome.
+   */
+  outcomeLearned?(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean>;
 }
 
 export const LEDGER_EVENTS = Symbol('LEDGER_EVENTS');

@@ -1,13 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
-import { LedgerRepository, LedgerWrite, LedgerWriter, LockedOrder, OrderRow, SeenOrder, StoredResponse, TransactionRow } from '@gateway/order-transaction/data-access';
+import {
+  LedgerRepository,
+  LedgerWrite,
+  LedgerWriter,
+  LockedOrder,
+  OrderRow,
+  SeenOrder,
+  StoredResponse,
+  TransactionRow,
+  UnknownInquiries,
+} from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
+import type { EntityManager } from 'typeorm';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, assertUpdatable, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 import { completeResponse } from '../ledger-response/complete-response';
 import { OrderSnapshot } from '../ledger-response/order-snapshot';
-import { LedgerEntry } from '../order-state/derive-order-state';
 import { recordEntry } from '../order-state/record-entry';
+import { entryOfRow, orderRowWrite } from './ledger-write';
 import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
 
 /**
@@ -33,22 +44,51 @@ export interface RecordedOperation extends RecordOperationReply {
   written?: SeenOrder;
 }
 
-/** What a record writes: the order, the transaction and the stored response, and its announcement. */
-interface RecordWrite {
+/** What a record writes: the order, the transaction and the stored response, and what goes with them. */
+export interface RecordWrite {
   write: LedgerWrite;
   body: JsonObject;
-  /** Null for a reservation: it may still be released. */
-  announcement: OrderRecordedEvent | null;
+  /**
+   * Writes what goes with the record, in its database transaction before commit: the webhook
+   * outbox row that announces it, the inquiry of an UNKNOWN outcome. Null when there is nothing
+   * (a reservation, which may still be released; a merchant without notifications): the
+   * record is then one statement alone.
+   */
+  alongside: ((manager: EntityManager) => Promise<unknown>) | null;
 }
 
-/** A record on an existing order: a write, or the body stored before for the same request. */
-type OrderRecord = RecordWrite | { replay: JsonObject };
+/** A record on an existing order: a write, or an answer without one (the body stored before for the same request). */
+export type OrderRecord = RecordWrite | { replay: JsonObject };
+
+/** The order a record writes, and the operation whose stored response a view of it carries. */
+export interface RecordKey {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+  apiOperation: string;
+}
+
+/**
+ * A record on an existing order that another of the ledger's own use cases decides
+ * (ResolveUnknown): `decide` runs on the order as read, without a lock or on the locked row,
+ * and is written the way every record is (RecordOperation.recordDecided).
+ */
+export interface DecidedRecord extends RecordKey {
+  /** The write, the answer without one, or the refusal it throws: no I/O (it may run twice). */
+  decide(order: LockedOrder, at: Date): OrderRecord;
+  /** The error when there is no such order. */
+  noOrder(): Error;
+}
+
+/** A record's order and operation, and its decision on a view of the order: what either way of writing it needs. */
+type Decision = RecordKey & Pick<DecidedRecord, 'decide'>;
 
 /**
  * The ledger's second step, after an operation's side effects: checks the fencing token,
  * replays or refuses a repeated transaction id, derives totals and status, enforces the money
  * rules, writes the order, the transaction and the stored response in one statement, and gives
- * the webhook outbox its chance to write (in the same database transaction).
+ * the webhook outbox its chance to write (in the same database transaction), as it queues the
+ * inquiry of a card transaction it leaves UNKNOWN.
  *
  * Each record is decided on a consistent view of its order and written only if that view is
  * still current, three ways, cheapest first:
@@ -68,6 +108,7 @@ export class RecordOperation {
   constructor(
     private readonly ledger: LedgerRepository,
     @Inject(LEDGER_EVENTS) private readonly events: LedgerEvents,
+    private readonly inquiries: UnknownInquiries,
   ) {}
 
   /**
@@ -77,9 +118,31 @@ export class RecordOperation {
    */
   async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD', seen?: SeenOrder | null): Promise<RecordedOperation> {
     const input = parseRecordInput(message);
+    const record: Decision = {
+      merchantId: input.merchant.id,
+      orderId: input.orderId,
+      transactionId: input.transactionId,
+      apiOperation: input.apiOperation,
+      decide: (order, at) => this.recordOnOrder(order, input, step, at),
+    };
     const recorded =
-      input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(input, step, seen);
-    return recorded ?? this.recordLocked(input, step);
+      input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(record, seen);
+    return recorded ?? this.recordLocked(record, () => this.newOrder(input, step, new Date()));
+  }
+
+  /**
+   * A record decided by another of the ledger's use cases on an existing order, written as
+   * every record on an existing order is: decided on a view read without a lock and written
+   * only if the order row is still that version, else decided again on the locked row. The
+   * ledger's rules hold the same whatever races it, with or without the edge's lock.
+   */
+  async recordDecided(record: DecidedRecord): Promise<RecordedOperation> {
+    return (
+      (await this.recordOnSeenOrder(record)) ??
+      this.recordLocked(record, () => {
+        throw record.noOrder();
+      })
+    );
   }
 
   /**
@@ -88,21 +151,23 @@ export class RecordOperation {
    * version read. Null when the locked way must decide: the order does not exist, or
    * changed after the read (then nothing was written).
    */
-  private async recordOnSeenOrder(input: RecordInput, step: RecordStep, given?: SeenOrder | null): Promise<RecordedOperation | null> {
-    const seen = given ?? (await this.ledger.findForBegin(input.merchant.id, input.orderId, input.transactionId, input.apiOperation));
+  private async recordOnSeenOrder(decision: Decision, given?: SeenOrder | null): Promise<RecordedOperation | null> {
+    const { merchantId, orderId, transactionId, apiOperation } = decision;
+    const seen = given ?? (await this.ledger.findForBegin(merchantId, orderId, transactionId, apiOperation));
     if (!seen) {
       return null;
     }
-    assertSeenFor(seen, input);
-    const record = this.recordOnOrder(seen, input, step, recordTime(seen.order));
+    assertSeenFor(seen, decision);
+    const record = decision.decide(seen, recordTime(seen.order));
     if ('replay' in record) {
       return { body: record.replay, replayed: true };
     }
-    const written = this.announced(record)
+    const { alongside } = record;
+    const written = alongside
       ? await this.ledger.transaction(async (writer) => {
           const applied = await writer.applyToOrderIfUnchanged(record.write, seen);
           if (applied) {
-            await this.events.orderRecorded(writer.manager, record.announcement);
+            await alongside(writer.manager);
           }
           return applied;
         })
@@ -110,13 +175,17 @@ export class RecordOperation {
     return written ? { body: record.body, replayed: false, written } : null;
   }
 
-  /** One database transaction on the locked order row: decides whatever the order's state. */
-  private recordLocked(input: RecordInput, step: RecordStep): Promise<RecordedOperation> {
+  /**
+   * One database transaction on the locked order row: decides whatever the order's state.
+   * `create`: the record when there is no order (a new order's, or the refusal it throws).
+   */
+  private recordLocked(decision: Decision, create: () => RecordWrite): Promise<RecordedOperation> {
+    const { merchantId, orderId, transactionId, apiOperation } = decision;
     return this.ledger.transaction(async (writer) => {
-      const lock = () => writer.lockOrder(input.merchant.id, input.orderId, input.transactionId, input.apiOperation);
+      const lock = () => writer.lockOrder(merchantId, orderId, transactionId, apiOperation);
       const locked = await lock();
       if (!locked) {
-        const created = await this.createOrder(writer, this.newOrder(input, step, new Date()));
+        const created = await this.createOrder(writer, create());
         if (created) {
           return created;
         }
@@ -126,21 +195,39 @@ export class RecordOperation {
       if (!order) {
         throw new Error('order neither insertable nor lockable');
       }
-      const record = this.recordOnOrder(order, input, step, recordTime(order.order));
+      const record = decision.decide(order, recordTime(order.order));
       if ('replay' in record) {
         return { body: record.replay, replayed: true };
       }
       const written = await writer.applyToOrder(record.write, order);
-      if (this.announced(record)) {
-        await this.events.orderRecorded(writer.manager, record.announcement);
-      }
+      await record.alongside?.(writer.manager);
       return { body: record.body, replayed: false, written };
     });
   }
 
-  /** Whether the record's announcement writes an outbox row, which must commit with it. */
-  private announced(record: RecordWrite): record is RecordWrite & { announcement: OrderRecordedEvent } {
-    return record.announcement !== null && this.events.announces(record.announcement);
+  /**
+   * What a record writes with it besides the ledger's rows (null: nothing, so it needs no
+   * transaction): the outbox row announcing `event`, and, for a card transaction it leaves
+   * UNKNOWN, the inquiry that will ask the acquirer what became of it (InquireUnknown).
+   */
+  private writtenAlongside(event: OrderRecordedEvent | null, input: RecordInput): RecordWrite['alongside'] {
+    const announced = event !== null && this.events.announces(event) ? event : null;
+    const { result, fundingType } = input.transaction;
+    const inquiry =
+      event !== null && result === 'UNKNOWN' && fundingType === 'CARD'
+        ? { merchantId: input.merchant.id, orderId: input.orderId, transactionId: input.transactionId, merchantMode: input.merchant.mode, recordedAt: event.recordedAt }
+        : null;
+    if (!announced && !inquiry) {
+      return null;
+    }
+    return async (manager) => {
+      if (inquiry) {
+        await this.inquiries.add(manager, inquiry);
+      }
+      if (announced) {
+        await this.events.orderRecorded(manager, announced);
+      }
+    };
   }
 
   /**
@@ -160,10 +247,10 @@ export class RecordOperation {
       }
       throw err;
     }
-    if (this.announced(created)) {
+    if (created.alongside) {
       return this.ledger.transaction((writer) => this.createOrder(writer, created));
     }
-    return this.createOrder(this.ledger.autocommitWriter(), { ...created, announcement: null });
+    return this.createOrder(this.ledger.autocommitWriter(), created);
   }
 
   private newOrder(input: RecordInput, step: RecordStep, at: Date): RecordWrite {
@@ -187,7 +274,7 @@ export class RecordOperation {
     return {
       write: ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence),
       body,
-      announcement: step === 'RESERVE' ? null : eventOf(input, true, input.notificationUrl, body, at),
+      alongside: this.writtenAlongside(step === 'RESERVE' ? null : eventOf(input, true, input.notificationUrl, body, at), input),
     };
   }
 
@@ -197,9 +284,7 @@ export class RecordOperation {
     if (!written) {
       return null;
     }
-    if (this.announced(created)) {
-      await this.events.orderRecorded(writer.manager, created.announcement);
-    }
+    await created.alongside?.(writer.manager);
     return { body: created.body, replayed: false, written };
   }
 
@@ -252,7 +337,7 @@ export class RecordOperation {
     return {
       write: { ...write, response: { ...write.response, replaces: step === 'COMPLETE' } },
       body,
-      announcement: step === 'RESERVE' ? null : eventOf(input, createdOrder, notificationUrl, body, at),
+      alongside: this.writtenAlongside(step === 'RESERVE' ? null : eventOf(input, createdOrder, notificationUrl, body, at), input),
     };
   }
 
@@ -289,15 +374,15 @@ function recordTime(order: OrderRow): Date {
  * A view given by the caller must be of the order this record writes, read or written for
  * this same operation: its stored response is the one replays and completions are checked on.
  */
-function assertSeenFor({ order, operation }: SeenOrder, input: RecordInput): void {
+function assertSeenFor({ order, operation }: SeenOrder, key: RecordKey): void {
   const same =
-    order.merchantId === input.merchant.id &&
-    order.orderId === input.orderId &&
-    operation.transactionId === input.transactionId &&
-    operation.apiOperation === input.apiOperation;
+    order.merchantId === key.merchantId &&
+    order.orderId === key.orderId &&
+    operation.transactionId === key.transactionId &&
+    operation.apiOperation === key.apiOperation;
   if (!same) {
     throw new Error(
-      `record of ${input.apiOperation} ${input.orderId}/${input.transactionId} given the view of ${operation.apiOperation} ${order.orderId}/${operation.transactionId}`,
+      `record of ${key.apiOperation} ${key.orderId}/${key.transactionId} given the view of ${operation.apiOperation} ${order.orderId}/${operation.transactionId}`,
     );
   }
 }
@@ -346,10 +431,6 @@ function eventOf(
   };
 }
 
-function entryOfRow(row: TransactionRow): LedgerEntry {
-  return { id: row.transactionId, type: row.type, amount: row.amount, result: row.result, targetTransactionId: row.targetTransactionId };
-}
-
 function ledgerWrite(
   input: RecordInput,
   order: OrderSnapshot,
@@ -362,21 +443,7 @@ function ledgerWrite(
 ): LedgerWrite {
   const t = input.transaction;
   return {
-    order: {
-      merchantId: input.merchant.id,
-      orderId: order.id,
-      currency: order.currency,
-      amount: order.amount.toFixed(),
-      status: order.status,
-      totalAuthorizedAmount: order.totalAuthorizedAmount.toFixed(),
-      totalCapturedAmount: order.totalCapturedAmount.toFixed(),
-      totalRefundedAmount: order.totalRefundedAmount.toFixed(),
-      details,
-      notificationUrl,
-      lastFencingToken: fence.toString(),
-      operationCount: sequence,
-      updatedAt: at,
-    },
+    order: orderRowWrite(order, { merchantId: input.merchant.id, details, notificationUrl, fence, sequence, at }),
     transaction: {
       transactionId: input.transactionId,
       apiOperation: input.apiOperation,

@@ -4,7 +4,7 @@ import type { JsonObject, NotificationSettings } from '@gateway/contracts';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import type { EntityManager } from 'typeorm';
-import { LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
+import { LedgerEvents, OrderRecordedEvent, OutcomeLearnedEvent } from '../ledger-events/ledger-events';
 
 /**
  * The webhook outbox's writer, bound to the ledger's LEDGER_EVENTS seam: inside the record's
@@ -43,11 +43,46 @@ export class WriteNotification implements LedgerEvents {
       transactionId: event.transactionId,
       apiOperation: event.apiOperation,
       url,
-      payload: notificationPayload(event),
+      payload: notificationPayload(event.body, event.merchant.id),
       sealedSecret: settings.secret.current,
       sealedPreviousSecret: previousSecretAt(settings, event.recordedAt),
       at: event.recordedAt,
     });
+  }
+
+  /**
+   * A learned outcome is announced when the UNKNOWN one was: the outbox still holding that
+   * notification is the ledger's own record that the merchant had notifications enabled (and a
+   * secret) and the order an https URL when the transaction was recorded. The merchant's
+   * profile is the edge's and is not asked for (webhook-notification-secret.md), so the new
+   * notification is written for the merchant mode and with the sealed secret that one carries,
+   * to the order's notification URL as it is now (docs/decisions/unknown-resolution.md).
+   */
+  async outcomeLearned(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean> {
+    const url = event.notificationUrl;
+    if (!url) {
+      return false;
+    }
+    const { merchantId, orderId, transactionId, apiOperation } = event;
+    const announced = await this.outbox.unknownAnnouncement(manager, { merchantId, orderId, transactionId });
+    if (!announced) {
+      return false;
+    }
+    await this.outbox.add(manager, {
+      id: randomUUID(),
+      merchantId,
+      merchantMode: announced.merchantMode,
+      orderId,
+      transactionId,
+      apiOperation,
+      url,
+      payload: notificationPayload(event.body, merchantId),
+      sealedSecret: announced.sealedSecret,
+      // Which previous secret is still valid now is the profile's to say: the current one only.
+      sealedPreviousSecret: null,
+      at: event.recordedAt,
+    });
+    return true;
   }
 }
 
@@ -56,8 +91,8 @@ export class WriteNotification implements LedgerEvents {
  * retrieval shows them (the stored response, order group completed, card numbers masked),
  * with the merchant id (docs/webhooks.md).
  */
-export function notificationPayload(event: OrderRecordedEvent): JsonObject {
-  return { ...event.body, merchant: event.merchant.id };
+export function notificationPayload(body: JsonObject, merchantId: string): JsonObject {
+  return { ...body, merchant: merchantId };
 }
 
 function previousSecretAt(settings: NotificationSettings, at: Date): string | null {

@@ -60,6 +60,9 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     HTTP_PORT: '0',
     // The ledger alone; webhook tests start dispatchers of their own.
     ORDER_TRANSACTION_MODE: 'serve',
+    // No acquirer inquiries about UNKNOWN outcomes behind the tests' backs (the run's database is
+    // shared); inquire-unknown.int-spec.ts runs them on a database of its own.
+    UNKNOWN_INQUIRY_INTERVAL_MS: '0',
     REQUEST_HASH_KEY: testRequestHashKey(),
     ...env,
   });

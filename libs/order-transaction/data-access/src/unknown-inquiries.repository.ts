@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { MerchantMode } from '@gateway/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+
+/** A transaction the gateway is to ask the acquirer about. */
+export interface UnknownInquiryKey {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+}
+
+/** A queued inquiry as a claim hands it out. */
+export interface ClaimedInquiry extends UnknownInquiryKey {
+  merchantMode: MerchantMode;
+  recordedAt: Date;
+  /** Counting this one. */
+  attempts: number;
+}
+
+const KEY = 'merchant_id = $1 AND order_id = $2 AND transaction_id = $3';
+
+/**
+ * The queue of UNKNOWN card transactions to ask the acquirer about (UnknownInquiryEntity).
+ * Rows are written and deleted inside the ledger's records (their manager), claimed by the
+ * reconcilers of any number of replicas.
+ */
+@Injectable()
+export class UnknownInquiries {
+  constructor(@InjectDataSource('order_transaction') private readonly dataSource: DataSource) {}
+
+  static over(dataSource: DataSource): UnknownInquiries {
+    return new UnknownInquiries(dataSource);
+  }
+
+  /** Inside the record that leaves the transaction UNKNOWN, so the row commits with it. */
+  async add(manager: EntityManager, inquiry: UnknownInquiryKey & { merchantMode: MerchantMode; recordedAt: Date }): Promise<void> {
+    await manager.query(
+      `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
+       VALUES ($1, $2, $3, $4, $5, $5, 0)
+       ON CONFLICT (merchant_id, order_id, transaction_id) DO NOTHING`,
+      [inquiry.merchantId, inquiry.orderId, inquiry.transactionId, inquiry.merchantMode, inquiry.recordedAt],
+    );
+  }
+
+  /** Inside the record that resolves the transaction (or on its own, once it is found resolved). */
+  async remove(key: UnknownInquiryKey, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(`DELETE FROM order_transaction.unknown_inquiries WHERE ${KEY}`, [key.merchantId, key.orderId, key.transactionId]);
+  }
+
+  /**
+   * Claims up to `limit` inquiries due at `now` whose UNKNOWN outcome was recorded before
+   * `recordedBefore`, oldest due first, and leases them until `leaseUntil`: one statement,
+   * whose row locks (SKIP LOCKED) keep two replicas' claims apart, and whose lease keeps the
+   * rows from the next claims while this one asks. A reconciler that dies mid-inquiry leaves
+   * its rows to be claimed again once the lease runs out.
+   */
+  async claim(request: { now: Date; recordedBefore: Date; limit: number; leaseUntil: Date }): Promise<ClaimedInquiry[]> {
+    // The UPDATE in a CTE: TypeORM answers a bare UPDATE with [rows, count] rather than rows.
+    return this.dataSource.query(
+      `WITH due AS (
+         SELECT merchant_id, order_id, transaction_id FROM order_transaction.unknown_inquiries
+          WHERE next_attempt_at <= $1 AND recorded_at <= $2
+          ORDER BY next_attempt_at
+          LIMIT $3
+          FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE order_transaction.unknown_inquiries q
+            SET next_attempt_at = $4, attempts = q.attempts + 1
+           FROM due
+          WHERE q.merchant_id = due.merchant_id AND q.order_id = due.order_id AND q.transaction_id = due.transaction_id
+         RETURNING q.merchant_id AS "merchantId", q.order_id AS "orderId", q.transaction_id AS "transactionId",
+                   q.merchant_mode AS "merchantMode", q.recorded_at AS "recordedAt", q.attempts
+       )
+       SELECT * FROM claimed ORDER BY "recordedAt"`,
+      [request.now, request.recordedBefore, request.limit, request.leaseUntil],
+    );
+  }
+
+  /** An inquiry that learned nothing (the acquirer could not tell, or did not answer): asked again at `at`. */
+  async retryAt(key: UnknownInquiryKey, at: Date, lastResult: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE order_transaction.unknown_inquiries SET next_attempt_at = $4, last_result = $5 WHERE ${KEY}`,
+      [key.merchantId, key.orderId, key.transactionId, at, lastResult.slice(0, 200)],
+    );
+  }
+}

@@ -1,0 +1,216 @@
+import { GatewayError, JsonObject, TransactionResult, TransactionType } from '@gateway/contracts';
+import type { LockedOrder, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
+import { refusal } from '../card-operation/testing-orders';
+import { refundable } from '../order-state/ledger-rules';
+import { entryOfRow } from '../record-operation/ledger-write';
+import { assertLearnedOutcome, LearnedOutcome, learnedResponse } from './learned-outcome';
+import { decideResolution } from './resolution';
+
+const KEY = { merchantId: 'M1', orderId: 'o1', transactionId: 'p2' };
+const RECORDED_AT = new Date('2030-01-01T00:00:00.000Z');
+const LEARNED_AT = new Date('2030-01-01T01:00:00.000Z');
+const APPROVED: LearnedOutcome = { gatewayCode: 'APPROVED', acquirerTransactionId: 'MCC1234560101', authorizationCode: '654321' };
+const DECLINED: LearnedOutcome = { gatewayCode: 'DECLINED' };
+
+let sequence = 0;
+function row(
+  transactionId: string,
+  type: TransactionType,
+  amount: string,
+  result: TransactionResult,
+  extra: Partial<TransactionRow> = {},
+): TransactionRow {
+  sequence += 1;
+  const gatewayCode = { SUCCESS: 'APPROVED', FAILURE: 'DECLINED', PENDING: 'PENDING', UNKNOWN: 'UNKNOWN' }[result];
+  return {
+    transactionId,
+    sequence,
+    apiOperation: type === 'PAYMENT' ? 'PAY' : type === 'AUTHORIZATION' ? 'AUTHORIZE' : type,
+    type,
+    amount,
+    currency: 'USD',
+    result,
+    gatewayCode,
+    targetTransactionId: null,
+    fundingType: 'CARD',
+    taxAmount: null,
+    createdAt: RECORDED_AT,
+    updatedAt: RECORDED_AT,
+    ...extra,
+  };
+}
+
+/** The UNKNOWN response of transaction p2 as the ledger stored it: no approval code, the acquirer's fields of its answer. */
+const UNKNOWN_BODY: JsonObject = {
+  order: { id: 'o1', status: 'INITIATED', totalCapturedAmount: 0 },
+  result: 'UNKNOWN',
+  response: { gatewayCode: 'UNKNOWN', cardSecurityCode: { gatewayCode: 'NOT_PROCESSED' } },
+  sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } },
+  authorizationResponse: { stan: '123456' },
+  timeOfRecord: RECORDED_AT.toISOString(),
+  transaction: { id: 'p2', type: 'PAYMENT', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC9999990101' } },
+};
+
+/** Order o1 with `transactions`, as a view read for p2's creating operation. */
+function orderWith(transactions: TransactionRow[], overrides: Partial<OrderRow> = {}): LockedOrder {
+  return {
+    order: {
+      merchantId: 'M1',
+      orderId: 'o1',
+      currency: 'USD',
+      amount: '25.0000',
+      status: 'INITIATED',
+      totalAuthorizedAmount: '0',
+      totalCapturedAmount: '0',
+      totalRefundedAmount: '0',
+      details: { reference: 'kept' },
+      notificationUrl: 'https://merchant.example/hooks',
+      lastFencingToken: '77',
+      operationCount: transactions.length + 1,
+      createdAt: RECORDED_AT,
+      updatedAt: RECORDED_AT,
+      ...overrides,
+    },
+    contents: { transactions, stored: { requestHash: 'hash-of-the-original-request', body: UNKNOWN_BODY } },
+  };
+}
+
+function written(order: LockedOrder, learned: LearnedOutcome) {
+  const decided = decideResolution(order, KEY, learned, LEARNED_AT);
+  if ('replay' in decided) {
+    throw new Error('expected a write');
+  }
+  return decided;
+}
+
+describe('decideResolution', () => {
+  it('an approved PAY captures its amount: the order is CAPTURED, the stored response replaced under the original request', () => {
+    const { write, body } = written(orderWith([row('p2', 'PAYMENT', '25.0000', 'UNKNOWN')]), APPROVED);
+    expect(write.order).toMatchObject({
+      status: 'CAPTURED',
+      totalAuthorizedAmount: '25.00',
+      totalCapturedAmount: '25.00',
+      totalRefundedAmount: '0.00',
+      // The row's own fields stay: no request is being served.
+      amount: '25.00',
+      details: { reference: 'kept' },
+      notificationUrl: 'https://merchant.example/hooks',
+      lastFencingToken: '77',
+      operationCount: 3,
+      updatedAt: LEARNED_AT,
+    });
+    expect(write.transaction).toMatchObject({ transactionId: 'p2', apiOperation: 'PAY', type: 'PAYMENT', amount: '25.0000', result: 'SUCCESS', gatewayCode: 'APPROVED' });
+    expect(write.response).toEqual({ apiOperation: 'PAY', requestHash: 'hash-of-the-original-request', body, replaces: true });
+    expect(body).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NOT_PROCESSED' } },
+      order: { status: 'CAPTURED', totalCapturedAmount: 25, lastUpdatedTime: LEARNED_AT.toISOString() },
+      transaction: { id: 'p2', amount: 25, authorizationCode: '654321', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC1234560101' } },
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
+      // When the transaction happened, not when the ledger learned its outcome.
+      timeOfRecord: RECORDED_AT.toISOString(),
+    });
+  });
+
+  it('an approved AUTHORIZE authorises, an approved REFUND refunds, each as its approval would have', () => {
+    const authorized = written(orderWith([row('p2', 'AUTHORIZATION', '25.0000', 'UNKNOWN')]), APPROVED);
+    expect(authorized.write.order).toMatchObject({ status: 'AUTHORIZED', totalAuthorizedAmount: '25.00', totalCapturedAmount: '0.00' });
+    const refunded = written(
+      orderWith([row('p1', 'PAYMENT', '25.0000', 'SUCCESS'), row('p2', 'REFUND', '10.0000', 'UNKNOWN', { targetTransactionId: 'p1' })], {
+        status: 'CAPTURED',
+      }),
+      APPROVED,
+    );
+    expect(refunded.write.order).toMatchObject({ status: 'PARTIALLY_REFUNDED', totalCapturedAmount: '25.00', totalRefundedAmount: '10.00' });
+    expect(refunded.body.transaction).toMatchObject({ type: 'REFUND', targetTransactionId: 'p1' });
+  });
+
+  it('a declined PAY that opened its order leaves it FAILED with nothing moved, and no approval code', () => {
+    const { write, body } = written(orderWith([row('p2', 'PAYMENT', '25.0000', 'UNKNOWN')]), { gatewayCode: 'DECLINED', acquirerCode: '25', acquirerMessage: 'Unable to locate record' });
+    expect(write.order).toMatchObject({ status: 'FAILED', totalAuthorizedAmount: '0.00', totalCapturedAmount: '0.00' });
+    expect(write.transaction).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED', amount: '25.0000' });
+    expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED', acquirerCode: '25', acquirerMessage: 'Unable to locate record' } });
+    expect((body.transaction as JsonObject).authorizationCode).toBeUndefined();
+    expect(body.authorizationResponse).toEqual({ stan: '123456', responseCode: '25' });
+  });
+
+  it('a declined REFUND frees the amount it held: refundable again in full', () => {
+    const order = orderWith(
+      [row('p1', 'PAYMENT', '25.0000', 'SUCCESS'), row('r1', 'REFUND', '20.0000', 'SUCCESS', { targetTransactionId: 'p1' }), row('p2', 'REFUND', '5.0000', 'UNKNOWN', { targetTransactionId: 'p1' })],
+      { status: 'PARTIALLY_REFUNDED' },
+    );
+    const entries = (transactions: TransactionRow[]) => transactions.map(entryOfRow);
+    expect(refundable('USD', entries(order.contents.transactions)).toFixed()).toBe('0.00');
+    const { write, transaction } = written(order, DECLINED);
+    const after = order.contents.transactions.map((t) => (t.transactionId === 'p2' ? transaction : t));
+    expect(refundable('USD', entries(after)).toFixed()).toBe('5.00');
+    expect(write.order).toMatchObject({ status: 'PARTIALLY_REFUNDED', totalCapturedAmount: '25.00', totalRefundedAmount: '20.00' });
+  });
+
+  it('an approved refund adds no exposure: recorded on an order already refunded beyond its captures (a privilege since withdrawn)', () => {
+    const order = orderWith(
+      [row('p1', 'PAYMENT', '25.0000', 'SUCCESS'), row('r1', 'REFUND', '30.0000', 'SUCCESS', { targetTransactionId: 'p1' }), row('p2', 'REFUND', '1.0000', 'UNKNOWN', { targetTransactionId: 'p1' })],
+      { status: 'EXCESSIVELY_REFUNDED' },
+    );
+    expect(written(order, APPROVED).write.order).toMatchObject({ status: 'EXCESSIVELY_REFUNDED', totalRefundedAmount: '31.00' });
+  });
+
+  it('answers the stored response without a write when the ledger already holds the learned outcome (a second resolution)', () => {
+    const resolvedBody = { ...UNKNOWN_BODY, result: 'SUCCESS' };
+    const order = orderWith([row('p2', 'PAYMENT', '25.0000', 'SUCCESS')]);
+    order.contents.stored = { requestHash: 'hash-of-the-original-request', body: resolvedBody };
+    expect(decideResolution(order, KEY, APPROVED, LEARNED_AT)).toEqual({ replay: resolvedBody });
+  });
+
+  it('refuses another outcome than the one recorded, without a write', () => {
+    const error = refusal(() => decideResolution(orderWith([row('p2', 'PAYMENT', '25.0000', 'SUCCESS')]), KEY, DECLINED, LEARNED_AT));
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('is recorded SUCCESS (APPROVED), not UNKNOWN') });
+  });
+
+  it('refuses a PENDING reservation (its operation may still complete it) and a browser payment\'s transaction', () => {
+    expect(refusal(() => decideResolution(orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING')]), KEY, APPROVED, LEARNED_AT)).explanation).toContain(
+      'is recorded PENDING (PENDING), not UNKNOWN',
+    );
+    const provider = orderWith([row('p2', 'REFUND', '25.0000', 'UNKNOWN', { fundingType: 'PROVIDER_A' })]);
+    expect(refusal(() => decideResolution(provider, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is funded by PROVIDER_A');
+  });
+
+  it('refuses a transaction the order does not have', () => {
+    expect(refusal(() => decideResolution(orderWith([row('p1', 'PAYMENT', '25.0000', 'UNKNOWN')]), KEY, APPROVED, LEARNED_AT))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+});
+
+describe('the learned outcome', () => {
+  it('keeps what the stored response knew and adds what was learned', () => {
+    const body = learnedResponse(UNKNOWN_BODY, { gatewayCode: 'APPROVED' });
+    expect(body.transaction).toEqual(UNKNOWN_BODY.transaction);
+    expect(body.response).toEqual(UNKNOWN_BODY.response);
+  });
+
+  it('names the acquirer of a reference: the stored response\'s, or the one given when a call got no answer at all', () => {
+    const { transaction: _answered, ...noAnswer } = UNKNOWN_BODY;
+    expect(refusal(() => learnedResponse(noAnswer, { gatewayCode: 'APPROVED', acquirerTransactionId: 'MCC1234560101' }))).toMatchObject({ field: 'acquirerId', validationType: 'MISSING' });
+    expect(learnedResponse(noAnswer, { gatewayCode: 'APPROVED', acquirerTransactionId: 'MCC1234560101', acquirerId: 'TEST_ACQUIRER' }).transaction).toEqual({
+      acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC1234560101' },
+    });
+    expect((learnedResponse(UNKNOWN_BODY, { ...APPROVED, acquirerId: 'OTHER' }).transaction as JsonObject).acquirer).toEqual({ id: 'TEST_ACQUIRER', transactionId: 'MCC1234560101' });
+  });
+
+  it('is refused when the spec\'s fields could not hold it, or an approval code comes with a decline', () => {
+    const refused = (learned: LearnedOutcome) => {
+      try {
+        assertLearnedOutcome(learned);
+        return undefined;
+      } catch (err) {
+        return (err as GatewayError).field;
+      }
+    };
+    expect(refused(APPROVED)).toBeUndefined();
+    expect(refused({ gatewayCode: 'PARTIALLY_APPROVED' as LearnedOutcome['gatewayCode'] })).toBe('gatewayCode');
+    expect(refused({ gatewayCode: 'DECLINED', authorizationCode: '123456' })).toBe('authorizationCode');
+    expect(refused({ gatewayCode: 'APPROVED', acquirerTransactionId: 'x'.repeat(101) })).toBe('acquirerTransactionId');
+    expect(refused({ gatewayCode: 'APPROVED', authorizationCode: 'é' })).toBe('authorizationCode');
+  });
+});

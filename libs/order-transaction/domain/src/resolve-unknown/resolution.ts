@@ -1,0 +1,131 @@
+import { GatewayError, JsonObject } from '@gateway/contracts';
+import type { LedgerWrite, LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
+import { Money } from '@gateway/money';
+import { completeResponse } from '../ledger-response/complete-response';
+import type { OrderSnapshot } from '../ledger-response/order-snapshot';
+import { recordEntry } from '../order-state/record-entry';
+import { entryOfRow, orderRowWrite } from '../record-operation/ledger-write';
+import { LearnedOutcome, learnedResponse, resultOf } from './learned-outcome';
+
+/** The transaction an outcome was learned about. */
+export interface UnknownTransactionKey {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+}
+
+/** The resolution decided on one view of the order: the write, or the answer when the ledger already holds that outcome. */
+export type ResolutionDecision = { write: LedgerWrite; body: JsonObject; transaction: TransactionRow } | { replay: JsonObject };
+
+/**
+ * What learning `learned` about the transaction does to the order as read (without a lock, or
+ * locked): the record that replaces the UNKNOWN outcome, decided like a reservation's completion
+ * (the transaction updated in place, the order's totals and status derived again from all its
+ * transactions under the ledger's rules, its stored response replaced) but on the row as it is:
+ * its own fields and fencing token stay, since no request is being served. Pure: it may be
+ * decided twice (RecordOperation.recordDecided).
+ *
+ * - UNKNOWN: resolved. An approval moves the money as the operation's approval would have
+ *   (AUTHORIZATION authorised, PAYMENT captured, REFUND refunded...); a decline frees the amount
+ *   the UNKNOWN outcome held against the order's limits.
+ * - the learned outcome already recorded (a second resolution, two racing): the stored
+ *   response, nothing written.
+ * - anything else (another outcome, PENDING, a browser payment's transaction): refused.
+ */
+export function decideResolution(order: LockedOrder, key: UnknownTransactionKey, learned: LearnedOutcome, at: Date): ResolutionDecision {
+  const { order: row, contents } = order;
+  const existing = contents.transactions.find((t) => t.transactionId === key.transactionId);
+  if (!existing) {
+    throw noSuchTransaction(key);
+  }
+  const stored = contents.stored;
+  if (!stored) {
+    // Every recorded transaction has the response of its creating operation, which this view was read for.
+    throw new Error(`no stored response of ${existing.apiOperation} ${key.orderId}/${key.transactionId}`);
+  }
+  const result = resultOf(learned.gatewayCode);
+  if (existing.result === result && existing.gatewayCode === learned.gatewayCode) {
+    return { replay: stored.body };
+  }
+  assertResolvable(existing, key);
+
+  const transaction: TransactionRow = { ...existing, result, gatewayCode: learned.gatewayCode, updatedAt: at };
+  const replacing = contents.transactions.indexOf(existing);
+  // The Excessive Refund privilege is the merchant profile's, which no request brought; it
+  // cannot matter: an UNKNOWN outcome already counts wherever a limit counts what may have moved
+  // (refund and capture exposure, open totals), so learning it adds no exposure. The rules still
+  // run, so a resolution that broke one would be refused rather than recorded.
+  const { state } = recordEntry(row.currency, contents.transactions.map(entryOfRow), entryOfRow(transaction), {
+    replacing,
+    excessiveRefundAllowed: false,
+  });
+  const snapshot: OrderSnapshot = {
+    ...state,
+    id: row.orderId,
+    currency: row.currency,
+    amount: Money.of(row.amount, row.currency),
+    createdAt: row.createdAt,
+    updatedAt: at,
+  };
+  const recorded = {
+    id: existing.transactionId,
+    type: existing.type,
+    amount: Money.of(existing.amount, existing.currency),
+    result,
+    gatewayCode: learned.gatewayCode,
+    targetTransactionId: existing.targetTransactionId,
+  };
+  const body = completeResponse(learnedResponse(stored.body, learned), snapshot, recorded, at);
+  const sequence = row.operationCount + 1;
+  const write: LedgerWrite = {
+    order: orderRowWrite(snapshot, {
+      merchantId: row.merchantId,
+      details: row.details,
+      notificationUrl: row.notificationUrl,
+      fence: BigInt(row.lastFencingToken),
+      sequence,
+      at,
+    }),
+    transaction: {
+      transactionId: existing.transactionId,
+      apiOperation: existing.apiOperation,
+      type: existing.type,
+      amount: existing.amount,
+      currency: existing.currency,
+      result,
+      gatewayCode: learned.gatewayCode,
+      targetTransactionId: existing.targetTransactionId,
+      fundingType: existing.fundingType,
+      taxAmount: existing.taxAmount,
+    },
+    // Under the original request's hash: a replay of that request answers what was learned.
+    response: { apiOperation: existing.apiOperation, requestHash: stored.requestHash, body, replaces: true },
+    sequence,
+    at,
+  };
+  return { write, body, transaction };
+}
+
+/**
+ * Only a card transaction recorded UNKNOWN. A PENDING one is a reservation whose operation may
+ * still be running (its completion would then find it taken); a browser payment's outcome is
+ * browser-payment's, which follows the provider (PROVIDER_* funding).
+ */
+function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey): void {
+  if (existing.result !== 'UNKNOWN') {
+    throw GatewayError.invalidRequest(
+      `Transaction '${key.transactionId}' on order '${key.orderId}' is recorded ${existing.result} (${existing.gatewayCode}), not UNKNOWN: only an unknown outcome is replaced by a learned one.`,
+    );
+  }
+  if (existing.fundingType !== 'CARD') {
+    throw GatewayError.invalidRequest(
+      `Transaction '${key.transactionId}' on order '${key.orderId}' is funded by ${existing.fundingType ?? 'no card'}: its outcome is reconciled by the service that made it, not here.`,
+    );
+  }
+}
+
+export function noSuchTransaction(key: UnknownTransactionKey): GatewayError {
+  return new GatewayError('NOT_FOUND', {
+    explanation: `No transaction '${key.transactionId}' was found on order '${key.orderId}' of merchant '${key.merchantId}'.`,
+  });
+}

@@ -1,0 +1,170 @@
+import { AcquirerRegistry, InquiryRequest } from '@gateway/acquirer';
+import { JsonObject, MerchantContext, OperationReply, SUBJECTS } from '@gateway/contracts';
+import { LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
+import { InquireUnknown, ResolveUnknown, UNKNOWN_RESOLUTIONS_METRIC, UnknownInquiryOptions } from '@gateway/order-transaction/domain';
+import { AppLogger, createLogger } from '@gateway/platform';
+import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
+import { LedgerTestApp, newOrderId, nextFence, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
+import { UnknownReconciler } from './unknown-reconciler';
+
+/**
+ * The gateway learning UNKNOWN outcomes by itself (InquireUnknown): the real ledger, its queue
+ * and the test acquirer's inquiry. A database of its own: a round claims every due inquiry, and
+ * the other files' UNKNOWN transactions must stay UNKNOWN.
+ */
+const database = `${process.env.TEST_DATABASE}_unknown_inquiries`;
+let app: LedgerTestApp;
+const silent: AppLogger = createLogger({ service: 'order-transaction', level: 'silent' });
+
+beforeAll(async () => {
+  const url = await createDatabase(database);
+  // Rounds only when a test asks for one; asked about as soon as recorded.
+  app = await startLedgerTestApp({ DATABASE_URL: url, UNKNOWN_INQUIRY_INTERVAL_MS: '0', UNKNOWN_INQUIRY_AFTER_MS: '0' });
+});
+
+afterAll(async () => {
+  await app?.running.shutdown('tests done');
+  if (!process.env.TEST_KEEP_DATABASE && !keptForAtRestScan()) {
+    await dropDatabase(database);
+  }
+});
+
+const unknownCard = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.UNKNOWN, securityCode: '100' } } };
+const payUnknown = (merchant: MerchantContext, orderId: string, amount = '20.00') =>
+  operateAs(app, merchant, orderId, 'p1', 'PAY', { order: { amount, currency: 'USD' }, sourceOfFunds: unknownCard });
+
+const round = () => app.running.app.get(UnknownReconciler).runNow();
+
+/** An InquireUnknown of the app's parts, with other options or another acquirer registry (a second replica). */
+function inquirer(options: Partial<UnknownInquiryOptions> = {}, acquirers?: AcquirerRegistry): InquireUnknown {
+  const get = <T>(type: new (...args: never[]) => T) => app.running.app.get(type);
+  return new InquireUnknown(
+    get(UnknownInquiries),
+    get(LedgerRepository),
+    acquirers ?? get(AcquirerRegistry),
+    get(ResolveUnknown),
+    { afterMs: 0, batchSize: 20, retryBaseMs: 60_000, ...options },
+    silent,
+  );
+}
+
+async function queued(merchant: MerchantContext) {
+  return app.dataSource.query(
+    `SELECT order_id AS "orderId", transaction_id AS "transactionId", merchant_mode AS mode, attempts, last_result AS "lastResult",
+            next_attempt_at AS "nextAttemptAt"
+       FROM order_transaction.unknown_inquiries WHERE merchant_id = $1 ORDER BY order_id`,
+    [merchant.id],
+  ) as Promise<{ orderId: string; transactionId: string; mode: string; attempts: number; lastResult: string | null; nextAttemptAt: Date }[]>;
+}
+
+async function retrieve(merchant: MerchantContext, orderId: string): Promise<JsonObject> {
+  const envelope = { merchant, apiVersion: 100, requestId: `get-${orderId}`, authMethod: 'PASSWORD' as const };
+  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveTransaction, { envelope, orderId, transactionId: 'p1' });
+  return reply.body;
+}
+
+async function counted(name: string, labels: Record<string, string>): Promise<number> {
+  const metric = await app.metrics.registry.getSingleMetric(name)?.get();
+  return (metric?.values ?? []).filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('inquiries about UNKNOWN card transactions', () => {
+  it('queues the UNKNOWN outcome with its record; a round finds it APPROVED at the acquirer and records it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const unknown = await payUnknown(merchant, orderId);
+    expect(unknown).toMatchObject({ result: 'UNKNOWN' });
+    expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1', mode: 'TEST', attempts: 0 })]);
+    const [inquiries, resolutions] = [await counted('gateway_acquirer_requests_total', { operation: 'INQUIRE' }), await counted(UNKNOWN_RESOLUTIONS_METRIC, { source: 'INQUIRY' })];
+
+    expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await retrieve(merchant, orderId)).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED', acquirerCode: '00', acquirerMessage: 'Approved' },
+      order: { status: 'CAPTURED', totalCapturedAmount: 20 },
+      transaction: { authorizationCode: expect.stringMatching(/^[0-9]{6}$/), acquirer: { transactionId: (unknown.transaction as JsonObject & { acquirer: JsonObject }).acquirer.transactionId } },
+    });
+    // Dequeued in the resolution's own database transaction.
+    expect(await queued(merchant)).toEqual([]);
+    expect(await counted('gateway_acquirer_requests_total', { operation: 'INQUIRE' })).toBe(inquiries + 1);
+    expect(await counted(UNKNOWN_RESOLUTIONS_METRIC, { source: 'INQUIRY', outcome: 'APPROVED' })).toBe(resolutions + 1);
+    expect(await round()).toMatchObject({ claimed: 0 });
+  });
+
+  it('a call no answer came back from (no acquirer reference) is unknown to the acquirer: DECLINED, its amount freed', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    // As RunReservedOperation records a call that threw: UNKNOWN, nothing from the acquirer.
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: 'lost-1', authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId,
+      transactionId: 'p1',
+      apiOperation: 'PAY',
+      requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
+      mode: 'CREATE',
+      order: { currency: 'USD', amount: '8.00' },
+      transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'CARD' },
+      response: { sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } } },
+    });
+    expect(await queued(merchant)).toHaveLength(1);
+    expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await retrieve(merchant, orderId)).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'DECLINED', acquirerCode: '25', acquirerMessage: 'Unable to locate record' },
+      order: { status: 'FAILED', totalCapturedAmount: 0 },
+    });
+  });
+
+  it('waits for the configured age before asking', async () => {
+    const merchant = testMerchant();
+    await payUnknown(merchant, newOrderId());
+    const patient = inquirer({ afterMs: 60_000 });
+    expect(await patient.round()).toMatchObject({ claimed: 0 });
+    expect(await patient.round(new Date(Date.now() + 61_000))).toMatchObject({ claimed: 1, resolved: 1 });
+  });
+
+  it('two replicas asking at once share the queue: each transaction asked about and resolved once', async () => {
+    const merchant = testMerchant();
+    const orders = [newOrderId(), newOrderId(), newOrderId(), newOrderId(), newOrderId()];
+    for (const orderId of orders) {
+      await payUnknown(merchant, orderId, '3.00');
+    }
+    const before = await counted('gateway_acquirer_requests_total', { operation: 'INQUIRE' });
+    const rounds = await Promise.all([inquirer({ batchSize: 3 }).round(), inquirer({ batchSize: 3 }).round()]);
+    expect(rounds.reduce((sum, r) => sum + r.claimed, 0)).toBe(5);
+    expect(rounds.reduce((sum, r) => sum + r.resolved, 0)).toBe(5);
+    expect(await counted('gateway_acquirer_requests_total', { operation: 'INQUIRE' })).toBe(before + 5);
+    for (const orderId of orders) {
+      expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED' } });
+    }
+    expect(await queued(merchant)).toEqual([]);
+  });
+
+  it('an acquirer that does not answer leaves the transaction UNKNOWN, asked again after a wait', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await payUnknown(merchant, orderId);
+    const asked: InquiryRequest[] = [];
+    const silentAcquirer = {
+      forMerchantMode: () => ({ inquire: (request: InquiryRequest) => (asked.push(request), Promise.reject(new Error('acquirer link down'))) }),
+    } as unknown as AcquirerRegistry;
+    expect(await inquirer({}, silentAcquirer).round()).toMatchObject({ claimed: 1, retried: 1 });
+    // Asked by the identifiers of the original call, and the reference its UNKNOWN answer gave.
+    expect(asked).toEqual([{ merchantId: merchant.id, orderId, transactionId: 'p1', operation: 'PAY', reference: expect.objectContaining({ acquirerTransactionId: expect.any(String) }) }]);
+    const [row] = await queued(merchant);
+    expect(row).toMatchObject({ attempts: 1, lastResult: 'ERROR' });
+    expect(row.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'UNKNOWN' });
+    expect(await inquirer().round()).toMatchObject({ claimed: 0 });
+  });
+
+  it('a transaction an operator resolved first is not asked about', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await payUnknown(merchant, orderId);
+    await app.running.app.get(ResolveUnknown).execute({ merchantId: merchant.id, orderId, transactionId: 'p1', source: 'OPERATOR', learned: { gatewayCode: 'DECLINED' } });
+    expect(await queued(merchant)).toEqual([]);
+    expect(await round()).toMatchObject({ claimed: 0 });
+    expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'FAILURE', order: { status: 'FAILED' } });
+  });
+});

@@ -1,0 +1,313 @@
+import { randomBytes } from 'node:crypto';
+import {
+  defaultMerchantSettings,
+  JsonObject,
+  MerchantContext,
+  notificationSecretContext,
+  OperationReply,
+  SUBJECTS,
+} from '@gateway/contracts';
+import { SealingKeyRing, Secret } from '@gateway/crypto';
+import { UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import { createLogger } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { resolveUnknownOver } from './operator-commands';
+import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
+import { runTransactionsCommand } from './transactions.command';
+
+/**
+ * `transactions resolve` (ResolveUnknown) against the real ledger: card operations the test
+ * acquirer answers UNKNOWN (expiry 05/37), then resolved by the operator's command, wired as the
+ * command's main wires it, over the app's database. No edge, so no Redis lock: what holds when
+ * a resolution races an operation is the ledger's own write path.
+ */
+let app: LedgerTestApp;
+
+beforeAll(async () => {
+  app = await startLedgerTestApp();
+});
+
+afterAll(async () => {
+  await app?.running.shutdown('tests done');
+});
+
+const RING = SealingKeyRing.parse(`t1:${randomBytes(32).toString('base64')}`, 'KEYS');
+const HOOKS = 'https://merchant.example/hooks';
+
+/** A test merchant with webhook notifications on (a sealed secret, as the admin CLI issues it). */
+function notifiedMerchant(settings: Partial<MerchantContext['settings']> = {}): MerchantContext {
+  const merchant = testMerchant(settings);
+  const secret = RING.seal(new Secret(randomBytes(32).toString('base64url')), notificationSecretContext(merchant.id));
+  return { ...merchant, settings: { ...defaultMerchantSettings(), ...settings, notifications: { enabled: true, secret: { current: secret } } } };
+}
+
+const card = (expiry: { month: string; year: string }) => ({ type: 'CARD', provided: { card: { number: TEST_CARD, expiry, securityCode: '100' } } });
+const payBody = (amount: string, expiry: { month: string; year: string } = TEST_EXPIRY.UNKNOWN, notificationUrl?: string): JsonObject => ({
+  order: { amount, currency: 'USD', ...(notificationUrl ? { notificationUrl } : {}) },
+  sourceOfFunds: card(expiry),
+});
+
+async function resolve(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+  const ledger = { unresolved: UnresolvedTransactions.over(app.dataSource), resolution: resolveUnknownOver(app.dataSource, logger) };
+  const code = await runTransactionsCommand(['resolve', ...args], ledger, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const ids = (merchant: MerchantContext, orderId: string, transactionId: string) => ['--merchant', merchant.id, '--order', orderId, '--transaction', transactionId];
+
+async function orderRow(merchant: MerchantContext, orderId: string) {
+  const [row] = await app.dataSource.query(
+    `SELECT status, total_authorized_amount::text AS authorized, total_captured_amount::text AS captured,
+            total_refunded_amount::text AS refunded, operation_count AS "operationCount", last_fencing_token::text AS fence
+       FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`,
+    [merchant.id, orderId],
+  );
+  return row as Record<string, string | number>;
+}
+
+async function outboxRows(merchant: MerchantContext, orderId: string) {
+  return app.dataSource.query(
+    `SELECT transaction_id AS "transactionId", api_operation AS "apiOperation", url, merchant_mode AS mode,
+            sealed_secret AS "sealedSecret", payload
+       FROM order_transaction.notification_outbox WHERE merchant_id = $1 AND order_id = $2 ORDER BY created_at`,
+    [merchant.id, orderId],
+  ) as Promise<{ transactionId: string; apiOperation: string; url: string; mode: string; sealedSecret: string; payload: JsonObject }[]>;
+}
+
+async function retrieveTransaction(merchant: MerchantContext, orderId: string, transactionId: string): Promise<JsonObject> {
+  const envelope = { merchant, apiVersion: 100, requestId: `get-${transactionId}`, authMethod: 'PASSWORD' as const };
+  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveTransaction, { envelope, orderId, transactionId });
+  return reply.body;
+}
+
+async function retrieveOrder(merchant: MerchantContext, orderId: string): Promise<JsonObject> {
+  const envelope = { merchant, apiVersion: 100, requestId: `get-${orderId}`, authMethod: 'PASSWORD' as const };
+  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveOrder, { envelope, orderId });
+  return reply.body;
+}
+
+async function acquirerCalls(operation: string): Promise<number> {
+  const metric = await app.metrics.registry.getSingleMetric('gateway_acquirer_requests_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.operation === operation).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('a PAY answered UNKNOWN, then learned APPROVED', () => {
+  it('captures its amount, answers the learned outcome on GET and on a replay, and notifies as the UNKNOWN outcome was', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const request = payBody('12.00', TEST_EXPIRY.UNKNOWN, HOOKS);
+    const unknown = await operateAs(app, merchant, orderId, 'p1', 'PAY', request);
+    expect(unknown).toMatchObject({ result: 'UNKNOWN', response: { gatewayCode: 'UNKNOWN' }, order: { status: 'INITIATED', totalCapturedAmount: 0 } });
+    const [announcedUnknown] = await outboxRows(merchant, orderId);
+    expect(announcedUnknown.payload).toMatchObject({ result: 'UNKNOWN' });
+    const before = await orderRow(merchant, orderId);
+
+    const resolved = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED', '--acquirer-transaction-id', 'MCC7654320101', '--authorization-code', '123456', '--json']);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.out)).toEqual({
+      status: 'RESOLVED',
+      merchantId: merchant.id,
+      orderId,
+      transactionId: 'p1',
+      type: 'PAYMENT',
+      amount: '12.00',
+      currency: 'USD',
+      result: 'SUCCESS',
+      gatewayCode: 'APPROVED',
+      order: { status: 'CAPTURED', totalAuthorizedAmount: '12.00', totalCapturedAmount: '12.00', totalRefundedAmount: '0.00' },
+      notified: true,
+    });
+    // The order as every record leaves it: derived again, one more operation, its fencing token kept.
+    expect(await orderRow(merchant, orderId)).toEqual({
+      status: 'CAPTURED',
+      authorized: '12.0000',
+      captured: '12.0000',
+      refunded: '0.0000',
+      operationCount: Number(before.operationCount) + 1,
+      fence: before.fence,
+    });
+
+    const retrieved = await retrieveTransaction(merchant, orderId, 'p1');
+    expect(retrieved).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      order: { status: 'CAPTURED', totalCapturedAmount: 12 },
+      transaction: { id: 'p1', type: 'PAYMENT', amount: 12, authorizationCode: '123456', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC7654320101' } },
+      sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } },
+      timeOfRecord: unknown.timeOfRecord,
+    });
+    expect(await retrieveOrder(merchant, orderId)).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: 12, transaction: [{ result: 'SUCCESS' }] });
+
+    // The merchant retrying its PUT learns the outcome, and nothing reaches the acquirer again.
+    const payments = await acquirerCalls('PAY');
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toEqual(retrieved);
+    expect(await acquirerCalls('PAY')).toBe(payments);
+
+    const rows = await outboxRows(merchant, orderId);
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toEqual({
+      transactionId: 'p1',
+      apiOperation: 'PAY',
+      url: HOOKS,
+      mode: 'TEST',
+      sealedSecret: announcedUnknown.sealedSecret,
+      payload: { ...retrieved, merchant: merchant.id },
+    });
+    const text = JSON.stringify(rows) + JSON.stringify(retrieved);
+    expect(text).not.toContain(TEST_CARD);
+
+    // A refund of it goes to the acquirer by the learned reference.
+    expect(await operateAs(app, merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '5.00', currency: 'USD' } })).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'PARTIALLY_REFUNDED', totalRefundedAmount: 5 },
+    });
+  });
+
+  it('a second resolution with the same outcome writes nothing; another outcome is refused', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', payBody('7.00', TEST_EXPIRY.UNKNOWN, HOOKS));
+    expect((await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED'])).code).toBe(0);
+    const after = { order: await orderRow(merchant, orderId), outbox: await outboxRows(merchant, orderId), body: await retrieveTransaction(merchant, orderId, 'p1') };
+
+    const again = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED']);
+    expect(again).toMatchObject({ code: 0, out: expect.stringMatching(/^Already recorded, nothing written:/) });
+    const declined = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'DECLINED']);
+    expect(declined).toEqual({ code: 1, out: '', err: expect.stringContaining('is recorded SUCCESS (APPROVED), not UNKNOWN') });
+    expect({ order: await orderRow(merchant, orderId), outbox: await outboxRows(merchant, orderId), body: await retrieveTransaction(merchant, orderId, 'p1') }).toEqual(after);
+  });
+
+  it('two resolutions racing record one outcome once: the other is refused, or finds it recorded', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', payBody('9.00', TEST_EXPIRY.UNKNOWN, HOOKS));
+    const [approved, declined, approvedAgain] = await Promise.all([
+      resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED']),
+      resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'DECLINED']),
+      resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED']),
+    ]);
+    const { status } = await orderRow(merchant, orderId);
+    const outcomes = [approved, declined, approvedAgain].map((r) => r.out.split(':')[0] || `refused ${r.code}`);
+    if (status === 'CAPTURED') {
+      expect(outcomes.sort()).toEqual(['Already recorded, nothing written', 'Recorded', 'refused 1']);
+    } else {
+      expect(status).toBe('FAILED');
+      expect(outcomes).toEqual(['refused 1', 'Recorded', 'refused 1']);
+    }
+    // The UNKNOWN outcome's notification and the one resolution's.
+    expect(await outboxRows(merchant, orderId)).toHaveLength(2);
+  });
+});
+
+describe('an AUTHORIZE answered UNKNOWN, then learned APPROVED', () => {
+  it('authorises its amount, and a CAPTURE is sent by the learned reference; no notification when the merchant has none', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'a1', 'AUTHORIZE', payBody('40.00', TEST_EXPIRY.UNKNOWN, HOOKS));
+    const resolved = await resolve([...ids(merchant, orderId, 'a1'), '--outcome', 'APPROVED', '--acquirer-transaction-id', 'MCC1112220101']);
+    expect(resolved.code).toBe(0);
+    expect(resolved.out.split('\t')).toEqual([
+      'Recorded:',
+      `${merchant.id}/${orderId}/a1`,
+      'AUTHORIZATION',
+      '40.00 USD',
+      'SUCCESS',
+      'APPROVED',
+      'order AUTHORIZED',
+      'no notification',
+    ]);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'AUTHORIZED', authorized: '40.0000', captured: '0.0000' });
+    expect(await operateAs(app, merchant, orderId, 'c1', 'CAPTURE', { transaction: { amount: '40.00', currency: 'USD' } })).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'CAPTURED', totalCapturedAmount: 40 },
+    });
+    expect(await outboxRows(merchant, orderId)).toEqual([]);
+  });
+});
+
+describe('a standalone REFUND answered UNKNOWN', () => {
+  it('learned DECLINED frees its amount: the order FAILED with nothing refunded', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const unknown = await operateAs(app, merchant, orderId, 'r1', 'REFUND', {
+      transaction: { amount: '15.00', currency: 'USD' },
+      order: { notificationUrl: HOOKS },
+      sourceOfFunds: card(TEST_EXPIRY.UNKNOWN),
+    });
+    expect(unknown).toMatchObject({ result: 'UNKNOWN', order: { status: 'INITIATED' } });
+    const resolved = await resolve([...ids(merchant, orderId, 'r1'), '--outcome', 'DECLINED', '--json']);
+    expect(JSON.parse(resolved.out)).toMatchObject({ status: 'RESOLVED', type: 'REFUND', result: 'FAILURE', gatewayCode: 'DECLINED', order: { status: 'FAILED', totalRefundedAmount: '0.00' }, notified: true });
+    expect(await retrieveTransaction(merchant, orderId, 'r1')).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED' }, transaction: { type: 'REFUND', amount: 15 } });
+    expect((await outboxRows(merchant, orderId)).map((r) => r.payload.result)).toEqual(['UNKNOWN', 'FAILURE']);
+  });
+
+  it('learned APPROVED refunds it: the order REFUNDED', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '15.00', currency: 'USD' }, sourceOfFunds: card(TEST_EXPIRY.UNKNOWN) });
+    expect((await resolve([...ids(merchant, orderId, 'r1'), '--outcome', 'APPROVED'])).code).toBe(0);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED', refunded: '15.0000' });
+  });
+});
+
+describe('a VERIFY answered UNKNOWN, then learned APPROVED', () => {
+  it('leaves the order VERIFIED', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    expect(await operateAs(app, merchant, orderId, 'v1', 'VERIFY', { order: { currency: 'USD' }, sourceOfFunds: card(TEST_EXPIRY.UNKNOWN) })).toMatchObject({
+      result: 'UNKNOWN',
+    });
+    expect((await resolve([...ids(merchant, orderId, 'v1'), '--outcome', 'APPROVED'])).code).toBe(0);
+    expect(await retrieveOrder(merchant, orderId)).toMatchObject({ status: 'VERIFIED', transaction: [{ result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } }] });
+  });
+});
+
+describe('a resolution racing another operation on the order (no lock)', () => {
+  it('a PAY reserved when the resolution lands completes on the order as the resolution left it: both counted', async () => {
+    const merchant = testMerchant({ testAcquirer: { latencyMs: 600 } });
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', payBody('12.00'));
+    const second = operateAs(app, merchant, orderId, 'p2', 'PAY', payBody('30.00', TEST_EXPIRY.APPROVED));
+    // p2 is reserved (PENDING, holding 30.00) and at the acquirer when p1's outcome is learned.
+    await waitForResult(merchant, orderId, 'p2', 'PENDING');
+    expect((await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED'])).code).toBe(0);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '12.0000' });
+    expect(await second).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 42 } });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '42.0000' });
+  });
+});
+
+describe('what is refused, writing nothing', () => {
+  it('a transaction that never was UNKNOWN, an unknown one, and a malformed outcome', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', payBody('5.00', TEST_EXPIRY.APPROVED));
+    const before = await orderRow(merchant, orderId);
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'DECLINED'])).toMatchObject({ code: 1, err: expect.stringContaining('not UNKNOWN') });
+    expect(await resolve([...ids(merchant, orderId, 'nope'), '--outcome', 'DECLINED'])).toMatchObject({ code: 1, err: expect.stringContaining("No transaction 'nope'") });
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'DECLINED', '--authorization-code', '1'])).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('authorizationCode is given on approvals only'),
+    });
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'MAYBE'])).toMatchObject({ code: 2, err: 'error: --outcome must be APPROVED or DECLINED' });
+    expect(await resolve(['--merchant', merchant.id, '--outcome', 'APPROVED'])).toMatchObject({ code: 2 });
+    expect(await orderRow(merchant, orderId)).toEqual(before);
+  });
+});
+
+async function waitForResult(merchant: MerchantContext, orderId: string, transactionId: string, result: string): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    const rows = await app.dataSource.query(
+      'SELECT result FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3',
+      [merchant.id, orderId, transactionId],
+    );
+    if (rows[0]?.result === result) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${transactionId} never became ${result}`);
+}

@@ -1,0 +1,53 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InquireUnknown, InquiryRound } from '@gateway/order-transaction/domain';
+import { APP_LOGGER, AppLogger, PeriodicJob } from '@gateway/platform';
+
+export const UNKNOWN_RECONCILER_INTERVAL = Symbol('UNKNOWN_RECONCILER_INTERVAL');
+
+/**
+ * Runs InquireUnknown's rounds every UNKNOWN_INQUIRY_INTERVAL_MS in each request-serving
+ * process (serve and all modes; 0 turns it off). Rounds of one process never overlap; those of
+ * several replicas share the queue through its claims. On shutdown it starts no round and lets
+ * the one in progress finish (each inquiry is bounded by INQUIRY_WAIT_MS).
+ */
+@Injectable()
+export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly rounds: PeriodicJob<InquiryRound | null>;
+
+  constructor(
+    private readonly inquire: InquireUnknown,
+    @Inject(UNKNOWN_RECONCILER_INTERVAL) private readonly intervalMs: number,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {
+    this.rounds = new PeriodicJob(() => this.round(), () => this.intervalMs);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.intervalMs > 0) {
+      this.rounds.start();
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.rounds.stop();
+  }
+
+  /** A round now (or the one in progress): tests, and an operator's one-off run. */
+  runNow(): Promise<InquiryRound | null> {
+    return this.rounds.runNow();
+  }
+
+  private async round(): Promise<InquiryRound | null> {
+    try {
+      const round = await this.inquire.round();
+      if (round.claimed > 0) {
+        this.logger.info({ ...round }, 'inquiries about UNKNOWN transactions sent');
+      }
+      return round;
+    } catch (err) {
+      // The queue unreadable (the database away): the next round tries again.
+      this.logger.warn({ err }, 'inquiries about UNKNOWN transactions not sent; the next round tries again');
+      return null;
+    }
+  }
+}
