@@ -81,6 +81,11 @@ const BEYOND_THE_SPEC: { operation: Operation; path: string; why: string }[] = [
     path: p,
     why: "in a range of verify the spec does not show; a merchant's own references and descriptive fields, with the type the spec gives them on refund and initiate (docs/decisions/verify-request-fields-beyond-the-spec.md)",
   })),
+  {
+    operation: 'VERIFY',
+    path: 'order.purchaseType',
+    why: 'in a range of verify the spec does not show; the spec names it as the switch for accountFunding ("for order.purchaseType=ACCOUNT_FUNDING"), an enumeration whose other values it does not show (docs/decisions/verify-request-fields-beyond-the-spec.md)',
+  },
 ];
 
 interface Row {

@@ -27,6 +27,8 @@ let fastify: FastifyInstance;
 let certificate: IssuedCertificate;
 let otherCertificate: IssuedCertificate;
 const retrievals: JsonObject[] = [];
+/** What reached the browser-payment service (stood in for below). */
+const browserPayments: JsonObject[] = [];
 
 interface Merchant {
   id: string;
@@ -112,6 +114,21 @@ beforeAll(async () => {
     retrievals.push(message as JsonObject);
     return { body: { result: 'SUCCESS', id: 'o-1', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } } };
   });
+  // browser-payment stands in too: a provider_c payment, its account as the provider reported it (masked).
+  for (const subject of [SUBJECTS.browserPayment.initiate, SUBJECTS.browserPayment.confirm]) {
+    standaloneBus.register(subject, async (message) => {
+      browserPayments.push(message as JsonObject);
+      return {
+        body: {
+          order: { id: 'o-bp', amount: 10, currency: 'EUR', status: 'INITIATED', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 },
+          response: { gatewayCode: 'SUBMITTED' },
+          result: 'PENDING',
+          sourceOfFunds: { provided: { provider_c: { iban: 'xxxxxxxxxxxxxxxxxx3000' } }, type: 'PROVIDER_C' },
+          transaction: { id: 'bp-1', type: 'PAYMENT', amount: 10, currency: 'EUR' },
+        },
+      };
+    });
+  }
   const manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
   allowed = await newMerchant(manage, certificate, true);
   notAllowed = await newMerchant(manage, otherCertificate, false);
@@ -119,6 +136,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   standaloneBus.unregister(SUBJECTS.orderTransaction.retrieveOrder);
+  standaloneBus.unregister(SUBJECTS.browserPayment.initiate);
+  standaloneBus.unregister(SUBJECTS.browserPayment.confirm);
   await running?.shutdown('tests done');
   pki?.remove();
 });
@@ -188,6 +207,34 @@ describe('UNMASK: permission and certificate authentication, or a 400', () => {
       expectRefused(await call('GET', `/order/o-1${UNMASK}`, allowed, 'PASSWORD'));
       expectRefused(await call('GET', `/order/o-1/transaction/t-1${UNMASK}`, notAllowed, 'CERTIFICATE'));
       expect(retrievals).toHaveLength(1);
+    });
+  });
+
+  describe('browser payments (PUT): refused at the edge, before the order is locked or the service asked', () => {
+    const initiate = {
+      apiOperation: 'INITIATE_BROWSER_PAYMENT',
+      browserPayment: { returnUrl: 'https://merchant.example/return' },
+      order: { amount: '10.00', currency: 'EUR' },
+      sourceOfFunds: { type: 'PROVIDER_C' },
+      responseControls: { sensitiveData: 'UNMASK' },
+    };
+    const confirm = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', responseControls: { sensitiveData: 'UNMASK' } };
+
+    it('refuses UNMASK with password authentication, or a certificate without the permission', async () => {
+      browserPayments.length = 0;
+      expectRefused(await call('PUT', '/order/o-bp/transaction/bp-1', allowed, 'PASSWORD', initiate));
+      expectRefused(await call('PUT', '/order/o-bp/transaction/bp-1', notAllowed, 'CERTIFICATE', initiate));
+      expectRefused(await call('PUT', '/order/o-bp/transaction/bp-1', allowed, 'PASSWORD', confirm));
+      expectRefused(await call('PUT', '/order/o-bp/transaction/bp-1', notAllowed, 'CERTIFICATE', confirm));
+      expect(browserPayments).toHaveLength(0);
+    });
+
+    it('sends a permitted UNMASK on; the account stays as the provider reported it, masked (the gateway holds no more)', async () => {
+      browserPayments.length = 0;
+      const answer = await call('PUT', '/order/o-bp/transaction/bp-1', allowed, 'CERTIFICATE', initiate);
+      expect(answer.status).toBe(201);
+      expect(answer.body).toMatchObject({ sourceOfFunds: { provided: { provider_c: { iban: 'xxxxxxxxxxxxxxxxxx3000' } } } });
+      expect(browserPayments).toEqual([expect.objectContaining({ body: expect.objectContaining({ responseControls: { sensitiveData: 'UNMASK' } }) })]);
     });
   });
 

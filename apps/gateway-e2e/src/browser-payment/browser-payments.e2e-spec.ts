@@ -262,6 +262,23 @@ describe('provider_a options in a real browser', () => {
   });
 });
 
+describe('responseControls.sensitiveData on browser payments', () => {
+  it('refuses UNMASK without the permission and certificate authentication, on INITIATE and CONFIRM: 400 on the field, nothing created or changed', async () => {
+    const unmask = { responseControls: { sensitiveData: 'UNMASK' } };
+    const orderId = `e2e-bp-${randomBytes(5).toString('hex')}`;
+    const initiated = await put(orderId, 'pay-1', { ...initiateBody('provider_c'), ...unmask }, 32);
+    expect(initiated.status).toBe(400);
+    expect(initiated.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', field: 'responseControls.sensitiveData', validationType: 'INVALID' }, result: 'ERROR' });
+    expect((await call('GET', `${merchant.base()}/order/${orderId}`, { authorization: merchant.authorization })).status).toBe(404);
+
+    const payment = await initiate('provider_c');
+    const confirmed = await put(payment.orderId, 'pay-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT', ...unmask }, 30);
+    expect(confirmed.status).toBe(400);
+    expect(confirmed.body).toMatchObject({ error: { field: 'responseControls.sensitiveData', validationType: 'INVALID' } });
+    expect(await transaction(payment)).toMatchObject({ result: 'PENDING', order: { status: 'INITIATED' } });
+  });
+});
+
 describe('redirect tokens in a real browser', () => {
   it('a tampered or replayed BP token does nothing to any order', async () => {
     const page = await browser.newPage();

@@ -302,7 +302,16 @@ describe('card payments over HTTP', () => {
     const orderId = newOrderId();
     const onSlow = (id: string, body: object) =>
       call<Json>('PUT', `${slow.base()}/order/${orderId}/transaction/${id}`, { authorization: slow.authorization, body });
-    expectOrder(await onSlow('p1', { apiOperation: 'PAY', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: card() }), 'CAPTURED', [100, 100, 0]);
+    // The order keeps the payment's billing, customer and shipping beside its own fields.
+    const paid = await onSlow('p1', {
+      apiOperation: 'PAY',
+      order: { amount: '100.00', currency: 'USD', reference: 'cart-7', description: 'Two tickets' },
+      sourceOfFunds: card(),
+      billing: { address: { street: '1 Main Street', city: 'Springfield', postcodeZip: '12345', country: 'USA' } },
+      customer: { email: 'payer@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+      shipping: { address: { city: 'Springfield', country: 'USA' }, contact: { firstName: 'Ada' } },
+    });
+    expectOrder(paid, 'CAPTURED', [100, 100, 0]);
 
     const [refunded, voided] = await Promise.all([
       onSlow('r1', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD' } }),
@@ -313,12 +322,20 @@ describe('card payments over HTTP', () => {
     expect(locked).toHaveLength(1);
     // The order as the ledger held it while the other operation ran: its totals, not zeros.
     expectOrder(locked[0], 'CAPTURED', [100, 100, 0], 'FAILURE');
-    expect(locked[0].body.order).toMatchObject({ id: orderId, amount: 100, currency: 'USD' });
+    expect(locked[0].body.order).toMatchObject({ id: orderId, amount: 100, currency: 'USD', reference: 'cart-7', description: 'Two tickets' });
+    // Only the order's own fields: what the order keeps beside them is not the order group's.
+    for (const group of ['billing', 'customer', 'shipping', 'result', 'transaction']) {
+      expect(locked[0].body.order).not.toHaveProperty(group);
+    }
     expect(locked[0].body.transaction).toEqual(
       locked[0] === refunded
-        ? { id: 'r1', type: 'REFUND', amount: 10, currency: 'USD' }
+        ? // No target named: the acquirer every transaction on the order names.
+          { id: 'r1', type: 'REFUND', amount: 10, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } }
         : { id: 'v1', type: 'VOID_PAYMENT', amount: 100, currency: 'USD', targetTransactionId: 'p1', acquirer: { id: 'TEST_ACQUIRER' } },
     );
+    // The order still keeps them, for its retrieval.
+    const order = await call<Json>('GET', `${slow.base()}/order/${orderId}`, { authorization: slow.authorization });
+    expect(order.body).toMatchObject({ reference: 'cart-7', billing: { address: { city: 'Springfield' } }, customer: { firstName: 'Ada' } });
   });
 
   it('answers a card payment without any card with MISSING on sourceOfFunds', async () => {

@@ -89,8 +89,15 @@ describe('REFUND over HTTP', () => {
       authorization: approving.authorization,
       body: { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } } },
     });
-    const requested = await putRefund(approving, newOrderId(), 'r1', refundBody('9.00', { sourceOfFunds: { token: created.body.token } }));
+    // The name on the card alone is no card to show: the vault is not asked until the refund is approved.
+    const requested = await putRefund(
+      approving,
+      newOrderId(),
+      'r1',
+      refundBody('9.00', { sourceOfFunds: { token: created.body.token, provided: { card: { nameOnCard: 'Ada Lovelace' } } } }),
+    );
     expect(requested.status).toBe(201);
+    expect(requested.body.sourceOfFunds).toEqual({ type: 'CARD', token: created.body.token });
     expect(requested.body).toMatchObject({
       result: 'PENDING',
       response: { gatewayCode: 'PENDING' },

@@ -133,6 +133,28 @@ describe('response conformance', () => {
     expect(inNotShown('browserPayment.x', [['browserPayment.~', 'paymentPlan.planId']])).toBe(false);
   });
 
+  it('fails on a group of the top level inside order, even within a "not shown" range (a REFUND answer\'s order.billing)', () => {
+    const refund: ConformanceRequest = { method: 'PUT', path: '/api/rest/version/29/merchant/TESTM1/order/o-1/transaction/t-2', body: { apiOperation: 'REFUND' } };
+    const answer = () => {
+      const body = verifyAnswer();
+      delete body.sourceOfFunds;
+      body.version = '29';
+      body.response = { gatewayCode: 'LOCK_FAILURE' };
+      body.result = 'FAILURE';
+      body.transaction = { acquirer: { id: 'TEST_ACQUIRER' }, amount: 10, currency: 'USD', id: 't-2', type: 'REFUND' };
+      return body;
+    };
+    expect(check(answer(), refund)).toEqual([]);
+    const leaky = answer();
+    const order = leaky.order as Record<string, unknown>;
+    leaky.order = { amount: 0, billing: { address: { city: 'Springfield' } }, currency: 'USD', customer: { firstName: 'Ada' }, id: 'o-1', reference: 'cart-7', status: 'VERIFIED', totalAuthorizedAmount: order.totalAuthorizedAmount, totalCapturedAmount: 0, totalRefundedAmount: 0 };
+    expect(check(leaky, refund).map((v) => v.path)).toEqual(['order.billing', 'order.customer']);
+    // An order's retrieval holds them beside its fields, where they belong.
+    const retrieval: ConformanceRequest = { method: 'GET', path: `${base}/order/o-1` };
+    const retrieved = { billing: { address: { city: 'Springfield' } }, currency: 'USD', id: 'o-1', merchant: 'TESTM1', result: 'SUCCESS', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0, transaction: [], version: '100' };
+    expect(check(retrieved, retrieval, 200)).toEqual([]);
+  });
+
   it('fails on an unmasked card number without UNMASK, and never prints the number', () => {
     const body = verifyAnswer();
     ((body.sourceOfFunds as Record<string, Record<string, Record<string, unknown>>>).provided.card as Record<string, unknown>).number = PAN;

@@ -422,6 +422,8 @@ const ORDER_EXTRA_FIELDS: FieldRules = {
   'order.customerOrderDate': f(date),
   'order.customerReference': f(ascii(0, 25)),
   'order.productSKU': f(str(1, 15)),
+  // VERIFY's, an enumeration whose values the spec does not show (verify-request-fields-beyond-the-spec.md).
+  'order.purchaseType': f(stringOf('enumeration', 1, 50, /^[A-Z][A-Z0-9_]*$/)),
   'order.requestorName': f(str(1, 100)),
   'order.acceptPartialAmount': f(bool),
   'order.notificationUrl': f(url),
@@ -987,7 +989,26 @@ export function checkResponse(request: ConformanceRequest, answer: ConformanceAn
     return violations;
   }
   checkFields(body, operation === 'TRANSACTION_RETRIEVAL' ? retrievalRules(body) : OPERATIONS[operation], '', unmask, options, add, request.body);
+  checkOrderGroup(body, '', add);
   return violations;
+}
+
+/**
+ * Groups a transaction response carries at its top level, and an order's retrieval beside its
+ * own fields: never inside `order`, whose fields are the order's own (the ledger's and the
+ * merchant's order.* fields). The "not shown" ranges would otherwise let them through (REFUND's
+ * range before order.status holds order.billing), as a LOCK_FAILURE answer once carried them
+ * (docs/decisions/lock-failure-response.md).
+ */
+const BESIDE_THE_ORDER = ['agreement', 'billing', 'currencyConversion', 'customer', 'device', 'shipping', 'sourceOfFunds'] as const;
+
+function checkOrderGroup(body: Record<string, unknown>, prefix: string, add: AddViolation): void {
+  if (!isObject(body.order)) return;
+  for (const key of BESIDE_THE_ORDER) {
+    if (key in body.order) {
+      add(`${prefix}order.${key}`, 'spec: the order group holds the order\'s fields (ARCHITECTURE 4.5)', `${key} is a group of the response's top level, not of order`);
+    }
+  }
 }
 
 /**
@@ -1046,6 +1067,7 @@ function checkOrderRetrieval(body: Record<string, unknown>, unmask: boolean, opt
       return;
     }
     checkFields(element, retrievalRules(element, retrieval), `transaction[${i}].`, unmask, options, add);
+    checkOrderGroup(element, `transaction[${i}].`, add);
   });
 }
 

@@ -124,6 +124,26 @@ describe('VERIFY', () => {
     expect(order.body).toMatchObject({ id: orderId, reference: 'shop-order-77', description: 'Card on file check', status: 'VERIFIED' });
   });
 
+  it('takes order.purchaseType ACCOUNT_FUNDING with its account funding details, answers it back and keeps it on the order', async () => {
+    const orderId = newOrderId();
+    const response = await verify(
+      merchant,
+      verifyBody({
+        order: { currency: 'USD', purchaseType: 'ACCOUNT_FUNDING' },
+        accountFunding: { purpose: 'MERCHANT_SETTLEMENT', senderIsRecipient: true, senderType: 'COMMERCIAL_ORGANIZATION' },
+      }),
+      orderId,
+    );
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { id: orderId, purchaseType: 'ACCOUNT_FUNDING' },
+      accountFunding: { purpose: 'MERCHANT_SETTLEMENT', senderIsRecipient: true, senderType: 'COMMERCIAL_ORGANIZATION' },
+    });
+    const order = await call<Json>('GET', `${merchant.base()}/order/${orderId}`, { authorization: merchant.authorization });
+    expect(order.body).toMatchObject({ id: orderId, purchaseType: 'ACCOUNT_FUNDING', status: 'VERIFIED' });
+  });
+
   describe('the expiry matrix decides gatewayCode and result', () => {
     it.each([
       ['01/39', TEST_EXPIRY.APPROVED, 'APPROVED', 'SUCCESS'],

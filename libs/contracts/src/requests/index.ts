@@ -7,5 +7,6 @@ export * from './verify.request';
 export * from './card-payment.requests';
 export * from './request-rules';
 export * from './validate-request';
+export * from './order-group-fields';
 export * from './session.request';
 export * from './response-controls';

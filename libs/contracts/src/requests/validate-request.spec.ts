@@ -81,6 +81,19 @@ describe('validateOrderOperationRequest', () => {
     ).toMatchObject({ field: 'sourceOfFunds', validationType: 'UNSUPPORTED' });
   });
 
+  it('takes order.purchaseType, the switch the spec names for accountFunding, as an enumeration value', () => {
+    const aft = { ...verify, order: { currency: 'USD', purchaseType: 'ACCOUNT_FUNDING' }, accountFunding: { purpose: 'PAYROLL' } };
+    expect(validateOrderOperationRequest('VERIFY', aft)).toMatchObject({ order: { purchaseType: 'ACCOUNT_FUNDING' } });
+    // Not required with accountFunding, nor accountFunding with it: the spec states neither.
+    expect(validateOrderOperationRequest('VERIFY', { ...verify, order: { currency: 'USD', purchaseType: 'ACCOUNT_FUNDING' } })).toBeInstanceOf(VerifyRequest);
+    for (const value of ['account_funding', '', 'ACCOUNT FUNDING', 'A'.repeat(51)]) {
+      expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, order: { currency: 'USD', purchaseType: value } }))).toMatchObject({
+        field: 'order.purchaseType',
+        validationType: 'INVALID',
+      });
+    }
+  });
+
   it('refuses, on the service side, a body meant for another operation', () => {
     expect(rejection(() => validateOrderOperationRequest('REFUND', verify))).toMatchObject({ field: 'apiOperation', validationType: 'INVALID' });
   });

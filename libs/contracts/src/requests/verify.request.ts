@@ -419,6 +419,15 @@ export class VerifyOrder {
   @UrlField()
   notificationUrl?: string;
 
+  /**
+   * What is bought; ACCOUNT_FUNDING marks an account funding transaction, the one value the
+   * spec names (accountFunding is "for order.purchaseType=ACCOUNT_FUNDING"). The spec shows
+   * no other value, so any enumeration-shaped value is taken, as for walletProvider. Neither
+   * it nor accountFunding requires the other: the spec says neither is required.
+   */
+  @UnlistedEnumField()
+  purchaseType?: string;
+
   @StringField(1, 40)
   reference?: string;
 

@@ -111,6 +111,53 @@ describe('DispatchOrderOperation', () => {
     expect(liveBody.transaction).toEqual({ id: 'txn-1', type: 'VERIFICATION', amount: 0, currency: 'USD' });
   });
 
+  describe('responseControls.sensitiveData=UNMASK', () => {
+    const UNMASK = { responseControls: { sensitiveData: 'UNMASK' } };
+    /** One valid body of every order operation, each asking for UNMASK. */
+    const bodies = {
+      VERIFY: command.body,
+      REFUND: { apiOperation: 'REFUND', transaction: { amount: '1.00', currency: 'USD' } },
+      INITIATE_BROWSER_PAYMENT: {
+        apiOperation: 'INITIATE_BROWSER_PAYMENT',
+        browserPayment: { returnUrl: 'https://merchant.example/return' },
+        order: { amount: '10.00', currency: 'EUR' },
+        sourceOfFunds: { type: 'PROVIDER_C' },
+      },
+      CONFIRM_BROWSER_PAYMENT: { apiOperation: 'CONFIRM_BROWSER_PAYMENT' },
+      AUTHORIZE: { ...command.body, apiOperation: 'AUTHORIZE', order: { amount: '1.00', currency: 'USD' } },
+      PAY: { ...command.body, apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' } },
+      CAPTURE: { apiOperation: 'CAPTURE', transaction: { amount: '1.00', currency: 'USD' } },
+      VOID: { apiOperation: 'VOID', transaction: { targetTransactionId: 'pay-1' } },
+    };
+    const permitted = { ...command.merchant, settings: { ...command.merchant.settings, privileges: { ...command.merchant.settings.privileges, unmask: true } } };
+
+    it.each(Object.entries(bodies))('%s: refused (400 on the field) without the permission and certificate authentication, before the lock and any service', async (_operation, body) => {
+      const acquire = jest.fn(async () => null);
+      const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }), { acquire });
+      for (const refused of [
+        { ...command, body: { ...body, ...UNMASK } }, // a password, no permission
+        { ...command, merchant: permitted, body: { ...body, ...UNMASK } }, // the permission, a password
+        { ...command, authMethod: 'CERTIFICATE' as const, body: { ...body, ...UNMASK } }, // a certificate, no permission
+      ]) {
+        await expect(dispatch.execute(refused)).rejects.toMatchObject({
+          httpStatus: 400,
+          field: 'responseControls.sensitiveData',
+          validationType: 'INVALID',
+        });
+      }
+      expect(acquire).not.toHaveBeenCalled();
+      expect(request).not.toHaveBeenCalled();
+    });
+
+    it.each(Object.entries(bodies))('%s: sent on with the permission and certificate authentication, or without UNMASK', async (_operation, body) => {
+      const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }));
+      await dispatch.execute({ ...command, merchant: permitted, authMethod: 'CERTIFICATE', body: { ...body, ...UNMASK } });
+      await dispatch.execute({ ...command, body: { ...body, responseControls: { sensitiveData: 'MASK' } } });
+      await dispatch.execute({ ...command, body });
+      expect(request).toHaveBeenCalledTimes(3);
+    });
+  });
+
   it('passes other service errors through unchanged', async () => {
     const { dispatch } = dispatcherAnswering(() => Promise.reject(GatewayError.invalidRequest('no')));
     await expect(dispatch.execute(command)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });

@@ -12,6 +12,7 @@ import {
   readApiOperation,
   RetrieveOrderMessage,
   SUBJECTS,
+  unmaskRequested,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
@@ -77,7 +78,12 @@ export class DispatchOrderOperation {
     // whole is checked before the order is locked or a service is asked: an invalid request
     // costs no lock round trip and never reaches a service.
     const filled = await this.sessions.fill(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
-    validateOrderOperationRequest(apiOperation, filled.body);
+    const request = validateOrderOperationRequest(apiOperation, filled.body);
+    // UNMASK without the permission and certificate authentication is a 400 on the field for
+    // every operation, whatever it could show (ARCHITECTURE 6, docs/decisions/unmasking.md):
+    // checked here once, so no operation can forget it. Services that show full numbers apply
+    // the rule again to decide what they show.
+    unmaskRequested(request, command.merchant, command.authMethod);
     assertNotificationUrlAllowed(filled.body, command.merchant);
     const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {

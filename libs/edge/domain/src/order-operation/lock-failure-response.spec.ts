@@ -63,6 +63,35 @@ describe('lockFailureBody', () => {
     });
   });
 
+  it("holds only the order's own fields: the groups the order keeps beside them (billing, customer, shipping, agreement, DCC) are not the order group's", () => {
+    const ownFields = {
+      ...orderFields,
+      description: 'Two tickets',
+      custom: { channel: 'app' },
+      customerReference: 'CUST-9',
+      taxAmount: 1.5,
+      item: [{ name: 'Ticket', quantity: 2, unitPrice: 49.25 }],
+      walletProvider: 'SOME_WALLET',
+    };
+    // The retrieval puts the order's stored details at its top level, groups and fields alike.
+    const withDetails: JsonObject = {
+      ...retrieved,
+      ...ownFields,
+      agreement: { id: 'agr-1', type: 'RECURRING' },
+      billing: { address: { street: '1 Main Street', city: 'Springfield' } },
+      currencyConversion: { requestId: 'quote-1', uptake: 'NOT_REQUIRED' },
+      customer: { email: 'payer@example.com', firstName: 'Ada' },
+      shipping: { address: { city: 'Springfield' }, contact: { firstName: 'Ada' } },
+    };
+
+    const body = lockFailureBody(refused('REFUND', { transaction: { amount: '10.00', currency: 'USD' } }), withDetails);
+
+    expect(body.order).toEqual(ownFields);
+    for (const group of ['agreement', 'billing', 'currencyConversion', 'customer', 'shipping', 'result', 'transaction']) {
+      expect(body.order).not.toHaveProperty(group);
+    }
+  });
+
   it('on an order that does not exist yet: the request\'s amount and currency, totals zero', () => {
     const body = lockFailureBody(refused('PAY', { order: { amount: '10.50', currency: 'USD' } }), null);
 

@@ -7,6 +7,7 @@ import {
   JsonValue,
   MerchantContext,
   OrderApiOperation,
+  orderGroupOf,
   PROVIDER_OF_SOURCE,
   refundNeedsApproval,
   VOID_TYPE_OF,
@@ -50,10 +51,14 @@ export function lockFailureBody(refused: RefusedOperation, order: JsonObject | n
   };
 }
 
-/** A retrieval's top level is the order's own fields (its details and the ledger's); its transactions are not the order group's. */
+/**
+ * A retrieval's top level holds the order's own fields (the merchant's and the ledger's) beside
+ * the other groups the order keeps (billing, customer, shipping, agreement, DCC), its result and
+ * its transactions: only the first are the order group's, as in any response on the order
+ * (contracts, ORDER_GROUP_FIELDS).
+ */
 function orderGroup(order: JsonObject): JsonObject {
-  const { result: _result, transaction: _transactions, ...fields } = order;
-  return fields;
+  return orderGroupOf(order);
 }
 
 function newOrderGroup(refused: RefusedOperation, transaction: JsonObject): JsonObject {

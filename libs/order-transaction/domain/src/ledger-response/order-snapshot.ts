@@ -1,5 +1,5 @@
 import { asJsonObject } from '@gateway/contracts';
-import type { JsonObject, JsonValue, LedgerOrderView, OrderStatus } from '@gateway/contracts';
+import type { JsonObject, JsonValue, LedgerOrderField, LedgerOrderView, OrderStatus } from '@gateway/contracts';
 import type { OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { OrderState } from '../order-state/derive-order-state';
@@ -33,6 +33,7 @@ export function snapshotOf(row: OrderRow): OrderSnapshot {
  * from the exact decimals (Money.toJSON), never the result of float arithmetic.
  */
 export function ledgerOrderFields(order: OrderSnapshot): JsonObject {
+  // Exactly the contract's list, which the edge reads an order group through (order-group-fields.ts).
   return {
     id: order.id,
     amount: order.amount.toJSON(),
@@ -43,7 +44,7 @@ export function ledgerOrderFields(order: OrderSnapshot): JsonObject {
     totalRefundedAmount: order.totalRefundedAmount.toJSON(),
     creationTime: order.createdAt.toISOString(),
     lastUpdatedTime: order.updatedAt.toISOString(),
-  };
+  } satisfies Record<LedgerOrderField, JsonValue>;
 }
 
 /** The body with its `order` group's ledger fields set to this order's current values. */

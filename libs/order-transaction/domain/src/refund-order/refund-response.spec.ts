@@ -156,7 +156,9 @@ describe('a standalone refund response', () => {
     const reserved = refundResponseBody({ request: standalone, plan, targetBody: null });
     expect(reserved.sourceOfFunds).toEqual({
       type: 'CARD',
-      provided: { card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' }, sequenceNumber: '001' } },
+      provided: {
+        card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' }, brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', sequenceNumber: '001' },
+      },
     });
     expect(JSON.stringify(reserved)).not.toContain(TEST_CARD);
     expect(JSON.stringify(reserved)).not.toContain('securityCode');
@@ -201,6 +203,47 @@ describe('a standalone refund response', () => {
     // A live merchant has no acquirer configured: left out.
     const live = planRefund(token, null, { ...merchant, mode: 'LIVE', settings: { ...merchant.settings, privileges: { ...merchant.settings.privileges, refundRequiresApproval: true } } });
     expect(refundResponseBody({ request: token, plan: live, targetBody: null }).transaction).not.toHaveProperty('acquirer');
+  });
+
+  it("answers brand, scheme and funding method (ALWAYS PROVIDED within card) from the card's BIN when no acquirer said: outcome unknown", () => {
+    const unknown = refundResponseBody({ request: standalone, plan, targetBody: null, outcome: { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' } });
+    expect((unknown.sourceOfFunds as JsonObject).provided).toEqual({
+      card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' }, brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', sequenceNumber: '001' },
+    });
+    // Another scheme's card: what its BIN range says, UNKNOWN funding where the range does not tell.
+    const visa = validateOrderOperationRequest('REFUND', {
+      apiOperation: 'REFUND',
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: '4111111111111111', expiry: { month: '1', year: '39' } } } },
+      transaction: { amount: '5', currency: 'USD' },
+    });
+    const body = refundResponseBody({ request: visa, plan: planRefund(visa, null, merchant), targetBody: null, outcome: { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' } });
+    expect((body.sourceOfFunds as JsonObject).provided).toEqual({
+      card: { number: '411111xxxxxx1111', expiry: { month: '1', year: '39' }, brand: 'VISA', scheme: 'VISA', fundingMethod: 'UNKNOWN' },
+    });
+  });
+
+  it('answers no card group without a card number: a REFUND_REQUEST to a token giving only the name on the card', () => {
+    const token = validateOrderOperationRequest('REFUND', {
+      apiOperation: 'REFUND',
+      sourceOfFunds: { token: '9123456789012345', provided: { card: { nameOnCard: 'Ada Lovelace' } } },
+      transaction: { amount: '9', currency: 'USD' },
+    });
+    const approving = { ...merchant, settings: { ...merchant.settings, privileges: { ...merchant.settings.privileges, refundRequiresApproval: true } } };
+    const awaiting = planRefund(token, null, approving);
+    expect(awaiting.type).toBe('REFUND_REQUEST');
+    expect(refundResponseBody({ request: token, plan: awaiting, targetBody: null }).sourceOfFunds).toEqual({ type: 'CARD', token: '9123456789012345' });
+    // Once the vault answers with the token's card, the name is shown with it.
+    const done = refundResponseBody({
+      request: token,
+      plan: planRefund(token, null, merchant),
+      targetBody: null,
+      outcome: {
+        result: 'SUCCESS',
+        gatewayCode: 'APPROVED',
+        card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' }, brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT' },
+      },
+    });
+    expect((done.sourceOfFunds as JsonObject).provided).toMatchObject({ card: { number: '512345xxxxxx0008', nameOnCard: 'Ada Lovelace', brand: 'MASTERCARD' } });
   });
 
   it('returns a quantity past the exact JSON integers as its digits rather than rounded', () => {

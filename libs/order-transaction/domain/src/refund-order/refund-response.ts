@@ -1,3 +1,4 @@
+import { lookupBin } from '@gateway/acquirer';
 import { addressForResponse } from '@gateway/api-fields';
 import type { JsonObject, JsonValue, LineItem, MaskedCard, RefundRequest } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
@@ -221,19 +222,29 @@ function sourceOfFundsGroup(
   };
 }
 
+/**
+ * The card refunded to: the acquirer's (or the vault's) profile of it once one answered;
+ * before that (reserved, outcome unknown) the request's card, with brand, scheme and funding
+ * method (ALWAYS PROVIDED within card) from its BIN, the table the acquirers answer from.
+ * Without a number (a token's refund waiting for approval: the vault was not asked) there is
+ * no card group: the spec's card always has its number, and the token names the card.
+ */
 function cardGroup(requested: RequestCard | undefined, refunded: MaskedCard | undefined): JsonObject | undefined {
   const group: JsonObject = {};
   if (refunded) {
     Object.assign(group, plain(refunded));
   } else if (requested?.number !== undefined) {
-    group.number = maskPan(requested.number);
+    const { brand, scheme, fundingMethod } = lookupBin(requested.number.slice(0, 8));
+    Object.assign(group, { number: maskPan(requested.number), brand, scheme, fundingMethod });
     if (requested.expiry) group.expiry = { month: String(Number(requested.expiry.month)), year: requested.expiry.year };
+  } else {
+    return undefined;
   }
   if (requested?.nameOnCard !== undefined) group.nameOnCard = requested.nameOnCard;
   if (requested?.accountType !== undefined) group.accountType = requested.accountType;
   if (requested?.sequenceNumber !== undefined) group.sequenceNumber = requested.sequenceNumber.padStart(3, '0');
   if (requested?.trackDataProvided) group.trackDataProvided = true;
-  return Object.keys(group).length > 0 ? group : undefined;
+  return group;
 }
 
 /** A request group as plain JSON (class-transformer instances carry no extra keys, but copy anyway). */

@@ -327,6 +327,14 @@ describe('VERIFY response assembly', () => {
     expect(body.device).toEqual({ browser: 'Mozilla/5.0', ipAddress: '192.168.1.10' });
   });
 
+  it('gives back order.purchaseType with the account funding details it marks', async () => {
+    const { body } = await verify(
+      request({ order: { currency: 'USD', purchaseType: 'ACCOUNT_FUNDING' }, accountFunding: { purpose: 'PAYROLL', senderType: 'PERSON' } }),
+    );
+    expect(body.order).toMatchObject({ purchaseType: 'ACCOUNT_FUNDING', currency: 'USD' });
+    expect(body.accountFunding).toEqual({ purpose: 'PAYROLL', senderType: 'PERSON' });
+  });
+
   it('returns the agreement per the verify response table, amounts as JSON numbers', async () => {
     const { body } = await verify(
       request({

@@ -117,6 +117,7 @@ export const ECHOED_ORDER_FIELDS = [
   'customerOrderDate',
   'customerReference',
   'description',
+  'purchaseType',
   'reference',
   'requestorName',
   'taxRegistrationId',
