@@ -144,6 +144,23 @@ describe('SettleExpiredPayments', () => {
     expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
   });
 
+  it("takes the end the ledger holds when it refuses to time the journey out over it (the payer's cancellation whose commit here was lost)", async () => {
+    const bed = browserPaymentTestBed();
+    const { settle } = await leftAt(bed, 'cancel');
+    const payment = bed.payments.only();
+    // The payer's return recorded the cancellation in the ledger; its commit here was lost.
+    bed.ledger.stored.set(`${payment.orderId} ${payment.transactionId}`, {
+      browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT', timeReturned: '2031-05-04T10:00:02.000Z' } },
+      result: 'FAILURE',
+      response: { gatewayCode: 'CANCELLED' },
+      transaction: { id: payment.transactionId, type: 'PAYMENT', amount: Number(payment.amount), currency: payment.currency },
+    });
+    bed.ledger.failNextRecord = GatewayError.invalidRequest(`Transaction '${payment.transactionId}' is already complete (result FAILURE) and cannot be changed.`);
+    expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE', gatewayCode: 'CANCELLED', payerOutcome: 'CANCELLED' });
+    expect(steps(bed)).not.toContain('BROWSER_PAYMENT_TIMED_OUT');
+  });
+
   it('discards an initiate the ledger never recorded (answered LOCK_FAILURE), so its transaction id can be used again', async () => {
     const bed = browserPaymentTestBed();
     const { settle } = await leftAt(bed, 'initiated');

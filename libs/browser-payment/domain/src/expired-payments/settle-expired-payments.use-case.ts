@@ -76,6 +76,11 @@ export class SettleExpiredPayments {
       if (payment.interactionStatus === 'INITIATED' && unknownToTheLedger(err) && (await this.store.discardUnrecorded(payment.id))) {
         return { outcome: 'DISCARDED' };
       }
+      // The ledger already holds the journey's end (the payer's cancellation, say, whose commit
+      // here was lost): it refuses to write over it, and the payment here takes it instead.
+      if (refusedByTheLedger(err) && (await this.steps.catchUp(payment, envelope)) !== payment) {
+        return { outcome: 'NOT_DUE' };
+      }
       throw err;
     }
     return { outcome: 'TIMED_OUT' };
@@ -89,4 +94,8 @@ export class SettleExpiredPayments {
  */
 function unknownToTheLedger(err: unknown): boolean {
   return err instanceof GatewayError && err.code === 'INVALID_FIELD' && err.field === 'transactionid';
+}
+
+function refusedByTheLedger(err: unknown): boolean {
+  return err instanceof GatewayError && err.httpStatus < 500;
 }

@@ -167,13 +167,14 @@ export class PaymentSteps {
   }
 
   /**
-   * The payment as the ledger records it: when the ledger holds its completion and the payment
-   * here does not (a step whose record landed and whose commit here failed), the payment catches
-   * up. `recorded` is the ledger's stored response if the caller has it (a replay), else it is
-   * read. Never throws: a payment that cannot catch up now is returned as it was.
+   * The payment as the ledger records it: when the ledger holds its end (a completion, a payer's
+   * cancellation, a time-out) and the payment here does not (a step whose record landed and whose
+   * commit here failed), the payment catches up. `recorded` is the ledger's stored response if the
+   * caller has it (a replay), else it is read. Never throws: a payment that cannot catch up now
+   * is returned as it was.
    */
   async catchUp(payment: BrowserPaymentRow, envelope: RequestEnvelope, recorded?: JsonObject): Promise<BrowserPaymentRow> {
-    if (payment.interactionStatus === 'COMPLETED') {
+    if (payment.result !== 'PENDING') {
       return payment;
     }
     try {

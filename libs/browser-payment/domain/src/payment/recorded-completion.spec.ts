@@ -30,6 +30,29 @@ describe('recordedCompletion', () => {
     });
   });
 
+  it("reads a journey that ended before its completion where it stopped: the payer's cancellation, a time-out", () => {
+    const cancelled = stored(
+      { result: 'FAILURE', response: { gatewayCode: 'CANCELLED' } },
+      { status: 'RETURNED_TO_MERCHANT', timeReturned: '2031-05-04T10:00:03.000Z' },
+    );
+    expect(recordedCompletion(cancelled, payment())).toEqual({
+      interactionStatus: 'RETURNED_TO_MERCHANT',
+      result: 'FAILURE',
+      gatewayCode: 'CANCELLED',
+      payerOutcome: 'CANCELLED',
+      amount: '22.50',
+      timeReturned: new Date('2031-05-04T10:00:03.000Z'),
+    });
+    const timedOut = stored({ result: 'FAILURE', response: { gatewayCode: 'TIMED_OUT' } }, { status: 'REDIRECTED_TO_PROVIDER' });
+    expect(recordedCompletion(timedOut, payment())).toEqual({
+      interactionStatus: 'REDIRECTED_TO_PROVIDER',
+      result: 'FAILURE',
+      gatewayCode: 'TIMED_OUT',
+      amount: '22.50',
+    });
+    expect(recordedCompletion(stored({}, { status: 'SOMEWHERE' }), payment())).toBeNull();
+  });
+
   it('keeps every amount the API accepts exact, whatever the currency\'s minor units', () => {
     const jpy = stored({ transaction: { id: 'bp-1', amount: 1500, currency: 'JPY' } });
     expect(recordedCompletion(jpy, payment('JPY'))).toMatchObject({ amount: '1500' });
