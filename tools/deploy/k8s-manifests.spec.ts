@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
-import { describeVariables } from '@gateway/platform';
+import { describeVariables, HealthController, MetricsController } from '@gateway/platform';
+import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
 import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
 
@@ -140,12 +143,22 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
     }
   });
 
+  const referencedSecrets = () => {
+    const mounted = (spec: PodSpec) => (spec.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : []));
+    return [...new Set(workloads().flatMap((o) => [...containersOf(podSpecOf(o)!).flatMap(secretsOf), ...mounted(podSpecOf(o)!)]))].sort();
+  };
+
   it('documents how to create every Secret it references', () => {
     const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
-    const mounted = (spec: PodSpec) => (spec.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : []));
-    const referenced = new Set(workloads().flatMap((o) => [...containersOf(podSpecOf(o)!).flatMap(secretsOf), ...mounted(podSpecOf(o)!)]));
-    expect([...referenced].filter((name) => !guide.includes(`\`${name}\``))).toEqual([]);
+    expect(referencedSecrets().filter((name) => !guide.includes(`\`${name}\``))).toEqual([]);
   });
+
+  if (overlay.startsWith('overlays/dev')) {
+    it("has every Secret it references created by the guide's trial on kind (its commands, run against stubs)", () => {
+      const created = new Set(secretsTheTrialCreates());
+      expect(referencedSecrets().filter((name) => !created.has(name))).toEqual([]);
+    });
+  }
 
   it("gives each service's database credentials to that service only (and to the migration Job)", () => {
     for (const workload of workloads()) {
@@ -200,9 +213,9 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       const denyAll = policies.find((p) => Object.keys((p.spec as Policy).podSelector).length === 0 || !(p.spec as Policy).podSelector.matchLabels);
       expect((denyAll?.spec as Policy).policyTypes).toEqual(['Ingress', 'Egress']);
       expect((denyAll?.spec as Policy).ingress ?? []).toEqual([]);
-      // Rules that admit anyone (no `from`) select the edge and nothing else.
+      // No rule admits anyone (no `from`): not even the edge takes connections from any pod.
       const open = policies.filter((p) => ((p.spec as Policy).ingress ?? []).some((rule) => !rule.from));
-      expect(open.map((p) => (p.spec as Policy).podSelector.matchLabels)).toEqual([{ 'app.kubernetes.io/name': 'api-edge' }]);
+      expect(open.map((p) => p.metadata.name)).toEqual([]);
       for (const app of APPS.filter((a) => a !== 'api-edge')) {
         const labels = (podSpecOf(find('Deployment', app)[0]) && (find('Deployment', app)[0].spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels)!;
         const admitting = policies.filter((p) => {
@@ -214,6 +227,24 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       }
     });
 
+    it("admits to the edge the ingress controller's namespace and, for metrics, Prometheus's: no other pod may pass as the trusted proxy", () => {
+      type Peer = { namespaceSelector?: { matchLabels?: Record<string, string> }; podSelector?: object; ipBlock?: object };
+      type Policy = { podSelector: { matchLabels?: Record<string, string> }; ingress?: { from?: Peer[]; ports?: { protocol?: string; port: number }[] }[] };
+      const labels = (find('Deployment', 'api-edge')[0].spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const admitting = find('NetworkPolicy').filter((p) => {
+        const selector = (p.spec as Policy).podSelector.matchLabels ?? {};
+        return Object.entries(selector).every(([k, v]) => labels[k] === v) && ((p.spec as Policy).ingress ?? []).length > 0;
+      });
+      const peers = admitting.flatMap((p) =>
+        ((p.spec as Policy).ingress ?? []).map((rule) => [p.metadata.name, rule.from, rule.ports?.map((port) => port.port)]),
+      );
+      const namespace = (name: string) => [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } }];
+      expect(peers).toEqual([
+        ['api-edge', namespace('ingress-nginx'), [8080]],
+        ['metrics-scraping', namespace('monitoring'), [8080]],
+      ]);
+    });
+
     it('gives the key of the replay hashes (Secret request-hash-key) to the services that hash requests, and to no other', () => {
       const holders = find('Deployment')
         .filter((d) => containersOf(podSpecOf(d)!).some((c) => secretsOf(c).includes('request-hash-key')))
@@ -222,7 +253,7 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(holders).toEqual(['browser-payment', 'order-transaction']);
     });
 
-    it("runs the webhook dispatcher as order-transaction's image in dispatch mode, scaled on the outbox backlog, reaching public HTTPS only", () => {
+    it("runs the webhook dispatcher as order-transaction's image in dispatch mode, scaled on the notifications due, reaching public HTTPS only", () => {
       const [dispatcher] = find('Deployment', 'order-transaction-dispatcher');
       const container = podSpecOf(dispatcher)!.containers[0];
       expect(container.image).toBe(podSpecOf(find('Deployment', 'order-transaction')[0])!.containers[0].image);
@@ -232,7 +263,8 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
 
       const [hpa] = find('HorizontalPodAutoscaler', 'order-transaction-dispatcher');
       const metrics = (hpa.spec as { metrics: { type: string; external?: { metric: { name: string } } }[] }).metrics;
-      expect(metrics.map((m) => [m.type, m.external?.metric.name])).toEqual([['External', 'gateway_webhook_outbox_depth']]);
+      // Not the whole backlog (gateway_webhook_outbox_depth): what waits out a backoff needs no replica.
+      expect(metrics.map((m) => [m.type, m.external?.metric.name])).toEqual([['External', 'gateway_webhook_outbox_due']]);
       expect(find('PodDisruptionBudget', 'order-transaction-dispatcher')).toHaveLength(1);
 
       type Egress = { to?: { ipBlock?: { cidr: string; except?: string[] } }[]; ports: { port: number }[] };
@@ -306,6 +338,75 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         expect([deployment.metadata.name, mount?.mountPath, mount?.readOnly]).toEqual([deployment.metadata.name, '/etc/gateway/nats-ca', true]);
       }
     });
+
+    const alertExpr = (alert: string): string => {
+      const rules = find('PrometheusRule').flatMap((r) => (r.spec as { groups: { rules: { alert?: string; expr: string }[] }[] }).groups.flatMap((g) => g.rules));
+      const rule = rules.find((r) => r.alert === alert);
+      if (!rule) throw new Error(`no alert ${alert}`);
+      return rule.expr;
+    };
+
+    it("alerts when any app's pod, the webhook dispatcher's included, cannot be scraped", () => {
+      // The Prometheus Operator labels a target `service` with the Service it was found through.
+      const [monitor] = find('ServiceMonitor');
+      const selector = (monitor.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+      const scraped = find('Service')
+        .filter((service) => Object.entries(selector).every(([k, v]) => service.metadata.labels?.[k] === v))
+        .map((service) => service.metadata.name)
+        .sort();
+      expect(scraped).toEqual(expect.arrayContaining([...APPS, ...Object.keys(MODE_OF)]));
+      const watched = /up\{service=~"([^"]+)"\}/.exec(alertExpr('GatewayTargetDown'))?.[1].split('|').sort();
+      expect(watched).toEqual(scraped);
+    });
+
+    it('computes the error rate over API requests alone, above the line as below it', () => {
+      const selectors = [...alertExpr('GatewayHighErrorRate').matchAll(/gateway_http_request_duration_seconds_count\{([^}]*)\}/g)].map(
+        (m) => new Set(m[1].split(/,(?=\s*\w+\s*(?:=|!=|=~|!~))/).map((matcher) => matcher.trim())),
+      );
+      expect(selectors).toHaveLength(2);
+      const [numerator, denominator] = selectors;
+      expect(denominator).toContain('route!~"/health.*|/metrics"');
+      // The numerator is the denominator's requests answered 5xx: the same matchers and the status.
+      expect([...denominator].filter((m) => !numerator.has(m))).toEqual([]);
+      expect([...numerator].filter((m) => !denominator.has(m))).toEqual(['status=~"5.."']);
+    });
+
+    it('believes forwarded headers from the pod network at most, never from a whole private range', () => {
+      const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
+      const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
+      expect(trusted.entries.length).toBeGreaterThan(0);
+      // A range at least as wide as one of these holds the nodes and the network around the
+      // cluster, whose connections the api-edge NetworkPolicy does not reliably hold back.
+      const wide = [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['0.0.0.0', 0]] as const;
+      const tooWide = trusted.entries.filter((entry) => {
+        const prefix = Number(entry.split('/')[1]);
+        return wide.some(([network, bits]) => prefix <= bits && new TrustedProxies(entry).includes(network));
+      });
+      expect(tooWide).toEqual([]);
+    });
+
+    it("routes only the edge's public paths from the Ingress: health and metrics stay inside the cluster", () => {
+      type Path = { path: string; pathType: string; backend: { service: { name: string; port: { name?: string } } } };
+      const [ingress] = find('Ingress', 'api-edge');
+      const rules = (ingress.spec as { rules: { http: { paths: Path[] } }[] }).rules;
+      const paths = rules.flatMap((rule) => rule.http.paths);
+      expect(paths.map((p) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name])).toEqual([
+        ['/api', 'Prefix', 'api-edge', 'http'],
+        ['/bpui', 'Prefix', 'api-edge', 'http'],
+      ]);
+      expect(find('Ingress')).toHaveLength(1);
+      // Prefix matching is by whole path elements (Kubernetes' rule for pathType Prefix).
+      const routed = (requestPath: string) =>
+        paths.some((p) => requestPath === p.path || requestPath.startsWith(p.path.endsWith('/') ? p.path : `${p.path}/`));
+      for (const inside of ['/health/live', '/health/ready', '/metrics', '/']) {
+        expect([inside, routed(inside)]).toEqual([inside, false]);
+      }
+      // Every route of the edge's HTTP controllers is reachable (the catch-all answering unknown paths aside).
+      const routes = edgeControllerPaths().filter((p) => p !== '/');
+      expect(routes.length).toBeGreaterThanOrEqual(5);
+      expect(routes.filter((p) => !routed(p))).toEqual([]);
+      expect(platformControllerPaths().filter(routed)).toEqual([]);
+    });
   }
 
   if (overlay.endsWith('/migrate')) {
@@ -327,6 +428,48 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
     });
   }
 });
+
+/**
+ * The Secrets the guide's "A trial on kind or minikube" creates: its shell block, run by bash
+ * with kubectl, docker, kind and openssl stubbed (kubectl prints the name of each Secret created).
+ */
+function secretsTheTrialCreates(): string[] {
+  const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
+  const block = /## A trial on kind or minikube\s+```sh\n([\s\S]*?)\n```/.exec(guide)?.[1];
+  if (!block) {
+    throw new Error('the guide has no shell block under "A trial on kind or minikube"');
+  }
+  const stubs = [
+    'kubectl() { while [ $# -gt 0 ]; do if [ "$1" = secret ] && [ "$2" = generic ]; then echo "$3"; return; fi; shift; done; }',
+    'docker() { :; }',
+    'kind() { :; }',
+    'openssl() { echo c2VjcmV0; }',
+  ].join('\n');
+  const output = execFileSync('bash', ['-euo', 'pipefail', '-c', `${stubs}\n${block}`], { encoding: 'utf8', cwd: ROOT });
+  return output.split('\n').filter(Boolean);
+}
+
+/** `/<controller path>` of each HTTP controller of the edge, with a sample value for each parameter. */
+function edgeControllerPaths(): string[] {
+  const dir = path.join(ROOT, 'libs/edge/feature/src/http');
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.http-controller.ts'))
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    .flatMap((file) => Object.values(require(path.join(dir, file)) as Record<string, unknown>))
+    .flatMap((exported) => controllerPath(exported));
+}
+
+function platformControllerPaths(): string[] {
+  return [HealthController, MetricsController].flatMap((controller) => controllerPath(controller));
+}
+
+function controllerPath(controller: unknown): string[] {
+  const prefix: unknown = typeof controller === 'function' ? Reflect.getMetadata(PATH_METADATA, controller) : undefined;
+  if (typeof prefix !== 'string') {
+    return [];
+  }
+  return [`/${prefix.replace(/^\/+/, '').replace(/:[A-Za-z]+/g, 'x')}`];
+}
 
 /** The `kubectl run` of the operator's guide's "Provisioning merchants": its pod labels and its overrides. */
 function documentedAdminPod(): { labels: Record<string, string>; overrides: { spec: object } } {

@@ -59,8 +59,10 @@ if ! port_open 4222; then
   command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || apt_install nats-server
   log "starting NATS"
   nats=$(command -v nats-server || echo /usr/sbin/nats-server)
-  as_root mkdir -p /var/lib/nats-server
-  nohup "$nats" -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server >/tmp/nats-server-test.log 2>&1 &
+  # As the calling user, without JetStream: the gateway uses core request/reply only (no
+  # stream, no consumer), so the server needs no store directory, which a non-root user could
+  # not write under /var/lib. Its log goes to that user's own file.
+  nohup "$nats" -a 127.0.0.1 -p 4222 >"${TMPDIR:-/tmp}/nats-server-test-$(id -u).log" 2>&1 &
   for _ in $(seq 1 40); do port_open 4222 && break; sleep 0.25; done
 fi
 

@@ -4,6 +4,10 @@
  * the key a claim returns is the key the next claim excludes, and written exactly so in the
  * index on it (notification_outbox_receiver_due_idx): Postgres uses an expression index only
  * for the same expression.
+ *
+ * The authority keeps the URL's user information (`https://user:password@host`): this key is for
+ * grouping and matching, never for logs or metric labels (the dispatcher logs a URL's origin).
+ * Dropping it here would change the indexed expression, so a new index and a migration.
  */
 export const RECEIVER_SQL = `lower(substring(url from '^https://[^/?#]*'))`;
 

@@ -362,6 +362,21 @@ it('re-sends failed notifications only: a delivered or pending one is left alone
   ]);
 });
 
+it('counts as due only notifications whose next attempt has come: one waiting out its backoff is backlog, not due', async () => {
+  const now = new Date();
+  const anHourOn = new Date(now.getTime() + 3_600_000);
+  const [dueBefore, dueAnHourOnBefore, depthBefore] = [await outbox.due(now), await outbox.due(anHourOn), await outbox.depth()];
+  const { ids } = await due(3);
+  // A failed attempt's backoff, as an outcome writes it: its next attempt in an hour.
+  await dataSource.query(`UPDATE order_transaction.notification_outbox SET attempts = 1, next_attempt_at = $2 WHERE id = $1`, [ids[1], anHourOn]);
+  await dataSource.query(`UPDATE order_transaction.notification_outbox SET status = 'DELIVERED', delivered_at = now(), attempts = 1 WHERE id = $1`, [ids[2]]);
+
+  expect(await outbox.due(now)).toBe(dueBefore + 1);
+  expect(await outbox.depth()).toBe(depthBefore + 2);
+  // Its time come, it is due like the other.
+  expect(await outbox.due(anHourOn)).toBe(dueAnHourOnBefore + 2);
+});
+
 /** Claim locks on `ids` any session holds. */
 async function locksOn(ids: string[]): Promise<number> {
   const [{ n }] = await dataSource.query(

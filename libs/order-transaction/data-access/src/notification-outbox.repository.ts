@@ -23,7 +23,10 @@ export interface NewNotification {
 /** A due notification as a claim first sees it: which receiver it goes to. */
 export interface DueNotification {
   id: string;
-  /** The receiver's scheme and authority (`https://host:port`, lower case): what per-receiver limits count. */
+  /**
+   * The receiver's scheme and authority (`https://host:port`, lower case, with the URL's user
+   * information if it has any: never logged): what per-receiver limits count.
+   */
   target: string;
 }
 
@@ -443,12 +446,28 @@ export class NotificationOutbox {
     return Number(row.deferred);
   }
 
-  /** Notifications not delivered yet (the backlog dispatchers scale on). */
+  /**
+   * Notifications not delivered yet: due now, or waiting out a retry's backoff (up to
+   * WEBHOOK_RETRY_MAX_DELAY_MS) or a timed-out receiver's deferral. The backlog alerts watch.
+   */
   async depth(): Promise<number> {
     const [row]: { depth: string }[] = await this.dataSource.query(
       `SELECT count(*) AS depth FROM order_transaction.notification_outbox WHERE status = 'PENDING'`,
     );
     return Number(row.depth);
+  }
+
+  /**
+   * Pending notifications due at `now` (in flight included): the work dispatchers can do now,
+   * which they scale on. Rows waiting for their next attempt are left out: more replicas would
+   * not deliver them sooner. The claim's condition, on the due index.
+   */
+  async due(now: Date): Promise<number> {
+    const [row]: { due: string }[] = await this.dataSource.query(
+      `SELECT count(*) AS due FROM order_transaction.notification_outbox WHERE status = 'PENDING' AND next_attempt_at <= $1`,
+      [now],
+    );
+    return Number(row.due);
   }
 
   async find(id: string): Promise<NotificationSummary | null> {

@@ -10,7 +10,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
 
   @Describe(
     'What this process does: `serve` answers the ledger\'s NATS subjects, `dispatch` only delivers webhook notifications ' +
-      '(no NATS at all; its own Deployment, scaled on gateway_webhook_outbox_depth), `all` both (the standalone profile). ' +
+      '(no NATS at all; its own Deployment, scaled on gateway_webhook_outbox_due), `all` both (the standalone profile). ' +
       'Notifications are delivered only where some process dispatches.',
   )
   @IsIn(ORDER_TRANSACTION_MODES)

@@ -312,7 +312,10 @@ describe('the dispatcher', () => {
     expect(out.pop()).toBe(`Queued again: ${row.id}`);
     await waitFor(async () => (await statusOf(row.id)) === 'DELIVERED', { timeoutMs: 10_000, what: 're-sent delivery' });
     expect(hook.processed.has(row.id)).toBe(true);
-    expect(await dispatcher.running.app.get(Metrics).registry.getSingleMetricAsString('gateway_webhook_outbox_depth')).toMatch(/gateway_webhook_outbox_depth \d+/);
+    const registry = dispatcher.running.app.get(Metrics).registry;
+    expect(await registry.getSingleMetricAsString('gateway_webhook_outbox_depth')).toMatch(/gateway_webhook_outbox_depth \d+/);
+    // The HPA's metric (k8s/base/apps/order-transaction-dispatcher).
+    expect(await registry.getSingleMetricAsString('gateway_webhook_outbox_due')).toMatch(/gateway_webhook_outbox_due \d+/);
   });
 
   it('refuses to deliver to a private or loopback address for a live merchant, and for test merchants unless configured', async () => {

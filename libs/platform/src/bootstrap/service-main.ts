@@ -64,6 +64,11 @@ export function databaseConnection(config: DatabaseConfig, applicationName: stri
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_SECONDS * 1_000,
     migrationLockTimeoutMs: config.DATABASE_MIGRATION_LOCK_TIMEOUT_MS,
+    tcpKeepalive: {
+      idleSeconds: config.DATABASE_TCP_KEEPALIVE_IDLE_SECONDS,
+      intervalSeconds: config.DATABASE_TCP_KEEPALIVE_INTERVAL_SECONDS,
+      count: config.DATABASE_TCP_KEEPALIVE_COUNT,
+    },
     applicationName,
   };
 }

@@ -113,6 +113,27 @@ export class DatabaseConfig extends PlatformConfig {
   @Max(600_000)
   DATABASE_MIGRATION_LOCK_TIMEOUT_MS = DEFAULT_MIGRATION_LOCK_TIMEOUT_MS;
 
+  @Describe('Seconds a database connection may be silent before the server starts probing this process (Postgres tcp_keepalives_idle, set per session). A session holds advisory locks (the webhook dispatcher\'s claims, the migration lock) until the server finds it gone: with the kernel\'s default that takes 2 hours after a node is lost; with 30 s, 10 s and 3 probes about a minute.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(7_200)
+  DATABASE_TCP_KEEPALIVE_IDLE_SECONDS = 30;
+
+  @Describe('Seconds between the server\'s keepalive probes of a silent connection (Postgres tcp_keepalives_interval).')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  DATABASE_TCP_KEEPALIVE_INTERVAL_SECONDS = 10;
+
+  @Describe('Unanswered keepalive probes after which the server ends the session and releases its locks (Postgres tcp_keepalives_count). Data left unacknowledged for as long as the keepalive takes in all (tcp_user_timeout) ends it too.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATABASE_TCP_KEEPALIVE_COUNT = 3;
+
   @Describe('Apply pending migrations at start (under an advisory lock). Kubernetes sets false and runs the migration Job instead.')
   @BoolVar()
   @IsBoolean()

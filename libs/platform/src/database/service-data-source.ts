@@ -19,7 +19,29 @@ export interface DatabaseConnection {
   connectTimeoutMs?: number;
   /** How long a migration statement waits for a lock before it is retried (migrateSchema); 5 s if not given. */
   migrationLockTimeoutMs?: number;
+  /** How soon the server finds this process's connections gone; DEFAULT_TCP_KEEPALIVE if not given. */
+  tcpKeepalive?: TcpKeepalive;
 }
+
+/**
+ * The server side's TCP keepalive on each connection (Postgres's tcp_keepalives_idle, _interval
+ * and _count): after `idleSeconds` of silence the server probes the client every
+ * `intervalSeconds`, and after `count` unanswered probes ends the session.
+ */
+export interface TcpKeepalive {
+  idleSeconds: number;
+  intervalSeconds: number;
+  count: number;
+}
+
+/**
+ * A session's advisory locks (the webhook dispatcher's claims, the migration lock) last as long as
+ * the server believes the session alive. A client whose node vanishes sends no FIN: the server
+ * learns of it only by keepalive, after the kernel's default of 2 hours idle, and all that time
+ * the dead dispatcher's notifications stay claimed and a retried migration Job waits. With these,
+ * about a minute (30 s + 3 × 10 s).
+ */
+export const DEFAULT_TCP_KEEPALIVE: TcpKeepalive = { idleSeconds: 30, intervalSeconds: 10, count: 3 };
 
 /**
  * One DataSource per service, on its own schema with its own migrations table. `synchronize`
@@ -43,12 +65,33 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
     connectTimeoutMS: 5_000,
     applicationName: connection.applicationName,
     extra: {
+      // Server settings for every session of the pool, sent at connection start. (An `options`
+      // parameter in the URL would replace these: node-postgres prefers the URL's.)
+      options: sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE),
       statement_timeout: connection.statementTimeoutMs,
       idle_in_transaction_session_timeout: Math.max(connection.statementTimeoutMs * 2, 30_000),
       // Pool reports an unreachable database after this long instead of waiting forever.
       connectionTimeoutMillis: 5_000,
     },
   };
+}
+
+/**
+ * `-c` settings of the keepalive, and of tcp_user_timeout: keepalive probes are only sent on an
+ * idle connection, so a client lost while the server still had data on the way to it would
+ * otherwise be found by retransmission timeouts (some 15 minutes); the user timeout bounds that
+ * by the keepalive's own total. Settable by any role; ignored on Unix-domain sockets.
+ */
+function sessionOptions(keepalive: TcpKeepalive): string {
+  const userTimeoutMs = (keepalive.idleSeconds + keepalive.intervalSeconds * keepalive.count) * 1_000;
+  return [
+    `tcp_keepalives_idle=${keepalive.idleSeconds}`,
+    `tcp_keepalives_interval=${keepalive.intervalSeconds}`,
+    `tcp_keepalives_count=${keepalive.count}`,
+    `tcp_user_timeout=${userTimeoutMs}`,
+  ]
+    .map((setting) => `-c ${setting}`)
+    .join(' ');
 }
 
 export function createServiceDataSource(service: ServiceSchema, connection: DatabaseConnection): DataSource {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { notificationSecretContext } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import type { ClaimedNotification, ClaimRequest, NotificationClaims, NotificationOutbox, NotificationOutcome } from '@gateway/order-transaction/data-access';
@@ -16,7 +17,7 @@ describe('dispatching notifications', () => {
   const TARGET = 'https://slow.example';
   const start = Date.parse('2026-01-01T00:00:00.000Z');
 
-  function setUp(slots: number) {
+  function setUp(slots: number, { target = TARGET, logger = createLogger({ service: 'test', level: 'silent' }), deferFails = false } = {}) {
     let now = start;
     let next = 0;
     const results: string[] = [];
@@ -32,8 +33,9 @@ describe('dispatching notifications', () => {
         merchantMode: 'TEST',
         orderId: 'o',
         transactionId: 't',
-        url: `${TARGET}/hook`,
-        target: TARGET,
+        url: `${target}/hook?token=t0ken`,
+        // As the outbox computes it (RECEIVER_SQL): scheme and authority, user information included.
+        target: target.toLowerCase(),
         payload: {},
         sealedSecret,
         sealedPreviousSecret: null,
@@ -57,6 +59,7 @@ describe('dispatching notifications', () => {
     const outbox = {
       claims: () => claims,
       deferTarget: async (_target: string, until: Date) => {
+        if (deferFails) throw new Error('connection terminated');
         deferred.push(until.getTime() - now);
         return 1;
       },
@@ -73,7 +76,7 @@ describe('dispatching notifications', () => {
       sender,
       ring,
       { batchSize: slots, maxInFlightPerTarget: 2, retry: { baseDelayMs: 1_000, maxDelayMs: 4_000, windowMs: 3_600_000 }, allowNonPublicForTestMerchants: true, now: () => new Date(now) },
-      createLogger({ service: 'test', level: 'silent' }),
+      logger,
     );
     /** One claim of `slots` deliveries, answered with `answers` in order; waits for them. */
     const attempt = async (...answers: string[]) => {
@@ -125,5 +128,28 @@ describe('dispatching notifications', () => {
     sealedWithAnotherKey();
     await attempt('HTTP 200');
     expect(finished.map((o) => [o.status, o.attempts, o.lastResult])).toEqual([['PENDING', 1, 'SECRET_UNAVAILABLE']]);
+  });
+
+  it("logs a receiver by its origin alone: neither the user information of its URL nor its path or query", async () => {
+    const withCredentials = 'https://shop:s3cret@hooks.example:8443';
+    for (const deferFails of [false, true]) {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(...String(chunk).split('\n').filter(Boolean));
+          done();
+        },
+      });
+      const { attempt } = setUp(1, { target: withCredentials, logger: createLogger({ service: 'test', level: 'info', destination: sink }), deferFails });
+      // A timeout backs the receiver off (logged with the receiver), a failed attempt is logged too.
+      await attempt('TIMEOUT');
+      const logged = lines.map((line) => JSON.parse(line) as { msg: string; target?: string });
+      expect(logged.map((l) => l.msg)).toEqual([
+        'webhook delivery failed; will retry',
+        deferFails ? "deferring a timed-out receiver's notifications failed" : 'webhook receiver timed out; its notifications wait',
+      ]);
+      expect(logged.map((l) => l.target)).toEqual(['https://hooks.example:8443', 'https://hooks.example:8443']);
+      expect(lines.join('\n')).not.toMatch(/s3cret|shop:|t0ken/);
+    }
   });
 });

@@ -151,12 +151,14 @@ export class DispatchNotifications {
     const { baseDelayMs, maxDelayMs } = this.options.retry;
     const until = now + Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(timeouts - 1, 40));
     this.backoffs.set(target, { timeouts, until });
+    // The key keeps the URL's user information (`https://user:password@host`): logged, its origin only.
+    const origin = originOf(target);
     try {
       const deferred = await this.outbox.deferTarget(target, new Date(until));
-      this.logger.warn({ target, timeouts, until: new Date(until).toISOString(), deferred }, 'webhook receiver timed out; its notifications wait');
+      this.logger.warn({ target: origin, timeouts, until: new Date(until).toISOString(), deferred }, 'webhook receiver timed out; its notifications wait');
     } catch (err) {
       // This process still skips it; other dispatchers find out by timeouts of their own.
-      this.logger.warn({ target, err }, 'deferring a timed-out receiver\'s notifications failed');
+      this.logger.warn({ target: origin, err }, 'deferring a timed-out receiver\'s notifications failed');
     }
   }
 
@@ -216,7 +218,10 @@ export class DispatchNotifications {
   }
 }
 
-/** Logs name the receiver's origin only: a merchant may put a token in the URL's path or query. */
+/**
+ * Logs name the receiver's origin only (scheme, host and port): a merchant may put a token in
+ * the URL's path or query, or credentials in its user information (`https://user:password@host`).
+ */
 function originOf(url: string): string {
   try {
     return new URL(url).origin;

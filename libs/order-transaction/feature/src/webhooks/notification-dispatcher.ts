@@ -30,7 +30,9 @@ export interface PurgeReport {
  * and wait for a delivery to end or a poll interval when none is free or nothing is due. On
  * shutdown they claim nothing more and finish the deliveries in flight (each bounded by the
  * delivery timeout). Purges the outbox past retention shortly after start and hourly.
- * Exposes gateway_webhook_outbox_depth, read from the outbox when Prometheus scrapes.
+ * Exposes gateway_webhook_outbox_depth (every notification not delivered yet) and
+ * gateway_webhook_outbox_due (those due now, which the HPA scales on), read from the outbox
+ * when Prometheus scrapes.
  */
 @Injectable()
 export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -48,7 +50,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
   ) {}
 
   onApplicationBootstrap(): void {
-    this.registerDepthGauge();
+    this.registerOutboxGauges();
     const deliveries = this.metrics.counter('gateway_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, failed).', ['outcome']);
     for (let i = 0; i < this.options.workers; i++) {
       this.loops.push(this.run(this.dispatch.worker((outcome) => deliveries.inc({ outcome }))));
@@ -131,21 +133,33 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     return total;
   }
 
-  private registerDepthGauge(): void {
-    if (this.metrics.registry.getSingleMetric('gateway_webhook_outbox_depth')) {
+  private registerOutboxGauges(): void {
+    this.registerOutboxGauge(
+      'gateway_webhook_outbox_depth',
+      'Webhook notifications not delivered yet, due or waiting for a retry; backlog alerts watch it.',
+      () => this.outbox.depth(),
+    );
+    this.registerOutboxGauge(
+      'gateway_webhook_outbox_due',
+      'Webhook notifications due now (in flight included), not those waiting for a retry; dispatchers scale on it.',
+      () => this.outbox.due(new Date()),
+    );
+  }
+
+  private registerOutboxGauge(name: string, help: string, read: () => Promise<number>): void {
+    if (this.metrics.registry.getSingleMetric(name)) {
       return;
     }
-    const outbox = this.outbox;
     const logger = this.logger;
     new Gauge({
-      name: 'gateway_webhook_outbox_depth',
-      help: 'Webhook notifications not delivered yet (due or waiting for a retry); dispatchers scale on it.',
+      name,
+      help,
       registers: [this.metrics.registry],
       async collect() {
         try {
-          this.set(await outbox.depth());
+          this.set(await read());
         } catch (err) {
-          logger.warn({ err }, 'outbox depth unavailable');
+          logger.warn({ err, metric: name }, 'outbox gauge unavailable');
         }
       },
     });
