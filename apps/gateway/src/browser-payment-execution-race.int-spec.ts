@@ -129,8 +129,12 @@ it('two racing completions of one payment: the second waits its turn, so the led
  * ledger has no transaction to time out). Now the settlement discards it, and the merchant's
  * retry under the same id initiates afresh.
  */
-it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, and its transaction id can be used again', async () => {
-  const orderId = `bporphan-${randomUUID().slice(0, 8)}`;
+/**
+ * On a new order, initiate bp-1, then bp-2 whose ledger record is held until bp-1's redirect
+ * lands a newer fencing token on the order: bp-2 is answered LOCK_FAILURE, its journey row kept.
+ */
+async function orphanedInitiate(prefix: string): Promise<string> {
+  const orderId = `${prefix}-${randomUUID().slice(0, 8)}`;
   const first = await put(orderId, 'bp-1', initiateBody());
   const outUrl = String((first.body.browserPayment as JsonObject).redirectUrl);
 
@@ -150,6 +154,12 @@ it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, an
   expect((await gateway.fetch(outUrl)).status).toBe(200); // a newer fence lands on the order
   release.resolve();
   expect((await second).body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'LOCK_FAILURE' } });
+  return orderId;
+}
+
+it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, and its transaction id can be used again', async () => {
+  const orderId = await orphanedInitiate('bporphan');
+  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
 
   const payments = gateway.running.app.get(BrowserPaymentRepository, { strict: false });
   const orphan = (await payments.findByTransaction(merchant.id, orderId, 'bp-2'))!;
@@ -178,27 +188,7 @@ it('an initiate answered LOCK_FAILURE leaves nothing the sweep cannot settle, an
  * settlement discards the journey as it does when the id is unused.
  */
 it('the sweep of an orphaned journey leaves a card PAY made under its transaction id as it was', async () => {
-  const orderId = `bpreuse-${randomUUID().slice(0, 8)}`;
-  const first = await put(orderId, 'bp-1', initiateBody());
-  const outUrl = String((first.body.browserPayment as JsonObject).redirectUrl);
-
-  const ledger = gateway.running.app.get(BrowserPaymentLedger, { strict: false });
-  const record = ledger.record.bind(ledger);
-  const entered = deferred();
-  const release = deferred();
-  jest.spyOn(ledger, 'record').mockImplementation(async (step: RecordStep) => {
-    if (step.apiOperation === 'INITIATE_BROWSER_PAYMENT' && step.payment.transactionId === 'bp-2') {
-      entered.resolve();
-      await release.promise;
-    }
-    return record(step);
-  });
-  const second = put(orderId, 'bp-2', initiateBody());
-  await entered.promise;
-  expect((await gateway.fetch(outUrl)).status).toBe(200); // a newer fence lands on the order
-  release.resolve();
-  expect((await second).body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'LOCK_FAILURE' } });
-
+  const orderId = await orphanedInitiate('bpreuse');
   const paid = await put(orderId, 'bp-2', {
     apiOperation: 'PAY',
     order: { amount: '30.00', currency: 'EUR' },
