@@ -72,6 +72,31 @@ describe('operations naming a session', () => {
     expect(explicitOverSession.body).toMatchObject({ response: { gatewayCode: 'EXPIRED_CARD', cardSecurityCode: { gatewayCode: 'MATCH' } } });
   });
 
+  it("completes a request's whole card with the session's security code, and keeps a session code the request overrode", async () => {
+    const { id } = await session({ sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '102' } } } });
+    const verify = (card: object) =>
+      operation({ apiOperation: 'VERIFY', session: { id }, order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card } } });
+    const whole = { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED };
+
+    // The request's own code wins, and the session's, unused, stays for the next operation.
+    expect((await verify({ ...whole, securityCode: '100' })).body).toMatchObject({ response: { cardSecurityCode: { gatewayCode: 'MATCH' } } });
+    // A whole card without a code takes the session's (102: NO_MATCH), which is then used up.
+    expect((await verify(whole)).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } } });
+    expect((await verify(whole)).body).toMatchObject({ response: { gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NOT_PRESENT' } } });
+  });
+
+  it("PAY with a whole card in the request takes the session's security code too", async () => {
+    const { id } = await session({ sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '102' } } } });
+    const paid = await operation({
+      apiOperation: 'PAY',
+      session: { id },
+      order: { amount: '10.00', currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+    });
+    expect(paid.status).toBe(201);
+    expect(paid.body).toMatchObject({ result: 'SUCCESS', response: { cardSecurityCode: { gatewayCode: 'NO_MATCH' } } });
+  });
+
   it('forgets the session\'s security code once an operation used it, keeping the card and the version', async () => {
     // PCI DSS keeps no security code after the authorisation that used it (docs/card-custody.md).
     const { id, version } = await session({

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GroupField, RequestClass } from '@gateway/api-fields';
-import { JsonObject, MerchantContext, OperationSession, SessionReference, validateRequest } from '@gateway/contracts';
+import { jsonObjectAt, JsonObject, MerchantContext, OperationSession, SessionReference, validateRequest } from '@gateway/contracts';
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { noSuchSession, sessionExpired, staleSessionVersion } from '../sessions/session-errors';
 import { acceptsPath, mergeValues, valuesFor } from '../sessions/session-fields';
@@ -54,10 +54,12 @@ export class ApplySession {
       throw staleSessionVersion(session.version);
     }
     const card = stored.card && acceptsPath(target, 'sourceOfFunds.provided.card') ? stored.card : undefined;
+    // The request's own security code wins over the session's, which then goes unused and stays.
+    const sessionCodeUsable = card?.securityCodePresent === true && jsonObjectAt(body, 'sourceOfFunds', 'provided', 'card')?.securityCode === undefined;
     return {
       body: mergeValues(valuesFor(target, stored.fields), body),
       session: { id: stored.id, ...(card ? { sealedCard: card.sealed } : {}) },
-      ...(card?.securityCodePresent ? { securityCode: { sessionId: stored.id, givenIn: card.securityCodeGivenIn } } : {}),
+      ...(sessionCodeUsable ? { securityCode: { sessionId: stored.id, givenIn: card.securityCodeGivenIn } } : {}),
     };
   }
 }

@@ -24,8 +24,13 @@ describe('planCardPayment', () => {
     expect(token.explicit).toEqual({ securityCode: '100' });
     const sealed = planCardPayment(pay({ sourceOfFunds: { provided: { card: { expiry: { month: '5', year: '39' } } } } }), null, { ...AT, session });
     expect(sealed.route).toEqual({ kind: 'VAULT', source: { sealed: { value: 'sealed-value', bindingId: session.id } } });
-    // A complete card in the request wins whole over the session's.
+    // A whole card with its security code needs nothing of the session's.
     expect(planCardPayment(pay({ sourceOfFunds: { provided: { card } } }), null, { ...AT, session }).route.kind).toBe('ACQUIRER');
+    // Without its code, the session's completes it (the payer entered it there): through the vault.
+    const { securityCode: _code, ...withoutCode } = card;
+    const completed = planCardPayment(pay({ sourceOfFunds: { provided: { card: withoutCode } } }), null, { ...AT, session });
+    expect(completed.route).toEqual({ kind: 'VAULT', source: { sealed: { value: 'sealed-value', bindingId: session.id } } });
+    expect(completed.explicit).toEqual({ number: TEST_CARD, expiry: { month: '1', year: '39' } });
   });
 
   it('answers MISSING for a payment without a card, or with an incomplete one and nothing to complete it', () => {

@@ -20,6 +20,7 @@ import {
 import { Money } from '@gateway/money';
 import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
 import { agreementForOperation } from '../agreements/agreement-terms';
+import { sessionMayCompleteCard } from '../card-operation/session-card';
 import { invalid, missing, moneyField } from '../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
@@ -99,7 +100,7 @@ export function planCardPayment(request: CardPaymentRequest, order: LedgerOrderV
   const token = request.sourceOfFunds?.token;
   const sealed = session?.sealedCard === undefined ? undefined : { value: session.sealedCard, bindingId: session.id };
   const complete = explicit.number !== undefined && explicit.expiry !== undefined;
-  if (token !== undefined || (sealed && !complete)) {
+  if (token !== undefined || (sealed && (!complete || sessionMayCompleteCard(explicit, session)))) {
     return { ...base, route: { kind: 'VAULT', source: { ...(token !== undefined ? { token } : {}), ...(sealed ? { sealed } : {}) } } };
   }
   return { ...base, route: { kind: 'ACQUIRER', card: acquirerCardOf(request, explicit) } };

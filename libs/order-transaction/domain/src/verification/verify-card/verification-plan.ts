@@ -21,6 +21,7 @@ import {
   hasCompleteExplicitCard,
 } from '../acquirer/verify-card-request.mapper';
 import { agreementForOperation } from '../../agreements/agreement-terms';
+import { sessionMayCompleteCard } from '../../card-operation/session-card';
 import { resolveCardType } from '../rules/card-type.rule';
 import { fillFromEmv, ParsedEmvRequest, parseEmvRequest } from '../rules/emv-request.rule';
 import { invalid } from '../../request-errors/request-errors';
@@ -98,7 +99,7 @@ export function planVerification(
     : { card: given, posTerminal: request.posTerminal };
   const from = storedSource(request.sourceOfFunds.token, command.session);
   const source: CardSource =
-    hasCompleteExplicitCard(card) || from === undefined
+    from === undefined || (hasCompleteExplicitCard(card) && !sessionMayCompleteCard(card, command.session))
       ? explicitSource(explicitCardDetails(card), card?.cardType)
       : { kind: 'STORED', from, ...optional('explicit', explicitCardFields(card)) };
 
