@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { GatewayError, MERCHANT_MODES, MerchantMode, MerchantSettings } from '@gateway/contracts';
+import { defaultMerchantSettings, GatewayError, MERCHANT_MODES, MerchantMode, MerchantSettings } from '@gateway/contracts';
 import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
 import { describeCertificatePem, IssuedCredentials, ManageMerchants, normalizeFingerprint, NotificationSecretIssuer } from '@gateway/edge/domain';
 import {
@@ -26,7 +26,9 @@ Commands:
   show <merchantId>            one merchant's profile
   set <merchantId> <setting>=<value> [...]
                                change settings, e.g. privileges.excessiveRefund=true,
-                               tokenRepository.generation=PRESERVE_6_4, testAcquirer.latencyMs=500
+                               tokenRepository.generation=PRESERVE_6_4, testAcquirer.latencyMs=500,
+                               tokenRepository.id=482913749201,
+                               'transactionFiltering.avsResponseCodeRules=[{"avsResponseCode":"NO_MATCH","action":"REJECT"}]'
   mode <merchantId> TEST|LIVE  switch between test and live
   enable <merchantId>          allow requests again
   disable <merchantId>         refuse every request (403 REQUEST_REJECTED)
@@ -46,6 +48,12 @@ Commands:
                                refuse a client certificate from now on
   provision-database           create (or update) each service's Postgres role and schema from
                                DATABASE_ADMIN_URL and the services' URLs (the migration Job's first step)
+
+Values (create --set and set): a text setting (tokenRepository.id, tokenRepository.generation, ...)
+takes the value as written, digits included (482913749201 stays text); "..." quotes, if given, are
+removed. Every other setting reads the value as JSON (true, 500, [...], {...}): quote it for the shell
+('...') when it holds spaces, quotes or brackets. AVS rules name one of the spec's 12 AVS gateway
+codes (ADDRESS_MATCH ... ZIP_MATCH, as the acquirer returns them), each code at most once.
 
 Options:
   --standalone   use the standalone profile's embedded database (also GATEWAY_PROFILE=standalone)
@@ -286,18 +294,42 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-/** `path=value`; the value is JSON when it parses as JSON (true, 500, [..]), text otherwise. */
+/**
+ * `path=value`. A text setting (its default is text: tokenRepository.id, tokenRepository.generation,
+ * ...) takes the value as it is, so `tokenRepository.id=482913749201` stays the text it names
+ * (JSON would make it a number, which the setting refuses, and drop leading zeros); a value
+ * quoted as JSON text (`"..."`) loses its quotes. Any other setting reads the value as JSON when
+ * it parses (true, 500, [..]) and as text otherwise, for the settings' own checks to judge.
+ */
 function parseAssignment(assignment: string): [string, unknown] {
   const at = assignment.indexOf('=');
   if (at <= 0) {
     throw GatewayError.invalidRequest(`Expected <setting>=<value>, got '${assignment}'.`);
   }
+  const path = assignment.slice(0, at);
   const raw = assignment.slice(at + 1);
+  let parsed: unknown;
   try {
-    return [assignment.slice(0, at), JSON.parse(raw)];
+    parsed = JSON.parse(raw);
   } catch {
-    return [assignment.slice(0, at), raw];
+    return [path, raw];
   }
+  if (isTextSetting(path) && typeof parsed !== 'string') {
+    return [path, raw];
+  }
+  return [path, parsed];
+}
+
+/** Whether the setting at `path` holds text, as its default value says (every setting has one). */
+function isTextSetting(path: string): boolean {
+  let node: unknown = defaultMerchantSettings();
+  for (const key of path.split('.')) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, key)) {
+      return false;
+    }
+    node = (node as Record<string, unknown>)[key];
+  }
+  return typeof node === 'string';
 }
 
 function nestSettings(assignments: string[]): Record<string, unknown> {

@@ -64,6 +64,24 @@ describe('the merchant context of a request envelope', () => {
     }
   });
 
+  it('carries a stored profile’s AVS rules that could never apply without them, instead of refusing the merchant', () => {
+    // Profiles stored before the codes were checked: a code the acquirer never returns, and a
+    // second rule for a code (the first always won). Refusing them would refuse every request.
+    const rules = [
+      { avsResponseCode: 'no_match', action: 'REJECT' },
+      { avsResponseCode: 'NO_MATCH', action: 'REVIEW' },
+      { avsResponseCode: 'NO_MATCH', action: 'REJECT' },
+    ];
+    const { envelope, errors } = check(merchant({ transactionFiltering: { avsResponseCodeRules: rules as never } }));
+    expect(errors).toEqual([]);
+    expect(envelope.merchant.settings.transactionFiltering.avsResponseCodeRules).toEqual([{ avsResponseCode: 'NO_MATCH', action: 'REVIEW' }]);
+  });
+
+  it('is refused when an AVS rule is malformed otherwise (an unknown action)', () => {
+    const rules = [{ avsResponseCode: 'NO_MATCH', action: 'DENY' }];
+    expect(check(merchant({ transactionFiltering: { avsResponseCodeRules: rules as never } })).errors).toHaveLength(1);
+  });
+
   it('is frozen, nested settings included, so no request can change what the next one sees', () => {
     const shared = check(merchant()).envelope.merchant;
     expect(Object.isFrozen(shared)).toBe(true);

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { registerDecorator, validateSync } from 'class-validator';
-import { MerchantContext } from './merchant-context';
+import { AvsResponseCodeRule, MerchantContext, usableAvsRules } from './merchant-context';
 
 /**
  * Every message of a merchant carries the same merchant context until its settings change, and
@@ -28,7 +28,7 @@ export function checkedMerchantContext(value: unknown): unknown {
   if (known) {
     return known;
   }
-  const context = plainToInstance(MerchantContext, value);
+  const context = plainToInstance(MerchantContext, withoutUnusableAvsRules(value));
   if (validateSync(context, { forbidUnknownValues: false }).length > 0) {
     return value;
   }
@@ -39,6 +39,28 @@ export function checkedMerchantContext(value: unknown): unknown {
   }
   kept.set(content, context);
   return context;
+}
+
+/**
+ * A profile stored before its AVS rules were checked (a code the acquirer never returns, a second
+ * rule for a code) would otherwise fail the checks and have every request of the merchant refused,
+ * for rules that never applied: they are left out, which changes no outcome. The edge reports them
+ * when it loads the profile; the admin CLI refuses new ones.
+ */
+function withoutUnusableAvsRules(value: object): object {
+  const settings = (value as { settings?: { transactionFiltering?: { avsResponseCodeRules?: unknown } } }).settings;
+  const rules = settings?.transactionFiltering?.avsResponseCodeRules;
+  if (!Array.isArray(rules)) {
+    return value;
+  }
+  const { usable, unusable } = usableAvsRules(rules as AvsResponseCodeRule[]);
+  if (unusable.length === 0) {
+    return value;
+  }
+  return {
+    ...value,
+    settings: { ...settings, transactionFiltering: { ...settings!.transactionFiltering, avsResponseCodeRules: usable } },
+  };
 }
 
 /** Valid only for a context checkedMerchantContext checked (use both on the same property). */

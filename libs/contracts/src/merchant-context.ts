@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayUnique,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -15,6 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { AVS_RESPONSE_CODES } from './avs-response-codes';
 
 /**
  * A merchant's profile as services see it: every per-merchant setting the spec mentions.
@@ -109,7 +111,8 @@ export class NotificationSettings {
 }
 
 export class AvsResponseCodeRule {
-  @IsString()
+  /** One of the AVS gateway codes the acquirer answers with: a rule on anything else never fires. */
+  @IsIn(AVS_RESPONSE_CODES)
   avsResponseCode: string;
 
   @IsIn(AVS_RULE_ACTIONS)
@@ -117,10 +120,40 @@ export class AvsResponseCodeRule {
 }
 
 export class TransactionFilteringSettings {
+  /** One rule per AVS code, as in a request (docs/decisions/avs-rules-override-per-code.md). */
   @IsArray()
+  @ArrayUnique((rule: Partial<AvsResponseCodeRule> | null) => rule?.avsResponseCode, {
+    message: 'only one rule may be given for each AVS response code',
+  })
   @ValidateNested({ each: true })
   @Type(() => AvsResponseCodeRule)
   avsResponseCodeRules: AvsResponseCodeRule[];
+}
+
+/**
+ * A stored profile's AVS rules split into those that can apply and those that never could:
+ * profiles stored before the codes were checked may hold a rule on a code the acquirer never
+ * returns, or a second rule for a code (the first always won). Dropping the unusable ones
+ * changes no outcome, so a stored profile keeps working while they are reported
+ * (docs/decisions/checked-merchant-context.md, amendment 2026-11-26).
+ */
+export function usableAvsRules(rules: readonly AvsResponseCodeRule[]): {
+  usable: AvsResponseCodeRule[];
+  unusable: AvsResponseCodeRule[];
+} {
+  const usable: AvsResponseCodeRule[] = [];
+  const unusable: AvsResponseCodeRule[] = [];
+  const named = new Set<string>();
+  for (const rule of rules) {
+    const code = rule?.avsResponseCode;
+    if ((AVS_RESPONSE_CODES as readonly unknown[]).includes(code) && !named.has(code)) {
+      named.add(code);
+      usable.push(rule);
+    } else {
+      unusable.push(rule);
+    }
+  }
+  return { usable, unusable };
 }
 
 export class TestAcquirerSettings {

@@ -1,3 +1,5 @@
+import { AVS_RESPONSE_CODES } from '@gateway/contracts';
+
 /** `response.cardSecurityCode.gatewayCode`. */
 export const CSC_GATEWAY_CODES = [
   'MATCH',
@@ -10,22 +12,10 @@ export type CscGatewayCode = (typeof CSC_GATEWAY_CODES)[number];
 
 /**
  * `response.cardholderVerification.avs.gatewayCode`: the 12 values the spec lists under the
- * verify request's `order.transactionFiltering.avsResponseCodeRules[n].avsResponseCode`.
+ * verify request's `order.transactionFiltering.avsResponseCodeRules[n].avsResponseCode`, the
+ * same list the request's and the merchant profile's rules are checked against.
  */
-export const AVS_GATEWAY_CODES = [
-  'ADDRESS_MATCH',
-  'ADDRESS_ZIP_MATCH',
-  'NAME_ADDRESS_MATCH',
-  'NAME_MATCH',
-  'NAME_ZIP_MATCH',
-  'NOT_AVAILABLE',
-  'NOT_REQUESTED',
-  'NOT_VERIFIED',
-  'NO_MATCH',
-  'SERVICE_NOT_AVAILABLE_RETRY',
-  'SERVICE_NOT_SUPPORTED',
-  'ZIP_MATCH',
-] as const;
+export const AVS_GATEWAY_CODES = AVS_RESPONSE_CODES;
 export type AvsGatewayCode = (typeof AVS_GATEWAY_CODES)[number];
 
 export function isAvsGatewayCode(value: unknown): value is AvsGatewayCode {

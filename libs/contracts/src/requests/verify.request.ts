@@ -25,6 +25,7 @@ import {
   Upper3Field,
   UrlField,
 } from '@gateway/api-fields';
+import { AVS_RESPONSE_CODES } from '../avs-response-codes';
 import { OrderOperationRequestBase } from './order-operation-base';
 import { RefundDevice, TRANSACTION_SOURCES } from './refund.request';
 import { verifyAmountsAnswerable } from './request-rules';
@@ -65,20 +66,7 @@ export const AGREEMENT_TYPES = ['INSTALLMENT', 'OTHER', 'RECURRING', 'UNSCHEDULE
 export const AMOUNT_VARIABILITIES = ['FIXED', 'VARIABLE'] as const;
 export const PAYMENT_FREQUENCIES = ['AD_HOC', 'DAILY', 'FORTNIGHTLY', 'MONTHLY', 'OTHER', 'QUARTERLY', 'TWICE_YEARLY', 'WEEKLY', 'YEARLY'] as const;
 export const TAX_STATUSES = ['EXEMPT', 'NOT_EXEMPT', 'NOT_PROVIDED'] as const;
-export const AVS_RESPONSE_CODES = [
-  'ADDRESS_MATCH',
-  'ADDRESS_ZIP_MATCH',
-  'NAME_ADDRESS_MATCH',
-  'NAME_MATCH',
-  'NAME_ZIP_MATCH',
-  'NOT_AVAILABLE',
-  'NOT_REQUESTED',
-  'NOT_VERIFIED',
-  'NO_MATCH',
-  'SERVICE_NOT_AVAILABLE_RETRY',
-  'SERVICE_NOT_SUPPORTED',
-  'ZIP_MATCH',
-] as const;
+export { AVS_RESPONSE_CODES } from '../avs-response-codes';
 export const AVS_ACTIONS = ['NO_ACTION', 'REJECT', 'REVIEW'] as const;
 export const VERIFY_POS_ATTENDED = ['ATTENDED', 'SEMI_ATTENDED', 'UNATTENDED', 'UNKNOWN_OR_UNSPECIFIED'] as const;
 export const CARD_PRESENCE_CAPABILITIES = ['CARD_NOT_PRESENT', 'CARD_PRESENT', 'CARD_PRESENT_AND_CARD_NOT_PRESENT'] as const;

@@ -5,6 +5,7 @@ import {
   MerchantMode,
   MerchantSettings,
   NotificationSecretSettings,
+  usableAvsRules,
 } from '@gateway/contracts';
 import { generateApiPassword, hashApiPassword } from '@gateway/crypto';
 import { MerchantEntity, MerchantRepository, MerchantStatus } from '@gateway/edge/data-access';
@@ -78,7 +79,7 @@ export class ManageMerchants {
   /** Applies `path -> value` changes (e.g. `privileges.excessiveRefund -> true`) to the settings. */
   async configure(id: string, changes: Record<string, unknown>): Promise<MerchantEntity> {
     const merchant = await this.require(id);
-    const settings = structuredClone(merchant.settings) as unknown as Record<string, unknown>;
+    const settings = storedSettings(merchant) as unknown as Record<string, unknown>;
     for (const [path, value] of Object.entries(changes)) {
       setPath(settings, path, value);
     }
@@ -152,7 +153,7 @@ export class ManageMerchants {
       current: issued.sealed,
       ...(previous && keepPreviousMs > 0 ? { previous, previousValidUntil: new Date(Date.now() + keepPreviousMs).toISOString() } : {}),
     };
-    const settings = { ...merchant.settings, notifications: { ...merchant.settings.notifications, secret } };
+    const settings = { ...storedSettings(merchant), notifications: { ...merchant.settings.notifications, secret } };
     await this.merchants.update(id, { settings: validatedSettings(settings) });
     return { merchant: await this.require(id), secret: issued.secret.reveal() };
   }
@@ -185,7 +186,7 @@ export class ManageMerchants {
       }
       if (current || previous) {
         const next = { ...secret, current: current ?? secret.current, ...(previous ? { previous } : {}) };
-        const settings = { ...merchant.settings, notifications: { ...merchant.settings.notifications, secret: next } };
+        const settings = { ...storedSettings(merchant), notifications: { ...merchant.settings.notifications, secret: next } };
         await this.merchants.update(merchant.id, { settings: validatedSettings(settings) });
         resealed.push(merchant.id);
       }
@@ -237,6 +238,20 @@ export class ManageMerchants {
 function generateMerchantId(mode: MerchantMode): string {
   const suffix = randomBytes(4).toString('hex').toUpperCase();
   return mode === 'TEST' ? `TEST${suffix}` : `M${suffix}`;
+}
+
+/**
+ * A copy of the stored settings to change, without AVS rules stored before the codes were checked
+ * that never applied (a code the acquirer never returns, a second rule for a code): they would
+ * fail the check of every later change, which they never took part in. New ones are refused.
+ */
+function storedSettings(merchant: MerchantEntity): MerchantSettings {
+  const settings = structuredClone(merchant.settings);
+  const filtering = settings.transactionFiltering;
+  if (Array.isArray(filtering?.avsResponseCodeRules)) {
+    filtering.avsResponseCodeRules = usableAvsRules(filtering.avsResponseCodeRules).usable;
+  }
+  return settings;
 }
 
 function validatedSettings(raw: unknown): MerchantSettings {

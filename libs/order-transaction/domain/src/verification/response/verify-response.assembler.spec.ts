@@ -176,6 +176,19 @@ describe('VERIFY response assembly', () => {
     });
   });
 
+  it('gives no approval code when an AVS REJECT rule declines what the issuer approved, and keeps it on REVIEW', async () => {
+    const billing = { address: { street: 'NO_MATCH', postcodeZip: '10001' } };
+    const rejected = await verify(request({ billing }), { merchantAvsRules: [{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }] });
+    expect(rejected.acquirerResult).toMatchObject({ gatewayCode: 'APPROVED', authorizationCode: '777777' });
+    expect(rejected.body).toMatchObject({ response: { gatewayCode: 'DECLINED_AVS' }, result: 'FAILURE' });
+    expect(rejected.body.transaction).not.toHaveProperty('authorizationCode');
+    // The issuer's own answer stays where it is reported as the acquirer's.
+    expect(rejected.body).toMatchObject({ response: { acquirerCode: '00' }, authorizationResponse: { responseCode: '00' } });
+
+    const reviewed = await verify(request({ billing }), { merchantAvsRules: [{ avsResponseCode: 'NO_MATCH', action: 'REVIEW' }] });
+    expect(reviewed.body).toMatchObject({ response: { gatewayCode: 'APPROVED' }, transaction: { authorizationCode: '777777' } });
+  });
+
   it("applies the merchant profile's rules, and records REVIEW without changing the approval", async () => {
     const data = request({ billing: { address: { postcodeZip: '00012' } } });
     const { body, outcome } = await verify(data, {

@@ -78,7 +78,7 @@ export function assembleVerifyResponse(input: VerifyResponseInput): VerifyRespon
     result: filtered.result,
     sourceOfFunds: sourceOfFundsGroup(input),
     timeOfRecord: input.now.toISOString(),
-    transaction: transactionGroup(input, zero),
+    transaction: transactionGroup(input, zero, filtered.result),
   };
   const optional: Record<string, JsonObject | string | undefined> = {
     accountFunding: request.accountFunding as JsonObject | undefined,
@@ -137,13 +137,19 @@ function orderGroup(input: VerifyResponseInput, zero: Money): JsonObject {
   };
 }
 
-function transactionGroup(input: VerifyResponseInput, zero: Money): JsonObject {
+/**
+ * An approval code only on a verification that succeeded: when an AVS REJECT rule declines
+ * what the issuer approved (DECLINED_AVS), the gateway declined it: a merchant reading the code
+ * must not take it for an approval (docs/test-acquirer.md: approval codes on approvals only).
+ * The issuer's own answer stays in `authorizationResponse` and `response.acquirerCode`.
+ */
+function transactionGroup(input: VerifyResponseInput, zero: Money, result: TransactionResult): JsonObject {
   const { acquirerResult: acquirer } = input;
   return {
     ...pick(input.request.transaction ?? {}, ['merchantNote', 'reference', 'source']),
     acquirer: { ...acquirer.acquirer },
     amount: zero.toJSON(),
-    ...(acquirer.authorizationCode ? { authorizationCode: acquirer.authorizationCode } : {}),
+    ...(acquirer.authorizationCode && result === 'SUCCESS' ? { authorizationCode: acquirer.authorizationCode } : {}),
     currency: input.request.order.currency,
     id: input.transactionId,
     receipt: acquirer.receipt,
