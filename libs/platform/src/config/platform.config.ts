@@ -113,10 +113,10 @@ export class DatabaseConfig extends PlatformConfig {
   @Max(600_000)
   DATABASE_MIGRATION_LOCK_TIMEOUT_MS = DEFAULT_MIGRATION_LOCK_TIMEOUT_MS;
 
-  @Describe('Seconds a database connection may be silent before the server starts probing this process (Postgres tcp_keepalives_idle, set per session). A session holds advisory locks (the webhook dispatcher\'s claims, the migration lock) until the server finds it gone: with the kernel\'s default that takes 2 hours after a node is lost; with 30 s, 10 s and 3 probes about a minute.')
+  @Describe('Seconds a database connection may be silent before the server starts probing this process (Postgres tcp_keepalives_idle, set per session). A session holds advisory locks (the webhook dispatcher\'s claims, the migration lock) until the server finds it gone: with the kernel\'s default that takes 2 hours after a node is lost; with 30 s, 10 s and 3 probes about a minute. 0 sends no settings at connection start (for a pooler that refuses startup options): the server\'s own then hold.')
   @IntVar()
   @IsInt()
-  @Min(1)
+  @Min(0)
   @Max(7_200)
   DATABASE_TCP_KEEPALIVE_IDLE_SECONDS = 30;
 

@@ -62,3 +62,15 @@ it('takes the keepalive from DATABASE_TCP_KEEPALIVE_* of the service config', as
   const expected = { tcp_keepalives_idle: '45', tcp_keepalives_interval: '5', tcp_keepalives_count: '4', tcp_user_timeout: '65000' };
   expect(await settingsOfEachSession(dataSource, 2)).toEqual(Array(2).fill(expected));
 });
+
+it('sends no keepalive settings with DATABASE_TCP_KEEPALIVE_IDLE_SECONDS=0: the server\'s own hold (a pooler that refuses startup options)', async () => {
+  const dataSource = await open({
+    poolSize: 1,
+    statementTimeoutMs: 10_000,
+    applicationName: 'int-keepalive-off',
+    tcpKeepalive: { idleSeconds: 0, intervalSeconds: 10, count: 3 },
+  });
+  const [shown] = await settingsOfEachSession(dataSource, 1);
+  expect(shown.tcp_user_timeout).toBe('0');
+  expect(shown.tcp_keepalives_idle).not.toBe('30');
+});

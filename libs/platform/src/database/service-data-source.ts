@@ -66,8 +66,10 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
     applicationName: connection.applicationName,
     extra: {
       // Server settings for every session of the pool, sent at connection start. (An `options`
-      // parameter in the URL would replace these: node-postgres prefers the URL's.)
-      options: sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE),
+      // parameter in the URL would replace these: node-postgres prefers the URL's.) None with an
+      // idle time of 0: a connection pooler that refuses startup options (PgBouncer without
+      // `ignore_startup_parameters = options`) then connects, and the server's own settings hold.
+      ...sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE),
       statement_timeout: connection.statementTimeoutMs,
       idle_in_transaction_session_timeout: Math.max(connection.statementTimeoutMs * 2, 30_000),
       // Pool reports an unreachable database after this long instead of waiting forever.
@@ -82,9 +84,12 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
  * otherwise be found by retransmission timeouts (some 15 minutes); the user timeout bounds that
  * by the keepalive's own total. Settable by any role; ignored on Unix-domain sockets.
  */
-function sessionOptions(keepalive: TcpKeepalive): string {
+function sessionOptions(keepalive: TcpKeepalive): { options?: string } {
+  if (keepalive.idleSeconds === 0) {
+    return {};
+  }
   const userTimeoutMs = (keepalive.idleSeconds + keepalive.intervalSeconds * keepalive.count) * 1_000;
-  return [
+  const options = [
     `tcp_keepalives_idle=${keepalive.idleSeconds}`,
     `tcp_keepalives_interval=${keepalive.intervalSeconds}`,
     `tcp_keepalives_count=${keepalive.count}`,
@@ -92,6 +97,7 @@ function sessionOptions(keepalive: TcpKeepalive): string {
   ]
     .map((setting) => `-c ${setting}`)
     .join(' ');
+  return { options };
 }
 
 export function createServiceDataSource(service: ServiceSchema, connection: DatabaseConnection): DataSource {
