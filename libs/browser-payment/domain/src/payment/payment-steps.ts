@@ -8,7 +8,7 @@ import { CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import type { ProviderAdapter } from '../providers/provider-adapter';
 import { paymentResponse } from './payment-response';
-import { recordedCompletion } from './recorded-completion';
+import { recordedEnd } from './recorded-end';
 import { PAYMENT_STORE, PaymentStore } from './payment-store';
 
 /**
@@ -149,7 +149,7 @@ export class PaymentSteps {
     const context = { provider: payment.provider, providerReference: payment.providerReference, paymentId: payment.id };
     let completion: PaymentChanges | null;
     try {
-      completion = recordedCompletion(await this.ledger.readRecord(envelope, payment), payment);
+      completion = recordedEnd(await this.ledger.readRecord(envelope, payment), payment);
     } catch (err) {
       this.mismatches.inc({ event: 'not_reversed_ledger_unreadable' });
       this.logger.error({ err, ...context }, 'browser payment executed at the provider, its record refused, and the ledger unreadable: not reversed');
@@ -178,8 +178,8 @@ export class PaymentSteps {
       return payment;
     }
     try {
-      const completion = recordedCompletion(recorded ?? (await this.ledger.readRecord(envelope, payment)), payment);
-      return completion ? await this.adopt(payment, completion) : payment;
+      const end = recordedEnd(recorded ?? (await this.ledger.readRecord(envelope, payment)), payment);
+      return end ? await this.adopt(payment, end) : payment;
     } catch (err) {
       this.logger.warn({ err, paymentId: payment.id }, 'browser payment not brought up to the ledger\'s record of it');
       return payment;

@@ -92,13 +92,13 @@ function sent(filled: FilledRequest): Pick<FilledRequest, 'body' | 'session'> {
 /**
  * Whether a save may send the session's security code to an acquirer: only ACQUIRER verification
  * (requested, or the repository's default: token rule 9, as the vault reads it) presents a card to
- * one, and the request's own security code wins over the session's. NONE and BASIC present the
+ * one. (A request with its own security code has no session code in use: ApplySession leaves it
+ * out, as for every operation.) NONE and BASIC present the
  * card to nobody and the vault never stores a security code, so the code was not used: it stays
  * for the payment that will (docs/decisions/security-code-used-once.md, amendment of 2026-11-26).
  * Once an ACQUIRER save was sent, the code goes whatever the answer, as for order operations: a
  * refusal after the acquirer call cannot be told from one before it.
  */
 function mayUseSessionSecurityCode(request: SaveTokenRequest, merchant: MerchantContext): boolean {
-  const strategy = request.verificationStrategy ?? merchant.settings.tokenRepository.defaultVerificationStrategy;
-  return strategy === 'ACQUIRER' && request.sourceOfFunds.provided?.card?.securityCode === undefined;
+  return (request.verificationStrategy ?? merchant.settings.tokenRepository.defaultVerificationStrategy) === 'ACQUIRER';
 }

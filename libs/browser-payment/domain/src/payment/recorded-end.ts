@@ -19,7 +19,7 @@ const COMPLETED_RESULTS: readonly PaymentResult[] = ['SUCCESS', 'FAILURE'];
  * every amount the API accepts has at most 15 significant digits, which a JSON number carries
  * exactly, and Money refuses any that lost its currency's minor units.
  */
-export function recordedCompletion(body: JsonObject | null, payment: BrowserPaymentRow): PaymentChanges | null {
+export function recordedEnd(body: JsonObject | null, payment: BrowserPaymentRow): PaymentChanges | null {
   const interaction = jsonObjectAt(body, 'browserPayment', 'interaction');
   const transaction = jsonObjectAt(body, 'transaction');
   const status = INTERACTION_STATUSES.find((known) => known === interaction?.status);
