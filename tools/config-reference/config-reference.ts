@@ -94,7 +94,7 @@ function rulesOf(configClass: ConfigClass): Map<string, string[]> {
 }
 
 function renderDefault(variable: Variable): string {
-  if (variable.default === undefined) return '**required**';
+  if (variable.default === undefined) return variable.rules.includes('may be empty') ? '(unset)' : '**required**';
   if (variable.default === '') return '(empty)';
   return `\`${String(variable.default)}\``;
 }

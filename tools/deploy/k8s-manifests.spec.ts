@@ -30,6 +30,7 @@ function modelOf(object: K8sObject): new (data: object) => { validate(): void } 
 type Container = {
   name: string;
   image: string;
+  ports?: { name?: string; containerPort: number }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: { runAsNonRoot?: boolean; allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
   startupProbe?: { httpGet?: { path: string } };
@@ -241,7 +242,8 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       const namespace = (name: string) => [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } }];
       expect(peers).toEqual([
         ['api-edge', namespace('ingress-nginx'), [8080]],
-        ['metrics-scraping', namespace('monitoring'), [8080]],
+        // The metrics port alone, which serves nothing but /metrics (METRICS_PORT).
+        ['metrics-scraping', namespace('monitoring'), [9464]],
       ]);
     });
 
@@ -315,12 +317,17 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       }
     });
 
-    it('runs the apps with migrations left to the Job, and lets Prometheus find them', () => {
+    it('runs the apps with migrations left to the Job, and lets Prometheus find them on their metrics port', () => {
       const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
       expect(config.DATABASE_MIGRATE_ON_START).toBe('false');
-      for (const app of APPS) {
+      expect(config.METRICS_PORT).toBe('9464');
+      for (const app of [...APPS, ...Object.keys(MODE_OF)]) {
         const template = (find('Deployment', app)[0].spec as { template: { metadata: { annotations: Record<string, string> } } }).template;
-        expect(template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
+        expect(template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': config.METRICS_PORT, 'prometheus.io/path': '/metrics' });
+        const ports = podSpecOf(find('Deployment', app)[0])!.containers[0].ports;
+        expect([app, ports?.find((port) => port.name === 'metrics')?.containerPort]).toEqual([app, Number(config.METRICS_PORT)]);
+        const servicePorts = (find('Service', app)[0].spec as { ports: { name: string; targetPort: string }[] }).ports;
+        expect([app, servicePorts.find((port) => port.name === 'metrics')?.targetPort]).toEqual([app, 'metrics']);
       }
     });
   }
@@ -349,6 +356,7 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
     it("alerts when any app's pod, the webhook dispatcher's included, cannot be scraped", () => {
       // The Prometheus Operator labels a target `service` with the Service it was found through.
       const [monitor] = find('ServiceMonitor');
+      expect((monitor.spec as { endpoints: { port: string }[] }).endpoints.map((endpoint) => endpoint.port)).toEqual(['metrics']);
       const selector = (monitor.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
       const scraped = find('Service')
         .filter((service) => Object.entries(selector).every(([k, v]) => service.metadata.labels?.[k] === v))

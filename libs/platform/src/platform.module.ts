@@ -7,7 +7,7 @@ import { AllExceptionsFilter } from './errors';
 import { HEALTH_OPTIONS, HealthController, ReadinessChecks } from './health';
 import { AppLogger } from './logging';
 import { createMessageClient, MessageBus, MessagingOptions, RequestContextInterceptor } from './messaging';
-import { Metrics, MetricsController } from './metrics';
+import { Metrics, METRICS_LISTEN, MetricsController, MetricsListen, MetricsServer } from './metrics';
 import { APP_LOGGER, MESSAGE_CLIENT, MESSAGING_OPTIONS } from './tokens';
 
 export interface PlatformModuleOptions {
@@ -16,6 +16,8 @@ export interface PlatformModuleOptions {
   metrics: Metrics;
   messaging: MessagingOptions;
   healthCheckTimeoutMs: number;
+  /** Serve /metrics on a port of its own (MetricsServer) instead of the app's HTTP port. */
+  metricsListen?: MetricsListen;
 }
 
 /**
@@ -35,7 +37,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
     return {
       module: PlatformModule,
       imports: [TerminusModule.forRoot({ logger: false })],
-      controllers: [HealthController, MetricsController],
+      controllers: options.metricsListen ? [HealthController] : [HealthController, MetricsController],
       providers: [
         { provide: APP_LOGGER, useValue: options.logger },
         { provide: MESSAGING_OPTIONS, useValue: options.messaging },
@@ -46,6 +48,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         { provide: Metrics, useValue: options.metrics },
         MessageBus,
         ReadinessChecks,
+        ...(options.metricsListen ? [{ provide: METRICS_LISTEN, useValue: options.metricsListen }, MetricsServer] : []),
       ],
       exports: [APP_LOGGER, MESSAGING_OPTIONS, MESSAGE_CLIENT, Metrics, MessageBus, ReadinessChecks],
     };

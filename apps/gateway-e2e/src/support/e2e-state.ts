@@ -16,6 +16,8 @@ export interface E2eState {
   appEnv: Record<string, Record<string, string>>;
   /** Per-app HTTP base (health, metrics); the edge's is baseUrl. */
   appUrls: Record<string, string>;
+  /** Apps that serve /metrics on a port of their own (METRICS_PORT): that port's base. */
+  metricsUrls?: Record<string, string>;
   pids: Record<string, number>;
   database?: string;
   roles?: string[];

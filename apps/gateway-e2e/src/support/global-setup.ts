@@ -112,6 +112,8 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
     return url.toString();
   };
   const ports = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)));
+  // As deployed (k8s/): the edge serves /metrics on a port of its own, the services on theirs.
+  const edgeMetricsPort = await freePort();
   const pepper = randomBytes(32).toString('hex');
   recordSecret(pepper);
   const vaultKeys = { master: randomBytes(32).toString('base64'), fingerprint: randomBytes(32).toString('base64') };
@@ -139,6 +141,7 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
             REDIS_KEY_PREFIX: redisPrefix,
             API_PASSWORD_PEPPER: pepper,
             PUBLIC_BASE_URL: base,
+            METRICS_PORT: String(edgeMetricsPort),
           }
         : {}),
       // browser-payment builds the payer's redirect URLs on the edge's address.
@@ -164,6 +167,7 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
     adminArgs: [],
     appEnv,
     appUrls: Object.fromEntries(APPS.map((app) => [app, `http://127.0.0.1:${ports[app]}`])),
+    metricsUrls: { 'api-edge': `http://127.0.0.1:${edgeMetricsPort}` },
     pids: Object.fromEntries(processes.map((p) => [p.name, p.pid])),
     database,
     roles: roles.map((r) => r.role),

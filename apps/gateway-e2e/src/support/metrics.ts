@@ -2,11 +2,12 @@ import { readState } from './e2e-state';
 
 /**
  * The Prometheus text of the app that serves `app`'s metrics: in the distributed profile each
- * app has its own HTTP port; in the standalone profile every app shares the gateway's.
+ * app has its own HTTP port (the edge a metrics port of its own); in the standalone profile
+ * every app shares the gateway's.
  */
 export async function scrapeMetrics(app: string): Promise<string> {
   const state = readState();
-  const base = state.profile === 'standalone' ? state.appUrls.gateway : state.appUrls[app];
+  const base = state.profile === 'standalone' ? state.appUrls.gateway : (state.metricsUrls?.[app] ?? state.appUrls[app]);
   const response = await fetch(`${base}/metrics`);
   if (response.status !== 200) {
     throw new Error(`GET ${base}/metrics answered ${response.status}`);

@@ -4,7 +4,7 @@ import { DatabaseConfig, loadConfig, PlatformConfig } from '../config';
 import { createServiceDataSource, migrateSchema, ServiceSchema } from '../database';
 import { AppLogger, createLogger } from '../logging';
 import { createMessageServer, MessagingOptions, NatsTls } from '../messaging';
-import { Metrics } from '../metrics';
+import { Metrics, MetricsListen } from '../metrics';
 import { PlatformModule } from '../platform.module';
 import { bootstrapApp, exitOnSignals, failStartup, RunningApp } from './bootstrap';
 
@@ -41,6 +41,11 @@ export function messagingOptions(config: MessagingConfig, serviceName: string): 
     requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
     serviceName,
   };
+}
+
+/** Where /metrics is served apart from the app's HTTP port: nowhere (on that port) without METRICS_PORT. */
+export function metricsListen(config: Pick<PlatformConfig, 'HTTP_HOST' | 'METRICS_PORT'>): MetricsListen | undefined {
+  return config.METRICS_PORT === undefined ? undefined : { host: config.HTTP_HOST, port: config.METRICS_PORT };
 }
 
 /**
@@ -103,6 +108,7 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
           metrics: new Metrics(),
           messaging,
           healthCheckTimeoutMs: config.HEALTH_CHECK_TIMEOUT_MS,
+          metricsListen: metricsListen(config),
         }),
         spec.featureModule(config),
       ],

@@ -27,6 +27,14 @@ export class PlatformConfig {
   @Max(65535)
   HTTP_PORT = 8080;
 
+  @Describe('Port of a second HTTP server that serves only /metrics, so that Prometheus can be let in to it and kept out of the API\'s port (a NetworkPolicy tells ports apart, not paths). Unset: /metrics is served on HTTP_PORT.')
+  @IsOptional()
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number | undefined = undefined;
+
   @Describe('NATS server URLs, comma-separated.')
   @IsString()
   @Matches(/^(nats|tls):\/\/[^,\s]+(,(nats|tls):\/\/[^,\s]+)*$/)

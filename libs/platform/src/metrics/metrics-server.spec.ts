@@ -1,0 +1,66 @@
+import { Module } from '@nestjs/common';
+import { bootstrapApp, RunningApp } from '../bootstrap';
+import { createLogger } from '../logging';
+import { MessagingOptions } from '../messaging';
+import { PlatformModule } from '../platform.module';
+import { Metrics } from './metrics';
+import { MetricsListen, MetricsServer } from './metrics-server';
+
+const messaging: MessagingOptions = {
+  profile: 'standalone',
+  servers: [],
+  tls: null,
+  subjectPrefix: '',
+  requestTimeoutMs: 1_000,
+  serviceName: 'metrics-probe',
+};
+
+async function start(metricsListen?: MetricsListen): Promise<RunningApp> {
+  const logger = createLogger({ service: 'metrics-probe', level: 'silent' });
+  @Module({ imports: [PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 500, metricsListen })] })
+  class ProbeModule {}
+  return bootstrapApp({ module: ProbeModule, logger, host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 });
+}
+
+describe('metrics on a port of their own', () => {
+  let running: RunningApp | undefined;
+
+  afterEach(async () => {
+    await running?.shutdown('test over');
+    running = undefined;
+  });
+
+  it('serves /metrics there, and the app\'s port no longer does', async () => {
+    running = await start({ host: '127.0.0.1', port: 0 });
+    const metricsUrl = running.app.get(MetricsServer).url();
+
+    const scrape = await fetch(`${metricsUrl}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(await scrape.text()).toContain('gateway_http_request_duration_seconds');
+
+    expect((await fetch(`${running.url}/metrics`)).status).toBe(404);
+    // Only /metrics is there: not the health endpoints, not anything else.
+    expect((await fetch(`${metricsUrl}/health/ready`)).status).toBe(404);
+    expect((await fetch(`${metricsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
+    // Health stays on the app's port, for the kubelet.
+    expect((await fetch(`${running.url}/health/live`)).status).toBe(200);
+  });
+
+  it('closes with the app', async () => {
+    running = await start({ host: '127.0.0.1', port: 0 });
+    const metricsUrl = running.app.get(MetricsServer).url();
+    await running.shutdown('test: closing');
+    running = undefined;
+
+    await expect(fetch(`${metricsUrl}/metrics`)).rejects.toThrow();
+  });
+
+  it('without a port of their own, serves /metrics on the app\'s port', async () => {
+    running = await start();
+
+    const scrape = await fetch(`${running.url}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('gateway_http_request_duration_seconds');
+  });
+});
