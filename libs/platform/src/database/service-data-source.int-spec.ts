@@ -11,8 +11,9 @@ import { createServiceDataSource, DatabaseConnection } from './service-data-sour
  */
 const opened: DataSource[] = [];
 
-async function open(connection: Omit<DatabaseConnection, 'url'>): Promise<DataSource> {
-  const url = process.env.TEST_DATABASE_URL;
+async function open(connection: Omit<DatabaseConnection, 'url'>, query = ''): Promise<DataSource> {
+  const base = process.env.TEST_DATABASE_URL;
+  const url = base && `${base}${query === '' ? '' : `${base.includes('?') ? '&' : '?'}${query}`}`;
   if (!url) {
     throw new Error('TEST_DATABASE_URL is not set: run integration tests with `jest --selectProjects int`.');
   }
@@ -73,4 +74,22 @@ it('sends no keepalive settings with DATABASE_TCP_KEEPALIVE_IDLE_SECONDS=0: the 
   const [shown] = await settingsOfEachSession(dataSource, 1);
   expect(shown.tcp_user_timeout).toBe('0');
   expect(shown.tcp_keepalives_idle).not.toBe('30');
+});
+
+it("keeps the URL's own `options` (DATABASE_URL's ?options=...) beside the keepalive, the URL's winning a setting both make", async () => {
+  const dataSource = await open(
+    { poolSize: 2, statementTimeoutMs: 10_000, applicationName: 'int-keepalive-url-options' },
+    `options=${encodeURIComponent('-c tcp_keepalives_count=7 -c work_mem=5MB')}`,
+  );
+  const runners = [dataSource.createQueryRunner(), dataSource.createQueryRunner()];
+  try {
+    for (const runner of runners) {
+      const [workMem] = await runner.query('SHOW work_mem');
+      const [idle] = await runner.query('SHOW tcp_keepalives_idle');
+      const [count] = await runner.query('SHOW tcp_keepalives_count');
+      expect({ ...workMem, ...idle, ...count }).toEqual({ work_mem: '5MB', tcp_keepalives_idle: '30', tcp_keepalives_count: '7' });
+    }
+  } finally {
+    await Promise.all(runners.map((runner) => runner.release()));
+  }
 });

@@ -48,9 +48,10 @@ export const DEFAULT_TCP_KEEPALIVE: TcpKeepalive = { idleSeconds: 30, intervalSe
  * is never on: the schema changes only through the service's reviewed SQL migrations.
  */
 export function serviceDataSourceOptions(service: ServiceSchema, connection: DatabaseConnection): DataSourceOptions {
+  const { url, options: urlOptions } = withoutOptionsParameter(connection.url);
   return {
     type: 'postgres',
-    url: connection.url,
+    url,
     schema: service.schema,
     entities: service.entities,
     migrations: service.migrations,
@@ -65,11 +66,12 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
     connectTimeoutMS: 5_000,
     applicationName: connection.applicationName,
     extra: {
-      // Server settings for every session of the pool, sent at connection start. (An `options`
-      // parameter in the URL would replace these: node-postgres prefers the URL's.) None with an
-      // idle time of 0: a connection pooler that refuses startup options (PgBouncer without
-      // `ignore_startup_parameters = options`) then connects, and the server's own settings hold.
-      ...sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE),
+      // Server settings for every session of the pool, sent at connection start, after those of
+      // an `options` parameter in the URL (which node-postgres would otherwise send instead of
+      // these). None with an idle time of 0: a connection pooler that refuses startup options
+      // (PgBouncer without `ignore_startup_parameters = options`) then connects, and the server's
+      // own settings hold.
+      ...sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE, urlOptions),
       statement_timeout: connection.statementTimeoutMs,
       idle_in_transaction_session_timeout: Math.max(connection.statementTimeoutMs * 2, 30_000),
       // Pool reports an unreachable database after this long instead of waiting forever.
@@ -84,9 +86,9 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
  * otherwise be found by retransmission timeouts (some 15 minutes); the user timeout bounds that
  * by the keepalive's own total. Settable by any role; ignored on Unix-domain sockets.
  */
-function sessionOptions(keepalive: TcpKeepalive): { options?: string } {
+function sessionOptions(keepalive: TcpKeepalive, urlOptions: string | undefined): { options?: string } {
   if (keepalive.idleSeconds === 0) {
-    return {};
+    return urlOptions === undefined ? {} : { options: urlOptions };
   }
   const userTimeoutMs = (keepalive.idleSeconds + keepalive.intervalSeconds * keepalive.count) * 1_000;
   const options = [
@@ -97,7 +99,28 @@ function sessionOptions(keepalive: TcpKeepalive): { options?: string } {
   ]
     .map((setting) => `-c ${setting}`)
     .join(' ');
-  return { options };
+  // The URL's settings last: where both set one, the operator's explicit choice wins.
+  return { options: urlOptions === undefined ? options : `${options} ${urlOptions}` };
+}
+
+/**
+ * The URL without its `options` parameter, and that parameter's value: node-postgres sends the
+ * URL's `options` in place of the pool's, so the two are joined into the pool's. A URL without
+ * one is returned as it was, byte for byte.
+ */
+export function withoutOptionsParameter(url: string): { url: string; options?: string } {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) {
+    return { url };
+  }
+  const query = new URLSearchParams(url.slice(queryStart + 1));
+  const options = query.get('options');
+  if (options === null) {
+    return { url };
+  }
+  query.delete('options');
+  const rest = query.toString();
+  return { url: url.slice(0, queryStart) + (rest === '' ? '' : `?${rest}`), ...(options.trim() === '' ? {} : { options }) };
 }
 
 export function createServiceDataSource(service: ServiceSchema, connection: DatabaseConnection): DataSource {
