@@ -9,6 +9,7 @@ import {
 } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { UnresolvedTransactions } from '@gateway/order-transaction/data-access';
+import { RecordOperation } from '@gateway/order-transaction/domain';
 import { createLogger } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { resolveUnknownOver } from './operator-commands';
@@ -277,6 +278,49 @@ describe('a resolution racing another operation on the order (no lock)', () => {
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '12.0000' });
     expect(await second).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 42 } });
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'CAPTURED', captured: '42.0000' });
+  });
+});
+
+describe('a PAY approved at the acquirer whose completion never reached the ledger', () => {
+  it('stays PENDING while its operation could still complete it, then is resolved like an UNKNOWN one', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const request = payBody('12.00', TEST_EXPIRY.APPROVED);
+    // The ledger refuses every completion (its database away beyond the retries): money moved, PENDING recorded.
+    const records = app.running.app.get(RecordOperation);
+    const write = records.execute.bind(records);
+    const lost = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+      if (step === 'COMPLETE') {
+        throw new Error('completion lost');
+      }
+      return write(message, step, seen);
+    });
+    try {
+      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', request)).rejects.toBeDefined();
+    } finally {
+      lost.mockRestore();
+    }
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toMatchObject({ result: 'PENDING', response: { gatewayCode: 'PENDING' } });
+
+    // Reserved moments ago: its operation may still complete it.
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED'])).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('resolved once it has been PENDING for 10 minutes'),
+    });
+    await app.dataSource.query(
+      `UPDATE order_transaction.transactions SET updated_at = updated_at - interval '11 minutes'
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`,
+      [merchant.id, orderId],
+    );
+    const resolved = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED', '--acquirer-transaction-id', 'MCC7654320101', '--acquirer-id', 'TEST_ACQUIRER', '--json']);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.out)).toMatchObject({ status: 'RESOLVED', result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: '12.00' } });
+    // The merchant's retry of its request answers the outcome now, and calls no acquirer.
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED' },
+      order: { status: 'CAPTURED', totalCapturedAmount: 12 },
+    });
   });
 });
 

@@ -30,6 +30,32 @@ describe('writeAfterSideEffect', () => {
     expect(gaveUp).toHaveBeenCalledWith(expect.objectContaining({ message: 'database down' }));
   });
 
+  it('keeps trying while the database restarts or fails over, so an approved payment is recorded once it is back', async () => {
+    // Postgres away for 1.5 s (a restart; a failover takes longer): refused connections, then the write lands.
+    const back = Date.now() + 1_500;
+    const write = jest.fn(async () => {
+      if (Date.now() < back) {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      }
+      return 'written';
+    });
+    const gaveUp = jest.fn();
+    await expect(writeAfterSideEffect(write, gaveUp)).resolves.toBe('written');
+    expect(gaveUp).not.toHaveBeenCalled();
+  });
+
+  it('gives up on an unavailable database once its window has passed', async () => {
+    const write = jest.fn(async () => {
+      throw new Error('Connection terminated unexpectedly');
+    });
+    const gaveUp = jest.fn();
+    const started = Date.now();
+    await expect(writeAfterSideEffect(write, gaveUp, { unavailableWindowMs: 600 })).rejects.toThrow('Connection terminated');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(gaveUp).toHaveBeenCalledTimes(1);
+  });
+
   it('takes a rule\'s refusal (a GatewayError) as final', async () => {
     const write = flaky(5, () => GatewayError.invalidRequest('refused'));
     const gaveUp = jest.fn();

@@ -167,12 +167,34 @@ describe('decideResolution', () => {
     expect(error).toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('is recorded SUCCESS (APPROVED), not UNKNOWN') });
   });
 
-  it('refuses a PENDING reservation (its operation may still complete it) and a browser payment\'s transaction', () => {
-    expect(refusal(() => decideResolution(orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING')]), KEY, APPROVED, LEARNED_AT)).explanation).toContain(
+  it('refuses a PENDING reservation its operation may still complete (reserved minutes ago) and a browser payment\'s transaction', () => {
+    const recent = orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING', { updatedAt: new Date(LEARNED_AT.getTime() - 60_000) })]);
+    expect(refusal(() => decideResolution(recent, KEY, APPROVED, LEARNED_AT)).explanation).toContain(
       'is recorded PENDING (PENDING), not UNKNOWN',
     );
     const provider = orderWith([row('p2', 'REFUND', '25.0000', 'UNKNOWN', { fundingType: 'PROVIDER_A' })]);
     expect(refusal(() => decideResolution(provider, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is funded by PROVIDER_A');
+    const staleProvider = orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING', { fundingType: 'PROVIDER_A' })]);
+    expect(refusal(() => decideResolution(staleProvider, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is funded by PROVIDER_A');
+  });
+
+  it('resolves a card reservation left PENDING for good (its process died, or its database stayed away, after the acquirer call)', () => {
+    // Reserved an hour before: no operation runs that long, so nothing will complete it any more.
+    const approved = written(orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING')]), APPROVED);
+    expect(approved.write.order).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: '25.00' });
+    expect(approved.write.transaction).toMatchObject({ result: 'SUCCESS', gatewayCode: 'APPROVED' });
+    expect(approved.body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } });
+    // Never sent (the reservation committed, its answer was lost): the acquirer has no record of it.
+    const declined = written(orderWith([row('p2', 'AUTHORIZATION', '25.0000', 'PENDING')]), { gatewayCode: 'DECLINED', acquirerCode: '25' });
+    expect(declined.write.order).toMatchObject({ status: 'FAILED', totalAuthorizedAmount: '0.00' });
+  });
+
+  it('refuses a refund request waiting for approval: PENDING by design, not a call whose outcome was lost', () => {
+    const order = orderWith(
+      [row('p1', 'PAYMENT', '25.0000', 'SUCCESS'), row('p2', 'REFUND_REQUEST', '5.0000', 'PENDING', { targetTransactionId: 'p1' })],
+      { status: 'CAPTURED' },
+    );
+    expect(refusal(() => decideResolution(order, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is recorded PENDING');
   });
 
   it('refuses a transaction the order does not have', () => {

@@ -30,7 +30,8 @@ export type ResolutionDecision = { write: LedgerWrite; body: JsonObject; transac
  *   the UNKNOWN outcome held against the order's limits.
  * - the learned outcome already recorded (a second resolution, two racing): the stored
  *   response, nothing written.
- * - anything else (another outcome, PENDING, a browser payment's transaction): refused.
+ * - a card operation's reservation PENDING for ABANDONED_RESERVATION_MS: resolved as if UNKNOWN.
+ * - anything else (another outcome, a recent PENDING, a browser payment's transaction): refused.
  */
 export function decideResolution(order: LockedOrder, key: UnknownTransactionKey, learned: LearnedOutcome, at: Date): ResolutionDecision {
   const { order: row, contents } = order;
@@ -47,7 +48,7 @@ export function decideResolution(order: LockedOrder, key: UnknownTransactionKey,
   if (existing.result === result && existing.gatewayCode === learned.gatewayCode) {
     return { replay: stored.body };
   }
-  assertResolvable(existing, key);
+  assertResolvable(existing, key, at);
 
   const transaction: TransactionRow = { ...existing, result, gatewayCode: learned.gatewayCode, updatedAt: at };
   const replacing = contents.transactions.indexOf(existing);
@@ -107,14 +108,41 @@ export function decideResolution(order: LockedOrder, key: UnknownTransactionKey,
 }
 
 /**
- * Only a card transaction recorded UNKNOWN. A PENDING one is a reservation whose operation may
- * still be running (its completion would then find it taken); a browser payment's outcome is
- * browser-payment's, which follows the provider (PROVIDER_* funding).
+ * How long a card operation's reservation must have been PENDING before an outcome learned at the
+ * acquirer replaces it. No operation runs that long: the edge waits 10 s for it, a service's
+ * calls are bounded (the vault's 5 s, a reversal's 3 s, the completion's retries while the
+ * database is away: DATABASE_UNAVAILABLE_WINDOW_MS, 25 s) and a stopping process exits after its
+ * 40 s grace. One still PENDING after this was left by a process that died between the
+ * acquirer's answer and its completion, or whose database stayed away longer than the
+ * completion's retries, or by a reservation whose commit was reported lost and which was never
+ * sent: nothing will complete it any more.
  */
-function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey): void {
-  if (existing.result !== 'UNKNOWN') {
+export const ABANDONED_RESERVATION_MS = 10 * 60_000;
+
+/** A card operation's reservation (RunReservedOperation, RefundOrder): PENDING until its acquirer call is recorded. */
+function isReservation(existing: TransactionRow): boolean {
+  return existing.result === 'PENDING' && existing.gatewayCode === 'PENDING' && existing.type !== 'REFUND_REQUEST';
+}
+
+/** A reservation nothing will complete any more. */
+function isAbandonedReservation(existing: TransactionRow, at: Date): boolean {
+  return isReservation(existing) && at.getTime() - existing.updatedAt.getTime() >= ABANDONED_RESERVATION_MS;
+}
+
+/**
+ * Only a card transaction recorded UNKNOWN, or a card operation's reservation abandoned PENDING
+ * (isAbandonedReservation): the acquirer's answer never reached the ledger either way. A PENDING
+ * one reserved more recently may still be completed by its operation (its completion would then
+ * find it taken); a refund request waits for approval, not for an acquirer; a browser payment's
+ * outcome is browser-payment's, which follows the provider (PROVIDER_* funding).
+ */
+function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey, at: Date): void {
+  if (existing.result !== 'UNKNOWN' && !isAbandonedReservation(existing, at)) {
+    const reservation = isReservation(existing)
+      ? ` A reservation is resolved once it has been PENDING for ${ABANDONED_RESERVATION_MS / 60_000} minutes: until then its operation may still complete it.`
+      : '';
     throw GatewayError.invalidRequest(
-      `Transaction '${key.transactionId}' on order '${key.orderId}' is recorded ${existing.result} (${existing.gatewayCode}), not UNKNOWN: only an unknown outcome is replaced by a learned one.`,
+      `Transaction '${key.transactionId}' on order '${key.orderId}' is recorded ${existing.result} (${existing.gatewayCode}), not UNKNOWN: only an unknown outcome is replaced by a learned one.${reservation}`,
     );
   }
   if (existing.fundingType !== 'CARD') {
