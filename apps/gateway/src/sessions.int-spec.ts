@@ -198,7 +198,7 @@ describe('the session resource', () => {
     expect(retrieved.body).toEqual({
       customer: { firstName: 'Ada', lastName: 'Lovelace' },
       merchant: merchant.id,
-      order: { amount: '10.00', currency: 'USD' },
+      order: { amount: 10, currency: 'USD' },
       result: 'SUCCESS',
       session: { id, updateStatus: 'SUCCESS', version: versions[2] },
       sourceOfFunds: {

@@ -42,7 +42,7 @@ describe('payment sessions', () => {
     expect(retrieved.status).toBe(200);
     expect(retrieved.body).toMatchObject({
       customer: { email: 'payer@example.com' },
-      order: { amount: '25.00', currency: 'USD' },
+      order: { amount: 25, currency: 'USD' },
       session: { id: created.id, updateStatus: 'SUCCESS', version: versions[2] },
       sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' } } } },
     });
