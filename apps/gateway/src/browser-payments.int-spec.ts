@@ -278,8 +278,11 @@ describe('the payer\'s journey, CONFIRM_AT_PROVIDER', () => {
     const page = await gateway.fetch(journey.redirectUrl);
     const back = await gateway.fetch(journey.redirectUrl.replace('/out/', '/in/'));
     expect(back.status).toBe(303);
+    // The late click moves nothing; the payer is sent where the return went (the shop).
     const lateApproval = await gateway.fetch(formAction(page.text, 'approve'), { method: 'POST' });
-    expect(lateApproval.status).toBe(410);
+    expect(lateApproval.status).toBe(303);
+    const again = await gateway.fetch(lateApproval.headers.get('location')!);
+    expect(again.headers.get('location')).toBe(back.headers.get('location'));
     expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
       result: 'FAILURE',
       order: { status: 'FAILED' },
@@ -288,18 +291,36 @@ describe('the payer\'s journey, CONFIRM_AT_PROVIDER', () => {
 });
 
 describe('redirect tokens', () => {
-  it('a replayed return, or the redirect URL after the journey, changes nothing', async () => {
+  it('a replayed return sends the payer to the shop again, the redirect URL after the journey is used up; neither changes anything', async () => {
     const journey = await initiated('provider_a');
-    const { decided } = await payerDecides(journey, 'approve');
+    const { decided, back } = await payerDecides(journey, 'approve');
     const before = await retrieveOrder(journey.merchant, journey.orderId);
 
     const replayedReturn = await gateway.fetch(decided.headers.get('location')!);
+    expect(replayedReturn.status).toBe(303);
+    expect(replayedReturn.headers.get('location')).toBe(back.headers.get('location'));
     const reopened = await gateway.fetch(journey.redirectUrl);
-    for (const response of [replayedReturn, reopened]) {
-      expect(response.status).toBe(410);
-      expect(response.text).toContain('already been used');
-    }
+    expect(reopened.status).toBe(410);
+    expect(reopened.text).toContain('already been used');
     expect(await retrieveOrder(journey.merchant, journey.orderId)).toEqual(before);
+  });
+
+  it('a double-submitted approve still brings the payer to the shop, where the merchant confirms (CONFIRM_AT_MERCHANT)', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    const page = await gateway.fetch(journey.redirectUrl);
+    // The first click's chain reaches the gateway (its answer is dropped by the browser for the
+    // second click's); the second click's chain is what the payer sees.
+    const first = await gateway.fetch(formAction(page.text, 'approve'), { method: 'POST' });
+    expect((await gateway.fetch(first.headers.get('location')!)).status).toBe(303);
+    const second = await gateway.fetch(formAction(page.text, 'approve'), { method: 'POST' });
+    expect(second.status).toBe(303);
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    const landed = await gateway.fetch(second.headers.get('location')!);
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get('location')).toBe(`${RETURN_URL}&orderId=${journey.orderId}&transactionId=bp-1`);
+
+    const confirmed = await put(journey.merchant, journey.orderId, 'bp-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT' }, 30);
+    expect(confirmed.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED' } });
   });
 
   it('a tampered token, or the token under another provider\'s path, finds nothing and moves nothing', async () => {

@@ -222,6 +222,22 @@ describe('provider_a options in a real browser', () => {
     }
   });
 
+  it('approve submitted twice (a second tab, a double click): the payer lands at the shop both times and the merchant confirms', async () => {
+    const [page, second] = await Promise.all([browser.newPage(), browser.newPage()]);
+    try {
+      const payment = await initiate('provider_a', { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_MERCHANT' });
+      await openProviderPage(page, payment, 'provider_a-twice-provider-page');
+      await openProviderPage(second, payment, 'provider_a-twice-provider-page-2');
+      await clickAndLandAtShop(page, '#approve', payment, 'provider_a-twice-at-shop');
+      await clickAndLandAtShop(second, '#approve', payment, 'provider_a-twice-at-shop-2');
+
+      const confirmed = await put(payment.orderId, 'pay-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT' }, 30);
+      expect(confirmed.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 42.5 } });
+    } finally {
+      await Promise.all([page.close(), second.close()]);
+    }
+  });
+
   it('CONFIRM_BROWSER_PAYMENT refusals: a CONFIRM_AT_PROVIDER payment, another currency, amounts that do not add up, each 400 with the field and reason', async () => {
     const atProvider = await initiate('provider_a', { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_PROVIDER' });
     const wrongKind = await put(atProvider.orderId, 'pay-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT' }, 30);
@@ -297,11 +313,13 @@ describe('redirect tokens in a real browser', () => {
         expect(await page.locator('h1').textContent()).toBe('Payment not found');
       }
       await browser.screenshot(page, `${profile}-tampered-token`);
-      for (const url of [done.redirectUrl, done.redirectUrl.replace('/out/', '/in/')]) {
-        const response = await page.goto(url);
-        expect([url, response?.status()]).toEqual([url, 410]);
-      }
+      const response = await page.goto(done.redirectUrl);
+      expect(response?.status()).toBe(410);
       await browser.screenshot(page, `${profile}-replayed-token`);
+      // The return again (a reload after a lost answer) takes the payer to the shop again.
+      await page.goto(done.redirectUrl.replace('/out/', '/in/'));
+      expect(page.url().startsWith(`${shop.returnUrl}?`)).toBe(true);
+      expect(await page.locator('#order-id').textContent()).toBe(done.orderId);
       expect(await Promise.all([order(done.orderId), order(waiting.orderId)])).toEqual(before);
     } finally {
       await page.close();

@@ -7,7 +7,15 @@ import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { isProviderName } from '../providers/provider-adapters';
 import { isRedirectToken, redirectTokenHash } from '../redirect-token/redirect-token';
 
-export type JourneyLookup = { payment: BrowserPaymentRow; page?: undefined } | { page: PayerPage; payment?: undefined };
+/**
+ * `ended`: the payment of a live token whose journey is over (the payer is back). Its out URL and
+ * its decisions are used up (the page), but the payer's browser may come back again (a
+ * double-submitted button, a reload after an answer that never arrived): it is sent on to the
+ * merchant as the first return was.
+ */
+export type JourneyLookup =
+  | { payment: BrowserPaymentRow; page?: undefined; ended?: undefined }
+  | { page: PayerPage; payment?: undefined; ended?: BrowserPaymentRow };
 
 /** Returned and approved, to be confirmed at the provider: the return's second half is still due. */
 export function completionDue(payment: BrowserPaymentRow): boolean {
@@ -60,10 +68,11 @@ export class PayerJourneys {
     if (!payment || payment.provider !== provider || (merchantId !== undefined && payment.merchantId !== merchantId)) {
       return { page: paymentNotFoundPage() };
     }
+    const expired = new Date(payment.tokenExpiresAt).getTime() <= this.clock.now().getTime();
     if (journeyOver(payment)) {
-      return { page: journeyOverPage() };
+      return expired ? { page: journeyOverPage() } : { page: journeyOverPage(), ended: payment };
     }
-    if (new Date(payment.tokenExpiresAt).getTime() <= this.clock.now().getTime()) {
+    if (expired) {
       return { page: paymentExpiredPage() };
     }
     return { payment };
@@ -84,11 +93,27 @@ export class PayerJourneys {
     return `/bpui/${provider}/out/${token}/${decision}`;
   }
 
-  /** The end of the journey: the merchant's returnUrl, told which order and transaction. */
+  /**
+   * The end of the journey: the merchant's returnUrl, told which order and transaction. The
+   * merchant's own query stays as written (re-encoding it would break a signed returnUrl, turn
+   * `%20` into `+` or `flag` into `flag=`); only an `orderId` or `transactionId` it named is replaced.
+   */
   toMerchant(payment: BrowserPaymentRow): PayerRedirect {
     const location = new URL(payment.returnUrl);
-    location.searchParams.set('orderId', payment.orderId);
-    location.searchParams.set('transactionId', payment.transactionId);
+    const kept = location.search
+      .slice(1)
+      .split('&')
+      .filter((pair) => pair !== '' && !RETURN_PARAMETERS.includes(parameterName(pair)));
+    const ids = new URLSearchParams({ orderId: payment.orderId, transactionId: payment.transactionId });
+    location.search = [...kept, ids.toString()].join('&');
     return { kind: 'redirect', location: location.toString() };
   }
+}
+
+/** What the gateway adds to the merchant's returnUrl. */
+const RETURN_PARAMETERS = ['orderId', 'transactionId'];
+
+/** A query pair's name as the merchant's server will read it. */
+function parameterName(pair: string): string {
+  return new URLSearchParams(pair).keys().next().value ?? '';
 }

@@ -1,5 +1,6 @@
 import { browserPaymentTestBed, initiatedPayment, payerStep } from '../testing/browser-payment-test-bed';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
+import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
 
 describe('RecordPayerDecision (POST /bpui/<provider>/out/BP-.../approve|cancel)', () => {
@@ -19,6 +20,22 @@ describe('RecordPayerDecision (POST /bpui/<provider>/out/BP-.../approve|cancel)'
 
     await decide.execute({ requestId: 'r', provider, token, decision: 'cancel' });
     expect(bed.simulator.rows.get(reference)!.status).toBe('APPROVED');
+  });
+
+  it('a decision after the payer is back (the button submitted twice) moves nothing and sends the browser to the return again', async () => {
+    const bed = browserPaymentTestBed();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    const step = payerStep(merchant, provider, token);
+    await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+    const decide = new RecordPayerDecision(bed.journeys, bed.providers);
+    await decide.execute({ requestId: 'r', provider, token, decision: 'cancel' });
+    await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step);
+    const before = bed.payments.only();
+
+    const reply = await decide.execute({ requestId: 'r', provider, token, decision: 'approve' });
+    expect(reply).toEqual({ kind: 'redirect', location: `https://pay.gateway.test/bpui/provider_a/in/${token}` });
+    expect(bed.simulator.rows.get(before.providerReference)!.status).toBe('CANCELLED');
+    expect(bed.payments.only()).toEqual(before);
   });
 
   it('refuses a decision for a payer never sent to the provider page', async () => {

@@ -9,7 +9,8 @@ import { PayerJourneys } from './payer-journeys';
  * POST /bpui/<provider>/out/BP-.../approve|cancel: the payer's choice on a simulator's page.
  * This happens "at the provider": only the simulator's books change, and the payer is sent
  * back to the gateway's return address, where the gateway asks the provider what happened.
- * Only a payer who was sent to the provider page can decide, once.
+ * Only a payer who was sent to the provider page can decide, once; a decision after the payer
+ * is back (the button submitted twice) changes nothing and sends the browser to the return.
  */
 @Injectable()
 export class RecordPayerDecision {
@@ -20,6 +21,10 @@ export class RecordPayerDecision {
 
   async execute(message: PayerDecisionMessage): Promise<PayerReply> {
     const found = await this.journeys.find(message.provider, message.token);
+    if (found.ended || found.payment?.interactionStatus === 'RETURNED_TO_MERCHANT') {
+      // The payer is back already (a double-submitted button): decided, so on to the return, which answers it.
+      return this.backToGateway(message);
+    }
     if (found.page) {
       return found.page;
     }
@@ -32,6 +37,10 @@ export class RecordPayerDecision {
       return paymentNotFoundPage();
     }
     await adapter.decide(found.payment.providerReference, message.decision);
+    return this.backToGateway(message);
+  }
+
+  private backToGateway(message: PayerDecisionMessage): PayerReply {
     return { kind: 'redirect', location: this.journeys.returnUrl(message.provider, message.token) };
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import type { PayerResolveReply, PayerTokenMessage } from '@gateway/contracts';
 import { PayerJourneys } from './payer-journeys';
 
@@ -12,9 +13,17 @@ export class ResolvePayerToken {
 
   async execute(message: PayerTokenMessage): Promise<PayerResolveReply> {
     const found = await this.journeys.find(message.provider, message.token);
+    if (found.ended) {
+      // An ended journey's return is answered under the lock too: after a return in progress.
+      return orderOf(found.ended);
+    }
     if (found.page) {
       return found.page;
     }
-    return { kind: 'order', merchantId: found.payment.merchantId, orderId: found.payment.orderId };
+    return orderOf(found.payment);
   }
+}
+
+function orderOf(payment: BrowserPaymentRow): PayerResolveReply {
+  return { kind: 'order', merchantId: payment.merchantId, orderId: payment.orderId };
 }

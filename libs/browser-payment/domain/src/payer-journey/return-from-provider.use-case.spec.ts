@@ -62,14 +62,34 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
   });
 
-  it('the same return again changes nothing: the token\'s journey is over', async () => {
+  it('the same return again changes nothing and sends the payer to the merchant again (a double submit, a lost answer)', async () => {
     const bed = browserPaymentTestBed();
     const { step, back } = await payerAt(bed, 'approve');
     await back.execute(step);
     const before = bed.payments.only();
-    expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
+    expect(await back.execute(step)).toEqual(toMerchant);
     expect(bed.payments.only()).toEqual(before);
     expect(bed.ledger.recorded).toHaveLength(4);
+  });
+
+  it('keeps the merchant\'s returnUrl as it was given and adds the ids to its query (replacing ids it named)', async () => {
+    const bed = browserPaymentTestBed();
+    const returnUrl = 'https://shop.example/return?next=%2Fcart%20now&sig=a~b(c)&flag&orderId=mine#top';
+    const { step, back } = await payerAt(bed, 'approve', initiateBody({ browserPayment: { returnUrl } }));
+    expect(await back.execute(step)).toEqual({
+      kind: 'redirect',
+      location: 'https://shop.example/return?next=%2Fcart%20now&sig=a~b(c)&flag&orderId=order-1&transactionId=bp-1#top',
+    });
+  });
+
+  it('the same return again after the token expired: the used link\'s page, nothing changes', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, 'cancel');
+    await back.execute(step);
+    const before = bed.payments.only();
+    bed.clock.advance(60_000);
+    expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
+    expect(bed.payments.only()).toEqual(before);
   });
 
   it('completes a return whose second half was interrupted, when the payer tries again', async () => {
