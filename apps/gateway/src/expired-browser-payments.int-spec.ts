@@ -61,14 +61,17 @@ async function initiated(paymentConfirmation?: 'CONFIRM_AT_PROVIDER' | 'CONFIRM_
   return { orderId, redirectUrl, initiatedAt: Date.now() };
 }
 
-/** The payer opens the provider's page and clicks, and never comes back to the gateway. */
-async function payerLeavesAfter(redirectUrl: string, decision: 'approve' | 'cancel' | null): Promise<void> {
+/** The payer opens the provider's page and clicks, and never comes back to the gateway; the way back (the in URL) is returned. */
+async function payerLeavesAfter(redirectUrl: string, decision: 'approve' | 'cancel' | null): Promise<string | undefined> {
   const page = await gateway.fetch(redirectUrl);
   expect(page.status).toBe(200);
   if (decision) {
     const action = new RegExp(`action="([^"]+/${decision})"`).exec(page.text)![1];
-    expect((await gateway.fetch(action, { method: 'POST' })).status).toBe(303);
+    const decided = await gateway.fetch(action, { method: 'POST' });
+    expect(decided.status).toBe(303);
+    return decided.headers.get('location') ?? undefined;
   }
+  return undefined;
 }
 
 /** Waits until the sweep moved the order away from INITIATED. */
@@ -112,6 +115,18 @@ describe('browser payments past their redirect token', () => {
       response: { gatewayCode: 'APPROVED' },
       browserPayment: { interaction: { status: 'COMPLETED' } },
     });
+  });
+
+  it('approved at the provider just before the token expired, back after it: sent on to the merchant, not told to start again, and charged once', async () => {
+    const journey = await initiated();
+    const wayBack = await payerLeavesAfter(journey.redirectUrl, 'approve');
+    await new Promise((resolve) => setTimeout(resolve, journey.initiatedAt + TOKEN_TTL_MS + 100 - Date.now()));
+    // Whether the sweep settled it first or not, the payer lands at the shop.
+    const back = await gateway.fetch(wayBack!);
+    expect([back.status, back.headers.get('location')]).toEqual([303, `${RETURN_URL}?orderId=${journey.orderId}&transactionId=bp-1`]);
+    const body = await settled(journey.orderId);
+    expect(body).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: 30 });
+    expect(transactionOf(body)).toMatchObject({ result: 'SUCCESS', browserPayment: { interaction: { status: 'COMPLETED' } } });
   });
 
   it('approved at the provider (CONFIRM_AT_MERCHANT), never back: left for the merchant, whose confirm then captures it', async () => {

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsString, Matches, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 
 /**
@@ -52,6 +52,14 @@ export class PayerTokenMessage {
   @IsString()
   @Matches(/^[\x21-\x7e]{1,80}$/)
   token: string;
+
+  /**
+   * The payer is coming back from the provider (the in URL): that way stays open past the
+   * token's expiry while the payment is still PENDING (PayerJourneys.find).
+   */
+  @IsOptional()
+  @IsBoolean()
+  returning?: boolean;
 }
 
 /** `browser-payment.payer.decide.v1`: the payer's choice on a simulator's page. */

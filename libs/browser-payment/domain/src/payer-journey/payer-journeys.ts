@@ -59,8 +59,16 @@ export class PayerJourneys {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** `merchantId`: the merchant the edge resolved and locked for; the payment must be its. */
-  async find(provider: string, token: string, merchantId?: string): Promise<JourneyLookup> {
+  /**
+   * `merchantId`: the merchant the edge resolved and locked for; the payment must be its.
+   * `returning`: the payer is coming back from the provider (the in URL). That way stays open past
+   * the token's expiry while the payment is PENDING: a payer who approved at the provider just
+   * before it is back to the same outcome the expiry sweep would record (ask the provider, then
+   * execute or wait for the confirm), and sent on to the merchant, instead of being told to start
+   * again while the approved payment is then charged by the sweep. Ended journeys send the payer
+   * on to the merchant too. Only the provider page and the decisions are closed by the expiry.
+   */
+  async find(provider: string, token: string, merchantId?: string, { returning = false } = {}): Promise<JourneyLookup> {
     if (!isProviderName(provider) || !isRedirectToken(token)) {
       return { page: paymentNotFoundPage() };
     }
@@ -70,9 +78,9 @@ export class PayerJourneys {
     }
     const expired = new Date(payment.tokenExpiresAt).getTime() <= this.clock.now().getTime();
     if (journeyOver(payment)) {
-      return expired ? { page: journeyOverPage() } : { page: journeyOverPage(), ended: payment };
+      return expired && !returning ? { page: journeyOverPage() } : { page: journeyOverPage(), ended: payment };
     }
-    if (expired) {
+    if (expired && !(returning && payment.result === 'PENDING')) {
       return { page: paymentExpiredPage() };
     }
     return { payment };

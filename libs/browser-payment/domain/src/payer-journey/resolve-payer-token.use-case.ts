@@ -12,7 +12,7 @@ export class ResolvePayerToken {
   constructor(private readonly journeys: PayerJourneys) {}
 
   async execute(message: PayerTokenMessage): Promise<PayerResolveReply> {
-    const found = await this.journeys.find(message.provider, message.token);
+    const found = await this.journeys.find(message.provider, message.token, undefined, { returning: message.returning === true });
     if (found.ended) {
       // An ended journey's return is answered under the lock too: after a return in progress.
       return orderOf(found.ended);

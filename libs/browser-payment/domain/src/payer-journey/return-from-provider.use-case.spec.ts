@@ -1,5 +1,6 @@
 import { GatewayError, JsonObject, PayerDecision } from '@gateway/contracts';
 import { browserPaymentTestBed, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed, testMerchant } from '../testing/browser-payment-test-bed';
+import { SettleExpiredPayments } from '../expired-payments/settle-expired-payments.use-case';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
 import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
@@ -82,13 +83,13 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     });
   });
 
-  it('the same return again after the token expired: the used link\'s page, nothing changes', async () => {
+  it('the same return again after the token expired: to the merchant again, nothing changes', async () => {
     const bed = browserPaymentTestBed();
     const { step, back } = await payerAt(bed, 'cancel');
     await back.execute(step);
     const before = bed.payments.only();
     bed.clock.advance(60_000);
-    expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
+    expect(await back.execute(step)).toEqual(toMerchant);
     expect(bed.payments.only()).toEqual(before);
   });
 
@@ -124,12 +125,24 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('CREATED');
   });
 
-  it('after expiry: a page, and the payment is not touched', async () => {
+  it('approved just before expiry, back after it: the return is recorded and executed as the sweep would, and the payer goes to the merchant, not told to start again', async () => {
     const bed = browserPaymentTestBed();
     const { step, back } = await payerAt(bed, 'approve');
     bed.clock.advance(60_000);
+    expect(await back.execute(step)).toEqual(toMerchant);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '20.00' });
+  });
+
+  it('back after expiry once the sweep has timed the payment out: the expired link\'s page, nothing changes', async () => {
+    const bed = browserPaymentTestBed();
+    const { step, back } = await payerAt(bed, null);
+    bed.clock.advance(60_000);
+    const sweep = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, back);
+    expect(await sweep.settle({ envelope: step.envelope, paymentId: bed.payments.only().id })).toEqual({ outcome: 'TIMED_OUT' });
+    const before = bed.payments.only();
     expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });
-    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'PENDING' });
+    expect(bed.payments.only()).toEqual(before);
   });
 
   it('does not move a payment for a merchant other than the one the edge locked for', async () => {

@@ -15,9 +15,9 @@ import { completionDue, PayerJourneys } from './payer-journeys';
  * the transaction fails); a CONFIRM_AT_PROVIDER payment the payer approved is then executed at
  * the provider and COMPLETED (PAY: captured; AUTHORIZE: authorised). Each step is its own
  * ledger record. Then the browser goes to the merchant's returnUrl. The token's journey ends
- * here: the same URL again changes nothing and sends the payer to the merchant again, while the
- * token lives. Before the payer was sent to the provider (the out URL), the in URL only answers
- * a page.
+ * here: the same URL again changes nothing and sends the payer to the merchant again. The way
+ * back stays open past the token's expiry while the payment is PENDING (PayerJourneys.find).
+ * Before the payer was sent to the provider (the out URL), the in URL only answers a page.
  */
 @Injectable()
 export class ReturnFromProvider {
@@ -28,7 +28,7 @@ export class ReturnFromProvider {
   ) {}
 
   async execute(message: PayerStepMessage): Promise<PayerReply> {
-    const found = await this.journeys.find(message.provider, message.token, message.envelope.merchant.id);
+    const found = await this.journeys.find(message.provider, message.token, message.envelope.merchant.id, { returning: true });
     if (found.ended) {
       // Back again (a double-submitted button, a reload after a lost answer): to the merchant as before.
       return this.journeys.toMerchant(found.ended);

@@ -64,6 +64,7 @@ export class DispatchPayerJourney {
       requestId,
       provider,
       token,
+      ...(step === 'return' ? { returning: true } : {}),
     } satisfies PayerTokenMessage);
     if (resolved.kind === 'page') {
       return resolved;
