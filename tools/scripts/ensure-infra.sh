@@ -17,7 +17,9 @@ apt_install() {
   fi
   log "installing $*"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+  # Without recommends: chromium-common's (system-config-printer, upower, ...) pull in CUPS and
+  # Samba, and headless Chromium needs only its Depends (it bundles its software renderer).
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
 }
 
 # --- Postgres -------------------------------------------------------------------------
@@ -25,15 +27,26 @@ if ! port_open 5432; then
   if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
     apt_install postgresql postgresql-client
   fi
-  version=$(ls /usr/lib/postgresql | sort -n | tail -1)
+  # The newest server installed (a newer postgresql-client alone has no bin/postgres).
+  version=$(basename "$(dirname "$(dirname "$(ls -d /usr/lib/postgresql/*/bin/postgres | sort -V | tail -1)")")")
   if ! ls /etc/postgresql/"$version"/main >/dev/null 2>&1; then
     as_root pg_createcluster "$version" main >&2
   fi
   log "starting Postgres $version"
-  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start >&2 || as_root pg_ctlcluster "$version" main start >&2
+  # Exit 2 is "already running": the package's own start (systemd, or its init script in a
+  # container) may have started it while installing.
+  rc=0
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start >&2 || rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then as_root pg_ctlcluster "$version" main start >&2; fi
   for _ in $(seq 1 60); do port_open 5432 && break; sleep 0.5; done
 fi
 command -v psql >/dev/null || apt_install postgresql-client
+# Whatever holds 5432 must be Postgres: psql would wait forever on a server that never answers.
+export PGCONNECT_TIMEOUT=10
+if port_open 5432 && ! pg_isready -q -t 10 -h 127.0.0.1 -p 5432; then
+  log "port 5432 is taken by something that is not a Postgres accepting connections; free it or stop it, then run again"
+  exit 1
+fi
 # The tests need an administrator login over TCP: trust (as on CI machines) or a password.
 admin_url="${TEST_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 if ! psql "$admin_url" -Atqc 'select 1' >/dev/null 2>&1; then
@@ -70,8 +83,13 @@ fi
 # The e2e tier's payer browser (browser payments), driven by playwright-core, which never
 # downloads a browser of its own: Debian's package.
 if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
-  apt_install chromium
+  apt_install chromium fonts-liberation
 fi
+
+# --- unzip ----------------------------------------------------------------------------
+# tools/scripts/ensure-kubectl.sh unpacks kubectl with it when no kubectl with kustomize v5 is
+# on the PATH (the manifest tests); not part of a minimal Debian.
+command -v unzip >/dev/null || apt_install unzip
 
 for port in 5432 6379 4222; do
   port_open "$port" || { log "nothing answers on port $port"; exit 1; }

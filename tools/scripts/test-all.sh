@@ -15,7 +15,9 @@ exec > >(tee test-artifacts/test-run.log) 2>&1
 step() { printf '\n=== %s (%ss)\n' "$*" "$SECONDS"; }
 
 step "servers"
-eval "$(bash tools/scripts/ensure-infra.sh)"
+# An assignment, not `eval "$(...)"` alone: eval would hide the script's failure from set -e.
+infra_env="$(bash tools/scripts/ensure-infra.sh)"
+eval "$infra_env"
 
 step "dependencies"
 if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then

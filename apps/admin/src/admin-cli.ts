@@ -353,10 +353,12 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   let stop = async () => undefined as void;
   if (standalone) {
     const config = loadConfig(StandaloneConfig, env);
+    // The database first: it refuses a running gateway's whose data folder is not this one,
+    // before secrets are generated here for a folder no gateway uses.
+    const pg = await openStandaloneDatabase(config);
     const secrets = await loadStandaloneSecrets(config, ['webhookSecretKey']);
     pepper = secrets.apiPasswordPepper;
     webhookKeys = standaloneWebhookSecretKeys(secrets);
-    const pg = await openStandaloneDatabase(config);
     url = pg.url;
     stop = pg.stop;
   } else {

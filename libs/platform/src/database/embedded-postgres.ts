@@ -1,7 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { createConnection } from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -47,7 +49,23 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       }
     }
   }
+  await stopLeftoverPostmaster(dataDir, options.log);
+  if (await portAnswers(options.port)) {
+    // Postgres would still start on the Unix socket or on ::1 and the gateway would then talk
+    // to whatever holds 127.0.0.1 on this port (often another standalone gateway's Postgres).
+    throw new Error(
+      `The embedded Postgres cannot use port ${options.port}: another process listens on it (another ` +
+        `standalone gateway?). Give this one its own STANDALONE_PG_PORT (and HTTP_PORT).`,
+    );
+  }
   const password = 'standalone';
+  // Postgres says why it did not start only in its log: kept for the error below.
+  const recent: string[] = [];
+  const remember = (message: unknown) => {
+    recent.push(...String(message).split('\n').filter((line) => line.trim()));
+    recent.splice(0, Math.max(0, recent.length - 10));
+    options.log?.(String(message));
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'postgres',
@@ -55,13 +73,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     port: options.port,
     persistent: true,
     createPostgresUser: asRoot,
-    onLog: (message: unknown) => options.log?.(String(message)),
-    onError: (message: unknown) => options.log?.(String(message)),
+    onLog: remember,
+    onError: remember,
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await pg.initialise();
   }
-  await pg.start();
+  // The package rejects with no reason when the server exits during start.
+  await pg.start().catch((err: unknown) => {
+    const why = err instanceof Error ? err.message : recent.join('\n');
+    throw new Error(`The embedded Postgres (${dataDir}, port ${options.port}) did not start: ${why}`);
+  });
   const client = pg.getPgClient();
   await client.connect();
   try {
@@ -111,6 +133,73 @@ export async function loadEmbeddedPostgres() {
     }
   }
   return EmbeddedPostgres;
+}
+
+/**
+ * A postmaster still running on `dataDir` whose gateway was killed (SIGKILL, OOM) before it
+ * could stop it: it holds the data folder and the port, so no later start could succeed. It is
+ * stopped (fast shutdown: its clients are gone) and waited for. One whose parent is still a Node
+ * process belongs to a gateway or admin command that runs from the same folder: that is refused
+ * by name. Linux only (/proc); elsewhere Postgres's own error says what holds the folder.
+ */
+async function stopLeftoverPostmaster(dataDir: string, log?: (line: string) => void): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  const pid = Number.parseInt(readOrEmpty(pidFile).split('\n')[0], 10);
+  // Only a postmaster started on this very folder (`postgres -D <dataDir>`): after a reboot the
+  // file's pid may be any other process, a system Postgres included.
+  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid) || !readOrEmpty(`/proc/${pid}/cmdline`).split('\0').includes(dataDir)) {
+    return;
+  }
+  const parent = Number(readOrEmpty(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1]);
+  if (parent > 1 && readOrEmpty(`/proc/${parent}/comm`).trim().startsWith('node')) {
+    throw new Error(
+      `The embedded Postgres of ${dataDir} is already running for another process (pid ${parent}): another ` +
+        `standalone gateway from this folder? Stop it, or give this one its own STANDALONE_DATA_DIR, ` +
+        `STANDALONE_PG_PORT and HTTP_PORT.`,
+    );
+  }
+  log?.(`stopping the embedded Postgres (pid ${pid}) that a killed gateway left running`);
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; isRunning(pid); waited += 100) {
+    if (waited >= 30_000) {
+      throw new Error(`The embedded Postgres a killed gateway left running (pid ${pid}) did not stop in 30 s`);
+    }
+    await sleep(100);
+  }
+}
+
+/** Alive and not a zombie (an orphan's parent may never reap it). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !/^\d+ \(.*\) Z /.test(readOrEmpty(`/proc/${pid}/stat`));
+}
+
+function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** The first directory on the way to `target` that users other than its owner cannot enter. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -52,18 +52,41 @@ export async function openStandaloneDatabase(
   log?: (line: string) => void,
 ): Promise<RunningPostgres & { startedHere: boolean }> {
   const url = `postgres://postgres:standalone@127.0.0.1:${config.STANDALONE_PG_PORT}/gateway`;
+  const dataDir = path.resolve(config.STANDALONE_DATA_DIR, 'postgres');
   const probe = new Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  let serving: string | undefined;
   try {
     await probe.connect();
-    await probe.end();
-    return { url, stop: async () => undefined, startedHere: false };
+    serving = (await probe.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
   } catch {
+    // Nothing serves there: started below.
+  } finally {
     await probe.end().catch(() => undefined);
   }
+  if (serving !== undefined) {
+    // The secrets of this data folder (the password pepper, the webhook key) must be the ones
+    // of the gateway that serves this database: run from another folder, or against another
+    // gateway's port, a command would issue passwords that gateway never accepts.
+    if (realPath(serving) !== realPath(dataDir)) {
+      throw new Error(
+        `The standalone database on port ${config.STANDALONE_PG_PORT} is the one of ${serving}, not of ${dataDir}: ` +
+          'run this from the folder that gateway runs in, or set STANDALONE_DATA_DIR and STANDALONE_PG_PORT to its.',
+      );
+    }
+    return { url, stop: async () => undefined, startedHere: false };
+  }
   const pg = await startEmbeddedPostgres({
-    dataDir: path.join(config.STANDALONE_DATA_DIR, 'postgres'),
+    dataDir,
     port: config.STANDALONE_PG_PORT,
     log,
   });
   return { ...pg, startedHere: true };
+}
+
+function realPath(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }
