@@ -127,6 +127,13 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(65_536)
   HTTP_HEADERS_MAX_BYTES = 16_384;
 
+  @Describe('Longest time a client may take to send its whole request (request line, headers and body), in milliseconds; a slower one is answered 408 and disconnected. The body is read before the credentials are checked, so this bounds what any client can hold open.')
+  @IntVar()
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
   @Describe('PEM file of the edge\'s TLS certificate (chain included), e.g. from a mounted Secret. Set with TLS_KEY_FILE to serve HTTPS; empty serves plain HTTP (TLS ends at the ingress).')
   @IsString()
   @RequiredWhen((c) => c.TLS_KEY_FILE !== '' || c.TLS_CLIENT_CERT !== 'none', 'is required with TLS_KEY_FILE, and when TLS_CLIENT_CERT is not none')

@@ -27,6 +27,11 @@ export interface BootstrapOptions {
   configureHttp?: (fastify: FastifyInstance) => void;
   /** Serve HTTPS with these options (the edge, when it terminates TLS itself). */
   https?: HttpsServerOptions;
+  /**
+   * Longest time a client may take to send its whole request, body included; then 408 and the
+   * connection is closed. Unset: no limit (Fastify's default), for apps that serve only probes.
+   */
+  requestTimeoutMs?: number;
   /** Largest request line plus headers (Node's default is 16 KiB). */
   maxHeaderBytes?: number;
   /** Longest path parameter the router matches; longer ones fall through to the 404 route. */
@@ -47,11 +52,20 @@ export interface RunningApp {
  */
 export async function bootstrapApp(options: BootstrapOptions): Promise<RunningApp> {
   installValidationMetadataCache();
-  const serverOptions = options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {};
+  const serverOptions = {
+    ...(options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {}),
+    // Node enforces a request timeout only with a headers timeout no longer than it (as its own
+    // defaults are), and looks for requests past their time this often (its default, 30 s, would
+    // let one overstay a short timeout by that much).
+    ...(options.requestTimeoutMs
+      ? { headersTimeout: Math.min(60_000, options.requestTimeoutMs), connectionsCheckingInterval: Math.min(1_000, options.requestTimeoutMs) }
+      : {}),
+  };
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     trustProxy: options.trustProxy ?? false,
+    ...(options.requestTimeoutMs ? { requestTimeout: options.requestTimeoutMs } : {}),
     // Path ids are validated by us, with the spec's error; do not let the router reject them first.
     routerOptions: { maxParamLength: options.maxParamLength ?? 1000, ignoreDuplicateSlashes: false },
     return503OnClosing: true,

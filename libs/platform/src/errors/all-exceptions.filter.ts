@@ -11,7 +11,8 @@ import { APP_LOGGER } from '../tokens';
 /** Fastify's own rejections before a handler runs, as the spec's INVALID_REQUEST. */
 const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be JSON.',
+  // Every valid media type is read (as JSON); only a header that is no media type at all is refused.
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The Content-Type header is not a valid media type; send application/json.',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.',
   FST_ERR_BAD_URL: 'The request path is not valid.',
@@ -41,6 +42,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException && !isApiPath(request.url)) {
       // Health and metrics endpoints answer in their own (terminus) shape.
       void reply.status(exception.getStatus()).send(exception.getResponse());
+      return;
+    }
+    if (isClientGone(exception, request)) {
+      // The client closed the connection before sending its whole body: nobody is left to
+      // answer, and its ECONNRESET is not the database's.
+      this.logger.info({ reason: errorSummary(exception) }, 'request body not received: the client closed the connection');
+      sendGatewayError(reply, GatewayError.invalidRequest('The request body was not received in full.'));
       return;
     }
     sendGatewayError(reply, this.toGatewayError(exception));
@@ -90,6 +98,17 @@ function fastifyClientError(exception: unknown): GatewayError | null {
     }
   }
   return null;
+}
+
+/** The exception is the request stream's own error (Node's `aborted`), as Nest may hand it over wrapped. */
+function isClientGone(exception: unknown, request: FastifyRequest): boolean {
+  const errored = request.raw.errored;
+  for (let error = exception, depth = 0; errored && error && depth < 2; error = (error as { cause?: unknown }).cause, depth++) {
+    if (error === errored) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -26,6 +26,14 @@ describe('responseControls.sensitiveData on a GET (query string)', () => {
     expect(responseControlsFromQuery(`${PATH}?`)).toEqual({});
   });
 
+  it('reads a query of bare separators, as URL builders leave them, as no parameter (it was a 500)', () => {
+    for (const query of ['?&', '?&&&']) {
+      expect(responseControlsFromQuery(`${PATH}${query}`)).toEqual({});
+      expect(unmaskRequestedInQuery(`${PATH}${query}`, merchant(false), 'PASSWORD')).toBe(false);
+    }
+    expect(responseControlsFromQuery(`${PATH}?&responseControls.sensitiveData=MASK&`)).toEqual({ responseControls: { sensitiveData: 'MASK' } });
+  });
+
   it.each([
     ['another parameter', `${PATH}?debug=1`, { status: 400, field: undefined }],
     ['a repeated parameter', `${PATH}?responseControls.sensitiveData=MASK&responseControls.sensitiveData=UNMASK`, { status: 400, field: 'responseControls.sensitiveData' }],

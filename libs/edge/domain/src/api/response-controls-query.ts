@@ -10,16 +10,16 @@ const SENSITIVE_DATA = 'responseControls.sensitiveData';
  */
 export function responseControlsFromQuery(url: string): { responseControls?: { sensitiveData: string } } {
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-  if (query === '') {
-    return {};
-  }
-  const params = new URLSearchParams(query);
   const values: string[] = [];
-  for (const [name, value] of params) {
+  for (const [name, value] of new URLSearchParams(query)) {
     if (name !== SENSITIVE_DATA) {
       throw GatewayError.invalidRequest(`Only ${SENSITIVE_DATA} may be given in the query string of this request.`);
     }
     values.push(value);
+  }
+  // No parameter at all: no query, `?`, or only separators (`?&&`).
+  if (values.length === 0) {
+    return {};
   }
   if (values.length > 1) {
     throw GatewayError.invalidField(SENSITIVE_DATA, 'INVALID', `The value is invalid. Give ${SENSITIVE_DATA} once.`);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { safeText } from '@gateway/api-fields';
 import { GatewayError } from '@gateway/contracts';
-import { AppLogger, BootstrapOptions, enterRequestContext, Metrics, sendGatewayError } from '@gateway/platform';
+import { AppLogger, BootstrapOptions, enterRequestContext, Metrics, sendGatewayError, sortKeysDeep } from '@gateway/platform';
 import { EdgeConfig } from '../edge.config';
 import { edgeHttpsOptions } from '../edge-tls';
 import { ApiRequest } from './api-request';
@@ -20,19 +22,20 @@ const DEFAULT_LIMITS: EdgeHttpLimits = { maxUrlLength: new EdgeConfig().HTTP_URL
 /**
  * The edge's HTTP server as every main starts it: HTTPS when configured (with client
  * certificates), the proxies whose forwarded headers are believed, and the transport limits
- * (body size, request line and headers, URL length), which are checked before anything else,
- * credentials included: they bound what the edge reads at all.
+ * (body size, time to send the request, request line and headers, URL length), which are
+ * checked before anything else, credentials included: they bound what the edge reads at all.
  */
 export function edgeServerOptions(
   config: EdgeConfig,
   logger: AppLogger,
   metrics: Metrics,
-): Pick<BootstrapOptions, 'bodyLimit' | 'trustProxy' | 'https' | 'maxHeaderBytes' | 'maxParamLength' | 'configureHttp'> {
+): Pick<BootstrapOptions, 'bodyLimit' | 'trustProxy' | 'https' | 'requestTimeoutMs' | 'maxHeaderBytes' | 'maxParamLength' | 'configureHttp'> {
   const proxies = new TrustedProxies(config.TRUSTED_PROXIES);
   return {
     bodyLimit: config.HTTP_BODY_LIMIT_BYTES,
     trustProxy: proxies.entries.length > 0 ? proxies.entries : false,
     https: edgeHttpsOptions(config),
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     maxHeaderBytes: config.HTTP_HEADERS_MAX_BYTES,
     // Every URL within the length limit reaches its route, so a long id gets the id's error.
     maxParamLength: config.HTTP_URL_MAX_LENGTH,
@@ -46,14 +49,36 @@ export function edgeServerOptions(
  *   path are checked (the spec's order of checks), whatever the Content-Type says;
  * - every request gets a request id (an ingress's X-Request-Id if well-formed), returned in
  *   the X-Request-Id header and carried on every log line of every process it reaches;
- * - an over-long URL is refused before anything else looks at it;
+ * - an over-long URL is refused before anything else looks at it, as is an Expect header other
+ *   than 100-continue (Node's own answer would be an empty 417);
  * - every response is counted in the latency histogram and written to the access log.
  */
 export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, metrics: Metrics, limits: EdgeHttpLimits = DEFAULT_LIMITS): void {
   fastify.removeAllContentTypeParsers();
   // Bytes, not text: decoding is the JSON layer's, which refuses what is not UTF-8 instead of
   // letting it become U+FFFD.
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    // Read as they are, coded bytes would be another request than a proxy or WAF that decodes
+    // them sees (and a compressed body would be answered "not valid UTF-8").
+    const content = codingsOf(request.headers['content-encoding'], 'identity');
+    const transfer = codingsOf(request.headers['transfer-encoding'], 'chunked');
+    if (content !== undefined) {
+      done(GatewayError.invalidRequest(`The request body is in Content-Encoding '${safeText(content)}'; only an uncompressed body (identity) is accepted.`));
+    } else if (transfer !== undefined) {
+      done(GatewayError.invalidRequest(`The request body is in Transfer-Encoding '${safeText(transfer)}'; only chunked is accepted.`));
+    } else {
+      done(null, body);
+    }
+  });
+
+  // An Expect other than 100-continue: Node would answer an empty 417 itself, before any hook.
+  fastify.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const error = GatewayError.invalidRequest(`The Expect header '${safeText(String(request.headers.expect))}' is not supported; only 100-continue is.`);
+    const body = JSON.stringify(sortKeysDeep(error.toResponseBody()));
+    response
+      .writeHead(error.httpStatus, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+      .end(body);
+  });
 
   fastify.addHook('onRequest', (request, reply, done) => {
     const incoming = request.headers['x-request-id'];
@@ -101,4 +126,13 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
     }
     done();
   });
+}
+
+/** The codings a coding header lists beyond `plain` (which reads the bytes as they are), if any. */
+function codingsOf(header: string | undefined, plain: string): string | undefined {
+  const codings = (header ?? '')
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding.toLowerCase() !== plain);
+  return codings.length > 0 ? codings.join(', ') : undefined;
 }

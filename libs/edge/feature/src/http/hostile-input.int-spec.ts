@@ -1,7 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
-import { standaloneBus } from '@gateway/platform';
+import { createLogger, standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from '../testing/edge-test-app';
 
@@ -20,13 +22,23 @@ describe('hostile input at the edge', () => {
   let edge: EdgeTestApp;
   let merchant: TestMerchantCredentials;
   const received: unknown[] = [];
+  const logLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+        done();
+      },
+    });
     standaloneBus.register(SUBJECTS.orderTransaction.verify, async (data) => {
       received.push(data);
       return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
     });
-    edge = await startEdgeTestApp({ env: { HTTP_BODY_LIMIT_BYTES: '4096', HTTP_BODY_MAX_DEPTH: '8', HTTP_URL_MAX_LENGTH: '1024' } });
+    edge = await startEdgeTestApp({
+      logger: createLogger({ service: 'test', level: 'info', destination: sink }),
+      env: { HTTP_BODY_LIMIT_BYTES: '4096', HTTP_BODY_MAX_DEPTH: '8', HTTP_URL_MAX_LENGTH: '1024', HTTP_REQUEST_TIMEOUT_MS: '1000' },
+    });
     merchant = await edge.createMerchant();
   });
 
@@ -72,6 +84,51 @@ describe('hostile input at the edge', () => {
         payload: VERIFY_TEXT,
       });
       expect({ contentType, status: response.statusCode }).toEqual({ contentType, status: 201 });
+    }
+  });
+
+  it('refuses a body in a content coding it does not decode, instead of reading the coded bytes', async () => {
+    // A proxy or WAF that decodes the body sees another request than the bytes we would read.
+    for (const [coding, payload] of [
+      ['gzip', gzipSync(VERIFY_TEXT)],
+      ['gzip', Buffer.from(VERIFY_TEXT)],
+      ['br', Buffer.from(VERIFY_TEXT)],
+      ['x-unknown', Buffer.from(VERIFY_TEXT)],
+    ] as const) {
+      expectRefused(await put(payload, orderUrl(), { 'content-encoding': coding }), 400, {
+        explanation: `The request body is in Content-Encoding '${coding}'; only an uncompressed body (identity) is accepted.`,
+      });
+    }
+    expect((await put(VERIFY_TEXT, orderUrl('o-identity'), { 'content-encoding': 'identity' })).status).toBe(201);
+  });
+
+  it('refuses a transfer coding other than chunked, which Node passes on undecoded', async () => {
+    const url = new URL(edge.running.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write(
+          `PUT ${orderUrl('o-te')} HTTP/1.1\r\nHost: x\r\nAuthorization: ${merchant.authorization}\r\nConnection: close\r\n` +
+            `Transfer-Encoding: gzip, chunked\r\n\r\n${VERIFY_TEXT.length.toString(16)}\r\n${VERIFY_TEXT}\r\n0\r\n\r\n`,
+        ),
+      );
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { cause: 'INVALID_REQUEST', explanation: "The request body is in Transfer-Encoding 'gzip'; only chunked is accepted." },
+      result: 'ERROR',
+    });
+    expect(received).toEqual([]);
+  });
+
+  it('says what is wrong with a Content-Type header that is not a media type, rather than calling the JSON body not JSON', async () => {
+    for (const contentType of ['json', 'application/json, text/plain']) {
+      expectRefused(await put(VERIFY_TEXT, orderUrl(), { 'content-type': contentType }), 400, {
+        explanation: 'The Content-Type header is not a valid media type; send application/json.',
+      });
     }
   });
 
@@ -279,6 +336,46 @@ describe('hostile input at the edge', () => {
           },
         });
       }
+      expect(received).toEqual([]);
+    });
+
+    it('takes a client that leaves in the middle of its body for what it is, not for the database being unavailable', async () => {
+      logLines.length = 0;
+      const url = new URL(edge.running.url);
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(
+            `PUT ${orderUrl()} HTTP/1.1\r\nHost: x\r\nAuthorization: ${merchant.authorization}\r\nContent-Length: 1000\r\n\r\n{"apiOperation":`,
+          );
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', () => resolve());
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(logLines.filter((line) => line.level !== 'info')).toEqual([]);
+      expect(logLines.map((line) => line.msg)).not.toContain('database unavailable');
+      expect(received).toEqual([]);
+    });
+
+    it('does not wait forever for a body that stops coming: 408 in the spec error body, then the connection closes', async () => {
+      const started = Date.now();
+      // Not authenticated: the body is read before the credentials are checked.
+      const answer = await rawExchange(`PUT ${orderUrl()} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"apiOperation":`);
+      expect(errorBodyOf(answer)).toEqual({
+        statusLine: 'HTTP/1.1 408 Request Timeout',
+        body: { error: { cause: 'INVALID_REQUEST', explanation: 'The request was not received in time.' }, result: 'ERROR' },
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(received).toEqual([]);
+    }, 10_000);
+
+    it('answers an expectation other than 100-continue with the spec error body, not an empty 417', async () => {
+      const answer = await rawExchange(`PUT ${orderUrl()} HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(errorBodyOf(answer)).toEqual({
+        statusLine: 'HTTP/1.1 400 Bad Request',
+        body: { error: { cause: 'INVALID_REQUEST', explanation: "The Expect header '200-ok' is not supported; only 100-continue is." }, result: 'ERROR' },
+      });
       expect(received).toEqual([]);
     });
 
