@@ -57,7 +57,11 @@ codes (ADDRESS_MATCH ... ZIP_MATCH, as the acquirer returns them), each code at 
 
 Options:
   --standalone   use the standalone profile's embedded database (also GATEWAY_PROFILE=standalone)
-  --json         machine-readable output on stdout
+  --json         machine-readable output on stdout (errors as {"error": ...} on stderr)
+
+Exit code 0: done. 1: refused (no such merchant, an invalid setting, ...): nothing changed.
+2: usage (an unknown command or option, a missing or extra argument, a bad option value): nothing
+done, the database not even opened.
 
 Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment,
 and WEBHOOK_SECRET_KEYS (order-transaction's) for notification secrets;
@@ -70,8 +74,25 @@ export interface CliIo {
   err(text: string): void;
 }
 
-export async function runAdminCli(argv: string[], io: CliIo, env = process.env): Promise<number> {
-  const { values, positionals } = parseArgs({
+/** Each command's arguments and its own options (--standalone, --json and --help go with any). */
+const COMMANDS: Record<string, { args: string[]; min?: number; max?: number; options?: (keyof Values)[] }> = {
+  create: { args: [], options: ['name', 'id', 'mode', 'set'] },
+  list: { args: [] },
+  show: { args: ['<merchantId>'] },
+  set: { args: ['<merchantId>', '<setting>=<value>', '...'], min: 2, max: Infinity },
+  mode: { args: ['<merchantId>', 'TEST|LIVE'] },
+  enable: { args: ['<merchantId>'] },
+  disable: { args: ['<merchantId>'] },
+  'rotate-password': { args: ['<merchantId>'], options: ['keep-previous-hours'] },
+  'rotate-notification-secret': { args: ['<merchantId>'], options: ['keep-previous-hours'] },
+  'reseal-notification-secrets': { args: [] },
+  'add-certificate': { args: ['<merchantId>', '<certificate.pem>'], options: ['by'] },
+  'revoke-certificate': { args: ['<merchantId>', '<certificate.pem|sha256-fingerprint>'] },
+  'provision-database': { args: [] },
+};
+
+function parse(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -86,12 +107,28 @@ export async function runAdminCli(argv: string[], io: CliIo, env = process.env):
       help: { type: 'boolean', default: false },
     },
   });
+}
+
+export async function runAdminCli(argv: string[], io: CliIo, env = process.env): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    return usageError(io, argv.includes('--json'), (err as Error).message);
+  }
+  const { values, positionals } = parsed;
   const [command, ...args] = positionals;
   if (values.help || !command) {
     io.out(USAGE);
     return command || values.help ? 0 : 2;
   }
   const json = values.json ?? false;
+  // Usage mistakes are refused before the database is opened (or the standalone one started):
+  // an argument left over or an option the command ignores would otherwise pass unnoticed.
+  const misuse = usageProblem(command, args, values);
+  if (misuse) {
+    return usageError(io, json, misuse);
+  }
   if (command === 'provision-database') {
     return runCommand(io, json, async () => {
       const roles = await provisionDatabase(env);
@@ -122,6 +159,40 @@ async function runCommand(io: CliIo, json: boolean, command: () => Promise<{ jso
   }
 }
 
+/** What is wrong with the command line as written, if anything. */
+function usageProblem(command: string, args: string[], values: Values): string | undefined {
+  if (!Object.hasOwn(COMMANDS, command)) {
+    return `unknown command '${command}'`;
+  }
+  const spec = COMMANDS[command];
+  const min = spec.min ?? spec.args.length;
+  const max = spec.max ?? spec.args.length;
+  if (args.length < min) {
+    return `${command} needs ${spec.args.join(' ')}`;
+  }
+  if (args.length > max) {
+    const extra = args.slice(max).map((a) => `'${a}'`).join(' ');
+    return max === 0
+      ? `${command} takes no argument, not ${extra}`
+      : `${command} takes ${max} argument${max === 1 ? '' : 's'} (${spec.args.join(' ')}), not ${args.length}: ${extra}`;
+  }
+  const option = COMMAND_OPTIONS.find((name) => values[name] !== undefined && !spec.options?.includes(name));
+  if (option) {
+    return `${command} does not take --${option}`;
+  }
+  if (values['keep-previous-hours'] !== undefined && keepPreviousHours(values['keep-previous-hours']) === undefined) {
+    return `--keep-previous-hours must be a number of hours from 0 to 720, not '${values['keep-previous-hours']}'`;
+  }
+  return undefined;
+}
+
+/** Exit code 2: the command line is wrong, nothing was done. */
+function usageError(io: CliIo, json: boolean, message: string): number {
+  const text = `${message.replace(/\.$/, '')}. Run with --help.`;
+  io.err(json ? JSON.stringify({ error: text }) : `error: ${text}`);
+  return 2;
+}
+
 function reportError(io: CliIo, json: boolean, err: unknown): number {
   const message = err instanceof GatewayError ? (err.explanation ?? err.code) : String((err as Error)?.message ?? err);
   io.err(json ? JSON.stringify({ error: message }) : `error: ${message}`);
@@ -129,6 +200,9 @@ function reportError(io: CliIo, json: boolean, err: unknown): number {
 }
 
 type Values = { name?: string; id?: string; mode?: string; set?: string[]; 'keep-previous-hours'?: string; by?: string };
+
+/** The options that belong to some commands only. */
+const COMMAND_OPTIONS: (keyof Values)[] = ['name', 'id', 'mode', 'set', 'keep-previous-hours', 'by'];
 
 async function execute(
   manage: ManageMerchants,
@@ -222,11 +296,21 @@ function credentials(issued: IssuedCredentials, verb: string): { json: unknown; 
 }
 
 function keepPreviousMs(values: Values): number {
-  const hours = Number(values['keep-previous-hours'] ?? '24');
-  if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) {
-    throw GatewayError.invalidRequest('--keep-previous-hours must be between 0 and 720.');
+  const hours = keepPreviousHours(values['keep-previous-hours'] ?? '24');
+  if (hours === undefined) {
+    throw GatewayError.invalidRequest('--keep-previous-hours must be a number of hours from 0 to 720.');
   }
   return hours * 3_600_000;
+}
+
+/**
+ * Hours written as decimal digits (`24`, `0.5`), 0 to 720. Anything else is refused rather than
+ * read as Number() reads it: an empty value ("$HOURS" unset) would be 0, which revokes the
+ * previous credential at once.
+ */
+function keepPreviousHours(text: string): number | undefined {
+  const hours = Number(text);
+  return /^[0-9]+(\.[0-9]+)?$/.test(text) && hours <= 24 * 30 ? hours : undefined;
 }
 
 /** A notification secret just issued: shown once, like an API password. */

@@ -18,16 +18,14 @@ Runs with order-transaction's DATABASE_URL (the outbox is in its schema).
 
 /** The commands themselves, over the outbox (the mains and the tests call it). */
 export async function runNotificationsCommand(argv: string[], outbox: NotificationOutbox, io: CommandIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      merchant: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    io.err(`error: ${(err as Error).message}. Run with --help.`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const [command, ...ids] = positionals;
   if (values.help || !command) {
     io.out(NOTIFICATIONS_USAGE);
@@ -72,6 +70,19 @@ export async function runNotificationsCommand(argv: string[], outbox: Notificati
       io.err(`error: unknown command '${command}'. Run with --help.`);
       return 2;
   }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      merchant: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

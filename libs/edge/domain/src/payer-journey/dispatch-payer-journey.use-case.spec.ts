@@ -6,12 +6,12 @@ import { merchantEntity } from '../testing/merchant-entity';
 import { OrderLocks } from '../order-operation/order-locks';
 import { DispatchPayerJourney } from './dispatch-payer-journey.use-case';
 
-const merchant = merchantEntity();
+const enabled = merchantEntity();
 
 const TOKEN = 'BP-token';
 
 /** browser-payment as the edge sees it: the token resolves to SHOP1's order-1, and the step gets `answer`. */
-function journeyAnswering(answer: () => Promise<unknown>) {
+function journeyAnswering(answer: () => Promise<unknown>, merchant = enabled) {
   const request = jest.fn(async (subject: string, _message: unknown) =>
     subject === SUBJECTS.browserPayment.payerResolve ? { kind: 'order', merchantId: 'SHOP1', orderId: 'order-1' } : answer(),
   );
@@ -55,6 +55,25 @@ describe('DispatchPayerJourney', () => {
     await lockService.acquire('SHOP1:order-1', { waitMs: 0, ttlMs: 10_000 });
     expect(await journey.step('return', 'provider_a', TOKEN, 'req-1')).toEqual({ kind: 'unavailable' });
     expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.browserPayment.payerResolve]);
+  });
+
+  it("refuses a disabled merchant's payer before the provider, forwarding nothing and leaving the order unlocked", async () => {
+    const { journey, request, lockFree } = journeyAnswering(
+      async () => ({ kind: 'redirect', location: 'https://provider.example/pay' }),
+      merchantEntity({ status: 'DISABLED' }),
+    );
+    expect(await journey.step('redirect', 'provider_a', TOKEN, 'req-1')).toEqual({ kind: 'merchant-disabled' });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.browserPayment.payerResolve]);
+    expect(await lockFree()).toBe(true);
+  });
+
+  it('lets a payer already at the provider come back to a disabled merchant: what the provider holds is recorded', async () => {
+    const { journey, request } = journeyAnswering(
+      async () => ({ kind: 'redirect', location: 'https://shop.example/done' }),
+      merchantEntity({ status: 'DISABLED' }),
+    );
+    expect(await journey.step('return', 'provider_a', TOKEN, 'req-1')).toEqual({ kind: 'redirect', location: 'https://shop.example/done' });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.browserPayment.payerResolve, SUBJECTS.browserPayment.payerReturn]);
   });
 
   it('passes other service errors through unchanged, and lets the lock go', async () => {

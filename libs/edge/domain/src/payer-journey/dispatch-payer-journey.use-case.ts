@@ -29,7 +29,7 @@ export interface PayerJourneyOptions {
 export type PayerStep = 'redirect' | 'return';
 
 /** What the edge itself answers a payer with when no page came from browser-payment. */
-export type PayerOutcome = PayerReply | { kind: 'unavailable' } | { kind: 'not-found' };
+export type PayerOutcome = PayerReply | { kind: 'unavailable' } | { kind: 'not-found' } | { kind: 'merchant-disabled' };
 
 const STEP_SUBJECTS: Record<PayerStep, string> = {
   redirect: SUBJECTS.browserPayment.payerRedirect,
@@ -72,6 +72,12 @@ export class DispatchPayerJourney {
     const merchant = await this.merchants.find(resolved.merchantId);
     if (!merchant) {
       return { kind: 'not-found' };
+    }
+    // A disabled merchant takes no new payment: its payer is not sent on to the provider. One
+    // already there comes back as usual, so what the provider holds is recorded (the sweep would
+    // act on it too): docs/decisions/browser-payment-journey.md, amendment 2026-11-26 (5, disabled merchants).
+    if (step === 'redirect' && merchant.status !== 'ENABLED') {
+      return { kind: 'merchant-disabled' };
     }
     const lease = await this.locks.acquire(merchant.id, resolved.orderId, this.options);
     if (!lease) {

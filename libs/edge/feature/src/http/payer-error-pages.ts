@@ -16,6 +16,10 @@ export function payerNotFoundPage(): PayerPage {
   return page(404, 'Payment not found', 'This payment link is not valid. Please go back to the shop and start the payment again.');
 }
 
+export function payerMerchantDisabledPage(): PayerPage {
+  return page(403, 'Payment not available', 'This shop cannot take payments at the moment. Nothing was paid. Please go back to the shop.');
+}
+
 export function payerUnavailablePage(): PayerPage {
   return page(503, 'Please try again', 'The payment is busy at the moment. Please reload this page in a few seconds.');
 }

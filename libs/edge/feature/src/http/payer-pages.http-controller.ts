@@ -4,7 +4,7 @@ import { DispatchPayerJourney, PayerOutcome } from '@gateway/edge/domain';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import type { FastifyReply } from 'fastify';
 import { ApiRequest } from './api-request';
-import { payerFailurePage, payerNotFoundPage, payerUnavailablePage } from './payer-error-pages';
+import { payerFailurePage, payerMerchantDisabledPage, payerNotFoundPage, payerUnavailablePage } from './payer-error-pages';
 
 /**
  * The payer's browser-payment pages (ARCHITECTURE 1, 5): unauthenticated for merchants, bound
@@ -72,7 +72,13 @@ export class PayerPagesHttpController {
       return;
     }
     const page =
-      result.kind === 'page' ? result : result.kind === 'unavailable' ? payerUnavailablePage() : payerNotFoundPage();
+      result.kind === 'page'
+        ? result
+        : result.kind === 'unavailable'
+          ? payerUnavailablePage()
+          : result.kind === 'merchant-disabled'
+            ? payerMerchantDisabledPage()
+            : payerNotFoundPage();
     if (page.status === 503) {
       void reply.header('Retry-After', '2');
     }

@@ -117,6 +117,23 @@ describe('the payer pages at the edge', () => {
     expect(received).toHaveLength(1);
   });
 
+  it("refuses a disabled merchant's payer before the provider (403 page), and lets one back from it finish", async () => {
+    await edge.merchants.setStatus(merchant.id, 'DISABLED');
+    try {
+      const out = await get(`/bpui/provider_a/out/${TOKEN}`);
+      expect(out.statusCode).toBe(403);
+      expect(out.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(out.headers['x-frame-options']).toBe('DENY');
+      expect(out.body).toContain('Payment not available');
+      expect(received.map((r) => r.subject)).toEqual(['resolve']);
+      const back = await get(`/bpui/provider_a/in/${TOKEN}`);
+      expect(back.statusCode).toBe(303);
+      expect(received.map((r) => r.subject)).toEqual(['resolve', 'resolve', 'return']);
+    } finally {
+      await edge.merchants.setStatus(merchant.id, 'ENABLED');
+    }
+  });
+
   it('answers a busy order with a retry page (503), and forwards nothing', async () => {
     const locks = edge.running.app.get<LockService>(LOCK_SERVICE);
     const lease = await locks.acquire(`${merchant.id}:o-1`, { waitMs: 0, ttlMs: 5_000 });
