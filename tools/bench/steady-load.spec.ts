@@ -43,10 +43,12 @@ describe('steady load (the fixed-rate scenario)', () => {
 
       expect(load.requests.total).toBe(200);
       expect(check).toEqual({ expected: 200, unexpected: 0, samples: [] });
-      // 200 a second is one every 5 ms: about 20 in the first tenth of the second (a burst would be all 200).
+      // 200 a second is one every 5 ms: about 20 in the first tenth of the second and 100 in the
+      // second half (a burst would be all 200 at once). The margins allow for a loaded machine,
+      // where a stalled event loop sends the requests due meanwhile together.
       const first = target.arrivals[0];
-      expect(target.arrivals.filter((t) => t - first < 100).length).toBeLessThan(50);
-      expect(target.arrivals.filter((t) => t - first >= 500).length).toBeGreaterThan(60);
+      expect(target.arrivals.filter((t) => t - first < 100).length).toBeLessThan(100);
+      expect(target.arrivals.filter((t) => t - first >= 500).length).toBeGreaterThan(40);
     } finally {
       await target.close();
     }
@@ -63,7 +65,9 @@ describe('steady load (the fixed-rate scenario)', () => {
       // Requests 1-19 were due within the first 400 ms and waited for it (20 to 380 ms from when
       // they were due); the 30 after it did not. Timed from when they were sent, none waited.
       expect(load.latency.p90).toBeGreaterThanOrEqual(100);
-      expect(load.latency.p50).toBeLessThan(50);
+      // Most were not held up (timed from when they were sent, as before, all would be near 0;
+      // timed as if every request had waited, the median would be some 200 ms).
+      expect(load.latency.p50).toBeLessThan(100);
     } finally {
       await target.close();
     }
