@@ -379,6 +379,12 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect([...numerator].filter((m) => !denominator.has(m))).toEqual(['status=~"5.."']);
     });
 
+    it("leaves the throttle's 503s out of the error rate, and still computes it while nobody was throttled", () => {
+      // A client guessing passwords, or a merchant over its own rate limit, is answered 503
+      // SERVER_BUSY: their doing, not the gateway's. The counter has no series until the first.
+      expect(alertExpr('GatewayHighErrorRate').replace(/\s+/g, ' ')).toContain('- (sum(rate(gateway_edge_throttled_requests_total[5m])) or vector(0))');
+    });
+
     it('believes forwarded headers from the pod network at most, never from a whole private range', () => {
       const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
       const trusted = new TrustedProxies(config.TRUSTED_PROXIES);

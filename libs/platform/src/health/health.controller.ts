@@ -1,21 +1,29 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { AppLogger } from '../logging';
+import { APP_LOGGER } from '../tokens';
 import { HEALTH_OPTIONS } from './health.tokens';
-import { ReadinessChecks } from './readiness-checks';
+import { ReadinessChecks, ReadinessProbe } from './readiness-checks';
 
 export interface HealthOptions {
   checkTimeoutMs: number;
 }
 
+/** What a failed check's body says: its name is enough to know where to look, its error is logged. */
+const NOT_ANSWERING = 'not answering';
+
 @Controller('health')
 export class HealthController {
   private shuttingDown = false;
+  /** The error each failing check last logged, so a probe every few seconds logs a change, not every failure. */
+  private readonly failing = new Map<string, string>();
 
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly checks: ReadinessChecks,
     @Inject(HEALTH_OPTIONS) private readonly options: HealthOptions,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** The process is up and its event loop turns. Restarting it would not help otherwise. */
@@ -25,7 +33,12 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Every dependency answers within the timeout, and the process is not shutting down. */
+  /**
+   * Every dependency answers within the timeout, and the process is not shutting down. The body
+   * names a failing check but not its error: it is served without authentication (on the public
+   * port in the standalone profile), and a driver's error names hosts, ports and database roles.
+   * The error goes to the log instead, once per change.
+   */
   @Get('ready')
   @HealthCheck()
   ready() {
@@ -39,9 +52,7 @@ export class HealthController {
           () =>
             this.indicators
               .check(name)
-              .attempt(async ({ signal }) => {
-                await probe(signal);
-              })
+              .attempt(({ signal }) => this.probe(name, probe, signal))
               .withTimeout(this.options.checkTimeoutMs),
       ),
     ]);
@@ -50,5 +61,28 @@ export class HealthController {
   /** Called first on SIGTERM so load balancers stop sending before connections close. */
   markShuttingDown(): void {
     this.shuttingDown = true;
+  }
+
+  private async probe(name: string, probe: ReadinessProbe, signal: AbortSignal): Promise<void> {
+    // A probe that hangs is answered by terminus's timeout; logged from here all the same.
+    const timer = setTimeout(() => this.noteFailing(name, `no answer within ${this.options.checkTimeoutMs} ms`), this.options.checkTimeoutMs);
+    try {
+      await probe(signal);
+    } catch (err) {
+      this.noteFailing(name, err instanceof Error ? `${err.name}: ${err.message}` : String(err), err);
+      throw new Error(NOT_ANSWERING);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.failing.delete(name)) {
+      this.logger.info({ check: name }, 'readiness check passing again');
+    }
+  }
+
+  private noteFailing(name: string, error: string, err?: unknown): void {
+    if (this.failing.get(name) !== error) {
+      this.failing.set(name, error);
+      this.logger.warn({ check: name, ...(err === undefined ? { reason: error } : { err }) }, 'readiness check failing');
+    }
   }
 }

@@ -61,6 +61,22 @@ describe('RequestContextInterceptor', () => {
     expect(seen).toEqual({ requestId: 'req-123', merchantId: 'TESTSHOP' });
   });
 
+  it("carries the request id of a message without an envelope (the payer's pages, the expired payment sweep)", async () => {
+    const seen = await lastValueFrom(
+      interceptor.intercept(rpcContext({ requestId: 'req-payer-1', provider: 'provider_a', token: 'BP-x' }), handler(() => of(null).pipe(() => of(currentRequestContext())))),
+    );
+    expect(seen).toEqual({ requestId: 'req-payer-1', merchantId: undefined });
+  });
+
+  it("counts a handler passing on SERVER_FAILED (another service's, or its bus's) as failed, not rejected", async () => {
+    const passedOn = interceptor.intercept(rpcContext({}), handler(() => throwError(() => GatewayError.serverFailed('SC-1'))));
+    await expect(lastValueFrom(passedOn)).rejects.toBeInstanceOf(GatewayError);
+    const wire = interceptor.intercept(rpcContext({}), handler(() => throwError(() => GatewayError.serverFailed('SC-2').toWire())));
+    await expect(lastValueFrom(wire)).rejects.toMatchObject({ code: 'SERVER_FAILED' });
+    expect(await handledCount(metrics, { outcome: 'failed' })).toBe(2);
+    expect(await handledCount(metrics, { outcome: 'rejected' })).toBe(0);
+  });
+
   it('leaves HTTP requests alone', async () => {
     const http = { getType: () => 'http' } as unknown as ExecutionContext;
     await lastValueFrom(interceptor.intercept(http, handler(() => of('page'))));

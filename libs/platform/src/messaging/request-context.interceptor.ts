@@ -7,13 +7,21 @@ import { Metrics } from '../metrics';
 
 interface WithEnvelope {
   envelope?: { requestId?: unknown; merchant?: { id?: unknown } };
+  /** Messages without an envelope (the payer's pages, the expired payment sweep) carry the request id alone. */
+  requestId?: unknown;
 }
 
 /** How a handler ended: answered, refused with a coded (merchant-facing) error, or failed. */
 export type HandlerOutcome = 'ok' | 'rejected' | 'failed';
 
+/**
+ * `failed` is every answer of SERVER_FAILED, a coded one too: a handler passing on another
+ * service's SERVER_FAILED (or its own bus's, for an unexpected reply) failed as much as one
+ * that threw, and GatewayHandlerFailures watches this outcome.
+ */
 export function handlerOutcome(err: unknown): HandlerOutcome {
-  return err instanceof GatewayError || GatewayError.isWire(err) ? 'rejected' : 'failed';
+  const coded = err instanceof GatewayError ? err : GatewayError.isWire(err) ? GatewayError.fromWire(err) : null;
+  return coded && coded.code !== 'SERVER_FAILED' ? 'rejected' : 'failed';
 }
 
 /**
@@ -31,7 +39,8 @@ export class RequestContextInterceptor implements NestInterceptor {
     }
     const subject = patternOf(context);
     const data = context.switchToRpc().getData<WithEnvelope>();
-    const requestId = typeof data?.envelope?.requestId === 'string' ? data.envelope.requestId : undefined;
+    const requestId =
+      typeof data?.envelope?.requestId === 'string' ? data.envelope.requestId : typeof data?.requestId === 'string' ? data.requestId : undefined;
     const merchantId = typeof data?.envelope?.merchant?.id === 'string' ? data.envelope.merchant.id : undefined;
     return new Observable((subscriber) => {
       const started = process.hrtime.bigint();

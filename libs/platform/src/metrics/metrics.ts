@@ -116,11 +116,21 @@ export class Metrics {
     return new Gauge({ name, help, labelNames, registers: [this.registry] });
   }
 
-  counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
+  /**
+   * `zeroes`: the label values a rare event is counted under, exported as 0 from the start. A
+   * series that first appears at 1 has no earlier sample, so `increase()` and `rate()` read
+   * nothing for its first event: an alert on a counter that moves once in a process's life
+   * would never fire.
+   */
+  counter(name: string, help: string, labelNames: string[] = [], zeroes: Record<string, string>[] = []): Counter<string> {
     const existing = this.registry.getSingleMetric(name);
     if (existing) {
       return existing as Counter<string>;
     }
-    return new Counter({ name, help, labelNames, registers: [this.registry] });
+    const counter = new Counter({ name, help, labelNames, registers: [this.registry] });
+    for (const labels of zeroes) {
+      counter.inc(labels, 0);
+    }
+    return counter;
   }
 }

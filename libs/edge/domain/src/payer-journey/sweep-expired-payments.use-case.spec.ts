@@ -1,6 +1,6 @@
 import { ExpiredPayment, GatewayError, SettleExpiredPaymentMessage, SUBJECTS } from '@gateway/contracts';
 import { MemoryLockService } from '@gateway/locking';
-import { createLogger, MessageBus, Metrics } from '@gateway/platform';
+import { createLogger, currentRequestContext, MessageBus, Metrics } from '@gateway/platform';
 import { MerchantDirectory } from '../merchants/merchant-directory';
 import { merchantEntity } from '../testing/merchant-entity';
 import { OrderLocks } from '../order-operation/order-locks';
@@ -69,6 +69,17 @@ describe('SweepExpiredPayments', () => {
       return { outcome: outcomes[i] };
     });
     expect(await sweeps.sweep()).toEqual({ COMPLETED: 1, RETURNED: 1, TIMED_OUT: 0, DISCARDED: 1, NOT_DUE: 1, BUSY: 0, FAILED: 1 });
+  });
+
+  it("settles each payment in a request context of its own, so the edge's lines about it (a support code too) carry the id browser-payment gets", async () => {
+    const contexts: unknown[] = [];
+    const { sweeps, settled } = sweepOver([due(2)], async () => {
+      contexts.push(currentRequestContext());
+      return { outcome: 'TIMED_OUT' };
+    });
+    await sweeps.sweep();
+    expect(contexts).toEqual(settled.map((m) => ({ requestId: m.envelope.requestId, merchantId: 'SHOP1' })));
+    expect(new Set(settled.map((m) => m.envelope.requestId)).size).toBe(2);
   });
 
   it('leaves a payment whose merchant is unknown as it is', async () => {

@@ -10,7 +10,7 @@ import {
   SettlementOutcome,
   SUBJECTS,
 } from '@gateway/contracts';
-import { APP_LOGGER, AppLogger, MessageBus } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, MessageBus, runWithRequestContext } from '@gateway/platform';
 import { MerchantDirectory, toMerchantContext } from '../merchants/merchant-directory';
 import { OrderLocks } from '../order-operation/order-locks';
 import { PAYER_JOURNEY_OPTIONS, PayerJourneyOptions } from './dispatch-payer-journey.use-case';
@@ -62,8 +62,17 @@ export class SweepExpiredPayments {
     return report;
   }
 
-  private async settle(payment: ExpiredPayment): Promise<keyof SweepReport> {
+  /**
+   * Under a request id of its own, on every line this settlement writes here (the bus's "service
+   * unavailable" and support codes included) as in browser-payment and the ledger, which get it
+   * in the envelope.
+   */
+  private settle(payment: ExpiredPayment): Promise<keyof SweepReport> {
     const requestId = randomUUID();
+    return runWithRequestContext({ requestId, merchantId: payment.merchantId }, () => this.settleAs(requestId, payment));
+  }
+
+  private async settleAs(requestId: string, payment: ExpiredPayment): Promise<keyof SweepReport> {
     try {
       const merchant = await this.merchants.find(payment.merchantId);
       if (!merchant) {

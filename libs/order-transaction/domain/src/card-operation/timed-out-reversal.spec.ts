@@ -39,12 +39,21 @@ function bed(answer?: (request: VoidRequest) => Promise<VoidResult>, waitMs?: nu
   const logger = { info: log('info'), warn: log('warn'), error: log('error') } as unknown as AppLogger;
   const counted = async () => {
     const values = (await metrics.registry.getSingleMetric(TIMED_OUT_REVERSALS_METRIC)!.get()).values;
-    return Object.fromEntries(values.map((v) => [v.labels.outcome as string, v.value]));
+    return Object.fromEntries(values.filter((v) => v.value > 0).map((v) => [v.labels.outcome as string, v.value]));
   };
   return { reversal: new TimedOutReversal(registry, logger, metrics, waitMs), voids, logged, counted };
 }
 
 describe('TimedOutReversal', () => {
+  it("exports every outcome at 0 before the first reversal, so the alert's increase() sees a process's first one that was not done", async () => {
+    const metrics = new Metrics();
+    new TimedOutReversal({} as AcquirerRegistry, {} as AppLogger, metrics);
+    const text = await metrics.registry.metrics();
+    for (const outcome of ['REVERSED', 'REFUSED', 'FAILED', 'NO_REFERENCE']) {
+      expect(text).toContain(`${TIMED_OUT_REVERSALS_METRIC}{outcome="${outcome}"} 0`);
+    }
+  });
+
   it('reverses a TIMED_OUT answer at the acquirer by its reference, and answers the decline as it was', async () => {
     const { reversal, voids, counted } = bed();
     expect(await reversal.afterCall(TIMED_OUT, TRANSACTION)).toBe(TIMED_OUT);

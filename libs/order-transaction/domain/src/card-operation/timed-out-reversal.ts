@@ -19,7 +19,8 @@ export const REVERSAL_WAIT_MS = 3_000;
 export const REVERSAL_WAIT = Symbol('REVERSAL_WAIT');
 
 /** How a reversal attempt ended. */
-export type ReversalOutcome = 'REVERSED' | 'REFUSED' | 'FAILED' | 'NO_REFERENCE';
+export const REVERSAL_OUTCOMES = ['REVERSED', 'REFUSED', 'FAILED', 'NO_REFERENCE'] as const;
+export type ReversalOutcome = (typeof REVERSAL_OUTCOMES)[number];
 
 /** The card transaction the acquirer answered TIMED_OUT. */
 export interface TimedOutTransaction {
@@ -59,6 +60,8 @@ export class TimedOutReversal {
       TIMED_OUT_REVERSALS_METRIC,
       'Reversals of card transactions the acquirer answered TIMED_OUT, by outcome (REVERSED, REFUSED, FAILED, NO_REFERENCE).',
       ['outcome'],
+      // From 0: GatewayTimedOutReversalNotDone's increase() sees a process's first one too.
+      REVERSAL_OUTCOMES.map((outcome) => ({ outcome })),
     );
   }
 
