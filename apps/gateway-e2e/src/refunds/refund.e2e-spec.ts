@@ -66,6 +66,22 @@ describe('REFUND over HTTP', () => {
     expect(declined.body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED' }, order: { status: 'FAILED', totalRefundedAmount: 0 } });
   });
 
+  it('takes the retry of a declined standalone refund on its order with a new transaction id, and no third one once money moved', async () => {
+    const orderId = newOrderId();
+    const declined = await putRefund(merchant, orderId, 'r1', refundBody('5.00', { sourceOfFunds: card(TEST_EXPIRY.DECLINED) }));
+    expect(declined.body).toMatchObject({ result: 'FAILURE', order: { status: 'FAILED' } });
+    const retried = await putRefund(merchant, orderId, 'r2', refundBody('5.00', { sourceOfFunds: card() }));
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { id: orderId, status: 'REFUNDED', totalRefundedAmount: 5 },
+      transaction: { id: 'r2', type: 'REFUND', amount: 5 },
+    });
+    const again = await putRefund(merchant, orderId, 'r3', refundBody('5.00', { sourceOfFunds: card() }));
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', field: 'sourceOfFunds', validationType: 'UNSUPPORTED' } });
+  });
+
   it('refunds to a stored token: the vault completes the card, the response shows it masked', async () => {
     const created = await call<JsonObject>('POST', `${merchant.base()}/token`, {
       authorization: merchant.authorization,
@@ -105,6 +121,24 @@ describe('REFUND over HTTP', () => {
       transaction: { type: 'REFUND_REQUEST', amount: 9, acquirer: { id: 'TEST_ACQUIRER' } },
       order: { status: 'REFUND_REQUESTED', totalRefundedAmount: 0 },
     });
+  });
+
+  it('refuses a REFUND_REQUEST to a token the repository does not hold, or that holds no card, as a refund sent at once is', async () => {
+    const approving = await createMerchant({ 'privileges.refundRequiresApproval': true });
+    const agreement = await call<JsonObject>('POST', `${approving.base()}/token`, {
+      authorization: approving.authorization,
+      body: { sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { billingAgreement: { id: 'BA-REFUND-1', cardinality: 'MULTIPLE' } } } } },
+    });
+    expect(agreement.status).toBe(201);
+    for (const token of ['9999999999999995', agreement.body.token as string]) {
+      const orderId = newOrderId();
+      const refused = await putRefund(approving, orderId, 'r1', refundBody('9.00', { sourceOfFunds: { token } }));
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ result: 'ERROR', error: { cause: 'INVALID_REQUEST', field: 'sourceOfFunds.token', validationType: 'INVALID' } });
+      // Nothing recorded: the order does not exist.
+      const order = await call<JsonObject>('GET', `${approving.base()}/order/${orderId}`, { authorization: approving.authorization });
+      expect(order.status).toBe(404);
+    }
   });
 
   it('refuses what the refund rules forbid, in the API error shape, without echoing the card', async () => {

@@ -94,6 +94,10 @@ export class RefundOrder {
     };
 
     if (plan.route.kind === 'APPROVAL') {
+      const token = plan.linked ? undefined : request.sourceOfFunds?.token;
+      if (token !== undefined) {
+        await this.sideEffects.assertTokenHoldsCard(envelope, token);
+      }
       // No money moves until someone approves: recorded in one step, holding its amount.
       return { body: (await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RECORD', seen)).body };
     }

@@ -303,6 +303,25 @@ describe('a standalone refund (a new order)', () => {
     });
   });
 
+  it('is retried with a new transaction id on the order its declined attempt opened (spec: a failed operation needs a new id for each retry)', () => {
+    const declined = order([txn('refund-1', 'REFUND', '10.00', { result: 'FAILURE', gatewayCode: 'EXPIRED_CARD', fundingType: 'CARD' })], '0.00');
+    const retry = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card } } }), declined, merchant());
+    expect(retry).toMatchObject({ linked: false, type: 'REFUND', target: null, route: { kind: 'ACQUIRER' }, acquirerId: 'TEST_ACQUIRER' });
+    // Still the order's currency, and still no target: it is the same standalone refund.
+    expect(refusal(() => planRefund(refund({ currency: 'EUR' }, { sourceOfFunds: { provided: { card } } }), declined, merchant()))).toMatchObject({
+      field: 'transaction.currency',
+      validationType: 'INVALID',
+    });
+    // Once one of them moved money (or may have), the order is no longer new: rule 2's new order id.
+    for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
+      const moved = order([txn('refund-1', 'REFUND', '10.00', { result, fundingType: 'CARD' })], '0.00');
+      expect(refusal(() => planRefund(refund({}, { sourceOfFunds: { provided: { card } } }), moved, merchant()))).toMatchObject({
+        field: 'sourceOfFunds',
+        validationType: 'UNSUPPORTED',
+      });
+    }
+  });
+
   it('refuses an unknown currency on its field', () => {
     expect(refusal(() => planRefund(refund({ currency: 'XQQ' }, { sourceOfFunds: { provided: { card } } }), null, merchant()))).toMatchObject({
       field: 'transaction.currency',

@@ -3,6 +3,7 @@ import {
   AcquirerCallSource,
   cardAcquirerIdOf,
   GatewayError,
+  isStandaloneRefundOrder,
   LedgerOrderView,
   LedgerTransactionView,
   MerchantContext,
@@ -71,8 +72,12 @@ export function planRefund(
 ): RefundPlan {
   const amount = refundAmount(request);
   const approval = needsApproval(request, merchant);
-  if (order) {
+  const retried = order !== null && request.sourceOfFunds !== undefined && declinedStandaloneRefundsOnly(order);
+  if (order && !retried) {
     return planLinked(request, order, merchant, amount, approval);
+  }
+  if (order && amount.currency !== order.currency) {
+    throw invalid('transaction.currency', amount.currency, `The order's currency is ${order.currency}.`);
   }
   const plan = planStandalone(request, amount, approval, session);
   const acquirerId = cardAcquirerIdOf(merchant);
@@ -138,6 +143,19 @@ function planStandalone(request: RefundRequest, amount: Money, approval: boolean
     );
   }
   return { ...base, type: 'REFUND', route: { kind: 'ACQUIRER', card: acquirerCard } };
+}
+
+/**
+ * An order opened by a standalone refund on which nothing moved money: every transaction on it is
+ * a refund (or refund request) that failed. A refund giving sourceOfFunds there is the standalone
+ * refund retried with a new transaction id (spec: a failed operation needs a new id for each
+ * retry), not a refund of that order. Once one succeeded or may have, rule 2's new order id applies.
+ */
+function declinedStandaloneRefundsOnly(order: LedgerOrderView): boolean {
+  return (
+    isStandaloneRefundOrder(order.transactions) &&
+    order.transactions.every((t) => (t.type === 'REFUND' || t.type === 'REFUND_REQUEST') && t.result === 'FAILURE')
+  );
 }
 
 /** The named session's sealed card, as the vault's acquirer call takes it (card-custody.messages.ts). */

@@ -4,11 +4,15 @@ import {
   AcquirerCallMessage,
   AcquirerCallReply,
   GatewayError,
+  OperationReply,
   ProviderRefundMessage,
   ProviderRefundReply,
+  RequestEnvelope,
   SUBJECTS,
+  TokenReferenceMessage,
 } from '@gateway/contracts';
-import { MessageBus } from '@gateway/platform';
+import { MessageBus, NotDeliveredError } from '@gateway/platform';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { TimedOutReversal } from '../card-operation/timed-out-reversal';
 import type { RefundCommand } from './refund-order.use-case';
 import { outcomeOfAcquirer, outcomeOfProvider, RefundOutcome } from './refund-outcome';
@@ -98,6 +102,27 @@ export class RefundSideEffects {
       }
       case 'APPROVAL':
         throw new Error('a refund waiting for approval has no side effect');
+    }
+  }
+
+  /**
+   * A refund waiting for approval to a token sends nothing, but it must be one that could be paid
+   * once approved: a token the merchant's repository holds, holding a card. A read only, before
+   * anything is recorded, refused as the vault refuses a refund sent at once.
+   */
+  async assertTokenHoldsCard(envelope: RequestEnvelope, token: string): Promise<void> {
+    const message: TokenReferenceMessage = { envelope, tokenId: token };
+    let reply: OperationReply;
+    try {
+      reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.retrieveToken, message, { timeoutMs: this.timeoutMs });
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
+        throw GatewayError.invalidField('sourceOfFunds.token', 'INVALID', `Value '${token}' is invalid. There is no such token in this merchant's repository.`);
+      }
+      throw err instanceof NotDeliveredError ? this.unavailable({ kind: 'VAULT', source: { token } }) : err;
+    }
+    if (objectOrEmpty(reply.body.sourceOfFunds).type !== 'CARD') {
+      throw GatewayError.invalidField('sourceOfFunds.token', 'INVALID', `Value '${token}' is invalid. The token does not hold a card.`);
     }
   }
 
