@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import type { DispatchNotifications } from '@gateway/order-transaction/domain';
 import { createLogger, Metrics } from '@gateway/platform';
@@ -65,5 +66,59 @@ describe('the purge schedule', () => {
     await dispatcher.beforeApplicationShutdown();
     await run;
     expect(outbox.purgeDelivered).toHaveBeenCalledTimes(1);
+  });
+});
+
+/** Claiming while the database is away: backed off and logged once per streak, not every poll. */
+describe('claims that keep failing', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  function capturingLogger() {
+    const lines: { level: string; msg: string; failures?: number }[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    return { lines, logger: createLogger({ service: 'test', level: 'info', destination }) };
+  }
+
+  it('waits longer after each failed claim (up to 30 s), logs the first failure as a warning and the recovery once', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    let down = true;
+    const claimDue = jest.fn(async () => {
+      if (down) throw refused;
+      return 0;
+    });
+    const worker = { claimDue, freeSlots: 1, nextDone: () => new Promise<void>(() => undefined), close: async () => undefined };
+    const { lines, logger } = capturingLogger();
+    const dispatcher = new NotificationDispatcher(
+      { worker: () => worker } as unknown as DispatchNotifications,
+      { depth: jest.fn(), purgeDelivered: jest.fn().mockResolvedValue(0), purgeFailed: jest.fn().mockResolvedValue(0) } as unknown as NotificationOutbox,
+      { workers: 1, pollIntervalMs: 1_000, retentionMs: 1 },
+      logger,
+      new Metrics(),
+    );
+    dispatcher.onApplicationBootstrap();
+
+    // Claims at 0, 1, 3, 7, 15 and 31 s: six in 40 s, not forty.
+    await jest.advanceTimersByTimeAsync(40_000);
+    expect(claimDue).toHaveBeenCalledTimes(6);
+    // Then at most every 30 s.
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(claimDue).toHaveBeenCalledTimes(8);
+    const failing = lines.filter((line) => line.msg.startsWith('claiming webhook notifications failed'));
+    expect(failing.map((line) => [line.level, line.failures])).toEqual([['warn', 1]]);
+
+    down = false;
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(lines.filter((line) => line.msg === 'claiming webhook notifications works again')).toHaveLength(1);
+    const calls = claimDue.mock.calls.length;
+    await jest.advanceTimersByTimeAsync(3_000);
+    // Back to the poll interval.
+    expect(claimDue.mock.calls.length - calls).toBe(3);
+    await dispatcher.beforeApplicationShutdown();
   });
 });

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { DispatchNotifications, DispatchWorker } from '@gateway/order-transaction/domain';
-import { APP_LOGGER, AppLogger, Metrics, PeriodicJob } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, isDatabaseUnavailable, Metrics, PeriodicJob } from '@gateway/platform';
 import { Gauge } from 'prom-client';
 
 export const DISPATCHER_LOOP = Symbol('DISPATCHER_LOOP');
@@ -18,6 +18,8 @@ const FIRST_PURGE_AFTER_MS = 60_000;
 const PURGE_BATCH = 5_000;
 /** Between two purge batches, so a large purge does not keep the database busy in one go. */
 const PURGE_PAUSE_MS = 200;
+/** The longest wait between two claims while claiming keeps failing (the database away). */
+const MAX_CLAIM_BACKOFF_MS = 30_000;
 
 export interface PurgeReport {
   delivered: number;
@@ -74,21 +76,46 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
   }
 
   private async run(worker: DispatchWorker): Promise<void> {
+    let failures = 0;
     while (!this.stopping) {
       let claimed = 0;
       try {
         claimed = await worker.claimDue();
+        if (failures > 0) {
+          this.logger.info({ failures }, 'claiming webhook notifications works again');
+          failures = 0;
+        }
       } catch (err) {
-        this.logger.error({ err }, 'claiming webhook notifications failed; they stay due');
+        failures += 1;
+        this.claimFailed(err, failures);
       }
       if (claimed > 0 && worker.freeSlots > 0) {
         // More may be due: claim again at once.
         continue;
       }
-      // No slot free, or nothing (more) to claim: until a delivery ends frees a slot, or a poll interval.
-      await this.sleep(this.options.pollIntervalMs, worker.nextDone());
+      // No slot free, or nothing (more) to claim: until a delivery ends frees a slot, or a poll
+      // interval, doubled for each claim in a row that failed (up to 30 s): a database away for a
+      // while is not asked, nor logged about, every poll interval by every worker.
+      const backoff = failures === 0 ? this.options.pollIntervalMs : Math.min(this.options.pollIntervalMs * 2 ** (failures - 1), MAX_CLAIM_BACKOFF_MS);
+      await this.sleep(backoff, worker.nextDone());
     }
     await worker.close();
+  }
+
+  /**
+   * The first failure of a streak is logged, then every tenth. A database that is away (a
+   * restart, a failover, which readiness and its own alerts report) is a warning; anything else
+   * an error.
+   */
+  private claimFailed(err: unknown, failures: number): void {
+    if (failures !== 1 && failures % 10 !== 0) {
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      this.logger.warn({ err, failures }, 'claiming webhook notifications failed: the database is unavailable; they stay due');
+    } else {
+      this.logger.error({ err, failures }, 'claiming webhook notifications failed; they stay due');
+    }
   }
 
   private sleep(ms: number, orUntil?: Promise<void>): Promise<void> {
