@@ -77,6 +77,17 @@ describe('RequestContextInterceptor', () => {
     expect(await handledCount(metrics, { outcome: 'rejected' })).toBe(0);
   });
 
+  it('counts SERVER_BUSY, and the database being away (which is answered so), as unavailable, not as failed', async () => {
+    const busy = interceptor.intercept(rpcContext({}), handler(() => throwError(() => GatewayError.serverBusy())));
+    await expect(lastValueFrom(busy)).rejects.toBeInstanceOf(GatewayError);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const database = interceptor.intercept(rpcContext({}), handler(() => throwError(() => refused)));
+    await expect(lastValueFrom(database)).rejects.toBe(refused);
+    expect(await handledCount(metrics, { outcome: 'unavailable' })).toBe(2);
+    expect(await handledCount(metrics, { outcome: 'failed' })).toBe(0);
+    expect(await handledCount(metrics, { outcome: 'rejected' })).toBe(0);
+  });
+
   it('leaves HTTP requests alone', async () => {
     const http = { getType: () => 'http' } as unknown as ExecutionContext;
     await lastValueFrom(interceptor.intercept(http, handler(() => of('page'))));

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { GatewayError } from '@gateway/contracts';
 import { Observable } from 'rxjs';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { runWithRequestContext } from '../logging';
 import { Metrics } from '../metrics';
 
@@ -11,17 +12,25 @@ interface WithEnvelope {
   requestId?: unknown;
 }
 
-/** How a handler ended: answered, refused with a coded (merchant-facing) error, or failed. */
-export type HandlerOutcome = 'ok' | 'rejected' | 'failed';
+/**
+ * How a handler ended: answered, refused with a coded (merchant-facing) error, answered
+ * SERVER_BUSY because what it needs is away (its database, another service), or failed.
+ */
+export type HandlerOutcome = 'ok' | 'rejected' | 'unavailable' | 'failed';
 
 /**
  * `failed` is every answer of SERVER_FAILED, a coded one too: a handler passing on another
  * service's SERVER_FAILED (or its own bus's, for an unexpected reply) failed as much as one
- * that threw, and GatewayHandlerFailures watches this outcome.
+ * that threw, and GatewayHandlerFailures watches this outcome. `unavailable` is every
+ * SERVER_BUSY, the database's errors that are answered so included (AllExceptionsFilter): an
+ * outage has its own alerts and readiness, and no support code for on-call to look for.
  */
 export function handlerOutcome(err: unknown): HandlerOutcome {
   const coded = err instanceof GatewayError ? err : GatewayError.isWire(err) ? GatewayError.fromWire(err) : null;
-  return coded && coded.code !== 'SERVER_FAILED' ? 'rejected' : 'failed';
+  if (coded) {
+    return coded.code === 'SERVER_FAILED' ? 'failed' : coded.code === 'SERVER_BUSY' ? 'unavailable' : 'rejected';
+  }
+  return isDatabaseUnavailable(err) ? 'unavailable' : 'failed';
 }
 
 /**
