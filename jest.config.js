@@ -24,6 +24,7 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/tools/testing/int-jest-timeout.ts'],
       globalSetup: '<rootDir>/tools/testing/int-global-setup.ts',
       globalTeardown: '<rootDir>/tools/testing/int-global-teardown.ts',
     },

@@ -141,7 +141,6 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
             REDIS_KEY_PREFIX: redisPrefix,
             API_PASSWORD_PEPPER: pepper,
             PUBLIC_BASE_URL: base,
-            METRICS_PORT: String(edgeMetricsPort),
           }
         : {}),
       // browser-payment builds the payer's redirect URLs on the edge's address.
@@ -155,7 +154,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
         : {}),
     };
   }
-  const processes = APPS.map((app) => startApp(app, appEnv[app], logDir));
+  // The edge's metrics port is this edge's alone: kept out of appEnv, which tests copy to start
+  // more edges (those serve /metrics on their HTTP port).
+  const processes = APPS.map((app) => startApp(app, app === 'api-edge' ? { ...appEnv[app], METRICS_PORT: String(edgeMetricsPort) } : appEnv[app], logDir));
   globalThis.__E2E_PROCESSES__ = processes;
   await waitFor(() => httpOk(`${base}/health/ready`), { timeoutMs: 60_000, what: 'the distributed gateway to be ready' });
   return {
