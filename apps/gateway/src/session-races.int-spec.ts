@@ -40,9 +40,10 @@ import { GatewayResponse, startTestGateway, TestGateway, TestGatewayMerchant } f
  *     card of one update), the acquirer's answer (driven by that expiry and security code) and
  *     the stored transaction agree with one state; with `session.version` that state's version;
  *     a token made from the session has one state's values;
- *   - a security code is used once: once an operation that had it was answered, operations sent
- *     after it on a state holding the same code go without it (NOT_PRESENT), until an update
- *     gives a new one; a last VERIFY after the race checks that no write brought a used code back;
+ *   - a security code is used once: one operation at most has it, even among operations in
+ *     flight together; once an operation that had it was answered, operations sent after it on a
+ *     state holding the same code go without it (NOT_PRESENT), until an update gives a new one;
+ *     a last VERIFY after the race checks that no write brought a used code back;
  *   - an expired session stays expired: nothing started after an "expired" answer succeeds,
  *     and its Redis data is gone;
  *   - no answer holds the card number, no Redis value of the session holds it or a security
@@ -550,6 +551,13 @@ async function check(round: Round): Promise<{ problems: string[]; stored: JsonOb
     const k = stateOf(a);
     if (k !== undefined && at(a.body, 'response.cardSecurityCode.gatewayCode') !== 'NOT_PRESENT') {
       usedCodes.push({ codeGivenAt: codeGivenAt[k], answeredAt: a.answeredAt, label: a.label });
+    }
+  }
+  // Whatever the timing (operations in flight together included), one operation at most had a code.
+  for (const given of new Set(usedCodes.map((u) => u.codeGivenAt))) {
+    const had = usedCodes.filter((u) => u.codeGivenAt === given);
+    if (had.length > 1) {
+      problems.push(`the security code of state ${given} reached the acquirer ${had.length} times: ${had.map((u) => u.label).join(', ')}`);
     }
   }
   for (const a of round.answers.filter((v) => v.orderId && v.status === 201)) {

@@ -16,7 +16,7 @@ export interface FilledRequest {
   body: JsonObject;
   /** For the service: the session, with its sealed card when the operation takes card details. */
   session?: OperationSession;
-  /** The session's card goes with its security code: to be forgotten once the operation may have used it (sent to an acquirer). */
+  /** The session's card goes with its security code: to be taken out of the session just before the operation is sent (UsedSecurityCodes). */
   securityCode?: SecurityCodeInUse;
 }
 
@@ -59,7 +59,7 @@ export class ApplySession {
     return {
       body: mergeValues(valuesFor(target, stored.fields), body),
       session: { id: stored.id, ...(card ? { sealedCard: card.sealed } : {}) },
-      ...(sessionCodeUsable ? { securityCode: { sessionId: stored.id, givenIn: card.securityCodeGivenIn } } : {}),
+      ...(sessionCodeUsable ? { securityCode: { session: { ...stored, card } } } : {}),
     };
   }
 }

@@ -22,7 +22,7 @@ const command: OrderOperationCommand = {
   },
 };
 
-function dispatcherAnswering(reply: (subject: string) => Promise<unknown>, locks: LockService = new MemoryLockService()) {
+function dispatcherAnswering(reply: (subject: string, message: unknown) => Promise<unknown>, locks: LockService = new MemoryLockService(), waitMs = 0) {
   const request = jest.fn(reply);
   const bus = { request } as unknown as MessageBus;
   const metrics = new Metrics();
@@ -30,7 +30,7 @@ function dispatcherAnswering(reply: (subject: string) => Promise<unknown>, locks
   const warn = jest.spyOn(logger, 'warn');
   const sessions = new MemorySessionStore();
   const usedSecurityCodes = new UsedSecurityCodes(new SessionEditor(bus), sessions, logger);
-  const dispatch = new DispatchOrderOperation(bus, locks, { waitMs: 0, ttlMs: 1_000 }, logger, metrics, new ApplySession(sessions), usedSecurityCodes);
+  const dispatch = new DispatchOrderOperation(bus, locks, { waitMs, ttlMs: 1_000 }, logger, metrics, new ApplySession(sessions), usedSecurityCodes);
   return { dispatch, metrics, request, warn, sessions };
 }
 
@@ -169,10 +169,10 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
   const masked = { number: '512345xxxxxx0008' };
 
   /** A session whose card holds a security code; the vault seals it again without when asked. */
-  async function withSession(reply: (subject: string) => Promise<unknown>, locks?: LockService) {
-    const answering = dispatcherAnswering(async (subject) =>
-      subject === SUBJECTS.tokenVault.sealCard ? { sealed: 'sealed-without-code', card: masked, securityCodePresent: false } : reply(subject),
-    locks);
+  async function withSession(reply: (subject: string, message: unknown) => Promise<unknown>, locks?: LockService, waitMs?: number) {
+    const answering = dispatcherAnswering(async (subject, message) =>
+      subject === SUBJECTS.tokenVault.sealCard ? { sealed: 'sealed-without-code', card: masked, securityCodePresent: false } : reply(subject, message),
+    locks, waitMs);
     const session: StoredSession = {
       id: SESSION,
       merchantId: command.merchant.id,
@@ -184,8 +184,8 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
       updatedAt: '2026-01-01T00:00:00.000Z',
     };
     await answering.sessions.create(session, { ttlMs: 60_000, expiredNoticeMs: 60_000 });
-    const execute = () =>
-      answering.dispatch.execute({ ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } });
+    const execute = (orderId = command.orderId) =>
+      answering.dispatch.execute({ ...command, orderId, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } });
     const stored = async () => {
       const found = await answering.sessions.find(command.merchant.id, SESSION);
       return found.state === 'ACTIVE' ? found.session : null;
@@ -193,17 +193,17 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     return { ...answering, execute, stored };
   }
 
-  it('is forgotten once the operation that took it was sent: the card sealed again without it, the version kept', async () => {
+  it('is taken out of the session right before the operation that took it is sent: the card sealed again without it, the version kept', async () => {
     const { execute, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
     await execute();
     const calls = request.mock.calls.map((call) => call as unknown as [string, Record<string, unknown>]);
-    expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.verify, SUBJECTS.tokenVault.sealCard]);
-    expect(calls[0][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
-    expect(calls[1][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {} });
+    expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard, SUBJECTS.orderTransaction.verify]);
+    expect(calls[0][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {} });
+    expect(calls[1][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-without-code', securityCodePresent: false } });
   });
 
-  it('is forgotten when the service failed after it was sent too: the acquirer may have had it', async () => {
+  it('is not given back when the service failed after it was sent: the acquirer may have had it', async () => {
     const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('SERVER_FAILED', { explanation: 'down' })));
     await expect(execute()).rejects.toMatchObject({ code: 'SERVER_FAILED' });
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
@@ -222,14 +222,87 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
   });
 
+  it('is kept when the vault cannot seal the card without it: the operation is not sent, and the order is free again', async () => {
+    const { dispatch, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    const answer = request.getMockImplementation()!;
+    request.mockImplementation(async (subject, message) =>
+      subject === SUBJECTS.tokenVault.sealCard ? Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'no vault' })) : answer(subject, message),
+    );
+    const verify = { ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } };
+    await expect(dispatch.execute(verify)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard]);
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
+    // The lock was released: the next operation on the order gets it at once (waitMs 0).
+    request.mockImplementation(answer);
+    expect((await dispatch.execute(verify)).body).toEqual({ result: 'SUCCESS' });
+  });
+
+  it('refuses the operation, unsent, when the session expired between its reading and the send', async () => {
+    const { dispatch, request, sessions } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    jest.spyOn(sessions, 'amend').mockResolvedValue('GONE');
+    await expect(
+      dispatch.execute({ ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } }),
+    ).rejects.toMatchObject({ httpStatus: 400, field: 'session.id' });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard]);
+  });
+
   it('is gone by the time the operation is answered, even with a vault slow to seal the card again', async () => {
     const { execute, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
     const answer = request.getMockImplementation()!;
-    request.mockImplementation(async (subject) => {
+    request.mockImplementation(async (subject, message) => {
       if (subject === SUBJECTS.tokenVault.sealCard) await new Promise((resolve) => setTimeout(resolve, 10));
-      return answer(subject);
+      return answer(subject, message);
     });
     await execute();
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  /** The sealed cards the operations sent (in the order they were sent). */
+  const sentCards = (request: jest.Mock) =>
+    request.mock.calls
+      .filter(([subject]) => subject === SUBJECTS.orderTransaction.verify)
+      .map(([, message]) => (message as { session?: { sealedCard?: string } }).session?.sealedCard);
+
+  /** Resolves when `n` VERIFYs have been sent. */
+  function latch(n: number) {
+    let sent = 0;
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, sent: () => ++sent === n && open() };
+  }
+
+  it('reaches one operation only when two on different orders name the session at once', async () => {
+    // The first VERIFY is answered only once the second was sent: both are in flight together.
+    const bothSent = latch(2);
+    const { execute, request, stored } = await withSession(async () => {
+      bothSent.sent();
+      await bothSent.opened;
+      return { body: { result: 'SUCCESS' } };
+    });
+    await Promise.all([execute('order-1'), execute('order-2')]);
+    expect(sentCards(request).sort()).toEqual(['sealed-with-code', 'sealed-without-code']);
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('reaches one operation only when a second on the same order read the session while the first held the order', async () => {
+    // The first VERIFY is answered only once the second has read the session (it then waits for the lock).
+    let reads = 0;
+    let secondRead!: () => void;
+    const secondHasRead = new Promise<void>((resolve) => (secondRead = resolve));
+    const { execute, request, sessions, stored } = await withSession(async () => {
+      await secondHasRead;
+      return { body: { result: 'SUCCESS' } };
+    }, undefined, 1_000);
+    const find = sessions.find.bind(sessions);
+    jest.spyOn(sessions, 'find').mockImplementation(async (merchantId, id) => {
+      const found = await find(merchantId, id);
+      if (++reads === 2) secondRead();
+      return found;
+    });
+    const first = execute();
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, execute()]);
+    expect(sentCards(request)).toEqual(['sealed-with-code', 'sealed-without-code']);
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
   });
 });

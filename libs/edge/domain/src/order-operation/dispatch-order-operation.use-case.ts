@@ -90,19 +90,19 @@ export class DispatchOrderOperation {
       return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
     }
     try {
+      // A session's security code is taken out of the session last, under the lock, right before
+      // the send: one operation sends it, whatever its answer; one that read the session together
+      // with it goes without (docs/decisions/security-code-used-once.md).
+      const session = filled.securityCode ? await this.usedSecurityCodes.take(command, filled.securityCode) : filled.session;
       const message: OrderOperationMessage = {
         envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
         apiOperation,
         orderId: command.orderId,
         transactionId: command.transactionId,
         body: filled.body,
-        ...(filled.session ? { session: filled.session } : {}),
+        ...(session ? { session } : {}),
       };
-      // Sent: a session's security code it carried is used, whatever the answer (ARCHITECTURE section 6).
-      const used = filled.securityCode;
-      const reply = await this.bus
-        .request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message)
-        .finally(() => used && this.usedSecurityCodes.forget(command, used));
+      const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
       return { apiOperation, body: reply.body };
     } catch (err) {
       // The ledger refused a stale fencing token: our lease lapsed and another operation took

@@ -1,5 +1,5 @@
-import { defaultMerchantSettings, SUBJECTS } from '@gateway/contracts';
-import { MemorySessionStore, SessionStore, StoredSession } from '@gateway/edge/data-access';
+import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
+import { MemorySessionStore, SessionCard, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import { createLogger, MessageBus } from '@gateway/platform';
 import type { RequestContext } from '../api/request-envelope';
 import { SessionEditor } from './session-editor';
@@ -16,7 +16,7 @@ const masked = { number: '512345xxxxxx0008' };
 const lifetime = { ttlMs: 60_000, expiredNoticeMs: 60_000 };
 
 /** A session whose card holds a code given in `givenIn` (none: no code). */
-function session(sealed: string, givenIn?: string): StoredSession {
+function session(sealed: string, givenIn?: string): StoredSession & { card: SessionCard } {
   return {
     id: SESSION,
     merchantId: context.merchant.id,
@@ -46,65 +46,54 @@ function setUp(store: SessionStore = new MemorySessionStore()) {
 }
 
 describe('UsedSecurityCodes', () => {
-  it('seals the card the operation took again without its code, and keeps the session\'s version', async () => {
+  it('takes the code out of the session for the operation: it sends the card it read, the session keeps its version without the code', async () => {
     const { store, used, request, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
-    await used.forget(context, { sessionId: SESSION, givenIn: 'v1' });
+    expect(await used.take(context, { session: session('with-code', 'v1') })).toEqual({ id: SESSION, sealedCard: 'with-code' });
     expect(request).toHaveBeenCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'with-code', withoutSecurityCode: true }));
     expect(await stored()).toEqual(session('sealed-1'));
   });
 
-  it('removes the code the operation took from a card an update sealed again since (a new expiry keeps the code)', async () => {
-    const { store, used, request, stored } = setUp();
-    await store.create(session('new-expiry-same-code', 'v1'), lifetime);
-    await used.forget(context, { sessionId: SESSION, givenIn: 'v1' });
-    expect(request).toHaveBeenCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'new-expiry-same-code' }));
-    expect(await stored()).toEqual(session('sealed-1'));
+  it('gives the code to one of two operations that read the session together: the other sends the card without it', async () => {
+    const { store, used, stored } = setUp();
+    await store.create(session('with-code', 'v1'), lifetime);
+    const taken = await Promise.all([used.take(context, { session: session('with-code', 'v1') }), used.take(context, { session: session('with-code', 'v1') })]);
+    const sent = taken.map((s) => s.sealedCard);
+    expect(sent.filter((sealed) => sealed === 'with-code')).toHaveLength(1);
+    expect(sent.filter((sealed) => sealed !== 'with-code')[0]).toMatch(/^sealed-/);
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { securityCodePresent: false } });
   });
 
-  it('leaves a code the payer entered after the one the operation took', async () => {
+  it('takes the code it read from a card an update sealed again since (a new expiry keeps the code)', async () => {
     const { store, used, request, stored } = setUp();
+    await store.create(session('new-expiry-same-code', 'v1'), lifetime);
+    expect(await used.take(context, { session: session('with-code', 'v1') })).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect(request).toHaveBeenLastCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'new-expiry-same-code' }));
+    expect(await stored()).toEqual(session('sealed-2'));
+  });
+
+  it('leaves a code the payer entered after the one the operation read, and sends the card it read without its code', async () => {
+    const { store, used, stored } = setUp();
     await store.create(session('newer-code', 'v2'), lifetime);
-    await used.forget(context, { sessionId: SESSION, givenIn: 'v1' });
-    expect(request).not.toHaveBeenCalled();
+    expect(await used.take(context, { session: session('with-code', 'v1') })).toEqual({ id: SESSION, sealedCard: 'sealed-1' });
     expect(await stored()).toEqual(session('newer-code', 'v2'));
   });
 
-  it('tries again when the session changed under it, on the session as it now is', async () => {
-    const memory = new MemorySessionStore();
-    await memory.create(session('with-code', 'v1'), lifetime);
-    let conflicts = 1;
-    const store: SessionStore = {
-      create: (s, l) => memory.create(s, l),
-      find: (m, id) => memory.find(m, id),
-      replace: (n, e, l) => memory.replace(n, e, l),
-      amend: async (next, expected) => (conflicts-- > 0 ? 'CONFLICT' : memory.amend(next, expected)),
-    };
-    const { used, request, stored } = setUp(store);
-    await used.forget(context, { sessionId: SESSION, givenIn: 'v1' });
-    expect(request).toHaveBeenCalledTimes(2);
-    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-2', securityCodePresent: false } });
+  it('refuses the operation when the session expired since it was read: no code outlives its session', async () => {
+    const { used } = setUp();
+    await expect(used.take(context, { session: session('with-code', 'v1') })).rejects.toMatchObject({ httpStatus: 400, field: 'session.id' });
   });
 
-  it('never fails the operation: a vault that does not answer is logged, and the code goes with the session', async () => {
+  it('fails, the code left in the session, when the vault cannot seal the card without it', async () => {
     const memory = new MemorySessionStore();
     await memory.create(session('with-code', 'v1'), lifetime);
     const logger = createLogger({ service: 'test', level: 'silent' });
-    const error = jest.spyOn(logger, 'error');
-    const bus = { request: jest.fn(async () => Promise.reject(new Error('no vault'))) } as unknown as MessageBus;
-    await expect(new UsedSecurityCodes(new SessionEditor(bus), memory, logger).forget(context, { sessionId: SESSION, givenIn: 'v1' })).resolves.toBeUndefined();
-    expect(error).toHaveBeenCalledWith(expect.objectContaining({ sessionId: SESSION }), expect.stringContaining('not removed'));
+    const bus = { request: jest.fn(async () => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'no vault' }))) } as unknown as MessageBus;
+    await expect(new UsedSecurityCodes(new SessionEditor(bus), memory, logger).take(context, { session: session('with-code', 'v1') })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(await memory.find(context.merchant.id, SESSION)).toMatchObject({ session: session('with-code', 'v1') });
   });
 
-  it('leaves a card that holds no code as it is', async () => {
-    const { store, used, request, stored } = setUp();
-    await store.create(session('without-code'), lifetime);
-    await used.forget(context, { sessionId: SESSION });
-    expect(request).not.toHaveBeenCalled();
-    expect(await stored()).toEqual(session('without-code'));
-  });
-
-  it('gives up after a few tries when the session keeps changing under it, and logs it: the code goes at the expiry', async () => {
+  it('gives up after a few tries when the session keeps changing under it: the operation goes without the code, which stays', async () => {
     const memory = new MemorySessionStore();
     await memory.create(session('with-code', 'v1'), lifetime);
     const amend = jest.fn(async () => 'CONFLICT' as const);
@@ -112,8 +101,10 @@ describe('UsedSecurityCodes', () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
     const warn = jest.spyOn(logger, 'warn');
     const request = jest.fn(async () => ({ sealed: 'sealed', card: masked, securityCodePresent: false }));
-    await new UsedSecurityCodes(new SessionEditor({ request } as unknown as MessageBus), store, logger).forget(context, { sessionId: SESSION, givenIn: 'v1' });
+    const taken = await new UsedSecurityCodes(new SessionEditor({ request } as unknown as MessageBus), store, logger).take(context, { session: session('with-code', 'v1') });
+    expect(taken).toEqual({ id: SESSION, sealedCard: 'sealed' });
     expect(amend).toHaveBeenCalledTimes(3);
     expect(warn).toHaveBeenCalledWith({ sessionId: SESSION }, expect.stringContaining('kept changing'));
+    expect(await memory.find(context.merchant.id, SESSION)).toMatchObject({ session: session('with-code', 'v1') });
   });
 });

@@ -53,26 +53,26 @@ async function withSession(reply: () => Promise<unknown>) {
 }
 
 describe('DispatchTokenOperation: a session\'s security code', () => {
-  it('goes to the vault with the session\'s sealed card on an ACQUIRER save, and is forgotten after', async () => {
+  it('goes to the vault with the session\'s sealed card on an ACQUIRER save, taken out of the session before', async () => {
     const { dispatch, calls, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
     expect(await dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).toEqual({ result: 'SUCCESS' });
-    expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.saveToken, SUBJECTS.tokenVault.sealCard]);
-    const [, message] = calls()[0];
+    expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard, SUBJECTS.tokenVault.saveToken]);
+    const [, message] = calls()[1];
     expect(message).toMatchObject({ tokenId: '9999990000000001', session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(message).not.toHaveProperty('securityCode');
     expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: withoutCode });
   });
 
-  it('is forgotten after a creation with a token the vault generates, ACQUIRER being the profile\'s default', async () => {
+  it('is taken out of the session by a creation with a token the vault generates, ACQUIRER being the profile\'s default', async () => {
     const { dispatch, calls, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
     await dispatch.create({ ...context, merchant: merchantWith('ACQUIRER'), body: { ...body, transaction: { currency: 'USD' } } });
-    expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.createToken, SUBJECTS.tokenVault.sealCard]);
-    expect(calls()[0][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
-    expect(calls()[0][1]).not.toHaveProperty('securityCode');
+    expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard, SUBJECTS.tokenVault.createToken]);
+    expect(calls()[1][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
+    expect(calls()[1][1]).not.toHaveProperty('securityCode');
     expect(await stored()).toMatchObject({ card: withoutCode });
   });
 
-  it('is forgotten when the vault failed an ACQUIRER save too: it may have verified the card with it', async () => {
+  it('is not given back when the vault failed an ACQUIRER save: it may have verified the card with it', async () => {
     const { dispatch, stored } = await withSession(() => Promise.reject(new GatewayError('SERVER_FAILED', { explanation: 'down' })));
     await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).rejects.toMatchObject({ code: 'SERVER_FAILED' });
     expect(await stored()).toMatchObject({ card: withoutCode });
@@ -95,5 +95,26 @@ describe('DispatchTokenOperation: a session\'s security code', () => {
     const { dispatch, stored } = await withSession(() => Promise.reject(new GatewayError('SERVER_FAILED', { explanation: 'down' })));
     await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body })).rejects.toMatchObject({ code: 'SERVER_FAILED' });
     expect(await stored()).toMatchObject({ card: withCode });
+  });
+
+  it('reaches one acquirer only when an ACQUIRER save and a second one name the session at once', async () => {
+    // The first save is answered only once the second was sent: both are in flight together.
+    let saves = 0;
+    let bothSent!: () => void;
+    const opened = new Promise<void>((resolve) => (bothSent = resolve));
+    const { dispatch, calls, stored } = await withSession(async () => {
+      if (++saves === 2) bothSent();
+      await opened;
+      return { body: { result: 'SUCCESS' } };
+    });
+    await Promise.all([
+      dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody }),
+      dispatch.execute({ ...context, tokenId: '9999990000000002', body: acquirerBody }),
+    ]);
+    const sentCards = calls()
+      .filter(([subject]) => subject === SUBJECTS.tokenVault.saveToken)
+      .map(([, message]) => (message.session as { sealedCard: string }).sealedCard);
+    expect(sentCards.sort()).toEqual(['sealed-with-code', 'sealed-without-code']);
+    expect(await stored()).toMatchObject({ card: withoutCode });
   });
 });

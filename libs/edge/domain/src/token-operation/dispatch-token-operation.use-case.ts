@@ -42,8 +42,8 @@ export class DispatchTokenOperation {
     // UNSUPPORTED here) before the vault is asked.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...sent(filled) };
-    return (await this.send(command, filled, request, SUBJECTS.tokenVault.saveToken, message)).body;
+    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...(await this.sent(command, filled, request)) };
+    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message)).body;
   }
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
@@ -51,24 +51,20 @@ export class DispatchTokenOperation {
     // The same fields as create or update token.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...sent(filled) };
-    return (await this.send(command, filled, request, SUBJECTS.tokenVault.createToken, message)).body;
+    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...(await this.sent(command, filled, request)) };
+    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
   }
 
   /**
-   * Sends a save to the vault. A session's security code it carried is forgotten after, whatever
-   * the answer, when the save may have sent it to an acquirer; otherwise it stays in the session
-   * for the operation that will use it.
+   * What of a filled request goes to the vault: the body and the session reference. When the save
+   * may send the session's security code to an acquirer, the code is taken out of the session
+   * first, right before the send (one save or operation sends it, whatever the answer); otherwise
+   * it stays in the session for the operation that will use it.
    */
-  private send(
-    context: TokenRequestContext,
-    filled: FilledRequest,
-    request: SaveTokenRequest,
-    subject: string,
-    message: object,
-  ): Promise<OperationReply> {
+  private async sent(context: TokenRequestContext, filled: FilledRequest, request: SaveTokenRequest): Promise<Pick<FilledRequest, 'body' | 'session'>> {
     const used = mayUseSessionSecurityCode(request, context.merchant) ? filled.securityCode : undefined;
-    return this.bus.request<OperationReply>(subject, message).finally(() => used && this.usedSecurityCodes.forget(context, used));
+    const session = used ? await this.usedSecurityCodes.take(context, used) : filled.session;
+    return { body: filled.body, ...(session ? { session } : {}) };
   }
 
   /** GET .../token/{tokenid} (beyond the spec). */
@@ -82,11 +78,6 @@ export class DispatchTokenOperation {
     const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, message)).body;
   }
-}
-
-/** What of a filled request goes to the vault: the body and the session reference. */
-function sent(filled: FilledRequest): Pick<FilledRequest, 'body' | 'session'> {
-  return { body: filled.body, ...(filled.session ? { session: filled.session } : {}) };
 }
 
 /**

@@ -75,6 +75,15 @@ export function describeSessionStoreContract(name: string, create: () => Session
       expect(await store.replace({ ...update, card: amended.card }, sessionState(amended), lifetime)).toBe('REPLACED');
     });
 
+    it('lets exactly one of concurrent amendments from one read win (a security code taken by one operation)', async () => {
+      const card = (sealed: string) => ({ sealed, masked: {}, securityCodePresent: sealed === 'with-code' });
+      const s = session({ card: card('with-code') });
+      await store.create(s, lifetime);
+      const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => store.amend({ ...s, card: card(`without-code-${i}`) }, sessionState(s))));
+      expect(outcomes.filter((o) => o === 'REPLACED')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'CONFLICT')).toHaveLength(9);
+    });
+
     it('keeps what an amendment wrote, not the object it was written from', async () => {
       const s = session();
       await store.create(s, lifetime);
