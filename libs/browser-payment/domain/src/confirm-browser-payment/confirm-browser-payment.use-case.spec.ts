@@ -35,11 +35,21 @@ function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, ex
   });
 }
 
-/** gateway_browser_payment_ledger_mismatch_total by event. */
+/** gateway_browser_payment_ledger_mismatch_total by event, the series still at 0 left out. */
 async function mismatches(bed: TestBed): Promise<Record<string, number>> {
   const { values } = await bed.metrics.registry.getSingleMetric(LEDGER_MISMATCH_METRIC)!.get();
-  return Object.fromEntries(values.map((value) => [String(value.labels.event), value.value]));
+  return Object.fromEntries(values.filter((value) => value.value > 0).map((value) => [String(value.labels.event), value.value]));
 }
+
+it("exports every mismatch event at 0 before the first, so the alert's increase() sees a process's first one", async () => {
+  const bed = browserPaymentTestBed();
+  const { values } = await bed.metrics.registry.getSingleMetric(LEDGER_MISMATCH_METRIC)!.get();
+  expect(values.map((value) => [value.labels.event, value.value]).sort()).toEqual([
+    ['caught_up', 0],
+    ['neither_recorded_nor_reversed', 0],
+    ['not_reversed_ledger_unreadable', 0],
+  ]);
+});
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   try {

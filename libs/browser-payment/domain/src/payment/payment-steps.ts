@@ -20,6 +20,11 @@ import { PAYMENT_STORE, PaymentStore } from './payment-store';
 const EXECUTION_LEASE_MS = 120_000;
 
 export const LEDGER_MISMATCH_METRIC = 'gateway_browser_payment_ledger_mismatch_total';
+/**
+ * `caught_up`: a step whose commit here was lost after the ledger recorded it, repaired. The
+ * other two leave money at the provider that the ledger may not record (an alert watches them).
+ */
+export const LEDGER_MISMATCH_EVENTS = ['caught_up', 'not_reversed_ledger_unreadable', 'neither_recorded_nor_reversed'] as const;
 
 export interface StepRecord {
   envelope: RequestEnvelope;
@@ -57,6 +62,8 @@ export class PaymentSteps {
       LEDGER_MISMATCH_METRIC,
       'Browser payments found out of step with the ledger or the provider, by what was done about it.',
       ['event'],
+      // From 0: GatewayBrowserPaymentOutOfStep's increase() sees a process's first one too.
+      LEDGER_MISMATCH_EVENTS.map((event) => ({ event })),
     );
   }
 
