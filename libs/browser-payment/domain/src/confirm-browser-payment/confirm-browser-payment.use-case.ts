@@ -80,7 +80,7 @@ export class ConfirmBrowserPayment {
     const { body } = await this.steps.execute(
       payment,
       amount,
-      this.providers.forPayment(payment),
+      this.providers.forMerchant(command.envelope.merchant, payment.provider),
       { envelope: command.envelope, apiOperation: API_OPERATION, requestHash, orderChanged: true },
       { request: asJson(confirmed) },
     );

@@ -40,7 +40,12 @@ export class ProviderAdapters {
     return simulator;
   }
 
-  /** The adapter of the provider that holds an existing payment (only simulators create payments here). */
+  /**
+   * The adapter of the provider that holds an existing payment (only simulators create payments
+   * here), for the payer's journey and its settlement, which end what the provider holds. The
+   * merchant's own operations on a payment (confirm, capture, void, refund) take `forMerchant`
+   * with the envelope's merchant: a merchant switched to LIVE moves nothing more at a simulator.
+   */
   forPayment(payment: Pick<BrowserPaymentRow, 'provider'>): ProviderAdapter {
     return this.simulators[payment.provider];
   }
