@@ -55,3 +55,12 @@ describe('TrustedProxies', () => {
     expect(new TrustedProxies('').includes('127.0.0.1')).toBe(false);
   });
 });
+
+describe('EdgeConfig: the order lock', () => {
+  it('refuses a lease no longer than the wait for a service, which a running operation would outlive', () => {
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '10000' })).toEqual({ ORDER_LOCK_TTL_MS: 'must be longer than NATS_REQUEST_TIMEOUT_MS (10000)' });
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '20000', NATS_REQUEST_TIMEOUT_MS: '25000' })).toEqual({ ORDER_LOCK_TTL_MS: 'must be longer than NATS_REQUEST_TIMEOUT_MS (25000)' });
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '10001' })).toEqual({});
+    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
+  });
+});

@@ -64,6 +64,7 @@ export class EdgeConfig extends DatabaseConfig {
   @IsInt()
   @Min(1_000)
   @Max(600_000)
+  @LongerThanRequestTimeout()
   ORDER_LOCK_TTL_MS = 30_000;
 
   @Describe('Lifetime of a payment session after its creation or last update; then its data (card included) is deleted.')
@@ -199,6 +200,25 @@ function RequiredWhen(when: (config: EdgeConfig) => boolean, message: string, op
     },
     options,
   );
+}
+
+/**
+ * The order lock's lease outlasts the longest wait for a service: shorter, an operation still
+ * running would lose its order to the next one (the ledger's fencing token would then refuse
+ * the first one's writes, but its acquirer call may already have been made).
+ */
+function LongerThanRequestTimeout(): PropertyDecorator {
+  return ValidateBy({
+    name: 'longerThanRequestTimeout',
+    validator: {
+      validate: (value, args) => {
+        const timeout: unknown = (args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS;
+        // An invalid timeout is reported on its own variable.
+        return typeof timeout !== 'number' || (typeof value === 'number' && value > timeout);
+      },
+      defaultMessage: (args) => `must be longer than NATS_REQUEST_TIMEOUT_MS (${(args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS})`,
+    },
+  });
 }
 
 /** Comma-separated IPv4/IPv6 addresses or CIDR ranges. */
