@@ -38,6 +38,9 @@ import { withStandalonePublicBaseUrl } from './standalone-public-base-url';
  * message bus and in-memory locks. Same handlers, validation, migrations and responses as the
  * distributed profile; for trying the gateway on a laptop and for fast tests, never production.
  */
+/** Where the standalone gateway listens unless HTTP_HOST is set. */
+const STANDALONE_HTTP_HOST = '127.0.0.1';
+
 async function main(): Promise<void> {
   const signals = exitOnSignals();
   let logger: AppLogger | undefined;
@@ -75,6 +78,9 @@ async function main(): Promise<void> {
       WEBHOOK_SECRET_KEYS: standaloneWebhookSecretKeys(secrets),
       // A laptop's test merchants may be notified on a local receiver (never live merchants).
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // This machine only, unless HTTP_HOST says otherwise: a demo merchant whose password is
+      // printed, and webhooks to private addresses, are not for the local network.
+      HTTP_HOST: STANDALONE_HTTP_HOST,
       ...process.env,
       GATEWAY_PROFILE: 'standalone',
       DATABASE_URL: postgres.url,

@@ -82,7 +82,6 @@ const UNKNOWN_INQUIRY_TEST_ENV: Record<string, string> = {
 
 const common = (runId: string): Record<string, string> => ({
   LOG_LEVEL: 'info',
-  HTTP_HOST: '127.0.0.1',
   NATS_URL: testInfra.natsUrl,
   NATS_SUBJECT_PREFIX: `e${runId}.`,
   NATS_REQUEST_TIMEOUT_MS: '5000',
@@ -132,6 +131,8 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
   for (const { app, role, password } of roles) {
     appEnv[app] = {
       ...common(runId),
+      // The standalone gateway listens on the loopback address by default; these apps are told.
+      HTTP_HOST: '127.0.0.1',
       GATEWAY_PROFILE: 'distributed',
       HTTP_PORT: String(ports[app]),
       DATABASE_URL: roleUrl(role, password),
