@@ -14,7 +14,8 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
       oldest first (default limit 100): reconcile them with the acquirer or provider
   resolve --merchant <id> --order <id> --transaction <id> --outcome APPROVED|DECLINED
           [--acquirer-transaction-id <reference> [--acquirer-id <id>]] [--authorization-code <code>]
-      record what the acquirer's records say of a card transaction the ledger holds UNKNOWN.
+      record what the acquirer's records say of a card transaction the ledger holds UNKNOWN,
+      or of a card operation's reservation left PENDING for 10 minutes (resolved the same way).
       APPROVED: the money moved as the operation's approval moves it (AUTHORIZE authorised,
       PAY captured, REFUND refunded); give the acquirer's reference, which later captures,
       voids and refunds are sent by (and the acquirer's id, TEST_ACQUIRER for test merchants, if
@@ -22,7 +23,8 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
       the acquirer never processed it; the amount it held is freed. GET and a replay of the
       original request then answer the learned outcome, and a webhook notification is written
       if the UNKNOWN outcome was announced. Exit code 0 when recorded, or when the ledger
-      already held that outcome (nothing written); 1 when refused (not UNKNOWN, not found).
+      already held that outcome (nothing written); 1 when refused (not UNKNOWN, a reservation
+      younger than 10 minutes, not found).
       The gateway asks the acquirer about UNKNOWN transactions itself (UNKNOWN_INQUIRY_*):
       this is for what it leaves to you.
 

@@ -54,4 +54,16 @@ describe('HealthController', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(logged.map((l) => [l.level, l.message, l.fields.reason])).toEqual([['warn', 'readiness check failing', 'no answer within 200 ms']]);
   });
+
+  it('logs a check that times out once while it keeps timing out, though each probe fails late with its own error', async () => {
+    // A database dropping packets: no answer within the timeout, the driver's connect timeout later.
+    const { health, logged } = await controllerWith(
+      () => new Promise((_, reject) => setTimeout(() => reject(new Error('timeout exceeded when trying to connect')), 300)),
+    );
+    for (let probe = 0; probe < 2; probe++) {
+      expect(await readyBody(health)).toMatchObject({ error: { 'database:edge': { status: 'down' } } });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(logged.map((l) => [l.level, l.message, l.fields.reason])).toEqual([['warn', 'readiness check failing', 'no answer within 200 ms']]);
+  });
 });

@@ -64,17 +64,25 @@ export class HealthController {
   }
 
   private async probe(name: string, probe: ReadinessProbe, signal: AbortSignal): Promise<void> {
-    // A probe that hangs is answered by terminus's timeout; logged from here all the same.
-    const timer = setTimeout(() => this.noteFailing(name, `no answer within ${this.options.checkTimeoutMs} ms`), this.options.checkTimeoutMs);
+    // A probe that hangs is answered by terminus's timeout; logged from here all the same. What
+    // it ends with later is not: the check was answered down, and a database that drops packets
+    // would otherwise alternate the timeout and the driver's late error, two lines every probe.
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.noteFailing(name, `no answer within ${this.options.checkTimeoutMs} ms`);
+    }, this.options.checkTimeoutMs);
     try {
       await probe(signal);
     } catch (err) {
-      this.noteFailing(name, err instanceof Error ? `${err.name}: ${err.message}` : String(err), err);
+      if (!timedOut) {
+        this.noteFailing(name, err instanceof Error ? `${err.name}: ${err.message}` : String(err), err);
+      }
       throw new Error(NOT_ANSWERING);
     } finally {
       clearTimeout(timer);
     }
-    if (this.failing.delete(name)) {
+    if (!timedOut && this.failing.delete(name)) {
       this.logger.info({ check: name }, 'readiness check passing again');
     }
   }

@@ -8,10 +8,10 @@ import { isProviderName } from '../providers/provider-adapters';
 import { isRedirectToken, redirectTokenHash } from '../redirect-token/redirect-token';
 
 /**
- * `ended`: the payment of a live token whose journey is over (the payer is back). Its out URL and
- * its decisions are used up (the page), but the payer's browser may come back again (a
- * double-submitted button, a reload after an answer that never arrived): it is sent on to the
- * merchant as the first return was.
+ * `ended`: the payment of a journey that is over (the payer is back), while its token lives or,
+ * for a return, after its expiry too (PayerJourneys.find). Its out URL and its decisions are
+ * used up (the page), but the payer's browser may come back again (a double-submitted button, a
+ * reload after an answer that never arrived): it is sent on to the merchant as the first return was.
  */
 export type JourneyLookup =
   | { payment: BrowserPaymentRow; page?: undefined; ended?: undefined }

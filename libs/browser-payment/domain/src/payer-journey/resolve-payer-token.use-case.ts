@@ -12,9 +12,11 @@ export class ResolvePayerToken {
   constructor(private readonly journeys: PayerJourneys) {}
 
   async execute(message: PayerTokenMessage): Promise<PayerResolveReply> {
-    const found = await this.journeys.find(message.provider, message.token, undefined, { returning: message.returning === true });
-    if (found.ended) {
+    const returning = message.returning === true;
+    const found = await this.journeys.find(message.provider, message.token, undefined, { returning });
+    if (found.ended && returning) {
       // An ended journey's return is answered under the lock too: after a return in progress.
+      // Its out URL is answered its page here, as before: nothing to lock for.
       return orderOf(found.ended);
     }
     if (found.page) {

@@ -56,6 +56,25 @@ describe('writeAfterSideEffect', () => {
     expect(gaveUp).toHaveBeenCalledTimes(1);
   });
 
+  it('gives a failure after the database is back its own three attempts, whatever the outage took', async () => {
+    // Three refused connections (a restart), then one serialization failure, then the write lands.
+    const errors = [
+      ...Array.from({ length: 3 }, () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })),
+      Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' }),
+    ];
+    const write = jest.fn(async () => {
+      const error = errors.shift();
+      if (error) {
+        throw error;
+      }
+      return 'written';
+    });
+    const gaveUp = jest.fn();
+    await expect(writeAfterSideEffect(write, gaveUp)).resolves.toBe('written');
+    expect(write).toHaveBeenCalledTimes(5);
+    expect(gaveUp).not.toHaveBeenCalled();
+  });
+
   it('takes a rule\'s refusal (a GatewayError) as final', async () => {
     const write = flaky(5, () => GatewayError.invalidRequest('refused'));
     const gaveUp = jest.fn();

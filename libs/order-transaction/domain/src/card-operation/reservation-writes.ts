@@ -39,17 +39,22 @@ export async function writeAfterSideEffect<T>(
   options: WriteAfterSideEffectOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.unavailableWindowMs ?? DATABASE_UNAVAILABLE_WINDOW_MS);
+  // Counted apart from the database's absences: a first serialization failure once the database
+  // is back must not end a write that has spent its attempts waiting for it.
+  let otherFailures = 0;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await write();
     } catch (err) {
-      const pause = Math.min(100 * 2 ** (attempt - 1), MAX_PAUSE_MS);
-      const retry = isDatabaseUnavailable(err) ? Date.now() < deadline : attempt < WRITE_ATTEMPTS && !(err instanceof GatewayError);
+      const unavailable = isDatabaseUnavailable(err);
+      otherFailures += unavailable ? 0 : 1;
+      const retry = unavailable ? Date.now() < deadline : otherFailures < WRITE_ATTEMPTS && !(err instanceof GatewayError);
       if (!retry) {
         gaveUp(err);
         throw err;
       }
-      await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
+      const pause = Math.min(100 * 2 ** (attempt - 1), MAX_PAUSE_MS);
+      await sleep(unavailable ? Math.max(0, Math.min(pause, deadline - Date.now())) : pause);
     }
   }
 }

@@ -76,8 +76,8 @@ export function planRefund(
   if (order && !retried) {
     return planLinked(request, order, merchant, amount, approval);
   }
-  if (order && amount.currency !== order.currency) {
-    throw invalid('transaction.currency', amount.currency, `The order's currency is ${order.currency}.`);
+  if (order) {
+    assertOrderCurrency(order, amount);
   }
   const plan = planStandalone(request, amount, approval, session);
   const acquirerId = cardAcquirerIdOf(merchant);
@@ -91,9 +91,7 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: Me
       `Order '${order.id}' exists: a refund on it returns funds to the source of the refunded transaction. A standalone refund to another card needs a new order id.`,
     );
   }
-  if (amount.currency !== order.currency) {
-    throw invalid('transaction.currency', amount.currency, `The order's currency is ${order.currency}.`);
-  }
+  assertOrderCurrency(order, amount);
   const target = request.transaction.targetTransactionId
     ? namedTarget(order, request.transaction.targetTransactionId)
     : identifiedTarget(order, amount, merchant.settings.privileges.excessiveRefund);
@@ -104,6 +102,13 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: Me
       ? { kind: 'PROVIDER' }
       : { kind: 'ACQUIRER' };
   return { linked: true, type: approval ? 'REFUND_REQUEST' : 'REFUND', amount, taxAmount, target, route };
+}
+
+/** A refund on an existing order is in the order's currency. */
+function assertOrderCurrency(order: LedgerOrderView, amount: Money): void {
+  if (amount.currency !== order.currency) {
+    throw invalid('transaction.currency', amount.currency, `The order's currency is ${order.currency}.`);
+  }
 }
 
 function planStandalone(request: RefundRequest, amount: Money, approval: boolean, session: OperationSession | undefined): RefundPlan {

@@ -29,8 +29,8 @@ export interface ResolveUnknownResult {
 
 /**
  * Spec, `response.gatewayCode` UNKNOWN: "submitted to acquirer, outcome unknown; code updated if
- * later learned". Records what was learned about a card transaction the ledger holds UNKNOWN
- * (decideResolution), through the ledger's own write path: decided on the order read without a
+ * later learned". Records what was learned about a card transaction the ledger holds UNKNOWN,
+ * or a card operation's reservation abandoned PENDING (decideResolution), through the ledger's own write path: decided on the order read without a
  * lock and written only if the order row is still that version, else decided again on the
  * locked row (RecordOperation.recordDecided). So it is safe against any operation racing it on
  * the order, with or without the edge's lock, and a resolution racing another records one
