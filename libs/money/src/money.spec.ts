@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { amountDecimalPlaces, minorUnits } from './currencies';
-import { decimalToJsonNumber, MAX_AGREEMENT_AMOUNT, MAX_AMOUNT, Money, MoneyError, sumDecimals, withinMaxAmount } from './money';
+import { decimalToJsonNumber, MAX_AGREEMENT_AMOUNT, MAX_AMOUNT, Money, MoneyError, quantityToJson, sumDecimals, withinMaxAmount } from './money';
 
 describe('Money', () => {
   it('adds 0.1 and 0.2 to exactly 0.3', () => {
@@ -37,6 +37,13 @@ describe('Money', () => {
     expect(JSON.stringify(decimalToJsonNumber('999999999999.999'))).toBe('999999999999.999');
     expect(JSON.stringify(decimalToJsonNumber('10.50'))).toBe('10.5');
     expect(() => decimalToJsonNumber('1234567890123.4567')).toThrow(MoneyError);
+  });
+
+  it('renders a quantity as a JSON number while exact, else as its digits without leading zeros', () => {
+    expect(quantityToJson('01')).toBe(1);
+    expect(quantityToJson('9007199254740991')).toBe(9007199254740991);
+    expect(quantityToJson('9999999999999999')).toBe('9999999999999999');
+    expect(quantityToJson('0009999999999999999')).toBe('9999999999999999');
   });
 
   it('sums any list of 3-decimal amounts exactly (property)', () => {

@@ -190,4 +190,14 @@ export function decimalToJsonNumber(text: string): number {
   return Object.is(number, -0) ? 0 : number;
 }
 
+/**
+ * A line item's quantity (an Int of up to 16 digits) as a response shows it: a JSON number
+ * while the number is exact (up to 2^53), else its digits without leading zeros rather than a
+ * silently rounded number.
+ */
+export function quantityToJson(digits: string): number | string {
+  const value = Number(digits);
+  return Number.isSafeInteger(value) ? value : digits.replace(/^0+(?=\d)/, '');
+}
+
 export { Decimal };

@@ -1,7 +1,7 @@
 import { addressForResponse } from '@gateway/api-fields';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
-import type { JsonObject, JsonValue, LineItem } from '@gateway/contracts';
-import { Money } from '@gateway/money';
+import type { JsonObject, LineItem } from '@gateway/contracts';
+import { Money, quantityToJson } from '@gateway/money';
 import { requestOf, StoredRequest } from './stored-request';
 
 /** Effective provider_a options: the request's, or the defaults (docs/decisions/browser-payments.md). */
@@ -103,7 +103,7 @@ function orderGroup(request: StoredRequest, currency: string): JsonObject {
 }
 
 function lineItem(item: LineItem, amount: (value: string) => number): JsonObject {
-  const out: JsonObject = { name: item.name, quantity: quantity(item.quantity), unitPrice: amount(item.unitPrice) };
+  const out: JsonObject = { name: item.name, quantity: quantityToJson(item.quantity), unitPrice: amount(item.unitPrice) };
   if (item.unitTaxAmount !== undefined) {
     out.unitTaxAmount = amount(item.unitTaxAmount);
   }
@@ -113,15 +113,6 @@ function lineItem(item: LineItem, amount: (value: string) => number): JsonObject
     }
   }
   return out;
-}
-
-/**
- * quantity is an Int up to 9999999999999999, past the integers a JSON number carries exactly
- * in most clients; beyond 2^53 it stays the request's digit string rather than be rounded.
- */
-function quantity(digits: string): JsonValue {
-  const value = Number(digits);
-  return Number.isSafeInteger(value) ? value : digits.replace(/^0+(?=\d)/, '');
 }
 
 function sourceOfFundsGroup(payment: BrowserPaymentRow, request: StoredRequest): JsonObject {

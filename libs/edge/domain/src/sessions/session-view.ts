@@ -2,7 +2,7 @@ import { CompiledField, compileSchema, CompiledSchema } from '@gateway/api-field
 import { isJsonObject, LineItem, SessionUpdateRequest } from '@gateway/contracts';
 import type { JsonObject, JsonValue } from '@gateway/contracts';
 import type { StoredSession } from '@gateway/edge/data-access';
-import { decimalToJsonNumber } from '@gateway/money';
+import { decimalToJsonNumber, quantityToJson } from '@gateway/money';
 import { mergeValues } from './session-fields';
 
 /**
@@ -44,7 +44,7 @@ function valueForResponse(schema: CompiledSchema, field: CompiledField, value: J
   if (meta.type.notation.startsWith('DecIn')) {
     return amountForResponse(value);
   }
-  return schema.target === LineItem && field.name === 'quantity' ? quantityForResponse(value) : value;
+  return schema.target === LineItem && field.name === 'quantity' ? quantityToJson(value) : value;
 }
 
 /** Every stored DecIn passed the update's check; one that somehow did not is shown as it is kept, never a 500. */
@@ -54,10 +54,4 @@ function amountForResponse(text: string): JsonValue {
   } catch {
     return text;
   }
-}
-
-/** quantity is an Int up to 9999999999999999; beyond 2^53 it stays its digits rather than be rounded. */
-function quantityForResponse(digits: string): JsonValue {
-  const value = Number(digits);
-  return Number.isSafeInteger(value) ? value : digits.replace(/^0+(?=\d)/, '');
 }

@@ -312,6 +312,9 @@ describe('a standalone refund (a new order)', () => {
       field: 'transaction.currency',
       validationType: 'INVALID',
     });
+    const targeted = refusal(() => planRefund(refund({ targetTransactionId: 'refund-1' }, { sourceOfFunds: { provided: { card } } }), declined, merchant()));
+    expect(targeted).toMatchObject({ field: 'transaction.targetTransactionId', validationType: 'INVALID' });
+    expect(targeted.explanation).toContain('only declined standalone refunds');
     // Once one of them moved money (or may have), the order is no longer new: rule 2's new order id.
     for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
       const moved = order([txn('refund-1', 'REFUND', '10.00', { result, fundingType: 'CARD' })], '0.00');

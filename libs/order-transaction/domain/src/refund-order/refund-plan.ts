@@ -79,7 +79,7 @@ export function planRefund(
   if (order) {
     assertOrderCurrency(order, amount);
   }
-  const plan = planStandalone(request, amount, approval, session);
+  const plan = planStandalone(request, amount, approval, session, order !== null);
   const acquirerId = cardAcquirerIdOf(merchant);
   return acquirerId === undefined ? plan : { ...plan, acquirerId };
 }
@@ -111,13 +111,16 @@ function assertOrderCurrency(order: LedgerOrderView, amount: Money): void {
   }
 }
 
-function planStandalone(request: RefundRequest, amount: Money, approval: boolean, session: OperationSession | undefined): RefundPlan {
+/** `retried`: the order exists, opened by standalone refunds that were all declined (declinedStandaloneRefundsOnly). */
+function planStandalone(request: RefundRequest, amount: Money, approval: boolean, session: OperationSession | undefined, retried: boolean): RefundPlan {
   const targetTransactionId = request.transaction.targetTransactionId;
   if (targetTransactionId !== undefined) {
     throw invalid(
       'transaction.targetTransactionId',
       targetTransactionId,
-      'The order does not exist: a refund of an earlier transaction uses that transaction\'s order id.',
+      retried
+        ? 'The order holds only declined standalone refunds: there is nothing on it to refund. A standalone refund names no target.'
+        : 'The order does not exist: a refund of an earlier transaction uses that transaction\'s order id.',
     );
   }
   const sourceOfFunds = request.sourceOfFunds;

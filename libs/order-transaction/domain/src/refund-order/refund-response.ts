@@ -2,7 +2,7 @@ import { lookupBin } from '@gateway/acquirer';
 import { addressForResponse } from '@gateway/api-fields';
 import type { JsonObject, JsonValue, LineItem, MaskedCard, RefundRequest } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
-import { Money } from '@gateway/money';
+import { Money, quantityToJson } from '@gateway/money';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import type { RequestCard } from './refund-card';
 import type { RefundOutcome } from './refund-outcome';
@@ -160,21 +160,12 @@ function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
 
 /** Response line items: quantity an integer, prices DecOut numbers rendered from the exact decimals. */
 export function lineItemForResponse(item: LineItem, currency: string): JsonObject {
-  const out: JsonObject = { name: item.name, quantity: quantityForResponse(item.quantity), unitPrice: Money.of(item.unitPrice, currency).toJSON() };
+  const out: JsonObject = { name: item.name, quantity: quantityToJson(item.quantity), unitPrice: Money.of(item.unitPrice, currency).toJSON() };
   if (item.unitTaxAmount !== undefined) out.unitTaxAmount = Money.of(item.unitTaxAmount, currency).toJSON();
   for (const key of ['brand', 'category', 'description', 'sku'] as const) {
     if (item[key] !== undefined) out[key] = item[key]!;
   }
   return out;
-}
-
-/**
- * Quantities go up to 9999999999999999, past the integers a JSON number renders exactly
- * (2^53); those few are returned as their digits rather than silently changed.
- */
-function quantityForResponse(quantity: string): JsonValue {
-  const value = Number(quantity);
-  return Number.isSafeInteger(value) ? value : quantity;
 }
 
 /** DCC is honoured only on an order's first transaction: the uptake (NOT_REQUIRED by default). */

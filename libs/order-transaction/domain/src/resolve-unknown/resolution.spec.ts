@@ -176,6 +176,9 @@ describe('decideResolution', () => {
     expect(refusal(() => decideResolution(provider, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is funded by PROVIDER_A');
     const staleProvider = orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING', { fundingType: 'PROVIDER_A' })]);
     expect(refusal(() => decideResolution(staleProvider, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is funded by PROVIDER_A');
+    // Not told to wait for the ten minutes: nothing here would ever resolve it.
+    const recentProvider = orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING', { fundingType: 'PROVIDER_A', updatedAt: new Date(LEARNED_AT.getTime() - 60_000) })]);
+    expect(refusal(() => decideResolution(recentProvider, KEY, APPROVED, LEARNED_AT)).explanation).not.toContain('minutes');
   });
 
   it('resolves a card reservation left PENDING for good (its process died, or its database stayed away, after the acquirer call)', () => {

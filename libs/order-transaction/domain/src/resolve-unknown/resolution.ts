@@ -137,17 +137,17 @@ function isAbandonedReservation(existing: TransactionRow, at: Date): boolean {
  * outcome is browser-payment's, which follows the provider (PROVIDER_* funding).
  */
 function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey, at: Date): void {
+  if (existing.fundingType !== 'CARD') {
+    throw GatewayError.invalidRequest(
+      `Transaction '${key.transactionId}' on order '${key.orderId}' is funded by ${existing.fundingType ?? 'no card'}: its outcome is reconciled by the service that made it, not here.`,
+    );
+  }
   if (existing.result !== 'UNKNOWN' && !isAbandonedReservation(existing, at)) {
     const reservation = isReservation(existing)
       ? ` A reservation is resolved once it has been PENDING for ${ABANDONED_RESERVATION_MS / 60_000} minutes: until then its operation may still complete it.`
       : '';
     throw GatewayError.invalidRequest(
       `Transaction '${key.transactionId}' on order '${key.orderId}' is recorded ${existing.result} (${existing.gatewayCode}), not UNKNOWN: only an unknown outcome is replaced by a learned one.${reservation}`,
-    );
-  }
-  if (existing.fundingType !== 'CARD') {
-    throw GatewayError.invalidRequest(
-      `Transaction '${key.transactionId}' on order '${key.orderId}' is funded by ${existing.fundingType ?? 'no card'}: its outcome is reconciled by the service that made it, not here.`,
     );
   }
 }

@@ -54,7 +54,7 @@ export class ResolveUnknown {
   ) {
     this.resolutions = metrics.counter(
       UNKNOWN_RESOLUTIONS_METRIC,
-      'Card transactions recorded UNKNOWN whose outcome was learned later, by who learned it (OPERATOR, INQUIRY) and outcome (APPROVED, DECLINED).',
+      'Card transactions recorded UNKNOWN, or reservations abandoned PENDING, whose outcome was learned later, by who learned it (OPERATOR, INQUIRY) and outcome (APPROVED, DECLINED).',
       ['source', 'outcome'],
     );
   }
