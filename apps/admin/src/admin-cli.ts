@@ -440,27 +440,40 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
     // The database first: it refuses a running gateway's whose data folder is not this one,
     // before secrets are generated here for a folder no gateway uses.
     const pg = await openStandaloneDatabase(config);
-    const secrets = await loadStandaloneSecrets(config, ['webhookSecretKey']);
-    pepper = secrets.apiPasswordPepper;
-    webhookKeys = standaloneWebhookSecretKeys(secrets);
-    url = pg.url;
     stop = pg.stop;
+    url = pg.url;
+    try {
+      const secrets = await loadStandaloneSecrets(config, ['webhookSecretKey']);
+      pepper = secrets.apiPasswordPepper;
+      webhookKeys = standaloneWebhookSecretKeys(secrets);
+    } catch (err) {
+      // An embedded Postgres started for this command is not left running.
+      await stop();
+      throw err;
+    }
   } else {
     const config = loadConfig(AdminConfig, env);
     url = config.DATABASE_URL;
     pepper = config.API_PASSWORD_PEPPER;
     webhookKeys = config.WEBHOOK_SECRET_KEYS;
   }
-  const notificationSecrets = webhookKeys ? NotificationSecretIssuer.fromConfig(webhookKeys) : undefined;
   const dataSource = createServiceDataSource(EDGE_SCHEMA, {
     url,
     poolSize: 2,
     statementTimeoutMs: 10_000,
     applicationName: 'admin-cli',
   });
-  await dataSource.initialize();
-  // A fresh database (the CLI before the first start) gets the edge schema first.
-  await migrateSchema(dataSource);
+  let notificationSecrets: NotificationSecretIssuer | undefined;
+  try {
+    notificationSecrets = webhookKeys ? NotificationSecretIssuer.fromConfig(webhookKeys) : undefined;
+    await dataSource.initialize();
+    // A fresh database (the CLI before the first start) gets the edge schema first.
+    await migrateSchema(dataSource);
+  } catch (err) {
+    await (dataSource.isInitialized ? dataSource.destroy() : undefined);
+    await stop();
+    throw err;
+  }
   return {
     dataSource,
     pepper,

@@ -4,7 +4,7 @@ import { createLogger } from '../logging';
 import { MessagingOptions } from '../messaging';
 import { PlatformModule } from '../platform.module';
 import { Metrics } from './metrics';
-import { MetricsListen, MetricsServer } from './metrics-server';
+import { MetricsListen, MetricsServer, metricsUrl } from './metrics-server';
 
 const messaging: MessagingOptions = {
   profile: 'standalone',
@@ -32,28 +32,35 @@ describe('metrics on a port of their own', () => {
 
   it('serves /metrics there, and the app\'s port no longer does', async () => {
     running = await start({ host: '127.0.0.1', port: 0 });
-    const metricsUrl = running.app.get(MetricsServer).url();
+    const base = running.app.get(MetricsServer).url();
 
-    const scrape = await fetch(`${metricsUrl}/metrics`);
+    const scrape = await fetch(`${base}/metrics`);
     expect(scrape.status).toBe(200);
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await scrape.text()).toContain('gateway_http_request_duration_seconds');
 
     expect((await fetch(`${running.url}/metrics`)).status).toBe(404);
     // Only /metrics is there: not the health endpoints, not anything else.
-    expect((await fetch(`${metricsUrl}/health/ready`)).status).toBe(404);
-    expect((await fetch(`${metricsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${base}/health/ready`)).status).toBe(404);
+    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
     // Health stays on the app's port, for the kubelet.
     expect((await fetch(`${running.url}/health/live`)).status).toBe(200);
   });
 
+  it('names its address in a URL, IPv6 included', () => {
+    expect(metricsUrl('0.0.0.0', 9464)).toBe('http://127.0.0.1:9464');
+    expect(metricsUrl('::', 9464)).toBe('http://127.0.0.1:9464');
+    expect(metricsUrl('::1', 9464)).toBe('http://[::1]:9464');
+    expect(metricsUrl('10.1.2.3', 9464)).toBe('http://10.1.2.3:9464');
+  });
+
   it('closes with the app', async () => {
     running = await start({ host: '127.0.0.1', port: 0 });
-    const metricsUrl = running.app.get(MetricsServer).url();
+    const base = running.app.get(MetricsServer).url();
     await running.shutdown('test: closing');
     running = undefined;
 
-    await expect(fetch(`${metricsUrl}/metrics`)).rejects.toThrow();
+    await expect(fetch(`${base}/metrics`)).rejects.toThrow();
   });
 
   it('without a port of their own, serves /metrics on the app\'s port', async () => {

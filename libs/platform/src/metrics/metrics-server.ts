@@ -53,8 +53,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   /** The base URL it listens on (the port chosen when configured as 0). */
   url(): string {
-    const { port } = this.server.address() as AddressInfo;
-    return `http://${this.listen.host === '0.0.0.0' ? '127.0.0.1' : this.listen.host}:${port}`;
+    return metricsUrl(this.listen.host, (this.server.address() as AddressInfo).port);
   }
 
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -76,4 +75,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       response.writeHead(500, { 'content-type': 'text/plain' }).end('scrape failed\n');
     }
   }
+}
+
+/** The URL of a server bound to `host`: the loopback address for every interface, IPv6 in brackets. */
+export function metricsUrl(host: string, port: number): string {
+  const reachable = ['0.0.0.0', '::', ''].includes(host) ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

@@ -42,7 +42,7 @@ export class DispatchTokenOperation {
     // UNSUPPORTED here) before the vault is asked.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...(await this.sent(command, filled, request)) };
+    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...(await this.takeForSend(command, filled, request)) };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message)).body;
   }
 
@@ -51,7 +51,7 @@ export class DispatchTokenOperation {
     // The same fields as create or update token.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...(await this.sent(command, filled, request)) };
+    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...(await this.takeForSend(command, filled, request)) };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
   }
 
@@ -61,7 +61,7 @@ export class DispatchTokenOperation {
    * first, right before the send (one save or operation sends it, whatever the answer); otherwise
    * it stays in the session for the operation that will use it.
    */
-  private async sent(context: TokenRequestContext, filled: FilledRequest, request: SaveTokenRequest): Promise<Pick<FilledRequest, 'body' | 'session'>> {
+  private async takeForSend(context: TokenRequestContext, filled: FilledRequest, request: SaveTokenRequest): Promise<Pick<FilledRequest, 'body' | 'session'>> {
     const used = mayUseSessionSecurityCode(request, context.merchant) ? filled.securityCode : undefined;
     const session = used ? await this.usedSecurityCodes.take(context, used) : filled.session;
     return { body: filled.body, ...(session ? { session } : {}) };

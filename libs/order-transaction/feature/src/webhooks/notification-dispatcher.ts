@@ -96,8 +96,12 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
       // No slot free, or nothing (more) to claim: until a delivery ends frees a slot, or a poll
       // interval, doubled for each claim in a row that failed (up to 30 s): a database away for a
       // while is not asked, nor logged about, every poll interval by every worker.
-      const backoff = failures === 0 ? this.options.pollIntervalMs : Math.min(this.options.pollIntervalMs * 2 ** (failures - 1), MAX_CLAIM_BACKOFF_MS);
-      await this.sleep(backoff, worker.nextDone());
+      // A delivery ending wakes it only while claims work: claiming again would fail anyway.
+      if (failures === 0) {
+        await this.sleep(this.options.pollIntervalMs, worker.nextDone());
+      } else {
+        await this.sleep(Math.min(this.options.pollIntervalMs * 2 ** (failures - 1), MAX_CLAIM_BACKOFF_MS));
+      }
     }
     await worker.close();
   }
