@@ -4,16 +4,14 @@ import {
   AcquirerCallMessage,
   AcquirerCallReply,
   GatewayError,
-  OperationReply,
   ProviderRefundMessage,
   ProviderRefundReply,
   RequestEnvelope,
   SUBJECTS,
-  TokenReferenceMessage,
 } from '@gateway/contracts';
 import { MessageBus, NotDeliveredError } from '@gateway/platform';
-import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { TimedOutReversal } from '../card-operation/timed-out-reversal';
+import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../verification/card-custody/stored-card-acquirer';
 import type { RefundCommand } from './refund-order.use-case';
 import { outcomeOfAcquirer, outcomeOfProvider, RefundOutcome } from './refund-outcome';
 import type { RefundPlan, RefundRoute } from './refund-plan';
@@ -45,6 +43,7 @@ export class RefundSideEffects {
     private readonly bus: MessageBus,
     @Inject(REFUND_CALL_TIMEOUT_MS) private readonly timeoutMs: number,
     private readonly reversal: TimedOutReversal,
+    @Inject(STORED_CARD_ACQUIRER) private readonly storedCards: StoredCardAcquirer,
   ) {}
 
   async refund(call: RefundCall): Promise<RefundOutcome> {
@@ -107,22 +106,14 @@ export class RefundSideEffects {
 
   /**
    * A refund waiting for approval to a token sends nothing, but it must be one that could be paid
-   * once approved: a token the merchant's repository holds, holding a card. A read only, before
-   * anything is recorded, refused as the vault refuses a refund sent at once.
+   * once approved: a token the merchant's repository holds, holding a card (read as VERIFY reads
+   * a token's BIN). Before anything is recorded; refused as the vault refuses a refund sent at once.
    */
   async assertTokenHoldsCard(envelope: RequestEnvelope, token: string): Promise<void> {
-    const message: TokenReferenceMessage = { envelope, tokenId: token };
-    let reply: OperationReply;
     try {
-      reply = await this.bus.request<OperationReply>(SUBJECTS.tokenVault.retrieveToken, message, { timeoutMs: this.timeoutMs });
+      await this.storedCards.binOf(envelope, token);
     } catch (err) {
-      if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
-        throw GatewayError.invalidField('sourceOfFunds.token', 'INVALID', `Value '${token}' is invalid. There is no such token in this merchant's repository.`);
-      }
       throw err instanceof NotDeliveredError ? this.unavailable({ kind: 'VAULT', source: { token } }) : err;
-    }
-    if (objectOrEmpty(reply.body.sourceOfFunds).type !== 'CARD') {
-      throw GatewayError.invalidField('sourceOfFunds.token', 'INVALID', `Value '${token}' is invalid. The token does not hold a card.`);
     }
   }
 
