@@ -66,6 +66,22 @@ describe('scrub', () => {
     const logged = scrub(err) as { message: string; cause: { message: string } };
     expect(logged.message).toBe('card 411111…1231 refused');
     expect(logged.cause.message).toBe('pan 512345…0008');
+    // The stack repeats the message: it is masked too, the cause's as well.
+    const all = JSON.stringify(logged);
+    expect(all).toContain('card 411111…1231 refused');
+    expect(all).not.toContain('41111111111111111231');
+    expect(all).not.toContain('5123450000000008');
+  });
+
+  // Values that are no card number (a security code, a password, an IBAN) are hidden by their
+  // key alone: masking digits would leave every one of them readable.
+  it.each([
+    'authorization', 'Proxy-Authorization', 'cookie', 'password', 'passwd', 'apiPassword', 'secret', 'notificationSecret',
+    'X-Notification-Secret', 'securityCode', 'cvv', 'cvc', 'csc', 'track1', 'track2', 'trackData', 'pan', 'cardNumber',
+    'number', 'accountNumber', 'bankAccountNumber', 'iban', 'payload', 'masterKey', 'dataKey', 'privateKey', 'apiKey',
+  ])('redacts %s whatever its value', (key) => {
+    expect(scrub({ card: { [key]: '123', expiry: '1239' } })).toEqual({ card: { [key]: '[REDACTED]', expiry: '1239' } });
+    expect(scrub({ card: { [key]: { value: 'GB82WEST12345698765432' } } })).toEqual({ card: { [key]: '[REDACTED]' } });
   });
 });
 

@@ -129,6 +129,13 @@ describe('parseStrictJson', () => {
     expect(problemOf('['.repeat(1_000_000), 16).kind).toBe('TOO_DEEP');
   });
 
+  it('bounds nesting, not the number of objects and arrays: closed ones at the same level never add up', () => {
+    const element = '{"a":[1],"b":{"c":[]},"d":[]}';
+    const wide = `{"item":[${Array.from({ length: 40 }, () => element).join(',')}]}`;
+    expect(parse(wide, 5)).toEqual({ item: Array.from({ length: 40 }, () => ({ a: [1], b: { c: [] }, d: [] })) });
+    expect(problemOf(wide, 4)).toMatchObject({ kind: 'TOO_DEEP', path: 'item[0].b.c' });
+  });
+
   it.each([
     ['123456789012345678901234567890', '30 digits'],
     ['9007199254740993', '16 digits'],

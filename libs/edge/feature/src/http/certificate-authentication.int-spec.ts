@@ -218,6 +218,11 @@ describe('certificate authentication', () => {
       expectRefused(await overTls(orderPath(merchantB), { certificate: certs.a, authorization: merchantB.authorization }), 'UNREGISTERED', merchantB.id);
     });
 
+    it("refuses a merchant's certificate on its own path with another merchant's password", async () => {
+      // Path and certificate agree; the password names B, and B did not register A's certificate.
+      expectRefused(await overTls(orderPath(merchantA), { certificate: certs.a, authorization: merchantB.authorization }), 'UNREGISTERED', merchantB.id);
+    });
+
     it('refuses a registered certificate with a wrong password', async () => {
       const wrong = `Basic ${Buffer.from(`merchant.${merchantA.id}:not-the-password`).toString('base64')}`;
       expect((await overTls(orderPath(merchantA), { certificate: certs.a, authorization: wrong })).status).toBe(401);

@@ -58,6 +58,14 @@ describe('a card payment\'s response and kept order details', () => {
     expect(cardPaymentResponseBody(pay(ORDER), planCardPayment(pay(ORDER), null, AT))).not.toHaveProperty('agreement');
   });
 
+  it('shows the request\'s card only masked 6.4 before the acquirer answered, and never its security code', () => {
+    const request = pay({ amount: '20.00', currency: 'USD' });
+    const body = cardPaymentResponseBody(request, planCardPayment(request, null, AT));
+    expect(body.sourceOfFunds).toEqual({ type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } });
+    expect(JSON.stringify(body)).not.toContain(TEST_CARD);
+    expect(JSON.stringify(body)).not.toContain('securityCode');
+  });
+
   it('renders a decimal a float would garble exactly, and leaves out what the request did not give', () => {
     const request = pay({ amount: '0.30', currency: 'USD', itemAmount: '0.10', taxAmount: '0.20' });
     const order = cardPaymentResponseBody(request, planCardPayment(request, null, AT)).order;

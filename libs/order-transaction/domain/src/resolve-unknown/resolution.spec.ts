@@ -167,6 +167,14 @@ describe('decideResolution', () => {
     expect(error).toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('is recorded SUCCESS (APPROVED), not UNKNOWN') });
   });
 
+  it('refuses another gateway code than the one recorded even with the same result: only the very outcome recorded is a second resolution', () => {
+    const declined = orderWith([row('p2', 'PAYMENT', '25.0000', 'FAILURE', { gatewayCode: 'INSUFFICIENT_FUNDS' })]);
+    const error = refusal(() => decideResolution(declined, KEY, DECLINED, LEARNED_AT));
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('is recorded FAILURE (INSUFFICIENT_FUNDS), not UNKNOWN') });
+    const approved = orderWith([row('p2', 'PAYMENT', '25.0000', 'SUCCESS', { gatewayCode: 'APPROVED_PENDING_SETTLEMENT' })]);
+    expect(() => decideResolution(approved, KEY, APPROVED, LEARNED_AT)).toThrow(GatewayError);
+  });
+
   it('refuses a PENDING reservation its operation may still complete (reserved minutes ago) and a browser payment\'s transaction', () => {
     const recent = orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING', { updatedAt: new Date(LEARNED_AT.getTime() - 60_000) })]);
     expect(refusal(() => decideResolution(recent, KEY, APPROVED, LEARNED_AT)).explanation).toContain(
