@@ -296,7 +296,7 @@ describe('a PAY approved at the acquirer whose completion never reached the ledg
       return write(message, step, seen);
     });
     try {
-      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', request)).rejects.toBeDefined();
+      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', request)).rejects.toMatchObject({ code: 'SERVER_FAILED' });
     } finally {
       lost.mockRestore();
     }
