@@ -1,10 +1,17 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { GatewayError, newSupportCode, PAYER_DECISIONS, PayerDecision } from '@gateway/contracts';
+import { GatewayError, newSupportCode, PAYER_DECISIONS, PayerDecision, PayerPage } from '@gateway/contracts';
 import { DispatchPayerJourney, PayerOutcome } from '@gateway/edge/domain';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import type { FastifyReply } from 'fastify';
 import { ApiRequest } from './api-request';
 import { payerFailurePage, payerMerchantDisabledPage, payerNotFoundPage, payerUnavailablePage } from './payer-error-pages';
+
+/** The pages the edge answers itself, when browser-payment gave none. */
+const EDGE_PAGES: Record<Exclude<PayerOutcome['kind'], 'page' | 'redirect'>, () => PayerPage> = {
+  unavailable: payerUnavailablePage,
+  'merchant-disabled': payerMerchantDisabledPage,
+  'not-found': payerNotFoundPage,
+};
 
 /**
  * The payer's browser-payment pages (ARCHITECTURE 1, 5): unauthenticated for merchants, bound
@@ -71,14 +78,7 @@ export class PayerPagesHttpController {
       void reply.status(303).header('Location', result.location).send();
       return;
     }
-    const page =
-      result.kind === 'page'
-        ? result
-        : result.kind === 'unavailable'
-          ? payerUnavailablePage()
-          : result.kind === 'merchant-disabled'
-            ? payerMerchantDisabledPage()
-            : payerNotFoundPage();
+    const page = result.kind === 'page' ? result : EDGE_PAGES[result.kind]();
     if (page.status === 503) {
       void reply.header('Retry-After', '2');
     }
