@@ -11,8 +11,9 @@ describe('the edge\'s metrics', () => {
   const state = readState();
   const edge = state.profile === 'standalone' ? 'gateway' : 'api-edge';
 
-  it('count the API\'s requests where Prometheus scrapes them', async () => {
-    const counted = () => scrapeMetrics(edge).then((text) => counterTotal(text, 'gateway_http_request_duration_seconds_count', { status: '401' }));
+  it('count the API\'s requests where Prometheus scrapes them, an error by its status and result', async () => {
+    const counted = () =>
+      scrapeMetrics(edge).then((text) => counterTotal(text, 'gateway_http_request_duration_seconds_count', { status: '401', result: 'ERROR' }));
     const before = await counted();
 
     expect((await call('PUT', '/api/rest/version/100/merchant/NOSUCHMERCHANT/order/o-1/transaction/t-1', { body: {} })).status).toBe(401);

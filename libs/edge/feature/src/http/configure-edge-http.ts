@@ -106,7 +106,8 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
         route,
         operation: api.apiOperation ?? 'none',
         status: String(reply.statusCode),
-        result: api.apiResult ?? 'none',
+        // An error answered by the exception filter sets no result: its body's is ERROR.
+        result: api.apiResult ?? (reply.statusCode >= 400 ? 'ERROR' : 'none'),
       },
       seconds,
     );
