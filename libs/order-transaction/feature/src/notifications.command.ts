@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { NotificationOutbox, NotificationSummary } from '@gateway/order-transaction/data-access';
+import { parsedOrUsageError } from './command-line';
 import type { CommandIo } from './operator-commands';
 
 export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
@@ -18,11 +19,8 @@ Runs with order-transaction's DATABASE_URL (the outbox is in its schema).
 
 /** The commands themselves, over the outbox (the mains and the tests call it). */
 export async function runNotificationsCommand(argv: string[], outbox: NotificationOutbox, io: CommandIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    io.err(`error: ${(err as Error).message}. Run with --help.`);
+  const parsed = parsedOrUsageError(io, () => parse(argv));
+  if (!parsed) {
     return 2;
   }
   const { values, positionals } = parsed;

@@ -3,6 +3,7 @@ import { asJsonObject, GatewayError, JsonObject, JsonValue } from '@gateway/cont
 import type { UnresolvedTransaction, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
 import { LEARNED_CODES, LearnedCode, ResolveUnknown, ResolveUnknownResult } from '@gateway/order-transaction/domain';
 import { Money } from '@gateway/money';
+import { parsedOrUsageError } from './command-line';
 import type { CommandIo } from './operator-commands';
 
 export const TRANSACTIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js transactions <command> [options]
@@ -41,11 +42,8 @@ export interface TransactionsLedger {
 
 /** The commands themselves, over the ledger's report and its resolution (the mains and the tests call it). */
 export async function runTransactionsCommand(argv: string[], ledger: TransactionsLedger, io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    io.err(`error: ${(err as Error).message}. Run with --help.`);
+  const parsed = parsedOrUsageError(io, () => parse(argv));
+  if (!parsed) {
     return 2;
   }
   const { values, positionals } = parsed;
