@@ -95,6 +95,18 @@ describe('response conformance', () => {
     expect(at(check(body, refused({ apiOperation: 'INITIATE_BROWSER_PAYMENT' })), 'transaction.acquirer')?.detail).toBe('missing');
   });
 
+  it('accepts missing order totals only on a LOCK_FAILURE whose order the edge could not read', () => {
+    const body = verifyAnswer();
+    delete (body.order as Record<string, unknown>).totalCapturedAmount;
+    expect(at(check(body), 'order.totalCapturedAmount')?.detail).toBe('missing');
+    (body.response as Record<string, unknown>).gatewayCode = 'LOCK_FAILURE';
+    body.result = 'FAILURE';
+    // On an order the ledger answered for (it has a status) the totals are known: still required.
+    expect(at(check(body), 'order.totalCapturedAmount')?.detail).toBe('missing');
+    delete (body.order as Record<string, unknown>).status;
+    expect(at(check(body), 'order.totalCapturedAmount')).toBeUndefined();
+  });
+
   it('requires transaction.acquirer on a standalone REFUND_REQUEST awaiting approval', () => {
     const refundRequest = { method: 'PUT', path: `${base}/order/o-1/transaction/r-1`, body: { apiOperation: 'REFUND', sourceOfFunds: { token: '9123' } } };
     const body = verifyAnswer();

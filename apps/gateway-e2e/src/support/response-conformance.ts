@@ -317,6 +317,14 @@ export const EXCEPTIONS = {
   LOCK_FAILURE_UNSEEN_TARGET_ACQUIRER:
     'docs/decisions/lock-failure-response.md: a follow-on operation refused with LOCK_FAILURE on an order the edge could not read has no target whose acquirer it could name',
   /**
+   * docs/decisions/lock-failure-response.md (amended 2026-11-26 (2)): a LOCK_FAILURE answered
+   * when the ledger did not answer the edge's read of the order leaves the order's totals out:
+   * the order may hold funds, and zero would say it holds none (spec: ALWAYS PROVIDED). Accepted
+   * only on a LOCK_FAILURE whose order group has no status (not read).
+   */
+  LOCK_FAILURE_UNREAD_ORDER_TOTALS:
+    'docs/decisions/lock-failure-response.md: a LOCK_FAILURE on an order the ledger did not answer for does not show totals it cannot know',
+  /**
    * The e2e gateway runs on plain http (no TLS terminator in front of it), so the URLs it
    * builds from its PUBLIC_BASE_URL (browserPayment.redirectUrl) begin with http. The spec's
    * Url type begins with https; the check accepts http only for the run's own base URL.
@@ -1011,6 +1019,9 @@ function checkOrderGroup(body: Record<string, unknown>, prefix: string, add: Add
   }
 }
 
+/** The order's totals, which a LOCK_FAILURE on an unread order leaves out (LOCK_FAILURE_UNREAD_ORDER_TOTALS). */
+const ORDER_TOTALS = new Set(['order.totalAuthorizedAmount', 'order.totalCapturedAmount', 'order.totalRefundedAmount']);
+
 /**
  * An operation whose acquirer is its target's (LOCK_FAILURE_UNSEEN_TARGET_ACQUIRER): a CAPTURE,
  * VOID or CONFIRM_BROWSER_PAYMENT, or a REFUND that names a target or gives no sourceOfFunds
@@ -1094,6 +1105,7 @@ function checkFields(
   for (const [rulePath, rule] of Object.entries(operation.fields)) {
     if (!rule.always) continue;
     if (rulePath === 'transaction.acquirer' && unseenTarget) continue; // LOCK_FAILURE_UNSEEN_TARGET_ACQUIRER
+    if (lockFailureUnread && ORDER_TOTALS.has(rulePath)) continue; // LOCK_FAILURE_UNREAD_ORDER_TOTALS
     for (const parent of parentsOf(rulePath, body)) {
       const concrete = parent.path ? `${parent.path}.${lastSegment(rulePath)}` : rulePath;
       if (!(lastSegment(rulePath) in parent.value)) {
@@ -1102,6 +1114,7 @@ function checkFields(
     }
   }
   for (const path of operation.requiredBy?.paths ?? []) {
+    if (lockFailureUnread && ORDER_TOTALS.has(path)) continue; // LOCK_FAILURE_UNREAD_ORDER_TOTALS
     if (!present.has(path) && ![...present.keys()].some((p) => p.startsWith(`${path}.`) || p.startsWith(`${path}[`))) {
       add(prefix + path, EXCEPTIONS[operation.requiredBy!.exception], 'missing');
     }

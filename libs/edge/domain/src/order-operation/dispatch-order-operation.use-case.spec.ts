@@ -2,7 +2,7 @@ import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contra
 import { Lease, LockService, MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
-import { MemorySessionStore, StoredSession } from '@gateway/edge/data-access';
+import { MemorySessionStore, sessionState, StoredSession } from '@gateway/edge/data-access';
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { SessionEditor } from '../sessions/session-editor';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
@@ -91,7 +91,7 @@ describe('DispatchOrderOperation', () => {
     expect((await metrics.lockFailures.get()).values[0].value).toBe(1);
   });
 
-  it('answers LOCK_FAILURE from the request alone when the order does not exist yet, or the ledger does not answer the read', async () => {
+  it('answers LOCK_FAILURE from the request alone when the order does not exist yet (totals zero), or the ledger does not answer the read (no totals)', async () => {
     // The acquirer is the one the merchant's profile routes its card operations to (a test merchant's: the test acquirer).
     const fromRequest = {
       order: { id: 'order-1', currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 },
@@ -101,8 +101,11 @@ describe('DispatchOrderOperation', () => {
     expect((await missing.dispatch.execute(command)).body).toMatchObject(fromRequest);
     expect(missing.warn).not.toHaveBeenCalled();
 
+    // The order may exist and hold captured funds: its totals are not known, so not shown as zero.
     const away = dispatcherAnswering(() => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'busy' })), busy);
-    expect((await away.dispatch.execute(command)).body).toMatchObject(fromRequest);
+    const awayBody = (await away.dispatch.execute(command)).body;
+    expect(awayBody.order).toEqual({ id: 'order-1', currency: 'USD' });
+    expect(awayBody.transaction).toEqual(fromRequest.transaction);
     expect(away.warn).toHaveBeenCalledWith(expect.objectContaining({ orderId: 'order-1' }), expect.stringContaining('without the order'));
 
     // A live merchant has no acquirer configured: none is named.
@@ -168,11 +171,24 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
   const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
   const masked = { number: '512345xxxxxx0008' };
 
-  /** A session whose card holds a security code; the vault seals it again without when asked. */
-  async function withSession(reply: (subject: string, message: unknown) => Promise<unknown>, locks?: LockService, waitMs?: number) {
-    const answering = dispatcherAnswering(async (subject, message) =>
-      subject === SUBJECTS.tokenVault.sealCard ? { sealed: 'sealed-without-code', card: masked, securityCodePresent: false } : reply(subject, message),
-    locks, waitMs);
+  /** The ledger has no response for the transaction: the operation is not a replay. */
+  const notAnsweredBefore = () => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'no transaction' }));
+
+  /**
+   * A session whose card holds a security code; the vault seals it again without when asked, and
+   * the ledger holds no response for the transaction unless `ledgerResponse` answers it.
+   */
+  async function withSession(
+    reply: (subject: string, message: unknown) => Promise<unknown>,
+    locks?: LockService,
+    waitMs?: number,
+    ledgerResponse: (read: { orderId: string }) => Promise<unknown> = notAnsweredBefore,
+  ) {
+    const answering = dispatcherAnswering(async (subject, message) => {
+      if (subject === SUBJECTS.tokenVault.sealCard) return { sealed: 'sealed-without-code', card: masked, securityCodePresent: false };
+      if (subject === SUBJECTS.orderTransaction.retrieveTransaction) return ledgerResponse(message as { orderId: string });
+      return reply(subject, message);
+    }, locks, waitMs);
     const session: StoredSession = {
       id: SESSION,
       merchantId: command.merchant.id,
@@ -197,9 +213,10 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     const { execute, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
     await execute();
     const calls = request.mock.calls.map((call) => call as unknown as [string, Record<string, unknown>]);
-    expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard, SUBJECTS.orderTransaction.verify]);
-    expect(calls[0][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {} });
-    expect(calls[1][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
+    expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.tokenVault.sealCard, SUBJECTS.orderTransaction.verify]);
+    expect(calls[0][1]).toMatchObject({ orderId: command.orderId, transactionId: command.transactionId });
+    expect(calls[1][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {} });
+    expect(calls[2][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-without-code', securityCodePresent: false } });
   });
 
@@ -212,6 +229,41 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
   it('is kept when the operation was never sent (LOCK_FAILURE)', async () => {
     const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'no order' })), busy);
     expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' } });
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
+  });
+
+  it('is kept by a replay, which the ledger answers from the stored response: a code the payer entered since goes with the next operation', async () => {
+    const answered = { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
+    // order-1 holds the transaction's response; order-2 has none.
+    const { execute, request, stored, sessions } = await withSession(async () => answered, undefined, undefined, async (read) =>
+      read.orderId === 'order-1' ? answered : notAnsweredBefore(),
+    );
+    // The payer entered a new code since the first answer: the session's card holds it.
+    const session = (await stored())!;
+    await sessions.amend({ ...session, card: { ...session.card!, sealed: 'sealed-with-new-code', securityCodeGivenIn: 'bbbbbbbbbb' } }, sessionState(session));
+
+    expect((await execute()).body).toEqual(answered.body);
+    const calls = request.mock.calls.map((call) => call as unknown as [string, Record<string, unknown>]);
+    expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.orderTransaction.verify]);
+    // The replay goes without the session's card: the ledger needs none to answer it.
+    expect(calls[1][1].session).toEqual({ id: SESSION });
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-new-code', securityCodePresent: true } });
+
+    // The next operation that is not a replay sends the new code, and takes it.
+    await execute('order-2');
+    expect(sentCards(request)).toEqual([undefined, 'sealed-with-new-code']);
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('is kept when the ledger cannot say whether the operation is a replay: the operation is not sent', async () => {
+    const { execute, request, stored } = await withSession(
+      async () => ({ body: { result: 'SUCCESS' } }),
+      undefined,
+      undefined,
+      () => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'ledger away' })),
+    );
+    await expect(execute()).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction]);
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
   });
 
@@ -230,7 +282,7 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     );
     const verify = { ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } };
     await expect(dispatch.execute(verify)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
-    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard]);
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.tokenVault.sealCard]);
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
     // The lock was released: the next operation on the order gets it at once (waitMs 0).
     request.mockImplementation(answer);
@@ -243,7 +295,7 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     await expect(
       dispatch.execute({ ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } }),
     ).rejects.toMatchObject({ httpStatus: 400, field: 'session.id' });
-    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard]);
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.tokenVault.sealCard]);
   });
 
   it('is gone by the time the operation is answered, even with a vault slow to seal the card again', async () => {

@@ -8,18 +8,20 @@ import {
   ORDER_OPERATION_SUBJECTS,
   OperationReply,
   OrderApiOperation,
+  OperationSession,
   OrderOperationMessage,
   readApiOperation,
   RetrieveOrderMessage,
+  RetrieveTransactionMessage,
   SUBJECTS,
   unmaskRequested,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
-import { ApplySession } from '../apply-session/apply-session.use-case';
+import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
-import { lockFailureBody } from './lock-failure-response';
+import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
 import { assertNotificationUrlAllowed } from './notification-url';
 import { OrderLocks } from './order-locks';
 
@@ -90,10 +92,7 @@ export class DispatchOrderOperation {
       return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
     }
     try {
-      // A session's security code is taken out of the session last, under the lock, right before
-      // the send: one operation sends it, whatever its answer; one that read the session together
-      // with it goes without (docs/decisions/security-code-used-once.md).
-      const session = filled.securityCode ? await this.usedSecurityCodes.take(command, filled.securityCode) : filled.session;
+      const session = await this.sessionToSend(command, filled);
       const message: OrderOperationMessage = {
         envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
         apiOperation,
@@ -119,10 +118,48 @@ export class DispatchOrderOperation {
   }
 
   /**
+   * The session an operation sends. A session's security code is taken out of the session last,
+   * under the lock, right before the send: one operation sends it, whatever its answer; one that
+   * read the session together with it goes without (docs/decisions/security-code-used-once.md).
+   * A replay is not such an operation: the ledger answers it from the stored response (or refuses
+   * a changed body) and calls no acquirer, so it sends the session without its card and the code,
+   * perhaps one the payer entered since, stays for the next operation that sends it.
+   */
+  private async sessionToSend(command: OrderOperationCommand, filled: FilledRequest): Promise<OperationSession | undefined> {
+    if (!filled.securityCode) {
+      return filled.session;
+    }
+    if (await this.answeredBefore(command)) {
+      return { id: filled.securityCode.session.id };
+    }
+    return this.usedSecurityCodes.take(command, filled.securityCode);
+  }
+
+  /**
+   * Whether the ledger holds a response for this transaction id: then the operation is a replay,
+   * answered without an acquirer call. Read under the order's lock, so no other operation can
+   * record the transaction between this read and the send. A read that fails fails the
+   * operation, unsent, as a failure to take the code does: the code stays.
+   */
+  private async answeredBefore(command: OrderOperationCommand): Promise<boolean> {
+    const read: RetrieveTransactionMessage = { envelope: envelopeOf(command), orderId: command.orderId, transactionId: command.transactionId };
+    try {
+      await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, read);
+      return true;
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
+        return false;
+      }
+      throw err;
+    }
+  }
+
+  /**
    * The LOCK_FAILURE answer, with the order as the ledger holds it now: a read, which needs no
    * lock and never waits for the operation holding it. Without that view (a new order, the
    * ledger slow or away) the answer goes out with what the request says; a merchant waiting on
-   * a busy order is not kept waiting longer for the details.
+   * a busy order is not kept waiting longer for the details. Only a new order's totals are
+   * known (zero): an order the ledger did not answer for is answered without them.
    */
   private async lockFailure(command: OrderOperationCommand, apiOperation: OrderApiOperation, body: JsonObject): Promise<JsonObject> {
     const refused = { apiOperation, orderId: command.orderId, transactionId: command.transactionId, body, merchant: command.merchant };
@@ -134,10 +171,11 @@ export class DispatchOrderOperation {
       );
       return lockFailureBody(refused, reply.body);
     } catch (err) {
-      if (!(err instanceof GatewayError && err.code === 'NOT_FOUND')) {
-        this.logger.warn({ err, orderId: command.orderId }, 'LOCK_FAILURE answered without the order: the ledger did not answer the read');
+      if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
+        return lockFailureBody(refused, null);
       }
-      return lockFailureBody(refused, null);
+      this.logger.warn({ err, orderId: command.orderId }, 'LOCK_FAILURE answered without the order: the ledger did not answer the read');
+      return lockFailureBody(refused, ORDER_UNREAD);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { defaultMerchantSettings, JsonObject } from '@gateway/contracts';
-import { lockFailureBody, RefusedOperation } from './lock-failure-response';
+import { lockFailureBody, ORDER_UNREAD, RefusedOperation } from './lock-failure-response';
 
 const TEST: RefusedOperation['merchant'] = { mode: 'TEST', settings: defaultMerchantSettings() };
 /** A live merchant: no acquirer or provider is configured for it (docs/decisions/live-merchants-without-acquirer.md). */
@@ -97,6 +97,16 @@ describe('lockFailureBody', () => {
 
     expect(body.order).toEqual({ id: 'order-1', amount: 10.5, currency: 'USD', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 });
     expect(body.transaction).toEqual({ id: 'txn-2', type: 'PAYMENT', amount: 10.5, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } });
+  });
+
+  it('on an order the ledger did not answer for: the request\'s amount and currency, no totals (it may hold funds; zero would say it holds none)', () => {
+    const body = lockFailureBody(refused('PAY', { order: { amount: '10.50', currency: 'USD' } }), ORDER_UNREAD);
+
+    expect(body.order).toEqual({ id: 'order-1', amount: 10.5, currency: 'USD' });
+    expect(body.transaction).toEqual({ id: 'txn-2', type: 'PAYMENT', amount: 10.5, currency: 'USD', acquirer: { id: 'TEST_ACQUIRER' } });
+    // A REFUND gives no order group: the order group is its id alone.
+    const refund = lockFailureBody(refused('REFUND', { transaction: { amount: '5.00', currency: 'USD', targetTransactionId: 'pay-1' } }), ORDER_UNREAD);
+    expect(refund.order).toEqual({ id: 'order-1', currency: 'USD' });
   });
 
   it('a VERIFY is a VERIFICATION of zero in the order currency', () => {

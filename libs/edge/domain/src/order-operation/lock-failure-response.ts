@@ -28,22 +28,28 @@ export interface RefusedOperation {
   merchant: Pick<MerchantContext, 'mode' | 'settings'>;
 }
 
+/** The ledger did not answer the read of the order: it may exist, with any totals. */
+export const ORDER_UNREAD = 'UNREAD';
+
 /**
  * Another operation holds the order: processed (201) but refused, and nothing was created, so
  * the merchant may retry with the same transaction id (ARCHITECTURE 4.8, 4.9).
  *
  * The body still carries what the spec always provides, so a merchant's parser reads it like
  * any other FAILURE: the `order` group as the ledger holds the order now (`order` is its
- * retrieval, GET .../order/{id}; null when the order does not exist yet, or could not be
- * read: then the totals are zero and amount and currency are the request's), and the
- * `transaction` group as the operation would have recorded it: its type and amount, from the
- * request, or from the transaction it acts on where the request does not say (a VOID's
- * target, a CONFIRM's initiated payment). What cannot be known is left out, never guessed.
+ * retrieval, GET .../order/{id}; null when the order does not exist yet: then the totals are
+ * zero and amount and currency are the request's; ORDER_UNREAD when the ledger did not answer:
+ * amount and currency are the request's and the totals are left out, since the order may hold
+ * funds), and the `transaction` group as the operation would have recorded it: its type and
+ * amount, from the request, or from the transaction it acts on where the request does not say
+ * (a VOID's target, a CONFIRM's initiated payment). What cannot be known is left out, never
+ * guessed.
  */
-export function lockFailureBody(refused: RefusedOperation, order: JsonObject | null): JsonObject {
+export function lockFailureBody(refused: RefusedOperation, ledgerOrder: JsonObject | null | typeof ORDER_UNREAD): JsonObject {
+  const order = ledgerOrder === ORDER_UNREAD ? null : ledgerOrder;
   const transaction = withOrderAcquirer(withRoutedAcquirer(requestedTransaction(refused, order), refused), order);
   return {
-    order: order ? orderGroup(order) : newOrderGroup(refused, transaction),
+    order: order ? orderGroup(order) : requestedOrderGroup(refused, transaction, ledgerOrder !== ORDER_UNREAD),
     response: { gatewayCode: 'LOCK_FAILURE' },
     result: 'FAILURE',
     timeOfRecord: timeOfRecord(),
@@ -61,15 +67,21 @@ function orderGroup(order: JsonObject): JsonObject {
   return orderGroupOf(order);
 }
 
-function newOrderGroup(refused: RefusedOperation, transaction: JsonObject): JsonObject {
+/**
+ * The order group from the request alone: its amount and currency. The totals are zero only on
+ * an order known not to exist yet (`known`): an order the ledger did not answer for may have
+ * authorised, captured or refunded funds, and a zero there would tell the merchant none were.
+ */
+function requestedOrderGroup(refused: RefusedOperation, transaction: JsonObject, known: boolean): JsonObject {
   const requested = objectAt(refused.body, 'order');
   const currency = stringOf(requested.currency) ?? stringOf(transaction.currency);
   const group: JsonObject = { id: refused.orderId };
   const amount = amountOf(requested.amount, currency);
   if (amount !== undefined) group.amount = amount;
+  if (currency !== undefined) group.currency = currency;
   const zero = amountOf('0', currency);
-  if (currency !== undefined && zero !== undefined) {
-    Object.assign(group, { currency, totalAuthorizedAmount: zero, totalCapturedAmount: zero, totalRefundedAmount: zero });
+  if (known && zero !== undefined) {
+    Object.assign(group, { totalAuthorizedAmount: zero, totalCapturedAmount: zero, totalRefundedAmount: zero });
   }
   return group;
 }

@@ -1,0 +1,94 @@
+import { JsonObject } from '@gateway/contracts';
+import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
+import { loadConfig, REDIS_CLIENT } from '@gateway/platform';
+import { runKey, TEST_CARD, TEST_EXPIRY, testInfra, waitFor } from '@gateway/testing';
+import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
+import type Redis from 'ioredis';
+import { GatewayResponse, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+
+/**
+ * A replay of an operation that named a payment session (docs/decisions/security-code-used-once.md):
+ * the ledger answers it from the stored response and calls no acquirer, so it must not take the
+ * session's security code. The edge keeps sessions in the run's Redis, the token vault seals
+ * their cards, and order-transaction runs VERIFY and PAY on the test acquirer (security code 100
+ * answers MATCH, 102 NO_MATCH, none NOT_PRESENT), driven over HTTP.
+ */
+let gateway: TestGateway;
+let merchant: TestGatewayMerchant;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({
+    services: (config) => [
+      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
+      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, config)),
+    ],
+    env: { VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`, VAULT_FINGERPRINT_KEY: runKey('fingerprint') },
+    edgeEnv: {
+      GATEWAY_PROFILE: 'distributed',
+      REDIS_URL: testInfra.redisUrl,
+      REDIS_KEY_PREFIX: process.env.TEST_REDIS_PREFIX ?? '',
+    },
+    merchantDefaults: { name: 'Session replays', idPrefix: 'INTRP' },
+  });
+  const redis = gateway.running.app.get<Redis>(REDIS_CLIENT);
+  await waitFor(async () => redis.status === 'ready', { what: "the edge's Redis connection" });
+  merchant = await gateway.newMerchant();
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.running.shutdown('tests done');
+});
+
+function call(method: string, path: string, body?: JsonObject): Promise<GatewayResponse> {
+  return gateway.fetch(`${merchant.base()}${path}`, {
+    method,
+    headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+/** `response.cardSecurityCode.gatewayCode`: what the acquirer made of the security code it got. */
+function securityCodeCheck(response: GatewayResponse): unknown {
+  const cardSecurityCode = (response.body.response as JsonObject | undefined)?.cardSecurityCode as JsonObject | undefined;
+  return cardSecurityCode?.gatewayCode;
+}
+
+describe('a replay of an operation naming a session', () => {
+  it('leaves a security code the payer entered since in the session, for the next operation to send', async () => {
+    const created = await call('POST', '/session', {
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED }, securityCode: '100' } } },
+    });
+    expect(created.status).toBe(201);
+    const sessionId = String((created.body.session as JsonObject).id);
+    const verify = { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: sessionId }, sourceOfFunds: { type: 'CARD' } };
+    const orderId = `rp-${Date.now()}`;
+
+    const first = await call('PUT', `/order/${orderId}/transaction/t1`, verify);
+    expect(first.status).toBe(201);
+    expect(securityCodeCheck(first)).toBe('MATCH');
+
+    // The payer enters a new code for the next payment.
+    const updated = await call('PUT', `/session/${sessionId}`, { sourceOfFunds: { provided: { card: { securityCode: '102' } } } });
+    expect(updated.status).toBe(200);
+
+    // The merchant replays the VERIFY: the stored answer, and no acquirer call.
+    const replayed = await call('PUT', `/order/${orderId}/transaction/t1`, verify);
+    expect(replayed.status).toBe(201);
+    expect(securityCodeCheck(replayed)).toBe('MATCH');
+    expect((replayed.body.transaction as JsonObject).id).toBe('t1');
+
+    // The payer's next real payment goes with the new code (NO_MATCH at the test acquirer), not without it.
+    const paid = await call('PUT', `/order/${orderId}-pay/transaction/p1`, {
+      apiOperation: 'PAY',
+      order: { amount: '10.00', currency: 'USD' },
+      session: { id: sessionId },
+      sourceOfFunds: { type: 'CARD' },
+    });
+    expect(paid.status).toBe(201);
+    expect(securityCodeCheck(paid)).toBe('NO_MATCH');
+
+    // That payment used it: the one after goes without.
+    const after = await call('PUT', `/order/${orderId}-next/transaction/t1`, verify);
+    expect(securityCodeCheck(after)).toBe('NOT_PRESENT');
+  });
+});
