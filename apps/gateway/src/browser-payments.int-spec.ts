@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, ProviderRefundMessage, ProviderRefundReply, SUBJECTS } from '@gateway/contracts';
-import { SimulatedProviderRepository } from '@gateway/browser-payment/data-access';
+import { BROWSER_PAYMENT_SCHEMA, SimulatedProviderRepository } from '@gateway/browser-payment/data-access';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
-import { canonicalJson } from '@gateway/platform';
+import { canonicalJson, dataSourceToken } from '@gateway/platform';
+import { DataSource } from 'typeorm';
 import { PUBLIC_BASE_URL, startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
 
 /**
@@ -686,5 +687,68 @@ describe('browser-payment.refund.v1 (the ledger refunding a provider-funded orde
     const cancelled = await initiated('provider_a');
     await payerDecides(cancelled, 'cancel');
     await expect(refund(cancelled, 'r1', '1.00')).rejects.toMatchObject({ field: 'transaction.targetTransactionId' });
+  });
+});
+
+describe('the mode a payment was initiated in decides where its later steps go (amendment 2026-11-26 (6))', () => {
+  async function atProvider(journey: Journey) {
+    const books = gateway.running.app.get(SimulatedProviderRepository, { strict: false });
+    return (await books.find(at(journey.initiated, 'transaction.acquirer.transactionId') as string))!;
+  }
+
+  const capture = (journey: Journey, transactionId: string, amount: string) =>
+    put(journey.merchant, journey.orderId, transactionId, { apiOperation: 'CAPTURE', transaction: { amount, currency: 'EUR', targetTransactionId: 'bp-1' } });
+
+  it('a TEST payment of a merchant switched to LIVE is finished by its payer, captured and refunded at its simulator; new ones are refused', async () => {
+    const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
+    await gateway.manage.setMode(journey.merchant.id, 'LIVE');
+
+    const { back } = await payerDecides(journey, 'approve');
+    expect(back.status).toBe(303);
+    expect(await retrieveOrder(journey.merchant, journey.orderId)).toMatchObject({ status: 'AUTHORIZED', totalAuthorizedAmount: 30 });
+
+    const captured = await capture(journey, 'capture-1', '30.00');
+    expect(captured.status).toBe(201);
+    expect(captured.body).toMatchObject({ result: 'SUCCESS', transaction: { type: 'CAPTURE', acquirer: { id: 'PROVIDER_A_SIMULATOR' } }, order: { status: 'CAPTURED' } });
+    const refund = await put(journey.merchant, journey.orderId, 'refund-1', {
+      apiOperation: 'REFUND',
+      transaction: { amount: '10.00', currency: 'EUR', targetTransactionId: 'capture-1' },
+    });
+    expect(refund.body).toMatchObject({ result: 'SUCCESS', transaction: { acquirer: { id: 'PROVIDER_A_SIMULATOR' } }, order: { status: 'PARTIALLY_REFUNDED' } });
+    expect(await atProvider(journey)).toMatchObject({ status: 'CAPTURED', capturedAmount: '30.0000', refundedAmount: '10.0000' });
+
+    const another = await put(journey.merchant, newOrderId(), 'bp-1', initiateBody('provider_a'));
+    expect([another.status, at(another.body, 'error.explanation')]).toEqual([400, expect.stringContaining('no provider connection is configured')]);
+  });
+
+  it('a TEST payment waiting for the confirm when the merchant was switched to LIVE is confirmed at its simulator; another is voided there', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    const authorised = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'), journey.merchant);
+    await payerDecides(journey, 'approve');
+    await payerDecides(authorised, 'approve');
+    await gateway.manage.setMode(journey.merchant.id, 'LIVE');
+
+    const confirmed = await put(journey.merchant, journey.orderId, 'bp-1', { apiOperation: 'CONFIRM_BROWSER_PAYMENT' });
+    expect(confirmed.status).toBe(201);
+    expect(confirmed.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED' }, browserPayment: { interaction: { status: 'COMPLETED' } } });
+    expect((await atProvider(journey)).status).toBe('CAPTURED');
+
+    const voided = await put(authorised.merchant, authorised.orderId, 'void-1', { apiOperation: 'VOID', transaction: { targetTransactionId: 'bp-1' } });
+    expect(voided.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CANCELLED' } });
+    expect((await atProvider(authorised)).status).toBe('VOIDED');
+  });
+
+  it('a payment stored as LIVE\'s is never captured at a simulator, though the merchant is TEST now', async () => {
+    const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
+    await payerDecides(journey, 'approve');
+    // No live initiate succeeds while no real provider is connected: the row is made LIVE's here.
+    const database = gateway.running.app.get<string, DataSource>(dataSourceToken(BROWSER_PAYMENT_SCHEMA.schema) as string, { strict: false });
+    await database.query(`UPDATE browser_payment.payments SET merchant_mode = 'LIVE' WHERE merchant_id = $1 AND order_id = $2`, [journey.merchant.id, journey.orderId]);
+
+    const refused = await capture(journey, 'capture-1', '30.00');
+    expect(refused.status).toBe(400);
+    expect(at(refused.body, 'error.explanation')).toContain('no provider connection is configured');
+    expect(await atProvider(journey)).toMatchObject({ status: 'AUTHORIZED', capturedAmount: '0.0000' });
+    expect(await retrieveOrder(journey.merchant, journey.orderId)).toMatchObject({ status: 'AUTHORIZED', totalCapturedAmount: 0 });
   });
 });

@@ -1,5 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
-import type { JsonObject } from '@gateway/contracts';
+import { type JsonObject, MERCHANT_MODES, type MerchantMode } from '@gateway/contracts';
 import {
   CONFIRMATIONS,
   Confirmation,
@@ -34,6 +34,7 @@ import {
 @Unique('payments_transaction_key', ['merchantId', 'orderId', 'transactionId'])
 @Unique('payments_token_hash_key', ['tokenHash'])
 @Check('payments_provider_check', inList('provider', PROVIDERS))
+@Check('payments_merchant_mode_check', inList('merchant_mode', MERCHANT_MODES))
 @Check('payments_operation_check', inList('operation', PAYMENT_OPERATIONS))
 @Check('payments_confirmation_check', inList('confirmation', CONFIRMATIONS))
 @Check('payments_interaction_status_check', inList('interaction_status', INTERACTION_STATUSES))
@@ -59,6 +60,17 @@ export class BrowserPaymentEntity {
 
   @Column({ type: 'varchar', length: 10 })
   provider: ProviderName;
+
+  /**
+   * The merchant's mode when it initiated: every later step goes to the provider this mode routes
+   * to (`ProviderAdapters.forPayment`), whatever the merchant's mode is by then, so a test
+   * payment is finished at its simulator and a live one never reaches a simulator
+   * (docs/decisions/browser-payment-journey.md, amendment 2026-11-26 (6)). The default is for
+   * the rows from before the column, and those a release without it inserts during a rollout:
+   * all initiated by test merchants, as live ones were refused before anything was stored.
+   */
+  @Column({ name: 'merchant_mode', type: 'varchar', length: 4, default: 'TEST' })
+  merchantMode: MerchantMode;
 
   @Column({ type: 'varchar', length: 9 })
   operation: PaymentOperation;

@@ -33,6 +33,7 @@ function newPayment(changes: Partial<BrowserPaymentRow> = {}): BrowserPaymentRow
     orderId: 'order-1',
     transactionId: 'bp-1',
     provider: 'provider_a',
+    merchantMode: 'TEST',
     operation: 'PAY',
     confirmation: 'CONFIRM_AT_PROVIDER',
     currency: 'EUR',
@@ -110,6 +111,14 @@ describe('payments past their redirect token', () => {
 });
 
 describe('payments', () => {
+  it('keep the merchant mode they were initiated in', async () => {
+    for (const merchantMode of ['TEST', 'LIVE'] as const) {
+      const payment = newPayment({ merchantMode });
+      expect(await payments.saveInitiated(payment)).toBe(true);
+      expect((await payments.findById(payment.id))?.merchantMode).toBe(merchantMode);
+    }
+  });
+
   it('are found by token hash and by transaction, amounts as exact text', async () => {
     const payment = newPayment();
     expect(await payments.saveInitiated(payment)).toBe(true);

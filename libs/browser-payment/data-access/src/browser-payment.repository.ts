@@ -38,6 +38,7 @@ const COLUMNS: Record<keyof BrowserPaymentRow, string> = {
   orderId: 'order_id',
   transactionId: 'transaction_id',
   provider: 'provider',
+  merchantMode: 'merchant_mode',
   operation: 'operation',
   confirmation: 'confirmation',
   currency: 'currency',

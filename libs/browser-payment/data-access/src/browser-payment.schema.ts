@@ -5,6 +5,8 @@ import { IndexExpiredPayments1764300000000 } from './migrations/1764300000000-in
 import { AddPaymentExecutionLease1764500000000 } from './migrations/1764500000000-add-payment-execution-lease';
 import { CreateSimulatedProviderRefunds1764700000000 } from './migrations/1764700000000-create-simulated-provider-refunds';
 import { CreateProviderCaptures1764800000000 } from './migrations/1764800000000-create-provider-captures';
+import { AddPaymentMerchantMode1764900000000 } from './migrations/1764900000000-add-payment-merchant-mode';
+import { ValidatePaymentMerchantMode1764900000001 } from './migrations/1764900000001-validate-payment-merchant-mode';
 import { ProviderCaptureEntity } from './provider-capture.entity';
 import { ProviderRefundEntity } from './provider-refund.entity';
 import { SimulatedProviderCaptureEntity } from './simulated-provider-capture.entity';
@@ -32,5 +34,7 @@ export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
     AddPaymentExecutionLease1764500000000,
     CreateSimulatedProviderRefunds1764700000000,
     CreateProviderCaptures1764800000000,
+    AddPaymentMerchantMode1764900000000,
+    ValidatePaymentMerchantMode1764900000001,
   ],
 };

@@ -27,7 +27,7 @@ export class CaptureAtProvider {
   async execute(message: ProviderCaptureMessage): Promise<ProviderCaptureReply> {
     const payment = requireAuthorised(await namedPayment(this.store, this.steps, message), message.targetTransactionId, 'captured');
     const amount = amountIn(payment, message);
-    const adapter = this.providers.forMerchant(message.envelope.merchant, payment.provider);
+    const adapter = this.providers.forPayment(payment);
     const capture = await onceAtProvider<ProviderCaptureRow>({
       what: 'Capture',
       transactionId: message.transactionId,

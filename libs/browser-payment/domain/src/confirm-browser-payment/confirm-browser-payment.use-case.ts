@@ -80,7 +80,7 @@ export class ConfirmBrowserPayment {
     const { body } = await this.steps.execute(
       payment,
       amount,
-      this.providers.forMerchant(command.envelope.merchant, payment.provider),
+      this.providers.forPayment(payment),
       { envelope: command.envelope, apiOperation: API_OPERATION, requestHash, orderChanged: true },
       { request: asJson(confirmed) },
     );

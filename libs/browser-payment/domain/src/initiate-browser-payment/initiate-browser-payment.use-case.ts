@@ -78,6 +78,7 @@ export class InitiateBrowserPayment {
       orderId: command.orderId,
       transactionId: command.transactionId,
       provider,
+      merchantMode: envelope.merchant.mode,
       operation,
       confirmation,
       currency: amount.currency,

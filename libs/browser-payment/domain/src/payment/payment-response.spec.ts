@@ -12,6 +12,7 @@ function payment(body = initiateBody(), changes: Partial<BrowserPaymentRow> = {}
     orderId: 'o',
     transactionId: 't',
     provider: 'provider_a',
+    merchantMode: 'TEST',
     operation: 'PAY',
     confirmation: 'CONFIRM_AT_PROVIDER',
     currency: 'EUR',

@@ -28,4 +28,11 @@ describe('ProviderAdapters', () => {
     expect(thrown).toBeInstanceOf(GatewayError);
     expect((thrown as GatewayError).code).toBe('PROVIDER_NOT_CONFIGURED');
   });
+
+  it('routes an existing payment by the mode it was initiated in, not the merchant\'s mode now', () => {
+    expect(adapters.forPayment({ provider: 'provider_c', merchantMode: 'TEST' }).acquirerId).toBe('PROVIDER_C_SIMULATOR');
+    expect(() => adapters.forPayment({ provider: 'provider_c', merchantMode: 'LIVE' })).toThrow(
+      expect.objectContaining({ code: 'PROVIDER_NOT_CONFIGURED' }) as Error,
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BrowserPaymentRow, PROVIDERS, ProviderName } from '@gateway/browser-payment/data-access';
-import { browserPaymentAcquirerIdOf, GatewayError, MerchantContext } from '@gateway/contracts';
+import { browserPaymentAcquirerIdOf, GatewayError, MerchantContext, MerchantMode } from '@gateway/contracts';
 import { CLOCK, Clock } from '../browser-payment.options';
 import type { ProviderAdapter } from './provider-adapter';
 import { SimulatedProvider } from './simulator/simulated-provider';
@@ -16,7 +16,8 @@ export function isProviderName(value: string): value is ProviderName {
  * (contracts) routes them; the edge reads the same function to name the acquirer of an
  * initiate it refused with LOCK_FAILURE. Test merchants get the built-in simulators; no real
  * provider is connected to this gateway, so a live merchant (routed to none) gets
- * PROVIDER_NOT_CONFIGURED before anything happens, never a simulated approval.
+ * PROVIDER_NOT_CONFIGURED before anything happens, never a simulated approval. A payment
+ * keeps the route of the mode it was initiated in (`forPayment`).
  */
 @Injectable()
 export class ProviderAdapters {
@@ -30,23 +31,30 @@ export class ProviderAdapters {
     };
   }
 
+  /** For a new payment (the initiate): the merchant's mode now routes it. */
   forMerchant(merchant: MerchantContext, provider: ProviderName): ProviderAdapter {
+    return this.routed(merchant.mode, provider);
+  }
+
+  /**
+   * For every later step of an existing payment, the payer's and the merchant's alike (the
+   * journey, the expiry sweep, confirm, capture, void, refund): routed by the mode the payment
+   * was initiated in, never by the merchant's mode now. A payment made while the merchant was
+   * TEST is finished at the simulator that holds it after a switch to LIVE, and one made while
+   * LIVE never reaches a simulator (docs/decisions/browser-payment-journey.md, amendment
+   * 2026-11-26 (6)).
+   */
+  forPayment(payment: Pick<BrowserPaymentRow, 'provider' | 'merchantMode'>): ProviderAdapter {
+    return this.routed(payment.merchantMode, payment.provider);
+  }
+
+  private routed(mode: MerchantMode, provider: ProviderName): ProviderAdapter {
     const simulator = this.simulators[provider];
-    if (browserPaymentAcquirerIdOf(merchant, provider) !== simulator.acquirerId) {
+    if (browserPaymentAcquirerIdOf({ mode }, provider) !== simulator.acquirerId) {
       throw new GatewayError('PROVIDER_NOT_CONFIGURED', {
         explanation: `Browser payments with ${provider} are not available for this merchant: no provider connection is configured.`,
       });
     }
     return simulator;
-  }
-
-  /**
-   * The adapter of the provider that holds an existing payment (only simulators create payments
-   * here), for the payer's journey and its settlement, which end what the provider holds. The
-   * merchant's own operations on a payment (confirm, capture, void, refund) take `forMerchant`
-   * with the envelope's merchant: a merchant switched to LIVE moves nothing more at a simulator.
-   */
-  forPayment(payment: Pick<BrowserPaymentRow, 'provider'>): ProviderAdapter {
-    return this.simulators[payment.provider];
   }
 }

@@ -26,7 +26,7 @@ export class RefundAtProvider {
   async execute(message: ProviderRefundMessage): Promise<ProviderRefundReply> {
     const payment = await this.refunded(message);
     const amount = amountIn(payment, message);
-    const adapter = this.providers.forMerchant(message.envelope.merchant, payment.provider);
+    const adapter = this.providers.forPayment(payment);
     const refund = await onceAtProvider<ProviderRefundRow>({
       what: 'Refund',
       transactionId: message.transactionId,

@@ -23,7 +23,7 @@ export class VoidAtProvider {
 
   async execute(message: ProviderVoidMessage): Promise<ProviderCaptureReply> {
     const payment = requireAuthorised(await namedPayment(this.store, this.steps, message), message.targetTransactionId, 'voided');
-    const adapter = this.providers.forMerchant(message.envelope.merchant, payment.provider);
+    const adapter = this.providers.forPayment(payment);
     const result = await adapter.voidAuthorization(payment.providerReference);
     return replyOf(payment, keptResult(result), adapter.acquirerId);
   }
