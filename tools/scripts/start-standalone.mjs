@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: the standalone gateway from a fresh clone. Installs dependencies if they are
 // missing, builds if the sources changed since the last build, then runs the standalone
-// profile in the foreground (Ctrl-C stops it and its embedded Postgres).
+// profile in the foreground (Ctrl-C stops it, then its embedded Postgres, which runs in a process
+// group of its own so that Ctrl-C reaches the gateway only).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -221,8 +221,7 @@ async function execute(
         mode: parseMode(values.mode ?? 'TEST'),
         settings: nestSettings(values.set ?? []),
       });
-      const notificationSecret = await manage.ensureNotificationSecret(issued.merchant.id);
-      return withNotificationSecret(credentials(notificationSecret ? { ...issued, merchant: await manage.show(issued.merchant.id) } : issued, 'created'), notificationSecret);
+      return withNotificationSecret(credentials(issued, 'created'), issued.notificationSecret);
     }
     case 'list': {
       const merchants = await manage.list();
@@ -239,9 +238,8 @@ async function execute(
       if (Object.keys(changes).length === 0) {
         throw GatewayError.invalidRequest('set needs at least one <setting>=<value>.');
       }
-      await manage.configure(id, changes);
-      const notificationSecret = await manage.ensureNotificationSecret(id);
-      return withNotificationSecret(shown(await manage.show(id)), notificationSecret);
+      const configured = await manage.configure(id, changes);
+      return withNotificationSecret(shown(configured.merchant), configured.notificationSecret);
     }
     case 'mode':
       return shown(await manage.setMode(required(args[0], 'merchant id'), parseMode(required(args[1], 'mode'))));
@@ -314,7 +312,7 @@ function keepPreviousHours(text: string): number | undefined {
 }
 
 /** A notification secret just issued: shown once, like an API password. */
-function withNotificationSecret(result: { json: unknown; text: string }, secret: string | null): { json: unknown; text: string } {
+function withNotificationSecret(result: { json: unknown; text: string }, secret: string | undefined): { json: unknown; text: string } {
   if (!secret) {
     return result;
   }

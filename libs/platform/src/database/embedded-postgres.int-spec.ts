@@ -35,17 +35,49 @@ const SCRIPT = `
     process.exit(1);
   });`;
 
+/**
+ * A gateway's graceful shutdown in miniature: on SIGINT it still answers a request in flight
+ * (a query, a second after the signal), then stops its Postgres and exits.
+ */
+const DRAINING_SCRIPT = `
+  const { startEmbeddedPostgres } = require('./libs/platform/src/database/embedded-postgres');
+  const { Client } = require('pg');
+  (async () => {
+    const pg = await startEmbeddedPostgres({ dataDir: process.env.PG_DIR, port: Number(process.env.PG_PORT), stopOnSignals: false });
+    const client = new Client({ connectionString: pg.url });
+    await client.connect();
+    process.on('SIGINT', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      try {
+        const { rows } = await client.query('SELECT 42 AS answer');
+        process.stdout.write('answered ' + rows[0].answer + ' after SIGINT\\n');
+      } catch (err) {
+        process.stdout.write('failed after SIGINT: ' + err.message + '\\n');
+      }
+      await client.end().catch(() => undefined);
+      await pg.stop();
+      process.stdout.write('stopped\\n');
+      process.exit(0);
+    });
+    process.stdout.write('started\\n');
+  })().catch((err) => {
+    process.stderr.write(String(err instanceof Error ? err.message : err));
+    process.exit(1);
+  });`;
+
 interface Run {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
 }
 
-function run(dataDir: string, port: number, stop = false): Run {
-  const child = spawn(process.execPath, ['-r', './tools/scripts/register-ts.cjs', '-e', SCRIPT], {
+function run(dataDir: string, port: number, stop = false, script = SCRIPT): Run {
+  const child = spawn(process.execPath, ['-r', './tools/scripts/register-ts.cjs', '-e', script], {
     cwd: ROOT,
     env: { ...process.env, PG_DIR: dataDir, PG_PORT: String(port), ...(stop ? { PG_STOP: '1' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a terminal's foreground job is (and away from Jest's).
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -120,6 +152,30 @@ describe('startEmbeddedPostgres', () => {
     expect(await next.exited).toBe(0);
     expect(next.output()).toContain('started');
     expect(alive(leftover)).toBe(false);
+  });
+
+  it("keeps Postgres up through a terminal's Ctrl-C (SIGINT to the whole process group) until the gateway stops it", async () => {
+    const dataDir = folder('ctrl-c');
+    const gateway = run(dataDir, await freePort(), false, DRAINING_SCRIPT);
+    runs.push(gateway);
+    await started(gateway, 'the gateway to start its Postgres');
+    const postmaster = postmasterPid(dataDir)!;
+
+    process.kill(-gateway.child.pid!, 'SIGINT');
+    const code = await gateway.exited;
+    expect(gateway.output()).toBe('started\nanswered 42 after SIGINT\nstopped\n');
+    expect(code).toBe(0);
+    expect(alive(postmaster)).toBe(false);
+  });
+
+  it('stops its Postgres when the gateway exits without stopping it', async () => {
+    const dataDir = folder('exiting');
+    const gateway = run(dataDir, await freePort(), false, `${SCRIPT.replace("process.stdout.write('started\\n');", "process.stdout.write('started\\n'); setTimeout(() => process.exit(3), 200);")}`);
+    runs.push(gateway);
+    expect(await gateway.exited).toBe(3);
+    expect(gateway.output()).toBe('started\n');
+    const postmaster = postmasterPid(dataDir);
+    expect(postmaster === undefined || (await until(() => !alive(postmaster), 10_000))).toBe(true);
   });
 
   it('refuses, and says why, a data folder whose Postgres another running gateway holds', async () => {

@@ -1,3 +1,4 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -79,28 +80,96 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await pg.initialise();
   }
-  // The package rejects with no reason when the server exits during start.
-  await pg.start().catch((err: unknown) => {
-    const why = err instanceof Error ? err.message : recent.join('\n');
-    throw new Error(`The embedded Postgres (${dataDir}, port ${options.port}) did not start: ${why}`);
+  const postmaster = await startPostmaster({
+    binary: path.join(binaries, 'native', 'bin', 'postgres'),
+    dataDir,
+    port: options.port,
+    asRoot,
+    log: remember,
+  }).catch((err: unknown) => {
+    // Postgres says why it did not start only in its log.
+    throw new Error(`The embedded Postgres (${dataDir}, port ${options.port}) did not start: ${recent.join('\n') || (err as Error).message}`);
   });
-  const client = pg.getPgClient();
-  await client.connect();
+  const stop = () => postmaster.stop();
   try {
-    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = 'gateway'");
-    if (found.rowCount === 0) {
-      await client.query('CREATE DATABASE gateway');
+    const client = pg.getPgClient();
+    await client.connect();
+    try {
+      const found = await client.query("SELECT 1 FROM pg_database WHERE datname = 'gateway'");
+      if (found.rowCount === 0) {
+        await client.query('CREATE DATABASE gateway');
+      }
+    } finally {
+      await client.end();
     }
-  } finally {
-    await client.end();
+  } catch (err) {
+    await stop();
+    throw err;
   }
   if (options.stopOnSignals !== false) {
-    stopOnSignals(() => pg.stop());
+    stopOnSignals(stop);
   }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${options.port}/gateway`,
-    stop: () => pg.stop(),
+    stop,
   };
+}
+
+interface Postmaster {
+  /** Fast shutdown (SIGINT), resolved once it has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Postgres started here rather than by the package's `start()`, which spawns it in the
+ * gateway's process group with no option to do otherwise: a Ctrl-C at a terminal signals the
+ * whole foreground group, so Postgres (and each backend, whose SIGINT cancels its query) got
+ * it together with the gateway and stopped at once, under the requests the gateway was still
+ * answering. In a session of its own (`detached`) it hears no terminal; the gateway stops it,
+ * at the end of its graceful shutdown or, failing that, when its process exits. A gateway
+ * killed outright (SIGKILL) leaves it running, which the next start stops
+ * (`stopLeftoverPostmaster`). As the package does, it runs as the `postgres` user under root
+ * and says it is ready on stderr, in English (LC_MESSAGES=C).
+ */
+function startPostmaster(options: { binary: string; dataDir: string; port: number; asRoot: boolean; log: (line: string) => void }): Promise<Postmaster> {
+  const child = spawn(options.binary, ['-D', options.dataDir, '-p', String(options.port)], {
+    ...(options.asRoot ? postgresUserIds() : {}),
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Never left running behind a process that exits without stopping it (a failed start, a crash).
+  const stopOnExit = () => signalPostmaster(child);
+  process.once('exit', stopOnExit);
+  const stop = async () => {
+    signalPostmaster(child);
+    await exited;
+    process.removeListener('exit', stopOnExit);
+  };
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      options.log(message);
+      if (message.includes('database system is ready to accept connections')) {
+        resolve({ stop });
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`Postgres exited (${signal ?? `code ${code}`}) while starting`)));
+  });
+}
+
+function signalPostmaster(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGINT');
+  }
+}
+
+/** The `postgres` user the package runs Postgres as under root (`createPostgresUser` made it). */
+function postgresUserIds(): { uid: number; gid: number } {
+  const id = (flag: string) => Number.parseInt(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }), 10);
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;

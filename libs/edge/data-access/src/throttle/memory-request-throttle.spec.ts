@@ -1,4 +1,19 @@
 import { MemoryRequestThrottle } from './memory-request-throttle';
-import { describeThrottleContract } from './testing/request-throttle-contract';
+import { CONTRACT_LIMITS, describeThrottleContract } from './testing/request-throttle-contract';
 
 describeThrottleContract('in-memory', (limits) => new MemoryRequestThrottle(limits));
+
+describe('in-memory throttle memory', () => {
+  it('holds at most its cap of failure counters under a flood of guessed merchant ids, dropping the oldest', async () => {
+    const throttle = new MemoryRequestThrottle({ ...CONTRACT_LIMITS, failureWindowMs: 60_000 }, undefined, 50);
+    for (let i = 0; i < 500; i++) {
+      await throttle.recordFailure({ merchantId: `guess-${i}`, address: `10.0.${Math.floor(i / 250)}.${i % 250}` });
+    }
+    expect(throttle.failureEntries).toBe(50);
+    // The newest guesses are still counted.
+    for (let i = 0; i < 3; i++) await throttle.recordFailure({ merchantId: 'guess-499', address: `10.1.0.${i}` });
+    expect(await throttle.admit({ merchantId: 'guess-499', address: '10.2.0.1', subjectToFailureBlock: true, ratePerSecond: 0 })).toMatchObject({
+      throttled: true,
+    });
+  });
+});

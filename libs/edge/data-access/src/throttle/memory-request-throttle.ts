@@ -16,6 +16,12 @@ interface Counter {
 
 /** Entries kept before expired ones are swept; bounds memory under a flood of addresses. */
 const SWEEP_AT = 10_000;
+/**
+ * Failure counters kept at most. Failures count against any merchant id claimed, guessed ones
+ * included, so a flood of guesses within one window could otherwise grow the process without
+ * bound; past the cap the oldest counters are dropped (Redis bounds the same keys by their TTL).
+ */
+const MAX_FAILURE_ENTRIES = 100_000;
 
 /**
  * The standalone profile's throttle: the Redis throttle's contract for one process (same
@@ -29,7 +35,13 @@ export class MemoryRequestThrottle implements RequestThrottle {
   constructor(
     private readonly limits: ThrottleLimits,
     private readonly now: () => number = () => performance.timeOrigin + performance.now(),
+    private readonly maxFailureEntries = MAX_FAILURE_ENTRIES,
   ) {}
+
+  /** Failure counters held, for tests of the cap. */
+  get failureEntries(): number {
+    return this.failures.size;
+  }
 
   async admit(request: AdmitRequest): Promise<ThrottleVerdict> {
     const now = this.now();
@@ -97,6 +109,11 @@ export class MemoryRequestThrottle implements RequestThrottle {
       for (const [key, counter] of this.failures) {
         if (counter.expiresAt <= now) this.failures.delete(key);
       }
+    }
+    // A Map iterates in insertion order: the counters dropped are those of the oldest first failures.
+    for (const key of this.failures.keys()) {
+      if (this.failures.size <= this.maxFailureEntries) break;
+      this.failures.delete(key);
     }
     if (this.arrivals.size > SWEEP_AT) {
       for (const [key, arrival] of this.arrivals) {

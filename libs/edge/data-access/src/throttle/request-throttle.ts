@@ -35,7 +35,12 @@ export interface AdmitRequest {
 }
 
 export interface FailedAuthentication {
-  /** Only for a merchant that exists: guessed ids must not fill the store. */
+  /**
+   * The merchant id the credentials claim, whether or not it exists: counting only existing ids
+   * would block those alone and so tell an attacker which ids exist. Absent when no id could be
+   * read (a malformed header). Keys expire with their window or block, so guessed ids cannot
+   * fill the store for long; the in-memory throttle also caps its entries.
+   */
   merchantId?: string;
   address: string;
 }

@@ -47,7 +47,7 @@ describe('AuthenticateMerchant', () => {
 
   it.each([
     ['a wrong password', basic('merchant.SHOP1', 'wrong'), { merchantId: 'SHOP1', address: '192.0.2.1' }],
-    ['an unknown merchant', basic('merchant.NOSUCH', PASSWORD), { address: '192.0.2.1' }],
+    ['an unknown merchant (against the id it claims, like a wrong password)', basic('merchant.NOSUCH', PASSWORD), { merchantId: 'NOSUCH', address: '192.0.2.1' }],
     ['a malformed header', 'Basic !!!', { address: '192.0.2.1' }],
     ['a user that is not merchant.<id>', basic('xmerchant.SHOP1', PASSWORD), { address: '192.0.2.1' }],
   ])('counts %s as a failure and answers 401', async (_what, authorization, failure) => {

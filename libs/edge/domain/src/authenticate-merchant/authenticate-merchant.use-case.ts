@@ -123,9 +123,11 @@ export class AuthenticateMerchant {
     }
     const merchant = await this.directory.find(basic.merchantId);
     if (!merchant) {
-      // Same work as a wrong password, so timing does not tell which merchant ids exist.
+      // Same work as a wrong password, so timing does not tell which merchant ids exist; and
+      // counted against the claimed id like a wrong password, so the throttle's answers do not
+      // tell it either (docs/decisions/authentication-throttling.md, amendment 2026-11-26).
       verifyApiPassword(basic.password, DUMMY_HASH, this.pepper);
-      return this.failed('UNKNOWN_MERCHANT', { address: credentials.clientAddress });
+      return this.failed('UNKNOWN_MERCHANT', { merchantId: basic.merchantId, address: credentials.clientAddress });
     }
     if (!this.passwordMatches(merchant, basic.password)) {
       return this.failed('WRONG_PASSWORD', { merchantId: merchant.id, address: credentials.clientAddress });

@@ -24,6 +24,14 @@ export interface IssuedCredentials {
   merchant: MerchantEntity;
   /** Shown once, to whoever provisioned the merchant; only its keyed hash is stored. */
   password: string;
+  /** Issued with the profile when its notifications are enabled; shown once, stored sealed. */
+  notificationSecret?: string;
+}
+
+export interface ConfiguredMerchant {
+  merchant: MerchantEntity;
+  /** Issued by this change (notifications just enabled); shown once, stored sealed. */
+  notificationSecret?: string;
 }
 
 const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
@@ -52,9 +60,10 @@ export class ManageMerchants {
     // A token repository of its own unless the settings name one: merchants share a repository
     // (and each other's tokens) only when configured to (docs/decisions/token-repository-per-merchant.md).
     const ownRepository = mergeDeep(defaultMerchantSettings(), { tokenRepository: { id: await this.unusedRepositoryId() } });
-    const settings = validatedSettings(mergeDeep(ownRepository, input.settings ?? {}));
-    this.assertNotificationsCanBeSigned(settings);
+    const { settings, notificationSecret } = this.signedIfEnabled(id, validatedSettings(mergeDeep(ownRepository, input.settings ?? {})));
     const password = generateApiPassword();
+    // One insert, the notification secret included: a profile with notifications enabled is
+    // never stored without the secret that signs them, whatever stops the command.
     await this.merchants.insert({
       id,
       name: input.name,
@@ -65,7 +74,7 @@ export class ManageMerchants {
       previousPasswordHash: null,
       previousPasswordExpiresAt: null,
     });
-    return { merchant: await this.require(id), password };
+    return { merchant: await this.require(id), password, ...(notificationSecret ? { notificationSecret } : {}) };
   }
 
   list(): Promise<MerchantEntity[]> {
@@ -76,17 +85,19 @@ export class ManageMerchants {
     return this.require(id);
   }
 
-  /** Applies `path -> value` changes (e.g. `privileges.excessiveRefund -> true`) to the settings. */
-  async configure(id: string, changes: Record<string, unknown>): Promise<MerchantEntity> {
+  /**
+   * Applies `path -> value` changes (e.g. `privileges.excessiveRefund -> true`) to the settings,
+   * in one update with the notification secret they call for (notifications just enabled).
+   */
+  async configure(id: string, changes: Record<string, unknown>): Promise<ConfiguredMerchant> {
     const merchant = await this.require(id);
-    const settings = storedSettings(merchant) as unknown as Record<string, unknown>;
+    const changed = storedSettings(merchant) as unknown as Record<string, unknown>;
     for (const [path, value] of Object.entries(changes)) {
-      setPath(settings, path, value);
+      setPath(changed, path, value);
     }
-    const validated = validatedSettings(settings);
-    this.assertNotificationsCanBeSigned(validated);
-    await this.merchants.update(id, { settings: validated });
-    return this.require(id);
+    const { settings, notificationSecret } = this.signedIfEnabled(id, validatedSettings(changed));
+    await this.merchants.update(id, { settings });
+    return { merchant: await this.require(id), ...(notificationSecret ? { notificationSecret } : {}) };
   }
 
   /**
@@ -97,17 +108,18 @@ export class ManageMerchants {
     const current = (await this.require(id)).settings.clientCertificates ?? {};
     const [key, value] = 'fingerprint' in registration ? (['fingerprints', registration.fingerprint] as const) : (['subjects', registration.subject] as const);
     const list = current[key] ?? [];
-    return this.configure(id, { [`clientCertificates.${key}`]: list.includes(value) ? list : [...list, value] });
+    return (await this.configure(id, { [`clientCertificates.${key}`]: list.includes(value) ? list : [...list, value] })).merchant;
   }
 
   /** Refuses a certificate from now on (after the merchant cache's TTL), whatever else registers it. */
   async revokeCertificate(id: string, fingerprint: string): Promise<MerchantEntity> {
     const current = (await this.require(id)).settings.clientCertificates ?? {};
     const revoked = current.revokedFingerprints ?? [];
-    return this.configure(id, {
+    const configured = await this.configure(id, {
       'clientCertificates.fingerprints': (current.fingerprints ?? []).filter((f) => f !== fingerprint),
       'clientCertificates.revokedFingerprints': revoked.includes(fingerprint) ? revoked : [...revoked, fingerprint],
     });
+    return configured.merchant;
   }
 
   async setMode(id: string, mode: MerchantMode): Promise<MerchantEntity> {
@@ -195,23 +207,21 @@ export class ManageMerchants {
   }
 
   /**
-   * Notifications are only ever sent signed: a merchant whose notifications are enabled gets a
-   * secret if it has none. Returns the new secret, or null when it already had one (or is off).
+   * Notifications are only ever sent signed: settings with notifications enabled and no secret
+   * get one, sealed into them, to be stored in the same write (refused before anything is
+   * stored if none can be issued). Returns the secret only when it was issued here.
    */
-  async ensureNotificationSecret(id: string): Promise<string | null> {
-    const merchant = await this.require(id);
-    const notifications = merchant.settings.notifications;
+  private signedIfEnabled(id: string, settings: MerchantSettings): { settings: MerchantSettings; notificationSecret?: string } {
+    const notifications = settings.notifications;
     if (!notifications.enabled || notifications.secret) {
-      return null;
+      return { settings };
     }
-    return (await this.rotateNotificationSecret(id, 0)).secret;
-  }
-
-  /** Enabled notifications need a secret; refused before anything is stored if none can be issued. */
-  private assertNotificationsCanBeSigned(settings: MerchantSettings): void {
-    if (settings.notifications.enabled && !settings.notifications.secret && !this.notificationSecrets) {
+    if (!this.notificationSecrets) {
       throw GatewayError.invalidRequest('Enabling notifications issues a notification secret, which needs WEBHOOK_SECRET_KEYS.');
     }
+    const issued = this.notificationSecrets.issue(id);
+    const signed = { ...settings, notifications: { ...notifications, secret: { current: issued.sealed } } };
+    return { settings: validatedSettings(signed), notificationSecret: issued.secret.reveal() };
   }
 
   /** A random 12-digit repository id no merchant uses yet. */

@@ -49,6 +49,39 @@ function expectBusy(answer: Answer, explanation: string) {
 
 const TOO_MANY_FAILURES = 'Too many failed authentication attempts. Please retry later.';
 
+/** Headers that differ between any two answers (the date, the request's own id). */
+const PER_ANSWER_HEADERS = ['date', 'x-request-id'];
+
+/**
+ * A wrong password for `merchantId` from its own address each time (the per-merchant limit is the
+ * one under test): the whole answer, status, body and headers, but those that differ anyway.
+ */
+async function guess(app: EdgeTestApp, merchantId: string, attempt: number): Promise<unknown> {
+  const response = await app.fastify.inject({
+    method: 'PUT',
+    url: `/api/rest/version/100/merchant/${merchantId}/order/o-1/transaction/t-1`,
+    remoteAddress: `198.18.${attempt}.${merchantId.length}`,
+    headers: { authorization: basic(merchantId, 'not-the-password'), 'content-type': 'application/json' },
+    payload: VERIFY,
+  });
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !PER_ANSWER_HEADERS.includes(name)));
+  return { status: response.statusCode, body: response.body, headers };
+}
+
+/** The same wrong guesses against a merchant that exists and an id nobody has get the same answers, past the limit too. */
+async function expectIndistinguishable(app: EdgeTestApp, limit: number): Promise<void> {
+  const existing = await app.createMerchant();
+  // As long as the existing one's id, so even the answers' lengths cannot differ.
+  const unknown = `Z${existing.id.slice(1)}`;
+  const answers = { existing: [] as unknown[], unknown: [] as unknown[] };
+  for (let attempt = 0; attempt < limit + 3; attempt++) {
+    answers.existing.push(await guess(app, existing.id, attempt));
+    answers.unknown.push(await guess(app, unknown, attempt));
+  }
+  expect(answers.existing.map((a) => (a as { status: number }).status)).toEqual([...Array(limit).fill(401), 503, 503, 503]);
+  expect(answers.unknown).toEqual(answers.existing);
+}
+
 beforeAll(() => {
   standaloneBus.register(SUBJECTS.orderTransaction.verify, async () => ({ body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } }));
 });
@@ -82,6 +115,10 @@ describe('failed authentication throttling (one edge, in-memory)', () => {
 
     await sleep(BLOCK_SECONDS * 1000 + 100);
     expect((await verify(edge, victim, { from: '203.0.113.52' })).status).toBe(201);
+  });
+
+  it('answers guesses at a merchant id that exists exactly as at one that does not, so the throttle does not tell which ids exist', async () => {
+    await expectIndistinguishable(edge, 5);
   });
 
   it('throttles an address after 8 failures across merchants, and no other address', async () => {
@@ -175,6 +212,10 @@ describe('failed authentication throttling across two edge replicas sharing Redi
     }
     await sleep(BLOCK_SECONDS * 1000 + 100);
     expect((await verify(replicas[1], victim)).status).toBe(201);
+  });
+
+  it('answers guesses at a merchant id that exists exactly as at one that does not, so the throttle does not tell which ids exist', async () => {
+    await expectIndistinguishable(replicas[1], 4);
   });
 
   it('shares the rate limit between replicas', async () => {

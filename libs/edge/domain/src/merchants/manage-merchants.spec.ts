@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
+import { ManageMerchants } from './manage-merchants';
+import { NotificationSecretIssuer } from './notification-secrets';
+
+type Write = { kind: 'insert' | 'update'; id: string; changes: Partial<MerchantEntity> };
+
+/** Merchant profiles in memory, recording every write, so a test can see how many a command takes. */
+function recordingRepository(): { repository: MerchantRepository; writes: Write[] } {
+  const rows = new Map<string, MerchantEntity>();
+  const writes: Write[] = [];
+  const repository = {
+    findById: async (id: string) => (rows.has(id) ? structuredClone(rows.get(id)!) : null),
+    list: async () => [...rows.values()].map((row) => structuredClone(row)),
+    insert: async (merchant: MerchantEntity) => {
+      writes.push({ kind: 'insert', id: merchant.id, changes: structuredClone(merchant) });
+      rows.set(merchant.id, { ...structuredClone(merchant), createdAt: new Date(), updatedAt: new Date() });
+    },
+    update: async (id: string, changes: Partial<MerchantEntity>) => {
+      writes.push({ kind: 'update', id, changes: structuredClone(changes) });
+      rows.set(id, { ...rows.get(id)!, ...structuredClone(changes) });
+      return true;
+    },
+  } as unknown as MerchantRepository;
+  return { repository, writes };
+}
+
+const issuer = NotificationSecretIssuer.fromConfig(`w1:${randomBytes(32).toString('base64')}`);
+
+describe('ManageMerchants: enabling notifications stores the profile and its secret in one write', () => {
+  it('creates a merchant with notifications enabled in one insert that carries the sealed secret', async () => {
+    const { repository, writes } = recordingRepository();
+    const issued = await new ManageMerchants(repository, 'pepper-0123456789abcdef', issuer).create({
+      id: 'SHOP1',
+      name: 'Shop',
+      mode: 'TEST',
+      settings: { notifications: { enabled: true } },
+    });
+    expect(writes.map((w) => w.kind)).toEqual(['insert']);
+    const stored = writes[0].changes.settings!.notifications;
+    expect(stored).toEqual({ enabled: true, secret: { current: expect.any(String) } });
+    expect(stored.secret!.current).not.toContain(issued.notificationSecret);
+    expect(issued.notificationSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(issued.merchant.settings.notifications.secret).toEqual(stored.secret);
+  });
+
+  it('enables notifications on an existing merchant in one update that carries the sealed secret', async () => {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, 'pepper-0123456789abcdef', issuer);
+    await manage.create({ id: 'SHOP2', name: 'Shop', mode: 'TEST' });
+    writes.length = 0;
+    const configured = await manage.configure('SHOP2', { 'notifications.enabled': true });
+    expect(writes.map((w) => w.kind)).toEqual(['update']);
+    expect(writes[0].changes.settings!.notifications).toEqual({ enabled: true, secret: { current: expect.any(String) } });
+    expect(configured.notificationSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Already signed: a later change issues none.
+    expect((await manage.configure('SHOP2', { 'privileges.excessiveRefund': true })).notificationSecret).toBeUndefined();
+  });
+
+  it('stores nothing when no secret can be issued (no WEBHOOK_SECRET_KEYS)', async () => {
+    const { repository, writes } = recordingRepository();
+    await expect(
+      new ManageMerchants(repository, 'pepper-0123456789abcdef').create({ id: 'SHOP3', name: 'Shop', mode: 'TEST', settings: { notifications: { enabled: true } } }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(writes).toEqual([]);
+  });
+});
