@@ -194,7 +194,9 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       const lockTtl = Number(config.ORDER_LOCK_TTL_MS);
       const shutdownGrace = Number(config.SHUTDOWN_GRACE_MS);
       expect(shutdownGrace).toBeGreaterThanOrEqual(longestRequest + lockTtl);
-      for (const app of APPS) {
+      // The webhook dispatcher finishes its deliveries in flight, each bounded by WEBHOOK_TIMEOUT_MS.
+      expect(shutdownGrace).toBeGreaterThanOrEqual(Number(config.WEBHOOK_TIMEOUT_MS));
+      for (const app of [...APPS, ...Object.keys(MODE_OF)]) {
         const spec = podSpecOf(find('Deployment', app)[0])!;
         const [container] = spec.containers;
         expect(container.startupProbe?.httpGet?.path).toBe('/health/live');

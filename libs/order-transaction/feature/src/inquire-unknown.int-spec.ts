@@ -158,6 +158,36 @@ describe('inquiries about UNKNOWN card transactions', () => {
     expect(await inquirer().round()).toMatchObject({ claimed: 0 });
   });
 
+  it('a round told to stop asks no more after the inquiry it is at; the rest are asked once their lease runs out', async () => {
+    const merchant = testMerchant();
+    const orders = [newOrderId(), newOrderId(), newOrderId()];
+    for (const orderId of orders) {
+      await payUnknown(merchant, orderId, '4.00');
+    }
+    let stopping = false;
+    const asked: InquiryRequest[] = [];
+    // The process is told to stop while the acquirer answers the first inquiry.
+    const slowAcquirer = {
+      forMerchantMode: () => ({
+        inquire: (request: InquiryRequest) => {
+          asked.push(request);
+          stopping = true;
+          return Promise.reject(new Error('acquirer link down'));
+        },
+      }),
+    } as unknown as AcquirerRegistry;
+
+    const stopped = await inquirer({ batchSize: 3 }, slowAcquirer).round(new Date(), () => stopping);
+
+    expect(stopped).toMatchObject({ claimed: 3, retried: 1 });
+    expect(asked).toHaveLength(1);
+    // Leased by the stopped round: no other replica's round takes them before the lease ends.
+    expect(await inquirer().round()).toMatchObject({ claimed: 0 });
+    // Past the lease (and the first one's retry wait): all three asked and resolved.
+    const later = new Date(Date.now() + 3 * 10_000 + 61_000);
+    expect(await inquirer({ batchSize: 3 }).round(later)).toMatchObject({ claimed: 3, resolved: 3 });
+  });
+
   it('a transaction an operator resolved first is not asked about', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();

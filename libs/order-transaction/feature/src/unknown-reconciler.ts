@@ -7,12 +7,15 @@ export const UNKNOWN_RECONCILER_INTERVAL = Symbol('UNKNOWN_RECONCILER_INTERVAL')
 /**
  * Runs InquireUnknown's rounds every UNKNOWN_INQUIRY_INTERVAL_MS in each request-serving
  * process (serve and all modes; 0 turns it off). Rounds of one process never overlap; those of
- * several replicas share the queue through its claims. On shutdown it starts no round and lets
- * the one in progress finish (each inquiry is bounded by INQUIRY_WAIT_MS).
+ * several replicas share the queue through its claims. On shutdown it starts no round, and the
+ * one in progress asks no more after the inquiry it is at (bounded by INQUIRY_WAIT_MS): Nest
+ * waits for this before it drains the NATS requests, all within SHUTDOWN_GRACE_MS, so a whole
+ * batch of slow inquiries would leave the payments still arriving meanwhile to be cut off.
  */
 @Injectable()
 export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly rounds: PeriodicJob<InquiryRound | null>;
+  private stopping = false;
 
   constructor(
     private readonly inquire: InquireUnknown,
@@ -29,6 +32,7 @@ export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicat
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.rounds.stop();
   }
 
@@ -39,7 +43,7 @@ export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicat
 
   private async round(): Promise<InquiryRound | null> {
     try {
-      const round = await this.inquire.round();
+      const round = await this.inquire.round(new Date(), () => this.stopping);
       if (round.claimed > 0) {
         this.logger.info({ ...round }, 'inquiries about UNKNOWN transactions sent');
       }

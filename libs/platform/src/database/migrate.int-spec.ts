@@ -183,6 +183,40 @@ const addNoteIndex = (name: string) =>
     false,
   );
 
+describe('migrateSchema, two runners at once', () => {
+  it('builds an index CONCURRENTLY while a second runner waits for the advisory lock, and both succeed', async () => {
+    const name = `${schema}_${randomBytes(3).toString('hex')}`;
+    schemas.push(name);
+    const setup = await open(name, [], 1, 'setup');
+    await setup.query(`CREATE SCHEMA "${name}"`);
+    await setup.query(`CREATE TABLE "${name}".items (id text PRIMARY KEY, note text)`);
+    // Long enough a build that the second runner is waiting for the advisory lock meanwhile.
+    const slowIndex = migration(
+      'AddNoteIndex1700000000002',
+      async (q) => {
+        await q.query('SELECT pg_sleep(0.5)');
+        await createIndexConcurrently(q, { name: 'items_note_idx', table: `${name}.items`, keys: '(note)' });
+      },
+      false,
+    );
+    const [first, second] = await Promise.all([open(name, [slowIndex], 1, 'first'), open(name, [slowIndex], 1, 'second')]);
+
+    const runs = await Promise.allSettled([
+      migrateSchema(first, FAST_RETRIES),
+      sleep(100).then(() => migrateSchema(second, FAST_RETRIES)),
+    ]);
+
+    expect(runs.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual([['AddNoteIndex1700000000002'], []]);
+    expect(
+      await setup.query(
+        `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         WHERE c.relnamespace = $1::regnamespace AND c.relname = 'items_note_idx'`,
+        [name],
+      ),
+    ).toEqual([{ valid: true }]);
+  }, 15_000);
+});
+
 describe('migrateSchema on a table in use', () => {
   it('lets readers through after the lock timeout, retries the migration, and applies it once the transaction in its way ends', async () => {
     const table = await tableInUse('read');

@@ -25,6 +25,9 @@ type MigrateSettings = Required<Omit<MigrateOptions, 'logger'>> & Pick<MigrateOp
 
 const DEFAULTS = { lockTimeoutMs: DEFAULT_MIGRATION_LOCK_TIMEOUT_MS, lockRetries: 5, retryDelayMs: 500 };
 
+/** How often a runner asks again for the advisory lock another runner holds. */
+const ADVISORY_LOCK_POLL_MS = 250;
+
 /** SQLSTATE lock_not_available: lock_timeout ran out (or a NOWAIT lock was refused). */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -46,7 +49,7 @@ export async function migrateSchema(dataSource: DataSource, options: MigrateOpti
   await runner.connect();
   try {
     await runner.query('SET statement_timeout = 0');
-    await runner.query('SELECT pg_advisory_lock($1)', [advisoryKey(settings.schema)]);
+    await takeAdvisoryLock(runner, advisoryKey(settings.schema));
     // Only once the advisory lock is held: lock_timeout would bound its wait as well.
     await runner.query(`SELECT set_config('lock_timeout', $1, false)`, [`${settings.lockTimeoutMs}ms`]);
     await ensureSchema(runner, settings.schema);
@@ -62,6 +65,24 @@ export async function migrateSchema(dataSource: DataSource, options: MigrateOpti
     await runner.query('RESET statement_timeout').catch(() => undefined);
     await runner.query('RESET lock_timeout').catch(() => undefined);
     await runner.release();
+  }
+}
+
+/**
+ * Waits for the schema's advisory lock by asking for it again and again, not in one
+ * pg_advisory_lock call: a session blocked in a statement holds that statement's snapshot, and
+ * CREATE INDEX CONCURRENTLY waits for every older snapshot in the database, so the runner
+ * holding the lock would wait for the one waiting for it (a deadlock Postgres breaks by failing
+ * one of them, or the holder's lock_timeout running out until it gives up). Between two
+ * attempts this session is in no statement at all.
+ */
+async function takeAdvisoryLock(runner: QueryRunner, key: string): Promise<void> {
+  for (;;) {
+    const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [key])) as { locked: boolean }[];
+    if (locked) {
+      return;
+    }
+    await sleep(ADVISORY_LOCK_POLL_MS);
   }
 }
 

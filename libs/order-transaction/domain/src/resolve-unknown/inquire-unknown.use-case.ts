@@ -60,7 +60,13 @@ export class InquireUnknown {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async round(now: Date = new Date()): Promise<InquiryRound> {
+  /**
+   * One round. `stopping` is asked before each inquiry: a process shutting down (its NATS
+   * requests not drained yet, its grace period running) asks no more, rather than keep it for
+   * up to a whole batch of INQUIRY_WAIT_MS. The claims left unasked are asked once their lease
+   * runs out, by whichever replica claims them then.
+   */
+  async round(now: Date = new Date(), stopping: () => boolean = () => false): Promise<InquiryRound> {
     const claimed = await this.inquiries.claim({
       now,
       recordedBefore: new Date(now.getTime() - this.options.afterMs),
@@ -71,6 +77,9 @@ export class InquireUnknown {
     const round: InquiryRound = { claimed: claimed.length, resolved: 0, retried: 0, dropped: 0 };
     // One at a time: the queue holds the rare lost answers, and an acquirer is not to be flooded.
     for (const inquiry of claimed) {
+      if (stopping()) {
+        break;
+      }
       const inquired = await this.inquireSafely(inquiry);
       if (inquired === 'RESOLVED') round.resolved += 1;
       else if (inquired === 'RETRIED') round.retried += 1;
