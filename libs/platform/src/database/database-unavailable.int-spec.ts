@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { freePort, rejectionOf, testServers } from '../test-support';
-import { isDatabaseUnavailable } from './database-unavailable';
+import { isDatabaseUnavailable, mayHaveCommitted } from './database-unavailable';
 
 const ADMIN_URL = testServers.pgAdminUrl;
 
@@ -12,6 +12,8 @@ describe('isDatabaseUnavailable, on the errors node-pg really raises', () => {
     try {
       const err = await rejectionOf(pool.query('SELECT 1'));
       expect(isDatabaseUnavailable(err)).toBe(true);
+      // Nothing was sent.
+      expect(mayHaveCommitted(err)).toBe(false);
     } finally {
       held.release();
       await pool.end();
@@ -21,7 +23,9 @@ describe('isDatabaseUnavailable, on the errors node-pg really raises', () => {
   it('recognises a server that refuses connections', async () => {
     const pool = new Pool({ host: '127.0.0.1', port: await freePort(), user: 'postgres', connectionTimeoutMillis: 1_000 });
     try {
-      expect(isDatabaseUnavailable(await rejectionOf(pool.query('SELECT 1')))).toBe(true);
+      const err = await rejectionOf(pool.query('SELECT 1'));
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      expect(mayHaveCommitted(err)).toBe(false);
     } finally {
       await pool.end();
     }
@@ -42,10 +46,14 @@ describe('isDatabaseUnavailable, on the errors node-pg really raises', () => {
       expect(terminated).toMatchObject({ message: 'Client has encountered a connection error and is not queryable' });
       expect(isDatabaseUnavailable(terminated)).toBe(true);
       expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+      // Lost under a statement: a COMMIT may have committed, its answer lost.
+      expect(mayHaveCommitted(new Error('Connection terminated unexpectedly'))).toBe(true);
+      expect(mayHaveCommitted(new QueryFailedError('COMMIT', [], new Error('Connection terminated unexpectedly')))).toBe(true);
 
       const refused = await rejectionOf(pool.query('SELECT * FROM no_such_table_here'));
       expect(isDatabaseUnavailable(refused)).toBe(false);
       expect(isDatabaseUnavailable(new QueryFailedError('SELECT * FROM no_such_table_here', [], refused as Error))).toBe(false);
+      expect(mayHaveCommitted(refused)).toBe(false);
     } finally {
       await pool.end();
     }

@@ -2,8 +2,10 @@
  * Postgres could not take the statement: no connection free in the pool within its timeout,
  * the server refusing or dropping connections, out of connection slots, shutting down or still
  * starting. The statement did not run, or its transaction was rolled back with the connection,
- * so the request may be retried as it is (the ledger answers a retried transaction id as a
- * replay). Anything else from the database (a constraint, a syntax error) is not this.
+ * or (a connection lost under a COMMIT, or under a statement committing on its own) it committed
+ * and only its answer was lost: mayHaveCommitted. Either way the request may be retried as it
+ * is (the ledger answers a retried transaction id as a replay). Anything else from the database
+ * (a constraint, a syntax error) is not this.
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -20,6 +22,9 @@ const UNAVAILABLE_CODES = new Set([
   '08006', // connection_failure
 ]);
 
+/** Those of UNAVAILABLE_CODES raised while connecting: nothing was sent. */
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', '53300', '57P03', '08001']);
+
 /** pg-pool's error when no connection became free within connectionTimeoutMillis. */
 const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
 /**
@@ -29,14 +34,33 @@ const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
 const CONNECTION_TERMINATED = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
 
 export function isDatabaseUnavailable(err: unknown): boolean {
-  // TypeORM wraps driver errors (QueryFailedError.driverError); errors may carry a cause.
+  return causesOf(err).some(
+    ({ code, message }) =>
+      (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || message === POOL_TIMEOUT || (typeof message === 'string' && CONNECTION_TERMINATED.test(message)),
+  );
+}
+
+/**
+ * The database became unavailable after the statement may have reached it (a reset or
+ * terminated connection, not a pool timeout or a refused connection): a write that was a
+ * COMMIT, or a single statement committing on its own, may have committed with only its answer
+ * lost. Whoever must know reads again (docs/decisions/database-unavailable-is-server-busy.md,
+ * amendment of 2026-11-26).
+ */
+export function mayHaveCommitted(err: unknown): boolean {
+  return (
+    isDatabaseUnavailable(err) &&
+    !causesOf(err).some(({ code, message }) => (typeof code === 'string' && NOT_CONNECTED_CODES.has(code)) || message === POOL_TIMEOUT)
+  );
+}
+
+/** The error and what it wraps: TypeORM's QueryFailedError.driverError, an error's cause. */
+function causesOf(err: unknown): { code?: unknown; message?: unknown }[] {
+  const causes: { code?: unknown; message?: unknown }[] = [];
   for (let error = err, depth = 0; typeof error === 'object' && error !== null && depth < 3; depth++) {
-    const { code, message } = error as { code?: unknown; message?: unknown };
-    if ((typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || message === POOL_TIMEOUT || (typeof message === 'string' && CONNECTION_TERMINATED.test(message))) {
-      return true;
-    }
+    causes.push(error as { code?: unknown; message?: unknown });
     const { driverError, cause } = error as { driverError?: unknown; cause?: unknown };
     error = driverError ?? cause;
   }
-  return false;
+  return causes;
 }

@@ -12,6 +12,7 @@ import {
   UnknownInquiries,
 } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
+import { mayHaveCommitted } from '@gateway/platform';
 import type { EntityManager } from 'typeorm';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, assertUpdatable, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
@@ -19,6 +20,7 @@ import { completeResponse } from '../ledger-response/complete-response';
 import { OrderSnapshot } from '../ledger-response/order-snapshot';
 import { recordEntry } from '../order-state/record-entry';
 import { entryOfRow, orderRowWrite } from './ledger-write';
+import { reservationFound } from './lost-reservation';
 import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
 
 /**
@@ -27,6 +29,7 @@ import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput
  *   RESERVE   a RECORD of a PENDING transaction that holds its amount before the side effect;
  *             not announced to the webhook outbox, since it may still be released, and leaving
  *             an existing order's own fields (amount, details, notification URL) to COMPLETE.
+ *             A write whose answer was lost with its connection is read back (reservationAnswerLost).
  *   COMPLETE  the UPDATE of a transaction this process reserved, with the side effect's
  *             outcome. Not fenced (the reservation proved the lock, and money that moved must
  *             be recorded even if a newer token reached the order since), no replay (the stored
@@ -125,9 +128,48 @@ export class RecordOperation {
       apiOperation: input.apiOperation,
       decide: (order, at) => this.recordOnOrder(order, input, step, at),
     };
-    const recorded =
-      input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(record, seen);
-    return recorded ?? this.recordLocked(record, () => this.newOrder(input, step, new Date()));
+    try {
+      const recorded =
+        input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(record, seen);
+      return recorded ?? (await this.recordLocked(record, () => this.newOrder(input, step, new Date())));
+    } catch (err) {
+      if (step !== 'RESERVE' || !mayHaveCommitted(err)) {
+        throw err;
+      }
+      return this.reservationAnswerLost(record, input, err);
+    }
+  }
+
+  /**
+   * A reservation whose write may have committed though its answer was lost (the connection
+   * broke under the statement or its COMMIT): the order is read again. This request's own
+   * reservation there means it committed, and the operation carries on from it, as the answer
+   * would have; without it, it rolled back, and the error stands (503, nothing was reserved and
+   * no side effect runs). Another request's there is decided as the reservation would have been
+   * decided on that view: a replay of the same request's body, or its refusal. Answering the
+   * error whatever happened left a reservation that committed PENDING, and the merchant's
+   * retries replaying it, until an operator resolved it (docs/decisions/refund-reservation.md,
+   * amendment of 2026-11-26).
+   */
+  private async reservationAnswerLost(decision: Decision, input: RecordInput, lost: unknown): Promise<RecordedOperation> {
+    const { merchantId, orderId, transactionId, apiOperation } = decision;
+    const seen = await this.ledger.findForBegin(merchantId, orderId, transactionId, apiOperation).catch(() => {
+      // Still unreachable: nobody can tell yet, so the database's error is the answer.
+      throw lost;
+    });
+    const found = reservationFound(seen, input);
+    if (found.found === 'NONE') {
+      throw lost;
+    }
+    if (found.found === 'OWN') {
+      return { body: found.body, replayed: false, written: found.seen };
+    }
+    const record = decision.decide(found.seen, recordTime(found.seen.order));
+    if ('replay' in record) {
+      return { body: record.replay, replayed: true };
+    }
+    // Not reached: a reservation (a CREATE) on an order holding its transaction id is refused or replayed.
+    throw lost;
   }
 
   /**
