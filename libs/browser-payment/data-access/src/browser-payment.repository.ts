@@ -117,6 +117,17 @@ export class BrowserPaymentRepository {
   }
 
   /**
+   * The database's time: the one clock every browser-payment replica judges a redirect token's
+   * expiry by. Each pod's own clock drifts from the others by seconds; judged by those, the
+   * sweep on one replica could time out a payment whose provider page another still shows the
+   * payer as live. clock_timestamp(), not now(): the time of asking, even inside a transaction.
+   */
+  async databaseNow(): Promise<Date> {
+    const rows: { now: Date }[] = await this.dataSource.query('SELECT clock_timestamp() AS now');
+    return rows[0].now;
+  }
+
+  /**
    * Payments whose token expired by `now` with their journey still open, oldest token first
    * (then by id), after `after` when given (payments_expiry_due_idx).
    */

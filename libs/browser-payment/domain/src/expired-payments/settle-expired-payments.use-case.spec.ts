@@ -11,8 +11,10 @@ import {
   RETURN_URL,
   TEST_OPTIONS,
   TestBed,
+  TestClock,
   testMerchant,
 } from '../testing/browser-payment-test-bed';
+import { paymentExpiredPage } from '../pages/journey-pages';
 import { SettleExpiredPayments } from './settle-expired-payments.use-case';
 
 const AT_MERCHANT = initiateBody({ browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_MERCHANT' } } });
@@ -197,5 +199,38 @@ describe('SettleExpiredPayments', () => {
     const recorded = bed.ledger.recorded.length;
     expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
     expect(bed.ledger.recorded).toHaveLength(recorded);
+  });
+
+  describe('judged by the database\'s clock, not the replica\'s', () => {
+    /** The database's clock `ms` from the replica's (the bed's clock, which every use case here runs on). */
+    function databaseAt(bed: TestBed, ms: number): void {
+      bed.payments.databaseClock = new TestClock(new Date(bed.clock.now().getTime() + ms));
+    }
+
+    it('a replica whose clock runs ahead neither lists nor times out a payment the database still holds live', async () => {
+      const bed = browserPaymentTestBed();
+      const { journey, settlement, settle } = await leftAt(bed, 'redirected');
+      bed.clock.advance(3_000);
+      databaseAt(bed, -5_000);
+      expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });
+      expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
+      expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'PENDING' });
+      // The payer's approval, on a replica as far ahead, is still taken.
+      await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider: journey.provider, token: journey.token, decision: 'approve' });
+      expect(providerStatus(bed)).toBe('APPROVED');
+    });
+
+    it('a replica whose clock runs behind shows no provider page for a payment the sweep timed out', async () => {
+      const bed = browserPaymentTestBed();
+      const { journey, settle } = await leftAt(bed, 'redirected');
+      expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+      bed.clock.advance(-5_000);
+      databaseAt(bed, 5_000);
+      const step = payerStep(journey.merchant, journey.provider, journey.token);
+      expect(await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step)).toEqual(paymentExpiredPage());
+      const decision = { requestId: 'r', provider: journey.provider, token: journey.token, decision: 'approve' as const };
+      expect(await new RecordPayerDecision(bed.journeys, bed.providers).execute(decision)).toEqual(paymentExpiredPage());
+      expect(bed.payments.only()).toMatchObject({ interactionStatus: 'REDIRECTED_TO_PROVIDER', result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+    });
   });
 });

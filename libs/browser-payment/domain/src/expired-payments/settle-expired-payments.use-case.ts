@@ -41,15 +41,16 @@ export class SettleExpiredPayments {
     private readonly returns: ReturnFromProvider,
   ) {}
 
+  /** Expiry is judged by the database's clock, as the payer's steps judge it (PayerJourneys.find), never this replica's. */
   async due(query: ExpiredPaymentsQuery): Promise<ExpiredPaymentsReply> {
-    return { payments: await this.store.findExpired(this.steps.now(), query.limit, query.after) };
+    return { payments: await this.store.findExpired(await this.store.databaseNow(), query.limit, query.after) };
   }
 
   async settle(message: SettleExpiredPaymentMessage): Promise<SettleExpiredPaymentReply> {
     const { envelope } = message;
     let payment = await this.store.findById(message.paymentId);
     // Settled by another sweep, moved by a step, or not this merchant's: nothing to do.
-    if (!payment || payment.merchantId !== envelope.merchant.id || !expiryDue(payment, this.steps.now())) {
+    if (!payment || payment.merchantId !== envelope.merchant.id || !expiryDue(payment, await this.store.databaseNow())) {
       return { outcome: 'NOT_DUE' };
     }
     const adapter = this.providers.forPayment(payment);

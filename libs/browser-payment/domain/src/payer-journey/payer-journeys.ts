@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import type { PayerDecision, PayerPage, PayerRedirect } from '@gateway/contracts';
-import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
+import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions } from '../browser-payment.options';
 import { journeyOverPage, paymentExpiredPage, paymentNotFoundPage } from '../pages/journey-pages';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { isProviderName } from '../providers/provider-adapters';
@@ -56,7 +56,6 @@ export class PayerJourneys {
   constructor(
     @Inject(PAYMENT_STORE) private readonly store: PaymentStore,
     @Inject(BROWSER_PAYMENT_OPTIONS) private readonly options: BrowserPaymentOptions,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -76,7 +75,9 @@ export class PayerJourneys {
     if (!payment || payment.provider !== provider || (merchantId !== undefined && payment.merchantId !== merchantId)) {
       return { page: paymentNotFoundPage() };
     }
-    const expired = new Date(payment.tokenExpiresAt).getTime() <= this.clock.now().getTime();
+    // The database's clock, the one the expiry sweep judges by on every replica: by this one's
+    // own, a few seconds behind, the payer could be shown live a payment the sweep timed out.
+    const expired = new Date(payment.tokenExpiresAt).getTime() <= (await this.store.databaseNow()).getTime();
     if (journeyOver(payment)) {
       return expired && !returning ? { page: journeyOverPage() } : { page: journeyOverPage(), ended: payment };
     }

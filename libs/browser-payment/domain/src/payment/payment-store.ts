@@ -10,6 +10,7 @@ export type PaymentStore = Pick<
   | 'findByTokenHash'
   | 'findByTransaction'
   | 'findExpired'
+  | 'databaseNow'
   | 'transition'
   | 'claimExecution'
   | 'releaseExecution'

@@ -117,7 +117,7 @@ export function envelopeFor(merchant: MerchantContext, authMethod: RequestEnvelo
 /** The domain's collaborators wired as the feature module wires them, over in-memory stores. */
 export function browserPaymentTestBed(options: BrowserPaymentOptions = TEST_OPTIONS) {
   const clock = new TestClock();
-  const payments = new InMemoryPaymentStore();
+  const payments = new InMemoryPaymentStore(clock);
   const simulator = new InMemorySimulatorStore();
   const ledger = new FakeLedger();
   const providers = new ProviderAdapters(simulator, clock);
@@ -125,7 +125,7 @@ export function browserPaymentTestBed(options: BrowserPaymentOptions = TEST_OPTI
   const metrics = new Metrics();
   const logger = createLogger({ service: 'test', level: (process.env.BP_TEST_LOG as 'silent') ?? 'silent' });
   const steps = new PaymentSteps(payments, ledger, clock, logger, requestHasher, metrics);
-  const journeys = new PayerJourneys(payments, options, clock);
+  const journeys = new PayerJourneys(payments, options);
   return { clock, payments, simulator, ledger, providers, steps, journeys, options, requestHasher, metrics };
 }
 

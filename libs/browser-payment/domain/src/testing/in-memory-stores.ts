@@ -12,6 +12,7 @@ import type {
 } from '@gateway/browser-payment/data-access';
 import type { ExpiredPayment, ExpiredPaymentsCursor } from '@gateway/contracts';
 import { parseDecimal } from '@gateway/money';
+import { SYSTEM_CLOCK, type Clock } from '../browser-payment.options';
 import { expiryDue } from '../payer-journey/payer-journeys';
 import type { PaymentStore } from '../payment/payment-store';
 import type { SimulatorStore } from '../providers/simulator/simulator-store';
@@ -27,6 +28,9 @@ function clone(row: BrowserPaymentRow): BrowserPaymentRow {
 
 /** PaymentStore's contract in memory: conditional transitions, rolled back when `alongside` fails. */
 export class InMemoryPaymentStore implements PaymentStore {
+  /** The database's clock (the test bed's one clock unless a test sets another: a replica's clock skewed from it). */
+  constructor(public databaseClock: Clock = SYSTEM_CLOCK) {}
+
   readonly payments = new Map<string, BrowserPaymentRow>();
   readonly refunds: ProviderRefundRow[] = [];
   readonly captures: ProviderCaptureRow[] = [];
@@ -52,6 +56,10 @@ export class InMemoryPaymentStore implements PaymentStore {
   async findById(id: string): Promise<BrowserPaymentRow | null> {
     const found = this.payments.get(id);
     return found ? clone(found) : null;
+  }
+
+  async databaseNow(): Promise<Date> {
+    return this.databaseClock.now();
   }
 
   async findExpired(now: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
