@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { JsonObject, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
 import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
-import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import { loadConfig, MessageBus, RunningApp } from '@gateway/platform';
-import { runKey, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
-import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
-import { startTestGateway, TestGateway } from './testing/test-gateway';
+import { MessageBus, RunningApp } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
+import { CARD_SERVICES, startTestGateway, TestGateway } from './testing/test-gateway';
 
 /**
  * Refunds across services in one process, as the standalone profile wires them: the edge over
@@ -21,11 +19,7 @@ let manage: ManageMerchants;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    services: (config) => [
-      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
-      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, config)),
-    ],
-    env: { VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`, VAULT_FINGERPRINT_KEY: runKey('fingerprint') },
+    ...CARD_SERVICES,
     merchantDefaults: { name: 'Refund test', idPrefix: 'INTF' },
   });
   ({ running, bus, manage } = gateway);

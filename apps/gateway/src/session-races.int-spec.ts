@@ -4,12 +4,10 @@ import fc from 'fast-check';
 import { Client } from 'pg';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
-import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import { loadConfig, MessageBus, REDIS_CLIENT } from '@gateway/platform';
-import { runKey, seededRandom, TEST_CARD, TEST_EXPIRY, testInfra, waitFor } from '@gateway/testing';
-import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
+import { MessageBus, REDIS_CLIENT } from '@gateway/platform';
+import { seededRandom, TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import type Redis from 'ioredis';
-import { GatewayResponse, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+import { CARD_SERVICES, GatewayResponse, redisEdgeEnv, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
  * A randomized race test of payment sessions (docs/sessions.md). The edge keeps sessions in the
@@ -63,16 +61,8 @@ let running: { random: () => number; sealMaxMs: number; readMaxMs: number } | nu
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    services: (config) => [
-      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
-      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, config)),
-    ],
-    env: { VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`, VAULT_FINGERPRINT_KEY: runKey('fingerprint') },
-    edgeEnv: {
-      GATEWAY_PROFILE: 'distributed',
-      REDIS_URL: testInfra.redisUrl,
-      REDIS_KEY_PREFIX: process.env.TEST_REDIS_PREFIX ?? '',
-    },
+    ...CARD_SERVICES,
+    edgeEnv: redisEdgeEnv(),
     merchantDefaults: { name: 'Session races', idPrefix: 'INTSR' },
   });
   redis = gateway.running.app.get<Redis>(REDIS_CLIENT);

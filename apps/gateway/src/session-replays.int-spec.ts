@@ -1,10 +1,8 @@
 import { JsonObject } from '@gateway/contracts';
-import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import { loadConfig, REDIS_CLIENT } from '@gateway/platform';
-import { runKey, TEST_CARD, TEST_EXPIRY, testInfra, waitFor } from '@gateway/testing';
-import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
+import { REDIS_CLIENT } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import type Redis from 'ioredis';
-import { GatewayResponse, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+import { CARD_SERVICES, GatewayResponse, redisEdgeEnv, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
  * A replay of an operation that named a payment session (docs/decisions/security-code-used-once.md):
@@ -18,16 +16,8 @@ let merchant: TestGatewayMerchant;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    services: (config) => [
-      OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
-      TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, config)),
-    ],
-    env: { VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`, VAULT_FINGERPRINT_KEY: runKey('fingerprint') },
-    edgeEnv: {
-      GATEWAY_PROFILE: 'distributed',
-      REDIS_URL: testInfra.redisUrl,
-      REDIS_KEY_PREFIX: process.env.TEST_REDIS_PREFIX ?? '',
-    },
+    ...CARD_SERVICES,
+    edgeEnv: redisEdgeEnv(),
     merchantDefaults: { name: 'Session replays', idPrefix: 'INTRP' },
   });
   const redis = gateway.running.app.get<Redis>(REDIS_CLIENT);

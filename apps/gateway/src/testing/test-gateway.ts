@@ -17,7 +17,8 @@ import {
   PlatformModule,
   RunningApp,
 } from '@gateway/platform';
-import { testRequestHashKey } from '@gateway/testing';
+import { runKey, testInfra, testRequestHashKey } from '@gateway/testing';
+import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 
 const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
 
@@ -69,6 +70,23 @@ export interface TestGatewayOptions {
   edgeEnv?: Record<string, string>;
   /** What `newMerchant` gives when not told otherwise. */
   merchantDefaults?: Pick<NewMerchantOptions, 'name' | 'idPrefix'>;
+}
+
+/**
+ * The card path behind the edge: order-transaction and the token vault (with this run's vault
+ * keys), for `startTestGateway({ ...CARD_SERVICES, ... })`.
+ */
+export const CARD_SERVICES: Pick<TestGatewayOptions, 'services' | 'env'> = {
+  services: (config) => [
+    OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config)),
+    TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, config)),
+  ],
+  env: { VAULT_MASTER_KEYS: `int-1:${runKey('master-1')}`, VAULT_FINGERPRINT_KEY: runKey('fingerprint') },
+};
+
+/** The distributed profile's edge: payment sessions, order locks and the throttle in this run's Redis. */
+export function redisEdgeEnv(): Record<string, string> {
+  return { GATEWAY_PROFILE: 'distributed', REDIS_URL: testInfra.redisUrl, REDIS_KEY_PREFIX: process.env.TEST_REDIS_PREFIX ?? '' };
 }
 
 /**
