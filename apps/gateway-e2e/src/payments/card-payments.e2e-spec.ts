@@ -204,6 +204,50 @@ describe('card payments over HTTP', () => {
     expectOrder(await capture(orderId, 'c2', '5.00'), 'CAPTURED', [20, 20, 0]);
   });
 
+  it('400: a refund beyond what its named capture holds, though the order\'s other capture covers it', async () => {
+    const orderId = newOrderId();
+    await authorize(orderId, 'a1', '100.00');
+    await capture(orderId, 'c1', '30.00');
+    await capture(orderId, 'c2', '70.00');
+    const beyond = await refund(orderId, 'r1', '50.00', { targetTransactionId: 'c1' });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        field: 'transaction.amount',
+        validationType: 'INVALID',
+        explanation: "Value '50.00' is invalid. The amount available for refund of transaction 'c1' is 30.00 USD.",
+      },
+      result: 'ERROR',
+    });
+    // Nothing was recorded by the refusal: the same id refunds what c1 holds.
+    expectOrder(await refund(orderId, 'r1', '30.00', { targetTransactionId: 'c1' }), 'PARTIALLY_REFUNDED', [100, 100, 30]);
+  });
+
+  it('400: a capture or refund whose taxAmount exceeds its amount, on transaction.taxAmount', async () => {
+    const orderId = newOrderId();
+    await authorize(orderId, 'a1', '10.00');
+    const captured = await capture(orderId, 'c1', '1.00', { taxAmount: '1000000000000' });
+    expect(captured.status).toBe(400);
+    expect(captured.body).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        field: 'transaction.taxAmount',
+        validationType: 'INVALID',
+        explanation: "Value '1000000000000' is invalid. taxAmount must be at most transaction.amount (1.00): the tax is part of the amount.",
+      },
+      result: 'ERROR',
+    });
+    expectOrder(await capture(orderId, 'c1', '10.00', { taxAmount: '1.00' }), 'CAPTURED', [10, 10, 0]);
+    const refunded = await refund(orderId, 'r1', '5.00', { taxAmount: '5.01' });
+    expect(refunded.status).toBe(400);
+    expect(refunded.body.error).toMatchObject({ field: 'transaction.taxAmount', validationType: 'INVALID' });
+    // A full refund's default tax is the tax captured.
+    const full = await refund(orderId, 'r1', '10.00');
+    expectOrder(full, 'REFUNDED', [10, 10, 10]);
+    expect(full.body.transaction).toMatchObject({ taxAmount: 1 });
+  });
+
   it('400: a void of a voided transaction', async () => {
     const orderId = newOrderId();
     await pay(orderId, 'p1', '9.00');

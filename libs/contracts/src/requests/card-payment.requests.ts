@@ -21,6 +21,7 @@ import {
   cardPaymentAmountConsistency,
   cardPaymentAmountPositive,
   cardPaymentAmountsAnswerable,
+  transactionTaxWithinAmount,
 } from './request-rules';
 import { Address, LineItem, ProvidedKeyedCard, TransactionAcquirer } from './shared-groups';
 import { Agreement, ExternalAuthentication } from './verify.request';
@@ -195,7 +196,7 @@ export class FollowOnOrder {
 }
 
 /** `apiOperation: CAPTURE` of an earlier AUTHORIZE on the same order. */
-@CrossFieldRules<CaptureRequest>(capturableAmountPositive, captureAmountsAnswerable)
+@CrossFieldRules<CaptureRequest>(capturableAmountPositive, captureAmountsAnswerable, transactionTaxWithinAmount)
 export class CaptureRequest extends OrderOperationRequestBase {
   @EnumField(['CAPTURE'], { required: true })
   apiOperation: 'CAPTURE';

@@ -19,7 +19,7 @@ import {
 } from '@gateway/api-fields';
 import type { MerchantContext } from '../merchant-context';
 import { OrderOperationRequestBase } from './order-operation-base';
-import { refundAmountPositive, refundAmountsAnswerable } from './request-rules';
+import { refundAmountPositive, refundAmountsAnswerable, transactionTaxWithinAmount } from './request-rules';
 import {
   AddressWithoutStateProvinceCode,
   ExternalTokenProvider,
@@ -282,7 +282,7 @@ export class RefundTransaction {
   taxAmount?: string;
 }
 
-@CrossFieldRules<RefundRequest>(refundAmountPositive, refundAmountsAnswerable)
+@CrossFieldRules<RefundRequest>(refundAmountPositive, refundAmountsAnswerable, transactionTaxWithinAmount)
 export class RefundRequest extends OrderOperationRequestBase {
   @EnumField(['REFUND'], { required: true })
   apiOperation: 'REFUND';

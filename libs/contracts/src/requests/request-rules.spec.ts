@@ -369,3 +369,28 @@ describe('amounts the API can answer (docs/decisions/amount-bounds.md)', () => {
     });
   });
 });
+
+describe('a transaction\'s tax within its amount (CAPTURE, REFUND)', () => {
+  const capture = (amount: string, taxAmount: string) => ({ apiOperation: 'CAPTURE', transaction: { amount, currency: 'USD', taxAmount } });
+  const refund = (amount: string, taxAmount: string) => ({ apiOperation: 'REFUND', transaction: { amount, currency: 'USD', taxAmount } });
+
+  it.each([
+    ['CAPTURE', capture],
+    ['REFUND', refund],
+  ] as const)('rejects a %s whose taxAmount exceeds its amount, on transaction.taxAmount', (operation, body) => {
+    expect(rejection(() => validateOrderOperationRequest(operation, body('1.00', '1000000000000')))).toEqual({
+      field: 'transaction.taxAmount',
+      validationType: 'INVALID',
+      explanation: "Value '1000000000000' is invalid. taxAmount must be at most transaction.amount (1.00): the tax is part of the amount.",
+    });
+    expect(rejection(() => validateOrderOperationRequest(operation, body('10.00', '10.01')))).toMatchObject({ field: 'transaction.taxAmount' });
+  });
+
+  it.each([
+    ['CAPTURE', capture],
+    ['REFUND', refund],
+  ] as const)('accepts a %s whose taxAmount is its whole amount, compared as decimals', (operation, body) => {
+    expect(() => validateOrderOperationRequest(operation, body('10.00', '10'))).not.toThrow();
+    expect(() => validateOrderOperationRequest(operation, body('9.5', '9.10'))).not.toThrow();
+  });
+});

@@ -149,6 +149,25 @@ export function confirmAmountPositive(request: ConfirmBrowserPaymentRequest): Fi
   return positive('order.amount', request.order?.amount);
 }
 
+// A transaction's tax is part of its amount ----------------------------------------------------
+
+/**
+ * `transaction.taxAmount` of a CAPTURE or REFUND is the tax included in `transaction.amount`
+ * (ledger.messages.ts), so it is at most that amount. Each request's tax is bounded by
+ * MAX_AMOUNT alone otherwise, and a full refund's default tax, the sum of the taxes captured,
+ * could then pass what the API answers and the tax column holds (a 500): within its amount,
+ * that sum is within the order's captured total, which the ledger keeps within MAX_AMOUNT
+ * (docs/decisions/amount-consistency-rules.md, amendment 2026-11-26). AUTHORIZE's and PAY's
+ * order.taxAmount is a sub-total of order.amount already (rule 1 below).
+ */
+export function transactionTaxWithinAmount(request: RefundRequest | CaptureRequest): FieldProblem | null {
+  const { amount, taxAmount } = request.transaction;
+  if (amount === undefined || taxAmount === undefined || !parseDecimal(taxAmount).greaterThan(parseDecimal(amount))) {
+    return null;
+  }
+  return invalidValue('transaction.taxAmount', taxAmount, `must be at most transaction.amount (${amount}): the tax is part of the amount`);
+}
+
 // Amount consistency (initiate and confirm) ----------------------------------------------------
 
 /**

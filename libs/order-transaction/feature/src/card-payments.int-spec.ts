@@ -175,6 +175,79 @@ describe('a capture\'s tax', () => {
   });
 });
 
+describe('a capture\'s tax beyond its amount (amount-consistency-rules.md, amendment 2026-11-26)', () => {
+  it('is refused on transaction.taxAmount, so captures cannot push a full refund\'s default tax past what the API answers (it was a 500)', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '11.00');
+    // Before: eleven captures of 1.00 each with a tax of 10^12 were accepted, and the full refund's
+    // default tax, their sum, overflowed the tax column: 500 SERVER_FAILED.
+    await expect(
+      operate(merchant, orderId, 'c0', 'CAPTURE', { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1000000000000' } }),
+    ).rejects.toMatchObject({ field: 'transaction.taxAmount', validationType: 'INVALID' });
+    expect(await transactionsOf(merchant, orderId)).toHaveLength(1);
+    await operate(merchant, orderId, 'c1', 'CAPTURE', { transaction: { amount: '11.00', currency: 'USD', taxAmount: '11.00' } });
+    const refunded = await operate(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '11.00', currency: 'USD' } });
+    expect(refunded).toMatchObject({ result: 'SUCCESS', transaction: { taxAmount: 11 } });
+  });
+});
+
+describe('a refund of a named capture (refund-rules.md, amendment 2026-11-26)', () => {
+  it('is refused beyond what that capture holds, even when the order\'s other capture covers it: nothing recorded, nothing sent', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '100.00');
+    await capture(merchant, orderId, 'c1', '30.00');
+    await capture(merchant, orderId, 'c2', '70.00');
+    const refunds = await acquirerCalls('REFUND');
+    const refund = (id: string, amount: string, targetTransactionId: string) =>
+      operate(merchant, orderId, id, 'REFUND', { transaction: { amount, currency: 'USD', targetTransactionId } });
+    await expect(refund('r1', '50.00', 'c1')).rejects.toMatchObject({
+      field: 'transaction.amount',
+      validationType: 'INVALID',
+      explanation: "Value '50.00' is invalid. The amount available for refund of transaction 'c1' is 30.00 USD.",
+    });
+    expect(await acquirerCalls('REFUND')).toBe(refunds);
+    expect(await refund('r1', '20.00', 'c1')).toMatchObject({ result: 'SUCCESS' });
+    expect(await acquirerCalls('REFUND')).toBe(refunds + 1);
+    await expect(refund('r2', '10.01', 'c1')).rejects.toMatchObject({
+      explanation: "Value '10.01' is invalid. The amount available for refund of transaction 'c1' is 10.00 USD.",
+    });
+    expect(await refund('r2', '70.00', 'c2')).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 90 } });
+    expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['a1', 'c1', 'c2', 'r1', 'r2']);
+  });
+});
+
+describe('the tax a full refund defaults to (test-acquirer-partial-approvals.md, refund-rules.md: amendments 2026-11-26)', () => {
+  it('is none after a partial approval: the request\'s tax is kept with neither the payment nor the refund', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const paid = await operate(merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '110.51', currency: 'USD', itemAmount: '100.51', taxAmount: '10.00', acceptPartialAmount: true },
+      sourceOfFunds: card,
+    });
+    expect(paid).toMatchObject({ response: { gatewayCode: 'PARTIALLY_APPROVED' }, transaction: { amount: 55.25, requestedAmount: 110.51 } });
+    expect(paid.transaction).not.toHaveProperty('taxAmount');
+    const [row] = await app.dataSource.query(
+      `SELECT tax_amount FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`,
+      [merchant.id, orderId],
+    );
+    expect(row.tax_amount).toBeNull();
+    const refunded = await operate(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '55.25', currency: 'USD' } });
+    expect(refunded).toMatchObject({ result: 'SUCCESS' });
+    expect(refunded.transaction).not.toHaveProperty('taxAmount');
+  });
+
+  it('is the authorisation\'s tax after one capture of all of it that named no tax', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operate(merchant, orderId, 'a1', 'AUTHORIZE', { order: { amount: '50.00', currency: 'USD', itemAmount: '46.00', taxAmount: '4.00' }, sourceOfFunds: card });
+    await capture(merchant, orderId, 'c1', '50.00');
+    const refunded = await operate(merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '50.00', currency: 'USD' } });
+    expect(refunded).toMatchObject({ result: 'SUCCESS', transaction: { taxAmount: 4 } });
+  });
+});
+
 describe('the same request sent several times at once without the lock', () => {
   it('reaches the acquirer once: the others answer the stored response', async () => {
     const merchant = testMerchant();

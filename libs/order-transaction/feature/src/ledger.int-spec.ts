@@ -61,6 +61,19 @@ async function counts(merchant: MerchantContext, orderId: string) {
   return row as { transactions: number; responses: number };
 }
 
+describe('a recorded transaction\'s tax (amount-consistency-rules.md, amendment 2026-11-26)', () => {
+  it('is refused beyond the transaction\'s amount, whoever records it: 400 on transaction.taxAmount, nothing recorded', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const pay = operation(merchant, orderId, 'p1', 'PAY');
+    const refused = await rejection(ledger.record(recordMessage(pay, { transaction: { ...txn('PAYMENT', '1.00'), taxAmount: '1000000000000' } })));
+    expect(refused).toMatchObject({ field: 'transaction.taxAmount', validationType: 'INVALID' });
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 0, responses: 0 });
+    await ledger.record(recordMessage(pay, { transaction: { ...txn('PAYMENT', '1.00'), taxAmount: '1.00' } }));
+    expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
+  });
+});
+
 describe('begin and record of a VERIFY on a new order', () => {
   it('begins with PROCEED and no order, records a VERIFIED order and completes the order group', async () => {
     const merchant = testMerchant();
@@ -320,16 +333,19 @@ describe('status and totals through an order\'s life', () => {
         ['c1', 'CAPTURE', txn('CAPTURE', '60.00')],
         ['c2', 'CAPTURE', txn('CAPTURE', '40.00')],
         ['r1', 'REFUND', txn('REFUND', '25.50', 'SUCCESS', { targetTransactionId: 'c1' })],
-        ['r2', 'REFUND', txn('REFUND', '74.50', 'SUCCESS', { targetTransactionId: 'c2' })],
+        // Each capture is refunded up to its own amount (refund-rules.md, amendment 2026-11-26).
+        ['r2', 'REFUND', txn('REFUND', '34.50', 'SUCCESS', { targetTransactionId: 'c1' })],
+        ['r3', 'REFUND', txn('REFUND', '40.00', 'SUCCESS', { targetTransactionId: 'c2' })],
       ]),
     ).toEqual([
       { status: 'AUTHORIZED', authorized: 100, captured: 0, refunded: 0 },
       { status: 'PARTIALLY_CAPTURED', authorized: 100, captured: 60, refunded: 0 },
       { status: 'CAPTURED', authorized: 100, captured: 100, refunded: 0 },
       { status: 'PARTIALLY_REFUNDED', authorized: 100, captured: 100, refunded: 25.5 },
+      { status: 'PARTIALLY_REFUNDED', authorized: 100, captured: 100, refunded: 60 },
       { status: 'REFUNDED', authorized: 100, captured: 100, refunded: 100 },
     ]);
-    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED', refunded: '100.0000', operationCount: 5 });
+    expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'REFUNDED', refunded: '100.0000', operationCount: 6 });
   });
 
   it('refuse a refund beyond the captured amount without the privilege, and record it as EXCESSIVELY_REFUNDED with it', async () => {

@@ -90,6 +90,26 @@ export function assertLedgerRules(
           `The transaction cannot be recorded: the order's refunds would exceed its captured amount (${incoming.type}).`,
         );
   }
+  assertTargetRefundLimit(currency, before, after, incoming);
+}
+
+/**
+ * A refund goes to the acquirer (or provider) against its target's reference, so it may not
+ * (further) exceed what that payment or capture moved less the refunds already against it, even
+ * when the order's other captures keep the order's total within bounds
+ * (docs/decisions/refund-rules.md, amendment 2026-11-26): a real acquirer refuses it, and on an
+ * order funded from two sources it would return one source's money to the other.
+ */
+function assertTargetRefundLimit(currency: string, before: readonly LedgerEntry[], after: readonly LedgerEntry[], incoming: LedgerEntry): void {
+  const targetId = incoming.targetTransactionId;
+  if ((incoming.type !== 'REFUND' && incoming.type !== 'REFUND_REQUEST') || !targetId) {
+    return;
+  }
+  const leftBefore = refundableOf(currency, before, targetId);
+  const leftAfter = refundableOf(currency, after, targetId);
+  if (leftAfter.isNegative() && leftAfter.lessThan(leftBefore)) {
+    throw targetRefundLimitError(Money.of(incoming.amount, currency), leftBefore, targetId);
+  }
 }
 
 /** A refund of `amount` refused by the refund limit, `available` (negative: none) being left. */
@@ -100,6 +120,41 @@ export function refundLimitError(amount: Money, available: Money): GatewayError 
     'INVALID',
     `Value '${amount.toFixed()}' is invalid. The amount available for refund on this order is ${shown.toFixed()} ${shown.currency}.`,
   );
+}
+
+/** A refund of `amount` against `targetId` refused by what is left of that target, `available` (negative: none). */
+export function targetRefundLimitError(amount: Money, available: Money, targetId: string): GatewayError {
+  const shown = available.isNegative() ? Money.zero(available.currency) : available;
+  return GatewayError.invalidField(
+    'transaction.amount',
+    'INVALID',
+    `Value '${amount.toFixed()}' is invalid. The amount available for refund of transaction '${targetId}' is ${shown.toFixed()} ${shown.currency}.`,
+  );
+}
+
+/**
+ * What is left to refund of one payment or capture: its amount (when it succeeded and is neither
+ * voided nor being voided) less the refunds naming it that moved or may move money and the refund
+ * requests outstanding, a refund whose void succeeded not counting. The order-wide `refundable`
+ * cannot see a refund beyond its own target while the order's other captures cover it; this can.
+ */
+export function refundableOf(currency: string, entries: readonly LedgerEntry[], transferId: string): Money {
+  const voided = (id: string | undefined, voidTypes: readonly TransactionType[], results: readonly TransactionResult[]) =>
+    entries.some((e) => voidTypes.includes(e.type) && results.includes(e.result) && e.targetTransactionId === id);
+  const paid = entries
+    .filter((e) => (e.type === 'PAYMENT' || e.type === 'CAPTURE') && e.result === 'SUCCESS' && e.id === transferId)
+    .filter((e) => !voided(e.id, ['VOID_PAYMENT', 'VOID_CAPTURE'], EXPOSED))
+    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+  const refunded = entries
+    .filter((e) => e.targetTransactionId === transferId && countsAsRefunded(e))
+    .filter((e) => !voided(e.id, ['VOID_REFUND'], ['SUCCESS']))
+    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+  return paid.minus(refunded);
+}
+
+/** A refund that moved or may move money, or a refund request holding its amount. */
+function countsAsRefunded(e: LedgerEntry): boolean {
+  return (e.type === 'REFUND' && REFUND_EXPOSED.includes(e.result)) || (e.type === 'REFUND_REQUEST' && REQUEST_OUTSTANDING.includes(e.result));
 }
 
 /**

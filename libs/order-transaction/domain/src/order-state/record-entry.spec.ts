@@ -279,11 +279,43 @@ describe('order lifecycles', () => {
     const completed = record(refunding, { ...entry('VOID_PAYMENT', '100.00'), id: 'v1', targetTransactionId: 'p1' }, 2);
     expect(deriveOrderState('USD', completed)).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: Money.of('100.00', 'USD') });
     expect(refundable('USD', completed).isZero()).toBe(true);
-    // The other way round: refunds exposed first, then a void that would leave them beyond the captured amount.
-    const refunded = record(paid, { ...entry('REFUND', '150.00'), id: 'r1', targetTransactionId: 'p2' });
+    // The other way round: refunds exposed first, then a void that would leave them beyond the captured amount
+    // (a refund naming no target, as recorded before the per-target limit: one of p2 is limited to 100.00).
+    const refunded = record(paid, { ...entry('REFUND', '150.00'), id: 'r1' });
     expect(() => record(refunded, { ...entry('VOID_PAYMENT', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' })).toThrow(
       /refunds would exceed its captured amount \(VOID_PAYMENT\)/,
     );
+  });
+
+  it('limits refunds per payment or capture, even when the order\'s other captures would cover them', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry, replacing?: number) =>
+      recordEntry('USD', before, e, { excessiveRefundAllowed: false, ...(replacing === undefined ? {} : { replacing }) }).entries;
+    const refundOf = (id: string, target: string, amount: string, result: TransactionResult = 'SUCCESS', type: TransactionType = 'REFUND') => ({
+      ...entry(type, amount, result),
+      id,
+      targetTransactionId: target,
+    });
+    const captured = [
+      { ...entry('AUTHORIZATION', '100.00'), id: 'a1' },
+      { ...entry('CAPTURE', '30.00'), id: 'c1', targetTransactionId: 'a1' },
+      { ...entry('CAPTURE', '70.00'), id: 'c2', targetTransactionId: 'a1' },
+    ];
+    // The order holds 100.00 to refund, c1 only 30.00.
+    expect(() => record(captured, refundOf('r1', 'c1', '30.01'))).toThrow(/available for refund of transaction 'c1' is 30.00 USD/);
+    const first = record(captured, refundOf('r1', 'c1', '20.00', 'PENDING'));
+    // Pending refunds and outstanding refund requests hold their amount against their target.
+    expect(() => record(first, refundOf('r2', 'c1', '10.01', 'PENDING'))).toThrow(/available for refund of transaction 'c1' is 10.00 USD/);
+    expect(() => record(first, refundOf('r2', 'c1', '10.01', 'PENDING', 'REFUND_REQUEST'))).toThrow(/transaction 'c1' is 10.00 USD/);
+    const rest = record(first, refundOf('r2', 'c1', '10.00', 'PENDING'));
+    // Their completions are always accepted; the other capture keeps what it holds.
+    const completed = record(rest, refundOf('r1', 'c1', '20.00'), 3);
+    expect(record(completed, refundOf('r3', 'c2', '70.00'))).toHaveLength(6);
+    // A refund whose void succeeded gives its amount back to its target; a declined refund holds nothing.
+    const voided = record(completed, { ...entry('VOID_REFUND', '20.00'), id: 'v1', targetTransactionId: 'r1' });
+    expect(record(voided, refundOf('r3', 'c1', '20.00'))).toHaveLength(7);
+    expect(record(captured, refundOf('r1', 'c1', '30.01', 'FAILURE'))).toHaveLength(4);
+    // With the Excessive Refund privilege a target may be refunded beyond its amount.
+    expect(recordEntry('USD', captured, refundOf('r1', 'c1', '50.00'), { excessiveRefundAllowed: true }).state.totalRefundedAmount.toFixed()).toBe('50.00');
   });
 
   it('a pending void of an authorisation takes it out of what can be captured; a pending capture stops its void', () => {

@@ -1,7 +1,8 @@
 import { CardPaymentRequest, validateOrderOperationRequest } from '@gateway/contracts';
+import { Money } from '@gateway/money';
 import { TEST_CARD } from '@gateway/testing';
 import { planCardPayment } from './card-payment-plan';
-import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
+import { cardPaymentOrderDetails, cardPaymentResponseBody, taxOfTransaction } from './card-payment-response';
 
 const card = { number: TEST_CARD, expiry: { month: '1', year: '39' }, securityCode: '100' };
 
@@ -70,5 +71,26 @@ describe('a card payment\'s response and kept order details', () => {
     const request = pay({ amount: '0.30', currency: 'USD', itemAmount: '0.10', taxAmount: '0.20' });
     const order = cardPaymentResponseBody(request, planCardPayment(request, null, AT)).order;
     expect(JSON.stringify(order)).toBe('{"itemAmount":0.1,"taxAmount":0.2}');
+  });
+});
+
+describe('the tax of a partially approved payment (test-acquirer-partial-approvals.md, amendment 2026-11-26)', () => {
+  const request = pay({ amount: '110.51', currency: 'USD', itemAmount: '100.51', taxAmount: '10.00', acceptPartialAmount: true });
+  const plan = planCardPayment(request, null, AT);
+  const approved = (amount: string) => ({ result: 'SUCCESS' as const, gatewayCode: amount === '110.51' ? 'APPROVED' : 'PARTIALLY_APPROVED', approvedAmount: Money.of(amount, 'USD') });
+
+  it('keeps no transaction tax: the tax of the part approved is not known, and the whole tax could exceed it', () => {
+    expect(taxOfTransaction(plan, approved('55.25'))).toBeNull();
+    const body = cardPaymentResponseBody(request, plan, approved('55.25'));
+    expect(body.transaction).not.toHaveProperty('taxAmount');
+    expect(body.transaction).toMatchObject({ requestedAmount: 110.51 });
+    // The order's sub-totals still echo the request.
+    expect(body.order).toMatchObject({ taxAmount: 10 });
+  });
+
+  it("keeps the request's tax when the whole amount is approved, and before the issuer answered", () => {
+    expect(taxOfTransaction(plan, approved('110.51'))?.toFixed()).toBe('10.00');
+    expect(taxOfTransaction(plan, undefined)?.toFixed()).toBe('10.00');
+    expect(cardPaymentResponseBody(request, plan, approved('110.51')).transaction).toMatchObject({ taxAmount: 10 });
   });
 });

@@ -110,7 +110,7 @@ function transactionGroup(request: CardPaymentRequest, plan: CardPaymentPlan, ou
   const transaction = request.transaction;
   const acquirer: JsonObject = { ...(outcome?.acquirer ?? {}) };
   if (transaction?.acquirer?.customData !== undefined) acquirer.customData = transaction.acquirer.customData;
-  const partial = outcome?.approvedAmount !== undefined && !outcome.approvedAmount.equals(plan.amount);
+  const partial = isPartialApproval(plan, outcome);
   return definedGroups({
     acquirer: Object.keys(acquirer).length > 0 ? acquirer : undefined,
     authorizationCode: outcome?.authorizationCode,
@@ -120,8 +120,24 @@ function transactionGroup(request: CardPaymentRequest, plan: CardPaymentPlan, ou
     reference: transaction?.reference,
     requestedAmount: partial ? plan.amount.toJSON() : undefined,
     source: transaction?.source,
-    taxAmount: plan.taxAmount?.toJSON(),
+    taxAmount: taxOfTransaction(plan, outcome)?.toJSON(),
   });
+}
+
+function isPartialApproval(plan: CardPaymentPlan, outcome: CardOutcome | undefined): boolean {
+  return outcome?.approvedAmount !== undefined && !outcome.approvedAmount.equals(plan.amount);
+}
+
+/**
+ * The tax of the transaction, answered and recorded with it: the request's `order.taxAmount`,
+ * which is part of the amount asked for. When the issuer approved only part of it
+ * (PARTIALLY_APPROVED) the tax of the part approved is not known, and the whole request's tax
+ * could exceed it: none is kept, so a full refund has no default tax and the merchant gives it
+ * (docs/decisions/test-acquirer-partial-approvals.md, amendment 2026-11-26). `order.taxAmount`
+ * still echoes the request, as the order's other sub-totals do.
+ */
+export function taxOfTransaction(plan: CardPaymentPlan, outcome: CardOutcome | undefined): Money | null {
+  return isPartialApproval(plan, outcome) ? null : plan.taxAmount;
 }
 
 function shippingGroup(request: CardPaymentRequest): JsonObject | undefined {

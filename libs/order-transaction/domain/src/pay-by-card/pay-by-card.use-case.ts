@@ -17,7 +17,7 @@ import { CardOperationCommand, RunReservedOperation } from '../card-operation/re
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { Clock, CLOCK } from '../verification/clock';
 import { CardPaymentPlan, planCardPayment } from './card-payment-plan';
-import { cardPaymentOrderDetails, cardPaymentResponseBody } from './card-payment-response';
+import { cardPaymentOrderDetails, cardPaymentResponseBody, taxOfTransaction } from './card-payment-response';
 import { CardPaymentSideEffects } from './card-payment-side-effects';
 
 export type CardPaymentCommand = CardOperationCommand<CardPaymentRequest>;
@@ -102,6 +102,7 @@ function recordMessage(
   const { request } = command;
   // A partial approval: the transaction and the order hold what the issuer approved.
   const amount = outcome.result === 'SUCCESS' && outcome.approvedAmount ? outcome.approvedAmount : plan.amount;
+  const taxAmount = taxOfTransaction(plan, outcome);
   return {
     envelope: command.envelope,
     orderId: command.orderId,
@@ -122,7 +123,7 @@ function recordMessage(
       result: outcome.result,
       gatewayCode: outcome.gatewayCode,
       fundingType: 'CARD',
-      ...(plan.taxAmount ? { taxAmount: plan.taxAmount.toFixed() } : {}),
+      ...(taxAmount ? { taxAmount: taxAmount.toFixed() } : {}),
     },
     response: cardPaymentResponseBody(request, plan, mode === 'UPDATE' ? outcome : undefined),
   };

@@ -36,6 +36,9 @@ export interface RecordInput {
 
 export function parseRecordInput(message: RecordOperationMessage): RecordInput {
   const { order, transaction } = message;
+  const amount = money(transaction.amount, transaction.currency, 'transaction');
+  const taxAmount = transaction.taxAmount === undefined ? null : money(transaction.taxAmount, transaction.currency, 'transaction', 'taxAmount');
+  assertTaxWithinAmount(amount, taxAmount);
   return {
     merchant: message.envelope.merchant,
     fence: requireFencingToken(message.envelope),
@@ -53,16 +56,31 @@ export function parseRecordInput(message: RecordOperationMessage): RecordInput {
     transaction: {
       id: message.transactionId,
       type: transaction.type,
-      amount: money(transaction.amount, transaction.currency, 'transaction'),
+      amount,
       result: transaction.result,
       gatewayCode: transaction.gatewayCode,
       targetTransactionId: transaction.targetTransactionId ?? null,
       fundingType: transaction.fundingType ?? null,
-      taxAmount:
-        transaction.taxAmount === undefined ? null : money(transaction.taxAmount, transaction.currency, 'transaction', 'taxAmount'),
+      taxAmount,
     },
     response: message.response,
   };
+}
+
+/**
+ * The tax recorded with a transaction is part of its amount, whoever records it (the request
+ * rules hold it for CAPTURE and REFUND, the sub-total rule for a payment, and a partial approval
+ * records no tax): so a full refund's default tax, their sum, stays within the order's captured
+ * total, which the ledger keeps answerable (docs/decisions/amount-consistency-rules.md).
+ */
+function assertTaxWithinAmount(amount: Money, taxAmount: Money | null): void {
+  if (taxAmount !== null && taxAmount.greaterThan(amount)) {
+    throw GatewayError.invalidField(
+      'transaction.taxAmount',
+      'INVALID',
+      `Value '${taxAmount.toFixed()}' is invalid. The tax is part of the amount: at most ${amount.toFixed()} ${amount.currency}.`,
+    );
+  }
 }
 
 /** The order's currency is fixed by its first transaction; every later one must use it. */

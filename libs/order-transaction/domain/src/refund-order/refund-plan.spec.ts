@@ -216,7 +216,9 @@ describe('the default taxAmount of a full refund (spec refund rule 5)', () => {
 
   it('is the total tax captured on the order, for the whole captured amount', () => {
     expect(defaultTaxAmount(taxed, Money.of('100.00', 'USD'))?.toFixed()).toBe('10.50');
-    const plan = planRefund(refund({ amount: '100.00', targetTransactionId: 'c2' }), taxed, merchant());
+    // One refund of the whole order through one of its two captures: only with the Excessive Refund
+    // privilege since each capture is refunded up to its own amount (refund-rules.md, amendment 2026-11-26).
+    const plan = planRefund(refund({ amount: '100.00', targetTransactionId: 'c2' }), taxed, merchant({ excessiveRefund: true }));
     expect(plan.taxAmount?.toFixed()).toBe('10.50');
   });
 
@@ -228,6 +230,19 @@ describe('the default taxAmount of a full refund (spec refund rule 5)', () => {
   it('leaves out the tax of a voided capture', () => {
     const voided = order([...taxed.transactions, txn('vc', 'VOID_CAPTURE', '40.00', { targetTransactionId: 'c1' })], '60.00');
     expect(defaultTaxAmount(voided, Money.of('60.00', 'USD'))?.toFixed()).toBe('6.50');
+  });
+
+  it("is the authorisation's tax when a capture naming no tax captured all of it", () => {
+    const whole = order([
+      txn('a', 'AUTHORIZATION', '100.00', { taxAmount: '8.00' }),
+      txn('c', 'CAPTURE', '100.00', { targetTransactionId: 'a' }),
+    ]);
+    expect(defaultTaxAmount(whole, Money.of('100.00', 'USD'))?.toFixed()).toBe('8.00');
+    // A capture's own tax wins; a capture of part of it says nothing about the tax captured.
+    const own = order([whole.transactions[0], txn('c', 'CAPTURE', '100.00', { targetTransactionId: 'a', taxAmount: '7.00' })]);
+    expect(defaultTaxAmount(own, Money.of('100.00', 'USD'))?.toFixed()).toBe('7.00');
+    const part = order([whole.transactions[0], txn('c', 'CAPTURE', '60.00', { targetTransactionId: 'a' })], '60.00');
+    expect(defaultTaxAmount(part, Money.of('60.00', 'USD'))).toBeNull();
   });
 
   it("gives way to the request's own taxAmount", () => {

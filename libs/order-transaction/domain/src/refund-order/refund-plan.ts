@@ -10,12 +10,11 @@ import {
   OperationSession,
   refundNeedsApproval,
   RefundRequest,
-  TransactionResult,
   TransactionType,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { describeTransaction, voidOf } from '../card-operation/order-transactions';
-import { refundable, refundLimitError } from '../order-state/ledger-rules';
+import { refundable, refundableOf, refundLimitError } from '../order-state/ledger-rules';
 import { acquirerCardOf, requestCard, RequestCard } from './refund-card';
 import { invalid, missing, moneyField, unsupported } from '../request-errors/request-errors';
 
@@ -55,8 +54,6 @@ export interface RefundPlan {
 
 /** What a refund returns funds of (a successful one): its target. */
 export const FUNDS_TRANSFERS: readonly TransactionType[] = ['PAYMENT', 'CAPTURE'];
-const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
-const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 
 /**
  * What a refund request means on the order as begin saw it (spec refund rules 1, 2, 4, 5;
@@ -253,38 +250,42 @@ function isFundsTransfer(t: LedgerTransactionView): boolean {
 }
 
 /**
- * What is left to refund of a funds transfer: nothing once it is voided or being voided; otherwise its amount
- * less the refunds against it that moved or may move money (and refund requests waiting for
- * approval), a voided refund not counting.
+ * What is left to refund of a funds transfer (the ledger's own per-target refund limit,
+ * refundableOf): nothing once it is voided or being voided; otherwise its amount less the refunds
+ * against it that moved or may move money (and refund requests waiting for approval), a voided
+ * refund not counting.
  */
 export function unrefunded(order: LedgerOrderView, transfer: LedgerTransactionView): Money {
-  const money = (amount: string) => Money.of(amount, order.currency);
-  if (isVoided(order, transfer)) {
-    return Money.zero(order.currency);
-  }
-  const voidedRefund = (refund: LedgerTransactionView) =>
-    order.transactions.some((t) => t.type === 'VOID_REFUND' && t.result === 'SUCCESS' && t.targetTransactionId === refund.id);
-  return order.transactions
-    .filter((t) => t.targetTransactionId === transfer.id && countsAgainst(t) && !voidedRefund(t))
-    .reduce((left, refund) => left.minus(money(refund.amount)), money(transfer.amount));
-}
-
-function countsAgainst(t: LedgerTransactionView): boolean {
-  return (t.type === 'REFUND' && REFUND_EXPOSED.includes(t.result)) || (t.type === 'REFUND_REQUEST' && REQUEST_OUTSTANDING.includes(t.result));
+  return refundableOf(order.currency, order.transactions, transfer.id);
 }
 
 /**
  * Spec refund rule 5: a full refund (the whole captured amount) defaults its taxAmount to the
- * total tax captured on the order: the taxAmount recorded with its successful, not voided,
- * payments and captures. Null when none of them named its tax.
+ * total tax captured on the order: the tax of its successful, not voided, payments and captures.
+ * A capture that named no tax of its own but captured its whole authorisation captured that
+ * authorisation's tax (refund-rules.md, amendment 2026-11-26). Null when none of them has a tax.
  */
 export function defaultTaxAmount(order: LedgerOrderView, amount: Money): Money | null {
   if (!amount.equals(Money.of(order.totalCapturedAmount, order.currency))) {
     return null;
   }
-  const taxed = order.transactions.filter((t) => isFundsTransfer(t) && t.taxAmount !== undefined && !isVoided(order, t));
-  if (taxed.length === 0) {
+  const taxes = order.transactions
+    .filter((t) => isFundsTransfer(t) && !isVoided(order, t))
+    .map((t) => taxCaptured(order, t))
+    .filter((tax): tax is Money => tax !== null);
+  if (taxes.length === 0) {
     return null;
   }
-  return taxed.reduce((sum, t) => sum.plus(Money.of(t.taxAmount!, order.currency)), Money.zero(order.currency));
+  return taxes.reduce((sum, tax) => sum.plus(tax), Money.zero(order.currency));
+}
+
+/** A payment's or capture's own tax; else, for a capture of a whole authorisation, the authorisation's. */
+function taxCaptured(order: LedgerOrderView, transfer: LedgerTransactionView): Money | null {
+  if (transfer.taxAmount !== undefined) {
+    return Money.of(transfer.taxAmount, order.currency);
+  }
+  const authorization = transfer.type === 'CAPTURE' ? order.transactions.find((t) => t.id === transfer.targetTransactionId) : undefined;
+  const wholeAuthorization =
+    authorization?.type === 'AUTHORIZATION' && Money.of(authorization.amount, order.currency).equals(Money.of(transfer.amount, order.currency));
+  return wholeAuthorization && authorization.taxAmount !== undefined ? Money.of(authorization.taxAmount, order.currency) : null;
 }

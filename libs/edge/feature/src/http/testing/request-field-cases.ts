@@ -1,5 +1,6 @@
 import { CompiledSchema, compileSchema, describeRequest, FieldDescription, RequestClass, ValidationType } from '@gateway/api-fields';
 import { JsonObject, JsonValue, ORDER_OPERATION_REQUESTS, ORDER_OPERATION_SUBJECTS, OrderApiOperation, SaveTokenRequest, SUBJECTS } from '@gateway/contracts';
+import { parseDecimal } from '@gateway/money';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 
 /**
@@ -196,7 +197,8 @@ export function bodyWith(operation: OperationName, base: JsonObject, fieldCase: 
 /**
  * What a few values need around them to be valid under the cross-field rules: a provider_b
  * payment carries its bank identifier; a token's card details come with sourceOfFunds.type; an
- * initiate's order.amount equals the one sub-total a case sets.
+ * initiate's order.amount equals the one sub-total a case sets; a capture's or refund's amount holds
+ * the tax a case sets.
  */
 function withContext(operation: OperationName, body: JsonObject, fieldCase: FieldCase): JsonObject {
   const sourceOfFunds = body.sourceOfFunds as JsonObject | undefined;
@@ -210,6 +212,14 @@ function withContext(operation: OperationName, body: JsonObject, fieldCase: Fiel
   const ordersAmount = operation === 'INITIATE_BROWSER_PAYMENT' || operation === 'AUTHORIZE' || operation === 'PAY';
   if (ordersAmount && fieldCase.kind === 'valid' && subTotals.includes(fieldCase.path)) {
     (body.order as JsonObject).amount = fieldCase.value!;
+  }
+  // A capture's or refund's tax is part of its amount: a valid tax comes with an amount that holds it.
+  const taxed = operation === 'REFUND' || operation === 'CAPTURE';
+  if (taxed && fieldCase.kind === 'valid' && fieldCase.path === 'transaction.taxAmount') {
+    const transaction = body.transaction as JsonObject;
+    if (parseDecimal(String(fieldCase.value)).greaterThan(parseDecimal(String(transaction.amount)))) {
+      transaction.amount = fieldCase.value!;
+    }
   }
   return body;
 }
@@ -244,6 +254,16 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       name: 'more decimals than the currency has',
       body: (base) => withPatch(base, { transaction: { amount: '10', currency: 'JPY', taxAmount: '0.5' } }),
       expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a taxAmount above the amount it is part of',
+      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1000000000000' } }),
+      expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a taxAmount of the whole amount',
+      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1' } }),
+      expected: null,
     },
     {
       name: 'an amount of exactly 1000000000000, the largest the API answers',
@@ -366,6 +386,16 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
     {
       name: 'an amount of exactly 1000000000000, the largest the API answers',
       body: (base) => withPatch(base, { transaction: { amount: '1000000000000', currency: 'USD' } }),
+      expected: null,
+    },
+    {
+      name: 'a taxAmount above the amount it is part of',
+      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1000000000000' } }),
+      expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
+    },
+    {
+      name: 'a taxAmount of the whole amount',
+      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1' } }),
       expected: null,
     },
   ],
