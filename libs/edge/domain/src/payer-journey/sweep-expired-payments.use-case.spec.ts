@@ -109,6 +109,14 @@ describe('SweepExpiredPayments', () => {
     expect(settled.map((m) => m.paymentId)).toContain(due(1, EXPIRED_PAYMENTS_BATCH + 2)[0].paymentId);
   });
 
+  it('asks once when browser-payment does not page (a release before the cursor, during a roll): a full page left busy would come back for ever', async () => {
+    // Such a browser-payment answers no tokenExpiresAt and ignores `after`: the same page each time.
+    const unpaged = due(EXPIRED_PAYMENTS_BATCH).map(({ paymentId, merchantId, orderId }) => ({ paymentId, merchantId, orderId }) as ExpiredPayment);
+    const { sweeps, request } = sweepOver([unpaged, unpaged, unpaged], async () => ({ outcome: 'NOT_DUE' }));
+    expect(await sweeps.sweep()).toMatchObject({ NOT_DUE: EXPIRED_PAYMENTS_BATCH });
+    expect(request.mock.calls.filter(([subject]) => subject === SUBJECTS.browserPayment.expiredDue)).toHaveLength(1);
+  });
+
   it('stops between settlements when told to (shutdown)', async () => {
     let stop = false;
     const { sweeps, settled } = sweepOver([due(3)], async () => {

@@ -56,9 +56,8 @@ export class SweepExpiredPayments {
         if (shouldStop()) return report;
         report[await this.settle(payment)]++;
       }
-      const last = page.at(-1);
-      after = last && { tokenExpiresAt: last.tokenExpiresAt, paymentId: last.paymentId };
-    } while (page.length === EXPIRED_PAYMENTS_BATCH && !shouldStop());
+      after = cursorAfter(page);
+    } while (after !== undefined && page.length === EXPIRED_PAYMENTS_BATCH && !shouldStop());
     return report;
   }
 
@@ -106,4 +105,16 @@ export class SweepExpiredPayments {
       return 'FAILED';
     }
   }
+}
+
+/**
+ * Where the next page starts: after the page's last payment. None when the page came from a
+ * browser-payment of a release that does not page (a rolling deploy): it answers no
+ * `tokenExpiresAt` and ignores `after`, so asking again would return the same page, and payments
+ * left busy or failing on it would keep the sweep asking until the edge stops. Their next sweep
+ * tries them again (docs/decisions/message-compatibility-across-a-roll.md).
+ */
+function cursorAfter(page: ExpiredPayment[]): ExpiredPaymentsCursor | undefined {
+  const last = page.at(-1);
+  return last?.tokenExpiresAt === undefined ? undefined : { tokenExpiresAt: last.tokenExpiresAt, paymentId: last.paymentId };
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ExplicitCardFields, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
+import { ExplicitCardFields, GatewayError, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
 import { SessionCard, SessionLifetime, StoredSession } from '@gateway/edge/data-access';
 import { MessageBus } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
@@ -37,9 +37,20 @@ export class SessionEditor {
     };
   }
 
-  /** The session's card sealed again without its security code (an operation used it). */
-  withoutSecurityCode(context: RequestContext, session: StoredSession): Promise<SessionCard> {
-    return this.seal(context, session, {}, true);
+  /**
+   * The session's card sealed again without its security code (an operation used it). A vault
+   * of a release before `withoutSecurityCode` (a rolling deploy) ignores the flag and seals the
+   * code again: kept, it would go to the acquirer with every later operation on the session. So
+   * such an answer is refused as the vault being unavailable: the operation is not sent, the
+   * code stays where it was, and the merchant's retry reaches a vault that leaves it out
+   * (docs/decisions/message-compatibility-across-a-roll.md).
+   */
+  async withoutSecurityCode(context: RequestContext, session: StoredSession): Promise<SessionCard> {
+    const card = await this.seal(context, session, {}, true);
+    if (card.securityCodePresent) {
+      throw GatewayError.serverBusy();
+    }
+    return card;
   }
 
   private async seal(context: RequestContext, session: StoredSession, card: ExplicitCardFields, withoutSecurityCode = false): Promise<SessionCard> {
