@@ -81,7 +81,7 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(604_800_000)
   SESSION_EXPIRED_NOTICE_MS = 86_400_000;
 
-  @Describe('How long a merchant profile is cached by each edge replica; admin changes apply within this time.')
+  @Describe('How long a merchant profile is cached by each edge replica; admin changes apply within this time, but a new API password (or a new merchant) at once: a password the cached profile refuses is checked against the database before it counts as a failure.')
   @IntVar()
   @IsInt()
   @Min(0)

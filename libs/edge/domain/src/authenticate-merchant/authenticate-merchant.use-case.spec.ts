@@ -31,7 +31,11 @@ class ScriptedThrottle implements RequestThrottle {
 }
 
 function useCase(throttle: RequestThrottle, requireCertificate = false, known: MerchantEntity = merchant): AuthenticateMerchant {
-  const directory = { find: async (id: string) => (id === known.id ? known : null) } as unknown as MerchantDirectory;
+  const find = async (id: string) => (id === known.id ? known : null);
+  return useCaseOver({ find, storedSince: find } as unknown as MerchantDirectory, throttle, requireCertificate);
+}
+
+function useCaseOver(directory: MerchantDirectory, throttle: RequestThrottle, requireCertificate = false): AuthenticateMerchant {
   return new AuthenticateMerchant(directory, PEPPER, throttle, { requireCertificate }, createLogger({ service: 'test', level: 'silent' }), new Metrics());
 }
 
@@ -118,5 +122,57 @@ describe('AuthenticateMerchant', () => {
     const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
     await expect(useCase(throttle, true).execute(request(basic('merchant.SHOP1', PASSWORD)))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     expect(throttle.failures).toEqual([]);
+  });
+
+  describe('a password the cached profile refuses', () => {
+    /** A directory whose cache holds `cached` while the database holds `stored`. */
+    function directoryOf(cached: MerchantEntity | null, stored: MerchantEntity | null | Error) {
+      const storedSince = jest.fn(async (_id: string, _since: number) => {
+        if (stored instanceof Error) throw stored;
+        return stored;
+      });
+      return { directory: { find: async () => cached, storedSince } as unknown as MerchantDirectory, storedSince };
+    }
+    const rotated: MerchantEntity = { ...merchant, passwordHash: hashApiPassword('new-password', PEPPER) };
+
+    it('is judged again against the profile read since the request came, and admitted without a failure when it matches (a password rotated since)', async () => {
+      const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
+      const { directory, storedSince } = directoryOf(merchant, rotated);
+      const before = Date.now();
+      await expect(useCaseOver(directory, throttle).execute(request(basic('merchant.SHOP1', 'new-password')))).resolves.toMatchObject({
+        method: 'PASSWORD',
+        merchant: rotated,
+      });
+      expect(storedSince).toHaveBeenCalledTimes(1);
+      expect(storedSince.mock.calls[0][0]).toBe('SHOP1');
+      expect(storedSince.mock.calls[0][1]).toBeGreaterThanOrEqual(before);
+      expect(throttle.failures).toEqual([]);
+      expect(throttle.admitted).toHaveLength(1);
+    });
+
+    it('admits a merchant created after its id was cached as unknown', async () => {
+      const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
+      const { directory } = directoryOf(null, merchant);
+      await expect(useCaseOver(directory, throttle).execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toMatchObject({ merchant });
+      expect(throttle.failures).toEqual([]);
+    });
+
+    it.each([
+      ['a wrong password', merchant, rotated, 'wrong'],
+      ['an unknown merchant', null, null, PASSWORD],
+    ])('counts %s once, when the re-read profile refuses it too', async (_what, cached, stored, password) => {
+      const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
+      const { directory, storedSince } = directoryOf(cached, stored);
+      await expect(useCaseOver(directory, throttle).execute(request(basic('merchant.SHOP1', password)))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+      expect(storedSince).toHaveBeenCalledTimes(1);
+      expect(throttle.failures).toEqual([{ merchantId: 'SHOP1', address: '192.0.2.1' }]);
+    });
+
+    it('is decided by the cached profile, and counted, when the database cannot be read', async () => {
+      const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
+      const { directory } = directoryOf(merchant, new Error('connection terminated'));
+      await expect(useCaseOver(directory, throttle).execute(request(basic('merchant.SHOP1', 'wrong')))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+      expect(throttle.failures).toEqual([{ merchantId: 'SHOP1', address: '192.0.2.1' }]);
+    });
   });
 });

@@ -117,22 +117,40 @@ export class AuthenticateMerchant {
   }
 
   private async checkPassword(credentials: PresentedCredentials): Promise<MerchantEntity> {
+    const presentedAt = Date.now();
     const basic = parseBasicAuthorization(credentials.authorization);
     if (!basic) {
       return this.failed('MALFORMED', { address: credentials.clientAddress });
     }
-    const merchant = await this.directory.find(basic.merchantId);
+    const cached = await this.directory.find(basic.merchantId);
+    if (this.passwordMatches(cached, basic.password)) {
+      return cached!;
+    }
+    // Refused by a profile that may be older than the merchant's new password (or than the
+    // merchant): judged again by one read since the request came before it counts as a failure.
+    // An unknown id takes the same path (and HMACs) as a wrong password, so timing tells neither apart.
+    const merchant = await this.storedSince(basic.merchantId, presentedAt, cached);
+    const matches = this.passwordMatches(merchant, basic.password);
     if (!merchant) {
-      // Same work as a wrong password, so timing does not tell which merchant ids exist; and
-      // counted against the claimed id like a wrong password, so the throttle's answers do not
-      // tell it either (docs/decisions/authentication-throttling.md, amendment 2026-11-26).
-      verifyApiPassword(basic.password, DUMMY_HASH, this.pepper);
+      // Counted against the claimed id like a wrong password, so the throttle's answers do not
+      // tell which merchant ids exist either (docs/decisions/authentication-throttling.md,
+      // amendment 2026-11-26).
       return this.failed('UNKNOWN_MERCHANT', { merchantId: basic.merchantId, address: credentials.clientAddress });
     }
-    if (!this.passwordMatches(merchant, basic.password)) {
+    if (!matches) {
       return this.failed('WRONG_PASSWORD', { merchantId: merchant.id, address: credentials.clientAddress });
     }
     return merchant;
+  }
+
+  /** The database unavailable for the re-read: the cached profile decides, and the failure counts as it always did. */
+  private async storedSince(merchantId: string, since: number, cached: MerchantEntity | null): Promise<MerchantEntity | null> {
+    try {
+      return await this.directory.storedSince(merchantId, since);
+    } catch (err) {
+      this.logger.warn({ err, merchantId }, 'merchant profile could not be re-read for a refused password; the cached one decides');
+      return cached;
+    }
   }
 
   /** Counts the failure; 401, or 503 once the merchant or the address is past its limit. */
@@ -190,7 +208,12 @@ export class AuthenticateMerchant {
     }
   }
 
-  private passwordMatches(merchant: MerchantEntity, password: string): boolean {
+  /** No merchant costs the same HMAC as a wrong password, so timing does not tell which merchant ids exist. */
+  private passwordMatches(merchant: MerchantEntity | null, password: string): boolean {
+    if (!merchant) {
+      verifyApiPassword(password, DUMMY_HASH, this.pepper);
+      return false;
+    }
     if (merchant.passwordHash && verifyApiPassword(password, merchant.passwordHash, this.pepper)) {
       return true;
     }

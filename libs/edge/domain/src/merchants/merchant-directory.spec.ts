@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AvsResponseCodeRule, defaultMerchantSettings } from '@gateway/contracts';
-import type { MerchantRepository } from '@gateway/edge/data-access';
+import type { MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
 import type { AppLogger } from '@gateway/platform';
 import { merchantEntity } from '../testing/merchant-entity';
 import { MerchantDirectory } from './merchant-directory';
@@ -33,5 +34,66 @@ describe('MerchantDirectory', () => {
     const { directory, warn } = directoryOver([{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }]);
     await directory.find('SHOP1');
     expect(warn).not.toHaveBeenCalled();
+  });
+
+  describe('storedSince (a password the cached profile refused)', () => {
+    const INTERVAL = 300;
+
+    /** A database whose merchant changes on demand; counts its reads. */
+    function directoryOverChangingDatabase() {
+      let stored: MerchantEntity | null = merchantEntity({ passwordHash: 'old' });
+      const findById = jest.fn(async () => stored && { ...stored });
+      const merchants = { findById } as unknown as MerchantRepository;
+      const directory = new MerchantDirectory(merchants, { cacheTtlMs: 600_000, rereadIntervalMs: INTERVAL }, { warn: jest.fn() } as unknown as AppLogger);
+      return { directory, findById, store: (merchant: MerchantEntity | null) => (stored = merchant) };
+    }
+
+    it('answers from the cache, without a read, when the cached profile was read since', async () => {
+      const { directory, findById } = directoryOverChangingDatabase();
+      const since = Date.now();
+      const found = await directory.find('SHOP1');
+      expect(await directory.storedSince('SHOP1', since)).toBe(found);
+      expect(findById).toHaveBeenCalledTimes(1);
+    });
+
+    it('reads a profile cached before the request again, and caches what it read (a rotated password, a merchant created since)', async () => {
+      const { directory, findById, store } = directoryOverChangingDatabase();
+      expect(await directory.find('SHOP1')).toMatchObject({ passwordHash: 'old' });
+      store(merchantEntity({ passwordHash: 'new' }));
+      await sleep(INTERVAL);
+      expect(await directory.storedSince('SHOP1', Date.now())).toMatchObject({ passwordHash: 'new' });
+      expect(await directory.find('SHOP1')).toMatchObject({ passwordHash: 'new' });
+      expect(findById).toHaveBeenCalledTimes(2);
+
+      store(null);
+      expect(await directory.find('NEW1')).toBeNull();
+      store(merchantEntity({ id: 'NEW1', passwordHash: 'new' }));
+      await sleep(INTERVAL);
+      expect(await directory.storedSince('NEW1', Date.now())).toMatchObject({ id: 'NEW1' });
+    });
+
+    it('reads a merchant at most once per interval however many refusals come, each waiting at most the interval for the shared read', async () => {
+      const { directory, findById } = directoryOverChangingDatabase();
+      await directory.find('SHOP1');
+      const started = Date.now();
+      // A flood of wrong passwords, concurrent and one after another, for longer than two intervals.
+      while (Date.now() - started < INTERVAL * 2 + 100) {
+        const asked = Date.now();
+        await Promise.all(Array.from({ length: 5 }, () => directory.storedSince('SHOP1', asked)));
+        expect(Date.now() - asked).toBeLessThan(INTERVAL * 2);
+      }
+      const reads = findById.mock.calls.length - 1;
+      expect(reads).toBeGreaterThanOrEqual(2);
+      expect(reads).toBeLessThanOrEqual(Math.floor((Date.now() - started) / INTERVAL) + 1);
+    });
+
+    it('forgets a read that failed, so the next refusal tries again', async () => {
+      const { directory, findById } = directoryOverChangingDatabase();
+      await directory.find('SHOP1');
+      findById.mockRejectedValueOnce(new Error('connection terminated'));
+      await expect(directory.storedSince('SHOP1', Date.now() + 1)).rejects.toThrow('connection terminated');
+      expect(await directory.storedSince('SHOP1', Date.now() + 1)).toMatchObject({ id: 'SHOP1' });
+      expect(findById).toHaveBeenCalledTimes(3);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { MerchantContext, usableAvsRules } from '@gateway/contracts';
 import { MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
@@ -6,14 +7,26 @@ import { APP_LOGGER, AppLogger } from '@gateway/platform';
 export const MERCHANT_DIRECTORY_OPTIONS = Symbol('MERCHANT_DIRECTORY_OPTIONS');
 
 export interface MerchantDirectoryOptions {
-  /** How long a looked-up profile is reused; a disabled merchant or new password applies after at most this. */
+  /** How long a looked-up profile is reused; a disabled merchant applies after at most this (a new password at once: `storedSince`). */
   cacheTtlMs: number;
+  /** Least time between two reads of one merchant for `storedSince` (a refused password): 1 s unless a test says. */
+  rereadIntervalMs?: number;
 }
+
+const REREAD_INTERVAL_MS = 1_000;
 
 interface Cached {
   merchant: MerchantEntity | null;
+  /** When the read that gave `merchant` (or will give `pending`) was sent to the database. */
+  readAt: number;
   expiresAt: number;
   pending?: Promise<MerchantEntity | null>;
+}
+
+/** The next read of a merchant for `storedSince`, shared by every refusal it answers. */
+interface Reread {
+  startsAt: number;
+  merchant: Promise<MerchantEntity | null>;
 }
 
 /**
@@ -24,6 +37,7 @@ interface Cached {
 @Injectable()
 export class MerchantDirectory {
   private readonly cache = new Map<string, Cached>();
+  private readonly rereads = new Map<string, Reread>();
   /** Profiles whose unusable AVS rules were reported, by content: once per process, not per load. */
   private readonly reported = new Set<string>();
 
@@ -34,22 +48,37 @@ export class MerchantDirectory {
   ) {}
 
   async find(id: string): Promise<MerchantEntity | null> {
-    const now = Date.now();
     const cached = this.cache.get(id);
-    if (cached && cached.expiresAt > now) {
+    if (cached && cached.expiresAt > Date.now()) {
       return cached.pending ?? cached.merchant;
     }
-    const pending = this.merchants.findById(id);
-    this.cache.set(id, { merchant: null, expiresAt: now + this.options.cacheTtlMs, pending });
-    try {
-      const merchant = await pending;
-      this.reportUnusableAvsRules(merchant);
-      this.remember(id, merchant);
-      return merchant;
-    } catch (err) {
-      this.cache.delete(id);
-      throw err;
+    return this.load(id);
+  }
+
+  /**
+   * The profile as the database held it at `since` or later, for a password `find`'s answer
+   * refused: a cached profile may predate a rotation (or the merchant's creation) by up to the
+   * cache's TTL, and the merchant switching to its new password at once must not be counted
+   * as guessing (docs/decisions/authentication-throttling.md, amendment 2026-11-26 (2)).
+   * The cached profile if it was read since; else one read, shared by every refusal waiting for
+   * it and started no sooner than `rereadIntervalMs` after the merchant's previous read, so
+   * wrong passwords cost at most one database read per merchant per interval and replica,
+   * however many are sent: a refusal arriving sooner waits for it (at most the interval).
+   */
+  async storedSince(id: string, since: number): Promise<MerchantEntity | null> {
+    const cached = this.cache.get(id);
+    if (cached && cached.readAt >= since) {
+      return cached.pending ?? cached.merchant;
     }
+    const scheduled = this.rereads.get(id);
+    if (scheduled && scheduled.startsAt >= since) {
+      return scheduled.merchant;
+    }
+    const interval = this.options.rereadIntervalMs ?? REREAD_INTERVAL_MS;
+    const previous = Math.max(cached?.readAt ?? -Infinity, scheduled?.startsAt ?? -Infinity);
+    const reread = this.rereadAt(id, Math.max(Date.now(), previous + interval));
+    this.rereads.set(id, reread);
+    return reread.merchant;
   }
 
   /** After an admin change in this process; other replicas see it when their entry expires. */
@@ -83,11 +112,48 @@ export class MerchantDirectory {
     );
   }
 
-  private remember(id: string, merchant: MerchantEntity | null): void {
+  private async load(id: string): Promise<MerchantEntity | null> {
+    const readAt = Date.now();
+    const pending = this.merchants.findById(id);
+    this.cache.set(id, { merchant: null, readAt, expiresAt: readAt + this.options.cacheTtlMs, pending });
+    try {
+      const merchant = await pending;
+      this.reportUnusableAvsRules(merchant);
+      this.remember(id, merchant, readAt);
+      return merchant;
+    } catch (err) {
+      if (this.cache.get(id)?.pending === pending) {
+        this.cache.delete(id);
+      }
+      throw err;
+    }
+  }
+
+  /** A read at `startsAt` that refreshes the cache; forgotten once done, so a later refusal schedules the next. */
+  private rereadAt(id: string, startsAt: number): Reread {
+    const reread: Reread = {
+      startsAt,
+      merchant: sleep(Math.max(0, startsAt - Date.now()))
+        .then(() => this.load(id))
+        .finally(() => {
+          if (this.rereads.get(id) === reread) {
+            this.rereads.delete(id);
+          }
+        }),
+    };
+    return reread;
+  }
+
+  private remember(id: string, merchant: MerchantEntity | null, readAt: number): void {
     if (this.cache.size > 50_000) {
       this.cache.clear();
     }
-    this.cache.set(id, { merchant, expiresAt: Date.now() + this.options.cacheTtlMs });
+    const current = this.cache.get(id);
+    if (current && current.readAt > readAt) {
+      // A later read (a re-read, or a lookup after expiry) started meanwhile: its answer is the newer one.
+      return;
+    }
+    this.cache.set(id, { merchant, readAt, expiresAt: Date.now() + this.options.cacheTtlMs });
   }
 }
 

@@ -158,6 +158,52 @@ describe('failed authentication throttling (one edge, in-memory)', () => {
   });
 });
 
+describe('a password rotated while the edge holds the merchant\'s profile in its cache', () => {
+  let edge: EdgeTestApp;
+
+  beforeAll(async () => {
+    edge = await startEdgeTestApp({
+      env: {
+        // Far longer than the test: the profile the edge read first stays in its cache throughout.
+        MERCHANT_CACHE_TTL_MS: '600000',
+        AUTH_FAILURES_PER_MERCHANT: '3',
+        AUTH_FAILURES_PER_ADDRESS: '1000',
+        AUTH_FAILURE_WINDOW_SECONDS: '60',
+        AUTH_FAILURE_BLOCK_SECONDS: '60',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await edge?.close();
+  });
+
+  /** A merchant the edge has authenticated (its profile now cached), then its password rotated by the admin CLI's operation, the old one revoked. */
+  async function rotatedWhileCached(): Promise<{ before: TestMerchantCredentials; after: TestMerchantCredentials }> {
+    const before = await edge.createMerchant();
+    expect((await verify(edge, before)).status).toBe(201);
+    const issued = await edge.merchants.rotatePassword(before.id, 0);
+    return { before, after: { ...before, password: issued.password, authorization: basic(before.id, issued.password) } };
+  }
+
+  it('accepts the new password at once, every time, without counting a failure; the revoked one is refused', async () => {
+    const { before, after } = await rotatedWhileCached();
+    // More attempts than the failure limit: were any counted, the last ones would be blocked (503).
+    for (let i = 0; i < 5; i++) {
+      expect((await verify(edge, after)).status).toBe(201);
+    }
+    expect((await verify(edge, before)).status).toBe(401);
+  });
+
+  it('still refuses a wrong password and counts it, up to the block', async () => {
+    const { after } = await rotatedWhileCached();
+    for (let i = 0; i < 3; i++) {
+      expect((await verify(edge, after, wrong(after))).status).toBe(401);
+    }
+    expectBusy(await verify(edge, after), TOO_MANY_FAILURES);
+  });
+});
+
 describe('request rate limit of a merchant', () => {
   let edge: EdgeTestApp;
 
