@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startPostmaster } from './embedded-postgres';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
@@ -21,5 +24,24 @@ describe('loadEmbeddedPostgres', () => {
     expect(signalListeners(false)).toEqual({ SIGTERM: 1, SIGINT: 1, SIGHUP: 1 });
     // ...loaded through the platform, it does not.
     expect(signalListeners(true)).toEqual({ SIGTERM: 0, SIGINT: 0, SIGHUP: 0 });
+  });
+});
+
+describe('startPostmaster', () => {
+  /** A stand-in for the postgres binary: says it is ready in two writes, then runs until signalled. */
+  function fakePostgres(firstWrite: string, secondWrite: string): string {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fake-postgres-'));
+    const binary = path.join(dir, 'postgres');
+    writeFileSync(binary, `#!/bin/sh\nprintf '${firstWrite}' >&2\nsleep 0.3\nprintf '${secondWrite}' >&2\nexec sleep 30\n`, { mode: 0o755 });
+    return binary;
+  }
+
+  it('is ready when Postgres says so in a line its stderr delivers in two chunks', async () => {
+    const binary = fakePostgres('LOG:  database system is rea', 'dy to accept connections\\n');
+    const logged: string[] = [];
+    const postmaster = await startPostmaster({ binary, dataDir: path.dirname(binary), port: 1, asRoot: false, log: (line) => logged.push(line) });
+    await postmaster.stop();
+    rmSync(path.dirname(binary), { recursive: true, force: true });
+    expect(logged).toEqual(['LOG:  database system is ready to accept connections']);
   });
 });

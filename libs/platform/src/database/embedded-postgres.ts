@@ -4,6 +4,7 @@ import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface EmbeddedPostgresOptions {
@@ -121,7 +122,7 @@ interface Postmaster {
 }
 
 /**
- * Postgres started here rather than by the package's `start()`, which spawns it in the
+ * (Exported for its tests.) Postgres started here rather than by the package's `start()`, which spawns it in the
  * gateway's process group with no option to do otherwise: a Ctrl-C at a terminal signals the
  * whole foreground group, so Postgres (and each backend, whose SIGINT cancels its query) got
  * it together with the gateway and stopped at once, under the requests the gateway was still
@@ -131,7 +132,7 @@ interface Postmaster {
  * (`stopLeftoverPostmaster`). As the package does, it runs as the `postgres` user under root
  * and says it is ready on stderr, in English (LC_MESSAGES=C).
  */
-function startPostmaster(options: { binary: string; dataDir: string; port: number; asRoot: boolean; log: (line: string) => void }): Promise<Postmaster> {
+export function startPostmaster(options: { binary: string; dataDir: string; port: number; asRoot: boolean; log: (line: string) => void }): Promise<Postmaster> {
   const child = spawn(options.binary, ['-D', options.dataDir, '-p', String(options.port)], {
     ...(options.asRoot ? postgresUserIds() : {}),
     detached: true,
@@ -148,10 +149,11 @@ function startPostmaster(options: { binary: string; dataDir: string; port: numbe
     process.removeListener('exit', stopOnExit);
   };
   return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      const message = chunk.toString('utf8');
-      options.log(message);
-      if (message.includes('database system is ready to accept connections')) {
+    // By line: a pipe may deliver a line in two chunks, the readiness line included, and a start
+    // waiting for it whole in one chunk would wait forever.
+    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
+      options.log(line);
+      if (line.includes('database system is ready to accept connections')) {
         resolve({ stop });
       }
     });

@@ -17,3 +17,19 @@ describe('in-memory throttle memory', () => {
     });
   });
 });
+
+describe('in-memory throttle cap', () => {
+  it('drops counters still counting before a block in force, however old the block', async () => {
+    const throttle = new MemoryRequestThrottle({ ...CONTRACT_LIMITS, failureWindowMs: 60_000 }, undefined, 50);
+    for (let i = 0; i < CONTRACT_LIMITS.failuresPerMerchant; i++) {
+      await throttle.recordFailure({ merchantId: 'MERCHANT1', address: `10.3.0.${i}` });
+    }
+    for (let i = 0; i < 500; i++) {
+      await throttle.recordFailure({ merchantId: `guess-${i}`, address: `10.0.${Math.floor(i / 250)}.${i % 250}` });
+    }
+    expect(throttle.failureEntries).toBe(50);
+    expect(await throttle.admit({ merchantId: 'MERCHANT1', address: '10.2.0.1', subjectToFailureBlock: true, ratePerSecond: 0 })).toMatchObject({
+      throttled: true,
+    });
+  });
+});

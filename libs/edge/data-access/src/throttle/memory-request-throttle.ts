@@ -12,6 +12,8 @@ import {
 interface Counter {
   count: number;
   expiresAt: number;
+  /** The limit was reached: a block in force until `expiresAt`. */
+  blocking?: true;
 }
 
 /** Entries kept before expired ones are swept; bounds memory under a flood of addresses. */
@@ -90,6 +92,7 @@ export class MemoryRequestThrottle implements RequestThrottle {
     counter.count++;
     if (counter.count === limit) {
       counter.expiresAt = now + this.limits.blockMs;
+      counter.blocking = true;
     }
     this.failures.set(key, counter);
     return counter.count > limit ? counter.expiresAt - now : 0;
@@ -104,17 +107,28 @@ export class MemoryRequestThrottle implements RequestThrottle {
     return counter;
   }
 
+  /**
+   * Past the cap, counters still counting are dropped first, those of the oldest first failures
+   * first (a Map iterates in insertion order): a flood of guessed ids, each failing once, then
+   * cannot push out the blocks in force, which are what the throttle is for. Blocks go only if
+   * the cap is still exceeded.
+   */
+  private dropBeyondCap(): void {
+    for (const dropBlocks of [false, true]) {
+      for (const [key, counter] of this.failures) {
+        if (this.failures.size <= this.maxFailureEntries) return;
+        if (dropBlocks || !counter.blocking) this.failures.delete(key);
+      }
+    }
+  }
+
   private sweep(now: number): void {
     if (this.failures.size > SWEEP_AT) {
       for (const [key, counter] of this.failures) {
         if (counter.expiresAt <= now) this.failures.delete(key);
       }
     }
-    // A Map iterates in insertion order: the counters dropped are those of the oldest first failures.
-    for (const key of this.failures.keys()) {
-      if (this.failures.size <= this.maxFailureEntries) break;
-      this.failures.delete(key);
-    }
+    this.dropBeyondCap();
     if (this.arrivals.size > SWEEP_AT) {
       for (const [key, arrival] of this.arrivals) {
         if (arrival <= now) this.arrivals.delete(key);

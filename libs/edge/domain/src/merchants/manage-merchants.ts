@@ -156,10 +156,7 @@ export class ManageMerchants {
    */
   async rotateNotificationSecret(id: string, keepPreviousMs: number): Promise<{ merchant: MerchantEntity; secret: string }> {
     const merchant = await this.require(id);
-    if (!this.notificationSecrets) {
-      throw GatewayError.invalidRequest('Notification secrets need WEBHOOK_SECRET_KEYS (the keys order-transaction opens them with).');
-    }
-    const issued = this.notificationSecrets.issue(id);
+    const issued = this.issueNotificationSecret(id, 'Notification secrets need WEBHOOK_SECRET_KEYS (the keys order-transaction opens them with).');
     const previous = merchant.settings.notifications.secret?.current;
     const secret: NotificationSecretSettings = {
       current: issued.sealed,
@@ -216,12 +213,17 @@ export class ManageMerchants {
     if (!notifications.enabled || notifications.secret) {
       return { settings };
     }
-    if (!this.notificationSecrets) {
-      throw GatewayError.invalidRequest('Enabling notifications issues a notification secret, which needs WEBHOOK_SECRET_KEYS.');
-    }
-    const issued = this.notificationSecrets.issue(id);
+    const issued = this.issueNotificationSecret(id, 'Enabling notifications issues a notification secret, which needs WEBHOOK_SECRET_KEYS.');
     const signed = { ...settings, notifications: { ...notifications, secret: { current: issued.sealed } } };
     return { settings: validatedSettings(signed), notificationSecret: issued.secret.reveal() };
+  }
+
+  /** A new notification secret for merchant `id`, sealed; refused with `withoutKeys` when no key can seal it. */
+  private issueNotificationSecret(id: string, withoutKeys: string): ReturnType<NotificationSecretIssuer['issue']> {
+    if (!this.notificationSecrets) {
+      throw GatewayError.invalidRequest(withoutKeys);
+    }
+    return this.notificationSecrets.issue(id);
   }
 
   /** A random 12-digit repository id no merchant uses yet. */
