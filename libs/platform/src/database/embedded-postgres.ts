@@ -122,7 +122,7 @@ interface Postmaster {
 }
 
 /**
- * (Exported for its tests.) Postgres started here rather than by the package's `start()`, which spawns it in the
+ * Postgres started here rather than by the package's `start()`, which spawns it in the
  * gateway's process group with no option to do otherwise: a Ctrl-C at a terminal signals the
  * whole foreground group, so Postgres (and each backend, whose SIGINT cancels its query) got
  * it together with the gateway and stopped at once, under the requests the gateway was still
@@ -130,7 +130,7 @@ interface Postmaster {
  * at the end of its graceful shutdown or, failing that, when its process exits. A gateway
  * killed outright (SIGKILL) leaves it running, which the next start stops
  * (`stopLeftoverPostmaster`). As the package does, it runs as the `postgres` user under root
- * and says it is ready on stderr, in English (LC_MESSAGES=C).
+ * and says it is ready on stderr, in English (LC_MESSAGES=C). Exported for its tests.
  */
 export function startPostmaster(options: { binary: string; dataDir: string; port: number; asRoot: boolean; log: (line: string) => void }): Promise<Postmaster> {
   const child = spawn(options.binary, ['-D', options.dataDir, '-p', String(options.port)], {
