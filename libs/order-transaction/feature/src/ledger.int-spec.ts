@@ -2,6 +2,7 @@ import { GatewayError, JsonObject, MerchantContext, RecordOperationMessage } fro
 import { LedgerRepository, LockedOrder, SeenOrder, TargetQuery, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import Decimal from 'decimal.js';
 import { LedgerEvents, OrderRecordedEvent, RecordOperation } from '@gateway/order-transaction/domain';
+import { APP_LOGGER } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
 import {
   beginMessage,
@@ -834,7 +835,7 @@ describe('card data', () => {
 
 describe('the webhook outbox seam (LedgerEvents)', () => {
   function recordWith(events: LedgerEvents) {
-    return new RecordOperation(ledger.running.app.get(LedgerRepository), events, ledger.running.app.get(UnknownInquiries));
+    return new RecordOperation(ledger.running.app.get(LedgerRepository), events, ledger.running.app.get(UnknownInquiries), ledger.running.app.get(APP_LOGGER));
   }
 
   it('is called inside the record\'s database transaction, with the order\'s notification URL', async () => {

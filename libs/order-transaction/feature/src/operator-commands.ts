@@ -48,7 +48,7 @@ export function resolveUnknownOver(dataSource: DataSource, logger: AppLogger): R
   const ledger = LedgerRepository.over(dataSource);
   const events = new WriteNotification(NotificationOutbox.over(dataSource), logger);
   const inquiries = UnknownInquiries.over(dataSource);
-  return new ResolveUnknown(ledger, new RecordOperation(ledger, events, inquiries), events, inquiries, logger, new Metrics());
+  return new ResolveUnknown(ledger, new RecordOperation(ledger, events, inquiries, logger), events, inquiries, logger, new Metrics());
 }
 
 /** JSON log lines on stderr: stdout is the command's answer (--json output stays parseable). */

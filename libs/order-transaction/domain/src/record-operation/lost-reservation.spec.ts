@@ -1,5 +1,6 @@
 import { defaultMerchantSettings, GatewayError, RecordOperationMessage } from '@gateway/contracts';
 import type { LedgerRepository, LedgerWrite, SeenOrder, TransactionRow } from '@gateway/order-transaction/data-access';
+import type { AppLogger } from '@gateway/platform';
 import type { LedgerEvents } from '../ledger-events/ledger-events';
 import { reservationFound } from './lost-reservation';
 import { parseRecordInput } from './record-input';
@@ -118,7 +119,9 @@ function ledgerLosing(failure: () => Error, ...reads: (SeenOrder | null | Error)
     transaction: () => Promise.reject(new Error('no locked way in these tests')),
   } as unknown as LedgerRepository;
   const events = { announces: () => false } as unknown as LedgerEvents;
-  return { records: new RecordOperation(ledger, events, {} as never), written, read };
+  const warned: unknown[] = [];
+  const logger = { warn: (fields: unknown) => warned.push(fields) } as unknown as AppLogger;
+  return { records: new RecordOperation(ledger, events, {} as never, logger), written, read, warned };
 }
 
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
@@ -134,11 +137,12 @@ describe("RecordOperation: a reservation whose write's answer was lost with its 
   const BEGIN = orderRead({ token: '6' });
 
   it('carries on from its own reservation, found on the order read again: the view the completion writes on', async () => {
-    const { records, written, read } = ledgerLosing(LOST, OWN);
+    const { records, written, read, warned } = ledgerLosing(LOST, OWN);
     const reserved = await records.execute(reservation(), 'RESERVE', BEGIN);
     expect(written).toHaveLength(1);
     expect(read).toHaveBeenCalledWith('M1', 'o1', 'r1', 'REFUND');
     expect(reserved).toEqual({ body: OWN.contents.stored?.body, replayed: false, written: OWN });
+    expect(warned).toEqual([expect.objectContaining({ orderId: 'o1', transactionId: 'r1', found: 'OWN' })]);
   });
 
   it("carries on from a new order's reservation (a PAY's insert) the same way", async () => {

@@ -12,7 +12,7 @@ import {
   UnknownInquiries,
 } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
-import { mayHaveCommitted } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, mayHaveCommitted } from '@gateway/platform';
 import type { EntityManager } from 'typeorm';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, assertUpdatable, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
@@ -112,6 +112,7 @@ export class RecordOperation {
     private readonly ledger: LedgerRepository,
     @Inject(LEDGER_EVENTS) private readonly events: LedgerEvents,
     private readonly inquiries: UnknownInquiries,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /**
@@ -161,6 +162,8 @@ export class RecordOperation {
     if (found.found === 'NONE') {
       throw lost;
     }
+    // Rare, and an operator reading a database incident wants to know what became of each.
+    this.logger.warn({ err: lost, orderId, transactionId, found: found.found }, 'reservation read back after its answer was lost with the connection');
     if (found.found === 'OWN') {
       return { body: found.body, replayed: false, written: found.seen };
     }
