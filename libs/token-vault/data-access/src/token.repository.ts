@@ -80,6 +80,9 @@ const DELETE_BY_TOKEN = new PreparedStatement('DELETE FROM token_vault.tokens WH
 /** Neither version nor updated_at moves: the token's content did not change. */
 const MARK_USED = new PreparedStatement('UPDATE token_vault.tokens SET last_used_at = now() WHERE id = $1');
 
+/** Any one token: the vault checks its fingerprint key against it at start. */
+const ANY_TOKEN = new PreparedStatement(`SELECT ${TOKEN_COLUMNS} FROM token_vault.tokens LIMIT 1`);
+
 const COUNT_NOT_UNDER_KEY = new PreparedStatement(
   'SELECT count(*)::int AS count FROM token_vault.tokens WHERE data_key_id <> $1',
 );
@@ -203,6 +206,10 @@ export class TokenRepository {
 
   async markUsed(id: string): Promise<void> {
     await MARK_USED.rowCount(this.dataSource.manager, [id]);
+  }
+
+  anyToken(): Promise<TokenRecord | null> {
+    return selectOne(this.dataSource.manager, ANY_TOKEN, []);
   }
 
   async countNotUnderKey(dataKeyId: number): Promise<number> {

@@ -27,6 +27,8 @@ export interface TokenStore {
   deleteByToken(repositoryId: string, token: string): Promise<boolean>;
   /** `usage.lastUsed`: the token's card was used in an acquirer call. Not a content change. */
   markUsed(id: string): Promise<void>;
+  /** Any one stored token (null on an empty vault). */
+  anyToken(): Promise<TokenRecord | null>;
   countNotUnderKey(dataKeyId: number): Promise<number>;
   reencryptBatch(dataKeyId: number, limit: number, reseal: (row: TokenRecord) => Promise<SealedColumns>): Promise<number>;
 }

@@ -28,6 +28,8 @@ const merchant: MerchantContext = {
 const REPOSITORY = `Test${merchant.settings.tokenRepository.id}`;
 /** What each token should hold: its card number. */
 const expected = new Map<string, string>();
+/** A payment session's card sealed before the first rotation, under data key 1. */
+let sessionCardBeforeRotation: SealCardReply;
 
 function vaultEnv(masterKeys: string): Record<string, string> {
   return { DATABASE_URL: url, VAULT_MASTER_KEYS: masterKeys, VAULT_KEY_REFRESH_MS: '1000', VAULT_REENCRYPT_BATCH_SIZE: '7' };
@@ -86,7 +88,7 @@ describe('key rotation, against Postgres', () => {
     for (let i = 0; i < 30; i++) {
       await save(`before${i}`, i % 2 ? TEST_CARD : TEST_CARD_LUHN_FAILURE);
     }
-    const sessionCard = await app!.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, {
+    sessionCardBeforeRotation = await app!.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, {
       envelope: envelope(),
       bindingId: 'SESSION-BEFORE-ROTATION',
       card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED },
@@ -125,7 +127,7 @@ describe('key rotation, against Postgres', () => {
     const reply = await app!.request<AcquirerCallReply>(SUBJECTS.tokenVault.acquirerCall, {
       envelope: envelope(),
       operation: 'VERIFY',
-      source: { sealed: { value: sessionCard.sealed, bindingId: 'SESSION-BEFORE-ROTATION' } },
+      source: { sealed: { value: sessionCardBeforeRotation.sealed, bindingId: 'SESSION-BEFORE-ROTATION' } },
       request: VERIFY_WIRE.encodeRequest({ merchantId: merchant.id, orderId: 'rotation-order', transactionId: 'verify-1', currency: 'USD' }),
     });
     expect(reply.result).toMatchObject({ gatewayCode: 'APPROVED' });
@@ -161,6 +163,51 @@ describe('key rotation, against Postgres', () => {
     } finally {
       await dataSource.destroy();
     }
+    await expectAllReadable(app!);
+  });
+
+  it('refuses a session card sealed under a destroyed data key, and lets the payer enter the card again', async () => {
+    const binding = 'SESSION-BEFORE-ROTATION';
+    // Key 1 was destroyed above: its material is gone, so the card sealed under it cannot be read.
+    expect(await app!.dataSource.query('SELECT id FROM token_vault.data_keys WHERE id = 1')).toEqual([]);
+    // A serving replica forgets it at its next refresh (VAULT_KEY_REFRESH_MS, 1 s here).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const call = app!.request<AcquirerCallReply>(SUBJECTS.tokenVault.acquirerCall, {
+      envelope: envelope(),
+      operation: 'VERIFY',
+      source: { sealed: { value: sessionCardBeforeRotation.sealed, bindingId: binding } },
+      request: VERIFY_WIRE.encodeRequest({ merchantId: merchant.id, orderId: 'rotation-order', transactionId: 'verify-2', currency: 'USD' }),
+    });
+    await expect(call).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'session.id' });
+
+    // The edge sends the session's stored value as `previous` with the card entered again: the
+    // update must replace the unreadable value, or the session is stuck until it expires.
+    const again = await app!.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, {
+      envelope: envelope(),
+      bindingId: binding,
+      card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED },
+      previous: sessionCardBeforeRotation.sealed,
+    });
+    expect(again.card).toMatchObject({ number: '512345xxxxxx0008' });
+    const reply = await app!.request<AcquirerCallReply>(SUBJECTS.tokenVault.acquirerCall, {
+      envelope: envelope(),
+      operation: 'VERIFY',
+      source: { sealed: { value: again.sealed, bindingId: binding } },
+      request: VERIFY_WIRE.encodeRequest({ merchantId: merchant.id, orderId: 'rotation-order', transactionId: 'verify-3', currency: 'USD' }),
+    });
+    expect(reply.result).toMatchObject({ gatewayCode: 'APPROVED' });
+  });
+
+  it('refuses to start with another fingerprint key than the one the stored tokens were fingerprinted with', async () => {
+    const outcome = await startVaultApp({ ...vaultEnv(NEW_MASTER), VAULT_FINGERPRINT_KEY: runKey('another-fingerprint') }).then(
+      async (started) => {
+        await started.close();
+        return 'started';
+      },
+      (err: Error) => err.message,
+    );
+    expect(outcome).toMatch(/VAULT_FINGERPRINT_KEY: is not the key the stored tokens were fingerprinted with/);
+    // Under the right key a card already stored in a Unique Card repository is still found.
     await expectAllReadable(app!);
   });
 });

@@ -76,4 +76,19 @@ describe('SealSessionCard', () => {
       GatewayError,
     );
   });
+
+  it('replaces a previous value whose data key was destroyed after a rotation, but takes no code out of it', async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const bindingId = 'SESSION5';
+    const old = await bed.sealSessionCard.execute({ merchant, bindingId, card: { number: TEST_CARD, securityCode: '100' } });
+    await bed.keys.rotateDataKey();
+    expect((await bed.keys.destroyRetiredKeys(0)).destroyed).toEqual([1]);
+    const spending = bed.sealSessionCard.execute({ merchant, bindingId, card: {}, previous: old.sealed, withoutSecurityCode: true });
+    await expect(spending).rejects.toEqual(expect.objectContaining({ field: 'session.id', validationType: 'INVALID' }));
+    const again = await bed.sealSessionCard.execute({ merchant, bindingId, card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED }, previous: old.sealed });
+    const opened = await bed.sessionCards.open({ merchantId: merchant.id, bindingId }, again.sealed);
+    expect(opened.number?.reveal()).toBe(TEST_CARD);
+    expect(opened.securityCode).toBeUndefined();
+  });
 });

@@ -25,7 +25,7 @@ export class SealSessionCard {
 
   async execute(command: SealSessionCardCommand): Promise<SealCardReply> {
     const binding: SealBinding = { merchantId: command.merchant.id, bindingId: command.bindingId };
-    const previous = command.previous !== undefined ? await this.sealing.open(binding, command.previous) : {};
+    const previous = await this.previousCard(binding, command);
     const merged: ExplicitCardFields = { ...revealed(previous), ...definedFields(command.card) };
     if (command.withoutSecurityCode) {
       delete merged.securityCode;
@@ -35,6 +35,20 @@ export class SealSessionCard {
       card: maskedSessionCard(merged),
       securityCodePresent: merged.securityCode !== undefined,
     };
+  }
+
+  /**
+   * An update replaces a previous value whose data key was destroyed (the payer enters the card
+   * again); taking the security code out of such a value is refused like any use of it, so the
+   * operation waiting on it is not sent.
+   */
+  private previousCard(binding: SealBinding, command: SealSessionCardCommand): Promise<SessionCard> {
+    if (command.previous === undefined) {
+      return Promise.resolve({});
+    }
+    return command.withoutSecurityCode
+      ? this.sealing.open(binding, command.previous)
+      : this.sealing.openPrevious(binding, command.previous);
   }
 }
 

@@ -56,19 +56,43 @@ export class SessionCardSealing {
 
   /** The sealed card, or a 400 on `session.id` when it does not open for this merchant and binding. */
   async open(binding: SealBinding, value: string): Promise<SessionCard> {
-    let fields: SealedFields;
     try {
-      if (!value.startsWith(PREFIX)) {
-        throw new DecryptionError('MALFORMED', 'unknown sealed card format');
-      }
-      const plaintext = await this.keys.open(Buffer.from(value.slice(PREFIX.length), 'base64url'), context(binding));
-      fields = JSON.parse(plaintext.toString('utf8')) as SealedFields;
+      return await this.decrypt(binding, value);
     } catch (err) {
       if (err instanceof DecryptionError) {
         throw unusableSessionCard();
       }
       throw err;
     }
+  }
+
+  /**
+   * The session's current card, to merge an update into: as `open`, but nothing (an empty card)
+   * when its data key was destroyed after a key rotation. Nothing can be recovered from such a
+   * value, and the payer entering the card again must be able to replace it; refusing would
+   * leave the session unusable until it expires. A value that fails for any other reason
+   * (another session's, altered) is still refused.
+   */
+  async openPrevious(binding: SealBinding, value: string): Promise<SessionCard> {
+    try {
+      return await this.decrypt(binding, value);
+    } catch (err) {
+      if (err instanceof DecryptionError && err.reason === 'UNKNOWN_KEY') {
+        return {};
+      }
+      if (err instanceof DecryptionError) {
+        throw unusableSessionCard();
+      }
+      throw err;
+    }
+  }
+
+  private async decrypt(binding: SealBinding, value: string): Promise<SessionCard> {
+    if (!value.startsWith(PREFIX)) {
+      throw new DecryptionError('MALFORMED', 'unknown sealed card format');
+    }
+    const plaintext = await this.keys.open(Buffer.from(value.slice(PREFIX.length), 'base64url'), context(binding));
+    const fields = JSON.parse(plaintext.toString('utf8')) as SealedFields;
     return {
       ...(fields.number !== undefined ? { number: Pan.of(fields.number) } : {}),
       ...(fields.expiry !== undefined ? { expiry: fields.expiry } : {}),

@@ -61,6 +61,10 @@ export class InMemoryTokenStore implements TokenStore {
     }
   }
 
+  async anyToken(): Promise<TokenRecord | null> {
+    return [...this.rows.values()][0] ?? null;
+  }
+
   async countNotUnderKey(dataKeyId: number): Promise<number> {
     return [...this.rows.values()].filter((r) => r.dataKeyId !== dataKeyId).length;
   }
