@@ -66,6 +66,31 @@ describe('AcquirerRegistry', () => {
     expect(() => registry.forMerchant(merchant('LIVE'))).toThrow(GatewayError);
   });
 
+  it('sends an operation on a recorded transaction to the acquirer recorded on it, whatever the merchant\'s mode is now', async () => {
+    const registry = new AcquirerRegistry(new Metrics());
+    const connector = registry.forRecordedAcquirer(TEST_ACQUIRER_ID, merchant('LIVE'));
+    expect(connector.acquirerId).toBe(TEST_ACQUIRER_ID);
+    const authorized = await registry.forMerchant(merchant('TEST')).authorize(paymentRequest('10.00'));
+    expect((await connector.capture(captureRequest({ acquirerTransactionId: authorized.acquirer.transactionId }))).result).toBe('SUCCESS');
+    expect(registry.forMerchantMode('LIVE', TEST_ACQUIRER_ID).acquirerId).toBe(TEST_ACQUIRER_ID);
+  });
+
+  it('refuses a recorded acquirer it has no connector for with ACQUIRER_NOT_CONFIGURED; none recorded, routes as the merchant is', () => {
+    const registry = new AcquirerRegistry(new Metrics());
+    const code = (call: () => unknown) => {
+      try {
+        call();
+      } catch (err) {
+        return (err as GatewayError).code;
+      }
+      return 'ROUTED';
+    };
+    expect(code(() => registry.forRecordedAcquirer('ANOTHER_ACQUIRER', merchant('TEST')))).toBe('ACQUIRER_NOT_CONFIGURED');
+    expect(code(() => registry.forMerchantMode('TEST', 'ANOTHER_ACQUIRER'))).toBe('ACQUIRER_NOT_CONFIGURED');
+    expect(code(() => registry.forRecordedAcquirer(undefined, merchant('LIVE')))).toBe('ACQUIRER_NOT_CONFIGURED');
+    expect(code(() => registry.forRecordedAcquirer(undefined, merchant('TEST')))).toBe('ROUTED');
+  });
+
   it('refuses live merchants with ACQUIRER_NOT_CONFIGURED instead of simulating an approval', () => {
     const registry = new AcquirerRegistry(new Metrics());
     let thrown: unknown;

@@ -66,14 +66,35 @@ export class AcquirerRegistry {
   /**
    * The same connector for work the gateway does on its own, with no merchant request and so no
    * profile (an inquiry about an UNKNOWN outcome): routed by the merchant's mode alone, without
-   * the test latency a profile may ask for its requests.
+   * the test latency a profile may ask for its requests; or, when the transaction asked about
+   * names the acquirer it went to (`recordedAcquirerId`), to that one, as forRecordedAcquirer.
    */
-  forMerchantMode(mode: MerchantMode): AcquirerConnector {
-    return new MeteredConnector(this.routed({ mode }), this.requests);
+  forMerchantMode(mode: MerchantMode, recordedAcquirerId?: string): AcquirerConnector {
+    return new MeteredConnector(this.named(recordedAcquirerId ?? cardAcquirerIdOf({ mode })), this.requests);
+  }
+
+  /**
+   * The connector for an operation on a transaction the ledger holds (a capture, void or linked
+   * refund of it, the reversal of one answered TIMED_OUT): the acquirer recorded on that
+   * transaction (`transaction.acquirer.id`, `recordedAcquirerId`), whatever the merchant's mode
+   * is now, so a test-era authorisation is captured, voided or refunded at the test acquirer
+   * after the merchant was switched to LIVE, and one a real acquirer processed never reaches the
+   * simulator (live-merchants-without-acquirer.md, amendment "a card order's operations follow
+   * its acquirer"). An acquirer this gateway has no connector for is refused with
+   * ACQUIRER_NOT_CONFIGURED. A transaction recorded without one is routed as the merchant is.
+   */
+  forRecordedAcquirer(recordedAcquirerId: string | undefined, merchant: MerchantContext): AcquirerConnector {
+    const connector = this.named(recordedAcquirerId ?? cardAcquirerIdOf(merchant));
+    return new MeteredConnector(connector.withLatency(merchant.settings.testAcquirer.latencyMs), this.requests);
   }
 
   private routed(merchant: Pick<MerchantContext, 'mode'>): TestAcquirer {
-    if (cardAcquirerIdOf(merchant) !== this.testAcquirer.acquirerId) {
+    return this.named(cardAcquirerIdOf(merchant));
+  }
+
+  /** The connector of `acquirerId`: only the test acquirer is connected. */
+  private named(acquirerId: string | undefined): TestAcquirer {
+    if (acquirerId !== this.testAcquirer.acquirerId) {
       throw new GatewayError('ACQUIRER_NOT_CONFIGURED', {
         explanation: 'Card transactions are not available for this merchant: no acquirer is configured.',
       });

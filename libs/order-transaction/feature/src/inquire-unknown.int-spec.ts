@@ -115,6 +115,27 @@ describe('inquiries about UNKNOWN card transactions', () => {
     });
   });
 
+  it('asks the acquirer the transaction names, whatever mode queued it: a test-era order operated on after a switch to LIVE', async () => {
+    const live: MerchantContext = { ...testMerchant(), mode: 'LIVE' };
+    const orderId = newOrderId();
+    // As a capture, void or refund of a test-era order sent after the switch is recorded when its
+    // call threw: UNKNOWN, queued with the merchant's mode now (LIVE), naming the target's acquirer.
+    await app.record({
+      envelope: { merchant: live, apiVersion: 100, requestId: 'lost-2', authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId,
+      transactionId: 'p1',
+      apiOperation: 'PAY',
+      requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
+      mode: 'CREATE',
+      order: { currency: 'USD', amount: '8.00' },
+      transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'CARD' },
+      response: { transaction: { acquirer: { id: 'TEST_ACQUIRER' } } },
+    });
+    expect(await queued(live)).toEqual([expect.objectContaining({ mode: 'LIVE' })]);
+    expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await retrieve(live, orderId)).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED', acquirerCode: '25' } });
+  });
+
   it('waits for the configured age before asking', async () => {
     const merchant = testMerchant();
     await payUnknown(merchant, newOrderId());

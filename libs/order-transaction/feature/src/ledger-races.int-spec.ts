@@ -187,6 +187,11 @@ beforeAll(async () => {
   jest
     .spyOn(registry, 'forMerchant')
     .mockImplementation((merchant: MerchantContext) => scriptedConnector(forMerchant(merchant)));
+  // Captures, voids and linked refunds: the acquirer recorded on their target.
+  const forRecordedAcquirer = registry.forRecordedAcquirer.bind(registry);
+  jest
+    .spyOn(registry, 'forRecordedAcquirer')
+    .mockImplementation((acquirerId: string | undefined, merchant: MerchantContext) => scriptedConnector(forRecordedAcquirer(acquirerId, merchant)));
   const applyIfUnchanged = LedgerWriter.prototype.applyToOrderIfUnchanged;
   jest.spyOn(LedgerWriter.prototype, 'applyToOrderIfUnchanged').mockImplementation(async function (
     this: LedgerWriter,

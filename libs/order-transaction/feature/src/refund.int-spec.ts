@@ -435,13 +435,27 @@ describe('linked refunds of a card payment (seeded through the ledger: card PAY 
     expect(JSON.stringify(retrieved.body)).not.toContain(TEST_CARD);
   });
 
-  it('refuses a card refund for a live merchant (no acquirer), recording nothing', async () => {
+  it('refunds a payment the test acquirer processed at the test acquirer, though the merchant is LIVE now (a test-era order)', async () => {
     const live: MerchantContext = { ...testMerchant(), mode: 'LIVE' };
     const orderId = newOrderId();
     await seedCardPayment(live, orderId, 'pay-1', '10.00');
-    const err = await rejection(refund(live, orderId, 'r1', usd('1.00')));
+    const calls = await acquirerRefunds();
+    const body = await refund(live, orderId, 'r1', usd('1.00'));
+    expect(body).toMatchObject({ result: 'SUCCESS', transaction: { type: 'REFUND', acquirer: { id: 'TEST_ACQUIRER' } } });
+    expect(await acquirerRefunds()).toBe(calls + 1);
+  });
+
+  it('refuses a refund of a payment recorded at an acquirer the gateway has no connector for (ACQUIRER_NOT_CONFIGURED), recording nothing', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seed(merchant, orderId, 'pay-1', 'PAY', { type: 'PAYMENT', amount: '10.00', fundingType: 'CARD' }, {
+      transaction: { acquirer: { id: 'ANOTHER_ACQUIRER', merchantId: merchant.id, transactionId: 'REF0101', date: '0101', time: '120000' } },
+    });
+    const calls = await acquirerRefunds();
+    const err = await rejection(refund(merchant, orderId, 'r1', usd('1.00')));
     expect(err).toMatchObject({ code: 'ACQUIRER_NOT_CONFIGURED', httpStatus: 400 });
-    expect(await transactionsOf(live, orderId)).toHaveLength(1);
+    expect(await transactionsOf(merchant, orderId)).toHaveLength(1);
+    expect(await acquirerRefunds()).toBe(calls);
   });
 });
 

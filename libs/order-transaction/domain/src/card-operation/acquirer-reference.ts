@@ -32,3 +32,12 @@ export function storedAcquirerReference(body: JsonObject | null): AcquirerTransa
     ...(typeof transaction.receipt === 'string' ? { receipt: transaction.receipt } : {}),
   };
 }
+
+/**
+ * The acquirer that processed a transaction, as its stored response names it
+ * (`transaction.acquirer.id`): where an operation on it is sent (AcquirerRegistry.forRecordedAcquirer).
+ */
+export function storedAcquirerId(body: JsonObject | null): string | undefined {
+  const id = objectOrEmpty(objectOrEmpty(body?.transaction).acquirer).id;
+  return typeof id === 'string' ? id : undefined;
+}

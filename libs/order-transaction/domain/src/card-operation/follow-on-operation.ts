@@ -20,7 +20,7 @@ import {
 import { Money } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
-import { acquirerReferenceOf } from './acquirer-reference';
+import { acquirerReferenceOf, storedAcquirerId } from './acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from './card-outcome';
 import { FollowOnRequest, followOnOrderGroup, followOnResponseBody } from './follow-on-response';
 import type { FundsRoute } from './order-transactions';
@@ -66,7 +66,8 @@ const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
  * CAPTURE and VOID: an operation on an earlier transaction of the order, with no card (so never
  * through the vault). Planned on the order as begin saw it, reserved by the ledger on the order
  * as it stands when the reservation is written (where its limits hold whatever raced it), sent
- * to the acquirer by the target's acquirer reference, or for a browser payment's authorisation
+ * to the acquirer that processed the target (its stored `transaction.acquirer.id`, whatever the
+ * merchant's mode is now) by its acquirer reference, or for a browser payment's authorisation
  * to browser-payment, which makes it at the provider (ProviderFollowOn), then recorded
  * (RunReservedOperation).
  */
@@ -119,7 +120,9 @@ export class RunFollowOnOperation {
     targetBody: JsonObject | null,
   ): FollowOnSideEffect {
     const target = acquirerReferenceOf(targetBody, plan.target.id, operation.doing);
-    const connector = this.acquirers.forMerchant(envelope.merchant);
+    // The acquirer that processed the target, not the merchant's mode now: an order opened while
+    // TEST is captured or voided at the test acquirer after a switch to LIVE.
+    const connector = this.acquirers.forRecordedAcquirer(storedAcquirerId(targetBody), envelope.merchant);
     return {
       perform: async () => outcomeOfFollowOn(await operation.call(connector, { merchantId: envelope.merchant.id, orderId, transactionId }, target, plan)),
       unavailable: () => GatewayError.serverFailed(),

@@ -1,7 +1,7 @@
 import type { JsonObject, LineItem } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
-import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { lineItemForResponse } from '../refund-order/refund-response';
+import { storedAcquirerId } from './acquirer-reference';
 import type { CardOutcome } from './card-outcome';
 import { definedGroups, plain } from './reserved-operation';
 
@@ -60,6 +60,6 @@ export function followOnOrderGroup(request: FollowOnRequest): JsonObject {
 }
 
 function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
-  const id = objectOrEmpty(objectOrEmpty(targetBody?.transaction).acquirer).id;
-  return typeof id === 'string' ? { id } : {};
+  const id = storedAcquirerId(targetBody);
+  return id !== undefined ? { id } : {};
 }

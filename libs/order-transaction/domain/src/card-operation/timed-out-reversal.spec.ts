@@ -33,7 +33,7 @@ function bed(answer?: (request: VoidRequest) => Promise<VoidResult>, waitMs?: nu
       return answer ? answer(request) : acquirer.void(request);
     },
   } as unknown as AcquirerConnector;
-  const registry = { forMerchant: () => connector } as unknown as AcquirerRegistry;
+  const registry = { forRecordedAcquirer: () => connector } as unknown as AcquirerRegistry;
   const logged: Bed['logged'] = [];
   const log = (level: string) => (fields: Record<string, unknown>, message: string) => logged.push({ level, fields, message });
   const logger = { info: log('info'), warn: log('warn'), error: log('error') } as unknown as AppLogger;
@@ -67,6 +67,16 @@ describe('TimedOutReversal', () => {
       },
     ]);
     expect(await counted()).toEqual({ REVERSED: 1 });
+  });
+
+  it('reverses at the acquirer that answered TIMED_OUT, though the merchant was switched to LIVE since the order opened', async () => {
+    const metrics = new Metrics();
+    const logger = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as AppLogger;
+    const reversal = new TimedOutReversal(new AcquirerRegistry(metrics), logger, metrics);
+    const live: MerchantContext = { ...MERCHANT, mode: 'LIVE' };
+    await reversal.afterCall(TIMED_OUT, { ...TRANSACTION, merchant: live, type: 'REFUND' });
+    const counted = (await metrics.registry.getSingleMetric(TIMED_OUT_REVERSALS_METRIC)!.get()).values.filter((v) => v.value > 0);
+    expect(counted.map((v) => v.labels.outcome)).toEqual(['REVERSED']);
   });
 
   it('leaves every other answer alone, approvals and other declines alike', async () => {

@@ -83,7 +83,9 @@ export class TimedOutReversal {
     }
     try {
       const request = { merchantId: merchant.id, orderId, transactionId, target, targetType: type };
-      const reversal = await withinWait(this.acquirers.forMerchant(merchant).void(request), this.waitMs, 'the reversal');
+      // At the acquirer that answered TIMED_OUT (a refund of a test-era order after a switch to LIVE too).
+      const connector = this.acquirers.forRecordedAcquirer(acquirerIdOf(outcome), merchant);
+      const reversal = await withinWait(connector.void(request), this.waitMs, 'the reversal');
       if (reversal.result === 'SUCCESS') {
         this.logger.info(about, 'TIMED_OUT transaction reversed at the acquirer');
         return 'REVERSED';
@@ -104,6 +106,12 @@ function referenceOf(outcome: OperationOutcome): AcquirerTransactionReference | 
     return undefined;
   }
   return { acquirerTransactionId, ...(outcome.receipt ? { receipt: outcome.receipt } : {}) };
+}
+
+/** The acquirer that answered, as its answer names it. */
+function acquirerIdOf(outcome: OperationOutcome): string | undefined {
+  const id = outcome.acquirer?.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** `call`'s answer, or a rejection once `ms` have passed without one (`what` names the call in it). */

@@ -13,7 +13,7 @@ import {
 import { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, NotDeliveredError, RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
-import { acquirerReferenceOf } from '../card-operation/acquirer-reference';
+import { acquirerReferenceOf, storedAcquirerId } from '../card-operation/acquirer-reference';
 import { hadNoEffect, writeAfterSideEffect } from '../card-operation/reservation-writes';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
@@ -102,7 +102,7 @@ export class RefundOrder {
       return { body: (await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RECORD', seen)).body };
     }
     // Everything that can refuse the refund without a side effect is checked before reserving.
-    const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
+    const connector = plan.route.kind === 'ACQUIRER' ? this.connectorFor(plan, targetBody, envelope) : undefined;
     const original = plan.linked && plan.route.kind === 'ACQUIRER' ? acquirerReferenceOf(targetBody, plan.target!.id, 'refunded') : undefined;
 
     const reserved = await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RESERVE', seen);
@@ -113,6 +113,16 @@ export class RefundOrder {
     const outcome = await this.perform(context, connector, original);
     const completed = await this.complete(context, outcome, reserved.written);
     return { body: unmask ? withFullCardNumber(completed.body, plan) : completed.body };
+  }
+
+  /**
+   * A linked refund goes to the acquirer that processed its target (its stored
+   * `transaction.acquirer.id`), whatever the merchant's mode is now: a test-era payment is
+   * refunded at the test acquirer after a switch to LIVE. A standalone one opens an order: the
+   * merchant's acquirer now.
+   */
+  private connectorFor(plan: RefundPlan, targetBody: JsonObject | null, envelope: RequestEnvelope): AcquirerConnector {
+    return plan.linked ? this.acquirers.forRecordedAcquirer(storedAcquirerId(targetBody), envelope.merchant) : this.acquirers.forMerchant(envelope.merchant);
   }
 
   /**

@@ -3,7 +3,7 @@ import { addressForResponse } from '@gateway/api-fields';
 import type { JsonObject, JsonValue, LineItem, MaskedCard, RefundRequest } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
 import { Money, quantityToJson } from '@gateway/money';
-import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { storedAcquirerId } from '../card-operation/acquirer-reference';
 import type { RequestCard } from './refund-card';
 import type { RefundOutcome } from './refund-outcome';
 import type { RefundPlan } from './refund-plan';
@@ -154,8 +154,8 @@ function refundAcquirer(plan: RefundPlan, targetBody: JsonObject | null, outcome
 }
 
 function acquirerIdOf(targetBody: JsonObject | null): JsonObject {
-  const id = objectOrEmpty(objectOrEmpty(targetBody?.transaction).acquirer).id;
-  return typeof id === 'string' ? { id } : {};
+  const id = storedAcquirerId(targetBody);
+  return id !== undefined ? { id } : {};
 }
 
 /** Response line items: quantity an integer, prices DecOut numbers rendered from the exact decimals. */

@@ -22,7 +22,7 @@ export const REFUND_CALL_TIMEOUT_MS = Symbol('REFUND_CALL_TIMEOUT_MS');
 export interface RefundCall {
   command: RefundCommand;
   plan: RefundPlan;
-  /** The merchant's acquirer, for the ACQUIRER route. */
+  /** The acquirer, for the ACQUIRER route: a linked refund's target's, a standalone one's the merchant's. */
   connector?: AcquirerConnector;
   /** The refunded card transaction as the acquirer knows it (linked card refunds). */
   original?: AcquirerTransactionReference;

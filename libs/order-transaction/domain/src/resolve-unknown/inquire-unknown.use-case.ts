@@ -3,7 +3,7 @@ import { AcquirerRegistry, InquiryRequest, InquiryResult } from '@gateway/acquir
 import { GatewayError } from '@gateway/contracts';
 import { ClaimedInquiry, LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
-import { storedAcquirerReference } from '../card-operation/acquirer-reference';
+import { storedAcquirerId, storedAcquirerReference } from '../card-operation/acquirer-reference';
 import { withinWait } from '../card-operation/timed-out-reversal';
 import type { LearnedOutcome } from './learned-outcome';
 import { ResolveUnknown } from './resolve-unknown.use-case';
@@ -110,12 +110,15 @@ export class InquireUnknown {
     let answer: InquiryResult;
     let acquirerId: string;
     try {
+      const stored = seen.contents.stored?.body ?? null;
       const request: InquiryRequest = {
         ...key,
         operation: apiOperation as InquiryRequest['operation'],
-        reference: storedAcquirerReference(seen.contents.stored?.body ?? null),
+        reference: storedAcquirerReference(stored),
       };
-      const connector = this.acquirers.forMerchantMode(inquiry.merchantMode);
+      // Where the transaction went when it names an acquirer (a capture of a test-era order made
+      // after a switch to LIVE went to the test acquirer); else as the merchant's mode then routed it.
+      const connector = this.acquirers.forMerchantMode(inquiry.merchantMode, storedAcquirerId(stored));
       acquirerId = connector.acquirerId;
       answer = await withinWait(connector.inquire(request), INQUIRY_WAIT_MS, 'the inquiry');
     } catch (err) {
