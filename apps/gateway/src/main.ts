@@ -57,6 +57,8 @@ async function main(): Promise<void> {
       port: standalone.STANDALONE_PG_PORT,
       // Stopped by the graceful shutdown below, after the requests in flight are answered.
       stopOnSignals: false,
+      onUnexpectedExit: (why) =>
+        logger?.error({ why }, 'the embedded Postgres stopped on its own: requests answer 503 until the gateway is restarted'),
     });
     stopPostgres = postgres.stop;
     // Stopped while the gateway starts, it stops its database too.

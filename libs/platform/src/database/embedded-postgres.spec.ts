@@ -44,4 +44,21 @@ describe('startPostmaster', () => {
     rmSync(path.dirname(binary), { recursive: true, force: true });
     expect(logged).toEqual(['LOG:  database system is ready to accept connections']);
   });
+
+  it('reports an exit nobody asked for, and not the one its stop asks for', async () => {
+    const binary = fakePostgres('LOG:  database system is ready to accept connections\\n', '');
+    const exits: string[] = [];
+    let exited: () => void = () => {};
+    const reported = new Promise<void>((resolve) => (exited = resolve));
+    const start = () =>
+      startPostmaster({ binary, dataDir: path.dirname(binary), port: 1, asRoot: false, log: () => {}, onUnexpectedExit: (why) => (exits.push(why), exited()) });
+
+    await (await start()).stop();
+    expect(exits).toEqual([]);
+
+    process.kill((await start()).pid, 'SIGKILL');
+    await reported;
+    rmSync(path.dirname(binary), { recursive: true, force: true });
+    expect(exits).toEqual(['SIGKILL']);
+  });
 });

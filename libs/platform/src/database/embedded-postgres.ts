@@ -12,6 +12,11 @@ export interface EmbeddedPostgresOptions {
   port: number;
   log?: (line: string) => void;
   /**
+   * Postgres exited while running and nobody had stopped it (killed, crashed, out of memory): the
+   * gateway can only answer 503 from then on, and says so. `why`: its exit code or signal.
+   */
+  onUnexpectedExit?: (why: string) => void;
+  /**
    * Stop this Postgres and exit on SIGTERM/SIGINT/SIGHUP (true by default: a command-line tool).
    * A server that shuts down gracefully on those signals passes false and stops it itself once
    * its requests are drained.
@@ -87,6 +92,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     port: options.port,
     asRoot,
     log: remember,
+    onUnexpectedExit: options.onUnexpectedExit,
   }).catch((err: unknown) => {
     // Postgres says why it did not start only in its log.
     throw new Error(`The embedded Postgres (${dataDir}, port ${options.port}) did not start: ${recent.join('\n') || (err as Error).message}`);
@@ -117,6 +123,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 }
 
 interface Postmaster {
+  pid: number;
   /** Fast shutdown (SIGINT), resolved once it has exited. */
   stop(): Promise<void>;
 }
@@ -132,7 +139,14 @@ interface Postmaster {
  * (`stopLeftoverPostmaster`). As the package does, it runs as the `postgres` user under root
  * and says it is ready on stderr, in English (LC_MESSAGES=C). Exported for its tests.
  */
-export function startPostmaster(options: { binary: string; dataDir: string; port: number; asRoot: boolean; log: (line: string) => void }): Promise<Postmaster> {
+export function startPostmaster(options: {
+  binary: string;
+  dataDir: string;
+  port: number;
+  asRoot: boolean;
+  log: (line: string) => void;
+  onUnexpectedExit?: (why: string) => void;
+}): Promise<Postmaster> {
   const child = spawn(options.binary, ['-D', options.dataDir, '-p', String(options.port)], {
     ...(options.asRoot ? postgresUserIds() : {}),
     detached: true,
@@ -143,18 +157,23 @@ export function startPostmaster(options: { binary: string; dataDir: string; port
   // Never left running behind a process that exits without stopping it (a failed start, a crash).
   const stopOnExit = () => signalPostmaster(child);
   process.once('exit', stopOnExit);
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     signalPostmaster(child);
     await exited;
     process.removeListener('exit', stopOnExit);
   };
+  child.once('exit', (code, signal) => {
+    if (!stopping) options.onUnexpectedExit?.(signal ?? `exit code ${code}`);
+  });
   return new Promise((resolve, reject) => {
     // By line: a pipe may deliver a line in two chunks, the readiness line included, and a start
     // waiting for it whole in one chunk would wait forever.
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
       options.log(line);
       if (line.includes('database system is ready to accept connections')) {
-        resolve({ stop });
+        resolve({ pid: child.pid!, stop });
       }
     });
     child.once('error', reject);
