@@ -32,7 +32,10 @@ describe('configuration reference', () => {
 
   it('lists every variable with its default and whether it is secret', () => {
     const reference = renderConfigReference();
-    expect(reference).toMatch(/\| `API_PASSWORD_PEPPER` \| \*\*required\*\* \| \*\*yes\*\* \|/);
+    expect(reference).toMatch(/\| `DATABASE_URL` \| \*\*required\*\* \| \*\*yes\*\* \|/);
+    // Required unless the other is set: neither is marked required on its own.
+    expect(reference).toMatch(/\| `API_PASSWORD_PEPPER` \| \(unset\) \| \*\*yes\*\* \|/);
+    expect(reference).toMatch(/\| `API_PASSWORD_PEPPERS` \| \(empty\) \| \*\*yes\*\* \|/);
     expect(reference).toMatch(/\| `NATS_REQUEST_TIMEOUT_MS` \| `10000` \| no \| .* \| integer 50–120000 \|/);
     expect(reference).toMatch(/\| `GATEWAY_PROFILE` \| `distributed` \| no \| .* \| one of `distributed`, `standalone` \|/);
   });

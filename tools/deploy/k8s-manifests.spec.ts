@@ -257,6 +257,13 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(holders).toEqual(['browser-payment', 'order-transaction']);
     });
 
+    it('gives the API password peppers (Secret api-edge-secrets, whole, so API_PASSWORD_PEPPERS added for a rotation reaches the pods) to the edge alone', () => {
+      const holders = find('Deployment').filter((d) => containersOf(podSpecOf(d)!).some((c) => secretsOf(c).includes('api-edge-secrets')));
+      expect(holders.map((d) => d.metadata.name)).toEqual(['api-edge']);
+      const [edge] = containersOf(podSpecOf(holders[0])!);
+      expect(edge.envFrom).toContainEqual({ secretRef: { name: 'api-edge-secrets' } });
+    });
+
     it("runs the webhook dispatcher as order-transaction's image in dispatch mode, scaled on the notifications due, reaching public HTTPS only", () => {
       const [dispatcher] = find('Deployment', 'order-transaction-dispatcher');
       const container = podSpecOf(dispatcher)!.containers[0];
@@ -439,7 +446,7 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       }
       const provisioned = new Set((steps[0].env ?? []).map((e) => e.name));
       expect(provisioned).toEqual(new Set(Object.keys(describeVariables(ProvisionDatabaseConfig)).filter((v) => v.endsWith('DATABASE_URL') || v === 'DATABASE_ADMIN_URL')));
-      expect(Object.keys(describeVariables(AdminConfig))).toContain('API_PASSWORD_PEPPER');
+      expect(Object.keys(describeVariables(AdminConfig))).toEqual(expect.arrayContaining(['API_PASSWORD_PEPPER', 'API_PASSWORD_PEPPERS']));
       expect(steps.flatMap(secretsOf)).not.toContain('api-edge-secrets');
     });
   }

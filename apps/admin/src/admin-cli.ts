@@ -2,7 +2,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defaultMerchantSettings, GatewayError, MERCHANT_MODES, MerchantMode, MerchantSettings } from '@gateway/contracts';
 import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
-import { describeCertificatePem, IssuedCredentials, ManageMerchants, normalizeFingerprint, NotificationSecretIssuer } from '@gateway/edge/domain';
+import { ApiPasswordPeppers } from '@gateway/crypto';
+import {
+  apiPasswordPeppers,
+  describeCertificatePem,
+  IssuedCredentials,
+  ManageMerchants,
+  normalizeFingerprint,
+  NotificationSecretIssuer,
+  PepperCensus,
+} from '@gateway/edge/domain';
 import {
   createServiceDataSource,
   loadConfig,
@@ -41,6 +50,9 @@ Commands:
                                issues the first one.
   reseal-notification-secrets  after a new key was put first in WEBHOOK_SECRET_KEYS: seal every
                                merchant's notification secret again under it (secrets unchanged)
+  password-peppers             which pepper each merchant's password hashes name (API_PASSWORD_PEPPERS
+                               rotation): an old pepper can be dropped once no merchant holds one
+                               under it; exit code 0 either way
   add-certificate <merchantId> <certificate.pem> [--by fingerprint|subject]
                                register a client certificate for certificate authentication: that
                                certificate (fingerprint, the default) or any with its subject
@@ -63,7 +75,8 @@ Exit code 0: done. 1: refused (no such merchant, an invalid setting, ...): nothi
 2: usage (an unknown command or option, a missing or extra argument, a bad option value): nothing
 done, the database not even opened.
 
-Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER from the environment,
+Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER and/or
+API_PASSWORD_PEPPERS (api-edge's values) from the environment,
 and WEBHOOK_SECRET_KEYS (order-transaction's) for notification secrets;
 provision-database reads DATABASE_ADMIN_URL and EDGE_, TOKEN_VAULT_, ORDER_TRANSACTION_,
 BROWSER_PAYMENT_ and VERIFICATION_DATABASE_URL instead.
@@ -86,6 +99,7 @@ const COMMANDS: Record<string, { args: string[]; min?: number; max?: number; opt
   'rotate-password': { args: ['<merchantId>'], options: ['keep-previous-hours'] },
   'rotate-notification-secret': { args: ['<merchantId>'], options: ['keep-previous-hours'] },
   'reseal-notification-secrets': { args: [] },
+  'password-peppers': { args: [] },
   'add-certificate': { args: ['<merchantId>', '<certificate.pem>'], options: ['by'] },
   'revoke-certificate': { args: ['<merchantId>', '<certificate.pem|sha256-fingerprint>'] },
   'provision-database': { args: [] },
@@ -138,7 +152,7 @@ export async function runAdminCli(argv: string[], io: CliIo, env = process.env):
   const standalone = values.standalone || env.GATEWAY_PROFILE === 'standalone';
   const db = await openDatabase(standalone, env);
   try {
-    const manage = new ManageMerchants(MerchantRepository.over(db.dataSource), db.pepper, db.notificationSecrets);
+    const manage = new ManageMerchants(MerchantRepository.over(db.dataSource), db.peppers, db.notificationSecrets);
     const result = await execute(manage, command, args, values);
     io.out(json ? JSON.stringify(result.json, null, 2) : result.text);
     return 0;
@@ -257,6 +271,8 @@ async function execute(
       ];
       return { json: { resealed, unreadable }, text: lines.join('\n') };
     }
+    case 'password-peppers':
+      return pepperReport(await manage.pepperCensus());
     case 'rotate-notification-secret': {
       const rotated = await manage.rotateNotificationSecret(required(args[0], 'merchant id'), keepPreviousMs(values));
       return withNotificationSecret(shown(rotated.merchant), rotated.secret);
@@ -291,6 +307,19 @@ function credentials(issued: IssuedCredentials, verb: string): { json: unknown; 
       '  (shown once; only a keyed hash is stored)',
     ].join('\n'),
   };
+}
+
+function pepperReport(census: PepperCensus): { json: unknown; text: string } {
+  const ids = (list: string[]) => (list.length > 10 ? `${list.slice(0, 10).join(', ')}, ...` : list.join(', '));
+  const lines = census.peppers.map((p) => {
+    const state = p.current ? 'current' : p.configured ? 'verify only' : 'NOT CONFIGURED: these passwords no longer authenticate';
+    const previous = p.previousPasswords.length ? `, ${p.previousPasswords.length} previous password(s) still in their keep-previous window (${ids(p.previousPasswords)})` : '';
+    return `  ${p.id} (${state}): ${p.passwords.length} merchant(s)${p.passwords.length && !p.current ? ` (${ids(p.passwords)})` : ''}${previous}`;
+  });
+  const verdict = census.notRehashed.length
+    ? `${census.notRehashed.length} merchant(s) still hold a hash under a pepper other than ${census.currentId}: keep that pepper until they authenticate (each is re-hashed then) or get a new password (rotate-password).`
+    : `Every merchant's hashes are under ${census.currentId}: the other peppers can be dropped.`;
+  return { json: census, text: [`Password hashes by pepper (new hashes: ${census.currentId}):`, ...lines, verdict].join('\n') };
 }
 
 function keepPreviousMs(values: Values): number {
@@ -430,7 +459,7 @@ function nestSettings(assignments: string[]): Record<string, unknown> {
 
 async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   let url: string;
-  let pepper: string;
+  let peppers: ApiPasswordPeppers;
   let webhookKeys: string;
   let stop = async () => undefined as void;
   if (standalone) {
@@ -442,7 +471,7 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
     url = pg.url;
     try {
       const secrets = await loadStandaloneSecrets(config, ['webhookSecretKey']);
-      pepper = secrets.apiPasswordPepper;
+      peppers = ApiPasswordPeppers.single(secrets.apiPasswordPepper);
       webhookKeys = standaloneWebhookSecretKeys(secrets);
     } catch (err) {
       // An embedded Postgres started for this command is not left running.
@@ -452,7 +481,7 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   } else {
     const config = loadConfig(AdminConfig, env);
     url = config.DATABASE_URL;
-    pepper = config.API_PASSWORD_PEPPER;
+    peppers = apiPasswordPeppers(config);
     webhookKeys = config.WEBHOOK_SECRET_KEYS;
   }
   const dataSource = createServiceDataSource(EDGE_SCHEMA, {
@@ -474,7 +503,7 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   }
   return {
     dataSource,
-    pepper,
+    peppers,
     notificationSecrets,
     close: async () => {
       await dataSource.destroy();

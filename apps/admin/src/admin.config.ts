@@ -1,4 +1,5 @@
-import { IsOptional, IsString, Matches, MinLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MinLength, ValidateIf } from 'class-validator';
+import { IsApiPasswordPeppers } from '@gateway/edge/domain';
 import { DatabaseConfig, Describe, PlatformConfig } from '@gateway/platform';
 
 const POSTGRES_URL = { message: 'must be a postgres:// URL' };
@@ -6,10 +7,17 @@ const POSTGRES = /^postgres(ql)?:\/\//;
 
 /** The admin CLI's merchant commands: the edge's database and the pepper api-edge hashes with. */
 export class AdminConfig extends DatabaseConfig {
-  @Describe('Server-side key of the API password hashes (the same value api-edge uses).', { secret: true })
+  @Describe('api-edge\'s API_PASSWORD_PEPPER (the same value): the pepper of `h1$` hashes, and of new ones unless API_PASSWORD_PEPPERS is set.', { secret: true })
+  @ValidateIf((c: AdminConfig) => c.API_PASSWORD_PEPPER !== undefined || !c.API_PASSWORD_PEPPERS)
   @IsString()
   @MinLength(32)
-  API_PASSWORD_PEPPER: string = undefined as unknown as string;
+  API_PASSWORD_PEPPER: string | undefined = undefined;
+
+  @Describe('api-edge\'s API_PASSWORD_PEPPERS (the same value): new and rotated passwords are hashed under its first pepper.', { secret: true })
+  @IsOptional()
+  @IsString()
+  @IsApiPasswordPeppers()
+  API_PASSWORD_PEPPERS = '';
 
   @Describe(
     'order-transaction\'s WEBHOOK_SECRET_KEYS: the admin CLI seals merchants\' notification secrets with its first key. Needed only to issue or rotate them.',

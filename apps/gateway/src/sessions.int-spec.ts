@@ -3,7 +3,7 @@ import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { JsonObject, OperationReply, OrderOperationMessage, SUBJECTS } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants } from '@gateway/edge/domain';
+import { ManageMerchants, API_PASSWORD_PEPPERS } from '@gateway/edge/domain';
 import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import {
   bootstrapApp,
@@ -100,7 +100,7 @@ async function startGateway(edgeEnv: Record<string, string> = {}): Promise<Gatew
   });
   const redis = running.app.get<Redis>(REDIS_CLIENT);
   await waitFor(async () => redis.status === 'ready', { what: 'the edge\'s Redis connection' });
-  const gateway = { running, manage: new ManageMerchants(running.app.get(MerchantRepository), PEPPER) };
+  const gateway = { running, manage: new ManageMerchants(running.app.get(MerchantRepository), running.app.get(API_PASSWORD_PEPPERS)) };
   gateways.push(gateway);
   return gateway;
 }

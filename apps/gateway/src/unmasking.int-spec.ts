@@ -4,7 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants } from '@gateway/edge/domain';
+import { ManageMerchants, API_PASSWORD_PEPPERS } from '@gateway/edge/domain';
 import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { bootstrapApp, createLogger, createMessageServer, loadConfig, MessagingOptions, Metrics, PlatformModule, RunningApp, standaloneBus } from '@gateway/platform';
 import { createTestPki, IssuedCertificate, runKey, TEST_CARD, TEST_EXPIRY, TestPki } from '@gateway/testing';
@@ -129,7 +129,7 @@ beforeAll(async () => {
       };
     });
   }
-  const manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
+  const manage = new ManageMerchants(running.app.get(MerchantRepository), running.app.get(API_PASSWORD_PEPPERS));
   allowed = await newMerchant(manage, certificate, true);
   notAllowed = await newMerchant(manage, otherCertificate, false);
 }, 60_000);

@@ -3,7 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
 import type { JsonObject, MerchantContext, MerchantMode } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants, toMerchantContext } from '@gateway/edge/domain';
+import { ManageMerchants, toMerchantContext, API_PASSWORD_PEPPERS } from '@gateway/edge/domain';
 import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import {
@@ -127,7 +127,7 @@ export async function startTestGateway({ services, env = {}, edgeEnv, merchantDe
     messageServer: createMessageServer(messaging, 5_000),
     ...edgeServerOptions(edge, logger, metrics),
   });
-  const manage = new ManageMerchants(running.app.get(MerchantRepository), PEPPER);
+  const manage = new ManageMerchants(running.app.get(MerchantRepository), running.app.get(API_PASSWORD_PEPPERS));
   return {
     running,
     bus: running.app.get(MessageBus),

@@ -32,6 +32,24 @@ export class MerchantRepository {
     await this.repository.insert(merchant);
   }
 
+  /**
+   * Replaces one stored password hash by another of the same password (a re-hash under the current
+   * pepper), only if it is still the one that was verified: a rotation or another replica's
+   * re-hash meanwhile wins. True if this call replaced it.
+   */
+  async replacePasswordHash(id: string, which: 'passwordHash' | 'previousPasswordHash', verified: string, rehashed: string): Promise<boolean> {
+    const result = await this.repository.update({ id, [which]: verified }, { [which]: rehashed });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Every merchant's stored password hashes, for counting the peppers they name. */
+  passwordHashes(): Promise<Pick<MerchantEntity, 'id' | 'passwordHash' | 'previousPasswordHash' | 'previousPasswordExpiresAt'>[]> {
+    return this.repository.find({
+      select: { id: true, passwordHash: true, previousPasswordHash: true, previousPasswordExpiresAt: true },
+      order: { id: 'ASC' },
+    });
+  }
+
   async update(id: string, changes: Partial<Omit<MerchantEntity, 'id' | 'createdAt' | 'updatedAt'>>): Promise<boolean> {
     const result = await this.repository.update({ id }, changes);
     return (result.affected ?? 0) > 0;

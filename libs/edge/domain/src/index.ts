@@ -24,3 +24,4 @@ export * from './apply-session/apply-session.use-case';
 export * from './order-operation/order-locks';
 export * from './payer-journey/dispatch-payer-journey.use-case';
 export * from './payer-journey/sweep-expired-payments.use-case';
+export * from './merchants/api-password-peppers';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { MerchantRepository } from '@gateway/edge/data-access';
-import { API_PASSWORD_PEPPER, IssuedCredentials, ManageMerchants } from '@gateway/edge/domain';
+import type { ApiPasswordPeppers } from '@gateway/crypto';
+import { API_PASSWORD_PEPPERS, IssuedCredentials, ManageMerchants } from '@gateway/edge/domain';
 
 export const DEMO_MERCHANT_ID = 'TESTDEMO';
 
@@ -21,7 +22,7 @@ export class DemoMerchantProvisioner implements OnApplicationBootstrap {
 
   constructor(
     private readonly merchants: MerchantRepository,
-    @Inject(API_PASSWORD_PEPPER) private readonly pepper: string,
+    @Inject(API_PASSWORD_PEPPERS) private readonly peppers: ApiPasswordPeppers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -29,7 +30,7 @@ export class DemoMerchantProvisioner implements OnApplicationBootstrap {
       this.provisioned = { merchantId: DEMO_MERCHANT_ID };
       return;
     }
-    const issued = await new ManageMerchants(this.merchants, this.pepper).create({
+    const issued = await new ManageMerchants(this.merchants, this.peppers).create({
       id: DEMO_MERCHANT_ID,
       name: 'Demo merchant',
       mode: 'TEST',

@@ -38,6 +38,35 @@ describe('EdgeConfig: TLS, certificates and proxies', () => {
   });
 });
 
+describe('EdgeConfig: API password peppers', () => {
+  const pepper = 'x'.repeat(32);
+
+  it('takes API_PASSWORD_PEPPER alone (configurations from before rotation), API_PASSWORD_PEPPERS alone, or both', () => {
+    expect(problemsOf({})).toEqual({});
+    expect(problemsOf({ API_PASSWORD_PEPPER: '', API_PASSWORD_PEPPERS: `p2:${pepper}` })).toEqual({});
+    expect(problemsOf({ API_PASSWORD_PEPPERS: `p2:${pepper},p1:${pepper}` })).toEqual({});
+  });
+
+  it('refuses a missing, malformed or inconsistent pepper configuration, naming the variable and never a pepper', () => {
+    expect(problemsOf({ API_PASSWORD_PEPPER: '' })).toEqual({ API_PASSWORD_PEPPER: 'is required' });
+    expect(problemsOf({ API_PASSWORD_PEPPER: 'short' })).toEqual({ API_PASSWORD_PEPPER: 'API_PASSWORD_PEPPER must be longer than or equal to 32 characters' });
+    const problems = {
+      dup: problemsOf({ API_PASSWORD_PEPPERS: `p1:${pepper},p1:${pepper}` }),
+      short: problemsOf({ API_PASSWORD_PEPPERS: 'p1:short-secret' }),
+      noId: problemsOf({ API_PASSWORD_PEPPERS: pepper }),
+      legacyTwice: problemsOf({ API_PASSWORD_PEPPERS: `legacy:${pepper}` }),
+    };
+    expect(problems).toEqual({
+      dup: { API_PASSWORD_PEPPERS: 'API_PASSWORD_PEPPERS names pepper p1 twice' },
+      short: { API_PASSWORD_PEPPERS: 'API_PASSWORD_PEPPERS pepper p1 must be at least 32 characters' },
+      noId: { API_PASSWORD_PEPPERS: expect.stringContaining('entry 1 must be <id>:<pepper>') },
+      legacyTwice: { API_PASSWORD_PEPPERS: expect.stringContaining('names legacy, the pepper API_PASSWORD_PEPPER also sets') },
+    });
+    expect(JSON.stringify(problems)).not.toContain(pepper);
+    expect(JSON.stringify(problems)).not.toContain('short-secret');
+  });
+});
+
 describe('TrustedProxies', () => {
   const proxies = new TrustedProxies('10.0.0.0/8, 192.0.2.7, fd00::/8');
 

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import { IsApiPasswordPeppers } from '@gateway/edge/domain';
 import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
 
 export const CLIENT_CERT_MODES = ['none', 'request', 'require'] as const;
@@ -17,12 +18,23 @@ export class EdgeConfig extends DatabaseConfig {
   @Matches(/^[A-Za-z0-9:_-]{0,64}$/)
   REDIS_KEY_PREFIX = 'gw:';
 
-  @Describe('Server-side key of the API password hashes. At least 32 characters; changing it invalidates every password.', {
-    secret: true,
-  })
+  @Describe(
+    'Server-side key of the API password hashes that name no pepper (`h1$`, all those made before API_PASSWORD_PEPPERS): the `legacy` pepper. Alone, it also hashes new passwords. Required unless API_PASSWORD_PEPPERS is set; drop it once `admin password-peppers` counts no merchant under `legacy`. Changing it (rather than rotating with API_PASSWORD_PEPPERS) invalidates every password it made.',
+    { secret: true },
+  )
+  @ValidateIf((c: EdgeConfig) => c.API_PASSWORD_PEPPER !== undefined || !c.API_PASSWORD_PEPPERS)
   @IsString()
   @MinLength(32)
-  API_PASSWORD_PEPPER: string = undefined as unknown as string;
+  API_PASSWORD_PEPPER: string | undefined = undefined;
+
+  @Describe(
+    'Server-side keys of the API password hashes, for rotating the pepper: `<id>:<pepper>` entries (id 1 to 32 characters A-Z a-z 0-9 _ -, pepper at least 32 characters) separated by commas. The first hashes new passwords, and re-hashes a password that authenticates under another; the others only verify. The id `legacy` names the pepper of `h1$` hashes (API_PASSWORD_PEPPER, which then must not be set too).',
+    { secret: true },
+  )
+  @IsOptional()
+  @IsString()
+  @IsApiPasswordPeppers()
+  API_PASSWORD_PEPPERS = '';
 
   @Describe('Lowest API version accepted in request paths.')
   @IntVar()

@@ -11,7 +11,8 @@ import {
   ThrottleLimits,
 } from '@gateway/edge/data-access';
 import {
-  API_PASSWORD_PEPPER,
+  API_PASSWORD_PEPPERS,
+  apiPasswordPeppers,
   ApplySession,
   UsedSecurityCodes,
   AUTHENTICATION_OPTIONS,
@@ -115,7 +116,7 @@ export class EdgeModule {
         },
         { provide: EXPIRED_PAYMENT_SWEEP_INTERVAL_MS, useValue: config.BROWSER_PAYMENT_SWEEP_INTERVAL_MS },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
-        { provide: API_PASSWORD_PEPPER, useValue: config.API_PASSWORD_PEPPER },
+        { provide: API_PASSWORD_PEPPERS, useValue: apiPasswordPeppers(config) },
         { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
         {
           provide: CLIENT_CERTIFICATE_SOURCES,

@@ -1,5 +1,5 @@
 import { defaultMerchantSettings } from '@gateway/contracts';
-import { hashApiPassword } from '@gateway/crypto';
+import { ApiPasswordPeppers, hashApiPassword } from '@gateway/crypto';
 import { AdmitRequest, FailedAuthentication, MerchantEntity, NOT_THROTTLED, RequestThrottle, throttled, ThrottleVerdict } from '@gateway/edge/data-access';
 import { createLogger, Metrics } from '@gateway/platform';
 import { MerchantDirectory } from '../merchants/merchant-directory';
@@ -35,8 +35,13 @@ function useCase(throttle: RequestThrottle, requireCertificate = false, known: M
   return useCaseOver({ find, storedSince: find } as unknown as MerchantDirectory, throttle, requireCertificate);
 }
 
-function useCaseOver(directory: MerchantDirectory, throttle: RequestThrottle, requireCertificate = false): AuthenticateMerchant {
-  return new AuthenticateMerchant(directory, PEPPER, throttle, { requireCertificate }, createLogger({ service: 'test', level: 'silent' }), new Metrics());
+function useCaseOver(
+  directory: MerchantDirectory,
+  throttle: RequestThrottle,
+  requireCertificate = false,
+  peppers = ApiPasswordPeppers.single(PEPPER),
+): AuthenticateMerchant {
+  return new AuthenticateMerchant(directory, peppers, throttle, { requireCertificate }, createLogger({ service: 'test', level: 'silent' }), new Metrics());
 }
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -173,6 +178,105 @@ describe('AuthenticateMerchant', () => {
       const { directory } = directoryOf(merchant, new Error('connection terminated'));
       await expect(useCaseOver(directory, throttle).execute(request(basic('merchant.SHOP1', 'wrong')))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
       expect(throttle.failures).toEqual([{ merchantId: 'SHOP1', address: '192.0.2.1' }]);
+    });
+  });
+
+  describe('after a pepper rotation (API_PASSWORD_PEPPERS)', () => {
+    const NEW_PEPPER = 'p2:the-new-pepper-of-at-least-32-characters';
+    /** p2 current, the legacy pepper (the one `merchant`'s h1 hash was made under) still verifying. */
+    const rotatedPeppers = ApiPasswordPeppers.fromConfig({ API_PASSWORD_PEPPERS: NEW_PEPPER, API_PASSWORD_PEPPER: PEPPER });
+    const onlyNewPepper = ApiPasswordPeppers.fromConfig({ API_PASSWORD_PEPPERS: NEW_PEPPER });
+
+    function directoryHolding(known: MerchantEntity, replace: () => Promise<boolean> = async () => true) {
+      const replacePasswordHash = jest.fn(async (_id: string, _which: string, _verified: string, _rehashed: string) => replace());
+      const find = async (id: string) => (id === known.id ? known : null);
+      return { directory: { find, storedSince: find, replacePasswordHash } as unknown as MerchantDirectory, replacePasswordHash };
+    }
+    const admit = () => new ScriptedThrottle(async () => NOT_THROTTLED);
+
+    it('re-hashes a password that authenticated under an old pepper under the current one, replacing only the hash it verified', async () => {
+      const { directory, replacePasswordHash } = directoryHolding(merchant);
+      await expect(useCaseOver(directory, admit(), false, rotatedPeppers).execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toMatchObject({
+        method: 'PASSWORD',
+      });
+      expect(replacePasswordHash).toHaveBeenCalledTimes(1);
+      const [id, which, verified, rehashed] = replacePasswordHash.mock.calls[0];
+      expect([id, which, verified]).toEqual(['SHOP1', 'passwordHash', merchant.passwordHash]);
+      expect(rehashed).toMatch(/^h2\$p2\$/);
+      // The new hash works once the old pepper is gone; the old one does not.
+      expect(onlyNewPepper.verify(PASSWORD, rehashed)).toBe(true);
+      expect(onlyNewPepper.verify(PASSWORD, merchant.passwordHash!)).toBe(false);
+    });
+
+    it('leaves a hash under the current pepper alone: no write on the request path', async () => {
+      const current: MerchantEntity = { ...merchant, passwordHash: rotatedPeppers.hash(PASSWORD) };
+      const { directory, replacePasswordHash } = directoryHolding(current);
+      await expect(useCaseOver(directory, admit(), false, rotatedPeppers).execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toBeDefined();
+      expect(replacePasswordHash).not.toHaveBeenCalled();
+    });
+
+    it('leaves the hashes alone while the legacy pepper is the only one (configurations from before rotation)', async () => {
+      const { directory, replacePasswordHash } = directoryHolding(merchant);
+      await expect(useCaseOver(directory, admit()).execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toBeDefined();
+      expect(replacePasswordHash).not.toHaveBeenCalled();
+    });
+
+    it('re-hashes the previous password (in its keep-previous window) when that is the one used, and only that one', async () => {
+      const rotating: MerchantEntity = {
+        ...merchant,
+        passwordHash: hashApiPassword('new-password', PEPPER),
+        previousPasswordHash: hashApiPassword(PASSWORD, PEPPER),
+        previousPasswordExpiresAt: new Date(Date.now() + 60_000),
+      };
+      const { directory, replacePasswordHash } = directoryHolding(rotating);
+      await useCaseOver(directory, admit(), false, rotatedPeppers).execute(request(basic('merchant.SHOP1', PASSWORD)));
+      expect(replacePasswordHash.mock.calls.map(([, which, verified]) => [which, verified])).toEqual([['previousPasswordHash', rotating.previousPasswordHash]]);
+      expect(onlyNewPepper.verify(PASSWORD, replacePasswordHash.mock.calls[0][3])).toBe(true);
+    });
+
+    it('re-hashes once per replica for a burst of requests made before the profile is read again', async () => {
+      const { directory, replacePasswordHash } = directoryHolding(merchant);
+      const authenticate = useCaseOver(directory, admit(), false, rotatedPeppers);
+      await Promise.all([1, 2, 3].map(() => authenticate.execute(request(basic('merchant.SHOP1', PASSWORD)))));
+      expect(replacePasswordHash).toHaveBeenCalledTimes(1);
+    });
+
+    it('still authenticates when the re-hash cannot be stored, and tries again on the next request', async () => {
+      const { directory, replacePasswordHash } = directoryHolding(merchant, () => Promise.reject(new Error('connection terminated')));
+      const authenticate = useCaseOver(directory, admit(), false, rotatedPeppers);
+      await expect(authenticate.execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toMatchObject({ method: 'PASSWORD' });
+      await expect(authenticate.execute(request(basic('merchant.SHOP1', PASSWORD)))).resolves.toMatchObject({ method: 'PASSWORD' });
+      expect(replacePasswordHash).toHaveBeenCalledTimes(2);
+    });
+
+    it('refuses a hash under a pepper no longer configured, and never re-hashes a wrong password', async () => {
+      const { directory, replacePasswordHash } = directoryHolding(merchant);
+      const throttle = admit();
+      await expect(useCaseOver(directory, throttle, false, onlyNewPepper).execute(request(basic('merchant.SHOP1', PASSWORD)))).rejects.toMatchObject({
+        code: 'INVALID_CREDENTIALS',
+      });
+      await expect(useCaseOver(directory, throttle, false, rotatedPeppers).execute(request(basic('merchant.SHOP1', 'wrong')))).rejects.toMatchObject({
+        code: 'INVALID_CREDENTIALS',
+      });
+      expect(replacePasswordHash).not.toHaveBeenCalled();
+    });
+
+    it('costs an unknown merchant the same HMACs as a wrong password, with no legacy pepper left', async () => {
+      const current: MerchantEntity = { ...merchant, passwordHash: onlyNewPepper.hash(PASSWORD) };
+      const { directory } = directoryHolding(current);
+      const hmacs = async (user: string) => {
+        // The module object itself (an `import *` namespace is a copy the code under test does not call through).
+        const spy = jest.spyOn(jest.requireActual<typeof import('node:crypto')>('node:crypto'), 'createHmac');
+        try {
+          await useCaseOver(directory, admit(), false, onlyNewPepper).execute(request(basic(user, 'wrong'))).catch(() => undefined);
+          return spy.mock.calls.map(([algorithm]) => algorithm);
+        } finally {
+          spy.mockRestore();
+        }
+      };
+      const wrongPassword = await hmacs('merchant.SHOP1');
+      expect(wrongPassword.length).toBeGreaterThan(0);
+      expect(await hmacs('merchant.NOSUCH')).toEqual(wrongPassword);
     });
   });
 });

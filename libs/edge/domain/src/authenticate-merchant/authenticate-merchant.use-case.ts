@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuthMethod, GatewayError, newSupportCode } from '@gateway/contracts';
-import { verifyApiPassword } from '@gateway/crypto';
+import { ApiPasswordPeppers } from '@gateway/crypto';
 import { FailedAuthentication, MerchantEntity, REQUEST_THROTTLE, RequestThrottle, ThrottleVerdict } from '@gateway/edge/data-access';
 import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
 import type { Counter } from 'prom-client';
@@ -8,7 +8,8 @@ import { MerchantDirectory } from '../merchants/merchant-directory';
 import { parseBasicAuthorization } from './basic-authorization';
 import { CertificateRefusal, certificateProblemAt, certificateStanding, ClientCertificate } from './client-certificate';
 
-export const API_PASSWORD_PEPPER = Symbol('API_PASSWORD_PEPPER');
+/** The configured ApiPasswordPeppers (API_PASSWORD_PEPPERS, API_PASSWORD_PEPPER). */
+export const API_PASSWORD_PEPPERS = Symbol('API_PASSWORD_PEPPERS');
 export const AUTHENTICATION_OPTIONS = Symbol('AUTHENTICATION_OPTIONS');
 
 export interface AuthenticationOptions {
@@ -33,7 +34,12 @@ export interface PresentedCredentials {
   pathMerchantId: string;
 }
 
-const DUMMY_HASH = 'h1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+/** The stored hash a password matched, and whether it is to be re-hashed under the current pepper. */
+interface MatchedPassword {
+  which: 'passwordHash' | 'previousPasswordHash';
+  stored: string;
+  rehash: boolean;
+}
 const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
 
 /**
@@ -54,10 +60,13 @@ const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
 export class AuthenticateMerchant {
   private readonly failureCount: Counter<string>;
   private readonly throttledCount: Counter<string>;
+  private readonly rehashCount: Counter<string>;
+  /** Hashes this replica is re-hashing or re-hashed: a burst of requests before the profile is read again re-hashes once. */
+  private readonly rehashing = new Set<string>();
 
   constructor(
     private readonly directory: MerchantDirectory,
-    @Inject(API_PASSWORD_PEPPER) private readonly pepper: string,
+    @Inject(API_PASSWORD_PEPPERS) private readonly peppers: ApiPasswordPeppers,
     @Inject(REQUEST_THROTTLE) private readonly throttle: RequestThrottle,
     @Inject(AUTHENTICATION_OPTIONS) private readonly options: AuthenticationOptions,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
@@ -71,6 +80,10 @@ export class AuthenticateMerchant {
     this.throttledCount = metrics.counter('gateway_edge_throttled_requests_total', 'Requests answered SERVER_BUSY by the throttle, by reason.', [
       'reason',
     ]);
+    this.rehashCount = metrics.counter(
+      'gateway_edge_api_password_rehashes_total',
+      'API password hashes re-hashed under the current pepper after authenticating under an older one (pepper rotation).',
+    );
   }
 
   async execute(credentials: PresentedCredentials): Promise<AuthenticatedMerchant> {
@@ -123,7 +136,9 @@ export class AuthenticateMerchant {
       return this.failed('MALFORMED', { address: credentials.clientAddress });
     }
     const cached = await this.directory.find(basic.merchantId);
-    if (this.passwordMatches(cached, basic.password)) {
+    const matchedCached = this.passwordMatches(cached, basic.password);
+    if (matchedCached) {
+      await this.rehashIfOld(cached!, matchedCached, basic.password);
       return cached!;
     }
     // Refused by a profile that may be older than the merchant's new password (or than the
@@ -140,6 +155,7 @@ export class AuthenticateMerchant {
     if (!matches) {
       return this.failed('WRONG_PASSWORD', { merchantId: merchant.id, address: credentials.clientAddress });
     }
+    await this.rehashIfOld(merchant, matches, basic.password);
     return merchant;
   }
 
@@ -209,20 +225,53 @@ export class AuthenticateMerchant {
   }
 
   /** No merchant costs the same HMAC as a wrong password, so timing does not tell which merchant ids exist. */
-  private passwordMatches(merchant: MerchantEntity | null, password: string): boolean {
+  private passwordMatches(merchant: MerchantEntity | null, password: string): MatchedPassword | undefined {
     if (!merchant) {
-      verifyApiPassword(password, DUMMY_HASH, this.pepper);
-      return false;
+      this.peppers.checkAgainstDummy(password);
+      return undefined;
     }
-    if (merchant.passwordHash && verifyApiPassword(password, merchant.passwordHash, this.pepper)) {
-      return true;
+    if (merchant.passwordHash) {
+      const check = this.peppers.check(password, merchant.passwordHash);
+      if (check.matches) {
+        return { which: 'passwordHash', stored: merchant.passwordHash, rehash: check.rehash };
+      }
     }
-    return (
+    if (
       merchant.previousPasswordHash !== null &&
       merchant.previousPasswordExpiresAt !== null &&
-      merchant.previousPasswordExpiresAt.getTime() > Date.now() &&
-      verifyApiPassword(password, merchant.previousPasswordHash, this.pepper)
-    );
+      merchant.previousPasswordExpiresAt.getTime() > Date.now()
+    ) {
+      const check = this.peppers.check(password, merchant.previousPasswordHash);
+      if (check.matches) {
+        return { which: 'previousPasswordHash', stored: merchant.previousPasswordHash, rehash: check.rehash };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A password that matched a hash under an older pepper is stored again under the current one
+   * (docs/decisions/api-passwords-as-keyed-hashes.md, amendment 2026-11-26 (2)): one conditional
+   * update, on the first authentication after the rotation, so the old pepper can be dropped once
+   * no merchant holds a hash under it. The previous password (keep-previous window) is re-hashed
+   * when it is the one used. A failure is logged and leaves the old hash, which still works.
+   */
+  private async rehashIfOld(merchant: MerchantEntity, matched: MatchedPassword, password: string): Promise<void> {
+    if (!matched.rehash || this.rehashing.has(matched.stored)) {
+      return;
+    }
+    if (this.rehashing.size > 10_000) {
+      this.rehashing.clear();
+    }
+    this.rehashing.add(matched.stored);
+    try {
+      if (await this.directory.replacePasswordHash(merchant.id, matched.which, matched.stored, this.peppers.hash(password))) {
+        this.rehashCount.inc();
+      }
+    } catch (err) {
+      this.rehashing.delete(matched.stored);
+      this.logger.warn({ err, merchantId: merchant.id }, 'API password could not be re-hashed under the current pepper; the next authentication tries again');
+    }
   }
 }
 

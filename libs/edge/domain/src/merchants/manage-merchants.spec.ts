@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ApiPasswordPeppers } from '@gateway/crypto';
 import { MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants } from './manage-merchants';
 import { NotificationSecretIssuer } from './notification-secrets';
@@ -25,12 +26,13 @@ function recordingRepository(): { repository: MerchantRepository; writes: Write[
   return { repository, writes };
 }
 
+const PEPPERS = ApiPasswordPeppers.single('pepper-0123456789abcdef-0123456789abcdef');
 const issuer = NotificationSecretIssuer.fromConfig(`w1:${randomBytes(32).toString('base64')}`);
 
 describe('ManageMerchants: enabling notifications stores the profile and its secret in one write', () => {
   it('creates a merchant with notifications enabled in one insert that carries the sealed secret', async () => {
     const { repository, writes } = recordingRepository();
-    const issued = await new ManageMerchants(repository, 'pepper-0123456789abcdef', issuer).create({
+    const issued = await new ManageMerchants(repository, PEPPERS, issuer).create({
       id: 'SHOP1',
       name: 'Shop',
       mode: 'TEST',
@@ -46,7 +48,7 @@ describe('ManageMerchants: enabling notifications stores the profile and its sec
 
   it('enables notifications on an existing merchant in one update that carries the sealed secret', async () => {
     const { repository, writes } = recordingRepository();
-    const manage = new ManageMerchants(repository, 'pepper-0123456789abcdef', issuer);
+    const manage = new ManageMerchants(repository, PEPPERS, issuer);
     await manage.create({ id: 'SHOP2', name: 'Shop', mode: 'TEST' });
     writes.length = 0;
     const configured = await manage.configure('SHOP2', { 'notifications.enabled': true });
@@ -60,7 +62,7 @@ describe('ManageMerchants: enabling notifications stores the profile and its sec
   it('stores nothing when no secret can be issued (no WEBHOOK_SECRET_KEYS)', async () => {
     const { repository, writes } = recordingRepository();
     await expect(
-      new ManageMerchants(repository, 'pepper-0123456789abcdef').create({ id: 'SHOP3', name: 'Shop', mode: 'TEST', settings: { notifications: { enabled: true } } }),
+      new ManageMerchants(repository, PEPPERS).create({ id: 'SHOP3', name: 'Shop', mode: 'TEST', settings: { notifications: { enabled: true } } }),
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(writes).toEqual([]);
   });

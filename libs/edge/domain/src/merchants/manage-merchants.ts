@@ -7,10 +7,11 @@ import {
   NotificationSecretSettings,
   usableAvsRules,
 } from '@gateway/contracts';
-import { generateApiPassword, hashApiPassword } from '@gateway/crypto';
+import { ApiPasswordPeppers, generateApiPassword } from '@gateway/crypto';
 import { MerchantEntity, MerchantRepository, MerchantStatus } from '@gateway/edge/data-access';
 import { plainToInstance } from 'class-transformer';
 import { NotificationSecretIssuer } from './notification-secrets';
+import { PepperCensus, pepperCensus } from './api-password-peppers';
 import { validateSync, ValidationError } from 'class-validator';
 
 export interface NewMerchant {
@@ -44,7 +45,8 @@ const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
 export class ManageMerchants {
   constructor(
     private readonly merchants: MerchantRepository,
-    private readonly pepper: string,
+    /** New and rotated passwords are hashed under the current pepper. */
+    private readonly peppers: ApiPasswordPeppers,
     /** Only the admin CLI, configured with WEBHOOK_SECRET_KEYS, issues notification secrets. */
     private readonly notificationSecrets?: NotificationSecretIssuer,
   ) {}
@@ -70,7 +72,7 @@ export class ManageMerchants {
       mode: input.mode,
       status: 'ENABLED',
       settings,
-      passwordHash: hashApiPassword(password, this.pepper),
+      passwordHash: this.peppers.hash(password),
       previousPasswordHash: null,
       previousPasswordExpiresAt: null,
     });
@@ -142,11 +144,16 @@ export class ManageMerchants {
     const merchant = await this.require(id);
     const password = generateApiPassword();
     await this.merchants.update(id, {
-      passwordHash: hashApiPassword(password, this.pepper),
+      passwordHash: this.peppers.hash(password),
       previousPasswordHash: keepPreviousMs > 0 ? merchant.passwordHash : null,
       previousPasswordExpiresAt: keepPreviousMs > 0 ? new Date(Date.now() + keepPreviousMs) : null,
     });
     return { merchant: await this.require(id), password };
+  }
+
+  /** Which pepper each merchant's password hashes name: when the old pepper of a rotation can be dropped. */
+  async pepperCensus(): Promise<PepperCensus> {
+    return pepperCensus(this.peppers, await this.merchants.passwordHashes());
   }
 
   /**

@@ -81,6 +81,17 @@ export class MerchantDirectory {
     return reread.merchant;
   }
 
+  /**
+   * Stores a password's re-hash under the current pepper in place of the hash it verified
+   * against, unless that hash changed meanwhile (MerchantRepository.replacePasswordHash); the
+   * cached profile is dropped, so the next request reads the new hash instead of re-hashing again.
+   */
+  async replacePasswordHash(id: string, which: 'passwordHash' | 'previousPasswordHash', verified: string, rehashed: string): Promise<boolean> {
+    const replaced = await this.merchants.replacePasswordHash(id, which, verified, rehashed);
+    this.forget(id);
+    return replaced;
+  }
+
   /** After an admin change in this process; other replicas see it when their entry expires. */
   forget(id: string): void {
     this.cache.delete(id);

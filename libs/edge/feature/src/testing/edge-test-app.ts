@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { DataSource } from 'typeorm';
 import type { MerchantMode } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
-import { ManageMerchants } from '@gateway/edge/domain';
+import { API_PASSWORD_PEPPERS, ManageMerchants } from '@gateway/edge/domain';
 import {
   AppLogger,
   bootstrapApp,
@@ -81,7 +81,7 @@ export async function startEdgeTestApp(
   });
   const merchants = new ManageMerchants(
     MerchantRepository.over(running.app.get<DataSource>(getDataSourceToken('edge') as string)),
-    PEPPER,
+    running.app.get(API_PASSWORD_PEPPERS),
   );
   return {
     running,
