@@ -123,6 +123,16 @@ describe('AcquirerRegistry', () => {
       await jest.advanceTimersByTimeAsync(1);
       expect(settled).toBe(true);
     });
+
+    it("applies the merchant's testAcquirer.latencyMs to an operation on a recorded transaction too", async () => {
+      const connector = new AcquirerRegistry(new Metrics()).forRecordedAcquirer(TEST_ACQUIRER_ID, merchant('LIVE', 250));
+      let settled = false;
+      void connector.verify(verifyRequest()).then(() => (settled = true));
+      await jest.advanceTimersByTimeAsync(249);
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(true);
+    });
   });
 
   it('counts every acquirer call by operation and outcome on the /metrics registry', async () => {

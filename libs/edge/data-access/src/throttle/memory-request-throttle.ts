@@ -72,11 +72,13 @@ export class MemoryRequestThrottle implements RequestThrottle {
 
   async recordFailure(failure: FailedAuthentication): Promise<ThrottleVerdict> {
     const now = this.now();
-    const waits = [this.count(throttleKeys.addressFailures(failure.address), this.limits.failuresPerAddress, now)];
+    const counted = [throttleKeys.addressFailures(failure.address)];
+    const waits = [this.count(counted[0], this.limits.failuresPerAddress, now)];
     if (failure.merchantId !== undefined) {
-      waits.push(this.count(throttleKeys.merchantFailures(failure.merchantId), this.limits.failuresPerMerchant, now));
+      counted.push(throttleKeys.merchantFailures(failure.merchantId));
+      waits.push(this.count(counted[1], this.limits.failuresPerMerchant, now));
     }
-    this.sweep(now);
+    this.sweep(now, counted);
     const wait = Math.max(...waits);
     return wait > 0 ? throttled('AUTHENTICATION_FAILURES', wait) : NOT_THROTTLED;
   }
@@ -111,24 +113,25 @@ export class MemoryRequestThrottle implements RequestThrottle {
    * Past the cap, counters still counting are dropped first, those of the oldest first failures
    * first (a Map iterates in insertion order): a flood of guessed ids, each failing once, then
    * cannot push out the blocks in force, which are what the throttle is for. Blocks go only if
-   * the cap is still exceeded.
+   * the cap is still exceeded. The counters of the failure just `counted` always stay: with the
+   * cap full of blocks they would otherwise be dropped as soon as made, and never block.
    */
-  private dropBeyondCap(): void {
+  private dropBeyondCap(counted: readonly string[]): void {
     for (const dropBlocks of [false, true]) {
       for (const [key, counter] of this.failures) {
         if (this.failures.size <= this.maxFailureEntries) return;
-        if (dropBlocks || !counter.blocking) this.failures.delete(key);
+        if ((dropBlocks || !counter.blocking) && !counted.includes(key)) this.failures.delete(key);
       }
     }
   }
 
-  private sweep(now: number): void {
+  private sweep(now: number, counted: readonly string[] = []): void {
     if (this.failures.size > SWEEP_AT) {
       for (const [key, counter] of this.failures) {
         if (counter.expiresAt <= now) this.failures.delete(key);
       }
     }
-    this.dropBeyondCap();
+    this.dropBeyondCap(counted);
     if (this.arrivals.size > SWEEP_AT) {
       for (const [key, arrival] of this.arrivals) {
         if (arrival <= now) this.arrivals.delete(key);

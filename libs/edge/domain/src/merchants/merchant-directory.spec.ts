@@ -95,5 +95,32 @@ describe('MerchantDirectory', () => {
       expect(await directory.storedSince('SHOP1', Date.now() + 1)).toMatchObject({ id: 'SHOP1' });
       expect(findById).toHaveBeenCalledTimes(3);
     });
+
+    it('keeps the newer profile when an older read answers after a re-read', async () => {
+      const { directory, findById, store } = directoryOverChangingDatabase();
+      let answerOld!: (merchant: MerchantEntity) => void;
+      findById.mockImplementationOnce(() => new Promise((resolve) => (answerOld = resolve)));
+      const slow = directory.find('SHOP1');
+      store(merchantEntity({ passwordHash: 'new' }));
+      expect(await directory.storedSince('SHOP1', Date.now() + 1)).toMatchObject({ passwordHash: 'new' });
+      answerOld(merchantEntity({ passwordHash: 'old' }));
+      await slow;
+      expect(await directory.find('SHOP1')).toMatchObject({ passwordHash: 'new' });
+      expect(findById).toHaveBeenCalledTimes(2);
+    });
+
+    it('keeps a re-read under way when an older read fails, so lookups meanwhile share it', async () => {
+      const { directory, findById } = directoryOverChangingDatabase();
+      let failOld!: (err: Error) => void;
+      findById.mockImplementationOnce(() => new Promise((_resolve, reject) => (failOld = reject)));
+      const slow = directory.find('SHOP1').catch((err: Error) => err);
+      const reread = directory.storedSince('SHOP1', Date.now() + 1);
+      await sleep(INTERVAL + 50);
+      expect(findById).toHaveBeenCalledTimes(2);
+      failOld(new Error('connection terminated'));
+      await slow;
+      await Promise.all([reread, directory.find('SHOP1')]);
+      expect(findById).toHaveBeenCalledTimes(2);
+    });
   });
 });

@@ -316,6 +316,10 @@ describe('order lifecycles', () => {
     expect(record(captured, refundOf('r1', 'c1', '30.01', 'FAILURE'))).toHaveLength(4);
     // With the Excessive Refund privilege a target may be refunded beyond its amount.
     expect(recordEntry('USD', captured, refundOf('r1', 'c1', '50.00'), { excessiveRefundAllowed: true }).state.totalRefundedAmount.toFixed()).toBe('50.00');
+    // Refunded beyond its amount under a privilege since withdrawn, a target still records what adds no exposure to it.
+    const over = recordEntry('USD', captured, refundOf('r1', 'c1', '50.00', 'PENDING'), { excessiveRefundAllowed: true }).entries;
+    expect(record(over, refundOf('r1', 'c1', '50.00'), 3)).toHaveLength(4);
+    expect(record(over, refundOf('r2', 'c1', '1.00', 'FAILURE'))).toHaveLength(5);
   });
 
   it('a pending void of an authorisation takes it out of what can be captured; a pending capture stops its void', () => {

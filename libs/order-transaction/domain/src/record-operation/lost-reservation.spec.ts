@@ -92,6 +92,9 @@ describe('reservationFound: what the order read again holds after a reservation 
       orderRead({ r1: row('r1', 'CAPTURE', 'CAPTURE', '30.0000', 'PENDING', 'PENDING'), token: '7' }),
       // No longer a reservation: completed.
       orderRead({ r1: { ...RESERVED_REFUND, result: 'SUCCESS', gatewayCode: 'APPROVED' }, hash: 'h-r1', token: '7' }),
+      // Its result or its gateway code alone not the reservation's.
+      orderRead({ r1: { ...RESERVED_REFUND, result: 'UNKNOWN' }, hash: 'h-r1', token: '7' }),
+      orderRead({ r1: { ...RESERVED_REFUND, gatewayCode: 'SUBMITTED' }, hash: 'h-r1', token: '7' }),
     ];
     for (const seen of others) {
       expect(reservationFound(seen, input)).toEqual({ found: 'ANOTHER', seen });

@@ -205,6 +205,13 @@ describe('what is left to refund of a transaction', () => {
     ]);
     expect(unrefunded(view, p).toFixed()).toBe('70.00');
   });
+
+  it('is nothing once the transaction is voided or being voided', () => {
+    const p = txn('p', 'PAYMENT', '100.00');
+    for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
+      expect(unrefunded(order([p, txn('v', 'VOID_PAYMENT', '100.00', { targetTransactionId: 'p', result })], '0.00'), p).toFixed()).toBe('0.00');
+    }
+  });
 });
 
 describe('the default taxAmount of a full refund (spec refund rule 5)', () => {
