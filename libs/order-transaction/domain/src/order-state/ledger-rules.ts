@@ -114,21 +114,21 @@ function assertTargetRefundLimit(currency: string, before: readonly LedgerEntry[
 
 /** A refund of `amount` refused by the refund limit, `available` (negative: none) being left. */
 export function refundLimitError(amount: Money, available: Money): GatewayError {
-  const shown = available.isNegative() ? Money.zero(available.currency) : available;
-  return GatewayError.invalidField(
-    'transaction.amount',
-    'INVALID',
-    `Value '${amount.toFixed()}' is invalid. The amount available for refund on this order is ${shown.toFixed()} ${shown.currency}.`,
-  );
+  return amountLimitError(amount, available, 'for refund on this order');
 }
 
 /** A refund of `amount` against `targetId` refused by what is left of that target, `available` (negative: none). */
 export function targetRefundLimitError(amount: Money, available: Money, targetId: string): GatewayError {
+  return amountLimitError(amount, available, `for refund of transaction '${targetId}'`);
+}
+
+/** `amount` refused by a limit with `available` left (negative: none) `what` (e.g. "for capture on this order"). */
+function amountLimitError(amount: Money, available: Money, what: string): GatewayError {
   const shown = available.isNegative() ? Money.zero(available.currency) : available;
   return GatewayError.invalidField(
     'transaction.amount',
     'INVALID',
-    `Value '${amount.toFixed()}' is invalid. The amount available for refund of transaction '${targetId}' is ${shown.toFixed()} ${shown.currency}.`,
+    `Value '${amount.toFixed()}' is invalid. The amount available ${what} is ${shown.toFixed()} ${shown.currency}.`,
   );
 }
 
@@ -139,17 +139,20 @@ export function targetRefundLimitError(amount: Money, available: Money, targetId
  * cannot see a refund beyond its own target while the order's other captures cover it; this can.
  */
 export function refundableOf(currency: string, entries: readonly LedgerEntry[], transferId: string): Money {
-  const voided = (id: string | undefined, voidTypes: readonly TransactionType[], results: readonly TransactionResult[]) =>
-    entries.some((e) => voidTypes.includes(e.type) && results.includes(e.result) && e.targetTransactionId === id);
   const paid = entries
     .filter((e) => (e.type === 'PAYMENT' || e.type === 'CAPTURE') && e.result === 'SUCCESS' && e.id === transferId)
-    .filter((e) => !voided(e.id, ['VOID_PAYMENT', 'VOID_CAPTURE'], EXPOSED))
+    .filter((e) => !voidedBy(entries, e.id, ['VOID_PAYMENT', 'VOID_CAPTURE'], EXPOSED))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   const refunded = entries
     .filter((e) => e.targetTransactionId === transferId && countsAsRefunded(e))
-    .filter((e) => !voided(e.id, ['VOID_REFUND'], ['SUCCESS']))
+    .filter((e) => !voidedBy(entries, e.id, ['VOID_REFUND'], ['SUCCESS']))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   return paid.minus(refunded);
+}
+
+/** Whether transaction `id` has a void of `voidTypes` with one of `results` (under way, or done). */
+function voidedBy(entries: readonly LedgerEntry[], id: string | undefined, voidTypes: readonly TransactionType[], results: readonly TransactionResult[]): boolean {
+  return entries.some((e) => voidTypes.includes(e.type) && results.includes(e.result) && e.targetTransactionId === id);
 }
 
 /** A refund that moved or may move money, or a refund request holding its amount. */
@@ -309,25 +312,18 @@ export function capturable(currency: string, entries: readonly LedgerEntry[]): M
 export function capturableOf(currency: string, entries: readonly LedgerEntry[], authorizationId: string): Money {
   // Conservative both ways: an authorisation stops holding anything once its void is under
   // way; a capture stops counting only once its void succeeded.
-  const voided = (id: string | undefined, voidType: TransactionType, results: readonly TransactionResult[]) =>
-    entries.some((e) => e.type === voidType && results.includes(e.result) && e.targetTransactionId === id);
   const authorized = entries
     .filter((e) => e.type === 'AUTHORIZATION' && e.result === 'SUCCESS' && e.id === authorizationId)
-    .filter((e) => !voided(e.id, 'VOID_AUTHORIZATION', EXPOSED))
+    .filter((e) => !voidedBy(entries, e.id, ['VOID_AUTHORIZATION'], EXPOSED))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   const captured = entries
     .filter((e) => e.type === 'CAPTURE' && CAPTURE_EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
-    .filter((e) => !voided(e.id, 'VOID_CAPTURE', ['SUCCESS']))
+    .filter((e) => !voidedBy(entries, e.id, ['VOID_CAPTURE'], ['SUCCESS']))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   return authorized.minus(captured);
 }
 
 /** A capture of `amount` refused by the capture limit, `available` (negative: none) being left. */
 export function captureLimitError(amount: Money, available: Money): GatewayError {
-  const shown = available.isNegative() ? Money.zero(available.currency) : available;
-  return GatewayError.invalidField(
-    'transaction.amount',
-    'INVALID',
-    `Value '${amount.toFixed()}' is invalid. The amount available for capture on this order is ${shown.toFixed()} ${shown.currency}.`,
-  );
+  return amountLimitError(amount, available, 'for capture on this order');
 }
