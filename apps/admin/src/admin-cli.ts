@@ -4,7 +4,6 @@ import { defaultMerchantSettings, GatewayError, MERCHANT_MODES, MerchantMode, Me
 import { EDGE_SCHEMA, MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
 import { ApiPasswordPeppers } from '@gateway/crypto';
 import {
-  apiPasswordPeppers,
   describeCertificatePem,
   IssuedCredentials,
   ManageMerchants,
@@ -481,7 +480,7 @@ async function openDatabase(standalone: boolean, env: NodeJS.ProcessEnv) {
   } else {
     const config = loadConfig(AdminConfig, env);
     url = config.DATABASE_URL;
-    peppers = apiPasswordPeppers(config);
+    peppers = ApiPasswordPeppers.fromConfig(config);
     webhookKeys = config.WEBHOOK_SECRET_KEYS;
   }
   const dataSource = createServiceDataSource(EDGE_SCHEMA, {

@@ -1,4 +1,7 @@
-import { ApiPasswordPeppers, generateApiPassword, hashApiPassword, verifyApiPassword } from './api-password';
+import { ApiPasswordPeppers, generateApiPassword, hashApiPassword } from './api-password';
+
+/** A stored `h1$` hash checked under the legacy pepper `pepper`: constant-time in the password; false for any malformed hash. */
+const verifyApiPassword = (password: string, stored: string, pepper: string) => ApiPasswordPeppers.single(pepper).verify(password, stored);
 
 const pepper = 'a-pepper-of-at-least-thirty-two-characters';
 

@@ -30,12 +30,6 @@ export function hashApiPassword(password: string, pepper: string): string {
   return `${VERSION}$${salt.toString('base64url')}$${mac(password, salt, pepper).toString('base64url')}`;
 }
 
-/** Constant-time in the password; false for any malformed stored hash. */
-export function verifyApiPassword(password: string, stored: string, pepper: string): boolean {
-  const parsed = parseStoredHash(stored);
-  return parsed !== null && parsed.pepperId === LEGACY_PEPPER_ID && macMatches(password, parsed, pepper);
-}
-
 interface StoredHash {
   pepperId: string;
   salt: string;

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ApiPasswordPeppers } from '@gateway/crypto';
 import {
   EDGE_SCHEMA,
   MemoryRequestThrottle,
@@ -12,7 +13,6 @@ import {
 } from '@gateway/edge/data-access';
 import {
   API_PASSWORD_PEPPERS,
-  apiPasswordPeppers,
   ApplySession,
   UsedSecurityCodes,
   AUTHENTICATION_OPTIONS,
@@ -116,7 +116,7 @@ export class EdgeModule {
         },
         { provide: EXPIRED_PAYMENT_SWEEP_INTERVAL_MS, useValue: config.BROWSER_PAYMENT_SWEEP_INTERVAL_MS },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
-        { provide: API_PASSWORD_PEPPERS, useValue: apiPasswordPeppers(config) },
+        { provide: API_PASSWORD_PEPPERS, useValue: ApiPasswordPeppers.fromConfig(config) },
         { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
         {
           provide: CLIENT_CERTIFICATE_SOURCES,

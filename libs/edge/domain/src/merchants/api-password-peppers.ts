@@ -9,11 +9,6 @@ export interface ApiPasswordPepperConfig {
   API_PASSWORD_PEPPERS?: string;
 }
 
-/** The pepper ring of a config that passed IsApiPasswordPeppers. */
-export function apiPasswordPeppers(config: ApiPasswordPepperConfig): ApiPasswordPeppers {
-  return ApiPasswordPeppers.fromConfig(config);
-}
-
 /**
  * API_PASSWORD_PEPPERS well-formed (ids unique, each pepper long enough) and consistent with
  * API_PASSWORD_PEPPER; the message names the entry, never a pepper. A missing or short
