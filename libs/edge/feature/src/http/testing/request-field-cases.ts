@@ -224,8 +224,24 @@ function withContext(operation: OperationName, body: JsonObject, fieldCase: Fiel
   return body;
 }
 
+type RuleCase = { name: string; body: (base: JsonObject) => JsonObject; expected: FieldCase['expected'] };
+
+/** CAPTURE's and REFUND's `transaction.taxAmount` is part of `transaction.amount` (transactionTaxWithinAmount). */
+const TAX_WITHIN_AMOUNT_CASES: RuleCase[] = [
+  {
+    name: 'a taxAmount above the amount it is part of',
+    body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1000000000000' } }),
+    expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
+  },
+  {
+    name: 'a taxAmount of the whole amount',
+    body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1' } }),
+    expected: null,
+  },
+];
+
 /** The cross-field rules' cases, which no single field's type shows. */
-export const RULE_CASES: Record<OperationName, { name: string; body: (base: JsonObject) => JsonObject; expected: FieldCase['expected'] }[]> = {
+export const RULE_CASES: Record<OperationName, RuleCase[]> = {
   TOKEN: [
     {
       // Token rule 9 is the vault's: the expiry may be the named session's or the stored token's.
@@ -255,16 +271,7 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       body: (base) => withPatch(base, { transaction: { amount: '10', currency: 'JPY', taxAmount: '0.5' } }),
       expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
     },
-    {
-      name: 'a taxAmount above the amount it is part of',
-      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1000000000000' } }),
-      expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
-    },
-    {
-      name: 'a taxAmount of the whole amount',
-      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1' } }),
-      expected: null,
-    },
+    ...TAX_WITHIN_AMOUNT_CASES,
     {
       name: 'an amount of exactly 1000000000000, the largest the API answers',
       body: (base) => withPatch(base, { transaction: { amount: '1000000000000', currency: 'USD' } }),
@@ -388,16 +395,7 @@ export const RULE_CASES: Record<OperationName, { name: string; body: (base: Json
       body: (base) => withPatch(base, { transaction: { amount: '1000000000000', currency: 'USD' } }),
       expected: null,
     },
-    {
-      name: 'a taxAmount above the amount it is part of',
-      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1000000000000' } }),
-      expected: { field: 'transaction.taxAmount', validationType: 'INVALID' },
-    },
-    {
-      name: 'a taxAmount of the whole amount',
-      body: (base) => withPatch(base, { transaction: { amount: '1.00', currency: 'USD', taxAmount: '1' } }),
-      expected: null,
-    },
+    ...TAX_WITHIN_AMOUNT_CASES,
   ],
   VOID: [
     {
