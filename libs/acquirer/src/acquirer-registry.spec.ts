@@ -114,18 +114,11 @@ describe('AcquirerRegistry', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 
-    it("applies the merchant's testAcquirer.latencyMs", async () => {
-      const connector = new AcquirerRegistry(new Metrics()).forMerchant(merchant('TEST', 250));
-      let settled = false;
-      void connector.verify(verifyRequest()).then(() => (settled = true));
-      await jest.advanceTimersByTimeAsync(249);
-      expect(settled).toBe(false);
-      await jest.advanceTimersByTimeAsync(1);
-      expect(settled).toBe(true);
-    });
-
-    it("applies the merchant's testAcquirer.latencyMs to an operation on a recorded transaction too", async () => {
-      const connector = new AcquirerRegistry(new Metrics()).forRecordedAcquirer(TEST_ACQUIRER_ID, merchant('LIVE', 250));
+    it.each([
+      ['routed by the merchant', (registry: AcquirerRegistry) => registry.forMerchant(merchant('TEST', 250))],
+      ['on a recorded transaction', (registry: AcquirerRegistry) => registry.forRecordedAcquirer(TEST_ACQUIRER_ID, merchant('LIVE', 250))],
+    ])("applies the merchant's testAcquirer.latencyMs to a connector %s", async (_, connectorOf) => {
+      const connector = connectorOf(new AcquirerRegistry(new Metrics()));
       let settled = false;
       void connector.verify(verifyRequest()).then(() => (settled = true));
       await jest.advanceTimersByTimeAsync(249);

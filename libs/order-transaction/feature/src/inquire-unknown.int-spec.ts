@@ -48,6 +48,21 @@ function inquirer(options: Partial<UnknownInquiryOptions> = {}, acquirers?: Acqu
   );
 }
 
+/** A PAY of 8.00 recorded UNKNOWN, as RunReservedOperation records a call that threw, with `response` stored. */
+function recordUnknownPay(merchant: MerchantContext, orderId: string, response: JsonObject) {
+  return app.record({
+    envelope: { merchant, apiVersion: 100, requestId: `lost-${orderId}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+    orderId,
+    transactionId: 'p1',
+    apiOperation: 'PAY',
+    requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
+    mode: 'CREATE',
+    order: { currency: 'USD', amount: '8.00' },
+    transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'CARD' },
+    response,
+  });
+}
+
 async function queued(merchant: MerchantContext) {
   return app.dataSource.query(
     `SELECT order_id AS "orderId", transaction_id AS "transactionId", merchant_mode AS mode, attempts, last_result AS "lastResult",
@@ -95,17 +110,7 @@ describe('inquiries about UNKNOWN card transactions', () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
     // As RunReservedOperation records a call that threw: UNKNOWN, nothing from the acquirer.
-    await app.record({
-      envelope: { merchant, apiVersion: 100, requestId: 'lost-1', authMethod: 'PASSWORD', fencingToken: nextFence() },
-      orderId,
-      transactionId: 'p1',
-      apiOperation: 'PAY',
-      requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
-      mode: 'CREATE',
-      order: { currency: 'USD', amount: '8.00' },
-      transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'CARD' },
-      response: { sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } } },
-    });
+    await recordUnknownPay(merchant, orderId, { sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } } });
     expect(await queued(merchant)).toHaveLength(1);
     expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
     expect(await retrieve(merchant, orderId)).toMatchObject({
@@ -120,17 +125,7 @@ describe('inquiries about UNKNOWN card transactions', () => {
     const orderId = newOrderId();
     // As a capture, void or refund of a test-era order sent after the switch is recorded when its
     // call threw: UNKNOWN, queued with the merchant's mode now (LIVE), naming the target's acquirer.
-    await app.record({
-      envelope: { merchant: live, apiVersion: 100, requestId: 'lost-2', authMethod: 'PASSWORD', fencingToken: nextFence() },
-      orderId,
-      transactionId: 'p1',
-      apiOperation: 'PAY',
-      requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
-      mode: 'CREATE',
-      order: { currency: 'USD', amount: '8.00' },
-      transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'CARD' },
-      response: { transaction: { acquirer: { id: 'TEST_ACQUIRER' } } },
-    });
+    await recordUnknownPay(live, orderId, { transaction: { acquirer: { id: 'TEST_ACQUIRER' } } });
     expect(await queued(live)).toEqual([expect.objectContaining({ mode: 'LIVE' })]);
     expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
     expect(await retrieve(live, orderId)).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED', acquirerCode: '25' } });
