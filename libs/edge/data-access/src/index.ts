@@ -1,5 +1,6 @@
 export * from './edge.schema';
 export * from './merchant.entity';
+export * from './merchant-changes';
 export * from './merchant.repository';
 export * from './throttle/request-throttle';
 export * from './throttle/memory-request-throttle';

@@ -93,7 +93,7 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(604_800_000)
   SESSION_EXPIRED_NOTICE_MS = 86_400_000;
 
-  @Describe('How long a merchant profile is cached by each edge replica; admin changes apply within this time, but a new API password (or a new merchant) at once: a password the cached profile refuses is checked against the database before it counts as a failure.')
+  @Describe('How long a merchant profile is cached by each edge replica. A merchant change applies at once on every replica, which drops the profile when the database notifies the change; this bounds a change\'s delay only while a replica is not listening for them (gateway_edge_merchant_changes_listening 0). A new API password is taken at once either way.')
   @IntVar()
   @IsInt()
   @Min(0)

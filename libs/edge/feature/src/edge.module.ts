@@ -40,6 +40,7 @@ import type Redis from 'ioredis';
 import { DemoMerchantProvisioner } from './demo-merchant';
 import { EdgeConfig } from './edge.config';
 import { EdgeReadiness } from './edge-readiness';
+import { MERCHANT_CHANGES_CONNECTION, MerchantChangesListener } from './merchant-changes.listener';
 import { EXPIRED_PAYMENT_SWEEP_INTERVAL_MS, ExpiredPaymentSweeper } from './expired-payment-sweeper';
 import { clientCertificateAuthority } from './edge-tls';
 import { CLIENT_CERTIFICATE_SOURCES, ClientCertificateReader } from './http/client-certificate.reader';
@@ -68,12 +69,13 @@ export class EdgeModule {
       failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
       blockMs: config.AUTH_FAILURE_BLOCK_SECONDS * 1000,
     };
+    const connection = databaseConnection(config, 'api-edge');
     return {
       module: EdgeModule,
       imports: [
         ServiceDatabaseModule.forRoot({
           service: EDGE_SCHEMA,
-          connection: databaseConnection(config, 'api-edge'),
+          connection,
           migrateOnStart: config.DATABASE_MIGRATE_ON_START,
         }),
       ],
@@ -116,6 +118,7 @@ export class EdgeModule {
         },
         { provide: EXPIRED_PAYMENT_SWEEP_INTERVAL_MS, useValue: config.BROWSER_PAYMENT_SWEEP_INTERVAL_MS },
         { provide: MERCHANT_DIRECTORY_OPTIONS, useValue: { cacheTtlMs: config.MERCHANT_CACHE_TTL_MS } },
+        { provide: MERCHANT_CHANGES_CONNECTION, useValue: connection },
         { provide: API_PASSWORD_PEPPERS, useValue: ApiPasswordPeppers.fromConfig(config) },
         { provide: AUTHENTICATION_OPTIONS, useValue: { requireCertificate: config.TLS_CLIENT_CERT === 'require' } },
         {
@@ -130,6 +133,7 @@ export class EdgeModule {
         { provide: VERSION_RANGE, useValue: { min: config.API_VERSION_MIN, max: config.API_VERSION_MAX } },
         MerchantRepository,
         MerchantDirectory,
+        MerchantChangesListener,
         AuthenticateMerchant,
         DispatchOrderOperation,
         DispatchTokenOperation,

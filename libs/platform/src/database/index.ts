@@ -7,3 +7,4 @@ export * from './provision-roles';
 export * from './service-databases';
 export * from './prepared-statement';
 export * from './database-unavailable';
+export * from './database-listener';

@@ -1,3 +1,4 @@
+import type { ClientConfig } from 'pg';
 import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
 
 /** What a service's data-access lib declares about its own persistence. */
@@ -121,6 +122,21 @@ export function withoutOptionsParameter(url: string): { url: string; options?: s
   query.delete('options');
   const rest = query.toString();
   return { url: url.slice(0, queryStart) + (rest === '' ? '' : `?${rest}`), ...(options.trim() === '' ? {} : { options }) };
+}
+
+/**
+ * One connection of its own beside the pool (a LISTEN session), with the pool's server settings
+ * (keepalive, the URL's `options`) and connect timeout, under an application name of its own so
+ * pg_stat_activity tells it from the pool's connections.
+ */
+export function sessionClientConfig(connection: DatabaseConnection, applicationName: string): ClientConfig {
+  const { url, options } = withoutOptionsParameter(connection.url);
+  return {
+    connectionString: url,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5_000,
+    ...sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE, options),
+  };
 }
 
 export function createServiceDataSource(service: ServiceSchema, connection: DatabaseConnection): DataSource {

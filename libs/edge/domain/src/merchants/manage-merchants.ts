@@ -113,7 +113,7 @@ export class ManageMerchants {
     return (await this.configure(id, { [`clientCertificates.${key}`]: list.includes(value) ? list : [...list, value] })).merchant;
   }
 
-  /** Refuses a certificate from now on (after the merchant cache's TTL), whatever else registers it. */
+  /** Refuses a certificate from now on (on every edge replica: docs/decisions/merchant-cache-invalidation.md), whatever else registers it. */
   async revokeCertificate(id: string, fingerprint: string): Promise<MerchantEntity> {
     const current = (await this.require(id)).settings.clientCertificates ?? {};
     const revoked = current.revokedFingerprints ?? [];

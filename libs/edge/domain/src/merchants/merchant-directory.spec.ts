@@ -36,6 +36,58 @@ describe('MerchantDirectory', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  describe('a change the database notified (forget, forgetAll)', () => {
+    function directoryOverChangingDatabase() {
+      const stored = new Map<string, MerchantEntity>([
+        ['SHOP1', merchantEntity({ id: 'SHOP1', status: 'ENABLED' })],
+        ['SHOP2', merchantEntity({ id: 'SHOP2', status: 'ENABLED' })],
+      ]);
+      const findById = jest.fn(async (id: string) => ({ ...stored.get(id)! }));
+      const merchants = { findById } as unknown as MerchantRepository;
+      const directory = new MerchantDirectory(merchants, { cacheTtlMs: 600_000 }, { warn: jest.fn() } as unknown as AppLogger);
+      return { directory, findById, disable: (id: string) => stored.set(id, merchantEntity({ id, status: 'DISABLED' })) };
+    }
+
+    it('reads a forgotten merchant again, and only that one', async () => {
+      const { directory, findById, disable } = directoryOverChangingDatabase();
+      await directory.find('SHOP1');
+      await directory.find('SHOP2');
+      disable('SHOP1');
+      disable('SHOP2');
+      directory.forget('SHOP1');
+      expect(await directory.find('SHOP1')).toMatchObject({ status: 'DISABLED' });
+      expect(await directory.find('SHOP2')).toMatchObject({ status: 'ENABLED' });
+      expect(findById).toHaveBeenCalledTimes(3);
+    });
+
+    it('does not keep what a read under way when the merchant changed answers: it may predate the change', async () => {
+      const { directory, findById, disable } = directoryOverChangingDatabase();
+      let answerBeforeChange!: (merchant: MerchantEntity) => void;
+      findById.mockImplementationOnce(() => new Promise((resolve) => (answerBeforeChange = resolve)));
+      const underWay = directory.find('SHOP1');
+      disable('SHOP1');
+      directory.forget('SHOP1');
+      answerBeforeChange(merchantEntity({ id: 'SHOP1', status: 'ENABLED' }));
+      await underWay;
+      expect(await directory.find('SHOP1')).toMatchObject({ status: 'DISABLED' });
+    });
+
+    it('reads every merchant again after forgetAll, and drops the answers of reads under way', async () => {
+      const { directory, disable, findById } = directoryOverChangingDatabase();
+      await directory.find('SHOP1');
+      let answerBeforeChange!: (merchant: MerchantEntity) => void;
+      findById.mockImplementationOnce(() => new Promise((resolve) => (answerBeforeChange = resolve)));
+      const underWay = directory.find('SHOP2');
+      disable('SHOP1');
+      disable('SHOP2');
+      directory.forgetAll();
+      answerBeforeChange(merchantEntity({ id: 'SHOP2', status: 'ENABLED' }));
+      await underWay;
+      expect(await directory.find('SHOP1')).toMatchObject({ status: 'DISABLED' });
+      expect(await directory.find('SHOP2')).toMatchObject({ status: 'DISABLED' });
+    });
+  });
+
   describe('storedSince (a password the cached profile refused)', () => {
     const INTERVAL = 300;
 

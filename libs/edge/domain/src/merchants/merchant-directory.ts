@@ -7,7 +7,10 @@ import { APP_LOGGER, AppLogger } from '@gateway/platform';
 export const MERCHANT_DIRECTORY_OPTIONS = Symbol('MERCHANT_DIRECTORY_OPTIONS');
 
 export interface MerchantDirectoryOptions {
-  /** How long a looked-up profile is reused; a disabled merchant applies after at most this (a new password at once: `storedSince`). */
+  /**
+   * How long a looked-up profile is reused. A change of the merchant drops it sooner, when the
+   * database notifies it (`forget`); this bounds what a notification missed leaves stale.
+   */
   cacheTtlMs: number;
   /** Least time between two reads of one merchant for `storedSince` (a refused password): 1 s unless a test says. */
   rereadIntervalMs?: number;
@@ -32,7 +35,10 @@ interface Reread {
 /**
  * Merchant profiles for the request path. Every request needs its merchant; reading Postgres
  * each time would cost a round trip per request, so profiles (and "no such merchant") are
- * kept for a few seconds, and concurrent lookups of one merchant share one query.
+ * kept for a few seconds, and concurrent lookups of one merchant share one query. A changed
+ * merchant's profile is dropped when the database says so (MerchantChangesListener), and the
+ * whole cache whenever such news may have been missed
+ * (docs/decisions/merchant-cache-invalidation.md).
  */
 @Injectable()
 export class MerchantDirectory {
@@ -92,9 +98,17 @@ export class MerchantDirectory {
     return replaced;
   }
 
-  /** After an admin change in this process; other replicas see it when their entry expires. */
+  /**
+   * The merchant changed: its next lookup reads the database. A read already under way may have
+   * seen the profile before the change; its answer is not kept (`remember`).
+   */
   forget(id: string): void {
     this.cache.delete(id);
+  }
+
+  /** Changes may have been missed (no notification while the database connection was away): every profile is read again. */
+  forgetAll(): void {
+    this.cache.clear();
   }
 
   /**
@@ -130,7 +144,7 @@ export class MerchantDirectory {
     try {
       const merchant = await pending;
       this.reportUnusableAvsRules(merchant);
-      this.remember(id, merchant, readAt);
+      this.remember(id, merchant, readAt, pending);
       return merchant;
     } catch (err) {
       if (this.cache.get(id)?.pending === pending) {
@@ -155,14 +169,14 @@ export class MerchantDirectory {
     return reread;
   }
 
-  private remember(id: string, merchant: MerchantEntity | null, readAt: number): void {
+  private remember(id: string, merchant: MerchantEntity | null, readAt: number, pending: Promise<MerchantEntity | null>): void {
+    if (this.cache.get(id)?.pending !== pending) {
+      // A later read (a re-read, or a lookup after expiry) started meanwhile, and its answer is the
+      // newer one; or the entry was forgotten, the merchant changed, and this answer may predate it.
+      return;
+    }
     if (this.cache.size > 50_000) {
       this.cache.clear();
-    }
-    const current = this.cache.get(id);
-    if (current && current.readAt > readAt) {
-      // A later read (a re-read, or a lookup after expiry) started meanwhile: its answer is the newer one.
-      return;
     }
     this.cache.set(id, { merchant, readAt, expiresAt: Date.now() + this.options.cacheTtlMs });
   }
