@@ -302,6 +302,39 @@ it('never purges a failed notification a resend made PENDING while the purge wai
   }
 });
 
+it('reads a purge batch once, however small the table looked to the planner: no step of its plan runs once per row', async () => {
+  const merchantId = `PU${randomBytes(5).toString('hex').toUpperCase()}`;
+  // Rows no statistics have seen yet, as after a burst: the planner believes the table small.
+  await dataSource.query(
+    `INSERT INTO order_transaction.notification_outbox (id, merchant_id, merchant_mode, order_id, transaction_id, api_operation,
+       url, payload, sealed_secret, status, attempts, next_attempt_at, window_started_at, created_at, last_attempt_at, delivered_at)
+     SELECT gen_random_uuid(), $1, 'TEST', 'o-' || i, 'p1', 'PAY', 'https://a.example/hooks', '{}'::jsonb, 'sealed', 'DELIVERED', 1,
+            at, at, at, at, at
+       FROM generate_series(1, 3000) AS i, (SELECT now() - interval '400 days' AS at) t`,
+    [merchantId],
+  );
+  const query = jest.spyOn(dataSource, 'query').mockResolvedValueOnce([{ purged: '0' }]);
+  await outbox.purgeDelivered(new Date(Date.now() - 300 * 24 * 3_600_000), 1_000);
+  const [sql, params] = query.mock.calls[0] as [string, unknown[]];
+  query.mockRestore();
+
+  type PlanNode = { 'Actual Loops': number; 'Node Type': string; Plans?: PlanNode[] };
+  const runner = dataSource.createQueryRunner();
+  await runner.startTransaction();
+  try {
+    const [{ 'QUERY PLAN': [explained] }]: { 'QUERY PLAN': { Plan: PlanNode }[] }[] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+    const repeated = (node: PlanNode): string[] => [
+      ...(node['Actual Loops'] > 1 ? [`${node['Node Type']} x${node['Actual Loops']}`] : []),
+      ...(node.Plans ?? []).flatMap(repeated),
+    ];
+    expect(repeated(explained.Plan)).toEqual([]);
+  } finally {
+    await runner.rollbackTransaction();
+    await runner.release();
+  }
+  await dataSource.query('DELETE FROM order_transaction.notification_outbox WHERE merchant_id = $1', [merchantId]);
+});
+
 it('defers the due notifications of one receiver only, found through the receiver index', async () => {
   const { merchantId, ids } = await due(4, ['https://slow.example', 'https://fast.example']);
   const until = new Date(Date.now() + 60_000);

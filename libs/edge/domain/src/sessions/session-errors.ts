@@ -1,4 +1,4 @@
-import { invalidValue } from '@gateway/api-fields';
+import { CUSTOM_FIELDS_MAX, invalidValue } from '@gateway/api-fields';
 import { GatewayError } from '@gateway/contracts';
 
 /**
@@ -19,6 +19,18 @@ export function sessionExpired(field: 'session.id' | 'sessionid', id: string): G
 
 export function staleSessionVersion(given: string): GatewayError {
   return fieldProblem('session.version', given, 'differs from the session\'s current version (the session was updated since)');
+}
+
+/**
+ * An update whose custom fields, with those the session holds, pass the limit of one request:
+ * updates merge `order.custom` name by name, so without it a session given new names update
+ * after update would grow without end (kept whole in Redis, read and written whole on every
+ * update), and no operation could use it anyway (its filled request holds them all).
+ */
+export function tooManySessionCustomFields(): GatewayError {
+  const reason = `must hold at most ${CUSTOM_FIELDS_MAX} custom fields, those the session holds already included (reuse their names, or create a new session)`;
+  const problem = invalidValue('order.custom', undefined, reason, { sensitive: true });
+  return GatewayError.invalidField(problem.field, problem.validationType, problem.explanation);
 }
 
 function fieldProblem(field: string, value: string, reason: string): GatewayError {

@@ -39,4 +39,33 @@ describe('UpdateSession', () => {
     expect(error).toMatchObject({ code: 'SERVER_BUSY' });
     expect(replace).toHaveBeenCalledTimes(3);
   });
+
+  it('refuses an update that would leave the session holding more than 50 custom fields (400 on order.custom)', async () => {
+    const memory = new MemorySessionStore();
+    stores.push(memory);
+    const session: StoredSession = {
+      id: 'SESSION0003CCCCCCCCCCCCCCCCCCCCCC',
+      merchantId: 'TESTMERCHANT',
+      version: 'aaaaaaaaaa',
+      updateStatus: 'NO_UPDATE',
+      fields: {},
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await memory.create(session, lifetime);
+    const update = new UpdateSession(new SessionEditor({} as MessageBus), memory, lifetime);
+    const custom = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, 'x'.repeat(250)]));
+    const send = (fields: Record<string, string>) => update.execute({ ...context, sessionId: session.id, body: { order: { custom: fields } } });
+
+    // Each update is within the limit on its own; merged, the second would hold 60 (and a merchant
+    // adding new names update after update would grow the session, kept whole in Redis, without end).
+    await send(custom('a', 50));
+    await send(custom('a', 50)); // the same names again: still 50
+    const error = await send(custom('b', 10)).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'order.custom', validationType: 'INVALID' });
+    const kept = await memory.find('TESTMERCHANT', session.id);
+    expect(kept.state === 'ACTIVE' && Object.keys((kept.session.fields.order as { custom: object }).custom)).toHaveLength(50);
+  });
 });

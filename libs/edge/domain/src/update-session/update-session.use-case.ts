@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GatewayError, JsonObject, validateSessionRequest } from '@gateway/contracts';
+import { CUSTOM_FIELDS_MAX } from '@gateway/api-fields';
+import { GatewayError, JsonObject, jsonObjectAt, validateSessionRequest } from '@gateway/contracts';
 import { SESSION_STORE, SessionLifetime, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import { RequestContext } from '../api/request-envelope';
 import { assertNotificationUrlAllowed } from '../order-operation/notification-url';
 import { SESSION_LIFETIME, SessionEditor } from '../sessions/session-editor';
-import { noSuchSession, sessionExpired, staleSessionVersion } from '../sessions/session-errors';
+import { noSuchSession, sessionExpired, staleSessionVersion, tooManySessionCustomFields } from '../sessions/session-errors';
 import { sessionChangeOf } from '../sessions/session-fields';
 import { sessionView } from '../sessions/session-view';
 
@@ -39,6 +40,9 @@ export class UpdateSession {
         throw staleSessionVersion(request.session.version);
       }
       const next = await this.editor.applied(command, current, change, new Date());
+      if (Object.keys(jsonObjectAt(next.fields, 'order', 'custom') ?? {}).length > CUSTOM_FIELDS_MAX) {
+        throw tooManySessionCustomFields();
+      }
       const outcome = await this.store.replace(next, sessionState(current), this.lifetime);
       if (outcome === 'REPLACED') {
         return sessionView(next);

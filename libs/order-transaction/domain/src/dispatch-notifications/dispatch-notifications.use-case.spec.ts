@@ -101,6 +101,17 @@ describe('dispatching notifications', () => {
     expect(deferred).toEqual([1_000, 2_000, 4_000, 4_000, 1_000]);
   });
 
+  it('forgets a receiver a retry window after its backoff ended: its next timeout backs it off from the start', async () => {
+    const { attempt, later, deferred } = setUp(1);
+    await attempt('TIMEOUT');
+    later(1_000 + 3_600_000 - 1);
+    await attempt('TIMEOUT');
+    later(2_000 + 3_600_000);
+    await attempt('TIMEOUT');
+    // Remembered until the window is over (doubled), then forgotten (the base delay again).
+    expect(deferred).toEqual([1_000, 2_000, 1_000]);
+  });
+
   it('counts the timeouts of deliveries in flight together once', async () => {
     const { attempt, deferred } = setUp(2);
     await attempt('TIMEOUT', 'TIMEOUT');

@@ -117,10 +117,18 @@ export class DispatchNotifications {
     }
   }
 
+  /**
+   * Also forgets the receivers whose backoff ended a retry window ago: every notification that
+   * was due for them then has been attempted or has failed since, and a receiver that timed out
+   * and was never tried again (its merchant moved to another URL) would otherwise stay in memory
+   * for as long as the process lives, one entry per such receiver. Its next timeout, if any,
+   * backs it off from the start again.
+   */
   private targetsToSkip(now: number): string[] {
     const skip = [...this.inFlightByTarget].filter(([, n]) => n >= this.options.maxInFlightPerTarget).map(([target]) => target);
     for (const [target, backoff] of this.backoffs) {
       if (backoff.until > now) skip.push(target);
+      else if (backoff.until + this.options.retry.windowMs <= now) this.backoffs.delete(target);
     }
     return skip;
   }

@@ -10,9 +10,20 @@ export interface HttpsWebhookSenderOptions {
   /** PEM of CA certificates trusted besides the system's (explicit test configuration). */
   extraCa?: string;
   resolver?: Resolver;
+  /** IDLE_SOCKET_TIMEOUT_MS unless given (tests make it short). */
+  idleSocketTimeoutMs?: number;
 }
 
 const USER_AGENT = 'payment-gateway-webhooks/1';
+/**
+ * A kept-alive connection to a receiver is closed after this long unused. Without it, a pool keeps
+ * the idle connections of every receiver it ever called for as long as the receiver leaves them
+ * open (a server with no idle timeout, as Go's by default, never closes them): sockets and TLS
+ * state that only grow with the number of receivers over a process's months. Long enough for
+ * the next notification of a busy receiver to reuse its connection. An attempt in progress is
+ * bounded by the delivery timeout, not by this.
+ */
+const IDLE_SOCKET_TIMEOUT_MS = 30_000;
 
 /**
  * Delivers notifications over HTTPS only, to public addresses only (unless the delivery allows
@@ -29,7 +40,13 @@ export class HttpsWebhookSender implements WebhookSender, OnApplicationShutdown 
   constructor(private readonly options: HttpsWebhookSenderOptions) {
     const ca = options.extraCa ? [...rootCertificates, options.extraCa] : undefined;
     const agent = (allowNonPublic: boolean) =>
-      new Agent({ keepAlive: true, maxSockets: 16, ca, lookup: guardedLookup({ allowNonPublic, resolver: options.resolver }) });
+      new Agent({
+        keepAlive: true,
+        maxSockets: 16,
+        timeout: options.idleSocketTimeoutMs ?? IDLE_SOCKET_TIMEOUT_MS,
+        ca,
+        lookup: guardedLookup({ allowNonPublic, resolver: options.resolver }),
+      });
     this.publicOnly = agent(false);
     this.anyAddress = agent(true);
   }
