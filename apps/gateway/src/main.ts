@@ -61,8 +61,18 @@ async function main(): Promise<void> {
         logger?.error({ why }, 'the embedded Postgres stopped on its own: requests answer 503 until the gateway is restarted'),
     });
     stopPostgres = postgres.stop;
-    // Stopped while the gateway starts, it stops its database too.
-    signals.shutDownWith({ shutdown: () => postgres.stop() });
+    // Stopped while the gateway starts, it stops its database too, and says so once: what the
+    // start was doing meanwhile (connecting, migrating) then fails against the stopping
+    // database, and its errors, retries and stack traces are no news.
+    const startLogger = logger;
+    signals.shutDownWith({
+      shutdown: async (reason) => {
+        startLogger.info({ reason }, 'stopped while starting');
+        startLogger.flush();
+        startLogger.level = 'silent';
+        await postgres.stop();
+      },
+    });
     logger.info({ port: standalone.STANDALONE_PG_PORT }, 'embedded Postgres started');
 
     // PUBLIC_BASE_URL, unless set, is where this process serves (the edge's host, port and TLS).

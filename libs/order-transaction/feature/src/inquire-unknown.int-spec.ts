@@ -174,34 +174,65 @@ describe('inquiries about UNKNOWN card transactions', () => {
     expect(await inquirer().round()).toMatchObject({ claimed: 0 });
   });
 
-  it('a round told to stop asks no more after the inquiry it is at; the rest are asked once their lease runs out', async () => {
+  /** An acquirer that fails each inquiry, having first done `meanwhile` (the process told to stop, another replica's claim). */
+  function acquirerDoing(meanwhile: () => Promise<void> | void, asked: InquiryRequest[] = []): AcquirerRegistry {
+    return {
+      forMerchantMode: () => ({
+        inquire: async (request: InquiryRequest) => {
+          asked.push(request);
+          await meanwhile();
+          throw new Error('acquirer link down');
+        },
+      }),
+    } as unknown as AcquirerRegistry;
+  }
+
+  it('a round told to stop asks no more after the inquiry it is at, and gives the rest back for another replica to ask now', async () => {
     const merchant = testMerchant();
     const orders = [newOrderId(), newOrderId(), newOrderId()];
     for (const orderId of orders) {
       await payUnknown(merchant, orderId, '4.00');
     }
+    const due = await queued(merchant);
     let stopping = false;
     const asked: InquiryRequest[] = [];
     // The process is told to stop while the acquirer answers the first inquiry.
-    const slowAcquirer = {
-      forMerchantMode: () => ({
-        inquire: (request: InquiryRequest) => {
-          asked.push(request);
-          stopping = true;
-          return Promise.reject(new Error('acquirer link down'));
-        },
-      }),
-    } as unknown as AcquirerRegistry;
+    const stopped = await inquirer({ batchSize: 3 }, acquirerDoing(() => void (stopping = true), asked)).round(new Date(), () => stopping);
 
-    const stopped = await inquirer({ batchSize: 3 }, slowAcquirer).round(new Date(), () => stopping);
-
-    expect(stopped).toMatchObject({ claimed: 3, retried: 1 });
+    expect(stopped).toMatchObject({ claimed: 3, retried: 1, released: 2 });
     expect(asked).toHaveLength(1);
-    // Leased by the stopped round: no other replica's round takes them before the lease ends.
-    expect(await inquirer().round()).toMatchObject({ claimed: 0 });
-    // Past the lease (and the first one's retry wait): all three asked and resolved.
-    const later = new Date(Date.now() + 3 * 10_000 + 61_000);
-    expect(await inquirer({ batchSize: 3 }).round(later)).toMatchObject({ claimed: 3, resolved: 3 });
+    // The two it did not ask about: due as before the claim, their attempt not counted.
+    expect((await queued(merchant)).filter((row) => row.orderId !== asked[0].orderId)).toEqual(due.filter((row) => row.orderId !== asked[0].orderId));
+    // Another replica's round asks about them at once, not once the stopped round's lease runs out.
+    expect(await inquirer({ batchSize: 3 }).round()).toMatchObject({ claimed: 2, resolved: 2 });
+    // The one it asked about, once its retry wait is over.
+    await inquirer().round(new Date(Date.now() + 61_000));
+    expect(await queued(merchant)).toEqual([]);
+  });
+
+  it("a stopping round gives back only the claims it still holds, never another replica's", async () => {
+    const merchant = testMerchant();
+    const orders = [newOrderId(), newOrderId(), newOrderId()];
+    for (const orderId of orders) {
+      await payUnknown(merchant, orderId, '5.00');
+    }
+    const inquiries = app.running.app.get(UnknownInquiries);
+    let stopping = false;
+    // While the first inquiry hangs past the round's lease, another replica claims what is due then
+    // (these three among them), and then the process is told to stop.
+    const later = new Date(Date.now() + 3_600_000);
+    const otherLease = new Date(later.getTime() + 90_000);
+    const otherReplica = acquirerDoing(async () => {
+      await inquiries.claim({ now: later, recordedBefore: later, limit: 100, leaseUntil: otherLease });
+      stopping = true;
+    });
+
+    expect(await inquirer({ batchSize: 3 }, otherReplica).round(new Date(), () => stopping)).toMatchObject({ claimed: 3, released: 0 });
+    // The two it did not ask about still carry the other replica's claim.
+    expect((await queued(merchant)).filter((row) => row.orderId !== orders[0])).toEqual([
+      expect.objectContaining({ attempts: 2, nextAttemptAt: otherLease }),
+      expect.objectContaining({ attempts: 2, nextAttemptAt: otherLease }),
+    ]);
   });
 
   it('a transaction an operator resolved first is not asked about', async () => {

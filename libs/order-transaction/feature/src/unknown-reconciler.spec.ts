@@ -15,7 +15,7 @@ describe('UnknownReconciler on shutdown', () => {
           asked += 1;
           await sleep(50);
         }
-        return { claimed: 20, resolved: asked, retried: 0, dropped: 0 };
+        return { claimed: 20, resolved: asked, retried: 0, dropped: 0, released: 20 - asked };
       },
     } as unknown as InquireUnknown;
     const reconciler = new UnknownReconciler(inquire, 60_000, silent);

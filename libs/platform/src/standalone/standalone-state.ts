@@ -3,6 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
+import { StartupError } from '../bootstrap/startup-error';
 import { RunningPostgres, startEmbeddedPostgres } from '../database';
 import { StandaloneConfig } from './standalone.config';
 
@@ -19,20 +20,31 @@ export interface StandaloneSecrets {
 
 export async function loadStandaloneSecrets(config: StandaloneConfig, required: string[] = []): Promise<StandaloneSecrets> {
   const file = path.resolve(config.STANDALONE_DATA_DIR, 'secrets.json');
-  await mkdir(path.dirname(file), { recursive: true });
-  const secrets: Record<string, string> = existsSync(file) ? JSON.parse(await readFile(file, 'utf8')) : {};
-  let changed = false;
-  for (const name of ['apiPasswordPepper', ...required]) {
-    if (!secrets[name]) {
-      secrets[name] = randomBytes(32).toString('base64url');
-      changed = true;
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    const secrets: Record<string, string> = existsSync(file) ? JSON.parse(await readFile(file, 'utf8')) : {};
+    let changed = false;
+    for (const name of ['apiPasswordPepper', ...required]) {
+      if (!secrets[name]) {
+        secrets[name] = randomBytes(32).toString('base64url');
+        changed = true;
+      }
     }
+    if (changed) {
+      await writeFile(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+      await chmod(file, 0o600);
+    }
+    return secrets as StandaloneSecrets;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      throw new StartupError(
+        `The standalone data folder ${path.dirname(file)} cannot be used by this user (${(err as Error).message}): ` +
+          'make it writable for this user, or set STANDALONE_DATA_DIR to a folder it can write.',
+      );
+    }
+    throw err;
   }
-  if (changed) {
-    await writeFile(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-    await chmod(file, 0o600);
-  }
-  return secrets as StandaloneSecrets;
 }
 
 /**

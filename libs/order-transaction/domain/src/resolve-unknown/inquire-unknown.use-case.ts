@@ -27,6 +27,8 @@ export interface InquiryRound {
   retried: number;
   /** Dropped from the queue: resolved meanwhile, or an answer the gateway does not record by itself (logged). */
   dropped: number;
+  /** Given back unasked, the process stopping: claimable again at once. */
+  released: number;
 }
 
 /** A hung acquirer holds one inquiry this long at most; the round goes on with the next. */
@@ -63,21 +65,23 @@ export class InquireUnknown {
   /**
    * One round. `stopping` is asked before each inquiry: a process shutting down (its NATS
    * requests not drained yet, its grace period running) asks no more, rather than keep it for
-   * up to a whole batch of INQUIRY_WAIT_MS. The claims left unasked are asked once their lease
-   * runs out, by whichever replica claims them then.
+   * up to a whole batch of INQUIRY_WAIT_MS, and gives the claims it leaves unasked back, so
+   * another replica asks about them at its next round rather than once their lease runs out.
    */
   async round(now: Date = new Date(), stopping: () => boolean = () => false): Promise<InquiryRound> {
+    // Longer than the round can take, so no other claim takes these rows while it runs.
+    const leaseUntil = new Date(now.getTime() + this.options.batchSize * INQUIRY_WAIT_MS + 60_000);
     const claimed = await this.inquiries.claim({
       now,
       recordedBefore: new Date(now.getTime() - this.options.afterMs),
       limit: this.options.batchSize,
-      // Longer than the round can take, so no other claim takes these rows while it runs.
-      leaseUntil: new Date(now.getTime() + this.options.batchSize * INQUIRY_WAIT_MS + 60_000),
+      leaseUntil,
     });
-    const round: InquiryRound = { claimed: claimed.length, resolved: 0, retried: 0, dropped: 0 };
+    const round: InquiryRound = { claimed: claimed.length, resolved: 0, retried: 0, dropped: 0, released: 0 };
     // One at a time: the queue holds the rare lost answers, and an acquirer is not to be flooded.
-    for (const inquiry of claimed) {
+    for (const [index, inquiry] of claimed.entries()) {
       if (stopping()) {
+        round.released = await this.release(claimed.slice(index), leaseUntil);
         break;
       }
       const inquired = await this.inquireSafely(inquiry);
@@ -86,6 +90,15 @@ export class InquireUnknown {
       else round.dropped += 1;
     }
     return round;
+  }
+
+  private async release(unasked: ClaimedInquiry[], leaseUntil: Date): Promise<number> {
+    try {
+      return await this.inquiries.release(unasked, leaseUntil);
+    } catch (err) {
+      this.logger.warn({ err, unasked: unasked.length }, 'claimed inquiries not given back; they are asked once their lease runs out');
+      return 0;
+    }
   }
 
   private async inquireSafely(inquiry: ClaimedInquiry): Promise<Inquired> {
