@@ -123,7 +123,12 @@ const READ_CONTENTS = new PreparedStatement(
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
 
-/** $1..$11 the order (orderValues), $12 the time, $13.. the transaction and response. */
+/**
+ * A new order, its first transaction and their stored response, each written only if the one
+ * before it was (the order's insert does nothing when the order exists: then nothing is written
+ * and no row returned). $1..$11 the order (orderValues), $12 the time, $13..$23 the transaction
+ * and response (transactionAndResponseValues), $24 the transaction's tax amount.
+ */
 const INSERT_NEW_ORDER = new PreparedStatement(
   `WITH new_order AS (
      INSERT INTO order_transaction.orders (merchant_id, order_id, currency, amount, status,
@@ -149,9 +154,12 @@ const INSERT_NEW_ORDER = new PreparedStatement(
 );
 
 /**
- * The statement that applies a record to an existing order. `replacingResponse`: the response
- * stored for the same operation is replaced. `ifVersion`: the order row is written only while
- * it is still version $26 (nothing else is written otherwise).
+ * The statement that applies a record to an existing order: the order row updated, the
+ * transaction inserted or updated in place (an UPDATE keeps its sequence, creating operation and
+ * creation time), its response stored. $1..$23 as INSERT_NEW_ORDER's, $24 the order's operation
+ * count after the record (numbers the new rows), $25 the tax amount. `replacingResponse`: the
+ * response stored for the same operation is replaced. `ifVersion`: the order row is written only
+ * while it is still version $26 (nothing else is written otherwise).
  */
 function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResponse: boolean; ifVersion: boolean }): PreparedStatement {
   const replaceResponse = replacingResponse

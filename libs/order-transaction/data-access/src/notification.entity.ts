@@ -68,7 +68,7 @@ export class NotificationEntity {
   @Column({ name: 'next_attempt_at', type: 'timestamptz' })
   nextAttemptAt: Date;
 
-  /** Retries go on until this plus WEBHOOK_RETRY_WINDOW_MS; a re-send starts a new window. */
+  /** Retries go on until this plus WEBHOOK_RETRY_WINDOW_HOURS; a re-send starts a new window. */
   @Column({ name: 'window_started_at', type: 'timestamptz' })
   windowStartedAt: Date;
 

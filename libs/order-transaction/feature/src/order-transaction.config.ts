@@ -136,7 +136,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
   UNKNOWN_INQUIRY_BATCH_SIZE = 20;
 
   @Describe(
-    'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), and for a capture or void of a browser payment\'s authorisation at its provider. Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: an operation whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',
+    'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), for an AUTHORIZE or PAY whose card the token vault holds (a token\'s or a payment session\'s: the vault makes the acquirer call), and for a capture or void of a browser payment\'s authorisation at its provider. Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: an operation whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',
   )
   @IntVar()
   @IsInt()

@@ -24,8 +24,8 @@ export class TokenConflictError extends Error {
 }
 
 /**
- * Every column of a token row, in the order `toRecord` reads them. Selected and returned by name
- * (never `*`), so a column added later is not read by accident.
+ * Every column of a token row (TokenRow, which `toRecord` maps by name). Selected and returned by
+ * name (never `*`), so a column added later is not read by accident.
  */
 const TOKEN_COLUMNS = `id, repository_id, token, status, source_type, verification_strategy, data_key_id,
   account_identifier, fingerprint, unique_account, card_number_masked, card_expiry, card_brand, card_scheme,

@@ -16,9 +16,6 @@ export interface CardOutcome extends OperationOutcome {
   approvedAmount?: Money;
 }
 
-/** No answer came back (a timeout, a fault after sending): the money may have moved (spec: UNKNOWN). */
-export const CARD_OUTCOME_UNKNOWN: CardOutcome = { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' };
-
 /** A capture's or void's result: no card, no approval amount. */
 export function outcomeOfFollowOn(result: CaptureResult | VoidResult): CardOutcome {
   return {

@@ -23,6 +23,7 @@ import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf, storedAcquirerId } from './acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from './card-outcome';
 import { FollowOnRequest, followOnOrderGroup, followOnResponseBody } from './follow-on-response';
+import { OUTCOME_RESERVED } from './operation-outcome';
 import type { FundsRoute } from './order-transactions';
 import { ProviderFollowOn, ProviderFollowOnCall } from './provider-follow-on';
 import { CardOperationCommand, ReservedOperation, RunReservedOperation } from './reserved-operation';
@@ -59,8 +60,6 @@ export interface FollowOnOperation<R extends FollowOnRequest, P extends FollowOn
 
 /** The side effect of one follow-on operation, by its route. */
 type FollowOnSideEffect = Pick<ReservedOperation, 'perform' | 'unavailable'>;
-
-const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
 
 /**
  * CAPTURE and VOID: an operation on an earlier transaction of the order, with no card (so never
@@ -99,13 +98,13 @@ export class RunFollowOnOperation {
     const sideEffect = plan.route === 'PROVIDER' ? this.atProvider(operation, command, plan) : this.atAcquirer(operation, command, plan, targetBody);
     const message = (outcome: CardOutcome, mode: RecordMode) =>
       recordMessage(command, apiOperation, plan, requestHash, targetBody, outcome, mode);
-    const body = await this.reserved.execute({
+    const { body } = await this.reserved.execute({
       envelope,
       orderId,
       transactionId,
       apiOperation,
       requestHash,
-      reservation: message(RESERVED, 'CREATE'),
+      reservation: message(OUTCOME_RESERVED, 'CREATE'),
       seen,
       ...sideEffect,
       completion: (outcome) => message(outcome, 'UPDATE'),

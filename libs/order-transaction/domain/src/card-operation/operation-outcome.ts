@@ -15,3 +15,9 @@ export interface OperationOutcome {
   /** The card the call used, masked. */
   card?: MaskedCard;
 }
+
+/** A reservation's outcome until the call answers: the transaction holds its amount (spec: PENDING). */
+export const OUTCOME_RESERVED = { result: 'PENDING', gatewayCode: 'PENDING' } as const satisfies OperationOutcome;
+
+/** No answer came back (a timeout, a fault after sending): the money may have moved, so the amount stays reserved (spec: UNKNOWN). */
+export const OUTCOME_UNKNOWN = { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' } as const satisfies OperationOutcome;

@@ -1,8 +1,6 @@
-import { LedgerOrderView, LedgerTransactionView, TransactionResult, TransactionType, VOID_TYPE_OF } from '@gateway/contracts';
+import { LedgerOrderView, LedgerTransactionView, TransactionType, VOID_TYPE_OF } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-
-/** Results after which a transaction has moved, or may still move, money. */
-export const EXPOSED: readonly TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+import { EXPOSED } from '../order-state/ledger-rules';
 
 export type VoidableType = keyof typeof VOID_TYPE_OF;
 export const VOIDABLE_TYPES = Object.keys(VOID_TYPE_OF) as readonly VoidableType[];

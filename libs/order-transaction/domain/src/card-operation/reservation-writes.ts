@@ -15,6 +15,9 @@ const WRITE_ATTEMPTS = 3;
  */
 export const DATABASE_UNAVAILABLE_WINDOW_MS = 25_000;
 
+/** The pause after a first failed try; it doubles after each further one. */
+const FIRST_PAUSE_MS = 100;
+
 /** The longest pause between two tries while the database is unavailable. */
 const MAX_PAUSE_MS = 2_000;
 
@@ -53,7 +56,7 @@ export async function writeAfterSideEffect<T>(
         gaveUp(err);
         throw err;
       }
-      const pause = Math.min(100 * 2 ** (attempt - 1), MAX_PAUSE_MS);
+      const pause = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), MAX_PAUSE_MS);
       await sleep(unavailable ? Math.max(0, Math.min(pause, deadline - Date.now())) : pause);
     }
   }

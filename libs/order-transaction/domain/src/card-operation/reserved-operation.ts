@@ -4,7 +4,8 @@ import type { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
-import { CARD_OUTCOME_UNKNOWN, CardOutcome } from './card-outcome';
+import type { CardOutcome } from './card-outcome';
+import { OperationOutcome, OUTCOME_UNKNOWN } from './operation-outcome';
 import { hadNoEffect, writeAfterSideEffect } from './reservation-writes';
 
 /** An order operation as its NATS controller hands it over. */
@@ -20,7 +21,8 @@ export interface CardOperationCommand<R> {
   session?: OperationSession;
 }
 
-export interface ReservedOperation {
+/** `O`: what the call answers (a card operation's outcome, a refund's). */
+export interface ReservedOperation<O extends OperationOutcome = CardOutcome> {
   envelope: RequestEnvelope;
   orderId: string;
   transactionId: string;
@@ -30,21 +32,26 @@ export interface ReservedOperation {
   reservation: RecordOperationMessage;
   /** The order as this operation's begin read it (null: none), on which the reservation is decided. */
   seen: SeenOrder | null;
-  /** The acquirer call. Throws what the callee threw; this decides whether anything can have happened. */
-  perform: () => Promise<CardOutcome>;
-  /** The record of the call's outcome, replacing the reservation. */
-  completion: (outcome: CardOutcome) => RecordOperationMessage;
+  /** The call that moves the money. Throws what the callee threw; this decides whether anything can have happened. */
+  perform: () => Promise<O>;
+  /** The record of the call's outcome (OUTCOME_UNKNOWN when it gave none), replacing the reservation. */
+  completion: (outcome: O | typeof OUTCOME_UNKNOWN) => RecordOperationMessage;
   /** The clear error when the one who would move the money did not answer at all. */
   unavailable: () => GatewayError;
+  /**
+   * The log lines an operator reconciles from: how they name the operation ('card operation'
+   * unless given) and what they carry besides its ids (a refund's route).
+   */
+  log?: { name: string; fields?: Record<string, string> };
 }
 
 /**
- * Reserve, call, complete (docs/decisions/refund-reservation.md, which card payments follow):
- * the transaction is recorded PENDING on the order as it stands (ledger-records-on-row-version.md)
- * before the acquirer is called, so the ledger's limits (capture limit, refund limit) refuse what
- * they must before money moves, a call the acquirer refused before doing anything releases the
- * reservation, and one that reached it is always recorded (UNKNOWN when nobody can say what
- * happened).
+ * Reserve, call, complete (docs/decisions/refund-reservation.md), for every operation that moves
+ * money (AUTHORIZE, PAY, CAPTURE, VOID, REFUND): the transaction is recorded PENDING on the order
+ * as it stands (ledger-records-on-row-version.md) before the money-moving call, so the ledger's
+ * limits (capture limit, refund limit) refuse what they must before money moves, a call refused
+ * before doing anything releases the reservation, and one that reached its callee is always
+ * recorded (UNKNOWN when nobody can say what happened).
  */
 @Injectable()
 export class RunReservedOperation {
@@ -54,26 +61,34 @@ export class RunReservedOperation {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async execute(operation: ReservedOperation): Promise<JsonObject> {
+  /** The operation's answer: the completed record's, or a replay's (`replayed`) when the same request reserved first. */
+  async execute<O extends OperationOutcome>(operation: ReservedOperation<O>): Promise<RecordedOperation> {
     const reserved = await this.record.execute(operation.reservation, 'RESERVE', operation.seen);
     if (reserved.replayed) {
       // The same request reserved first (it raced this one without the order lock).
-      return reserved.body;
+      return reserved;
     }
     const outcome = await this.perform(operation);
-    return (await this.complete(operation, outcome, reserved.written)).body;
+    return this.complete(operation, outcome, reserved.written);
   }
 
-  private async perform(operation: ReservedOperation): Promise<CardOutcome> {
+  /**
+   * The call. Refused before anything happened (hadNoEffect: a 4xx, nobody serving the subject):
+   * the reservation is released and the error answered. No outcome at all (a timeout, a fault):
+   * UNKNOWN, since the money may have moved.
+   */
+  private async perform<O extends OperationOutcome>(operation: ReservedOperation<O>): Promise<O | typeof OUTCOME_UNKNOWN> {
+    const { orderId, transactionId, apiOperation } = operation;
+    const name = logName(operation);
     try {
       return await operation.perform();
     } catch (err) {
       if (hadNoEffect(err)) {
         const release = {
           merchantId: operation.envelope.merchant.id,
-          orderId: operation.orderId,
-          transactionId: operation.transactionId,
-          apiOperation: operation.apiOperation,
+          orderId,
+          transactionId,
+          apiOperation,
           requestHash: operation.requestHash,
           fencingToken: operation.envelope.fencingToken ?? '0',
         };
@@ -81,32 +96,44 @@ export class RunReservedOperation {
           () => this.release.execute(release),
           (releaseErr) =>
             this.logger.error(
-              { err: releaseErr, orderId: operation.orderId, transactionId: operation.transactionId, apiOperation: operation.apiOperation },
-              'card operation refused before any money moved, but its reservation could not be released: it stays PENDING holding its amount; release it',
+              { err: releaseErr, orderId, transactionId, apiOperation, ...operation.log?.fields },
+              `${name} refused before any money moved, but its reservation could not be released: it stays PENDING holding its amount; release it`,
             ),
         );
         throw err instanceof NotDeliveredError ? operation.unavailable() : err;
       }
       this.logger.warn(
-        { err, orderId: operation.orderId, transactionId: operation.transactionId, apiOperation: operation.apiOperation },
-        'card operation outcome unknown: recorded as UNKNOWN, amount kept reserved',
+        { err, orderId, transactionId, apiOperation, ...operation.log?.fields },
+        `${name} outcome unknown: recorded as UNKNOWN, amount kept reserved`,
       );
-      return CARD_OUTCOME_UNKNOWN;
+      return OUTCOME_UNKNOWN;
     }
   }
 
-  /** `reserved`: the order as the reservation wrote it (written again only if still that version). */
-  private async complete(operation: ReservedOperation, outcome: CardOutcome, reserved: SeenOrder | undefined): Promise<RecordedOperation> {
+  /**
+   * Money has moved (or may have): the ledger must record it, so a failed write is retried.
+   * `reserved`: the order as the reservation wrote it (written again only if still that version).
+   */
+  private async complete<O extends OperationOutcome>(
+    operation: ReservedOperation<O>,
+    outcome: O | typeof OUTCOME_UNKNOWN,
+    reserved: SeenOrder | undefined,
+  ): Promise<RecordedOperation> {
     const message = operation.completion(outcome);
+    const { orderId, transactionId } = operation;
     return writeAfterSideEffect(
       () => this.record.execute(message, 'COMPLETE', reserved),
       (err) =>
         this.logger.error(
-          { err, orderId: operation.orderId, transactionId: operation.transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
-          'card operation performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
+          { err, orderId, transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
+          `${logName(operation)} performed but not recorded: reconcile this transaction, it stays PENDING in the ledger`,
         ),
     );
   }
+}
+
+function logName(operation: Pick<ReservedOperation, 'log'>): string {
+  return operation.log?.name ?? 'card operation';
 }
 
 /** The keys of `values` that are defined, as a JSON object (undefined groups left out). */

@@ -3,7 +3,7 @@ import { NOTIFICATION_HEADERS, notificationSecretContext, signNotification } fro
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { ClaimedNotification, DueNotification, NotificationClaims, NotificationOutbox, NotificationOutcome } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, canonicalJson } from '@gateway/platform';
-import { afterFailedAttempt, RetryPolicy } from '../notifications/retry-policy';
+import { afterFailedAttempt, backoffStep, RetryPolicy } from '../notifications/retry-policy';
 import { DeliveryResult, WEBHOOK_SENDER, WebhookSender } from './webhook-sender';
 
 export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
@@ -156,8 +156,7 @@ export class DispatchNotifications {
       return;
     }
     const timeouts = (previous?.timeouts ?? 0) + 1;
-    const { baseDelayMs, maxDelayMs } = this.options.retry;
-    const until = now + Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(timeouts - 1, 40));
+    const until = now + backoffStep(this.options.retry, timeouts);
     this.backoffs.set(target, { timeouts, until });
     // The key keeps the URL's user information (`https://user:password@host`): logged, its origin only.
     const origin = originOf(target);

@@ -54,12 +54,3 @@ export interface LedgerEvents {
 }
 
 export const LEDGER_EVENTS = Symbol('LEDGER_EVENTS');
-
-/** Until the outbox exists (issue 8): nothing to announce, and no extra round trip. */
-export class NoLedgerEvents implements LedgerEvents {
-  announces(): boolean {
-    return false;
-  }
-
-  async orderRecorded(): Promise<void> {}
-}

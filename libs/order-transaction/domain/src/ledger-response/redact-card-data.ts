@@ -35,8 +35,10 @@ export function redactCardData(body: JsonObject): JsonObject {
 }
 
 /**
- * 6.4 masking: the first six and last four digits visible; shorter numbers show only the last
- * four. A value already masked (at most 10 digits visible) is kept as the caller masked it.
+ * 6.4 masking of a card number, as every response masks one (@gateway/crypto's maskPan: the
+ * first six and last four digits visible, fewer of them on a short number, never fewer than
+ * three digits hidden). A value already masked (at most 10 digits visible) is kept as the
+ * caller masked it; one showing more has all but its last four digits hidden.
  */
 export function maskPan(number: string): string {
   if (!/^\d+$/.test(number)) {

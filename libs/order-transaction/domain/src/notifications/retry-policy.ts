@@ -7,6 +7,14 @@ export interface RetryPolicy {
   windowMs: number;
 }
 
+/** Doublings a backoff step stops at: 2^40 times any base is past every maximum, and still a finite number. */
+const MAX_DOUBLINGS = 40;
+
+/** The n-th step (from 1) of the backoff: `baseDelayMs` doubled n - 1 times, at most `maxDelayMs`. */
+export function backoffStep(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, n: number): number {
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(Math.max(n - 1, 0), MAX_DOUBLINGS));
+}
+
 export type AfterFailure = { status: 'PENDING'; nextAttemptAt: Date } | { status: 'FAILED' };
 
 /**
@@ -26,7 +34,7 @@ export function afterFailedAttempt(
   if (now.getTime() - windowStartedAt.getTime() >= policy.windowMs) {
     return { status: 'FAILED' };
   }
-  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
+  const step = backoffStep(policy, attempts);
   const delay = step / 2 + random() * (step / 2);
   return { status: 'PENDING', nextAttemptAt: new Date(now.getTime() + Math.ceil(delay)) };
 }

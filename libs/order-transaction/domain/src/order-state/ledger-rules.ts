@@ -1,36 +1,53 @@
-import { GatewayError, isStandaloneRefundOrder, TransactionResult, TransactionType } from '@gateway/contracts';
+import { GatewayError, isStandaloneRefundOrder, TransactionResult, TransactionType, VOID_TYPE_OF } from '@gateway/contracts';
 import { MAX_AMOUNT, Money } from '@gateway/money';
 import { deriveTotals, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
 
-/** Refunds whose money has moved or may still move count against the refundable amount. */
-const REFUND_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
+/**
+ * Results after which a transaction has moved, or may still move, money: refunds and captures
+ * with them count against their limits, voids with them stand in the way of another void.
+ */
+export const EXPOSED: readonly TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
 /** A refund request waiting for approval holds its amount, so approving it can never break the limit. */
 const REQUEST_OUTSTANDING: TransactionResult[] = ['SUCCESS', 'PENDING'];
 const TOTALS: (keyof OrderTotals)[] = ['totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount'];
-/** Results after which a transaction has moved, or may still move, money. */
-const EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
 /** Not known to have failed nor to have succeeded: the money may still move. */
 const OPEN: TransactionResult[] = ['PENDING', 'UNKNOWN'];
-const VOID_TYPES: TransactionType[] = ['VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND'];
+/** The void type of each voidable type (contracts), as the rules look it up for any transaction. */
+const VOID_OF: Partial<Record<TransactionType, TransactionType>> = VOID_TYPE_OF;
+const VOID_TYPES: readonly TransactionType[] = Object.values(VOID_TYPE_OF);
 /** What brings money into an order: none of it on an order a standalone refund opened. */
 const FUNDS_IN: TransactionType[] = ['AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'PAYMENT', 'CAPTURE'];
 
 /**
+ * What is recorded against a transaction of each voidable type, and must be voided before it (the
+ * chain rule of VOID, docs/decisions/card-payment-rules.md): an authorisation's captures, a
+ * capture's or payment's refunds and refund requests. The VOID plan checks the same on begin's view.
+ */
+export const VOID_DEPENDENTS: Record<keyof typeof VOID_TYPE_OF, readonly TransactionType[]> = {
+  AUTHORIZATION: ['CAPTURE'],
+  CAPTURE: ['REFUND', 'REFUND_REQUEST'],
+  PAYMENT: ['REFUND', 'REFUND_REQUEST'],
+  REFUND: [],
+};
+
+/**
  * The money rules the ledger enforces itself, inside the database transaction on the locked
  * order row, so they hold whatever the caller checked before and even when two writers race
- * (ARCHITECTURE 4.9). A write may not leave a total negative, nor take the order's refunds
- * (further) beyond what was captured unless the merchant has the Excessive Refund privilege.
- * Writes that do not add refund exposure pass even on an order already beyond the limit (a
- * privilege since withdrawn), so its other transactions can still be recorded. Likewise captures
- * (with those pending or unknown) may not (further) exceed what the order's authorisations hold:
- * the capture limit of docs/decisions/card-payment-rules.md. A void counts from its reservation
- * on, so its completion can never break a limit once its money has moved: a pending void of a
- * capture or payment already takes its amount out of what can be refunded, a pending void of an
- * authorisation out of what can be captured. Nothing may be recorded against a transaction that
- * is voided or being voided, nor a transaction voided while something recorded against it
- * stands, until that one's own void succeeded (the chain rule of VOID,
- * docs/decisions/card-payment-rules.md). An order a standalone
- * refund opened takes no money in.
+ * (ARCHITECTURE 4.9), in this order (the first broken one is answered):
+ *   - the chain rule of VOID (a transaction is voided once; nothing is recorded against a
+ *     transaction voided or being voided, nor a transaction voided while something recorded
+ *     against it stands: docs/decisions/card-payment-rules.md);
+ *   - an order a standalone refund opened takes no money in;
+ *   - no total goes negative, nor beyond the largest amount the API answers;
+ *   - the capture limit, order-wide and per authorisation;
+ *   - the refund limit, order-wide and per payment or capture, unless the merchant has the
+ *     Excessive Refund privilege (an order a standalone refund opened has none: it is its own).
+ * A limit only refuses a write that takes the order (further) beyond it: writes that add no
+ * exposure pass even on an order already beyond it (a privilege since withdrawn), so its other
+ * transactions can still be recorded. A void counts from its reservation on, so its completion
+ * can never break a limit once its money has moved: a pending void of a capture or payment
+ * already takes its amount out of what can be refunded, a pending void of an authorisation out
+ * of what can be captured.
  */
 export function assertLedgerRules(
   currency: string,
@@ -49,8 +66,20 @@ export function assertLedgerRules(
       `The transaction cannot be recorded: the order was opened by a standalone refund and takes no ${incoming.type}. A payment needs an order of its own.`,
     );
   }
-  // A void counts from its reservation: the totals as if every open void had succeeded may
-  // not newly go negative either, so a void's completion never finds them broken.
+  assertTotalsNotNegative(currency, before, after, totals);
+  assertTotalsAnswerable(currency, before, after);
+  assertCaptureLimits(currency, before, after, incoming);
+  // A standalone refund has nothing captured to be limited by: it is its own order.
+  if (!excessiveRefundAllowed && !standaloneRefund) {
+    assertRefundLimits(currency, before, after, incoming);
+  }
+}
+
+/**
+ * No total may go negative; nor, a void counting from its reservation, newly go negative as if
+ * every open void had succeeded, so a void's completion never finds them broken.
+ */
+function assertTotalsNotNegative(currency: string, before: readonly LedgerEntry[], after: readonly LedgerEntry[], totals: OrderTotals): void {
   const voidedBefore = deriveTotals(currency, asIfOpenVoidsSucceeded(before));
   const voidedAfter = deriveTotals(currency, asIfOpenVoidsSucceeded(after));
   for (const name of TOTALS) {
@@ -60,7 +89,13 @@ export function assertLedgerRules(
       );
     }
   }
-  assertTotalsAnswerable(currency, before, after);
+}
+
+/**
+ * Captures (with those pending or unknown) may not (further) exceed what the order's
+ * authorisations hold, nor what the one they name holds (docs/decisions/card-payment-rules.md).
+ */
+function assertCaptureLimits(currency: string, before: readonly LedgerEntry[], after: readonly LedgerEntry[], incoming: LedgerEntry): void {
   const capturableBefore = capturable(currency, before);
   const capturableAfter = capturable(currency, after);
   if (capturableAfter.isNegative() && capturableAfter.lessThan(capturableBefore)) {
@@ -77,38 +112,34 @@ export function assertLedgerRules(
       throw captureLimitError(Money.of(incoming.amount, currency), leftBefore);
     }
   }
-  // A standalone refund has nothing captured to be limited by: it is its own order.
-  if (excessiveRefundAllowed || standaloneRefund) {
-    return;
-  }
+}
+
+/**
+ * The order's refunds (with those pending or unknown, and the refund requests outstanding) may
+ * not (further) exceed what was captured. Nor may a refund exceed what its target payment or
+ * capture moved less the refunds already against it, even when the order's other captures keep
+ * the order's total within bounds (docs/decisions/refund-rules.md, amendment 2026-11-26): it goes
+ * to the acquirer (or provider) against its target's reference, where a real acquirer refuses it,
+ * and on an order funded from two sources it would return one source's money to the other.
+ */
+function assertRefundLimits(currency: string, before: readonly LedgerEntry[], after: readonly LedgerEntry[], incoming: LedgerEntry): void {
+  const refund = incoming.type === 'REFUND' || incoming.type === 'REFUND_REQUEST';
   const availableBefore = refundable(currency, before);
   const availableAfter = refundable(currency, after);
   if (availableAfter.isNegative() && availableAfter.lessThan(availableBefore)) {
-    throw incoming.type === 'REFUND' || incoming.type === 'REFUND_REQUEST'
+    throw refund
       ? refundLimitError(Money.of(incoming.amount, currency), availableBefore)
       : GatewayError.invalidRequest(
           `The transaction cannot be recorded: the order's refunds would exceed its captured amount (${incoming.type}).`,
         );
   }
-  assertTargetRefundLimit(currency, before, after, incoming);
-}
-
-/**
- * A refund goes to the acquirer (or provider) against its target's reference, so it may not
- * (further) exceed what that payment or capture moved less the refunds already against it, even
- * when the order's other captures keep the order's total within bounds
- * (docs/decisions/refund-rules.md, amendment 2026-11-26): a real acquirer refuses it, and on an
- * order funded from two sources it would return one source's money to the other.
- */
-function assertTargetRefundLimit(currency: string, before: readonly LedgerEntry[], after: readonly LedgerEntry[], incoming: LedgerEntry): void {
   const targetId = incoming.targetTransactionId;
-  if ((incoming.type !== 'REFUND' && incoming.type !== 'REFUND_REQUEST') || !targetId) {
-    return;
-  }
-  const leftBefore = refundableOf(currency, before, targetId);
-  const leftAfter = refundableOf(currency, after, targetId);
-  if (leftAfter.isNegative() && leftAfter.lessThan(leftBefore)) {
-    throw targetRefundLimitError(Money.of(incoming.amount, currency), leftBefore, targetId);
+  if (refund && targetId) {
+    const leftBefore = refundableOf(currency, before, targetId);
+    const leftAfter = refundableOf(currency, after, targetId);
+    if (leftAfter.isNegative() && leftAfter.lessThan(leftBefore)) {
+      throw targetRefundLimitError(Money.of(incoming.amount, currency), leftBefore, targetId);
+    }
   }
 }
 
@@ -118,7 +149,7 @@ export function refundLimitError(amount: Money, available: Money): GatewayError 
 }
 
 /** A refund of `amount` against `targetId` refused by what is left of that target, `available` (negative: none). */
-export function targetRefundLimitError(amount: Money, available: Money, targetId: string): GatewayError {
+function targetRefundLimitError(amount: Money, available: Money, targetId: string): GatewayError {
   return amountLimitError(amount, available, `for refund of transaction '${targetId}'`);
 }
 
@@ -157,7 +188,7 @@ function voidedBy(entries: readonly LedgerEntry[], id: string | undefined, voidT
 
 /** A refund that moved or may move money, or a refund request holding its amount. */
 function countsAsRefunded(e: LedgerEntry): boolean {
-  return (e.type === 'REFUND' && REFUND_EXPOSED.includes(e.result)) || (e.type === 'REFUND_REQUEST' && REQUEST_OUTSTANDING.includes(e.result));
+  return (e.type === 'REFUND' && EXPOSED.includes(e.result)) || (e.type === 'REFUND_REQUEST' && REQUEST_OUTSTANDING.includes(e.result));
 }
 
 /**
@@ -166,7 +197,7 @@ function countsAsRefunded(e: LedgerEntry): boolean {
  * exceed the captured amount.
  */
 export function refundable(currency: string, entries: readonly LedgerEntry[]): Money {
-  const exposed = sumOf(currency, entries, ['REFUND'], REFUND_EXPOSED)
+  const exposed = sumOf(currency, entries, ['REFUND'], EXPOSED)
     .plus(sumOf(currency, entries, ['REFUND_REQUEST'], REQUEST_OUTSTANDING))
     .minus(sumOf(currency, entries, ['VOID_REFUND']));
   return deriveTotals(currency, asIfOpenVoidsSucceeded(entries)).totalCapturedAmount.minus(exposed);
@@ -222,18 +253,8 @@ function assertSingleVoid(after: readonly LedgerEntry[], incoming: LedgerEntry):
   }
 }
 
-/** What stands against a transaction of each voidable type: it must be voided first. */
-const DEPENDENT_TYPES: Partial<Record<TransactionType, readonly TransactionType[]>> = {
-  AUTHORIZATION: ['CAPTURE'],
-  CAPTURE: ['REFUND', 'REFUND_REQUEST'],
-  PAYMENT: ['REFUND', 'REFUND_REQUEST'],
-};
-const VOID_OF: Partial<Record<TransactionType, TransactionType>> = {
-  AUTHORIZATION: 'VOID_AUTHORIZATION',
-  CAPTURE: 'VOID_CAPTURE',
-  PAYMENT: 'VOID_PAYMENT',
-  REFUND: 'VOID_REFUND',
-};
+/** VOID_DEPENDENTS as the chain rule looks it up for any target. */
+const DEPENDENT_TYPES: Partial<Record<TransactionType, readonly TransactionType[]>> = VOID_DEPENDENTS;
 
 /**
  * The chain rule, held by the ledger itself: a capture or refund may not be reserved against a
@@ -285,9 +306,6 @@ function assertChainStands(after: readonly LedgerEntry[], incoming: LedgerEntry)
   }
 }
 
-/** Captures that moved or may move money count against the authorised amount. */
-const CAPTURE_EXPOSED: TransactionResult[] = ['SUCCESS', 'PENDING', 'UNKNOWN'];
-
 /**
  * What the order's authorisations still hold for capture: authorised (AUTHORIZATION and
  * AUTHORIZATION_UPDATE, less voided authorisations) minus the captures exposed (less voided
@@ -299,7 +317,7 @@ export function capturable(currency: string, entries: readonly LedgerEntry[]): M
   const authorized = sumOf(currency, entries, ['AUTHORIZATION', 'AUTHORIZATION_UPDATE']).minus(
     sumOf(currency, entries, ['VOID_AUTHORIZATION'], EXPOSED),
   );
-  const captured = sumOf(currency, entries, ['CAPTURE'], CAPTURE_EXPOSED).minus(sumOf(currency, entries, ['VOID_CAPTURE']));
+  const captured = sumOf(currency, entries, ['CAPTURE'], EXPOSED).minus(sumOf(currency, entries, ['VOID_CAPTURE']));
   return authorized.minus(captured);
 }
 
@@ -317,7 +335,7 @@ export function capturableOf(currency: string, entries: readonly LedgerEntry[], 
     .filter((e) => !voidedBy(entries, e.id, ['VOID_AUTHORIZATION'], EXPOSED))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   const captured = entries
-    .filter((e) => e.type === 'CAPTURE' && CAPTURE_EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
+    .filter((e) => e.type === 'CAPTURE' && EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
     .filter((e) => !voidedBy(entries, e.id, ['VOID_CAPTURE'], ['SUCCESS']))
     .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
   return authorized.minus(captured);

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry } from '@gateway/acquirer';
 import {
   CardPaymentRequest,
-  JsonObject,
   OperationReply,
   RecordMode,
   RecordOperationMessage,
@@ -13,17 +12,15 @@ import { RequestHasher } from '@gateway/platform';
 import { Agreements } from '../agreements/agreements';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { CardOutcome } from '../card-operation/card-outcome';
+import { OUTCOME_RESERVED } from '../card-operation/operation-outcome';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
-import { objectOrEmpty } from '../ledger-response/order-snapshot';
+import { withCardNumber } from '../ledger-response/unmasked-card';
 import { Clock, CLOCK } from '../verification/clock';
 import { CardPaymentPlan, planCardPayment } from './card-payment-plan';
 import { cardPaymentOrderDetails, cardPaymentResponseBody, taxOfTransaction } from './card-payment-response';
 import { CardPaymentSideEffects } from './card-payment-side-effects';
 
 export type CardPaymentCommand = CardOperationCommand<CardPaymentRequest>;
-
-/** Until the acquirer call answers, the transaction holds its amount as PENDING. */
-const RESERVED: CardOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
 
 /**
  * `apiOperation` AUTHORIZE (an AUTHORIZATION: funds reserved, a CAPTURE moves them) and PAY (a
@@ -63,13 +60,13 @@ export class PayByCard {
     // A live merchant without an acquirer is refused before anything is recorded.
     const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
-    const body = await this.reserved.execute({
+    const { body } = await this.reserved.execute({
       envelope,
       orderId,
       transactionId,
       apiOperation,
       requestHash,
-      reservation: { ...message(RESERVED, 'CREATE'), ...(seen === null ? { newOrder: true } : {}) },
+      reservation: { ...message(OUTCOME_RESERVED, 'CREATE'), ...(seen === null ? { newOrder: true } : {}) },
       seen,
       perform: () => this.sideEffects.authorize(command, plan, connector),
       completion: (outcome) => message(outcome, 'UPDATE'),
@@ -88,7 +85,8 @@ export class PayByCard {
       result: body.result as TransactionResult,
       at: now,
     });
-    return { body: unmask ? withFullCardNumber(body, plan) : body };
+    const number = plan.explicit.number;
+    return { body: unmask && number !== undefined ? withCardNumber(body, number) : body };
   }
 }
 
@@ -127,19 +125,4 @@ function recordMessage(
     },
     response: cardPaymentResponseBody(request, plan, mode === 'UPDATE' ? outcome : undefined),
   };
-}
-
-/**
- * UNMASK (permission, certificate authentication, asked for): the full number of a card the
- * request itself gave is added to this reply only; the ledger stored it masked.
- */
-function withFullCardNumber(body: JsonObject, plan: CardPaymentPlan): JsonObject {
-  const number = plan.explicit.number;
-  const sourceOfFunds = objectOrEmpty(body.sourceOfFunds);
-  const provided = objectOrEmpty(sourceOfFunds.provided);
-  const card = objectOrEmpty(provided.card);
-  if (number === undefined || card.number === undefined) {
-    return body;
-  }
-  return { ...body, sourceOfFunds: { ...sourceOfFunds, provided: { ...provided, card: { ...card, number } } } };
 }

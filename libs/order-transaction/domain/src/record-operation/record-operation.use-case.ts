@@ -402,7 +402,6 @@ export class RecordOperation {
   private excessiveRefund(input: RecordInput): boolean {
     return input.merchant.settings.privileges.excessiveRefund;
   }
-
 }
 
 /**
@@ -433,10 +432,6 @@ function assertSeenFor({ order, operation }: SeenOrder, key: RecordKey): void {
 }
 
 /**
- * A completion must find the reservation it completes: the same transaction, still PENDING,
- * stored for the same request. Anything else is a fault in this service, never a merchant's.
- */
-/**
  * A completion retried after its first attempt committed but its answer was lost (a dropped
  * connection): the transaction already holds this very outcome, so the stored response is the
  * answer. Another outcome recorded meanwhile is no retry of this one and stays an error.
@@ -451,6 +446,10 @@ function completionLanded(existing: TransactionRow | undefined, stored: StoredRe
   return landed ? stored.body : null;
 }
 
+/**
+ * A completion must find the reservation it completes: the same transaction, still PENDING,
+ * stored for the same request. Anything else is a fault in this service, never a merchant's.
+ */
 function assertReservationHeld(existing: TransactionRow | undefined, storedHash: string | undefined, input: RecordInput): void {
   if (!existing || existing.result !== 'PENDING' || storedHash !== input.requestHash) {
     throw new Error(`no reservation of ${input.apiOperation} ${input.orderId}/${input.transactionId} to complete`);

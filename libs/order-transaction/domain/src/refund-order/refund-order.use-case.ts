@@ -1,39 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { AcquirerConnector, AcquirerRegistry, AcquirerTransactionReference } from '@gateway/acquirer';
-import {
-  JsonObject,
-  OperationSession,
-  OperationReply,
-  RecordMode,
-  RecordOperationMessage,
-  RefundRequest,
-  RequestEnvelope,
-  unmaskRequested,
-} from '@gateway/contracts';
+import { Injectable } from '@nestjs/common';
+import { AcquirerConnector, AcquirerRegistry } from '@gateway/acquirer';
+import { JsonObject, OperationReply, RecordMode, RecordOperationMessage, RefundRequest, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { SeenOrder } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger, NotDeliveredError, RequestHasher } from '@gateway/platform';
+import { RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf, storedAcquirerId } from '../card-operation/acquirer-reference';
-import { hadNoEffect, writeAfterSideEffect } from '../card-operation/reservation-writes';
-import { objectOrEmpty } from '../ledger-response/order-snapshot';
-import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
-import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
-import { OUTCOME_UNKNOWN, RefundOutcome } from './refund-outcome';
+import { OUTCOME_RESERVED } from '../card-operation/operation-outcome';
+import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
+import { withCardNumber } from '../ledger-response/unmasked-card';
+import { RecordOperation } from '../record-operation/record-operation.use-case';
+import { RefundOutcome } from './refund-outcome';
 import { FUNDS_TRANSFERS, planRefund, RefundPlan } from './refund-plan';
 import { refundOrderDetails, refundResponseBody } from './refund-response';
 import { RefundSideEffects } from './refund-side-effects';
 
-export interface RefundCommand {
-  envelope: RequestEnvelope;
-  orderId: string;
-  transactionId: string;
-  /** The validated request. */
-  request: RefundRequest;
-  /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
-  body: JsonObject;
-  /** The payment session the request named, with its card sealed by the vault (if it has one). */
-  session?: OperationSession;
-}
+export type RefundCommand = CardOperationCommand<RefundRequest>;
 
 /** What every ledger step of one refund shares. */
 interface RefundContext {
@@ -47,8 +28,6 @@ interface RefundContext {
 }
 
 const API_OPERATION = 'REFUND';
-/** The reservation's result and code until the side effect answers (spec: PENDING). */
-const RESERVED: RefundOutcome = { result: 'PENDING', gatewayCode: 'PENDING' };
 
 /**
  * `apiOperation: REFUND`: returns captured funds to the payer (spec, Refund rules;
@@ -63,10 +42,9 @@ export class RefundOrder {
   constructor(
     private readonly begin: BeginOperation,
     private readonly record: RecordOperation,
-    private readonly release: ReleaseReservation,
+    private readonly reserved: RunReservedOperation,
     private readonly acquirers: AcquirerRegistry,
     private readonly sideEffects: RefundSideEffects,
-    @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly requestHasher: RequestHasher,
   ) {}
 
@@ -99,20 +77,29 @@ export class RefundOrder {
         await this.sideEffects.assertTokenHoldsCard(envelope, token);
       }
       // No money moves until someone approves: recorded in one step, holding its amount.
-      return { body: (await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RECORD', seen)).body };
+      return { body: (await this.record.execute(this.recordMessage(context, OUTCOME_RESERVED, 'CREATE'), 'RECORD', seen)).body };
     }
     // Everything that can refuse the refund without a side effect is checked before reserving.
     const connector = plan.route.kind === 'ACQUIRER' ? this.connectorFor(plan, targetBody, envelope) : undefined;
     const original = plan.linked && plan.route.kind === 'ACQUIRER' ? acquirerReferenceOf(targetBody, plan.target!.id, 'refunded') : undefined;
 
-    const reserved = await this.record.execute(this.recordMessage(context, RESERVED, 'CREATE'), 'RESERVE', seen);
-    if (reserved.replayed) {
-      // The same request reserved first (it raced this one without the order lock).
-      return { body: reserved.body };
-    }
-    const outcome = await this.perform(context, connector, original);
-    const completed = await this.complete(context, outcome, reserved.written);
-    return { body: unmask ? withFullCardNumber(completed.body, plan) : completed.body };
+    const refunded = await this.reserved.execute<RefundOutcome>({
+      envelope,
+      orderId,
+      transactionId,
+      apiOperation: API_OPERATION,
+      requestHash,
+      reservation: this.recordMessage(context, OUTCOME_RESERVED, 'CREATE'),
+      seen,
+      perform: () => this.sideEffects.refund({ command, plan, connector, original }),
+      completion: (outcome) => this.recordMessage(context, outcome, 'UPDATE'),
+      unavailable: () => this.sideEffects.unavailable(plan.route),
+      log: { name: 'refund', fields: { route: plan.route.kind } },
+    });
+    // A replay (the same request reserved first) is answered as stored, as begin's replays are;
+    // a linked refund shows its target's card, never one the request gave.
+    const number = plan.linked ? undefined : plan.card?.number;
+    return { body: unmask && !refunded.replayed && number !== undefined ? withCardNumber(refunded.body, number) : refunded.body };
   }
 
   /**
@@ -123,62 +110,6 @@ export class RefundOrder {
    */
   private connectorFor(plan: RefundPlan, targetBody: JsonObject | null, envelope: RequestEnvelope): AcquirerConnector {
     return plan.linked ? this.acquirers.forRecordedAcquirer(storedAcquirerId(targetBody), envelope.merchant) : this.acquirers.forMerchant(envelope.merchant);
-  }
-
-  /**
-   * The side effect. Refused before anything happened (a 4xx from the vault, nobody serving the
-   * subject): the reservation is released and the error answered. No outcome at all (a timeout,
-   * a fault): UNKNOWN, since the money may have moved.
-   */
-  private async perform(
-    context: RefundContext,
-    connector: AcquirerConnector | undefined,
-    original: AcquirerTransactionReference | undefined,
-  ): Promise<RefundOutcome> {
-    const { command, plan } = context;
-    try {
-      return await this.sideEffects.refund({ command, plan, connector, original });
-    } catch (err) {
-      if (hadNoEffect(err)) {
-        const release = {
-          merchantId: command.envelope.merchant.id,
-          orderId: command.orderId,
-          transactionId: command.transactionId,
-          apiOperation: API_OPERATION,
-          requestHash: context.requestHash,
-          fencingToken: command.envelope.fencingToken ?? '0',
-        };
-        await writeAfterSideEffect(
-          () => this.release.execute(release),
-          (releaseErr) =>
-            this.logger.error(
-              { err: releaseErr, orderId: command.orderId, transactionId: command.transactionId, route: plan.route.kind },
-              'refund refused before any money moved, but its reservation could not be released: it stays PENDING holding its amount; release it',
-            ),
-        );
-        throw err instanceof NotDeliveredError ? this.sideEffects.unavailable(plan.route) : err;
-      }
-      this.logger.warn(
-        { err, orderId: command.orderId, transactionId: command.transactionId, route: plan.route.kind },
-        'refund outcome unknown: recorded as UNKNOWN, amount kept reserved',
-      );
-      return OUTCOME_UNKNOWN;
-    }
-  }
-
-  /** Money has moved (or may have): the ledger must record it, so a failed write is retried. */
-  /** `reserved`: the order as the reservation wrote it (written again only if still that version). */
-  private async complete(context: RefundContext, outcome: RefundOutcome, reserved: SeenOrder | undefined): Promise<RecordedOperation> {
-    const message = this.recordMessage(context, outcome, 'UPDATE');
-    const { orderId, transactionId } = context.command;
-    return writeAfterSideEffect(
-      () => this.record.execute(message, 'COMPLETE', reserved),
-      (err) =>
-        this.logger.error(
-          { err, orderId, transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
-          'refund performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
-        ),
-    );
   }
 
   /** A CREATE before the side effect (nothing known of it yet), or the UPDATE with its outcome. */
@@ -212,20 +143,4 @@ export class RefundOrder {
       response: refundResponseBody({ request, plan, targetBody, outcome: mode === 'UPDATE' ? outcome : undefined }),
     };
   }
-}
-
-/**
- * UNMASK (permission, certificate authentication, asked for): the full number of a card the
- * request itself gave is added to this reply only; the ledger stored it masked, and replays
- * and retrievals stay masked.
- */
-function withFullCardNumber(body: JsonObject, plan: RefundPlan): JsonObject {
-  const number = plan.card?.number;
-  const sourceOfFunds = objectOrEmpty(body.sourceOfFunds);
-  const provided = objectOrEmpty(sourceOfFunds.provided);
-  const card = objectOrEmpty(provided.card);
-  if (number === undefined || plan.linked || card.number === undefined) {
-    return body;
-  }
-  return { ...body, sourceOfFunds: { ...sourceOfFunds, provided: { ...provided, card: { ...card, number } } } };
 }

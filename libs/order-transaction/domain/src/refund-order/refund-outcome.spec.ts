@@ -1,5 +1,6 @@
 import type { ProviderRefundReply } from '@gateway/contracts';
-import { OUTCOME_UNKNOWN, outcomeOfProvider } from './refund-outcome';
+import { OUTCOME_UNKNOWN } from '../card-operation/operation-outcome';
+import { outcomeOfProvider } from './refund-outcome';
 
 describe("browser-payment's answer to a refund", () => {
   it('is taken as it says when it names a result and a gateway code, the provider reference kept to 100 characters', () => {

@@ -1,16 +1,13 @@
 import { expiryForResponse, RefundResult } from '@gateway/acquirer';
 import type { JsonObject, ProviderRefundReply } from '@gateway/contracts';
 import { isJsonObject, TRANSACTION_RESULTS } from '@gateway/contracts';
-import type { OperationOutcome } from '../card-operation/operation-outcome';
+import { OUTCOME_UNKNOWN, type OperationOutcome } from '../card-operation/operation-outcome';
 
 /** What the side effect of a refund came to, whoever performed it (the card refunded to, masked). */
 export interface RefundOutcome extends OperationOutcome {
   /** A provider's sourceOfFunds group (provider details, masked). */
   sourceOfFunds?: JsonObject;
 }
-
-/** The money may have moved, and no one can say: the amount stays reserved (spec: UNKNOWN). */
-export const OUTCOME_UNKNOWN: RefundOutcome = { result: 'UNKNOWN', gatewayCode: 'UNKNOWN' };
 
 /** An acquirer connector's refund result. */
 export function outcomeOfAcquirer(result: RefundResult): RefundOutcome {

@@ -16,7 +16,12 @@ import type { RefundCommand } from './refund-order.use-case';
 import { outcomeOfAcquirer, outcomeOfProvider, RefundOutcome } from './refund-outcome';
 import type { RefundPlan, RefundRoute } from './refund-plan';
 
-/** How long a refund waits for the vault or browser-payment (OrderTransactionConfig.REFUND_CALL_TIMEOUT_MS). */
+/**
+ * How long a money-moving call through another service waits for its answer
+ * (OrderTransactionConfig.REFUND_CALL_TIMEOUT_MS): a refund's through the vault or
+ * browser-payment, an AUTHORIZE's or PAY's through the vault (CardPaymentSideEffects), a capture's
+ * or void's at a browser payment provider (ProviderFollowOn).
+ */
 export const REFUND_CALL_TIMEOUT_MS = Symbol('REFUND_CALL_TIMEOUT_MS');
 
 export interface RefundCall {

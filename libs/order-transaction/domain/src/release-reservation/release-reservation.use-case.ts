@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { LedgerRepository, TransactionRow } from '@gateway/order-transaction/data-access';
-import { deriveOrderState, LedgerEntry } from '../order-state/derive-order-state';
+import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { deriveOrderState } from '../order-state/derive-order-state';
+import { entryOfRow } from '../record-operation/ledger-write';
 
 export interface ReleaseReservationCommand {
   merchantId: string;
@@ -48,7 +49,8 @@ export class ReleaseReservation {
         await writer.releaseTransaction({ merchantId, orderId, transactionId }, null);
         return;
       }
-      const state = deriveOrderState(order.currency, others.map(entryOf));
+      // As RecordOperation derives the order from its transactions, targets included.
+      const state = deriveOrderState(order.currency, others.map(entryOfRow));
       // Tokens only move forward: the reservation proved this one, so older holders stay fenced out.
       const fence = BigInt(command.fencingToken) > BigInt(order.lastFencingToken) ? command.fencingToken : order.lastFencingToken;
       await writer.releaseTransaction(
@@ -63,9 +65,4 @@ export class ReleaseReservation {
       );
     });
   }
-}
-
-/** As RecordOperation derives the order from its transactions, targets included. */
-function entryOf(row: TransactionRow): LedgerEntry {
-  return { id: row.transactionId, type: row.type, amount: row.amount, result: row.result, targetTransactionId: row.targetTransactionId };
 }

@@ -1,7 +1,8 @@
-import type { LedgerOrderView, LedgerTransactionView, TransactionType, VoidRequest } from '@gateway/contracts';
+import type { LedgerOrderView, LedgerTransactionView, VoidRequest } from '@gateway/contracts';
 import { GatewayError, VOID_TYPE_OF } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { dependentsOf, describeTransaction, FundsRoute, isVoidable, routeOf, VoidableType, voidOf } from '../card-operation/order-transactions';
+import { VOID_DEPENDENTS } from '../order-state/ledger-rules';
 import { invalid } from '../request-errors/request-errors';
 
 export interface VoidPlan {
@@ -12,14 +13,6 @@ export interface VoidPlan {
   /** The card acquirer, or the browser payment provider that holds the authorisation. */
   route: FundsRoute;
 }
-
-/** What would have to be voided first: an authorisation's captures, a capture's or payment's refunds. */
-const DEPENDENT_TYPES: Record<VoidableType, readonly TransactionType[]> = {
-  AUTHORIZATION: ['CAPTURE'],
-  CAPTURE: ['REFUND', 'REFUND_REQUEST'],
-  PAYMENT: ['REFUND', 'REFUND_REQUEST'],
-  REFUND: [],
-};
 
 const FIELD = 'transaction.targetTransactionId';
 
@@ -53,7 +46,7 @@ export function planVoid(request: VoidRequest, order: LedgerOrderView | null, or
     // Money a provider moved goes back by a refund; only an authorisation, which moved none, is voided there.
     throw invalid(FIELD, id, `Transaction '${id}' was funded through a browser payment provider, which voids only authorizations: refund it instead.`);
   }
-  const dependents = dependentsOf(order, target, DEPENDENT_TYPES[target.type]);
+  const dependents = dependentsOf(order, target, VOID_DEPENDENTS[target.type]);
   if (dependents.length > 0) {
     const names = dependents.map((t) => `${t.type} '${t.id}'`).join(', ');
     const underWay = dependents.flatMap((t) => voidOf(order, t) ?? []).map((v) => `'${v.id}' is ${v.result}`);

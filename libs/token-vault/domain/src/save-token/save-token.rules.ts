@@ -1,7 +1,7 @@
 import { GatewayError, VerificationStrategy } from '@gateway/contracts';
 import { maskPan, type Pan } from '@gateway/crypto';
 import { CardExpiry } from '../cards/card-expiry';
-import type { CardInstrument, Instrument, ProviderAInstrument } from '../instrument/instrument';
+import type { Instrument, ProviderAInstrument } from '../instrument/instrument';
 import type { RepositoryPolicy } from '../repository/repository-policy';
 import { preserve64Token, PRESERVE_6_4_MIN_LENGTH, randomToken } from '../token-formats/token-formats';
 import type { SaveTokenFields } from './save-token-fields';
@@ -186,7 +186,3 @@ export function checkTokenIsNotTheCard(token: string, instrument: Instrument, fi
 }
 
 const ALL_DIGITS = /^\d+$/;
-
-export function isCard(instrument: Instrument): instrument is CardInstrument {
-  return instrument.type === 'CARD';
-}

@@ -8,6 +8,7 @@ import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored
 import { Clock, CLOCK } from '../clock';
 import { Agreements } from '../../agreements/agreements';
 import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
+import { withCardNumber } from '../../ledger-response/unmasked-card';
 import { RecordOperation } from '../../record-operation/record-operation.use-case';
 import { assembleVerifyResponse, ECHOED_ORDER_FIELDS, VerifyResponseParts } from '../response/verify-response.assembler';
 import { resolveCardType } from '../rules/card-type.rule';
@@ -107,7 +108,7 @@ export class VerifyCard {
     return {
       body:
         plan.unmask && verified.explicitNumber
-          ? withFullNumber(recorded.body, verified.explicitNumber)
+          ? withCardNumber(recorded.body, verified.explicitNumber.reveal())
           : recorded.body,
     };
   }
@@ -221,18 +222,4 @@ function orderDetails(body: JsonObject): JsonObject {
     }
   }
   return details;
-}
-
-/** The recorded (masked) body with the card number the merchant sent, for a reply with UNMASK. */
-function withFullNumber(body: JsonObject, number: Pan): JsonObject {
-  const sourceOfFunds = body.sourceOfFunds as JsonObject;
-  const provided = sourceOfFunds.provided as JsonObject;
-  const card = provided.card as JsonObject;
-  return {
-    ...body,
-    sourceOfFunds: {
-      ...sourceOfFunds,
-      provided: { ...provided, card: { ...card, number: number.reveal() } },
-    },
-  };
 }
