@@ -45,16 +45,32 @@ step "request field coverage (every spec field has its validator and its edge te
 npm run --silent fields:coverage
 
 step "unit tests (including the configuration reference, Dockerfile and k8s manifest checks)"
-npx jest --selectProjects unit --ci
+# Two workers: the unit tier is CPU alone (no servers), and one worker, Jest's default on two
+# cores, leaves the other core idle.
+npx jest --selectProjects unit --ci --maxWorkers=2
 
 step "integration tests"
 npx jest --selectProjects int --ci
 
-step "end-to-end tests: distributed profile"
-E2E_PROFILE=distributed E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --runInBand
-
-step "end-to-end tests: standalone profile"
-E2E_PROFILE=standalone E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --runInBand
+step "end-to-end tests: distributed and standalone profiles, side by side"
+# Each profile's tier boots a gateway of its own (its database or data folder, ports, Redis and
+# NATS prefixes, state file) and spends most of its time waiting on it, so the two run at once;
+# each one's output is kept apart and shown whole, the distributed profile's first.
+e2e_tier() {
+  E2E_PROFILE="$1" E2E_SKIP_BUILD=1 npx jest --selectProjects e2e --ci --runInBand >"test-artifacts/e2e-$1.log" 2>&1
+}
+e2e_tier distributed & distributed_pid=$!
+e2e_tier standalone & standalone_pid=$!
+distributed_rc=0 && wait "$distributed_pid" || distributed_rc=$?
+standalone_rc=0 && wait "$standalone_pid" || standalone_rc=$?
+for profile in distributed standalone; do
+  printf '\n--- end-to-end tests, %s profile\n' "$profile"
+  cat "test-artifacts/e2e-$profile.log"
+done
+if [ "$distributed_rc" -ne 0 ] || [ "$standalone_rc" -ne 0 ]; then
+  echo "end-to-end tests failed: distributed exit $distributed_rc, standalone exit $standalone_rc" >&2
+  exit 1
+fi
 
 step "benchmark smoke: every scenario briefly, both profiles (fails on any error, not on figures)"
 # Keeps the harness from rotting; figures come from `npm run bench` (docs/performance.md). Its

@@ -28,7 +28,9 @@ export interface E2eState {
   webhookReceiverTls?: { certFile: string; keyFile: string };
 }
 
-export const STATE_FILE = path.join(ROOT, 'tmp', 'e2e-state.json');
+/** The profile's run: `npm test` runs the two profiles' tiers side by side, each with its own gateway. */
+export const E2E_PROFILE_NAME = process.env.E2E_PROFILE === 'standalone' ? 'standalone' : 'distributed';
+export const STATE_FILE = path.join(ROOT, 'tmp', `e2e-state-${E2E_PROFILE_NAME}.json`);
 
 export function writeState(state: E2eState): void {
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));

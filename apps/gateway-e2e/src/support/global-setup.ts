@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { provisionServiceRoles } from '@gateway/platform';
 import { createDatabase, freePort, newRunId, recordForAtRestScan, selfSignedCertificate, testInfra, waitFor } from '@gateway/testing';
-import { E2eState, writeState } from './e2e-state';
+import { E2E_PROFILE_NAME, E2eState, writeState } from './e2e-state';
 import { recordSecret } from './gateway-client';
 import { APPS, httpOk, ROOT, StartedProcess, startApp } from './processes';
 
@@ -27,7 +27,7 @@ declare global {
  * Redis under this run's prefixes) or `standalone` (one process, embedded Postgres).
  */
 export default async function setup(): Promise<void> {
-  const profile = process.env.E2E_PROFILE === 'standalone' ? 'standalone' : 'distributed';
+  const profile = E2E_PROFILE_NAME;
   if (!process.env.E2E_SKIP_BUILD) {
     execFileSync(process.execPath, [path.join(ROOT, 'tools/scripts/build.mjs')], { stdio: 'inherit' });
   }
