@@ -4,8 +4,11 @@ import path from 'node:path';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
-import { describeVariables, HealthController, MetricsController } from '@gateway/platform';
+import { DatabaseConfig, describeVariables, HealthController, MetricsController } from '@gateway/platform';
+import { REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
+import { OrderTransactionConfig } from '@gateway/order-transaction/feature';
 import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
+import { DATABASE_UNAVAILABLE_WINDOW_MS } from '../../libs/order-transaction/domain/src/card-operation/reservation-writes';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
 import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
 
@@ -16,6 +19,19 @@ const KUBERNETES_SCHEMAS = 'v1.33.0';
 const APPS = ['api-edge', 'token-vault', 'order-transaction', 'browser-payment', 'verification'];
 /** Deployments that run an app's image in another mode, with that app's credentials. */
 const MODE_OF: Record<string, string> = { 'order-transaction-dispatcher': 'order-transaction' };
+
+/**
+ * Postgres sessions a replica opens beside its pool (DATABASE_POOL_SIZE): the edge's LISTEN for
+ * merchant changes (libs/edge/feature/src/merchant-changes.listener.ts). The dispatcher's claim
+ * sessions come from its pool (decisions/resource-bounds.md).
+ */
+const SESSIONS_BESIDE_THE_POOL: Record<string, number> = { 'api-edge': 1 };
+/** Sessions kept for operators at full scale: the admin CLI (a pool of 2), an operator command in an app's pod, psql. */
+const OPERATOR_SESSIONS = 10;
+/** Postgres's superuser_reserved_connections (its default): slots the apps' roles never get. */
+const SUPERUSER_RESERVED = 3;
+/** Where a production overlay states the connections its external database accepts from the gateway's roles. */
+const DATABASE_CONNECTIONS_ANNOTATION = 'payment-gateway/database-connections';
 
 const MODELS: Record<string, string> = {
   'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
@@ -30,6 +46,7 @@ function modelOf(object: K8sObject): new (data: object) => { validate(): void } 
 type Container = {
   name: string;
   image: string;
+  args?: string[];
   ports?: { name?: string; containerPort: number }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: { runAsNonRoot?: boolean; allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
@@ -51,6 +68,40 @@ type PodSpec = {
 
 const podSpecOf = (o: K8sObject): PodSpec | undefined => (o.spec as { template?: { spec?: PodSpec } } | undefined)?.template?.spec;
 const containersOf = (spec: PodSpec) => [...(spec.initContainers ?? []), ...spec.containers];
+const mebibytes = (quantity: string) => {
+  const [, amount, unit] = /^(\d+)(Mi|Gi)$/.exec(quantity) ?? [];
+  return Number(amount) * (unit === 'Gi' ? 1024 : unit === 'Mi' ? 1 : NaN);
+};
+/** A variable as the container's process sees it: its own env first, else the last ConfigMap of envFrom that has it. */
+function variableOf(c: Container, name: string, configMaps: K8sObject[]): string | undefined {
+  const own = c.env?.find((e) => e.name === name);
+  if (own) {
+    return own.value;
+  }
+  const sources = (c.envFrom ?? []).map((e) => configMaps.find((m) => m.metadata.name === e.configMapRef?.name)?.data as Record<string, string> | undefined);
+  return sources.reverse().find((data) => data && name in data)?.[name];
+}
+/** Pods a Deployment runs at most: its HPA's maximum, plus the surge of a rollout at that scale. */
+function podsAtFullScale(deployment: K8sObject, hpas: K8sObject[]): number {
+  const hpa = hpas.find((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === deployment.metadata.name);
+  const spec = deployment.spec as { replicas?: number; strategy?: { rollingUpdate?: { maxSurge?: number | string } } };
+  const replicas = hpa ? (hpa.spec as { maxReplicas: number }).maxReplicas : (spec.replicas ?? 1);
+  // Kubernetes' default surge is 25%, a percentage rounded up.
+  const surge = spec.strategy?.rollingUpdate?.maxSurge ?? '25%';
+  return replicas + (typeof surge === 'number' ? surge : Math.ceil((replicas * parseInt(surge, 10)) / 100));
+}
+/** The highest RSS each distributed process reached under load in the last bench run (MiB, by process name). */
+function measuredPeakRss(): Record<string, number> {
+  type Result = { profile: string; peakRssMb: Record<string, number> };
+  const { results } = JSON.parse(readFileSync(path.join(ROOT, 'docs/performance-results.json'), 'utf8')) as { results: Result[] };
+  const peaks: Record<string, number> = {};
+  for (const result of results.filter((r) => r.profile === 'distributed')) {
+    for (const [process, mb] of Object.entries(result.peakRssMb)) {
+      peaks[process] = Math.max(peaks[process] ?? 0, mb);
+    }
+  }
+  return peaks;
+}
 const secretsOf = (c: Container) => [
   ...(c.envFrom ?? []).flatMap((e) => (e.secretRef ? [e.secretRef.name] : [])),
   ...(c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [])),
@@ -99,7 +150,6 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
   });
 
   it("caps every app's old generation well inside its memory limit, keeping production's source maps", () => {
-    const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1] ?? NaN);
     const problems: string[] = [];
     for (const deployment of find('Deployment').filter((d) => APPS.includes(d.metadata.name) || d.metadata.name in MODE_OF)) {
       for (const c of podSpecOf(deployment)!.containers) {
@@ -111,6 +161,21 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         if (options !== DEPLOYED_NODE_OPTIONS) problems.push(`${deployment.metadata.name}: NODE_OPTIONS '${options}' is not the benchmark's '${DEPLOYED_NODE_OPTIONS}'`);
         // Old space plus young generation, code and native memory: the cap leaves the limit room for them.
         if (!(cap > 0 && cap * 2 <= limit)) problems.push(`${deployment.metadata.name}: old-space cap ${cap} MB against a ${limit} Mi limit`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('requests for every app at least the memory its process peaked at under load in the last bench run', () => {
+    const peaks = measuredPeakRss();
+    const problems: string[] = [];
+    for (const deployment of find('Deployment').filter((d) => APPS.includes(d.metadata.name) || d.metadata.name in MODE_OF)) {
+      // The dispatcher is order-transaction's code with the same flags; the bench ran both in one process.
+      const measured = peaks[MODE_OF[deployment.metadata.name] ?? deployment.metadata.name];
+      for (const c of podSpecOf(deployment)!.containers) {
+        const request = mebibytes(c.resources?.requests?.memory ?? '');
+        // Below its use a pod is among the first evicted under memory pressure, and the scheduler overcommits its node.
+        if (!(measured > 0 && request >= measured)) problems.push(`${deployment.metadata.name}: requests ${request} Mi, measured peak ${measured} MiB`);
       }
     }
     expect(problems).toEqual([]);
@@ -196,6 +261,10 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(shutdownGrace).toBeGreaterThanOrEqual(longestRequest + lockTtl);
       // The webhook dispatcher finishes its deliveries in flight, each bounded by WEBHOOK_TIMEOUT_MS.
       expect(shutdownGrace).toBeGreaterThanOrEqual(Number(config.WEBHOOK_TIMEOUT_MS));
+      // A ledger completion retried while the database is away, after the operation's own calls
+      // (the vault's, a timed-out reversal's), ends before the grace does (reservation-writes.ts).
+      const vaultCall = Number(config.REFUND_CALL_TIMEOUT_MS ?? new OrderTransactionConfig().REFUND_CALL_TIMEOUT_MS);
+      expect(shutdownGrace).toBeGreaterThanOrEqual(vaultCall + REVERSAL_WAIT_MS + DATABASE_UNAVAILABLE_WINDOW_MS);
       for (const app of [...APPS, ...Object.keys(MODE_OF)]) {
         const spec = podSpecOf(find('Deployment', app)[0])!;
         const [container] = spec.containers;
@@ -208,6 +277,37 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         expect(preStopMs).toBeGreaterThan(0);
         expect(spec.terminationGracePeriodSeconds! * 1000).toBeGreaterThan(preStopMs + Math.max(shutdownGrace, longestRequest + lockTtl));
       }
+    });
+
+    it("keeps the apps' Postgres sessions at full scale, mid-rollout, within what the database accepts", () => {
+      const configMaps = find('ConfigMap');
+      const poolOf = (c: Container, maps: K8sObject[]) => Number(variableOf(c, 'DATABASE_POOL_SIZE', maps) ?? new DatabaseConfig().DATABASE_POOL_SIZE);
+      const usesDatabase = (c: Container) => secretsOf(c).some((secret) => secret.endsWith('-database'));
+      const apps = find('Deployment')
+        .filter((d) => podSpecOf(d)!.containers.some(usesDatabase))
+        .map((d) => {
+          const perPod = poolOf(podSpecOf(d)!.containers[0], configMaps) + (SESSIONS_BESIDE_THE_POOL[d.metadata.name] ?? 0);
+          return [d.metadata.name, podsAtFullScale(d, find('HorizontalPodAutoscaler')) * perPod] as const;
+        });
+      expect(apps.map(([name]) => name).sort()).toEqual([...APPS, ...Object.keys(MODE_OF)].sort());
+      // The migration Job's steps run one at a time, each with a pool of its own (the provisioning step: two clients).
+      const migrate = render(`${overlay}/migrate`);
+      const [job] = migrate.filter((o) => o.kind === 'Job');
+      const jobSessions = Math.max(...containersOf(podSpecOf(job)!).map((c) => poolOf(c, migrate.filter((o) => o.kind === 'ConfigMap'))));
+      const needed = apps.reduce((sum, [, sessions]) => sum + sessions, 0) + jobSessions + OPERATOR_SESSIONS;
+
+      // An in-cluster Postgres states its limit in its arguments; an external one's, the namespace's annotation.
+      const [postgres] = find('StatefulSet', 'postgres');
+      const [namespace] = find('Namespace');
+      const maxConnections = postgres && /^max_connections=(\d+)$/.exec(podSpecOf(postgres)!.containers[0].args?.find((a) => a.startsWith('max_connections=')) ?? '')?.[1];
+      const accepted = postgres ? Number(maxConnections) - SUPERUSER_RESERVED : Number(namespace.metadata.annotations?.[DATABASE_CONNECTIONS_ANNOTATION]);
+      const budget = { ...Object.fromEntries(apps), 'migration Job': jobSessions, operators: OPERATOR_SESSIONS, needed, accepted };
+      expect([budget, needed <= accepted]).toEqual([budget, true]);
+
+      // The dispatcher's workers each hold a pooled session while their claims are in flight: its pool keeps room beside them.
+      const [dispatcher] = podSpecOf(find('Deployment', 'order-transaction-dispatcher')[0])!.containers;
+      const workers = Number(variableOf(dispatcher, 'WEBHOOK_WORKERS', configMaps) ?? new OrderTransactionConfig().WEBHOOK_WORKERS);
+      expect(poolOf(dispatcher, configMaps)).toBeGreaterThan(workers);
     });
 
     it('lets traffic in from outside to the edge only; services take requests over NATS alone', () => {
