@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { newRunId, testInfra } from '@gateway/testing';
-import { RedisLockService } from './redis-lock.service';
+import { FENCE_TTL_MS, RedisLockService } from './redis-lock.service';
 import { describeLockContract } from './testing/lock-contract';
 
 const prefix = `${process.env.TEST_REDIS_PREFIX ?? `test:${newRunId()}:`}locking:`;
@@ -33,5 +33,16 @@ describe('Redis fencing tokens', () => {
     await redis.set(`fence:${key}`, ahead.toString(), 'PX', 60_000);
     const lease = await locks.acquire(key, { waitMs: 0, ttlMs: 5_000 });
     expect(BigInt(lease!.fencingToken)).toBe(ahead + 1n);
+  });
+
+  it('are counted under a key that outlives the lease by an hour, not longer', async () => {
+    const locks = new RedisLockService(redis);
+    const key = `fence-ttl:${Date.now()}`;
+    const lease = await locks.acquire(key, { waitMs: 0, ttlMs: 5_000 });
+    await lease!.release();
+    const ttl = await redis.pttl(`fence:${key}`);
+    expect(FENCE_TTL_MS).toBe(3_600_000);
+    expect(ttl).toBeGreaterThan(FENCE_TTL_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(FENCE_TTL_MS);
   });
 });

@@ -37,8 +37,14 @@ end
 return 0
 `;
 
-/** The fence counter outlives any lease by far; after it expires the time floor takes over. */
-const FENCE_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long an order's fence counter outlives its last grant. The counter matters only while the
+ * Redis clock reads earlier than the last token it issued (a clock stepped back); after that the
+ * time floor alone keeps tokens growing. An hour covers any step a time service makes, and bounds
+ * the keys: one per order locked within the hour (about 100 B each), where a day kept 24 times as
+ * many (docs/decisions/fencing-tokens-survive-redis-loss.md, amendment 2026-11-26).
+ */
+export const FENCE_TTL_MS = 60 * 60 * 1000;
 
 type LockCommands = {
   gatewayLockAcquire(lockKey: string, fenceKey: string, owner: string, ttlMs: number, fenceTtlMs: number): Promise<string | null>;
