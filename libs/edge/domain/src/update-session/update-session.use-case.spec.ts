@@ -1,6 +1,7 @@
 import { defaultMerchantSettings, GatewayError } from '@gateway/contracts';
 import { MemorySessionStore, SessionLifetime, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import type { MessageBus } from '@gateway/platform';
+import { TEST_CARD } from '@gateway/testing';
 import { SessionEditor } from '../sessions/session-editor';
 import { UpdateSession } from './update-session.use-case';
 
@@ -67,5 +68,37 @@ describe('UpdateSession', () => {
     expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'order.custom', validationType: 'INVALID' });
     const kept = await memory.find('TESTMERCHANT', session.id);
     expect(kept.state === 'ACTIVE' && Object.keys((kept.session.fields.order as { custom: object }).custom)).toHaveLength(50);
+  });
+
+  it('refuses such an update before the vault is asked to seal its card: a 400, whether or not the vault answers', async () => {
+    const memory = new MemorySessionStore();
+    stores.push(memory);
+    const custom = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`a${i}`, 'x']));
+    const session: StoredSession = {
+      id: 'SESSION0004DDDDDDDDDDDDDDDDDDDDDD',
+      merchantId: 'TESTMERCHANT',
+      version: 'aaaaaaaaaa',
+      updateStatus: 'SUCCESS',
+      fields: { order: { custom } },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await memory.create(session, lifetime);
+    // The vault away: a seal would answer SERVER_BUSY.
+    const request = jest.fn(async () => {
+      throw GatewayError.serverBusy();
+    });
+    const update = new UpdateSession(new SessionEditor({ request } as unknown as MessageBus), memory, lifetime);
+
+    const error = await update
+      .execute({
+        ...context,
+        sessionId: session.id,
+        body: { order: { custom: { b0: 'x' } }, sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: { month: '05', year: '39' } } } } },
+      })
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'order.custom' });
+    expect(request).not.toHaveBeenCalled();
   });
 });

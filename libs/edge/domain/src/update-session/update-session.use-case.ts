@@ -6,7 +6,7 @@ import { RequestContext } from '../api/request-envelope';
 import { assertNotificationUrlAllowed } from '../order-operation/notification-url';
 import { SESSION_LIFETIME, SessionEditor } from '../sessions/session-editor';
 import { noSuchSession, sessionExpired, staleSessionVersion, tooManySessionCustomFields } from '../sessions/session-errors';
-import { sessionChangeOf } from '../sessions/session-fields';
+import { mergeValues, sessionChangeOf } from '../sessions/session-fields';
 import { sessionView } from '../sessions/session-view';
 
 export interface UpdateSessionCommand extends RequestContext {
@@ -39,10 +39,12 @@ export class UpdateSession {
       if (request.session?.version !== undefined && request.session.version !== current.version) {
         throw staleSessionVersion(request.session.version);
       }
-      const next = await this.editor.applied(command, current, change, new Date());
-      if (Object.keys(jsonObjectAt(next.fields, 'order', 'custom') ?? {}).length > CUSTOM_FIELDS_MAX) {
+      // Refused before the vault seals the update's card: a session that could not be kept costs
+      // no vault call, and is a 400 even while the vault is away.
+      if (Object.keys(jsonObjectAt(mergeValues(current.fields, change.fields), 'order', 'custom') ?? {}).length > CUSTOM_FIELDS_MAX) {
         throw tooManySessionCustomFields();
       }
+      const next = await this.editor.applied(command, current, change, new Date());
       const outcome = await this.store.replace(next, sessionState(current), this.lifetime);
       if (outcome === 'REPLACED') {
         return sessionView(next);
