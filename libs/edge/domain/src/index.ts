@@ -22,7 +22,6 @@ export * from './update-session/update-session.use-case';
 export * from './retrieve-session/retrieve-session.use-case';
 export * from './apply-session/apply-session.use-case';
 export * from './order-operation/order-locks';
-export * from './order-operation/authenticate-order-operation.use-case';
 export * from './payer-journey/dispatch-payer-journey.use-case';
 export * from './payer-journey/sweep-expired-payments.use-case';
 export * from './merchants/api-password-peppers';

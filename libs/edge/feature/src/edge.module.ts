@@ -17,7 +17,6 @@ import {
   UsedSecurityCodes,
   AUTHENTICATION_OPTIONS,
   AuthenticateMerchant,
-  AuthenticateOrderOperation,
   CreateSession,
   DispatchOrderOperation,
   DispatchOrderRetrieval,
@@ -48,7 +47,7 @@ import { CLIENT_CERTIFICATE_SOURCES, ClientCertificateReader } from './http/clie
 import { TrustedProxies } from './http/trusted-proxies';
 import { ApiPath, VERSION_RANGE } from './http/api-path';
 import { FallbackHttpController } from './http/fallback.http-controller';
-import { MerchantAuthGuard, OrderOperationAuthGuard } from './http/merchant-auth.guard';
+import { MerchantAuthGuard } from './http/merchant-auth.guard';
 import { OrderOperationsHttpController } from './http/order-operations.http-controller';
 import { OrderRetrievalHttpController } from './http/order-retrieval.http-controller';
 import { SessionsHttpController } from './http/sessions.http-controller';
@@ -136,7 +135,6 @@ export class EdgeModule {
         MerchantDirectory,
         MerchantChangesListener,
         AuthenticateMerchant,
-        AuthenticateOrderOperation,
         DispatchOrderOperation,
         DispatchTokenOperation,
         DispatchOrderRetrieval,
@@ -153,7 +151,6 @@ export class EdgeModule {
         ApiPath,
         ClientCertificateReader,
         MerchantAuthGuard,
-        OrderOperationAuthGuard,
         EdgeReadiness,
         ...(options.demoMerchant ? [DemoMerchantProvisioner] : []),
       ],

@@ -87,17 +87,6 @@ export class AuthenticateMerchant {
   }
 
   async execute(credentials: PresentedCredentials): Promise<AuthenticatedMerchant> {
-    const authenticated = await this.checkCredentials(credentials);
-    await this.admit(authenticated, credentials.clientAddress);
-    return authenticated;
-  }
-
-  /**
-   * The credentials alone, refused as `execute` refuses them; the request is not admitted yet:
-   * `admit` must decide before anything else is looked at (AuthenticateOrderOperation sends the
-   * order lock's first try with it).
-   */
-  async checkCredentials(credentials: PresentedCredentials): Promise<AuthenticatedMerchant> {
     const certificate = this.usableCertificate(credentials);
     if (!certificate && (this.options.requireCertificate || credentials.authorization === undefined)) {
       // Nothing (or not enough) presented: the challenge, not counted as a failure, since
@@ -113,25 +102,18 @@ export class AuthenticateMerchant {
       this.logger.warn({ supportCode, merchantId: authenticated.id }, 'disabled merchant refused');
       throw new GatewayError('REQUEST_REJECTED', { supportCode });
     }
-    return { merchant: authenticated, method: certificate ? 'CERTIFICATE' : 'PASSWORD' };
-  }
-
-  /**
-   * The throttle's verdict on an authenticated request: SERVER_BUSY when throttled or when the
-   * throttle's store is away. Its command is on its way to the store when this returns.
-   */
-  async admit(authenticated: AuthenticatedMerchant, clientAddress: string): Promise<void> {
     const verdict = await this.guarded(() =>
       this.throttle.admit({
-        merchantId: authenticated.merchant.id,
-        address: clientAddress,
-        subjectToFailureBlock: authenticated.method !== 'CERTIFICATE',
-        ratePerSecond: authenticated.merchant.settings.rateLimitPerSecond ?? 0,
+        merchantId: authenticated.id,
+        address: credentials.clientAddress,
+        subjectToFailureBlock: !certificate,
+        ratePerSecond: authenticated.settings.rateLimitPerSecond ?? 0,
       }),
     );
     if (verdict.throttled) {
       throw this.throttledError(verdict);
     }
+    return { merchant: authenticated, method: certificate ? 'CERTIFICATE' : 'PASSWORD' };
   }
 
   /** The certificate presented, if any, once it is known to be readable, trusted and current. */

@@ -70,32 +70,6 @@ describe('DispatchOrderOperation', () => {
     expect(BigInt(leases[1].fencingToken)).toBeGreaterThan(BigInt(leases[0].fencingToken));
   });
 
-  it("sends the operation under the lease its caller holds for this order, and leaves that lease's release to the caller", async () => {
-    const memory = new MemoryLockService();
-    const held = (await memory.acquire('TESTMERCHANT:order-1', { waitMs: 0, ttlMs: 1_000 }))!;
-    const acquire = jest.fn(memory.acquire.bind(memory));
-    const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }), { acquire });
-
-    await dispatch.execute({ ...command, heldLease: held });
-
-    expect(acquire).not.toHaveBeenCalled();
-    expect((request.mock.calls[0] as unknown[])[1]).toMatchObject({ envelope: { fencingToken: held.fencingToken } });
-    expect(await held.extend(1_000)).toBe(true);
-  });
-
-  it("takes the order's own lock when the lease its caller holds is for another key, so the operation never runs unserialised", async () => {
-    const memory = new MemoryLockService();
-    const other = (await memory.acquire('TESTMERCHANT:order-2', { waitMs: 0, ttlMs: 1_000 }))!;
-    const acquire = jest.fn(memory.acquire.bind(memory));
-    const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }), { acquire });
-
-    await dispatch.execute({ ...command, heldLease: other });
-
-    expect(acquire).toHaveBeenCalledWith('TESTMERCHANT:order-1', expect.anything());
-    const sent = (request.mock.calls[0] as unknown[])[1] as { envelope: { fencingToken: string } };
-    expect(sent.envelope.fencingToken).not.toBe(other.fencingToken);
-  });
-
   it('answers LOCK_FAILURE with the order as the ledger holds it, read without the lock and never sent the operation', async () => {
     const order = { id: 'order-1', currency: 'USD', status: 'VERIFIED', totalAuthorizedAmount: 0, totalCapturedAmount: 0, totalRefundedAmount: 0 };
     const { dispatch, metrics, request } = dispatcherAnswering(async () => ({ body: { ...order, result: 'SUCCESS', transaction: [] } }), busy);

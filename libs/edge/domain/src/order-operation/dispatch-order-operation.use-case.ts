@@ -17,7 +17,7 @@ import {
   unmaskRequested,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
-import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
+import { LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
@@ -45,12 +45,6 @@ export interface OrderOperationCommand {
   orderId: string;
   transactionId: string;
   body: JsonObject;
-  /**
-   * The order's lock when the caller already holds it (AuthenticateOrderOperation's first try,
-   * sent with the throttle's admission); the caller releases it. Without it, the operation takes
-   * the lock once the request is checked.
-   */
-  heldLease?: Lease | null;
 }
 
 export interface OrderOperationResult {
@@ -83,9 +77,8 @@ export class DispatchOrderOperation {
   async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
     const apiOperation = readApiOperation(command.body);
     // A session the request names fills it first (its own values win); then every field of the
-    // whole is checked before the order is locked here or a service is asked: an invalid request
-    // costs no lock round trip of its own and never reaches a service (a lease the caller holds
-    // came with the throttle's admission, in its round trip, and the caller releases it).
+    // whole is checked before the order is locked or a service is asked: an invalid request
+    // costs no lock round trip and never reaches a service.
     const filled = await this.sessions.fill(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
     const request = validateOrderOperationRequest(apiOperation, filled.body);
     // UNMASK without the permission and certificate authentication is a 400 on the field for
@@ -94,8 +87,7 @@ export class DispatchOrderOperation {
     // the rule again to decide what they show.
     unmaskRequested(request, command.merchant, command.authMethod);
     assertNotificationUrlAllowed(filled.body, command.merchant);
-    const held = heldFor(command);
-    const lease = held ?? (await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions));
+    const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {
       return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
     }
@@ -121,9 +113,7 @@ export class DispatchOrderOperation {
       }
       throw err;
     } finally {
-      if (lease !== held) {
-        this.orderLocks.release(lease);
-      }
+      this.orderLocks.release(lease);
     }
   }
 
@@ -188,12 +178,6 @@ export class DispatchOrderOperation {
       return lockFailureBody(refused, ORDER_UNREAD);
     }
   }
-}
-
-/** The caller's lease, if it is this order's: any other key would leave the operation unserialised. */
-function heldFor(command: OrderOperationCommand): Lease | null {
-  const held = command.heldLease;
-  return held && held.key === OrderLocks.keyOf(command.merchant.id, command.orderId) ? held : null;
 }
 
 function envelopeOf(command: OrderOperationCommand) {

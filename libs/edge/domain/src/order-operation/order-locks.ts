@@ -17,16 +17,11 @@ export class OrderLocks {
     private readonly metrics: Metrics,
   ) {}
 
-  /** The lock's key: the same for every replica, old and new, or they would not exclude each other. */
-  static keyOf(merchantId: string, orderId: string): string {
-    return `${merchantId}:${orderId}`;
-  }
-
   async acquire(merchantId: string, orderId: string, options: AcquireOptions): Promise<Lease | null> {
     const started = process.hrtime.bigint();
     let lease: Lease | null;
     try {
-      lease = await this.locks.acquire(OrderLocks.keyOf(merchantId, orderId), options);
+      lease = await this.locks.acquire(`${merchantId}:${orderId}`, options);
     } catch (err) {
       this.logger.warn({ err }, 'order lock unavailable');
       throw new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.' });
@@ -39,26 +34,11 @@ export class OrderLocks {
   }
 
   /**
-   * An order operation's first try, sent with the throttle's admission (AuthenticateOrderOperation):
-   * its command is on its way to the store when this returns. Null when the order is busy or the
-   * store did not answer: `acquire`, after the request is checked, waits for the order or
-   * answers SERVER_BUSY as it always did.
-   */
-  async firstTry(merchantId: string, orderId: string, ttlMs: number): Promise<Lease | null> {
-    const started = process.hrtime.bigint();
-    const lease = await this.locks.acquire(OrderLocks.keyOf(merchantId, orderId), { waitMs: 0, ttlMs }).catch(() => null);
-    if (lease) {
-      this.metrics.lockWait.observe({ outcome: 'acquired' }, Number(process.hrtime.bigint() - started) / 1e9);
-    }
-    return lease;
-  }
-
-  /**
    * One try, for the gateway's own steps (the expired payment sweep): null when the order is
    * busy, which is not a merchant's LOCK_FAILURE and is not counted as one.
    */
   tryAcquire(merchantId: string, orderId: string, ttlMs: number): Promise<Lease | null> {
-    return this.locks.acquire(OrderLocks.keyOf(merchantId, orderId), { waitMs: 0, ttlMs });
+    return this.locks.acquire(`${merchantId}:${orderId}`, { waitMs: 0, ttlMs });
   }
 
   release(lease: Lease): void {

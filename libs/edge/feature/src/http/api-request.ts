@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedMerchant } from '@gateway/edge/domain';
-import type { Lease } from '@gateway/locking';
 import type { RequestContext } from '@gateway/platform';
 
 /** A request as the edge's hooks and guard leave it for the controllers. */
@@ -9,8 +8,6 @@ export interface ApiRequest extends FastifyRequest {
   /** What every log line of this request carries (request id, merchant, correlationId). */
   logContext: RequestContext;
   authenticated?: AuthenticatedMerchant;
-  /** An order operation's lock, when the guard's first try got it: the controller releases it. */
-  orderLease?: Lease | null;
   /** For metrics and access logs: the apiOperation (or resource operation) served. */
   apiOperation?: string;
   /** For metrics: the `result` of the response body. */

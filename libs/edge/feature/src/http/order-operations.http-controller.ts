@@ -5,7 +5,6 @@ import {
   DispatchOrderOperation,
   JSON_BODY_LIMITS,
   JsonBodyLimits,
-  OrderLocks,
   parseJsonBody,
   renderResponse,
   toMerchantContext,
@@ -13,15 +12,14 @@ import {
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
 import { correlationIdOf, JSON_CONTENT_TYPE } from './http-conventions';
-import { OrderOperationAuthGuard } from './merchant-auth.guard';
+import { MerchantAuthGuard } from './merchant-auth.guard';
 
 @Controller('api/rest/version/:version/merchant/:merchantId/order/:orderId/transaction/:transactionId')
-@UseGuards(OrderOperationAuthGuard)
+@UseGuards(MerchantAuthGuard)
 export class OrderOperationsHttpController {
   constructor(
     private readonly path: ApiPath,
     private readonly dispatch: DispatchOrderOperation,
-    private readonly locks: OrderLocks,
     @Inject(JSON_BODY_LIMITS) private readonly bodyLimits: JsonBodyLimits,
   ) {}
 
@@ -36,31 +34,22 @@ export class OrderOperationsHttpController {
     @Param('orderId') rawOrderId: string,
     @Param('transactionId') rawTransactionId: string,
   ): Promise<string> {
-    const held = request.orderLease ?? null;
-    try {
-      const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
-      const orderId = checkOrderId(rawOrderId);
-      const transactionId = checkTransactionId(rawTransactionId);
-      const body = parseJsonBody(request.body, this.bodyLimits);
-      const correlationId = correlationIdOf(request, body);
-      const result = await this.dispatch.execute({
-        merchant: toMerchantContext(merchant),
-        authMethod: request.authenticated!.method,
-        apiVersion: version,
-        requestId: request.requestId,
-        orderId,
-        transactionId,
-        body,
-        heldLease: held,
-      });
-      request.apiOperation = result.apiOperation;
-      request.apiResult = typeof result.body.result === 'string' ? result.body.result : undefined;
-      return renderResponse(result.body, { merchantId: merchant.id, version, correlationId });
-    } finally {
-      // The guard's lease, whatever the request came to: served, invalid, or refused by a check.
-      if (held) {
-        this.locks.release(held);
-      }
-    }
+    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+    const orderId = checkOrderId(rawOrderId);
+    const transactionId = checkTransactionId(rawTransactionId);
+    const body = parseJsonBody(request.body, this.bodyLimits);
+    const correlationId = correlationIdOf(request, body);
+    const result = await this.dispatch.execute({
+      merchant: toMerchantContext(merchant),
+      authMethod: request.authenticated!.method,
+      apiVersion: version,
+      requestId: request.requestId,
+      orderId,
+      transactionId,
+      body,
+    });
+    request.apiOperation = result.apiOperation;
+    request.apiResult = typeof result.body.result === 'string' ? result.body.result : undefined;
+    return renderResponse(result.body, { merchantId: merchant.id, version, correlationId });
   }
 }
