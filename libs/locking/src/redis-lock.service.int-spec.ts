@@ -35,6 +35,21 @@ describe('Redis fencing tokens', () => {
     expect(BigInt(lease!.fencingToken)).toBe(ahead + 1n);
   });
 
+  it('are given again to a grant tried twice by one owner (a command ioredis sent again after its answer was lost)', async () => {
+    const service = new RedisLockService(redis);
+    const commands = redis as unknown as {
+      gatewayLockAcquire(lockKey: string, fenceKey: string, owner: string, ttlMs: number, fenceTtlMs: number): Promise<string | null>;
+    };
+    const key = `resent:${Date.now()}`;
+    const owner = 'owner-whose-answer-was-lost';
+    const first = await commands.gatewayLockAcquire(`lock:${key}`, `fence:${key}`, owner, 5_000, FENCE_TTL_MS);
+    const again = await commands.gatewayLockAcquire(`lock:${key}`, `fence:${key}`, owner, 5_000, FENCE_TTL_MS);
+    expect(first).not.toBeNull();
+    expect(again).toBe(first);
+    // Anyone else still waits for the key: the lease is one owner's.
+    expect(await service.acquire(key, { waitMs: 0, ttlMs: 5_000 })).toBeNull();
+  });
+
   it('are counted under a key that outlives the lease by an hour, not longer', async () => {
     const locks = new RedisLockService(redis);
     const key = `fence-ttl:${Date.now()}`;

@@ -7,8 +7,17 @@ import { AcquireOptions, acquireWithin, Lease, LockService } from './lock';
  * script, issues the fencing token: max(last + 1, Redis server time in microseconds). The time
  * floor keeps tokens growing even if Redis loses the counter (a restart without persistence),
  * so the ledger never sees an older token after a newer one.
+ *
+ * A try whose owner already holds the key gets the token of its own grant back: ioredis sends
+ * a command again after a reconnect, and a grant whose answer was lost with the connection
+ * would otherwise find the key taken (by itself) on every retry, and the order would answer
+ * LOCK_FAILURE until the lease lapsed. No other grant can have moved the counter meanwhile:
+ * the key has been this owner's since.
  */
 const ACQUIRE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('GET', KEYS[2])
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000000 + tonumber(t[2])

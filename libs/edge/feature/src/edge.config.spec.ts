@@ -86,10 +86,14 @@ describe('TrustedProxies', () => {
 });
 
 describe('EdgeConfig: the order lock', () => {
-  it('refuses a lease no longer than the wait for a service, which a running operation would outlive', () => {
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '10000' })).toEqual({ ORDER_LOCK_TTL_MS: 'must be longer than NATS_REQUEST_TIMEOUT_MS (10000)' });
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '20000', NATS_REQUEST_TIMEOUT_MS: '25000' })).toEqual({ ORDER_LOCK_TTL_MS: 'must be longer than NATS_REQUEST_TIMEOUT_MS (25000)' });
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '10001' })).toEqual({});
+  it('refuses a lease no longer than the two waits for services under it, which a running operation would outlive', () => {
+    const tooShort = (timeout: number) => ({
+      ORDER_LOCK_TTL_MS: `must be longer than twice NATS_REQUEST_TIMEOUT_MS (2 × ${timeout}): an operation may wait on two requests under the order's lock`,
+    });
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '10000' })).toEqual(tooShort(10000));
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '20000' })).toEqual(tooShort(10000));
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '40000', NATS_REQUEST_TIMEOUT_MS: '25000' })).toEqual(tooShort(25000));
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '20001' })).toEqual({});
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
   });
 });

@@ -71,7 +71,7 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(3_600_000)
   BROWSER_PAYMENT_SWEEP_INTERVAL_MS = 60_000;
 
-  @Describe('Lease of the per-order lock. Longer than NATS_REQUEST_TIMEOUT_MS, so a live operation never loses its lock.')
+  @Describe('Lease of the per-order lock. Longer than twice NATS_REQUEST_TIMEOUT_MS (an operation may wait on two requests under it), so a live operation never loses its lock.')
   @IntVar()
   @IsInt()
   @Min(1_000)
@@ -215,10 +215,15 @@ function RequiredWhen(when: (config: EdgeConfig) => boolean, message: string, op
 }
 
 /**
- * The order lock's lease outlasts the longest wait for a service: shorter, an operation still
- * running would lose its order to the next one (the ledger's fencing token would then refuse
- * the first one's writes, but its acquirer call may already have been made).
+ * The order lock's lease outlasts the longest wait for services under it: shorter, an operation
+ * still running would lose its order to the next one (the ledger's fencing token would then
+ * refuse the first one's writes, but its acquirer call may already have been made). Under the
+ * lease an operation may wait on two requests, each up to NATS_REQUEST_TIMEOUT_MS: the ledger's
+ * answer whether it was answered before (when it takes a session's security code) and the
+ * operation itself (DispatchOrderOperation).
  */
+const REQUESTS_UNDER_THE_LEASE = 2;
+
 function LongerThanRequestTimeout(): PropertyDecorator {
   return ValidateBy({
     name: 'longerThanRequestTimeout',
@@ -226,9 +231,10 @@ function LongerThanRequestTimeout(): PropertyDecorator {
       validate: (value, args) => {
         const timeout: unknown = (args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS;
         // An invalid timeout is reported on its own variable.
-        return typeof timeout !== 'number' || (typeof value === 'number' && value > timeout);
+        return typeof timeout !== 'number' || (typeof value === 'number' && value > REQUESTS_UNDER_THE_LEASE * timeout);
       },
-      defaultMessage: (args) => `must be longer than NATS_REQUEST_TIMEOUT_MS (${(args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS})`,
+      defaultMessage: (args) =>
+        `must be longer than twice NATS_REQUEST_TIMEOUT_MS (${REQUESTS_UNDER_THE_LEASE} × ${(args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS}): an operation may wait on two requests under the order's lock`,
     },
   });
 }
