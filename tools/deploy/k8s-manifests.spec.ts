@@ -488,6 +488,15 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect([...numerator].filter((m) => !denominator.has(m))).toEqual(['status=~"5.."']);
     });
 
+    it('names in its alerts only metrics the apps export', () => {
+      // A rule over a metric nobody exports evaluates to nothing, so its alert never fires.
+      const rules = find('PrometheusRule').flatMap((r) => (r.spec as { groups: { rules: { alert?: string; expr: string }[] }[] }).groups.flatMap((g) => g.rules));
+      const exported = exportedMetricNames();
+      const unknown = rules.flatMap((rule) => metricsNamedIn(rule.expr).filter((name) => !exported.has(name)).map((name) => `${rule.alert}: ${name}`));
+      expect(rules.length).toBeGreaterThanOrEqual(10);
+      expect(unknown).toEqual([]);
+    });
+
     it("leaves the throttle's 503s out of the error rate, and still computes it while nobody was throttled", () => {
       // A client guessing passwords, or a merchant over its own rate limit, is answered 503
       // SERVER_BUSY: their doing, not the gateway's. The counter has no series until the first.
@@ -592,6 +601,42 @@ function controllerPath(controller: unknown): string[] {
     return [];
   }
   return [`/${prefix.replace(/^\/+/, '').replace(/:[A-Za-z]+/g, 'x')}`];
+}
+
+describe("the operator's guides", () => {
+  it('name only metrics the apps export', () => {
+    const exported = exportedMetricNames();
+    const guides = ['docs/operations/README.md', 'docs/operations/token-vault-key-rotation.md', 'docs/webhooks.md'];
+    const unknown = guides.flatMap((guide) => metricsNamedIn(readFileSync(path.join(ROOT, guide), 'utf8')).filter((name) => !exported.has(name)).map((name) => `${guide}: ${name}`));
+    expect(unknown).toEqual([]);
+  });
+});
+
+/**
+ * The gateway's own metric names (gateway_*) declared in the apps' and libraries' source: each is
+ * registered under a string literal (prom-client's `name`, or a constant holding it). Tests and the
+ * e2e app, which read metrics, do not count.
+ */
+function exportedMetricNames(): Set<string> {
+  const names = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && !entry.name.endsWith('-e2e')) walk(file);
+      } else if (entry.name.endsWith('.ts') && !/\.(int-)?spec\.ts$/.test(entry.name)) {
+        for (const m of readFileSync(file, 'utf8').matchAll(/['"`](gateway_[a-z0-9_]+)['"`]/g)) names.add(m[1]);
+      }
+    }
+  };
+  walk(path.join(ROOT, 'libs'));
+  walk(path.join(ROOT, 'apps'));
+  return names;
+}
+
+/** The gateway_* metrics a PromQL expression or a text names, a histogram's series (_bucket, _count, _sum) by the histogram's name. */
+function metricsNamedIn(text: string): string[] {
+  return [...new Set([...text.matchAll(/\bgateway_[a-z0-9_]*[a-z0-9]/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')))];
 }
 
 /** The `kubectl run` of the operator's guide's "Provisioning merchants": its pod labels and its overrides. */

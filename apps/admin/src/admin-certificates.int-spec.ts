@@ -38,6 +38,10 @@ describe('admin certificate commands', () => {
     const lowerCase = renewed.fingerprint.toLowerCase().replace(/:/g, '');
     const revokedByFingerprint = await cli('revoke-certificate', id, lowerCase);
     expect(revokedByFingerprint.json.settings.clientCertificates.revokedFingerprints).toEqual([shop.fingerprint, renewed.fingerprint]);
+
+    // A revocation is final: registering the certificate again is refused, not half done.
+    expect(await cli('add-certificate', id, shop.certFile)).toMatchObject({ code: 1, err: expect.stringContaining('is revoked') });
+    expect((await cli('show', id)).json.settings.clientCertificates).toMatchObject({ fingerprints: [], revokedFingerprints: [shop.fingerprint, renewed.fingerprint] });
   });
 
   it('refuses what is not a certificate, and a malformed fingerprint set by hand', async () => {

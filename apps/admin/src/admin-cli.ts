@@ -316,7 +316,7 @@ function pepperReport(census: PepperCensus): { json: unknown; text: string } {
     return `  ${p.id} (${state}): ${p.passwords.length} merchant(s)${p.passwords.length && !p.current ? ` (${ids(p.passwords)})` : ''}${previous}`;
   });
   const verdict = census.notRehashed.length
-    ? `${census.notRehashed.length} merchant(s) still hold a hash under a pepper other than ${census.currentId}: keep that pepper until they authenticate (each is re-hashed then) or get a new password (rotate-password).`
+    ? `${census.notRehashed.length} merchant(s) still hold a hash under a pepper other than ${census.currentId}: keep that pepper until they authenticate (each is re-hashed then) or get a new password (rotate-password <id> --keep-previous-hours 0: with a window, their previous password keeps its hash under the old pepper until the window ends).`
     : `Every merchant's hashes are under ${census.currentId}: the other peppers can be dropped.`;
   return { json: census, text: [`Password hashes by pepper (new hashes: ${census.currentId}):`, ...lines, verdict].join('\n') };
 }

@@ -34,4 +34,19 @@ describe('admin: password-peppers', () => {
     expect(text.out).toMatch(/still hold a hash under a pepper other than p2/);
     expect(text.out).not.toContain(legacy);
   });
+
+  it("leaves a merchant given a new password listed while its previous one is kept, so the verdict names --keep-previous-hours 0", async () => {
+    // The guide's step 3: merchants that never call get a new password instead of being waited for.
+    const idle = `APP${randomBytes(5).toString('hex').toUpperCase()}`;
+    expect((await cli({ API_PASSWORD_PEPPER: legacy }, 'create', '--id', idle, '--name', 'Idle')).code).toBe(0);
+    const rotating = { API_PASSWORD_PEPPER: legacy, API_PASSWORD_PEPPERS: p2 };
+    const notRehashed = async () => JSON.parse((await cli(rotating, '--json', 'password-peppers')).out).notRehashed as string[];
+
+    expect((await cli(rotating, 'rotate-password', idle)).code).toBe(0);
+    expect(await notRehashed()).toContain(idle);
+    expect((await cli(rotating, 'password-peppers')).out).toContain(`rotate-password <id> --keep-previous-hours 0`);
+
+    expect((await cli(rotating, 'rotate-password', idle, '--keep-previous-hours', '0')).code).toBe(0);
+    expect(await notRehashed()).not.toContain(idle);
+  });
 });

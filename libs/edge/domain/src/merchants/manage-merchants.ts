@@ -109,6 +109,11 @@ export class ManageMerchants {
   async addCertificate(id: string, registration: { fingerprint: string } | { subject: string }): Promise<MerchantEntity> {
     const current = (await this.require(id)).settings.clientCertificates ?? {};
     const [key, value] = 'fingerprint' in registration ? (['fingerprints', registration.fingerprint] as const) : (['subjects', registration.subject] as const);
+    // Registered and revoked at once, it would stay refused while the command said it was
+    // registered; a revocation is not undone by registering again: the merchant gets a new certificate.
+    if (key === 'fingerprints' && (current.revokedFingerprints ?? []).includes(value)) {
+      throw GatewayError.invalidRequest(`Certificate ${value} is revoked for merchant ${id}: a revoked certificate stays refused; register its replacement.`);
+    }
     const list = current[key] ?? [];
     return (await this.configure(id, { [`clientCertificates.${key}`]: list.includes(value) ? list : [...list, value] })).merchant;
   }
