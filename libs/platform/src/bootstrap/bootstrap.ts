@@ -9,6 +9,7 @@ import { answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
 import { GatewayNatsServer } from '../messaging';
+import { Metrics } from '../metrics';
 import { installValidationMetadataCache } from '../validation/validation-metadata-cache';
 import { StartupError } from './startup-error';
 
@@ -98,6 +99,9 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
   });
   if (options.messageServer) {
     app.connectMicroservice({ strategy: options.messageServer }, { inheritAppConfig: true });
+    if (options.messageServer instanceof GatewayNatsServer) {
+      options.messageServer.observeWith(app.get(Metrics), options.logger);
+    }
     // Initialise first (migrations, the vault's keys, every onModuleInit): Nest's
     // startAllMicroservices subscribes without running the init hooks, which only app.listen
     // would run, so a replica joining its queue group mid-rollout would take requests before it

@@ -6,6 +6,12 @@ export const PROFILES = ['distributed', 'standalone'] as const;
 export type Profile = (typeof PROFILES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/**
+ * Far above what a replica holds in flight at the bench's load (50 connections: at most 50), far
+ * below the backlog that ran a 128 MB heap out (docs/decisions/load-shedding.md).
+ */
+export const DEFAULT_NATS_MAX_IN_FLIGHT = 256;
+
 /** Variables every app reads. */
 export class PlatformConfig {
   @Describe('Runtime profile: `distributed` (NATS, Redis, one process per app) or `standalone` (one process, in-process transport).')
@@ -68,6 +74,13 @@ export class PlatformConfig {
   @Min(50)
   @Max(120_000)
   NATS_REQUEST_TIMEOUT_MS = 10_000;
+
+  @Describe('Most NATS requests one service process handles at once (distributed profile); one more is refused unprocessed (503 SERVER_BUSY, the merchant retries), so a backlog cannot exhaust the heap.')
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  NATS_MAX_IN_FLIGHT = DEFAULT_NATS_MAX_IN_FLIGHT;
 
   @Describe('Timeout of each readiness check (database, NATS, Redis, services).')
   @IntVar()

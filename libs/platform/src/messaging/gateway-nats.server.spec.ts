@@ -1,7 +1,7 @@
 import { GatewayNatsServer } from './gateway-nats.server';
 
 describe('GatewayNatsServer routing', () => {
-  const server = new GatewayNatsServer({ servers: ['nats://127.0.0.1:1'], name: 't', queue: 't', subjectPrefix: '', drainTimeoutMs: 10 });
+  const server = new GatewayNatsServer({ servers: ['nats://127.0.0.1:1'], name: 't', queue: 't', subjectPrefix: '', drainTimeoutMs: 10, maxInFlight: 10 });
   const handler = Object.assign(async () => 'answer', { isEventHandler: false });
   server.addHandler('order-transaction.ledger.record.v1', handler);
 

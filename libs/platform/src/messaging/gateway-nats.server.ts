@@ -1,6 +1,8 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { NatsTls } from './message-bus';
+import type { AppLogger } from '../logging';
+import type { Metrics } from '../metrics';
+import { notActedOnReply, type NatsTls } from './message-bus';
 
 export interface GatewayNatsServerOptions {
   servers: string[];
@@ -12,12 +14,22 @@ export interface GatewayNatsServerOptions {
   subjectPrefix: string;
   /** How long close() waits for in-flight handlers before closing the connection anyway. */
   drainTimeoutMs: number;
+  /**
+   * Most requests handled at once: one more is refused unprocessed (load shedding,
+   * docs/decisions/load-shedding.md).
+   */
+  maxInFlight: number;
 }
+
+/** Refusals are logged at most this often, with their count since: under overload they come by the thousand. */
+const SHED_LOG_INTERVAL_MS = 10_000;
 
 /**
  * Nest's NATS server with what production needs around it: the subject prefix, a queue group
  * per service, and a graceful close that stops taking new requests, lets in-flight ones
- * answer, then drains the connection (Nest's own close drops them).
+ * answer, then drains the connection (Nest's own close drops them). A request arriving while
+ * `maxInFlight` handlers run is refused at once, before any work (SERVER_BUSY, not acted on), so
+ * a backlog the database cannot serve cannot grow until the heap runs out.
  */
 export class GatewayNatsServer extends ServerNats {
   private inFlight = 0;
@@ -25,6 +37,9 @@ export class GatewayNatsServer extends ServerNats {
   private readonly gatewaySubscriptions: Subscription[] = [];
   /** Requests whose last reply is not published yet, and what to call once it is. */
   private readonly awaitingReply = new Map<Msg, () => void>();
+  private observed: { metrics: Metrics; logger: AppLogger } | null = null;
+  private shedSinceLog = 0;
+  private shedLoggedAt = -Infinity;
 
   constructor(private readonly serverOptions: GatewayNatsServerOptions) {
     super({
@@ -44,6 +59,12 @@ export class GatewayNatsServer extends ServerNats {
       const subscription = client.subscribe(`${this.serverOptions.subjectPrefix}${pattern}`, {
         queue: this.serverOptions.queue,
         callback: (error, message) => {
+          // A message without a reply subject (an event: the gateway sends none) has nobody
+          // to refuse to.
+          if (!error && message.reply && this.inFlight >= this.serverOptions.maxInFlight) {
+            this.refuse(pattern, message);
+            return;
+          }
           this.inFlight++;
           const replied = new Promise<void>((resolve) => this.awaitingReply.set(message, resolve));
           // A request is over once its last reply is published, not when `handle` returns: a
@@ -62,6 +83,11 @@ export class GatewayNatsServer extends ServerNats {
       });
       this.gatewaySubscriptions.push(subscription);
     }
+  }
+
+  /** Where refusals are counted and logged (the app's Metrics and logger, once it is created). */
+  observeWith(metrics: Metrics, logger: AppLogger): void {
+    this.observed = { metrics, logger };
   }
 
   override async close(): Promise<void> {
@@ -112,6 +138,32 @@ export class GatewayNatsServer extends ServerNats {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Answers at once, in Nest's reply packet, that the request was not acted on: the requester
+   * answers SERVER_BUSY and releases what it reserved. NATS does not offer the request to
+   * another replica; the merchant's retry (same transaction id) may reach one.
+   */
+  private refuse(pattern: string, message: Msg): void {
+    this.observed?.metrics.messagesShed.inc({ subject: pattern });
+    this.shedSinceLog++;
+    const now = Date.now();
+    if (now - this.shedLoggedAt >= SHED_LOG_INTERVAL_MS) {
+      this.observed?.logger.warn(
+        { subject: pattern, maxInFlight: this.serverOptions.maxInFlight, refusedSinceLastLine: this.shedSinceLog },
+        'refusing requests unprocessed: too many in flight',
+      );
+      this.shedLoggedAt = now;
+      this.shedSinceLog = 0;
+    }
+    void Promise.resolve(this.deserializer.deserialize(message))
+      .then((packet) => {
+        const id = 'id' in packet ? packet.id : '';
+        const reply = this.serializer.serialize({ id, err: notActedOnReply(), isDisposed: true });
+        message.respond(reply.data, { headers: reply.headers });
+      })
+      .catch(() => undefined);
   }
 
   private settle(): void {

@@ -41,7 +41,12 @@ function wireCopy<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-/** Registers the app's message handlers on the bus. */
+/**
+ * Registers the app's message handlers on the bus. No in-flight cap as GatewayNatsServer's: the
+ * standalone process has one server for every service, so one count would hold a request's own
+ * nested requests (edge, ledger, vault) and, at the cap, refuse the inner hops of the requests
+ * it admitted (docs/decisions/load-shedding.md).
+ */
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private readonly subjects: string[] = [];
 

@@ -3,7 +3,7 @@ import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { rejectionOf } from '../test-support';
 import { InProcessBus, InProcessClient } from './in-process.transport';
-import { MessageBus, MessagingOptions, NotDeliveredError, RequestReplyClient } from './message-bus';
+import { MessageBus, MessagingOptions, NotDeliveredError, notActedOnReply, RequestReplyClient } from './message-bus';
 
 const options: MessagingOptions = {
   profile: 'standalone',
@@ -34,6 +34,25 @@ describe('MessageBus', () => {
     const requestError = Object.assign(new Error('request failed', { cause: noResponders }), { name: 'RequestError' });
     const err = await rejectionOf(busOver(clientReplying(() => Promise.reject(requestError))).request('x', {}));
     expect(err).toBeInstanceOf(NotDeliveredError);
+  });
+
+  it("reads a service's refusal unprocessed (over its in-flight cap) as never delivered", async () => {
+    const err = await rejectionOf(busOver(clientReplying(() => Promise.reject(notActedOnReply()))).request('busy.v1', {}));
+    expect(err).toBeInstanceOf(NotDeliveredError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1, subject: 'busy.v1' });
+  });
+
+  it('keeps a SERVER_BUSY the service sent without that mark (it may have acted) a plain SERVER_BUSY', async () => {
+    const err = await rejectionOf(busOver(clientReplying(() => Promise.reject(GatewayError.serverBusy().toWire()))).request('busy.v1', {}));
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).not.toBeInstanceOf(NotDeliveredError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY', retryAfterSeconds: 1 });
+  });
+
+  it('gives a requester of the release before, which knows no mark, a plain SERVER_BUSY from the refusal', () => {
+    const wire = notActedOnReply();
+    expect(GatewayError.isWire(wire)).toBe(true);
+    expect(GatewayError.fromWire(wire)).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1 });
   });
 
   it('does not call a timeout undelivered: the service may have acted', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GatewayError, newSupportCode } from '@gateway/contracts';
+import { GatewayError, newSupportCode, WireError } from '@gateway/contracts';
 import { AppLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { APP_LOGGER, MESSAGE_CLIENT, MESSAGING_OPTIONS } from '../tokens';
@@ -23,6 +23,8 @@ export interface MessagingOptions {
   requestTimeoutMs: number;
   /** The NATS connection name and queue group: the app's service name. */
   serviceName: string;
+  /** Most requests the service's NATS server handles at once (NATS_MAX_IN_FLIGHT); unset: its default. */
+  maxInFlight?: number;
 }
 
 /** Transport failures: the dependency is unavailable, not broken. */
@@ -36,14 +38,28 @@ const UNAVAILABLE = new Set([
 ]);
 
 /**
- * SERVER_BUSY because no instance serves the subject: the request was never delivered, so it
- * cannot have had any effect (unlike a timeout, after which the service may have acted). A
- * caller that reserved something before the request can release it safely on this one.
+ * SERVER_BUSY because no instance serves the subject, or the instance that got the request
+ * refused it unprocessed (over its in-flight cap): the request had no effect (unlike after a
+ * timeout, when the service may have acted). A caller that reserved something before the
+ * request can release it safely on this one.
  */
 export class NotDeliveredError extends GatewayError {
   constructor(readonly subject: string) {
     super('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.', retryAfterSeconds: 1 });
   }
+}
+
+/**
+ * The reply of a service that refused a request unprocessed (GatewayNatsServer's in-flight cap):
+ * SERVER_BUSY's wire form, which a requester of the release before reads as any SERVER_BUSY
+ * (503, Retry-After), plus `notActedOn`, which this release's requesters read as never delivered.
+ */
+export function notActedOnReply(): WireError & { notActedOn: true } {
+  return { ...GatewayError.serverBusy().toWire(), notActedOn: true };
+}
+
+function isNotActedOn(err: unknown): boolean {
+  return GatewayError.isWire(err) && err.code === 'SERVER_BUSY' && (err as { notActedOn?: unknown }).notActedOn === true;
 }
 
 /** The message client's side MessageBus uses (NATS or in-process): one request, one reply. */
@@ -61,8 +77,8 @@ function isNoResponders(err: unknown): boolean {
 }
 
 /**
- * Request/reply to other services. Every request has a timeout; a timeout, "no responders"
- * or a lost connection becomes SERVER_BUSY; a coded error from the service is rethrown as
+ * Request/reply to other services. Every request has a timeout; a timeout, "no responders", a
+ * refusal unprocessed or a lost connection becomes SERVER_BUSY; a coded error from the service is rethrown as
  * the same GatewayError; anything else is logged under a support code and becomes
  * SERVER_FAILED.
  */
@@ -96,6 +112,10 @@ export class MessageBus {
   private mapError(subject: string, err: unknown): GatewayError {
     if (err instanceof GatewayError) {
       return err;
+    }
+    if (isNotActedOn(err)) {
+      // Not logged here: under overload that is a line per request; the refusing service logs.
+      return new NotDeliveredError(subject);
     }
     if (GatewayError.isWire(err)) {
       return GatewayError.fromWire(err);

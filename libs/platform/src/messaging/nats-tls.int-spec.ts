@@ -75,6 +75,7 @@ function clientFor(natsUrl: string, files: Partial<NatsTlsFiles> = {}): GatewayN
       NATS_TLS_KEY_FILE: files.keyFile ?? '',
       NATS_SUBJECT_PREFIX: '',
       NATS_REQUEST_TIMEOUT_MS: 1_000,
+      NATS_MAX_IN_FLIGHT: 256,
     },
     'nats-tls-test',
   );

@@ -1,4 +1,5 @@
 import { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
+import { DEFAULT_NATS_MAX_IN_FLIGHT } from '../config/platform.config';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { GatewayNatsServer } from './gateway-nats.server';
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process.transport';
@@ -35,5 +36,6 @@ export function createMessageServer(
     queue: options.serviceName,
     subjectPrefix: options.subjectPrefix,
     drainTimeoutMs,
+    maxInFlight: options.maxInFlight ?? DEFAULT_NATS_MAX_IN_FLIGHT,
   });
 }

@@ -63,6 +63,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Requests a service refused unprocessed because its in-flight cap was reached (load shedding,
+   * docs/decisions/load-shedding.md): the requester answered SERVER_BUSY, nothing was recorded.
+   */
+  readonly messagesShed = new Counter({
+    name: 'gateway_messages_shed_total',
+    help: 'Requests refused without being acted on because the service had NATS_MAX_IN_FLIGHT handlers running, by subject.',
+    labelNames: ['subject'] as const,
+    registers: [this.registry],
+  });
+
   private readonly pools: DatabasePool[] = [];
 
   /**
