@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { SUBJECTS } from '@gateway/contracts';
+import { MerchantDirectory } from '@gateway/edge/domain';
 import { createLogger, standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from './testing/edge-test-app';
@@ -136,6 +138,66 @@ describe('a merchant changed while every edge replica holds its profile', () => 
   });
 });
 
+describe('a merchant row changed by any writer (an operator\'s psql session), while every edge replica holds what it read', () => {
+  let database: Client;
+  const directory = ({ edge }: Replica) => edge.running.app.get(MerchantDirectory);
+  const newId = () => `PSQL${randomBytes(6).toString('hex').toUpperCase()}`;
+  /** Every replica reads `id` and keeps its answer: none, for a merchant that does not exist yet. */
+  async function unknownEverywhere(id: string): Promise<void> {
+    for (const replica of replicas) {
+      expect(await directory(replica).find(id)).toBeNull();
+    }
+  }
+  async function eachReplicaFinds(id: string, present: boolean): Promise<void> {
+    for (const replica of replicas) {
+      await waitFor(async () => ((await directory(replica).find(id)) !== null) === present, {
+        timeoutMs: 5_000,
+        intervalMs: 10,
+        what: `merchant ${id} ${present ? 'found' : 'gone'}`,
+      });
+    }
+  }
+
+  beforeAll(async () => {
+    database = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await database.connect();
+  });
+
+  afterAll(async () => {
+    await database?.end();
+  });
+
+  it('is refused on every replica at once once deleted', async () => {
+    const merchant = await cachedEverywhere();
+    await database.query('DELETE FROM edge.merchants WHERE id = $1', [merchant.id]);
+    for (const replica of replicas) {
+      await answers(replica, merchant, 401);
+    }
+  });
+
+  it('answers under its new id only, on every replica at once, once its id changed', async () => {
+    const merchant = await cachedEverywhere();
+    const renamed = newId();
+    await unknownEverywhere(renamed);
+    await database.query('UPDATE edge.merchants SET id = $2 WHERE id = $1', [merchant.id, renamed]);
+    await eachReplicaFinds(merchant.id, false);
+    await eachReplicaFinds(renamed, true);
+  });
+
+  it('is found on every replica at once once inserted, though each had found no such merchant', async () => {
+    const { id: existing } = await replicas[0].edge.createMerchant();
+    const inserted = newId();
+    await unknownEverywhere(inserted);
+    // A copy of another merchant's row under the new id: whatever the columns are.
+    await database.query(
+      `INSERT INTO edge.merchants
+       SELECT (jsonb_populate_record(NULL::edge.merchants, to_jsonb(m) || jsonb_build_object('id', $2::text))).* FROM edge.merchants m WHERE id = $1`,
+      [existing, inserted],
+    );
+    await eachReplicaFinds(inserted, true);
+  });
+});
+
 describe('the listener of a replica', () => {
   let database: Client;
 
@@ -176,5 +238,12 @@ describe('the listener of a replica', () => {
     );
     const metrics = await replica.edge.fastify.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/^gateway_edge_merchant_changes_listening 1$/m);
+  });
+
+  it('is a session of its own, named apart from the pool\'s in pg_stat_activity', async () => {
+    for (const replica of replicas) {
+      const { rows } = await database.query('SELECT application_name FROM pg_stat_activity WHERE pid = $1', [listenerPid(replica)]);
+      expect(rows).toEqual([{ application_name: expect.stringMatching(/:merchant-changes$/) }]);
+    }
   });
 });

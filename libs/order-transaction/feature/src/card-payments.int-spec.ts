@@ -9,6 +9,7 @@ import {
   newOrderId,
   nextFence,
   operateAs,
+  reserveTogether,
   startLedgerTestApp,
   statementsOf,
   testMerchant,
@@ -370,6 +371,29 @@ describe('a PAY asking for the full card number (responseControls.sensitiveData 
       });
     expect((await pay()).body).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
     expect((await pay()).body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+  });
+
+  it('gets it only in the reply of the one copy that paid: copies racing past begin are answered the stored body, masked', async () => {
+    const merchant = testMerchant({ privileges: { excessiveRefund: false, unmask: true, refundRequiresApproval: false } });
+    const orderId = newOrderId();
+    const calls = await acquirerCalls('PAY');
+    const fencingToken = nextFence();
+    const together = reserveTogether(app, 6);
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        app.operate({
+          envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'CERTIFICATE', fencingToken },
+          apiOperation: 'PAY',
+          orderId,
+          transactionId: 'p1',
+          body: { apiOperation: 'PAY', order: { amount: '8.00', currency: 'USD' }, sourceOfFunds: card, responseControls: { sensitiveData: 'UNMASK' } },
+        }),
+      ),
+    ).finally(() => together.restore());
+    const numbers = replies.map(({ body }) => ((body.sourceOfFunds as JsonObject).provided as { card: { number: string } }).card.number);
+    expect(numbers.filter((number) => number === TEST_CARD)).toHaveLength(1);
+    expect(numbers.filter((number) => number === '512345xxxxxx0008')).toHaveLength(5);
+    expect(await acquirerCalls('PAY')).toBe(calls + 1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { AcquirerRegistry, InquiryRequest } from '@gateway/acquirer';
 import { JsonObject, MerchantContext, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
-import { InquireUnknown, ResolveUnknown, UNKNOWN_RESOLUTIONS_METRIC, UnknownInquiryOptions } from '@gateway/order-transaction/domain';
+import { INQUIRY_WAIT_MS, InquireUnknown, ResolveUnknown, UNKNOWN_RESOLUTIONS_METRIC, UnknownInquiryOptions } from '@gateway/order-transaction/domain';
 import { AppLogger, createLogger } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, nextFence, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
@@ -243,5 +243,48 @@ describe('inquiries about UNKNOWN card transactions', () => {
     expect(await queued(merchant)).toEqual([]);
     expect(await round()).toMatchObject({ claimed: 0 });
     expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'FAILURE', order: { status: 'FAILED' } });
+  });
+
+  it("tells another replica's claim from its own by the attempt count, even when both leases end at the same instant", async () => {
+    const merchant = testMerchant();
+    const orders = [newOrderId(), newOrderId(), newOrderId()];
+    for (const orderId of orders) {
+      await payUnknown(merchant, orderId, '6.00');
+    }
+    const inquiries = app.running.app.get(UnknownInquiries);
+    let stopping = false;
+    const now = new Date();
+    // The stopped round's lease (batch of 3), and another replica's claim that happens to end with it.
+    const sameLease = new Date(now.getTime() + 3 * INQUIRY_WAIT_MS + 60_000);
+    const later = new Date(now.getTime() + 3_600_000);
+    const otherReplica = acquirerDoing(async () => {
+      await inquiries.claim({ now: later, recordedBefore: later, limit: 100, leaseUntil: sameLease });
+      stopping = true;
+    });
+
+    expect(await inquirer({ batchSize: 3 }, otherReplica).round(now, () => stopping)).toMatchObject({ claimed: 3, released: 0 });
+    expect((await queued(merchant)).filter((row) => row.orderId !== orders[0])).toEqual([
+      expect.objectContaining({ attempts: 2, nextAttemptAt: sameLease }),
+      expect.objectContaining({ attempts: 2, nextAttemptAt: sameLease }),
+    ]);
+  });
+
+  it('a stopping round whose claims cannot be given back still ends: they are asked once their lease runs out', async () => {
+    const merchant = testMerchant();
+    const orders = [newOrderId(), newOrderId()];
+    for (const orderId of orders) {
+      await payUnknown(merchant, orderId, '7.00');
+    }
+    let stopping = false;
+    const release = jest.spyOn(app.running.app.get(UnknownInquiries), 'release').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    try {
+      const stopped = await inquirer({ batchSize: 2 }, acquirerDoing(() => void (stopping = true))).round(new Date(), () => stopping);
+      expect(stopped).toMatchObject({ claimed: 2, retried: 1, released: 0 });
+      expect(release).toHaveBeenCalledTimes(1);
+    } finally {
+      release.mockRestore();
+    }
+    // Still leased by the stopped round.
+    expect((await queued(merchant)).every((row) => row.attempts === 1 && row.nextAttemptAt.getTime() > Date.now())).toBe(true);
   });
 });

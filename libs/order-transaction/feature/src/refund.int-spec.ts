@@ -12,12 +12,13 @@ import {
   RecordOperationMessage,
   SUBJECTS,
 } from '@gateway/contracts';
-import { standaloneBus } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import {
   dropFirstCompletionWrite,
   LedgerTestApp,
   newOrderId,
+  reserveTogether,
   startLedgerTestApp,
   statementsOf,
   testMerchant,
@@ -574,6 +575,22 @@ describe('standalone refunds (a new order, sourceOfFunds required)', () => {
     const refused = await rejection(refund(merchant, newOrderId(), 'r1', usd('1.00'), extra, { authMethod: 'PASSWORD' }));
     expect(refused).toMatchObject({ field: 'responseControls.sensitiveData', validationType: 'INVALID' });
   });
+
+  it('shows the full number to the one request that refunded: copies of it racing past begin are answered the stored body, masked', async () => {
+    const merchant = privileged({ unmask: true });
+    const orderId = newOrderId();
+    const extra = { ...card(), responseControls: { sensitiveData: 'UNMASK' } };
+    const calls = await acquirerRefunds();
+    const token = nextFence();
+    const together = reserveTogether(app, 6);
+    const bodies = await Promise.all(
+      Array.from({ length: 6 }, () => refund(merchant, orderId, 'r1', usd('1.00'), extra, { authMethod: 'CERTIFICATE', fencingToken: token })),
+    ).finally(() => together.restore());
+    const numbers = bodies.map((body) => ((body.sourceOfFunds as JsonObject).provided as { card: { number: string } }).card.number);
+    expect(numbers.filter((number) => number === TEST_CARD)).toHaveLength(1);
+    expect(numbers.filter((number) => number === '512345xxxxxx0008')).toHaveLength(5);
+    expect(await acquirerRefunds()).toBe(calls + 1);
+  });
 });
 
 describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () => {
@@ -713,9 +730,19 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
       const orderId = await providerOrder(merchant);
       let answer: (value: unknown) => void = () => undefined;
       standaloneBus.register(SUBJECTS.browserPayment.refund, () => new Promise((resolve) => (answer = resolve)));
-      const body = await refund(merchant, orderId, 'r1', usd('20.00'));
-      answer({ result: 'SUCCESS', gatewayCode: 'APPROVED' });
-      expect(body).toMatchObject({ result: 'UNKNOWN', response: { gatewayCode: 'UNKNOWN' }, order: { status: 'CAPTURED', totalRefundedAmount: 0 } });
+      const warn = jest.spyOn(app.running.app.get<AppLogger>(APP_LOGGER), 'warn');
+      try {
+        const body = await refund(merchant, orderId, 'r1', usd('20.00'));
+        answer({ result: 'SUCCESS', gatewayCode: 'APPROVED' });
+        expect(body).toMatchObject({ result: 'UNKNOWN', response: { gatewayCode: 'UNKNOWN' }, order: { status: 'CAPTURED', totalRefundedAmount: 0 } });
+        // The line an operator reconciles it from names it a refund, and the route it took.
+        expect(warn).toHaveBeenCalledWith(
+          expect.objectContaining({ orderId, transactionId: 'r1', apiOperation: 'REFUND', route: 'PROVIDER' }),
+          'refund outcome unknown: recorded as UNKNOWN, amount kept reserved',
+        );
+      } finally {
+        warn.mockRestore();
+      }
       const beyond = await rejection(refund(merchant, orderId, 'r2', usd('30.01')));
       expect(beyond.explanation).toContain('The amount available for refund on this order is 30.00 USD');
     });

@@ -127,6 +127,45 @@ describe('DatabaseListener', () => {
     }
   });
 
+  it('keeps beating: a session that goes silent after several answered heartbeats is taken for lost too', async () => {
+    const relayed = await relay(await freePort());
+    const told = recorder();
+    const subject = listener(relayed.url, told.handlers, { heartbeatMs: 50, queryTimeoutMs: 300 });
+    const beats = jest.spyOn(Client.prototype, 'query');
+    try {
+      await subject.start();
+      // LISTEN and the pid, then heartbeats answered one after the other.
+      await until(() => beats.mock.calls.filter(([sql]) => sql === 'SELECT 1').length >= 3, 'three heartbeats');
+      beats.mockRestore();
+      relayed.silence();
+      await until(() => told.pids().length === 2, 'a new session');
+      expect(told.events.map(([kind]) => kind)).toEqual(['listening', 'lost', 'listening']);
+    } finally {
+      beats.mockRestore();
+      await subject.stop();
+      await relayed.close();
+    }
+  });
+
+  it('tries no more once stopped while waiting to try again', async () => {
+    const port = await freePort();
+    const told = recorder();
+    const subject = listener(`postgres://postgres@127.0.0.1:${port}/postgres`, told.handlers, { firstRetryMs: 200 });
+    await subject.start();
+    expect(told.events).toEqual([['lost', expect.any(String)]]);
+    await subject.stop();
+    // Postgres answers on that port now: a retry left pending would connect and listen.
+    const relayed = await relay(port);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(told.events).toHaveLength(1);
+      expect(subject.isListening).toBe(false);
+      expect(relayed.openClients()).toBe(0);
+    } finally {
+      await relayed.close();
+    }
+  });
+
   it('takes a session whose heartbeat goes unanswered for lost, and listens again on a new one', async () => {
     const relayed = await relay(await freePort());
     const told = recorder();

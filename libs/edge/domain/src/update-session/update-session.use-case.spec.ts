@@ -66,6 +66,8 @@ describe('UpdateSession', () => {
 
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'order.custom', validationType: 'INVALID' });
+    // One name more than the session holds is one too many.
+    await expect(send(custom('b', 1))).rejects.toMatchObject({ field: 'order.custom' });
     const kept = await memory.find('TESTMERCHANT', session.id);
     expect(kept.state === 'ACTIVE' && Object.keys((kept.session.fields.order as { custom: object }).custom)).toHaveLength(50);
   });

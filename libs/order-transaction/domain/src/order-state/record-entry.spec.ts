@@ -322,6 +322,25 @@ describe('order lifecycles', () => {
     expect(record(over, refundOf('r2', 'c1', '1.00', 'FAILURE'))).toHaveLength(5);
   });
 
+  it('refunds nothing of a capture or payment that has not succeeded, even when the order\'s other captures would cover it', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
+    const authorized = [
+      { ...entry('AUTHORIZATION', '100.00'), id: 'a1' },
+      { ...entry('CAPTURE', '50.00'), id: 'c1', targetTransactionId: 'a1' },
+    ];
+    // A capture (or payment) still open may yet fail: no money of it can go back until it moved.
+    for (const result of ['PENDING', 'UNKNOWN'] as const) {
+      const open = record(authorized, { ...entry('CAPTURE', '30.00', result), id: 'c2', targetTransactionId: 'a1' });
+      expect(() => record(open, { ...entry('REFUND', '10.00', 'PENDING'), id: 'r1', targetTransactionId: 'c2' })).toThrow(
+        /available for refund of transaction 'c2' is 0.00 USD/,
+      );
+      const paying = record(open, { ...entry('PAYMENT', '20.00', result), id: 'p1' });
+      expect(() => record(paying, { ...entry('REFUND', '10.00', 'PENDING'), id: 'r1', targetTransactionId: 'p1' })).toThrow(
+        /available for refund of transaction 'p1' is 0.00 USD/,
+      );
+    }
+  });
+
   it('a pending void of an authorisation takes it out of what can be captured; a pending capture stops its void', () => {
     const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
     const authorized = [{ ...entry('AUTHORIZATION', '100.00'), id: 'a1' }];
@@ -431,6 +450,14 @@ describe('order lifecycles', () => {
     expect(() => record(refunded, { ...entry('REFUND', '0.01', 'PENDING'), id: 'r2', targetTransactionId: 'p2' }, undefined, true)).toThrow(
       /totalRefundedAmount would exceed/,
     );
+  });
+
+  it('counts what a void under way would take back toward the largest amount: the void may yet fail', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
+    const paid = record([], { ...entry('PAYMENT', '1000000000000.00'), id: 'p1' });
+    const voiding = record(paid, { ...entry('VOID_PAYMENT', '1000000000000.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' });
+    // Were the void declined, a payment accepted now would leave the order beyond what the API answers.
+    expect(() => record(voiding, { ...entry('PAYMENT', '0.01', 'PENDING'), id: 'p2' })).toThrow(/totalAuthorizedAmount would exceed 1000000000000 USD/);
   });
 
   it('pay then void: CAPTURED then CANCELLED, totals back to zero', () => {

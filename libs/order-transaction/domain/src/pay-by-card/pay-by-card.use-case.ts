@@ -60,7 +60,7 @@ export class PayByCard {
     // A live merchant without an acquirer is refused before anything is recorded.
     const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
-    const { body } = await this.reserved.execute({
+    const { body, replayed } = await this.reserved.execute({
       envelope,
       orderId,
       transactionId,
@@ -85,8 +85,9 @@ export class PayByCard {
       result: body.result as TransactionResult,
       at: now,
     });
+    // A replay (the same request reserved first: a copy racing past begin) is answered as stored, as begin's replays are.
     const number = plan.explicit.number;
-    return { body: unmask && number !== undefined ? withCardNumber(body, number) : body };
+    return { body: unmask && !replayed && number !== undefined ? withCardNumber(body, number) : body };
   }
 }
 

@@ -232,3 +232,25 @@ export function dropFirstCompletionWrite(app: LedgerTestApp): { dropped: () => n
   });
   return { dropped: () => dropped, restore: () => spy.mockRestore() };
 }
+
+/**
+ * Holds every reservation until `copies` of them are waiting, then lets them all go: copies of one
+ * request sent at once all pass begin before any reserves, so all but one find the reservation the
+ * first made (RunReservedOperation's `replayed`), as copies racing without the lock may.
+ */
+export function reserveTogether(app: LedgerTestApp, copies: number): { restore: () => void } {
+  const records = app.running.app.get(RecordOperation);
+  const write = records.execute.bind(records);
+  let waiting = 0;
+  let all: () => void = () => undefined;
+  const together = new Promise<void>((resolve) => (all = resolve));
+  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+    if (step === 'RESERVE') {
+      waiting += 1;
+      if (waiting === copies) all();
+      await together;
+    }
+    return write(message, step, seen);
+  });
+  return { restore: () => spy.mockRestore() };
+}

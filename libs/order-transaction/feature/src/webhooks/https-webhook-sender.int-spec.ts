@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, Server } from 'node:https';
+import https, { createServer, Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { selfSignedCertificate } from '@gateway/testing';
@@ -33,6 +33,20 @@ describe('HttpsWebhookSender', () => {
     receiver.closeAllConnections();
     receiver.close();
     await once(receiver, 'close');
+  });
+
+  it('closes idle connections after 30 s unless told otherwise', () => {
+    const agents = jest.spyOn(https, 'Agent');
+    const sender = new HttpsWebhookSender({ timeoutMs: 5_000 });
+    try {
+      expect(agents).toHaveBeenCalledTimes(2);
+      for (const [options] of agents.mock.calls) {
+        expect(options).toMatchObject({ keepAlive: true, timeout: 30_000 });
+      }
+    } finally {
+      agents.mockRestore();
+      sender.onApplicationShutdown();
+    }
   });
 
   it('closes a kept-alive connection once it has been idle, although the receiver leaves it open', async () => {

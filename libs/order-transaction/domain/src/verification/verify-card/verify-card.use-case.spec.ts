@@ -41,6 +41,8 @@ class FakeLedger {
   /** The order as begin's read saw it (null: none). */
   seen: SeenOrder | null = null;
   recordError?: Error;
+  /** What the ledger holds for the same request recorded first (a copy racing past begin): answered instead. */
+  recordedFirst?: JsonObject;
   readonly begun: BeginOperationMessage[] = [];
   readonly recorded: RecordOperationMessage[] = [];
   /** The view each record was given. */
@@ -57,8 +59,11 @@ class FakeLedger {
     if (this.recordError) {
       throw this.recordError;
     }
+    if (this.recordedFirst) {
+      return { body: this.recordedFirst, replayed: true };
+    }
     // As the ledger does: the body stored and answered is the response, card numbers masked.
-    return { body: { ...message.response, recorded: true } };
+    return { body: { ...message.response, recorded: true }, replayed: false };
   }
 }
 
@@ -529,6 +534,15 @@ describe('VERIFY', () => {
       );
       expect(reply.body).toMatchObject({ sourceOfFunds: { provided: { card: { number: TEST_CARD } } } });
       expect(JSON.stringify(ledger.recorded)).not.toContain(TEST_CARD);
+    });
+
+    it('shows it only to the copy of the request that was recorded: one racing past begin is answered the stored body, masked', async () => {
+      const { useCase, ledger } = harness();
+      ledger.recordedFirst = { result: 'SUCCESS', sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } } };
+      const reply = await useCase.execute(
+        command(body(unmask), envelope({ merchant: privileged, authMethod: 'CERTIFICATE' })),
+      );
+      expect(reply.body).toBe(ledger.recordedFirst);
     });
 
     it.each([

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
-import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, RecordOperationReply } from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationReply, RecordOperationMessage } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, Metrics, RequestHasher } from '@gateway/platform';
 import type { Counter } from 'prom-client';
@@ -9,7 +9,7 @@ import { Clock, CLOCK } from '../clock';
 import { Agreements } from '../../agreements/agreements';
 import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
 import { withCardNumber } from '../../ledger-response/unmasked-card';
-import { RecordOperation } from '../../record-operation/record-operation.use-case';
+import { RecordedOperation, RecordOperation } from '../../record-operation/record-operation.use-case';
 import { assembleVerifyResponse, ECHOED_ORDER_FIELDS, VerifyResponseParts } from '../response/verify-response.assembler';
 import { resolveCardType } from '../rules/card-type.rule';
 import { planVerification, VerificationPlan, VerifyCardCommand } from './verification-plan';
@@ -105,9 +105,10 @@ export class VerifyCard {
       result: parts.outcome.result,
       at: now,
     });
+    // A replay (the same request recorded first: a copy racing past begin) is answered as stored, as begin's replays are.
     return {
       body:
-        plan.unmask && verified.explicitNumber
+        plan.unmask && !recorded.replayed && verified.explicitNumber
           ? withCardNumber(recorded.body, verified.explicitNumber.reveal())
           : recorded.body,
     };
@@ -149,7 +150,7 @@ export class VerifyCard {
     parts: VerifyResponseParts,
     acquirerResult: VerifyCardResult,
     seen: SeenOrder | null,
-  ): Promise<RecordOperationReply> {
+  ): Promise<RecordedOperation> {
     const { body, outcome } = parts;
     const notificationUrl = command.request.order.notificationUrl;
     const message: RecordOperationMessage = {
@@ -177,8 +178,7 @@ export class VerifyCard {
       response: body,
     };
     try {
-      const { body } = await this.recordOperation.execute(message, 'RECORD', seen);
-      return { body };
+      return await this.recordOperation.execute(message, 'RECORD', seen);
     } catch (err) {
       this.reportUnrecorded(command, acquirerResult, err);
       throw err;

@@ -1,0 +1,103 @@
+import { GatewayError, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
+import type { AppLogger } from '@gateway/platform';
+import type { RecordOperation } from '../record-operation/record-operation.use-case';
+import type { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
+import type { CardOutcome } from './card-outcome';
+import { OUTCOME_UNKNOWN } from './operation-outcome';
+import { ReservedOperation, RunReservedOperation } from './reserved-operation';
+
+/**
+ * The runner with the ledger's steps stubbed: what it calls, answers and logs. The ledger's own
+ * behaviour (reserve, complete, release on Postgres) is refund.int-spec.ts's and card-payments.int-spec.ts's.
+ */
+describe('RunReservedOperation', () => {
+  const reservation = { mode: 'CREATE' } as unknown as RecordOperationMessage;
+  const completed = (result: string) => ({ mode: 'UPDATE', result }) as unknown as RecordOperationMessage;
+  const written = { order: 'as reserved' };
+
+  function setUp(reserve: { replayed: boolean } = { replayed: false }) {
+    const record = {
+      execute: jest.fn(async (_message: RecordOperationMessage, step: string) =>
+        step === 'RESERVE' ? { body: { result: 'PENDING' }, replayed: reserve.replayed, written } : { body: { result: 'DONE' }, replayed: false },
+      ),
+    };
+    const release = { execute: jest.fn(async () => undefined) };
+    const logger = { warn: jest.fn(), error: jest.fn(), info: jest.fn() };
+    const runner = new RunReservedOperation(record as unknown as RecordOperation, release as unknown as ReleaseReservation, logger as unknown as AppLogger);
+    const operation = (overrides: Partial<ReservedOperation> = {}): ReservedOperation => ({
+      envelope: { merchant: { id: 'M1' }, fencingToken: '7' } as unknown as RequestEnvelope,
+      orderId: 'o-1',
+      transactionId: 't-1',
+      apiOperation: 'REFUND',
+      requestHash: 'hash-1',
+      reservation,
+      seen: null,
+      perform: jest.fn(async (): Promise<CardOutcome> => ({ result: 'SUCCESS', gatewayCode: 'APPROVED' })),
+      completion: jest.fn((outcome) => completed(outcome.result)),
+      unavailable: () => GatewayError.serverBusy(),
+      log: { name: 'refund', fields: { route: 'PROVIDER' } },
+      ...overrides,
+    });
+    return { record, release, logger, runner, operation };
+  }
+
+  it('answers a reservation the same request made first as stored, flagged replayed: nothing called, nothing completed', async () => {
+    const { record, runner, operation } = setUp({ replayed: true });
+    const op = operation();
+    await expect(runner.execute(op)).resolves.toEqual({ body: { result: 'PENDING' }, replayed: true, written });
+    expect(op.perform).not.toHaveBeenCalled();
+    expect(record.execute).toHaveBeenCalledTimes(1);
+  });
+
+  it('records UNKNOWN when the call gave no outcome, and names the operation and its log fields in the line reconciled from', async () => {
+    const { record, logger, runner, operation } = setUp();
+    const op = operation({ perform: jest.fn(async () => Promise.reject(new Error('timed out'))) });
+    await expect(runner.execute(op)).resolves.toMatchObject({ body: { result: 'DONE' }, replayed: false });
+    expect(op.completion).toHaveBeenCalledWith(OUTCOME_UNKNOWN);
+    expect(record.execute).toHaveBeenLastCalledWith(completed('UNKNOWN'), 'COMPLETE', written);
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.objectContaining({ orderId: 'o-1', transactionId: 't-1', apiOperation: 'REFUND', route: 'PROVIDER' }),
+      'refund outcome unknown: recorded as UNKNOWN, amount kept reserved',
+    );
+  });
+
+  it('calls itself a card operation in its log lines unless told otherwise', async () => {
+    const { logger, runner, operation } = setUp();
+    await runner.execute(operation({ log: undefined, perform: jest.fn(async () => Promise.reject(new Error('timed out'))) }));
+    expect(logger.warn).toHaveBeenCalledWith(expect.anything(), 'card operation outcome unknown: recorded as UNKNOWN, amount kept reserved');
+  });
+
+  it('releases a reservation the callee refused before anything happened, and says which one when the release fails', async () => {
+    const { release, logger, runner, operation } = setUp();
+    const refused = GatewayError.invalidRequest('the vault refused the token');
+    const unreleased = GatewayError.invalidRequest('no reservation to release');
+    release.execute.mockRejectedValueOnce(unreleased);
+    await expect(runner.execute(operation({ perform: jest.fn(async () => Promise.reject(refused)) }))).rejects.toBe(unreleased);
+    expect(release.execute).toHaveBeenCalledWith({
+      merchantId: 'M1',
+      orderId: 'o-1',
+      transactionId: 't-1',
+      apiOperation: 'REFUND',
+      requestHash: 'hash-1',
+      fencingToken: '7',
+    });
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.objectContaining({ orderId: 'o-1', transactionId: 't-1', route: 'PROVIDER' }),
+      'refund refused before any money moved, but its reservation could not be released: it stays PENDING holding its amount; release it',
+    );
+  });
+
+  it('says which operation was performed but not recorded when its completion cannot be written', async () => {
+    const { record, logger, runner, operation } = setUp();
+    const refused = GatewayError.invalidRequest('no reservation to complete');
+    record.execute.mockImplementation(async (_message, step) => {
+      if (step === 'COMPLETE') throw refused;
+      return { body: { result: 'PENDING' }, replayed: false, written };
+    });
+    await expect(runner.execute(operation())).rejects.toBe(refused);
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.objectContaining({ orderId: 'o-1', transactionId: 't-1', result: 'SUCCESS', gatewayCode: 'APPROVED' }),
+      'refund performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
+    );
+  });
+});
