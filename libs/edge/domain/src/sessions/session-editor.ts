@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ExplicitCardFields, GatewayError, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
+import { CUSTOM_FIELDS_MAX } from '@gateway/api-fields';
+import { ExplicitCardFields, GatewayError, jsonObjectAt, SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
 import { SessionCard, SessionLifetime, StoredSession } from '@gateway/edge/data-access';
 import { MessageBus } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
+import { tooManySessionCustomFields } from './session-errors';
 import { newSessionVersion } from './session-identifiers';
 import { mergeValues, SessionChange } from './session-fields';
 
@@ -20,6 +22,12 @@ export class SessionEditor {
   constructor(private readonly bus: MessageBus) {}
 
   async applied(context: RequestContext, session: StoredSession, change: SessionChange, at: Date): Promise<StoredSession> {
+    const fields = mergeValues(session.fields, change.fields);
+    // Refused before the vault seals the update's card: a session that could not be kept costs
+    // no vault call, and is a 400 even while the vault is away.
+    if (Object.keys(jsonObjectAt(fields, 'order', 'custom') ?? {}).length > CUSTOM_FIELDS_MAX) {
+      throw tooManySessionCustomFields();
+    }
     const version = newSessionVersion(session.version);
     let card = session.card;
     if (change.card) {
@@ -31,7 +39,7 @@ export class SessionEditor {
       ...session,
       version,
       updateStatus: 'SUCCESS',
-      fields: mergeValues(session.fields, change.fields),
+      fields,
       ...(card ? { card } : {}),
       updatedAt: at.toISOString(),
     };

@@ -13,6 +13,20 @@ const context = {
   requestId: 'req-1',
 };
 
+/** A session stored in `memory` as an earlier request left it. */
+async function storedSession(memory: MemorySessionStore, id: string, stored: Pick<StoredSession, 'updateStatus' | 'fields'>): Promise<StoredSession> {
+  const session: StoredSession = {
+    id,
+    merchantId: 'TESTMERCHANT',
+    version: 'aaaaaaaaaa',
+    ...stored,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  await memory.create(session, lifetime);
+  return session;
+}
+
 describe('UpdateSession', () => {
   const stores: MemorySessionStore[] = [];
   afterAll(() => stores.forEach((s) => s.close()));
@@ -20,16 +34,7 @@ describe('UpdateSession', () => {
   it('gives up with SERVER_BUSY after three attempts when other updates keep winning', async () => {
     const memory = new MemorySessionStore();
     stores.push(memory);
-    const session: StoredSession = {
-      id: 'SESSION0002BBBBBBBBBBBBBBBBBBBBBB',
-      merchantId: 'TESTMERCHANT',
-      version: 'aaaaaaaaaa',
-      updateStatus: 'NO_UPDATE',
-      fields: {},
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-    };
-    await memory.create(session, lifetime);
+    const session = await storedSession(memory, 'SESSION0002BBBBBBBBBBBBBBBBBBBBBB', { updateStatus: 'NO_UPDATE', fields: {} });
     // Another request always replaces the session between this one's read and its write.
     const replace = jest.fn(async () => 'CONFLICT' as const);
     const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace, amend: replace };
@@ -44,16 +49,7 @@ describe('UpdateSession', () => {
   it('refuses an update that would leave the session holding more than 50 custom fields (400 on order.custom)', async () => {
     const memory = new MemorySessionStore();
     stores.push(memory);
-    const session: StoredSession = {
-      id: 'SESSION0003CCCCCCCCCCCCCCCCCCCCCC',
-      merchantId: 'TESTMERCHANT',
-      version: 'aaaaaaaaaa',
-      updateStatus: 'NO_UPDATE',
-      fields: {},
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-    };
-    await memory.create(session, lifetime);
+    const session = await storedSession(memory, 'SESSION0003CCCCCCCCCCCCCCCCCCCCCC', { updateStatus: 'NO_UPDATE', fields: {} });
     const update = new UpdateSession(new SessionEditor({} as MessageBus), memory, lifetime);
     const custom = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, 'x'.repeat(250)]));
     const send = (fields: Record<string, string>) => update.execute({ ...context, sessionId: session.id, body: { order: { custom: fields } } });
@@ -76,16 +72,7 @@ describe('UpdateSession', () => {
     const memory = new MemorySessionStore();
     stores.push(memory);
     const custom = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`a${i}`, 'x']));
-    const session: StoredSession = {
-      id: 'SESSION0004DDDDDDDDDDDDDDDDDDDDDD',
-      merchantId: 'TESTMERCHANT',
-      version: 'aaaaaaaaaa',
-      updateStatus: 'SUCCESS',
-      fields: { order: { custom } },
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-    };
-    await memory.create(session, lifetime);
+    const session = await storedSession(memory, 'SESSION0004DDDDDDDDDDDDDDDDDDDDDD', { updateStatus: 'SUCCESS', fields: { order: { custom } } });
     // The vault away: a seal would answer SERVER_BUSY.
     const request = jest.fn(async () => {
       throw GatewayError.serverBusy();

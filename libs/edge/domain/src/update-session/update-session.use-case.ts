@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CUSTOM_FIELDS_MAX } from '@gateway/api-fields';
-import { GatewayError, JsonObject, jsonObjectAt, validateSessionRequest } from '@gateway/contracts';
+import { GatewayError, JsonObject, validateSessionRequest } from '@gateway/contracts';
 import { SESSION_STORE, SessionLifetime, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import { RequestContext } from '../api/request-envelope';
 import { assertNotificationUrlAllowed } from '../order-operation/notification-url';
 import { SESSION_LIFETIME, SessionEditor } from '../sessions/session-editor';
-import { noSuchSession, sessionExpired, staleSessionVersion, tooManySessionCustomFields } from '../sessions/session-errors';
-import { mergeValues, sessionChangeOf } from '../sessions/session-fields';
+import { noSuchSession, sessionExpired, staleSessionVersion } from '../sessions/session-errors';
+import { sessionChangeOf } from '../sessions/session-fields';
 import { sessionView } from '../sessions/session-view';
 
 export interface UpdateSessionCommand extends RequestContext {
@@ -38,11 +37,6 @@ export class UpdateSession {
       const current = await this.current(command);
       if (request.session?.version !== undefined && request.session.version !== current.version) {
         throw staleSessionVersion(request.session.version);
-      }
-      // Refused before the vault seals the update's card: a session that could not be kept costs
-      // no vault call, and is a 400 even while the vault is away.
-      if (Object.keys(jsonObjectAt(mergeValues(current.fields, change.fields), 'order', 'custom') ?? {}).length > CUSTOM_FIELDS_MAX) {
-        throw tooManySessionCustomFields();
       }
       const next = await this.editor.applied(command, current, change, new Date());
       const outcome = await this.store.replace(next, sessionState(current), this.lifetime);
