@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isRunning } from '@gateway/platform';
 import { freePort, TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 
 jest.setTimeout(240_000);
@@ -80,14 +81,6 @@ function postmasterPid(dataDir: string): number | undefined {
   return existsSync(file) ? Number.parseInt(readFileSync(file, 'utf8').split('\n')[0], 10) : undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /** A VERIFY of the demo merchant (its credentials are in the data folder), as in the README. */
 async function verify(gateway: Gateway, orderId: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -110,8 +103,8 @@ afterAll(async () => {
   }
   for (const { dataDir } of started) {
     const pid = postmasterPid(dataDir);
-    if (pid && alive(pid)) process.kill(pid, 'SIGINT');
-    await waitFor(async () => !pid || !alive(pid), { timeoutMs: 30_000, what: `the Postgres of ${dataDir} to stop` });
+    if (pid && isRunning(pid)) process.kill(pid, 'SIGINT');
+    await waitFor(async () => !pid || !isRunning(pid), { timeoutMs: 30_000, what: `the Postgres of ${dataDir} to stop` });
   }
   rmSync(base, { recursive: true, force: true });
 });
@@ -140,7 +133,7 @@ describe('the standalone gateway started beside a running one', () => {
     expect(second.output()).not.toContain('"stack"');
     // The first one still serves, on the same Postgres.
     expect(postmasterPid(first.dataDir)).toBe(postmaster);
-    expect(alive(postmaster)).toBe(true);
+    expect(isRunning(postmaster)).toBe(true);
     expect(await verify(first, `second-start-${second.child.pid}`)).toMatchObject({ status: 201, body: { result: 'SUCCESS' } });
   });
 
@@ -156,7 +149,7 @@ describe('the standalone gateway started beside a running one', () => {
     ]);
     expect(second.output()).not.toContain('"stack"');
     const postmaster = postmasterPid(second.dataDir);
-    expect(postmaster === undefined || !alive(postmaster)).toBe(true);
+    expect(postmaster === undefined || !isRunning(postmaster)).toBe(true);
     expect(await verify(first, 'second-http-port')).toMatchObject({ status: 201, body: { result: 'SUCCESS' } });
   });
 });
@@ -178,7 +171,7 @@ describe('the standalone gateway stopped or crashed', () => {
     expect(lines.filter((line) => line.level !== 'info')).toEqual([]);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'stopped while starting', reason: 'SIGTERM' }));
     expect(gateway.output()).not.toContain('ready for requests');
-    expect(alive(postmaster)).toBe(false);
+    expect(isRunning(postmaster)).toBe(false);
   });
 
   it('starts again after its Postgres was killed (SIGKILL) while idle: crash recovery, the data kept', async () => {
@@ -194,7 +187,7 @@ describe('the standalone gateway stopped or crashed', () => {
     gateway.child.kill('SIGINT');
     expect(await gateway.exited).toBe(0);
     // The killed postmaster's backends notice and exit on their own (until then they hold its shared memory).
-    await waitFor(async () => !backends.some(alive), { what: "the killed Postgres's backends to exit" });
+    await waitFor(async () => !backends.some((pid) => isRunning(pid)), { what: "the killed Postgres's backends to exit" });
 
     const again = await startReady(options);
     // The VERIFY made before the crash is there: a replay answers it again.

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { Client } from 'pg';
-import { defaultMerchantSettings, JsonObject, RecordOperationMessage, SUBJECTS } from '@gateway/contracts';
+import { defaultMerchantSettings, JsonObject, SUBJECTS } from '@gateway/contracts';
 import { GatewayNatsClient } from '@gateway/platform';
-import { freePort, TEST_CARD, testInfra, waitFor } from '@gateway/testing';
-import { servicesRequestHasher } from '../support/e2e-state';
+import { freePort, testInfra, waitFor } from '@gateway/testing';
 import { call, checkedFetch, createMerchant, readState, TestMerchant } from '../support/gateway-client';
 import { acquirerRefundCalls } from '../support/metrics';
+import { seededCardPayment } from '../support/seeded-payments';
 import { httpOk, StartedProcess, startApp } from '../support/processes';
 
 jest.setTimeout(60_000);
@@ -53,53 +53,8 @@ describe('a refund the edge stopped waiting for', () => {
   });
 
   async function seedCardPayment(orderId: string): Promise<void> {
-    const record: RecordOperationMessage = {
-      envelope: {
-        merchant: {
-          id: merchant.id,
-          mode: 'TEST',
-          settings: { ...defaultMerchantSettings(), testAcquirer: { latencyMs: 0 } },
-        },
-        apiVersion: 100,
-        requestId: 'e2e-seed',
-        authMethod: 'PASSWORD',
-        fencingToken: '1',
-      },
-      orderId,
-      transactionId: 'pay-1',
-      apiOperation: 'PAY',
-      requestHash: servicesRequestHasher().hash({ apiOperation: 'PAY', orderId }),
-      mode: 'CREATE',
-      order: { currency: 'USD' },
-      transaction: {
-        type: 'PAYMENT',
-        amount: '100.00',
-        currency: 'USD',
-        result: 'SUCCESS',
-        gatewayCode: 'APPROVED',
-        fundingType: 'CARD',
-      },
-      response: {
-        sourceOfFunds: {
-          type: 'CARD',
-          provided: {
-            card: {
-              brand: 'MASTERCARD',
-              expiry: { month: '1', year: '39' },
-              fundingMethod: 'CREDIT',
-              number: TEST_CARD,
-              scheme: 'MASTERCARD',
-            },
-          },
-        },
-        transaction: {
-          acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC0000420102' },
-          authorizationCode: '123456',
-          receipt: '0001120000',
-        },
-      },
-    };
-    await nats.request(`${readState().natsPrefix}${SUBJECTS.orderTransaction.ledgerRecord}`, record, 10_000);
+    const context = { id: merchant.id, mode: 'TEST' as const, settings: { ...defaultMerchantSettings(), testAcquirer: { latencyMs: 0 } } };
+    await nats.request(`${readState().natsPrefix}${SUBJECTS.orderTransaction.ledgerRecord}`, seededCardPayment(context, orderId, '100.00'), 10_000);
   }
 
   it('answers 503 SERVER_BUSY, records the refund once the service gets to it, and replays it to the retry without a second refund', async () => {

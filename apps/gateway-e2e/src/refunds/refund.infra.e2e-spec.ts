@@ -5,16 +5,15 @@ import {
   MerchantContext,
   OperationReply,
   OrderOperationMessage,
-  RecordOperationMessage,
   SUBJECTS,
   WireError,
 } from '@gateway/contracts';
 import { GatewayNatsClient } from '@gateway/platform';
 import { TEST_CARD, testInfra } from '@gateway/testing';
 import { firstValueFrom } from 'rxjs';
-import { servicesRequestHasher } from '../support/e2e-state';
 import { ApiResponse, call, createMerchant, readState, TestMerchant } from '../support/gateway-client';
 import { acquirerRefundCalls } from '../support/metrics';
+import { seededCardPayment } from '../support/seeded-payments';
 
 /**
  * Refunds across processes in the distributed profile: the edge with its Redis order lock,
@@ -40,28 +39,7 @@ describe('refunds across processes (payments seeded through the ledger over NATS
   }
 
   async function seedCardPayment(merchant: TestMerchant, orderId: string, amount: string): Promise<void> {
-    const record: RecordOperationMessage = {
-      envelope: { merchant: contextOf(merchant), apiVersion: 100, requestId: 'e2e-seed', authMethod: 'PASSWORD', fencingToken: '1' },
-      orderId,
-      transactionId: 'pay-1',
-      apiOperation: 'PAY',
-      requestHash: servicesRequestHasher().hash({ apiOperation: 'PAY', orderId }),
-      mode: 'CREATE',
-      order: { currency: 'USD' },
-      transaction: { type: 'PAYMENT', amount, currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
-      response: {
-        // As a PAY through the test acquirer records it: the card profile the spec always provides
-        // (brand, fundingMethod, scheme) included, so the refunds that echo it conform.
-        sourceOfFunds: {
-          type: 'CARD',
-          provided: {
-            card: { brand: 'MASTERCARD', expiry: { month: '1', year: '39' }, fundingMethod: 'CREDIT', number: TEST_CARD, scheme: 'MASTERCARD' },
-          },
-        },
-        transaction: { acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC0000420101' }, authorizationCode: '123456', receipt: '0001120000' },
-      },
-    };
-    await firstValueFrom(client.send(subject(SUBJECTS.orderTransaction.ledgerRecord), record));
+    await firstValueFrom(client.send(subject(SUBJECTS.orderTransaction.ledgerRecord), seededCardPayment(contextOf(merchant), orderId, amount)));
   }
 
   const refundBody = (amount: string, extra: JsonObject = {}) => ({ apiOperation: 'REFUND', transaction: { amount, currency: 'USD' }, ...extra });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStandaloneDatabase } from '../standalone';
+import { isRunning } from './embedded-postgres';
 import { freePort } from '../test-support';
 
 jest.setTimeout(120_000);
@@ -98,14 +99,6 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
   return true;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('startEmbeddedPostgres', () => {
   const base = mkdtempSync(path.join(tmpdir(), 'gateway-embedded-pg-'));
@@ -129,8 +122,8 @@ describe('startEmbeddedPostgres', () => {
     for (const { child } of runs) child.kill('SIGKILL');
     for (const dir of dataDirs) {
       const pid = postmasterPid(dir);
-      if (pid && alive(pid)) process.kill(pid, 'SIGINT');
-      await until(() => !pid || !alive(pid), 30_000);
+      if (pid && isRunning(pid)) process.kill(pid, 'SIGINT');
+      await until(() => !pid || !isRunning(pid), 30_000);
     }
     blocker?.close();
     rmSync(base, { recursive: true, force: true });
@@ -145,13 +138,13 @@ describe('startEmbeddedPostgres', () => {
     const leftover = postmasterPid(dataDir)!;
     killed.child.kill('SIGKILL');
     await killed.exited;
-    expect(alive(leftover)).toBe(true);
+    expect(isRunning(leftover)).toBe(true);
 
     const next = run(dataDir, port, true);
     runs.push(next);
     expect(await next.exited).toBe(0);
     expect(next.output()).toContain('started');
-    expect(alive(leftover)).toBe(false);
+    expect(isRunning(leftover)).toBe(false);
   });
 
   it("keeps Postgres up through a terminal's Ctrl-C (SIGINT to the whole process group) until the gateway stops it", async () => {
@@ -165,7 +158,7 @@ describe('startEmbeddedPostgres', () => {
     const code = await gateway.exited;
     expect(gateway.output()).toBe('started\nanswered 42 after SIGINT\nstopped\n');
     expect(code).toBe(0);
-    expect(alive(postmaster)).toBe(false);
+    expect(isRunning(postmaster)).toBe(false);
   });
 
   it('stops its Postgres when the gateway exits without stopping it', async () => {
@@ -175,7 +168,7 @@ describe('startEmbeddedPostgres', () => {
     expect(await gateway.exited).toBe(3);
     expect(gateway.output()).toBe('started\n');
     const postmaster = postmasterPid(dataDir);
-    expect(postmaster === undefined || (await until(() => !alive(postmaster), 10_000))).toBe(true);
+    expect(postmaster === undefined || (await until(() => !isRunning(postmaster), 10_000))).toBe(true);
   });
 
   it('refuses, and says why, a data folder whose Postgres another running gateway holds', async () => {
@@ -191,7 +184,7 @@ describe('startEmbeddedPostgres', () => {
     expect(second.output()).toContain(`already running for another process (pid ${first.child.pid})`);
     // The first one's database is untouched.
     expect(first.child.exitCode).toBeNull();
-    expect(alive(postmasterPid(dataDir)!)).toBe(true);
+    expect(isRunning(postmasterPid(dataDir)!)).toBe(true);
   });
 
   it("refuses a port another process listens on rather than start beside it (another gateway's Postgres)", async () => {

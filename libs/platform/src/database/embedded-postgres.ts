@@ -287,8 +287,8 @@ async function stopLeftoverPostmaster(dataDir: string, log?: (line: string) => v
   }
 }
 
-/** Alive and not a zombie (an orphan's parent may never reap it). */
-function isRunning(pid: number): boolean {
+/** Alive and not a zombie (an orphan's parent may never reap it). Exported for the tests that start and stop Postgres. */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {
