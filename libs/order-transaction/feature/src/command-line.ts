@@ -13,3 +13,20 @@ export function parsedOrUsageError<T>(io: CommandIo, parse: () => T): T | undefi
     return undefined;
   }
 }
+
+/**
+ * An operator command's line, or what the command answers from the line alone, before any
+ * database is opened: its usage for `--help` (0) or when no subcommand is named (2), a usage
+ * error for a line that does not parse (2).
+ */
+export function lineOrAnswer<T extends { values: { help?: boolean }; positionals: string[] }>(io: CommandIo, parse: () => T, usage: string): T | number {
+  const parsed = parsedOrUsageError(io, parse);
+  if (!parsed) {
+    return 2;
+  }
+  if (parsed.values.help || parsed.positionals.length === 0) {
+    io.out(usage);
+    return parsed.values.help ? 0 : 2;
+  }
+  return parsed;
+}

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { NotificationOutbox, NotificationSummary } from '@gateway/order-transaction/data-access';
-import { parsedOrUsageError } from './command-line';
+import { lineOrAnswer } from './command-line';
 import type { CommandIo } from './operator-commands';
 
 export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
@@ -19,16 +19,12 @@ Runs with order-transaction's DATABASE_URL (the outbox is in its schema).
 
 /** The commands themselves, over the outbox (the mains and the tests call it). */
 export async function runNotificationsCommand(argv: string[], outbox: NotificationOutbox, io: CommandIo): Promise<number> {
-  const parsed = parsedOrUsageError(io, () => parse(argv));
-  if (!parsed) {
-    return 2;
+  const commandLine = notificationsLine(argv, io);
+  if (typeof commandLine === 'number') {
+    return commandLine;
   }
-  const { values, positionals } = parsed;
+  const { values, positionals } = commandLine;
   const [command, ...ids] = positionals;
-  if (values.help || !command) {
-    io.out(NOTIFICATIONS_USAGE);
-    return values.help ? 0 : 2;
-  }
   const print = (json: unknown, text: string) => io.out(values.json ? JSON.stringify(json, null, 2) : text);
   switch (command) {
     case 'list-failed': {
@@ -68,6 +64,11 @@ export async function runNotificationsCommand(argv: string[], outbox: Notificati
       io.err(`error: unknown command '${command}'. Run with --help.`);
       return 2;
   }
+}
+
+/** The command's line, or its answer when the line alone answers it (lineOrAnswer): no database needed. */
+export function notificationsLine(argv: string[], io: CommandIo): ReturnType<typeof parse> | number {
+  return lineOrAnswer(io, () => parse(argv), NOTIFICATIONS_USAGE);
 }
 
 function parse(argv: string[]) {

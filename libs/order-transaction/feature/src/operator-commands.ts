@@ -15,8 +15,8 @@ import {
   StandaloneConfig,
 } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
-import { NOTIFICATIONS_USAGE, runNotificationsCommand } from './notifications.command';
-import { runTransactionsCommand, TRANSACTIONS_USAGE } from './transactions.command';
+import { notificationsLine, runNotificationsCommand } from './notifications.command';
+import { runTransactionsCommand, transactionsLine } from './transactions.command';
 
 export interface CommandIo {
   out(text: string): void;
@@ -58,22 +58,19 @@ function commandLogger(): AppLogger {
 
 export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 
-const USAGE: Record<OperatorCommand, string> = { notifications: NOTIFICATIONS_USAGE, transactions: TRANSACTIONS_USAGE };
-
 /**
- * `--help`, or no subcommand, answered before any configuration is read or database opened (as
- * the admin CLI and `rotate-keys` do): an operator reading the usage needs no credentials.
+ * `--help`, no subcommand, or a line that does not parse: answered by the command itself before
+ * any configuration is read or database opened (as the admin CLI and `rotate-keys` do): an
+ * operator reading the usage needs no credentials.
  */
-function answeredWithoutDatabase(command: OperatorCommand, argv: string[], io: CommandIo): number | undefined {
-  if (argv.includes('--help')) {
-    io.out(USAGE[command]);
-    return 0;
-  }
-  if (argv.length === 0) {
-    io.out(USAGE[command]);
-    return 2;
-  }
-  return undefined;
+const LINE_OR_ANSWER: Record<OperatorCommand, (argv: string[], io: CommandIo) => unknown> = {
+  notifications: notificationsLine,
+  transactions: transactionsLine,
+};
+
+function answeredFromTheLine(command: OperatorCommand, argv: string[], io: CommandIo): number | undefined {
+  const line = LINE_OR_ANSWER[command](argv, io);
+  return typeof line === 'number' ? line : undefined;
 }
 
 export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
@@ -82,7 +79,7 @@ export function isOperatorCommand(name: string | undefined): name is OperatorCom
 
 /** `main.js <command> ...` of order-transaction: the service's own database credentials only. */
 export async function runOperatorCommandMain(command: OperatorCommand, argv: string[]): Promise<void> {
-  const answered = answeredWithoutDatabase(command, argv, stdio);
+  const answered = answeredFromTheLine(command, argv, stdio);
   if (answered !== undefined) {
     process.exitCode = answered;
     return;
@@ -103,7 +100,7 @@ export async function runOperatorCommandMain(command: OperatorCommand, argv: str
 
 /** The same against the standalone profile's embedded database (started here if the gateway is not running). */
 export async function runStandaloneOperatorCommand(command: OperatorCommand, argv: string[], standalone: StandaloneConfig): Promise<void> {
-  const answered = answeredWithoutDatabase(command, argv, stdio);
+  const answered = answeredFromTheLine(command, argv, stdio);
   if (answered !== undefined) {
     process.exitCode = answered;
     return;

@@ -3,7 +3,7 @@ import { asJsonObject, GatewayError, JsonObject, JsonValue } from '@gateway/cont
 import type { UnresolvedTransaction, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
 import { LEARNED_CODES, LearnedCode, ResolveUnknown, ResolveUnknownResult } from '@gateway/order-transaction/domain';
 import { Money } from '@gateway/money';
-import { parsedOrUsageError } from './command-line';
+import { lineOrAnswer } from './command-line';
 import type { CommandIo } from './operator-commands';
 
 export const TRANSACTIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js transactions <command> [options]
@@ -42,16 +42,12 @@ export interface TransactionsLedger {
 
 /** The commands themselves, over the ledger's report and its resolution (the mains and the tests call it). */
 export async function runTransactionsCommand(argv: string[], ledger: TransactionsLedger, io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
-  const parsed = parsedOrUsageError(io, () => parse(argv));
-  if (!parsed) {
-    return 2;
+  const commandLine = transactionsLine(argv, io);
+  if (typeof commandLine === 'number') {
+    return commandLine;
   }
-  const { values, positionals } = parsed;
+  const { values, positionals } = commandLine;
   const [command] = positionals;
-  if (values.help || !command) {
-    io.out(TRANSACTIONS_USAGE);
-    return values.help ? 0 : 2;
-  }
   switch (command) {
     case 'unresolved':
       return listUnresolved(values, ledger.unresolved, io, now);
@@ -61,6 +57,11 @@ export async function runTransactionsCommand(argv: string[], ledger: Transaction
       io.err(`error: unknown command '${command}'. Run with --help.`);
       return 2;
   }
+}
+
+/** The command's line, or its answer when the line alone answers it (lineOrAnswer): no database needed. */
+export function transactionsLine(argv: string[], io: CommandIo): ReturnType<typeof parse> | number {
+  return lineOrAnswer(io, () => parse(argv), TRANSACTIONS_USAGE);
 }
 
 function parse(argv: string[]) {
