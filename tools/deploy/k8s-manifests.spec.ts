@@ -4,9 +4,10 @@ import path from 'node:path';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
-import { DatabaseConfig, describeVariables, HealthController, MetricsController } from '@gateway/platform';
+import { ConfigError, DatabaseConfig, describeVariables, HealthController, loadConfig, MetricsController, PlatformConfig } from '@gateway/platform';
 import { REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
 import { OrderTransactionConfig } from '@gateway/order-transaction/feature';
+import { EdgeConfig } from '@gateway/edge/feature';
 import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
 import { DATABASE_UNAVAILABLE_WINDOW_MS } from '../../libs/order-transaction/domain/src/card-operation/reservation-writes';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
@@ -50,9 +51,9 @@ type Container = {
   ports?: { name?: string; containerPort: number }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: { runAsNonRoot?: boolean; allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
-  startupProbe?: { httpGet?: { path: string } };
-  livenessProbe?: { httpGet?: { path: string } };
-  readinessProbe?: { httpGet?: { path: string } };
+  startupProbe?: { httpGet?: { path: string } } & Probe;
+  livenessProbe?: { httpGet?: { path: string } } & Probe;
+  readinessProbe?: { httpGet?: { path: string } } & Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
   envFrom?: { secretRef?: { name: string }; configMapRef?: { name: string } }[];
@@ -81,6 +82,42 @@ function variableOf(c: Container, name: string, configMaps: K8sObject[]): string
   const sources = (c.envFrom ?? []).map((e) => configMaps.find((m) => m.metadata.name === e.configMapRef?.name)?.data as Record<string, string> | undefined);
   return sources.reverse().find((data) => data && name in data)?.[name];
 }
+/**
+ * Stand-ins for what a container reads from its Secrets, so that its configuration can be loaded
+ * from the manifests: the values are the operator's, only their presence is the manifests'.
+ */
+const SECRET_STAND_INS: Record<string, string> = {
+  DATABASE_URL: 'postgres://stand-in@postgres/gateway',
+  API_PASSWORD_PEPPER: 'x'.repeat(32),
+  REDIS_URL: 'rediss://stand-in@redis:6379',
+};
+/** The environment a container's process gets: its Secrets' stand-ins, its ConfigMaps (the last one wins), its own env. */
+function environmentOf(c: Container, configMaps: K8sObject[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const source of c.envFrom ?? []) {
+    if (source.secretRef && source.secretRef.name.endsWith('-database')) env.DATABASE_URL = SECRET_STAND_INS.DATABASE_URL;
+    if (source.secretRef?.name === 'api-edge-secrets') env.API_PASSWORD_PEPPER = SECRET_STAND_INS.API_PASSWORD_PEPPER;
+    const data = configMaps.find((m) => m.metadata.name === source.configMapRef?.name)?.data as Record<string, string> | undefined;
+    Object.assign(env, data ?? {});
+  }
+  for (const variable of c.env ?? []) {
+    const standIn = variable.valueFrom?.secretKeyRef ? SECRET_STAND_INS[variable.name] : undefined;
+    if (variable.valueFrom?.secretKeyRef && standIn === undefined) {
+      throw new Error(`${c.name}: ${variable.name} comes from a Secret; give it a stand-in in SECRET_STAND_INS`);
+    }
+    env[variable.name] = standIn ?? variable.value ?? '';
+  }
+  return env;
+}
+/** The config class an app's Deployment (or one running its image in another mode) reads. */
+function configClassOf(deployment: string): new () => PlatformConfig {
+  const app = MODE_OF[deployment] ?? deployment;
+  const section = SECTIONS.find((s) => s.title === app);
+  if (!section) throw new Error(`no config class for ${deployment}`);
+  return section.configClass as new () => PlatformConfig;
+}
+/** A probe's timing; Kubernetes' defaults: timeoutSeconds 1, periodSeconds 10, failureThreshold 3. */
+type Probe = { timeoutSeconds?: number; periodSeconds?: number; failureThreshold?: number };
 /** Pods a Deployment runs at most: its HPA's maximum, plus the surge of a rollout at that scale. */
 function podsAtFullScale(deployment: K8sObject, hpas: K8sObject[]): number {
   const hpa = hpas.find((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === deployment.metadata.name);
@@ -111,6 +148,17 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
   let objects: K8sObject[];
   const find = (kind: string, name?: string) => objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
   const workloads = () => objects.filter((o) => podSpecOf(o));
+  /** Each app's configuration as its pods load it at start, from the rendered ConfigMaps and env. */
+  const deployedConfigs = (): [string, PlatformConfig][] =>
+    [...APPS, ...Object.keys(MODE_OF)].map((name) => {
+      const [container] = podSpecOf(find('Deployment', name)[0])!.containers;
+      try {
+        return [name, loadConfig(configClassOf(name), environmentOf(container, find('ConfigMap')))];
+      } catch (err) {
+        if (err instanceof ConfigError) throw new Error(`${name} would refuse to start: ${err.message}`);
+        throw err;
+      }
+    });
 
   beforeAll(() => {
     expect(kustomizeVersion()).toMatch(/Kustomize Version: v5\./);
@@ -308,6 +356,35 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       const [dispatcher] = podSpecOf(find('Deployment', 'order-transaction-dispatcher')[0])!.containers;
       const workers = Number(variableOf(dispatcher, 'WEBHOOK_WORKERS', configMaps) ?? new OrderTransactionConfig().WEBHOOK_WORKERS);
       expect(poolOf(dispatcher, configMaps)).toBeGreaterThan(workers);
+    });
+
+    it("sets values every app starts with: each variable's bounds and its relations to the others (the lock's lease, the ledger's calls, the workers' connections)", () => {
+      expect(deployedConfigs().map(([name]) => name)).toEqual([...APPS, ...Object.keys(MODE_OF)]);
+    });
+
+    it('sets one NATS_REQUEST_TIMEOUT_MS for every app: the edge waits it, the ledger and the lock lease are sized against their own copy', () => {
+      const timeouts = Object.fromEntries(deployedConfigs().map(([name, config]) => [name, config.NATS_REQUEST_TIMEOUT_MS]));
+      expect([timeouts, new Set(Object.values(timeouts)).size]).toEqual([timeouts, 1]);
+    });
+
+    it("answers each probe within the kubelet's timeout: the readiness checks, and a start that waits for its database", () => {
+      const problems: string[] = [];
+      for (const [name, config] of deployedConfigs()) {
+        const [container] = podSpecOf(find('Deployment', name)[0])!.containers;
+        // The checks run together, each bounded by HEALTH_CHECK_TIMEOUT_MS; a probe that times out
+        // first reports nothing of which dependency is away.
+        const readinessMs = (container.readinessProbe?.timeoutSeconds ?? 1) * 1000;
+        if (!(config.HEALTH_CHECK_TIMEOUT_MS < readinessMs)) {
+          problems.push(`${name}: HEALTH_CHECK_TIMEOUT_MS ${config.HEALTH_CHECK_TIMEOUT_MS} against a ${readinessMs} ms readiness probe`);
+        }
+        // A start that cannot reach its database exits 1 itself (after an attempt of at most 5 s)
+        // before the startup probe's window kills it.
+        const startup = container.startupProbe ?? {};
+        const windowMs = (startup.periodSeconds ?? 10) * (startup.failureThreshold ?? 3) * 1000;
+        const connectMs = (config as DatabaseConfig).DATABASE_CONNECT_TIMEOUT_SECONDS * 1000 + 5_000;
+        if (!(connectMs < windowMs)) problems.push(`${name}: DATABASE_CONNECT_TIMEOUT_SECONDS outlasts the ${windowMs} ms startup probe window`);
+      }
+      expect(problems).toEqual([]);
     });
 
     it('lets traffic in from outside to the edge only; services take requests over NATS alone', () => {
@@ -515,6 +592,16 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         return wide.some(([network, bits]) => prefix <= bits && new TrustedProxies(entry).includes(network));
       });
       expect(tooWide).toEqual([]);
+    });
+
+    it("waits at the Ingress for the edge's longest answer, so that a merchant gets the gateway's answer rather than the proxy's 504", () => {
+      const [ingress] = find('Ingress', 'api-edge');
+      // ingress-nginx's default proxy-read-timeout, in seconds.
+      const readTimeoutMs = Number(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'] ?? 60) * 1000;
+      const [, edge] = deployedConfigs().find(([name]) => name === 'api-edge') as [string, EdgeConfig];
+      // The longest lock wait, then up to two requests under the lock (ORDER_LOCK_TTL_MS's reasoning).
+      const longestAnswerMs = Math.max(edge.ORDER_LOCK_WAIT_MS, edge.PAYER_LOCK_WAIT_MS) + 2 * edge.NATS_REQUEST_TIMEOUT_MS;
+      expect([longestAnswerMs, readTimeoutMs, longestAnswerMs < readTimeoutMs]).toEqual([longestAnswerMs, readTimeoutMs, true]);
     });
 
     it("routes only the edge's public paths from the Ingress: health and metrics stay inside the cluster", () => {

@@ -84,7 +84,9 @@ const common = (runId: string): Record<string, string> => ({
   LOG_LEVEL: 'info',
   NATS_URL: testInfra.natsUrl,
   NATS_SUBJECT_PREFIX: `e${runId}.`,
-  NATS_REQUEST_TIMEOUT_MS: '5000',
+  // Production's: the ledger's calls under the edge's wait (REFUND_CALL_TIMEOUT_MS, 5 s, then a
+  // timed-out call's reversal, 3 s) must end before it, or order-transaction refuses to start.
+  NATS_REQUEST_TIMEOUT_MS: '10000',
   SHUTDOWN_GRACE_MS: '10000',
   // Settings changed by a test apply to its next request.
   MERCHANT_CACHE_TTL_MS: '0',

@@ -97,3 +97,15 @@ describe('EdgeConfig: the order lock', () => {
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
   });
 });
+
+describe('EdgeConfig: the API version range', () => {
+  it('refuses a range whose ends are swapped, which would answer every request 400', () => {
+    expect(problemsOf({ API_VERSION_MIN: '100', API_VERSION_MAX: '29' })).toEqual({
+      API_VERSION_MAX: 'must be at least API_VERSION_MIN (100): below it no version is accepted, and every request is answered 400',
+    });
+    expect(problemsOf({ API_VERSION_MAX: '28' })).toEqual({ API_VERSION_MAX: expect.stringContaining('API_VERSION_MIN (29)') });
+    expect(problemsOf({ API_VERSION_MIN: '29', API_VERSION_MAX: '29' })).toEqual({});
+    // A malformed minimum is reported on its own variable only.
+    expect(problemsOf({ API_VERSION_MIN: 'v29' })).toEqual({ API_VERSION_MIN: expect.any(String) });
+  });
+});

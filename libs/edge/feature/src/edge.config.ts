@@ -43,11 +43,12 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(1000)
   API_VERSION_MIN = 29;
 
-  @Describe('Highest API version accepted in request paths.')
+  @Describe('Highest API version accepted in request paths; at least API_VERSION_MIN.')
   @IntVar()
   @IsInt()
   @Min(1)
   @Max(1000)
+  @NotBelowVersionMin()
   API_VERSION_MAX = 100;
 
   @Describe('How long an order operation waits for the order\'s lock before answering LOCK_FAILURE.')
@@ -235,6 +236,22 @@ function LongerThanRequestTimeout(): PropertyDecorator {
       },
       defaultMessage: (args) =>
         `must be longer than twice NATS_REQUEST_TIMEOUT_MS (${REQUESTS_UNDER_THE_LEASE} × ${(args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS}): an operation may wait on two requests under the order's lock`,
+    },
+  });
+}
+
+/** A range with its ends swapped would answer every request 400 for its version, the process up and ready. */
+function NotBelowVersionMin(): PropertyDecorator {
+  return ValidateBy({
+    name: 'notBelowVersionMin',
+    validator: {
+      validate: (value, args) => {
+        const min: unknown = (args!.object as EdgeConfig).API_VERSION_MIN;
+        // An invalid minimum is reported on its own variable.
+        return typeof min !== 'number' || (typeof value === 'number' && value >= min);
+      },
+      defaultMessage: (args) =>
+        `must be at least API_VERSION_MIN (${(args!.object as EdgeConfig).API_VERSION_MIN}): below it no version is accepted, and every request is answered 400`,
     },
   });
 }

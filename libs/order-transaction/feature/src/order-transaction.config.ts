@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
+import { REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
 import { BoolVar, DatabaseConfig, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
 
 export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
@@ -35,11 +36,15 @@ export class OrderTransactionConfig extends DatabaseConfig {
   @Max(500)
   WEBHOOK_BATCH_SIZE = 20;
 
-  @Describe('Workers one dispatcher process runs (each holds one database connection while it has deliveries in flight).')
+  @Describe(
+    'Workers one dispatcher process runs (each holds one database connection while it has deliveries in flight). ' +
+      'Fewer than DATABASE_POOL_SIZE where this process dispatches: the outbox\'s other queries (the due gauge the dispatcher is scaled on, a timed-out receiver\'s deferral, the purge; in `all` mode the ledger\'s) need a connection beside them.',
+  )
   @IntVar()
   @IsInt()
   @Min(1)
   @Max(32)
+  @FewerThanPoolConnections()
   WEBHOOK_WORKERS = 2;
 
   @Describe(
@@ -136,11 +141,63 @@ export class OrderTransactionConfig extends DatabaseConfig {
   UNKNOWN_INQUIRY_BATCH_SIZE = 20;
 
   @Describe(
-    'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), for an AUTHORIZE or PAY whose card the token vault holds (a token\'s or a payment session\'s: the vault makes the acquirer call), and for a capture or void of a browser payment\'s authorisation at its provider. Keep it well below the edge\'s NATS_REQUEST_TIMEOUT_MS: an operation whose call timed out is recorded as UNKNOWN and answered before the edge stops waiting.',
+    'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), for an AUTHORIZE or PAY whose card the token vault holds (a token\'s or a payment session\'s: the vault makes the acquirer call), and for a capture or void of a browser payment\'s authorisation at its provider. Shorter than NATS_REQUEST_TIMEOUT_MS (the same value in every app) less ' +
+      `${REVERSAL_WAIT_MS} ms, the wait for a timed-out call's reversal, where this process serves requests: an operation whose call timed out is then recorded (UNKNOWN, or declined and reversed) and answered before the edge stops waiting.`,
   )
   @IntVar()
   @IsInt()
   @Min(100)
   @Max(120_000)
+  @AnsweredBeforeTheEdgeStopsWaiting()
   REFUND_CALL_TIMEOUT_MS = 5_000;
+}
+
+/**
+ * An operation's calls under the edge's wait: the call through another service (up to
+ * REFUND_CALL_TIMEOUT_MS), then, when the acquirer answered TIMED_OUT, the reversal (up to
+ * REVERSAL_WAIT_MS), then the ledger's record. Past NATS_REQUEST_TIMEOUT_MS the edge answers
+ * SERVER_BUSY while the money moves or is reversed, and the merchant learns the outcome only by
+ * retrying. Checked against this process's NATS_REQUEST_TIMEOUT_MS, which deployments set once
+ * for every app (a manifest test holds them equal). A dispatcher answers no requests.
+ */
+function AnsweredBeforeTheEdgeStopsWaiting(): PropertyDecorator {
+  return ValidateBy({
+    name: 'answeredBeforeTheEdgeStopsWaiting',
+    validator: {
+      validate: (value, args) => {
+        const config = args!.object as OrderTransactionConfig;
+        const timeout: unknown = config.NATS_REQUEST_TIMEOUT_MS;
+        // An invalid timeout is reported on its own variable.
+        return (
+          config.ORDER_TRANSACTION_MODE === 'dispatch' ||
+          typeof timeout !== 'number' ||
+          (typeof value === 'number' && value + REVERSAL_WAIT_MS < timeout)
+        );
+      },
+      defaultMessage: (args) =>
+        `must be shorter than NATS_REQUEST_TIMEOUT_MS less the timed-out reversal's wait (${(args!.object as OrderTransactionConfig).NATS_REQUEST_TIMEOUT_MS} - ${REVERSAL_WAIT_MS} ms): an operation whose call timed out must be answered before the edge stops waiting`,
+    },
+  });
+}
+
+/**
+ * Each dispatcher worker holds a pooled connection while its deliveries are in flight (its
+ * claims are session locks). With as many workers as connections, a hanging receiver leaves none
+ * for the rest: the due gauge the dispatcher's autoscaler reads, the deferral that sets the
+ * receiver aside, and in `all` mode the ledger's requests, each wait out the pool's timeout and fail.
+ */
+function FewerThanPoolConnections(): PropertyDecorator {
+  return ValidateBy({
+    name: 'fewerThanPoolConnections',
+    validator: {
+      validate: (value, args) => {
+        const config = args!.object as OrderTransactionConfig;
+        const pool: unknown = config.DATABASE_POOL_SIZE;
+        // An invalid pool size is reported on its own variable.
+        return config.ORDER_TRANSACTION_MODE === 'serve' || typeof pool !== 'number' || (typeof value === 'number' && value < pool);
+      },
+      defaultMessage: (args) =>
+        `must be fewer than DATABASE_POOL_SIZE (${(args!.object as OrderTransactionConfig).DATABASE_POOL_SIZE}) where this process dispatches: each worker holds a connection while it delivers, and the outbox's other queries need one beside them`,
+    },
+  });
 }

@@ -68,7 +68,7 @@ export class PlatformConfig {
   @Matches(/^([A-Za-z0-9_-]+\.)?$/, { message: 'must be empty or a token followed by a dot' })
   NATS_SUBJECT_PREFIX = '';
 
-  @Describe('Longest wait for a service to answer a request; past it the caller gets SERVER_BUSY.')
+  @Describe('Longest wait for a service to answer a request; past it the caller gets SERVER_BUSY. The same value in every app: api-edge\'s ORDER_LOCK_TTL_MS and order-transaction\'s REFUND_CALL_TIMEOUT_MS are checked against it at start.')
   @IntVar()
   @IsInt()
   @Min(50)
@@ -82,7 +82,7 @@ export class PlatformConfig {
   @Max(100_000)
   NATS_MAX_IN_FLIGHT = DEFAULT_NATS_MAX_IN_FLIGHT;
 
-  @Describe('Timeout of each readiness check (database, NATS, Redis, services).')
+  @Describe('Timeout of each readiness check (database, NATS, Redis, services). The checks run together: keep it under the readiness probe\'s timeout (3 s in k8s/), or a slow dependency times the probe out before the answer names it.')
   @IntVar()
   @IsInt()
   @Min(50)
