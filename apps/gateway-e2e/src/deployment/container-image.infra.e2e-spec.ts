@@ -11,7 +11,8 @@ import { APPS, httpOk } from '../support/processes';
 
 jest.setTimeout(900_000);
 
-const GRACE_MS = 10_000;
+/** What a stopping ledger needs at the longest (order-transaction refuses to start with less). */
+const GRACE_MS = 50_000;
 
 interface ImageProcess {
   label: string;

@@ -102,7 +102,7 @@ describe('webhook dispatcher processes', () => {
   /** `node dist/apps/order-transaction/src/main.js notifications ...`, as an operator runs it. */
   async function command(args: string[]): Promise<string> {
     const { stdout } = await run(process.execPath, [path.join(DIST, 'apps/order-transaction/src/main.js'), 'notifications', ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, WEBHOOK_SECRET_KEYS: keys, LOG_LEVEL: 'warn' },
     });
     return stdout;
   }

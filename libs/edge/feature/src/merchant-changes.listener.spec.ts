@@ -34,6 +34,13 @@ describe('MerchantChangesListener', () => {
     expect(directory.forgetAll).not.toHaveBeenCalled();
   });
 
+  it('drops every profile when the database notifies that the merchants were truncated', () => {
+    const { directory } = setUp();
+    handlers.notified('*');
+    expect(directory.forgetAll).toHaveBeenCalledTimes(1);
+    expect(directory.forget).not.toHaveBeenCalled();
+  });
+
   it('drops every profile each time it listens, since what changed meanwhile was told to no one, and says when it listens again', async () => {
     const { directory, logger, listening } = setUp();
     expect(await listening()).toBe(0);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { MERCHANT_CHANGES_CHANNEL } from '@gateway/edge/data-access';
+import { MERCHANT_CHANGES_ALL, MERCHANT_CHANGES_CHANNEL } from '@gateway/edge/data-access';
 import { MerchantDirectory } from '@gateway/edge/domain';
 import { APP_LOGGER, AppLogger, DatabaseConnection, DatabaseListener, Metrics, sessionClientConfig } from '@gateway/platform';
 import type { Gauge } from 'prom-client';
@@ -9,11 +9,11 @@ export const MERCHANT_CHANGES_CONNECTION = Symbol('MERCHANT_CHANGES_CONNECTION')
 
 /**
  * Drops a merchant's cached profile as soon as the database notifies a change of it (the
- * trigger on edge.merchants), so a disabled merchant, a revoked password or certificate, a mode
- * or setting change applies on every replica at once, whoever wrote it
- * (docs/decisions/merchant-cache-invalidation.md). Each (re)connection drops the whole cache:
- * changes made while no LISTEN was in effect were never notified. While the connection is away
- * the cache's TTL bounds staleness, as it did before; readiness does not depend on it.
+ * triggers on edge.merchants; a TRUNCATE drops every profile), so a disabled merchant, a revoked
+ * password or certificate, a mode or setting change applies on every replica at once, whoever
+ * wrote it (docs/decisions/merchant-cache-invalidation.md). Each (re)connection drops the whole
+ * cache: changes made while no LISTEN was in effect were never notified. While the connection is
+ * away the cache's TTL bounds staleness, as it did before; readiness does not depend on it.
  * Nothing of this is on the request path: a request still costs no query when its profile is cached.
  */
 @Injectable()
@@ -40,7 +40,7 @@ export class MerchantChangesListener implements OnApplicationBootstrap, OnApplic
       { channel: MERCHANT_CHANGES_CHANNEL },
       {
         listening: (backendPid) => this.onListening(backendPid),
-        notified: (merchantId) => this.directory.forget(merchantId),
+        notified: (payload) => this.onChanged(payload),
         lost: (err) => this.onLost(err),
       },
     );
@@ -53,6 +53,15 @@ export class MerchantChangesListener implements OnApplicationBootstrap, OnApplic
 
   onApplicationShutdown(): Promise<void> {
     return this.listener.stop();
+  }
+
+  /** A merchant's id, or MERCHANT_CHANGES_ALL after a TRUNCATE of them all. */
+  private onChanged(payload: string): void {
+    if (payload === MERCHANT_CHANGES_ALL) {
+      this.directory.forgetAll();
+    } else {
+      this.directory.forget(payload);
+    }
   }
 
   private onListening(backendPid: number): void {

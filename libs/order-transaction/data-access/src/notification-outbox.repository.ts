@@ -365,6 +365,14 @@ export class NotificationClaims {
   }
 }
 
+/** A failed notification's sealed secrets (NotificationOutbox.failedWithSecrets). */
+export interface FailedNotificationSecrets {
+  id: string;
+  merchantId: string;
+  sealedSecret: string;
+  sealedPreviousSecret: string | null;
+}
+
 /**
  * The webhook outbox's SQL. Dispatcher workers claim through NotificationClaims: a row is in
  * exactly one dispatcher's hands while it is being delivered, others skip it, and a dispatcher
@@ -486,6 +494,22 @@ export class NotificationOutbox {
         ORDER BY created_at DESC
         LIMIT $2`,
       [filter.merchantId ?? null, filter.limit],
+    );
+  }
+
+  /**
+   * The failed notifications a resend would queue (by id, or every failed one of a merchant) and
+   * the sealed secrets their deliveries would open, so the resend can first check it can open
+   * them. The sealed secrets of a notification never change after it is written.
+   */
+  failedWithSecrets(selection: { ids: string[] } | { merchantId: string }): Promise<FailedNotificationSecrets[]> {
+    const byIds = 'ids' in selection;
+    return this.dataSource.query(
+      `SELECT id, merchant_id AS "merchantId", sealed_secret AS "sealedSecret", sealed_previous_secret AS "sealedPreviousSecret"
+         FROM order_transaction.notification_outbox
+        WHERE status = 'FAILED' AND ${byIds ? 'id = ANY($1::uuid[])' : 'merchant_id = $1'}
+        ORDER BY id`,
+      [byIds ? selection.ids : selection.merchantId],
     );
   }
 

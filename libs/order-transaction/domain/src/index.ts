@@ -17,6 +17,7 @@ export * from './card-operation/reserved-operation';
 export * from './card-operation/follow-on-operation';
 export * from './card-operation/provider-follow-on';
 export * from './card-operation/timed-out-reversal';
+export { DATABASE_UNAVAILABLE_WINDOW_MS } from './card-operation/reservation-writes';
 export * from './agreements/agreements';
 export * from './pay-by-card/pay-by-card.use-case';
 export * from './pay-by-card/card-payment-side-effects';

@@ -12,7 +12,9 @@ describe('notifications command: usage', () => {
   async function run(...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runNotificationsCommand(argv, outbox, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await runNotificationsCommand(argv, outbox, { out: (t) => out.push(t), err: (t) => err.push(t) }, () => {
+      throw new Error('the keys must not be read');
+    });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 

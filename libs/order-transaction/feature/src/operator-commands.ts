@@ -1,18 +1,22 @@
 import pino from 'pino';
 import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
 import { RecordOperation, ResolveUnknown, WriteNotification } from '@gateway/order-transaction/domain';
+import { SealingKeyRing } from '@gateway/crypto';
 import {
   AppLogger,
+  ConfigError,
   createLogger,
   createServiceDataSource,
   databaseConnection,
   DatabaseConfig,
   failStartup,
   loadConfig,
+  loadStandaloneSecrets,
   Metrics,
   migrateSchema,
   openStandaloneDatabase,
   StandaloneConfig,
+  standaloneWebhookSecretKeys,
 } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
 import { notificationsLine, runNotificationsCommand } from './notifications.command';
@@ -34,10 +38,38 @@ export const stdio: CommandIo = {
  * `main.js transactions ...` (transactions to reconcile, docs/operations/README.md).
  */
 const OPERATOR_COMMANDS = {
-  notifications: (argv: string[], dataSource: DataSource, io: CommandIo) => runNotificationsCommand(argv, NotificationOutbox.over(dataSource), io),
-  transactions: (argv: string[], dataSource: DataSource, io: CommandIo) =>
+  notifications: (argv: string[], { dataSource, io, webhookKeys }: CommandContext) =>
+    runNotificationsCommand(argv, NotificationOutbox.over(dataSource), io, webhookKeys),
+  transactions: (argv: string[], { dataSource, io }: CommandContext) =>
     runTransactionsCommand(argv, { unresolved: UnresolvedTransactions.over(dataSource), resolution: resolveUnknownOver(dataSource, commandLogger()) }, io),
 };
+
+/** What a command runs with: the service's database, the operator's terminal, and the keys it may need. */
+interface CommandContext {
+  dataSource: DataSource;
+  io: CommandIo;
+  /** The dispatcher's WEBHOOK_SECRET_KEYS, read when a command needs them: a ConfigError when unset or malformed. */
+  webhookKeys: () => SealingKeyRing;
+}
+
+/** WEBHOOK_SECRET_KEYS as the dispatcher reads it (the same value: docs/webhooks.md). */
+function webhookKeysFrom(text: string | undefined): () => SealingKeyRing {
+  return () => {
+    if (!text) {
+      throw new ConfigError([
+        {
+          variable: 'WEBHOOK_SECRET_KEYS',
+          problem: "is required to resend notifications (the dispatcher's value): a notification whose secret it cannot open is not queued",
+        },
+      ]);
+    }
+    try {
+      return SealingKeyRing.parse(text, 'WEBHOOK_SECRET_KEYS');
+    } catch (err) {
+      throw new ConfigError([{ variable: 'WEBHOOK_SECRET_KEYS', problem: (err as Error).message }]);
+    }
+  };
+}
 
 /**
  * The ledger's resolution of UNKNOWN outcomes over the command's own connection: the service's
@@ -79,22 +111,26 @@ export function isOperatorCommand(name: string | undefined): name is OperatorCom
 
 /** `main.js <command> ...` of order-transaction: the service's own database credentials only. */
 export async function runOperatorCommandMain(command: OperatorCommand, argv: string[]): Promise<void> {
-  const answered = answeredFromTheLine(command, argv, stdio);
-  if (answered !== undefined) {
-    process.exitCode = answered;
-    return;
-  }
   try {
-    const config = loadConfig(DatabaseConfig);
-    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, `order-transaction-${command}`), poolSize: 2 });
-    await dataSource.initialize();
-    try {
-      process.exitCode = await OPERATOR_COMMANDS[command](argv, dataSource, stdio);
-    } finally {
-      await dataSource.destroy();
-    }
+    process.exitCode = await runOperatorCommand(command, argv, stdio);
   } catch (err) {
     failStartup(undefined, err);
+  }
+}
+
+/** The command's exit code; a bad configuration throws a ConfigError (the main's exit code 78). */
+export async function runOperatorCommand(command: OperatorCommand, argv: string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const answered = answeredFromTheLine(command, argv, io);
+  if (answered !== undefined) {
+    return answered;
+  }
+  const config = loadConfig(DatabaseConfig, env);
+  const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, `order-transaction-${command}`), poolSize: 2 });
+  await dataSource.initialize();
+  try {
+    return await OPERATOR_COMMANDS[command](argv, { dataSource, io, webhookKeys: webhookKeysFrom(env.WEBHOOK_SECRET_KEYS) });
+  } finally {
+    await dataSource.destroy();
   }
 }
 
@@ -112,7 +148,9 @@ export async function runStandaloneOperatorCommand(command: OperatorCommand, arg
     try {
       await dataSource.initialize();
       await migrateSchema(dataSource);
-      code = await OPERATOR_COMMANDS[command](argv, dataSource, stdio);
+      // The gateway's own keys unless the environment overrides them, as the gateway reads them.
+      const keys = process.env.WEBHOOK_SECRET_KEYS || standaloneWebhookSecretKeys(await loadStandaloneSecrets(standalone, ['webhookSecretKey']));
+      code = await OPERATOR_COMMANDS[command](argv, { dataSource, io: stdio, webhookKeys: webhookKeysFrom(keys) });
     } finally {
       await dataSource.destroy().catch(() => undefined);
       await pg.stop();

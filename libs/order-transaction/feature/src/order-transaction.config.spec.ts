@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '@gateway/platform';
 import { OrderTransactionConfig } from './order-transaction.config';
 
-const BASE = { DATABASE_URL: 'postgres://ot@127.0.0.1/gw' };
+const BASE = { DATABASE_URL: 'postgres://ot@127.0.0.1/gw', REQUEST_HASH_KEY: randomBytes(32).toString('base64') };
 
 function problemsOf(env: Record<string, string>): Record<string, string> {
   try {
@@ -13,28 +14,31 @@ function problemsOf(env: Record<string, string>): Record<string, string> {
   return {};
 }
 
+// Long enough that the shutdown grace's own rule (below) stays quiet.
+const ROOMY_GRACE = { SHUTDOWN_GRACE_MS: '120000' };
+
 describe('OrderTransactionConfig: the calls under the edge\'s wait', () => {
   const tooLong = (timeout: number) => ({
     REFUND_CALL_TIMEOUT_MS: `must be shorter than NATS_REQUEST_TIMEOUT_MS less the timed-out reversal's wait (${timeout} - 3000 ms): an operation whose call timed out must be answered before the edge stops waiting`,
   });
 
   it('takes the defaults: a 5 s call and a 3 s reversal inside the 10 s the edge waits', () => {
-    expect(problemsOf({})).toEqual({});
-    expect(problemsOf({ REFUND_CALL_TIMEOUT_MS: '6999' })).toEqual({});
+    expect(problemsOf(ROOMY_GRACE)).toEqual({});
+    expect(problemsOf({ ...ROOMY_GRACE, REFUND_CALL_TIMEOUT_MS: '6999' })).toEqual({});
   });
 
   it('refuses a call that, with the reversal after it, outlasts the edge\'s wait: the merchant would be told SERVER_BUSY while money moved', () => {
-    expect(problemsOf({ REFUND_CALL_TIMEOUT_MS: '7000' })).toEqual(tooLong(10000));
-    expect(problemsOf({ REFUND_CALL_TIMEOUT_MS: '10000' })).toEqual(tooLong(10000));
-    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5000' })).toEqual(tooLong(5000));
+    expect(problemsOf({ ...ROOMY_GRACE, REFUND_CALL_TIMEOUT_MS: '7000' })).toEqual(tooLong(10000));
+    expect(problemsOf({ ...ROOMY_GRACE, REFUND_CALL_TIMEOUT_MS: '10000' })).toEqual(tooLong(10000));
+    expect(problemsOf({ ...ROOMY_GRACE, NATS_REQUEST_TIMEOUT_MS: '5000' })).toEqual(tooLong(5000));
     // Seconds where milliseconds are meant: 60 ms for the edge's whole wait.
-    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '60' })).toEqual(tooLong(60));
-    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', REFUND_CALL_TIMEOUT_MS: '8000' })).toEqual(tooLong(10000));
+    expect(problemsOf({ ...ROOMY_GRACE, NATS_REQUEST_TIMEOUT_MS: '60' })).toEqual(tooLong(60));
+    expect(problemsOf({ ...ROOMY_GRACE, ORDER_TRANSACTION_MODE: 'all', REFUND_CALL_TIMEOUT_MS: '8000' })).toEqual(tooLong(10000));
   });
 
   it('leaves a dispatcher, which answers no requests, alone; a malformed timeout is reported on its own variable', () => {
-    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', REFUND_CALL_TIMEOUT_MS: '10000' })).toEqual({});
-    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '10s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
+    expect(problemsOf({ ...ROOMY_GRACE, ORDER_TRANSACTION_MODE: 'dispatch', REFUND_CALL_TIMEOUT_MS: '10000' })).toEqual({});
+    expect(problemsOf({ ...ROOMY_GRACE, NATS_REQUEST_TIMEOUT_MS: '10s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
   });
 });
 
@@ -44,12 +48,46 @@ describe('OrderTransactionConfig: dispatcher workers against the pool', () => {
   });
 
   it('refuses as many workers as pooled connections where notifications are dispatched', () => {
-    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', WEBHOOK_WORKERS: '10' })).toEqual(tooMany(10));
-    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', DATABASE_POOL_SIZE: '4', WEBHOOK_WORKERS: '4' })).toEqual(tooMany(4));
-    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', DATABASE_POOL_SIZE: '4', WEBHOOK_WORKERS: '3' })).toEqual({});
+    expect(problemsOf({ ...ROOMY_GRACE, ORDER_TRANSACTION_MODE: 'dispatch', WEBHOOK_WORKERS: '10' })).toEqual(tooMany(10));
+    expect(problemsOf({ ...ROOMY_GRACE, ORDER_TRANSACTION_MODE: 'all', DATABASE_POOL_SIZE: '4', WEBHOOK_WORKERS: '4' })).toEqual(tooMany(4));
+    expect(problemsOf({ ...ROOMY_GRACE, ORDER_TRANSACTION_MODE: 'dispatch', DATABASE_POOL_SIZE: '4', WEBHOOK_WORKERS: '3' })).toEqual({});
   });
 
   it('ignores the workers of a process that does not dispatch', () => {
-    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'serve', DATABASE_POOL_SIZE: '2', WEBHOOK_WORKERS: '32' })).toEqual({});
+    expect(problemsOf({ ...ROOMY_GRACE, ORDER_TRANSACTION_MODE: 'serve', DATABASE_POOL_SIZE: '2', WEBHOOK_WORKERS: '32' })).toEqual({});
+  });
+});
+
+describe('OrderTransactionConfig: the shutdown grace', () => {
+  it('lets a ledger started without SHUTDOWN_GRACE_MS finish a completion retried while its database is away', () => {
+    // Inquiry in progress 10 s + vault call 5 s + reversal 3 s + retries 25 s + last connection wait 5 s + drain 2 s.
+    expect(loadConfig(OrderTransactionConfig, BASE).SHUTDOWN_GRACE_MS).toBe(50_000);
+    expect(problemsOf({})).toEqual({});
+  });
+
+  it('refuses a grace the longest stop of a serving ledger would outlast, saying what it must hold', () => {
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '40000' })).toEqual({
+      SHUTDOWN_GRACE_MS: expect.stringMatching(/^must be at least 50000: a stopping ledger first ends its shutdown hooks .*25000 retries/),
+    });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '49999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 50000') });
+    // A longer vault call lengthens the longest operation.
+    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '12000', REFUND_CALL_TIMEOUT_MS: '8000' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 53000') });
+    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '12000', REFUND_CALL_TIMEOUT_MS: '8000', SHUTDOWN_GRACE_MS: '53000' })).toEqual({});
+    // Without the reconciler no inquiry delays the drain.
+    expect(problemsOf({ UNKNOWN_INQUIRY_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '40000' })).toEqual({});
+    expect(problemsOf({ UNKNOWN_INQUIRY_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '39999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 40000') });
+  });
+
+  it('asks of a dispatcher only that it finish its deliveries in flight', () => {
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', SHUTDOWN_GRACE_MS: '12000' })).toEqual({});
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', SHUTDOWN_GRACE_MS: '11999' })).toEqual({
+      SHUTDOWN_GRACE_MS: 'must be at least 12000 (WEBHOOK_TIMEOUT_MS + 2000 to drain): a stopping dispatcher finishes the deliveries in flight',
+    });
+    // `all` (the standalone profile) serves requests too.
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', SHUTDOWN_GRACE_MS: '40000' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 50000') });
+  });
+
+  it('reports an unreadable variable of the sum on that variable alone', () => {
+    expect(problemsOf({ REFUND_CALL_TIMEOUT_MS: 'soon' })).toEqual({ REFUND_CALL_TIMEOUT_MS: expect.any(String) });
   });
 });

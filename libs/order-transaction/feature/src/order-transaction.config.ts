@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
-import { REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
-import { BoolVar, DatabaseConfig, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
+import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
+import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
 
 export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
 export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
@@ -8,6 +8,10 @@ export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
 /** order-transaction's configuration, read once at boot (see docs/operations/configuration.md). */
 export class OrderTransactionConfig extends DatabaseConfig {
   override HTTP_PORT = 8082;
+
+  // The platform's variable, checked here against what a stopping ledger must finish.
+  @OutlastsTheLongestStop()
+  override SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 
   @Describe(
     'What this process does: `serve` answers the ledger\'s NATS subjects, `dispatch` only delivers webhook notifications ' +
@@ -22,7 +26,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
 
   @Describe(
     'Keys that open merchants\' sealed webhook notification secrets: `<id>:<base64 of 32 bytes>` entries, comma-separated, ' +
-      'first = current (the admin CLI seals with it). Required when dispatching; the admin CLI needs the same value.',
+      'first = current (the admin CLI seals with it). Required when dispatching; the admin CLI and `notifications resend` need the same value.',
     { secret: true },
   )
   @IsOptional()
@@ -198,6 +202,59 @@ function FewerThanPoolConnections(): PropertyDecorator {
       },
       defaultMessage: (args) =>
         `must be fewer than DATABASE_POOL_SIZE (${(args!.object as OrderTransactionConfig).DATABASE_POOL_SIZE}) where this process dispatches: each worker holds a connection while it delivers, and the outbox's other queries need one beside them`,
+    },
+  });
+}
+
+/**
+ * After the last handler has answered, a stopping process still flushes its replies and drains
+ * its NATS connection (a round trip to the server), then closes its HTTP server and its pool.
+ */
+export const SHUTDOWN_DRAIN_MARGIN_MS = 2_000;
+
+/**
+ * The shortest SHUTDOWN_GRACE_MS with which a stopping ledger cuts off none of its work. On
+ * SIGTERM the grace timer starts; Nest first runs the shutdown hooks (the round of inquiries stops
+ * after the one in progress, INQUIRY_WAIT_MS; the dispatcher finishes its deliveries,
+ * WEBHOOK_TIMEOUT_MS each) while the NATS subscriptions still take requests; only then does the
+ * message server stop taking them and wait for those in flight. The longest of those is a card
+ * operation whose vault call timed out (REFUND_CALL_TIMEOUT_MS), whose reversal was waited for
+ * (REVERSAL_WAIT_MS) and whose completion was retried while the database was away
+ * (DATABASE_UNAVAILABLE_WINDOW_MS), its last try started just before that window's end and
+ * waiting for a connection (DATABASE_CONNECT_TIMEOUT_MS). Cut off, that completion leaves money
+ * that moved recorded nowhere but in a log line.
+ */
+export function shutdownGraceNeeded(config: OrderTransactionConfig): number {
+  const dispatches = config.ORDER_TRANSACTION_MODE !== 'serve';
+  const deliveries = dispatches ? config.WEBHOOK_TIMEOUT_MS : 0;
+  if (config.ORDER_TRANSACTION_MODE === 'dispatch') {
+    return deliveries + SHUTDOWN_DRAIN_MARGIN_MS;
+  }
+  const inquiry = config.UNKNOWN_INQUIRY_INTERVAL_MS > 0 ? INQUIRY_WAIT_MS : 0;
+  const longestOperation = config.REFUND_CALL_TIMEOUT_MS + REVERSAL_WAIT_MS + DATABASE_UNAVAILABLE_WINDOW_MS + DATABASE_CONNECT_TIMEOUT_MS;
+  // The shutdown hooks run side by side, before the drain.
+  return Math.max(inquiry, deliveries) + longestOperation + SHUTDOWN_DRAIN_MARGIN_MS;
+}
+
+function OutlastsTheLongestStop(): PropertyDecorator {
+  return ValidateBy({
+    name: 'outlastsTheLongestStop',
+    validator: {
+      validate: (value, args) => {
+        const config = args!.object as OrderTransactionConfig;
+        // An invalid variable the sum reads is reported on its own.
+        const read = [config.REFUND_CALL_TIMEOUT_MS, config.UNKNOWN_INQUIRY_INTERVAL_MS, config.WEBHOOK_TIMEOUT_MS];
+        return read.some((v) => typeof v !== 'number' || Number.isNaN(v)) || (typeof value === 'number' && value >= shutdownGraceNeeded(config));
+      },
+      defaultMessage: (args) => {
+        const config = args!.object as OrderTransactionConfig;
+        return config.ORDER_TRANSACTION_MODE === 'dispatch'
+          ? `must be at least ${shutdownGraceNeeded(config)} (WEBHOOK_TIMEOUT_MS + ${SHUTDOWN_DRAIN_MARGIN_MS} to drain): a stopping dispatcher finishes the deliveries in flight`
+          : `must be at least ${shutdownGraceNeeded(config)}: a stopping ledger first ends its shutdown hooks (an inquiry in progress, ${INQUIRY_WAIT_MS}; ` +
+              `deliveries in flight, WEBHOOK_TIMEOUT_MS), then finishes the requests in flight, the longest a card operation whose completion is retried ` +
+              `while the database is away (REFUND_CALL_TIMEOUT_MS + ${REVERSAL_WAIT_MS} reversal + ${DATABASE_UNAVAILABLE_WINDOW_MS} retries + ` +
+              `${DATABASE_CONNECT_TIMEOUT_MS} last connection wait), then drains (${SHUTDOWN_DRAIN_MARGIN_MS})`;
+      },
     },
   });
 }

@@ -8,6 +8,7 @@ import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { Metrics } from '@gateway/platform';
 import { selfSignedCertificate, SelfSignedCertificate, waitFor, WebhookReceiver } from '@gateway/testing';
 import { runNotificationsCommand } from './notifications.command';
+import { runOperatorCommand } from './operator-commands';
 import { LedgerTestApp, newOrderId, OperationSpec, recordMessage, startLedgerTestApp } from './testing/ledger-test-app';
 
 /**
@@ -302,13 +303,13 @@ describe('the dispatcher', () => {
     const outbox = NotificationOutbox.over(ledger.dataSource);
     const out: string[] = [];
     const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(`ERR ${t}`) };
-    expect(await runNotificationsCommand(['list-failed', '--merchant', context.id, '--json'], outbox, io)).toBe(0);
+    expect(await runNotificationsCommand(['list-failed', '--merchant', context.id, '--json'], outbox, io, () => ring)).toBe(0);
     expect(JSON.parse(out.pop()!)).toEqual([
       expect.objectContaining({ id: row.id, merchantId: context.id, transactionId: 'p1', status: 'FAILED', attempts: 31, lastResult: 'HTTP 500' }),
     ]);
 
     hook.answerNext({ status: 200 });
-    expect(await runNotificationsCommand(['resend', row.id], outbox, io)).toBe(0);
+    expect(await runNotificationsCommand(['resend', row.id], outbox, io, () => ring)).toBe(0);
     expect(out.pop()).toBe(`Queued again: ${row.id}`);
     await waitFor(async () => (await statusOf(row.id)) === 'DELIVERED', { timeoutMs: 10_000, what: 're-sent delivery' });
     expect(hook.processed.has(row.id)).toBe(true);
@@ -316,6 +317,43 @@ describe('the dispatcher', () => {
     expect(await registry.getSingleMetricAsString('gateway_webhook_outbox_depth')).toMatch(/gateway_webhook_outbox_depth \d+/);
     // The HPA's metric (k8s/base/apps/order-transaction-dispatcher).
     expect(await registry.getSingleMetricAsString('gateway_webhook_outbox_due')).toMatch(/gateway_webhook_outbox_due \d+/);
+  });
+
+  it('refuses to resend a notification whose secret is sealed under a webhook key since dropped, queuing nothing, and resends it once the key is back', async () => {
+    const { context } = merchantWithNotifications();
+    await ledger.record(pay(context, newOrderId(), 'p1', '5.00', 'https://merchant.example/hooks'));
+    const [row] = await outboxRows(context.id);
+    const failed = `UPDATE order_transaction.notification_outbox SET status = 'FAILED', attempts = 31, last_result = 'HTTP 500', last_attempt_at = now() WHERE id = $1`;
+    await ledger.dataSource.query(failed, [row.id]);
+    const stored = async () => (await outboxRows(context.id)).map((r) => [r.status, r.attempts, r.lastResult]);
+    // The rotation went on to its end: a new key first, and t1, which sealed this notification's secret, dropped.
+    const next = `t2:${randomBytes(32).toString('base64')}`;
+
+    // As `main.js notifications ...` runs it: configuration from the environment, its own connection.
+    const cli = async (argv: string[], keys: string) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const env = { DATABASE_URL: process.env.TEST_DATABASE_URL, WEBHOOK_SECRET_KEYS: keys };
+      const code = await runOperatorCommand('notifications', argv, { out: (t) => out.push(t), err: (t) => err.push(t) }, env);
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    for (const argv of [['resend', row.id], ['resend', '--merchant', context.id]]) {
+      const refused = await cli(argv, next);
+      expect([argv, refused.code, refused.out]).toEqual([argv, 1, '']);
+      expect(refused.err).toContain('error: nothing was queued');
+      expect(refused.err).toContain(`${row.id} (merchant ${context.id}): its secret is sealed under webhook key t1, which was dropped from WEBHOOK_SECRET_KEYS`);
+      expect(refused.err).toContain('put the dropped key (t1) back in WEBHOOK_SECRET_KEYS after the current one (t2)');
+      expect(refused.err).not.toContain(next.slice(3));
+      expect(await stored()).toEqual([['FAILED', 31, 'HTTP 500']]);
+    }
+
+    // Without the keys it cannot tell: a configuration error (the main's exit code 78), nothing queued.
+    await expect(cli(['resend', row.id], '')).rejects.toThrow('WEBHOOK_SECRET_KEYS: is required to resend notifications');
+    expect(await stored()).toEqual([['FAILED', 31, 'HTTP 500']]);
+
+    const resent = await cli(['resend', row.id], `${next},${KEYS}`);
+    expect(resent).toEqual({ code: 0, out: `Queued again: ${row.id}`, err: '' });
+    expect(await stored()).toEqual([['PENDING', 0, 'HTTP 500']]);
   });
 
   it('refuses to deliver to a private or loopback address for a live merchant, and for test merchants unless configured', async () => {

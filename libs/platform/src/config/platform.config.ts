@@ -12,6 +12,15 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
  */
 export const DEFAULT_NATS_MAX_IN_FLIGHT = 256;
 
+/**
+ * What a stopping ledger needs at the longest (order-transaction's shutdownGraceNeeded, which
+ * refuses to start it with less): an inquiry in progress, then a card operation whose completion
+ * is retried while the database is away, then the drain. The same for every app, so a process
+ * started without the variable (`npm start`, a plain `docker run`) cuts nothing off; one that
+ * has finished exits sooner.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 50_000;
+
 /** Variables every app reads. */
 export class PlatformConfig {
   @Describe('Runtime profile: `distributed` (NATS, Redis, one process per app) or `standalone` (one process, in-process transport).')
@@ -89,12 +98,12 @@ export class PlatformConfig {
   @Max(30_000)
   HEALTH_CHECK_TIMEOUT_MS = 1_000;
 
-  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits.')
+  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. order-transaction refuses to start with less than its longest stop needs (50000 with the defaults: an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain).')
   @IntVar()
   @IsInt()
   @Min(0)
   @Max(300_000)
-  SHUTDOWN_GRACE_MS = 15_000;
+  SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 }
 
 /** Variables of apps that own a database schema. */

@@ -45,6 +45,13 @@ export interface TcpKeepalive {
 export const DEFAULT_TCP_KEEPALIVE: TcpKeepalive = { idleSeconds: 30, intervalSeconds: 10, count: 3 };
 
 /**
+ * Longest wait for a connection to the database (a new one, or a free one of the pool); then the
+ * query fails as unavailable. A write retried while the database is away may start its last try
+ * just before its window ends and wait this long more.
+ */
+export const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
  * One DataSource per service, on its own schema with its own migrations table. `synchronize`
  * is never on: the schema changes only through the service's reviewed SQL migrations.
  */
@@ -64,7 +71,7 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
     // Numeric and bigint columns come back as strings: money is never a JS number.
     parseInt8: false,
     poolSize: connection.poolSize,
-    connectTimeoutMS: 5_000,
+    connectTimeoutMS: DATABASE_CONNECT_TIMEOUT_MS,
     applicationName: connection.applicationName,
     extra: {
       // Server settings for every session of the pool, sent at connection start, after those of
@@ -76,7 +83,7 @@ export function serviceDataSourceOptions(service: ServiceSchema, connection: Dat
       statement_timeout: connection.statementTimeoutMs,
       idle_in_transaction_session_timeout: Math.max(connection.statementTimeoutMs * 2, 30_000),
       // Pool reports an unreachable database after this long instead of waiting forever.
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
     },
   };
 }
@@ -134,7 +141,7 @@ export function sessionClientConfig(connection: DatabaseConnection, applicationN
   return {
     connectionString: url,
     application_name: applicationName,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
     ...sessionOptions(connection.tcpKeepalive ?? DEFAULT_TCP_KEEPALIVE, options),
   };
 }

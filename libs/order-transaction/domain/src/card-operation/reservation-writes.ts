@@ -9,11 +9,12 @@ const WRITE_ATTEMPTS = 3;
  * How long such a write keeps being tried while the database is unavailable (isDatabaseUnavailable:
  * refused, reset or dropped connections, the server shutting down or starting): a Postgres restart
  * or failover, which takes seconds to tens of seconds, not the 300 ms three attempts last. Giving
- * up leaves money that moved recorded nowhere but in a log line. It fits in the shutdown grace as
- * deployed (SHUTDOWN_GRACE_MS, 40 s in k8s/base; a manifest test checks it), which the message
- * server's drain waits for a handler to finish in, less the operation's own calls before it (the
- * vault's 5 s, a reversal's 3 s). The variable's default, 15 s, does not hold it: a process
- * stopped with it while its database is away may exit first, leaving the reservation PENDING.
+ * up leaves money that moved recorded nowhere but in a log line. It must fit in the shutdown
+ * grace (SHUTDOWN_GRACE_MS), which the message server's drain waits for a handler to finish in,
+ * after the operation's own calls before it (the vault's 5 s, a reversal's 3 s): a process
+ * stopped with less while its database is away may exit first, leaving the reservation PENDING.
+ * OrderTransactionConfig refuses to start a ledger whose grace is too short
+ * (shutdownGraceNeeded).
  */
 export const DATABASE_UNAVAILABLE_WINDOW_MS = 25_000;
 
