@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
 import { Verbatim } from '../verbatim';
 import { ResponseControls } from '../requests/shared-groups';
@@ -60,6 +60,19 @@ export class OrderOperationMessage {
   @ValidateNested()
   @Type(() => OperationSession)
   session?: OperationSession;
+
+  /**
+   * When the edge stops waiting for the answer (epoch milliseconds, by the edge's clock). The
+   * owning service refuses the operation, unprocessed, once this has passed before the
+   * operation's first step (docs/decisions/operation-deadline.md). Absent (an edge of the
+   * release before): no deadline. It belongs to this one message, not to the envelope, which
+   * services pass on verbatim in the requests they make for the operation (the ledger's records,
+   * the vault's acquirer calls): those complete what the operation began and must never inherit it.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  deadline?: number;
 }
 
 /** `PUT .../token/{tokenid}` (and the vault's other token operations). */

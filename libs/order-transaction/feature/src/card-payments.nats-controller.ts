@@ -49,5 +49,6 @@ function commandOf<K extends OrderApiOperation>({ message, request }: ReceivedOr
     request,
     body: message.body,
     ...(message.session ? { session: message.session } : {}),
+    ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
   };
 }

@@ -12,7 +12,7 @@ import {
   RecordOperationMessage,
   SUBJECTS,
 } from '@gateway/contracts';
-import { APP_LOGGER, AppLogger, standaloneBus } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, NotDeliveredError, standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import {
   dropFirstCompletionWrite,
@@ -52,6 +52,8 @@ const privileged = (privileges: Partial<MerchantPrivileges>, extra: Partial<Merc
 interface RefundOptions {
   fencingToken?: string;
   authMethod?: 'PASSWORD' | 'CERTIFICATE';
+  /** The edge's deadline (OrderOperationMessage.deadline); none: a message of an older edge. */
+  deadline?: number;
 }
 
 function refundMessage(
@@ -73,6 +75,7 @@ function refundMessage(
     orderId,
     transactionId,
     body: { apiOperation: 'REFUND', ...body },
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
   };
 }
 
@@ -802,5 +805,79 @@ describe('reserve, call, complete (docs/decisions/refund-reservation.md)', () =>
         sourceOfFunds: { type: 'CARD', token: '9999999999999999', provided: { card: { number: '512345xxxxxx0008', nameOnCard: 'A STORED HOLDER' } } },
       });
     });
+  });
+});
+
+describe("a refund's deadline (docs/decisions/operation-deadline.md)", () => {
+  async function refusedPastDeadline(): Promise<number> {
+    const metric = await app.metrics.messagesPastDeadline.get();
+    return metric.values.filter((v) => v.labels.subject === SUBJECTS.orderTransaction.refund).reduce((sum, v) => sum + v.value, 0);
+  }
+
+  it('refuses, unprocessed, a refund that could begin only after the edge stopped waiting: nothing reserved, no acquirer call; the retry is processed as new', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const calls = await acquirerRefunds();
+    const refused = await refusedPastDeadline();
+
+    const late = await rejection(refund(merchant, orderId, 'r1', usd('10.00'), {}, { deadline: Date.now() - 1 }));
+    // Answered as the in-flight cap's refusal: never delivered, so a caller may release what it holds.
+    expect(late).toBeInstanceOf(NotDeliveredError);
+    expect(late).toMatchObject({ code: 'SERVER_BUSY', retryAfterSeconds: 1 });
+    expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['pay-1']);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ refunded: '0.0000' });
+    expect(await acquirerRefunds()).toBe(calls);
+    expect(await refusedPastDeadline()).toBe(refused + 1);
+
+    // The merchant's retry (same transaction id), in time, is processed once.
+    const retried = await refund(merchant, orderId, 'r1', usd('10.00'), {}, { deadline: Date.now() + 60_000 });
+    expect(retried).toMatchObject({ result: 'SUCCESS', transaction: { id: 'r1', amount: 10 }, order: { totalRefundedAmount: 10 } });
+    expect(await acquirerRefunds()).toBe(calls + 1);
+  });
+
+  it('refuses, unprocessed, a refund awaiting approval past its deadline: no REFUND_REQUEST recorded', async () => {
+    const merchant = privileged({ refundRequiresApproval: true });
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const late = await rejection(refund(merchant, orderId, 'r1', usd('60.00'), {}, { deadline: Date.now() - 1 }));
+    expect(late).toBeInstanceOf(NotDeliveredError);
+    expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['pay-1']);
+    expect(await refund(merchant, orderId, 'r1', usd('60.00'), {}, { deadline: Date.now() + 60_000 })).toMatchObject({ result: 'PENDING' });
+  });
+
+  it('processes a message without a deadline (an edge of the release before) whenever it comes', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    expect(await refund(merchant, orderId, 'r1', usd('10.00'))).toMatchObject({ result: 'SUCCESS' });
+  });
+
+  it("records the acquirer's approval of a refund that began in time though the deadline passed during the call", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    // Time enough for begin and the reservation; the acquirer answers only once it has passed.
+    const deadline = Date.now() + 3_000;
+    const answer = TestAcquirer.prototype.refund;
+    const sent = jest.spyOn(TestAcquirer.prototype, 'refund').mockImplementation(async function (this: TestAcquirer, ...args) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()) + 10));
+      return answer.apply(this, args);
+    });
+    let body: JsonObject;
+    let acquirerCalled: number;
+    try {
+      body = await refund(merchant, orderId, 'r1', usd('10.00'), {}, { deadline });
+      acquirerCalled = sent.mock.calls.length;
+    } finally {
+      sent.mockRestore();
+    }
+    expect(Date.now()).toBeGreaterThan(deadline);
+    expect(acquirerCalled).toBe(1);
+    expect(body).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'APPROVED' }, order: { totalRefundedAmount: 10 } });
+    expect((await transactionsOf(merchant, orderId)).map((t) => [t.id, t.result])).toEqual([
+      ['pay-1', 'SUCCESS'],
+      ['r1', 'SUCCESS'],
+    ]);
   });
 });

@@ -19,6 +19,7 @@ export class RefundNatsController {
       request,
       body: message.body,
       ...(message.session ? { session: message.session } : {}),
+      ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
     });
   }
 }

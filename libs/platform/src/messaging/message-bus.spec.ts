@@ -3,7 +3,8 @@ import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { rejectionOf } from '../test-support';
 import { InProcessBus, InProcessClient } from './in-process.transport';
-import { MessageBus, MessagingOptions, NotDeliveredError, notActedOnReply, RequestReplyClient } from './message-bus';
+import { MessageBus, MessagingOptions, NotDeliveredError, notActedOnReply, RequestReplyClient, UnansweredError } from './message-bus';
+import { PastDeadlineError } from './operation-deadline';
 
 const options: MessagingOptions = {
   profile: 'standalone',
@@ -62,6 +63,34 @@ describe('MessageBus', () => {
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).not.toBeInstanceOf(NotDeliveredError);
     expect(err).toMatchObject({ code: 'SERVER_BUSY' });
+    // Marked as unanswered, so the edge can tell a merchant the operation may have been processed.
+    expect(err).toBeInstanceOf(UnansweredError);
+  });
+
+  it('calls only a timeout unanswered: a lost connection or a refusal stays what it is', async () => {
+    const closed = Object.assign(new Error('closed'), { name: 'ClosedConnectionError' });
+    await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(closed))).request('x', {}))).resolves.not.toBeInstanceOf(UnansweredError);
+    await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(notActedOnReply()))).request('x', {}))).resolves.not.toBeInstanceOf(
+      UnansweredError,
+    );
+  });
+
+  it("reads a service's refusal of a message past its deadline as never delivered, in-process as on NATS", async () => {
+    const bus = new InProcessBus();
+    // As the service's exception filter sends a coded error: its wire form.
+    bus.register('late.v1', async () => {
+      throw new PastDeadlineError(Date.now() - 1).toWire();
+    });
+    const err = await rejectionOf(busOver(new InProcessClient(bus)).request('late.v1', {}));
+    expect(err).toBeInstanceOf(NotDeliveredError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1 });
+  });
+
+  it('stamps as deadline the time a request sent now stops being waited for', () => {
+    const before = Date.now();
+    const deadline = busOver(clientReplying(() => Promise.resolve())).deadline();
+    expect(deadline).toBeGreaterThanOrEqual(before + options.requestTimeoutMs);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + options.requestTimeoutMs);
   });
 
   it('answers with the reply, and rethrows a coded error from the service as the same GatewayError', async () => {

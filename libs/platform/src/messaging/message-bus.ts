@@ -50,6 +50,18 @@ export class NotDeliveredError extends GatewayError {
 }
 
 /**
+ * SERVER_BUSY because the service did not answer within the request's timeout: it may have the
+ * request and act on it after the caller stopped waiting (docs/decisions/overload-behaviour.md,
+ * finding 2), so nothing reserved for it may be released. The edge tells the merchant so for an
+ * order operation (DispatchOrderOperation).
+ */
+export class UnansweredError extends GatewayError {
+  constructor(readonly subject: string) {
+    super('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.', retryAfterSeconds: 1 });
+  }
+}
+
+/**
  * The reply of a service that refused a request unprocessed (GatewayNatsServer's in-flight cap):
  * SERVER_BUSY's wire form, which a requester of the release before reads as any SERVER_BUSY
  * (503, Retry-After), plus `notActedOn`, which this release's requesters read as never delivered.
@@ -91,6 +103,14 @@ export class MessageBus {
     private readonly metrics: Metrics,
   ) {}
 
+  /**
+   * When a request sent now with the default timeout stops being waited for (epoch ms, this
+   * process's clock): an operation's `deadline` (docs/decisions/operation-deadline.md).
+   */
+  deadline(): number {
+    return Date.now() + this.options.requestTimeoutMs;
+  }
+
   async request<TReply>(subject: string, payload: object, options: { timeoutMs?: number } = {}): Promise<TReply> {
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
     const started = process.hrtime.bigint();
@@ -126,7 +146,7 @@ export class MessageBus {
     }
     if (err instanceof Error && UNAVAILABLE.has(err.name)) {
       this.logger.warn({ subject, reason: err.name }, 'service unavailable');
-      return GatewayError.serverBusy();
+      return err.name === 'TimeoutError' ? new UnansweredError(subject) : GatewayError.serverBusy();
     }
     const supportCode = newSupportCode();
     this.logger.error({ subject, supportCode, err }, 'unexpected reply from service');

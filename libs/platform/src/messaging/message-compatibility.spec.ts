@@ -45,4 +45,35 @@ describe('messages across a rolling deploy (docs/decisions/message-compatibility
     };
     expect(refusedProperties(contracts.OrderOperationMessage, message)).toEqual([]);
   });
+
+  describe("an order operation's deadline (docs/decisions/operation-deadline.md)", () => {
+    const operation = {
+      envelope: { merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: contracts.defaultMerchantSettings() }, apiVersion: 100, requestId: 'req-1', authMethod: 'PASSWORD', fencingToken: '7' },
+      apiOperation: 'REFUND',
+      orderId: 'o-1',
+      transactionId: 't-1',
+      body: { apiOperation: 'REFUND', transaction: { amount: '1.00', currency: 'USD' } },
+    };
+
+    it('is received from an edge of this release, and its absence (an edge of the release before) is no reason to refuse', () => {
+      expect(refusedProperties(contracts.OrderOperationMessage, { ...operation, deadline: Date.now() + 10_000 })).toEqual([]);
+      expect(refusedProperties(contracts.OrderOperationMessage, operation)).toEqual([]);
+      expect(parseMessage(contracts.OrderOperationMessage, operation).deadline).toBeUndefined();
+    });
+
+    it('is refused only when it is no time at all (a fault between our processes)', () => {
+      expect(refusedProperties(contracts.OrderOperationMessage, { ...operation, deadline: 'soon' })).toEqual(['deadline']);
+      expect(refusedProperties(contracts.OrderOperationMessage, { ...operation, deadline: 1.5 })).toEqual(['deadline']);
+    });
+
+    it('is not part of the envelope, which services pass on in the requests that complete an operation', () => {
+      const envelopeProperties = getMetadataStorage()
+        .getTargetValidationMetadatas(contracts.RequestEnvelope, '', true, false)
+        .map((m) => m.propertyName);
+      expect(envelopeProperties).not.toContain('deadline');
+      // A record a service of a later release sent with one is still received (and never refused for it: no ledger record checks a deadline).
+      expect(refusedProperties(contracts.RecordOperationMessage, { deadline: 1 })).not.toContain('deadline');
+    });
+  });
 });
+

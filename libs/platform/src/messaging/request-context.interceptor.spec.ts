@@ -4,6 +4,7 @@ import { GatewayError } from '@gateway/contracts';
 import { lastValueFrom, Observable, of, throwError } from 'rxjs';
 import { currentRequestContext } from '../logging';
 import { Metrics } from '../metrics';
+import { PastDeadlineError } from './operation-deadline';
 import { RequestContextInterceptor } from './request-context.interceptor';
 
 class PingHandlers {
@@ -51,6 +52,16 @@ describe('RequestContextInterceptor', () => {
     expect(await handledCount(metrics, { outcome: 'rejected' })).toBe(1);
     expect(await handledCount(metrics, { outcome: 'failed' })).toBe(1);
     expect(await handledCount(metrics, { outcome: 'ok' })).toBe(0);
+  });
+
+  it('counts an operation refused past its deadline by subject, and no other SERVER_BUSY', async () => {
+    const late = interceptor.intercept(rpcContext({}), handler(() => throwError(() => new PastDeadlineError(1))));
+    await expect(lastValueFrom(late)).rejects.toBeInstanceOf(PastDeadlineError);
+    const busy = interceptor.intercept(rpcContext({}), handler(() => throwError(() => GatewayError.serverBusy())));
+    await expect(lastValueFrom(busy)).rejects.toBeInstanceOf(GatewayError);
+    const counted = (await metrics.messagesPastDeadline.get()).values;
+    expect(counted).toEqual([expect.objectContaining({ labels: { subject: 'verification.ping.v1' }, value: 1 })]);
+    expect(await handledCount(metrics, { outcome: 'unavailable' })).toBe(2);
   });
 
   it("runs the handler in the edge's request context, so its log lines carry the request id", async () => {

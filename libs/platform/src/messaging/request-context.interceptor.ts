@@ -5,6 +5,7 @@ import { Observable } from 'rxjs';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { runWithRequestContext } from '../logging';
 import { Metrics } from '../metrics';
+import { PastDeadlineError } from './operation-deadline';
 
 interface WithEnvelope {
   envelope?: { requestId?: unknown; merchant?: { id?: unknown } };
@@ -36,7 +37,8 @@ export function handlerOutcome(err: unknown): HandlerOutcome {
 /**
  * Service side, around every message handler: log lines written while handling carry the
  * edge's request id, and the handling time is observed by subject (the pattern as declared,
- * without the deployment's subject prefix, so dashboards work for every deployment).
+ * without the deployment's subject prefix, so dashboards work for every deployment), as are the
+ * operations refused past their deadline.
  */
 @Injectable()
 export class RequestContextInterceptor implements NestInterceptor {
@@ -60,6 +62,10 @@ export class RequestContextInterceptor implements NestInterceptor {
           next: (value) => subscriber.next(value),
           error: (err: unknown) => {
             observe(handlerOutcome(err));
+            if (err instanceof PastDeadlineError) {
+              // Counted, not logged: under overload they come by the thousand.
+              this.metrics.messagesPastDeadline.inc({ subject });
+            }
             subscriber.error(err);
           },
           complete: () => {

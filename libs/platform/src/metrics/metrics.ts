@@ -74,6 +74,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Operations a service refused unprocessed because their requester had stopped waiting before
+   * the service began them (their deadline had passed; docs/decisions/operation-deadline.md).
+   */
+  readonly messagesPastDeadline = new Counter({
+    name: 'gateway_messages_past_deadline_total',
+    help: 'Operations refused without being acted on because their deadline (when the edge stopped waiting) had passed before they began, by subject.',
+    labelNames: ['subject'] as const,
+    registers: [this.registry],
+  });
+
   private readonly pools: DatabasePool[] = [];
 
   /**

@@ -1,12 +1,12 @@
 import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
 import { Lease, LockService, MemoryLockService } from '@gateway/locking';
-import { createLogger, MessageBus, Metrics } from '@gateway/platform';
+import { createLogger, MessageBus, Metrics, NotDeliveredError, UnansweredError } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
 import { MemorySessionStore, sessionState, StoredSession } from '@gateway/edge/data-access';
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { SessionEditor } from '../sessions/session-editor';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
-import { DispatchOrderOperation, OrderOperationCommand } from './dispatch-order-operation.use-case';
+import { DispatchOrderOperation, OrderOperationCommand, UNANSWERED_OPERATION_EXPLANATION } from './dispatch-order-operation.use-case';
 
 const command: OrderOperationCommand = {
   merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: defaultMerchantSettings() },
@@ -24,7 +24,7 @@ const command: OrderOperationCommand = {
 
 function dispatcherAnswering(reply: (subject: string, message: unknown) => Promise<unknown>, locks: LockService = new MemoryLockService(), waitMs = 0) {
   const request = jest.fn(reply);
-  const bus = { request } as unknown as MessageBus;
+  const bus = { request, deadline: () => DEADLINE } as unknown as MessageBus;
   const metrics = new Metrics();
   const logger = createLogger({ service: 'test', level: 'silent' });
   const warn = jest.spyOn(logger, 'warn');
@@ -33,6 +33,9 @@ function dispatcherAnswering(reply: (subject: string, message: unknown) => Promi
   const dispatch = new DispatchOrderOperation(bus, locks, { waitMs, ttlMs: 1_000 }, logger, metrics, new ApplySession(sessions), usedSecurityCodes);
   return { dispatch, metrics, request, warn, sessions };
 }
+
+/** The time the fake bus says a request sent now stops being waited for. */
+const DEADLINE = 1_800_000_000_000;
 
 /** Another operation holds every order. */
 const busy: LockService = { acquire: async () => null };
@@ -50,6 +53,31 @@ describe('DispatchOrderOperation', () => {
       transaction: { id: 'txn-1' },
     });
     expect((await metrics.lockFailures.get()).values[0].value).toBe(1);
+  });
+
+  it('stamps the operation with the time this edge stops waiting for it', async () => {
+    const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }));
+    await dispatch.execute(command);
+    expect(request).toHaveBeenCalledWith(SUBJECTS.orderTransaction.verify, expect.objectContaining({ deadline: DEADLINE }));
+  });
+
+  it('tells the merchant an operation the service did not answer in time may have been processed, and to retry with the same id', async () => {
+    const { dispatch } = dispatcherAnswering(() => Promise.reject(new UnansweredError(SUBJECTS.orderTransaction.verify)));
+    const err = await dispatch.execute(command).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1, explanation: UNANSWERED_OPERATION_EXPLANATION });
+    expect((err as GatewayError).toResponseBody()).toEqual({ error: { cause: 'SERVER_BUSY', explanation: UNANSWERED_OPERATION_EXPLANATION }, result: 'ERROR' });
+    expect(UNANSWERED_OPERATION_EXPLANATION).toMatch(/may still have been processed/);
+    expect(UNANSWERED_OPERATION_EXPLANATION).toMatch(/same transaction id/);
+    expect(UNANSWERED_OPERATION_EXPLANATION.length).toBeLessThanOrEqual(1000);
+  });
+
+  it('keeps the plain explanation for an operation refused unprocessed (not delivered, shed, past its deadline): nothing was done', async () => {
+    const { dispatch } = dispatcherAnswering(() => Promise.reject(new NotDeliveredError(SUBJECTS.orderTransaction.verify)));
+    await expect(dispatch.execute(command)).rejects.toMatchObject({ code: 'SERVER_BUSY', explanation: GatewayError.serverBusy().explanation });
   });
 
   it("hands the service the fencing token of this operation's order lock", async () => {

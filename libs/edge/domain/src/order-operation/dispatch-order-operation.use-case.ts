@@ -18,7 +18,7 @@ import {
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
-import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, MessageBus, Metrics, UnansweredError } from '@gateway/platform';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
@@ -36,6 +36,17 @@ export interface OrderLockOptions {
 
 /** How long a LOCK_FAILURE answer waits for the ledger's view of the order before it goes without. */
 const LOCK_FAILURE_ORDER_READ_MS = 1_000;
+
+/**
+ * SERVER_BUSY's explanation when the owning service did not answer an order operation in time: it
+ * may still carry the operation out (docs/decisions/overload-behaviour.md, finding 2), so a retry
+ * under a new transaction id could move the money twice. A refusal unprocessed (nobody serving
+ * the subject, a service at its in-flight cap, an operation past its deadline) keeps the plain
+ * explanation: nothing was done.
+ */
+export const UNANSWERED_OPERATION_EXPLANATION =
+  'The gateway is busy and did not finish the request in time; the operation may still have been processed. ' +
+  'Retry the request with the same transaction id, or retrieve the transaction; do not retry with a new transaction id.';
 
 export interface OrderOperationCommand {
   merchant: MerchantContext;
@@ -100,10 +111,16 @@ export class DispatchOrderOperation {
         transactionId: command.transactionId,
         body: filled.body,
         ...(session ? { session } : {}),
+        // Stamped last, right before the send: the service refuses the operation unprocessed if it
+        // could only begin it after this edge stopped waiting (docs/decisions/operation-deadline.md).
+        deadline: this.bus.deadline(),
       };
       const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
       return { apiOperation, body: reply.body };
     } catch (err) {
+      if (err instanceof UnansweredError) {
+        throw new GatewayError('SERVER_BUSY', { explanation: UNANSWERED_OPERATION_EXPLANATION, retryAfterSeconds: err.retryAfterSeconds });
+      }
       // The ledger refused a stale fencing token: our lease lapsed and another operation took
       // the order. Nothing was written (services reverse their side effects first), so it is
       // answered like a lock we could not get, and the merchant may retry with the same id.

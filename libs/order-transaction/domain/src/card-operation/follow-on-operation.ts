@@ -106,6 +106,7 @@ export class RunFollowOnOperation {
       requestHash,
       reservation: message(OUTCOME_RESERVED, 'CREATE'),
       seen,
+      deadline: command.deadline,
       ...sideEffect,
       completion: (outcome) => message(outcome, 'UPDATE'),
     });

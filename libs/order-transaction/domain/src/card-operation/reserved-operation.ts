@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, JsonValue, OperationSession, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, NotDeliveredError, refuseIfPastDeadline } from '@gateway/platform';
 import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
 import type { CardOutcome } from './card-outcome';
@@ -19,6 +19,8 @@ export interface CardOperationCommand<R> {
   body: JsonObject;
   /** The payment session the request named, with its card sealed by the vault (if it has one). */
   session?: OperationSession;
+  /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */
+  deadline?: number;
 }
 
 /** `O`: what the call answers (a card operation's outcome, a refund's). */
@@ -32,6 +34,11 @@ export interface ReservedOperation<O extends OperationOutcome = CardOutcome> {
   reservation: RecordOperationMessage;
   /** The order as this operation's begin read it (null: none), on which the reservation is decided. */
   seen: SeenOrder | null;
+  /**
+   * The operation's deadline: past it, the reservation, the first thing the operation changes, is
+   * not made and the operation is refused unprocessed (docs/decisions/operation-deadline.md).
+   */
+  deadline?: number;
   /** The call that moves the money. Throws what the callee threw; this decides whether anything can have happened. */
   perform: () => Promise<O>;
   /** The record of the call's outcome (OUTCOME_UNKNOWN when it gave none), replacing the reservation. */
@@ -63,6 +70,10 @@ export class RunReservedOperation {
 
   /** The operation's answer: the completed record's, or a replay's (`replayed`) when the same request reserved first. */
   async execute<O extends OperationOutcome>(operation: ReservedOperation<O>): Promise<RecordedOperation> {
+    // The last point at which nothing has happened yet, after begin's read: under overload the
+    // backlog waits for the database pool there. From the reservation on, the operation runs to
+    // its completion whatever the time: the call and the record that completes it are never refused.
+    refuseIfPastDeadline(operation.deadline);
     const reserved = await this.record.execute(operation.reservation, 'RESERVE', operation.seen);
     if (reserved.replayed) {
       // The same request reserved first (it raced this one without the order lock).

@@ -68,6 +68,7 @@ export class PayByCard {
       requestHash,
       reservation: { ...message(OUTCOME_RESERVED, 'CREATE'), ...(seen === null ? { newOrder: true } : {}) },
       seen,
+      deadline: command.deadline,
       perform: () => this.sideEffects.authorize(command, plan, connector),
       completion: (outcome) => message(outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(),

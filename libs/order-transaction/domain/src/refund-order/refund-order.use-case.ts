@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AcquirerConnector, AcquirerRegistry } from '@gateway/acquirer';
 import { JsonObject, OperationReply, RecordMode, RecordOperationMessage, RefundRequest, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { SeenOrder } from '@gateway/order-transaction/data-access';
-import { RequestHasher } from '@gateway/platform';
+import { refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf, storedAcquirerId } from '../card-operation/acquirer-reference';
 import { OUTCOME_RESERVED } from '../card-operation/operation-outcome';
@@ -72,6 +72,8 @@ export class RefundOrder {
     };
 
     if (plan.route.kind === 'APPROVAL') {
+      // Recorded in one step below: nothing happens before it but the vault's read of the token.
+      refuseIfPastDeadline(command.deadline);
       const token = plan.linked ? undefined : request.sourceOfFunds?.token;
       if (token !== undefined) {
         await this.sideEffects.assertTokenHoldsCard(envelope, token);
@@ -91,6 +93,7 @@ export class RefundOrder {
       requestHash,
       reservation: this.recordMessage(context, OUTCOME_RESERVED, 'CREATE'),
       seen,
+      deadline: command.deadline,
       perform: () => this.sideEffects.refund({ command, plan, connector, original }),
       completion: (outcome) => this.recordMessage(context, outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(plan.route),

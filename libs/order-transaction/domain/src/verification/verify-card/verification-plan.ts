@@ -37,6 +37,8 @@ export interface VerifyCardCommand {
   readonly body: JsonObject;
   /** The payment session the request named, with its card sealed by the vault (if it has one). */
   readonly session?: OperationSession;
+  /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */
+  readonly deadline?: number;
 }
 
 /**

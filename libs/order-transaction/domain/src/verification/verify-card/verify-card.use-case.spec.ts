@@ -19,7 +19,7 @@ import {
   RequestEnvelope,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
-import { AppLogger, Metrics, RequestHasher } from '@gateway/platform';
+import { AppLogger, Metrics, PastDeadlineError, RequestHasher } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { StoredCardAcquirer, StoredCardVerification } from '../card-custody/stored-card-acquirer';
 import type { AgreementOrigin, AgreementRepository, AgreementTermsRow, SeenOrder, StoredAgreement } from '@gateway/order-transaction/data-access';
@@ -221,6 +221,27 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe('VERIFY', () => {
+  it('refuses, unprocessed, a verification whose deadline passed before it began: no acquirer call, nothing recorded', async () => {
+    const { useCase, ledger, vault, metrics } = harness();
+    const late = await rejection(useCase.execute({ ...command(body()), deadline: Date.now() - 1 }));
+    expect(late).toBeInstanceOf(PastDeadlineError);
+    expect(late.toWire()).toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+    expect(await acquirerCalls(metrics)).toBe(0);
+    expect(vault.verifications).toEqual([]);
+    expect(ledger.recorded).toEqual([]);
+  });
+
+  it('answers a replay past its deadline as stored (it changes nothing), and verifies one in time', async () => {
+    const replaying = harness();
+    replaying.ledger.beginReply = { outcome: 'REPLAY', body: STORED_BODY };
+    expect(await replaying.useCase.execute({ ...command(body()), deadline: Date.now() - 1 })).toEqual({ body: STORED_BODY });
+
+    const { useCase, ledger, metrics } = harness();
+    await useCase.execute({ ...command(body()), deadline: Date.now() + 60_000 });
+    expect(await acquirerCalls(metrics)).toBe(1);
+    expect(ledger.recorded).toHaveLength(1);
+  });
+
   it('begins with the ledger, verifies an explicit card at the acquirer once and answers what the ledger recorded', async () => {
     const { useCase, ledger, metrics } = harness();
     const raw = body({

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
 import { GatewayError, JsonObject, OperationReply, RecordOperationMessage } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger, Metrics, RequestHasher } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, Metrics, refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
 import { Clock, CLOCK } from '../clock';
@@ -79,6 +79,9 @@ export class VerifyCard {
     // One indexed read when the request names an agreement, none otherwise.
     const established = await this.agreements.established(command.envelope, command.request.agreement);
     const plan = planVerification(command, begun.order, now, established);
+    // Nothing has happened yet; the acquirer call is the first thing that does (a verification
+    // is recorded after it, and that record is never refused: docs/decisions/operation-deadline.md).
+    refuseIfPastDeadline(command.deadline);
     const verified = await this.verifyAtAcquirer(command, plan);
     const parts = assembleVerifyResponse({
       merchantId: command.envelope.merchant.id,

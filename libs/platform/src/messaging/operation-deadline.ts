@@ -1,0 +1,32 @@
+import { GatewayError, WireError } from '@gateway/contracts';
+import { notActedOnReply } from './message-bus';
+
+/**
+ * A service's refusal of an operation whose requester had stopped waiting before the service
+ * began it (the message's `deadline` had passed): nothing was done. It crosses the wire in the
+ * form of the in-flight cap's refusal (notActedOnReply), so a requester of this release reads it
+ * as never delivered (NotDeliveredError) and one of the release before as a plain SERVER_BUSY.
+ * docs/decisions/operation-deadline.md.
+ */
+export class PastDeadlineError extends GatewayError {
+  constructor(readonly deadline: number) {
+    const busy = GatewayError.serverBusy();
+    super('SERVER_BUSY', { explanation: busy.explanation, retryAfterSeconds: busy.retryAfterSeconds });
+  }
+
+  override toWire(): WireError & { notActedOn: true } {
+    return notActedOnReply();
+  }
+}
+
+/**
+ * Refuses (PastDeadlineError) an operation whose deadline has passed: called once, right before
+ * the operation's first step that changes anything (a reservation, an acquirer call, a record),
+ * after every wait that comes before it (the database pool's queue above all). Never for a step
+ * that completes what was begun. No deadline (an older edge, a service's own request): no check.
+ */
+export function refuseIfPastDeadline(deadline: number | undefined, now: number = Date.now()): void {
+  if (deadline !== undefined && now >= deadline) {
+    throw new PastDeadlineError(deadline);
+  }
+}
