@@ -3,6 +3,13 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Valida
 import { IsApiPasswordPeppers } from '@gateway/edge/domain';
 import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
 
+/**
+ * An admitted request waits at most about the cap divided by the gateway's throughput: 256 at
+ * 250-400 requests a second is about 1 s, the p99 the latency alert draws. Far above the bench's
+ * 50 connections, so normal load is never refused (docs/decisions/edge-admission.md).
+ */
+export const DEFAULT_EDGE_MAX_IN_FLIGHT = 256;
+
 export const CLIENT_CERT_MODES = ['none', 'request', 'require'] as const;
 export type ClientCertMode = (typeof CLIENT_CERT_MODES)[number];
 
@@ -147,6 +154,13 @@ export class EdgeConfig extends DatabaseConfig {
   @Min(1_000)
   @Max(600_000)
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  @Describe('Most requests one edge process answers at once (the API and the payer\'s pages; /health and /metrics are not counted). One more is refused at once, before its credentials, throttle or order lock: 503 SERVER_BUSY with Retry-After (a payer gets the busy page), nothing acted on, so the edge\'s queue and memory stay bounded under overload. A request counts once its body is received, until its response is sent or its client leaves. 0: no cap (counted, never refused).')
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  EDGE_MAX_IN_FLIGHT = DEFAULT_EDGE_MAX_IN_FLIGHT;
 
   @Describe('PEM file of the edge\'s TLS certificate (chain included), e.g. from a mounted Secret. Set with TLS_KEY_FILE to serve HTTPS; empty serves plain HTTP (TLS ends at the ingress).')
   @IsString()

@@ -7,6 +7,8 @@ import { AppLogger, BootstrapOptions, enterRequestContext, Metrics, sendGatewayE
 import { EdgeConfig } from '../edge.config';
 import { edgeHttpsOptions } from '../edge-tls';
 import { ApiRequest } from './api-request';
+import { EdgeAdmission } from './edge-admission';
+import { payerUnavailablePage, sendPayerPage } from './payer-error-pages';
 import { TrustedProxies } from './trusted-proxies';
 
 const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -14,10 +16,13 @@ const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
 export interface EdgeHttpLimits {
   /** Longer request URLs are answered 400 before anything else. */
   maxUrlLength: number;
+  /** Most requests answered at once (EDGE_MAX_IN_FLIGHT); 0: no cap. */
+  maxInFlight: number;
 }
 
 /** EdgeConfig's defaults, for callers that set up the HTTP plumbing without a config. */
-const DEFAULT_LIMITS: EdgeHttpLimits = { maxUrlLength: new EdgeConfig().HTTP_URL_MAX_LENGTH };
+const DEFAULTS = new EdgeConfig();
+const DEFAULT_LIMITS: EdgeHttpLimits = { maxUrlLength: DEFAULTS.HTTP_URL_MAX_LENGTH, maxInFlight: DEFAULTS.EDGE_MAX_IN_FLIGHT };
 
 /**
  * The edge's HTTP server as every main starts it: HTTPS when configured (with client
@@ -39,7 +44,8 @@ export function edgeServerOptions(
     maxHeaderBytes: config.HTTP_HEADERS_MAX_BYTES,
     // Every URL within the length limit reaches its route, so a long id gets the id's error.
     maxParamLength: config.HTTP_URL_MAX_LENGTH,
-    configureHttp: (fastify) => configureEdgeHttp(fastify, logger, metrics, { maxUrlLength: config.HTTP_URL_MAX_LENGTH }),
+    configureHttp: (fastify) =>
+      configureEdgeHttp(fastify, logger, metrics, { maxUrlLength: config.HTTP_URL_MAX_LENGTH, maxInFlight: config.EDGE_MAX_IN_FLIGHT }),
   };
 }
 
@@ -51,6 +57,7 @@ export function edgeServerOptions(
  *   the X-Request-Id header and carried on every log line of every process it reaches;
  * - an over-long URL is refused before anything else looks at it, as is an Expect header other
  *   than 100-continue (Node's own answer would be an empty 417);
+ * - past EDGE_MAX_IN_FLIGHT requests in flight, one more is refused at once (EdgeAdmission);
  * - every response is counted in the latency histogram and written to the access log.
  */
 export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, metrics: Metrics, limits: EdgeHttpLimits = DEFAULT_LIMITS): void {
@@ -96,6 +103,27 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
     done();
   });
 
+  // Admission comes once the body's bytes are in (a slow sender holds no slot: receiving is
+  // bounded by HTTP_REQUEST_TIMEOUT_MS and the body limit) and before anything costs: the JSON
+  // parsing, the credentials, the throttle and the order lock all run in the route's handler.
+  // Probes and metrics are never refused: a liveness probe refused at the cap would restart a
+  // busy pod, a refused readiness probe would move its load onto the others.
+  const admission = new EdgeAdmission(limits.maxInFlight, metrics, logger);
+  fastify.addHook('preValidation', (request, reply, done) => {
+    const route = request.routeOptions.url ?? '';
+    if (isProbeOrMetrics(route) || admission.admit(reply.raw)) {
+      done();
+      return;
+    }
+    // Answered here (the hook does not call done): nothing of the request is acted on. A payer's
+    // browser gets the busy page it gets when a service is busy, a merchant the API's 503.
+    if (route.startsWith('/bpui/')) {
+      sendPayerPage(reply, payerUnavailablePage());
+    } else {
+      sendGatewayError(reply, GatewayError.serverBusy());
+    }
+  });
+
   // One access log line and one latency observation per request, once the response is sent.
   fastify.addHook('onResponse', (request, reply, done) => {
     const api = request as ApiRequest;
@@ -111,7 +139,7 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
       },
       seconds,
     );
-    if (!route.startsWith('/health') && route !== '/metrics') {
+    if (!isProbeOrMetrics(route)) {
       logger.info(
         {
           ...api.logContext,
@@ -127,6 +155,10 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
     }
     done();
   });
+}
+
+function isProbeOrMetrics(route: string): boolean {
+  return route.startsWith('/health') || route === '/metrics';
 }
 
 /** The codings a coding header lists beyond `plain` (which reads the bytes as they are), if any. */

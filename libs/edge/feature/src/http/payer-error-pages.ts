@@ -1,4 +1,5 @@
 import type { PayerPage } from '@gateway/contracts';
+import type { FastifyReply } from 'fastify';
 
 /**
  * The edge's own pages for a payer when browser-payment gave none: fixed text, no value from
@@ -27,4 +28,26 @@ export function payerUnavailablePage(): PayerPage {
 export function payerFailurePage(supportCode: string): PayerPage {
   const code = /^[0-9A-F]{1,32}$/.test(supportCode) ? supportCode : 'unknown';
   return page(500, 'Something went wrong', `The payment could not be processed. If this keeps happening, tell the shop this code: ${code}.`);
+}
+
+/**
+ * What every answer to a payer carries: the redirect token in its URL stays out of other sites'
+ * hands (no Referer leaves these pages, none is cached).
+ */
+export function withPayerHeaders(reply: FastifyReply): FastifyReply {
+  return reply.header('Referrer-Policy', 'no-referrer').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff');
+}
+
+/** A page to the payer's browser, which cannot be framed; a busy one says when to reload. */
+export function sendPayerPage(reply: FastifyReply, page: PayerPage): void {
+  withPayerHeaders(reply);
+  if (page.status === 503) {
+    void reply.header('Retry-After', '2');
+  }
+  void reply
+    .status(page.status)
+    .header('Content-Type', 'text/html; charset=utf-8')
+    .header('Content-Security-Policy', page.contentSecurityPolicy)
+    .header('X-Frame-Options', 'DENY')
+    .send(page.html);
 }

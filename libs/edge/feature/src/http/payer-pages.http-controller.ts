@@ -4,7 +4,7 @@ import { DispatchPayerJourney, PayerOutcome } from '@gateway/edge/domain';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import type { FastifyReply } from 'fastify';
 import { ApiRequest } from './api-request';
-import { payerFailurePage, payerMerchantDisabledPage, payerNotFoundPage, payerUnavailablePage } from './payer-error-pages';
+import { payerFailurePage, payerMerchantDisabledPage, payerNotFoundPage, payerUnavailablePage, sendPayerPage, withPayerHeaders } from './payer-error-pages';
 
 /** The pages the edge answers itself, when browser-payment gave none. */
 const EDGE_PAGES: Record<Exclude<PayerOutcome['kind'], 'page' | 'redirect'>, () => PayerPage> = {
@@ -73,21 +73,11 @@ export class PayerPagesHttpController {
       result = this.failure(err);
     }
     request.apiResult = result.kind;
-    void reply.header('Referrer-Policy', 'no-referrer').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff');
     if (result.kind === 'redirect') {
-      void reply.status(303).header('Location', result.location).send();
+      void withPayerHeaders(reply).status(303).header('Location', result.location).send();
       return;
     }
-    const page = result.kind === 'page' ? result : EDGE_PAGES[result.kind]();
-    if (page.status === 503) {
-      void reply.header('Retry-After', '2');
-    }
-    void reply
-      .status(page.status)
-      .header('Content-Type', 'text/html; charset=utf-8')
-      .header('Content-Security-Policy', page.contentSecurityPolicy)
-      .header('X-Frame-Options', 'DENY')
-      .send(page.html);
+    sendPayerPage(reply, result.kind === 'page' ? result : EDGE_PAGES[result.kind]());
   }
 
   /** A payer gets a page, never the API's JSON; unexpected faults are logged under the code shown. */

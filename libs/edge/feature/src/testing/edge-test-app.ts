@@ -41,10 +41,12 @@ const PEPPER = 'edge-test-app-pepper-of-at-least-32-chars';
 /**
  * The edge as the standalone profile runs it (in-process bus, Postgres from the integration
  * run's TEST_DATABASE_URL), for integration tests that drive it with fastify's inject.
- * `controllers` are message handlers of the test (fake services) hosted in the same app.
+ * `controllers` are message handlers of the test (fake services) hosted in the same app;
+ * `requestTimeoutMs`, how long the edge waits for them (a test holding requests in a service
+ * sets it beyond what it holds).
  */
 export async function startEdgeTestApp(
-  options: { logger?: AppLogger; controllers?: Type[]; env?: Record<string, string> } = {},
+  options: { logger?: AppLogger; controllers?: Type[]; env?: Record<string, string>; requestTimeoutMs?: number } = {},
 ): Promise<EdgeTestApp> {
   const logger = options.logger ?? createLogger({ service: 'api-edge', level: 'silent' });
   const metrics = new Metrics();
@@ -60,7 +62,7 @@ export async function startEdgeTestApp(
     profile: 'standalone',
     servers: [],
     subjectPrefix: '',
-    requestTimeoutMs: 2_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 2_000,
     serviceName: 'api-edge',
   };
 

@@ -1,0 +1,36 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { createLogger, Metrics } from '@gateway/platform';
+import { EdgeAdmission } from './edge-admission';
+
+function response(): ServerResponse {
+  return new ServerResponse(new IncomingMessage(new Socket()));
+}
+
+async function value(metrics: Metrics, name: string): Promise<number> {
+  return (await metrics.registry.getSingleMetric(name)!.get()).values[0].value;
+}
+
+describe('EdgeAdmission', () => {
+  const logger = createLogger({ service: 'test', level: 'silent' });
+
+  it('refuses past the cap and gives a slot back once per response, however often it is closed', async () => {
+    const metrics = new Metrics();
+    const admission = new EdgeAdmission(2, metrics, logger);
+    const [first, second] = [response(), response()];
+    expect([admission.admit(first), admission.admit(second), admission.admit(response())]).toEqual([true, true, false]);
+    first.emit('close');
+    first.emit('close');
+    expect(await value(metrics, 'gateway_edge_requests_in_flight')).toBe(1);
+    expect([admission.admit(response()), admission.admit(response())]).toEqual([true, false]);
+    expect(await value(metrics, 'gateway_edge_requests_shed_total')).toBe(2);
+  });
+
+  it('with a cap of 0 counts without refusing', async () => {
+    const metrics = new Metrics();
+    const admission = new EdgeAdmission(0, metrics, logger);
+    expect(Array.from({ length: 1_000 }, () => admission.admit(response())).every(Boolean)).toBe(true);
+    expect(await value(metrics, 'gateway_edge_requests_in_flight')).toBe(1_000);
+    expect(await value(metrics, 'gateway_edge_requests_shed_total')).toBe(0);
+  });
+});

@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+import type { AppLogger, Metrics } from '@gateway/platform';
+
+/** At most one "refusing requests" line this often: a line per refusal would flood the log when it matters most. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The edge's admission control (docs/decisions/edge-admission.md): at most `maxInFlight` requests
+ * are answered at once; one more is refused by the caller, before its credentials, throttle and
+ * order lock. A request holds its slot until its response closes, which Node signals exactly once
+ * whether the answer was sent, the client went away, or the connection was cut (a timeout, an
+ * error): Fastify's onResponse would miss the client that left, since a response written to a
+ * closed socket never finishes. `maxInFlight` 0 counts without refusing.
+ */
+export class EdgeAdmission {
+  private inFlight = 0;
+  private refusedSinceLine = 0;
+  private lineWrittenAt = Number.NEGATIVE_INFINITY;
+  private readonly refusals: ReturnType<Metrics['counter']>;
+  private readonly inFlightGauge: ReturnType<Metrics['gauge']>;
+
+  constructor(
+    private readonly maxInFlight: number,
+    metrics: Metrics,
+    private readonly logger: AppLogger,
+  ) {
+    this.refusals = metrics.counter(
+      'gateway_edge_requests_shed_total',
+      'Requests the edge answered 503 SERVER_BUSY at once, unprocessed, because EDGE_MAX_IN_FLIGHT requests were in flight.',
+    );
+    this.inFlightGauge = metrics.gauge('gateway_edge_requests_in_flight', 'Requests the edge is answering (counted against EDGE_MAX_IN_FLIGHT).');
+    this.inFlightGauge.set(0);
+  }
+
+  /**
+   * Takes a slot for the request whose response this is, given back when the response closes;
+   * false at the cap (the refusal is counted and logged here; the caller answers it).
+   */
+  admit(response: ServerResponse): boolean {
+    if (response.closed) {
+      // The client left while its last bytes were read: nobody is waiting, nothing to hold.
+      return true;
+    }
+    if (this.maxInFlight > 0 && this.inFlight >= this.maxInFlight) {
+      this.noteRefusal();
+      return false;
+    }
+    this.inFlight++;
+    this.inFlightGauge.set(this.inFlight);
+    response.once('close', () => {
+      this.inFlight--;
+      this.inFlightGauge.set(this.inFlight);
+    });
+    return true;
+  }
+
+  private noteRefusal(): void {
+    this.refusals.inc();
+    this.refusedSinceLine++;
+    const now = Date.now();
+    if (now - this.lineWrittenAt >= REFUSAL_LOG_INTERVAL_MS) {
+      this.logger.warn({ maxInFlight: this.maxInFlight, refusedSinceLastLine: this.refusedSinceLine }, 'refusing requests unprocessed: too many in flight at the edge');
+      this.lineWrittenAt = now;
+      this.refusedSinceLine = 0;
+    }
+  }
+}
