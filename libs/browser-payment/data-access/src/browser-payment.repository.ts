@@ -65,8 +65,17 @@ const KEYS = Object.keys(COLUMNS) as (keyof BrowserPaymentRow)[];
 const columnsOf = (prefix: string) =>
   KEYS.map((key) => (key === 'amount' ? `${prefix}amount::text AS amount` : `${prefix}${COLUMNS[key]} AS "${key}"`)).join(', ');
 const SELECT = columnsOf('');
-const CAPTURE_SELECT = `payment_id AS "paymentId", capture_transaction_id AS "captureTransactionId", amount::text AS amount, currency,
-  result, gateway_code AS "gatewayCode", provider_reference AS "providerReference", created_at AS "createdAt"`;
+
+/**
+ * The operations made at the provider and kept here once per transaction id (its idempotency key
+ * there): provider_refunds and provider_captures, alike but for the key's column. One SQL for both.
+ */
+const KEPT = {
+  refund: { table: 'browser_payment.provider_refunds', key: 'refund_transaction_id', field: 'refundTransactionId' },
+  capture: { table: 'browser_payment.provider_captures', key: 'capture_transaction_id', field: 'captureTransactionId' },
+} as const;
+type KeptKind = keyof typeof KEPT;
+type KeptRow<K extends KeptKind> = K extends 'refund' ? ProviderRefundRow : ProviderCaptureRow;
 
 /**
  * browser-payment's SQL. Steps of a payment are conditional updates (`WHERE` the state the step
@@ -207,66 +216,22 @@ export class BrowserPaymentRepository {
     return rows[0].length > 0;
   }
 
-  async findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {
-    const rows: ProviderRefundRow[] = await this.dataSource.query(
-      `SELECT payment_id AS "paymentId", refund_transaction_id AS "refundTransactionId", amount::text AS amount, currency,
-              result, gateway_code AS "gatewayCode", provider_reference AS "providerReference", created_at AS "createdAt"
-         FROM browser_payment.provider_refunds WHERE payment_id = $1 AND refund_transaction_id = $2`,
-      [paymentId, refundTransactionId],
-    );
-    return rows[0] ?? null;
+  findRefund(paymentId: string, refundTransactionId: string): Promise<ProviderRefundRow | null> {
+    return this.findKept('refund', paymentId, refundTransactionId);
   }
 
   /** False when a refund with this transaction id was recorded first by a concurrent request. */
-  async insertRefund(refund: ProviderRefundRow): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO browser_payment.provider_refunds (payment_id, refund_transaction_id, amount, currency, result,
-         gateway_code, provider_reference, created_at)
-       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8)
-       ON CONFLICT (payment_id, refund_transaction_id) DO NOTHING
-       RETURNING 1`,
-      [
-        refund.paymentId,
-        refund.refundTransactionId,
-        refund.amount,
-        refund.currency,
-        refund.result,
-        refund.gatewayCode,
-        refund.providerReference,
-        refund.createdAt,
-      ],
-    );
-    return rows.length === 1;
+  insertRefund(refund: ProviderRefundRow): Promise<boolean> {
+    return this.insertKept('refund', refund, refund.refundTransactionId);
   }
 
-  async findCapture(paymentId: string, captureTransactionId: string): Promise<ProviderCaptureRow | null> {
-    const rows: ProviderCaptureRow[] = await this.dataSource.query(
-      `SELECT ${CAPTURE_SELECT} FROM browser_payment.provider_captures WHERE payment_id = $1 AND capture_transaction_id = $2`,
-      [paymentId, captureTransactionId],
-    );
-    return rows[0] ?? null;
+  findCapture(paymentId: string, captureTransactionId: string): Promise<ProviderCaptureRow | null> {
+    return this.findKept('capture', paymentId, captureTransactionId);
   }
 
   /** False when a capture with this transaction id was recorded first by a concurrent request. */
-  async insertCapture(capture: ProviderCaptureRow): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO browser_payment.provider_captures (payment_id, capture_transaction_id, amount, currency, result,
-         gateway_code, provider_reference, created_at)
-       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8)
-       ON CONFLICT (payment_id, capture_transaction_id) DO NOTHING
-       RETURNING 1`,
-      [
-        capture.paymentId,
-        capture.captureTransactionId,
-        capture.amount,
-        capture.currency,
-        capture.result,
-        capture.gatewayCode,
-        capture.providerReference,
-        capture.createdAt,
-      ],
-    );
-    return rows.length === 1;
+  insertCapture(capture: ProviderCaptureRow): Promise<boolean> {
+    return this.insertKept('capture', capture, capture.captureTransactionId);
   }
 
   /**
@@ -283,6 +248,38 @@ export class BrowserPaymentRepository {
       [merchantId, orderId, captureTransactionId],
     );
     return rows[0] ?? null;
+  }
+
+  private async findKept<K extends KeptKind>(kind: K, paymentId: string, transactionId: string): Promise<KeptRow<K> | null> {
+    const { table, key, field } = KEPT[kind];
+    const rows: KeptRow<K>[] = await this.dataSource.query(
+      `SELECT payment_id AS "paymentId", ${key} AS "${field}", amount::text AS amount, currency, result,
+              gateway_code AS "gatewayCode", provider_reference AS "providerReference", created_at AS "createdAt"
+         FROM ${table} WHERE payment_id = $1 AND ${key} = $2`,
+      [paymentId, transactionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  private async insertKept<K extends KeptKind>(kind: K, row: KeptRow<K>, transactionId: string): Promise<boolean> {
+    const { table, key } = KEPT[kind];
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO ${table} (payment_id, ${key}, amount, currency, result, gateway_code, provider_reference, created_at)
+       VALUES ($1, $2, $3::numeric, $4, $5, $6, $7, $8)
+       ON CONFLICT (payment_id, ${key}) DO NOTHING
+       RETURNING 1`,
+      [
+        row.paymentId,
+        transactionId,
+        row.amount,
+        row.currency,
+        row.result,
+        row.gatewayCode,
+        row.providerReference,
+        row.createdAt,
+      ],
+    );
+    return rows.length === 1;
   }
 
   private async update(

@@ -6,6 +6,7 @@ export * from './pages/journey-pages';
 export * from './payment/stored-request';
 export * from './payment/payment-store';
 export * from './payment/payment-response';
+export * from './payment/journey';
 export * from './payment/payment-steps';
 export * from './providers/provider-adapter';
 export * from './providers/provider-adapters';

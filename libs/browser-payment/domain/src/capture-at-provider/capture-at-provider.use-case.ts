@@ -45,6 +45,6 @@ export class CaptureAtProvider {
       }),
       keep: (outcome) => this.store.insertCapture(outcome),
     });
-    return replyOf(payment, capture, adapter.acquirerId);
+    return replyOf(payment, capture);
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import {
   amountConsistency,
+  BeginOperationReply,
   browserPaymentAmountsAnswerable,
   ConfirmBrowserPaymentRequest,
   GatewayError,
@@ -46,22 +47,7 @@ export class ConfirmBrowserPayment {
 
   async execute(command: ConfirmBrowserPaymentCommand): Promise<JsonObject> {
     const requestHash = this.requestHasher.hash(command.body);
-    const begun = await this.ledger
-      .begin({
-        envelope: command.envelope,
-        orderId: command.orderId,
-        transactionId: command.transactionId,
-        apiOperation: API_OPERATION,
-        requestHash,
-        addressesExistingTransaction: true,
-      })
-      .catch(async (err: unknown) => {
-        if (err instanceof GatewayError && err.httpStatus === 400) {
-          // Refused, perhaps because another confirm is recorded: one whose commit here may have failed.
-          await this.caughtUp(command);
-        }
-        throw err;
-      });
+    const begun = await this.begin(command, requestHash);
     if (begun.outcome === 'REPLAY') {
       await this.caughtUp(command, begun.body);
       return begun.body;
@@ -85,6 +71,19 @@ export class ConfirmBrowserPayment {
       { request: asJson(confirmed) },
     );
     return body;
+  }
+
+  private begin(command: ConfirmBrowserPaymentCommand, requestHash: string): Promise<BeginOperationReply> {
+    const { envelope, orderId, transactionId } = command;
+    return this.ledger
+      .begin({ envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash, addressesExistingTransaction: true })
+      .catch(async (err: unknown) => {
+        if (err instanceof GatewayError && err.httpStatus === 400) {
+          // Refused, perhaps because another confirm is recorded: one whose commit here may have failed.
+          await this.caughtUp(command);
+        }
+        throw err;
+      });
   }
 
   /**

@@ -1,16 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import { GatewayError } from '@gateway/contracts';
 import type {
   ExpiredPaymentsQuery,
   ExpiredPaymentsReply,
+  RequestEnvelope,
   SettleExpiredPaymentMessage,
   SettleExpiredPaymentReply,
 } from '@gateway/contracts';
-import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
-import { completionDue, expiryDue } from '../payer-journey/payer-journeys';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
+import { completionDue, expiryDue, JOURNEY_STEPS, TIMED_OUT } from '../payment/journey';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { PaymentSteps } from '../payment/payment-steps';
+import type { ProviderAdapter } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
 
 /**
@@ -67,12 +69,14 @@ export class SettleExpiredPayments {
     if (payment.interactionStatus === 'RETURNED_TO_MERCHANT') {
       return { outcome: 'RETURNED' };
     }
+    return this.timeOut(envelope, payment, adapter);
+  }
+
+  /** A journey that got nowhere: TIMED_OUT; DISCARDED when the ledger never held it; NOT_DUE when the ledger holds its end already. */
+  private async timeOut(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter): Promise<SettleExpiredPaymentReply> {
     try {
-      await this.steps.apply(payment, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' }, adapter, {
-        envelope,
-        apiOperation: JOURNEY_STEPS.timedOut,
-        requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.timedOut, payment),
-      });
+      await this.steps.apply(payment, TIMED_OUT, adapter, this.steps.journeyStepRecordedAs(JOURNEY_STEPS.timedOut, envelope, payment));
+      return { outcome: 'TIMED_OUT' };
     } catch (err) {
       if (payment.interactionStatus === 'INITIATED' && unknownToTheLedger(err) && (await this.store.discardUnrecorded(payment.id))) {
         return { outcome: 'DISCARDED' };
@@ -84,7 +88,6 @@ export class SettleExpiredPayments {
       }
       throw err;
     }
-    return { outcome: 'TIMED_OUT' };
   }
 }
 

@@ -28,19 +28,6 @@ export const TRANSACTION_TYPE_OF: Readonly<Record<PaymentOperation, TransactionT
 /** The operation that creates a browser payment's transaction in the ledger. */
 export const INITIATE_OPERATION = 'INITIATE_BROWSER_PAYMENT';
 
-/**
- * The ledger's operation names for the steps of the payer's journey. Each is recorded once per
- * transaction (the ledger keeps one response per transaction and operation, and answers a
- * repeated record of the same step with its stored response), so a retried step never records twice.
- */
-export const JOURNEY_STEPS = {
-  redirected: 'BROWSER_PAYMENT_REDIRECTED',
-  returned: 'BROWSER_PAYMENT_RETURNED',
-  completed: 'BROWSER_PAYMENT_COMPLETED',
-  /** The gateway's settlement of a journey whose redirect token expired before it ended (result FAILURE, TIMED_OUT). */
-  timedOut: 'BROWSER_PAYMENT_TIMED_OUT',
-} as const;
-
 export interface RecordStep {
   envelope: RequestEnvelope;
   payment: BrowserPaymentRow;
@@ -65,9 +52,10 @@ export class BrowserPaymentLedger {
 
   async record(step: RecordStep): Promise<JsonObject> {
     const { payment } = step;
+    const order = requestOf(payment).order;
     const amount = Money.of(payment.amount, payment.currency).toFixed();
     // Recorded as a card payment's is, so a full refund defaults its tax to it (refund rule 5).
-    const tax = requestOf(payment).order.taxAmount;
+    const tax = order.taxAmount;
     const message: RecordOperationMessage = {
       envelope: step.envelope,
       orderId: payment.orderId,
@@ -83,7 +71,7 @@ export class BrowserPaymentLedger {
             currency: payment.currency,
             amount,
             details: orderDetails(payment),
-            ...(requestOf(payment).order.notificationUrl ? { notificationUrl: requestOf(payment).order.notificationUrl } : {}),
+            ...(order.notificationUrl ? { notificationUrl: order.notificationUrl } : {}),
           }
         : { currency: payment.currency },
       transaction: {

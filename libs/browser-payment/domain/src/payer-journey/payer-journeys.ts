@@ -3,6 +3,7 @@ import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import type { PayerDecision, PayerPage, PayerRedirect } from '@gateway/contracts';
 import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions } from '../browser-payment.options';
 import { journeyOverPage, paymentExpiredPage, paymentNotFoundPage } from '../pages/journey-pages';
+import { journeyOver } from '../payment/journey';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { isProviderName } from '../providers/provider-adapters';
 import { isRedirectToken, redirectTokenHash } from '../redirect-token/redirect-token';
@@ -16,34 +17,6 @@ import { isRedirectToken, redirectTokenHash } from '../redirect-token/redirect-t
 export type JourneyLookup =
   | { payment: BrowserPaymentRow; page?: undefined; ended?: undefined }
   | { page: PayerPage; payment?: undefined; ended?: BrowserPaymentRow };
-
-/** Returned and approved, to be confirmed at the provider: the return's second half is still due. */
-export function completionDue(payment: BrowserPaymentRow): boolean {
-  return (
-    payment.interactionStatus === 'RETURNED_TO_MERCHANT' &&
-    payment.payerOutcome === 'APPROVED' &&
-    payment.confirmation === 'CONFIRM_AT_PROVIDER' &&
-    payment.result === 'PENDING'
-  );
-}
-
-/**
- * The gateway settles the payment on its own (SettleExpiredPayments): its redirect token
- * expired, so the payer can no longer move it, and it is still pending without waiting for the
- * merchant's confirm (the repository's EXPIRY_DUE_PREDICATE).
- */
-export function expiryDue(payment: BrowserPaymentRow, now: Date): boolean {
-  return (
-    payment.result === 'PENDING' &&
-    (payment.interactionStatus !== 'RETURNED_TO_MERCHANT' || payment.confirmation === 'CONFIRM_AT_PROVIDER') &&
-    new Date(payment.tokenExpiresAt).getTime() <= now.getTime()
-  );
-}
-
-/** The payer has come back (or more): the token has done its one journey. */
-export function journeyOver(payment: BrowserPaymentRow): boolean {
-  return ['RETURNED_TO_MERCHANT', 'COMPLETED'].includes(payment.interactionStatus) && !completionDue(payment);
-}
 
 /**
  * The payer's side: a redirect token and the provider in the path lead to one payment, only

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PayerDecisionMessage, PayerReply } from '@gateway/contracts';
 import { journeyOverPage, paymentNotFoundPage } from '../pages/journey-pages';
+import { completionDue } from '../payment/journey';
 import { isSimulated } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { PayerJourneys } from './payer-journeys';
@@ -21,7 +22,7 @@ export class RecordPayerDecision {
 
   async execute(message: PayerDecisionMessage): Promise<PayerReply> {
     const found = await this.journeys.find(message.provider, message.token);
-    if (found.ended || found.payment?.interactionStatus === 'RETURNED_TO_MERCHANT') {
+    if (found.ended || (found.payment && completionDue(found.payment))) {
       // The payer is back already (a double-submitted button): decided, so on to the return, which answers it.
       return this.backToGateway(message);
     }
@@ -29,6 +30,7 @@ export class RecordPayerDecision {
       return found.page;
     }
     if (found.payment.interactionStatus !== 'REDIRECTED_TO_PROVIDER') {
+      // INITIATED: the payer was never shown the provider's page, so there is nothing to decide on.
       return journeyOverPage();
     }
     const adapter = this.providers.forPayment(found.payment);

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { BrowserPaymentRow, PaymentChanges } from '@gateway/browser-payment/data-access';
+import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import type { PayerReply, PayerStepMessage, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
 import { journeyNotStartedPage } from '../pages/journey-pages';
+import { completionDue, JOURNEY_STEPS, returned } from '../payment/journey';
 import { PaymentSteps } from '../payment/payment-steps';
 import type { PayerReturn, ProviderAdapter } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
-import { completionDue, PayerJourneys } from './payer-journeys';
+import { PayerJourneys } from './payer-journeys';
 
 /**
  * GET /bpui/<provider>/in/BP-... (under the order lock): the payer is back from the provider.
@@ -52,33 +52,15 @@ export class ReturnFromProvider {
     return this.journeys.toMerchant(payment);
   }
 
-  /** The return's first half: RETURNED_TO_MERCHANT with what the provider says (cancelled: the transaction fails). */
+  /** The return's first half: RETURNED_TO_MERCHANT with what the provider says (cancelled: the transaction fails). The sweep runs it too. */
   async recordReturn(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter, back: PayerReturn): Promise<BrowserPaymentRow> {
-    const changes: PaymentChanges =
-      back.outcome === 'APPROVED'
-        ? { interactionStatus: 'RETURNED_TO_MERCHANT', timeReturned: this.steps.now(), payerOutcome: 'APPROVED', providerDetails: back.payer ?? null }
-        : {
-            interactionStatus: 'RETURNED_TO_MERCHANT',
-            timeReturned: this.steps.now(),
-            payerOutcome: 'CANCELLED',
-            result: 'FAILURE',
-            gatewayCode: 'CANCELLED',
-          };
-    const { payment: updated } = await this.steps.apply(payment, changes, adapter, {
-      envelope,
-      apiOperation: JOURNEY_STEPS.returned,
-      requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.returned, payment),
-    });
-    return updated;
+    const record = this.steps.journeyStepRecordedAs(JOURNEY_STEPS.returned, envelope, payment);
+    return (await this.steps.apply(payment, returned(back, this.steps.now()), adapter, record)).payment;
   }
 
-  /** The return's second half, when `completionDue`: the approved CONFIRM_AT_PROVIDER payment executed at the provider and COMPLETED. */
+  /** The return's second half, when `completionDue`: the approved CONFIRM_AT_PROVIDER payment executed at the provider and COMPLETED. The sweep runs it too. */
   async complete(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter): Promise<BrowserPaymentRow> {
-    const { payment: completed } = await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, {
-      envelope,
-      apiOperation: JOURNEY_STEPS.completed,
-      requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.completed, payment),
-    });
-    return completed;
+    const record = this.steps.journeyStepRecordedAs(JOURNEY_STEPS.completed, envelope, payment);
+    return (await this.steps.execute(payment, Money.of(payment.amount, payment.currency), adapter, record)).payment;
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { PayerReply, PayerStepMessage } from '@gateway/contracts';
 import { journeyOverPage } from '../pages/journey-pages';
+import { JOURNEY_STEPS, redirected } from '../payment/journey';
 import { PaymentSteps } from '../payment/payment-steps';
-import { JOURNEY_STEPS } from '../ledger/browser-payment-ledger';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { PayerJourneys } from './payer-journeys';
 
@@ -27,16 +27,8 @@ export class ShowProviderPage {
     let payment = found.payment;
     const adapter = this.providers.forPayment(payment);
     if (payment.interactionStatus === 'INITIATED') {
-      ({ payment } = await this.steps.apply(
-        payment,
-        { interactionStatus: 'REDIRECTED_TO_PROVIDER', timeRedirected: this.steps.now() },
-        adapter,
-        {
-          envelope: message.envelope,
-          apiOperation: JOURNEY_STEPS.redirected,
-          requestHash: this.steps.journeyStepHash(JOURNEY_STEPS.redirected, payment),
-        },
-      ));
+      const record = this.steps.journeyStepRecordedAs(JOURNEY_STEPS.redirected, message.envelope, payment);
+      ({ payment } = await this.steps.apply(payment, redirected(this.steps.now()), adapter, record));
     } else if (payment.interactionStatus !== 'REDIRECTED_TO_PROVIDER') {
       return journeyOverPage();
     }

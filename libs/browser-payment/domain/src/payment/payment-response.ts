@@ -4,7 +4,7 @@ import type { JsonObject, LineItem } from '@gateway/contracts';
 import { Money, quantityToJson } from '@gateway/money';
 import { requestOf, StoredRequest } from './stored-request';
 
-/** Effective provider_a options: the request's, or the defaults (docs/decisions/browser-payments.md). */
+/** Effective provider_a options: the request's, or the spec's defaults (docs/decisions/browser-payment-journey.md, Terms). */
 export function providerAOptions(request: StoredRequest) {
   const given = request.browserPayment.provider_a;
   return {
@@ -113,6 +113,11 @@ function lineItem(item: LineItem, amount: (value: string) => number): JsonObject
     }
   }
   return out;
+}
+
+/** `sourceOfFunds` as every response about the payment shows it (the provider's captures and refunds too). */
+export function sourceOfFundsOf(payment: BrowserPaymentRow): JsonObject {
+  return sourceOfFundsGroup(payment, requestOf(payment));
 }
 
 function sourceOfFundsGroup(payment: BrowserPaymentRow, request: StoredRequest): JsonObject {

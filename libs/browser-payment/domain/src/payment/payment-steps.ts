@@ -7,6 +7,7 @@ import type { Counter } from 'prom-client';
 import { CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import type { ProviderAdapter } from '../providers/provider-adapter';
+import { executed, JourneyStep } from './journey';
 import { paymentResponse } from './payment-response';
 import { recordedEnd } from './recorded-end';
 import { PAYMENT_STORE, PaymentStore } from './payment-store';
@@ -26,12 +27,14 @@ export const LEDGER_MISMATCH_METRIC = 'gateway_browser_payment_ledger_mismatch_t
  */
 export const LEDGER_MISMATCH_EVENTS = ['caught_up', 'not_reversed_ledger_unreadable', 'neither_recorded_nor_reversed'] as const;
 
-export interface StepRecord {
+/** How a step is recorded with the ledger (the ledger's own message is built from it and the payment: BrowserPaymentLedger.record). */
+export interface RecordedAs {
   envelope: RequestEnvelope;
   /** The ledger's operation name for the step. */
   apiOperation: string;
   /** The canonical hash of the request that caused the step (the merchant's body, or the step's name). */
   requestHash: string;
+  /** The step changes the order's amount and details (the confirm). */
   orderChanged?: boolean;
 }
 
@@ -71,13 +74,17 @@ export class PaymentSteps {
     return this.clock.now();
   }
 
-  /** The hash a journey step is recorded under: the same for every attempt at the step. */
-  journeyStepHash(apiOperation: string, payment: BrowserPaymentRow): string {
-    return this.requestHasher.hash({ apiOperation, transactionId: payment.transactionId });
+  /**
+   * How a step of the payer's journey is recorded: under its own ledger operation, with a hash
+   * that is the same for every attempt at the step (no merchant body to hash), so a retried step
+   * replays instead of recording twice.
+   */
+  journeyStepRecordedAs(apiOperation: JourneyStep, envelope: RequestEnvelope, payment: BrowserPaymentRow): RecordedAs {
+    return { envelope, apiOperation, requestHash: this.requestHasher.hash({ apiOperation, transactionId: payment.transactionId }) };
   }
 
   /** Applies `changes` to the payment as it is and records it; ORDER_LOCK_LOST if another step moved it first. */
-  async apply(payment: BrowserPaymentRow, changes: PaymentChanges, adapter: ProviderAdapter, record: StepRecord): Promise<StepOutcome> {
+  async apply(payment: BrowserPaymentRow, changes: PaymentChanges, adapter: ProviderAdapter, record: RecordedAs): Promise<StepOutcome> {
     const done = await this.store.transition(payment.id, stateOf(payment), changes, (updated) => this.recordStep(updated, adapter, record));
     if (!done) {
       throw stepLost();
@@ -97,14 +104,15 @@ export class PaymentSteps {
    * An ambiguous failure (no answer in time) is not reversed, because the record may have
    * landed: the step is retried instead. An earlier attempt that executed for another amount and
    * was never recorded is refused as such, never recorded as declined over money the provider
-   * holds.
+   * holds. `alsoChanges`: what the step changes besides the execution's outcome (the confirm's
+   * order fields).
    */
   async execute(
     payment: BrowserPaymentRow,
     amount: Money,
     adapter: ProviderAdapter,
-    record: StepRecord,
-    extra: PaymentChanges = {},
+    record: RecordedAs,
+    alsoChanges: PaymentChanges = {},
   ): Promise<StepOutcome> {
     const lease = new Date(this.now().getTime() + EXECUTION_LEASE_MS);
     if (!(await this.store.claimExecution(payment.id, stateOf(payment), lease, this.now()))) {
@@ -119,16 +127,8 @@ export class PaymentSteps {
           `Value '${amount.toFixed()}' is invalid. The payment was already executed at the provider for ${result.executedFor.toFixed()} ${result.executedFor.currency} by an earlier confirmation whose answer was lost: confirm it again with that amount to record it.`,
         );
       }
-      const changes: PaymentChanges = {
-        ...extra,
-        amount: amount.toFixed(),
-        interactionStatus: 'COMPLETED',
-        timeCompleted: this.now(),
-        result: result.approved ? 'SUCCESS' : 'FAILURE',
-        gatewayCode: result.gatewayCode,
-      };
       try {
-        return await this.apply(payment, changes, adapter, record);
+        return await this.apply(payment, { ...alsoChanges, ...executed(result, amount, this.now()) }, adapter, record);
       } catch (err) {
         if (result.approved && refusedForSure(err)) {
           await this.reverseUnlessRecorded(payment, adapter, record.envelope);
@@ -208,7 +208,7 @@ export class PaymentSteps {
     }
   }
 
-  private recordStep(payment: BrowserPaymentRow, adapter: ProviderAdapter, record: StepRecord): Promise<JsonObject> {
+  private recordStep(payment: BrowserPaymentRow, adapter: ProviderAdapter, record: RecordedAs): Promise<JsonObject> {
     return this.ledger.record({
       envelope: record.envelope,
       payment,

@@ -1,7 +1,7 @@
 import type { BrowserPaymentRow, ProviderRefundRow } from '@gateway/browser-payment/data-access';
 import { GatewayError, ProviderRefundReply, RequestEnvelope } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { paymentResponse } from '../payment/payment-response';
+import { sourceOfFundsOf } from '../payment/payment-response';
 import type { PaymentSteps } from '../payment/payment-steps';
 import type { PaymentStore } from '../payment/payment-store';
 import type { ProviderResult } from '../providers/provider-adapter';
@@ -127,11 +127,11 @@ export function keptResult(result: ProviderResult): Pick<KeptOutcome, 'result' |
 }
 
 /** The answer to the ledger: the outcome, the provider's reference, and the payment's sourceOfFunds as responses show it. */
-export function replyOf(payment: BrowserPaymentRow, outcome: Pick<KeptOutcome, 'result' | 'gatewayCode' | 'providerReference'>, acquirerId: string): ProviderRefundReply {
+export function replyOf(payment: BrowserPaymentRow, outcome: Pick<KeptOutcome, 'result' | 'gatewayCode' | 'providerReference'>): ProviderRefundReply {
   return {
     result: outcome.result,
     gatewayCode: outcome.gatewayCode,
     ...(outcome.providerReference ? { providerReference: outcome.providerReference } : {}),
-    sourceOfFunds: paymentResponse(payment, acquirerId).sourceOfFunds as Record<string, unknown>,
+    sourceOfFunds: sourceOfFundsOf(payment),
   };
 }

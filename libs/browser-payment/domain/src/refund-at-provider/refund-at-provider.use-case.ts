@@ -44,7 +44,7 @@ export class RefundAtProvider {
       }),
       keep: (outcome) => this.store.insertRefund(outcome),
     });
-    return replyOf(payment, refund, adapter.acquirerId);
+    return replyOf(payment, refund);
   }
 
   /**

@@ -13,7 +13,7 @@ import type {
 import type { ExpiredPayment, ExpiredPaymentsCursor } from '@gateway/contracts';
 import { parseDecimal } from '@gateway/money';
 import { SYSTEM_CLOCK, type Clock } from '../browser-payment.options';
-import { expiryDue } from '../payer-journey/payer-journeys';
+import { expiryDue } from '../payment/journey';
 import type { PaymentStore } from '../payment/payment-store';
 import type { SimulatorStore } from '../providers/simulator/simulator-store';
 

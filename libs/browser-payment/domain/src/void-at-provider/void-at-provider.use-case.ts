@@ -25,6 +25,6 @@ export class VoidAtProvider {
     const payment = requireAuthorised(await namedPayment(this.store, this.steps, message), message.targetTransactionId, 'voided');
     const adapter = this.providers.forPayment(payment);
     const result = await adapter.voidAuthorization(payment.providerReference);
-    return replyOf(payment, keptResult(result), adapter.acquirerId);
+    return replyOf(payment, keptResult(result));
   }
 }

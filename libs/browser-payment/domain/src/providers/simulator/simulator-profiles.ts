@@ -1,6 +1,7 @@
 import type { BrowserPaymentRow, ProviderName } from '@gateway/browser-payment/data-access';
 import { type JsonObject, PROVIDER_SIMULATOR_ACQUIRER_IDS } from '@gateway/contracts';
 import { html, SafeHtml } from '../../pages/escape-html';
+import { providerAOptions } from '../../payment/payment-response';
 import { requestOf } from '../../payment/stored-request';
 
 /** What tells the three simulators apart: their name, their page's own part, their payer. */
@@ -26,9 +27,9 @@ const PROVIDER_A: SimulatorProfile = {
   referencePrefix: 'PA',
   details(payment) {
     const request = requestOf(payment);
-    const options = request.browserPayment.provider_a;
+    const options = providerAOptions(request);
     const address = request.shipping?.address;
-    if (options?.displayShippingAddress === false || !address) {
+    if (!options.displayShippingAddress || !address) {
       return html``;
     }
     const contact = request.shipping?.contact;
@@ -37,7 +38,7 @@ const PROVIDER_A: SimulatorProfile = {
       (line): line is string => Boolean(line),
     );
     return html`<dl id="shipping"><dt>Ship to</dt><dd>${lines.map((line) => html`${line}<br>`)}</dd>
-<dt></dt><dd class="notice">${options?.overrideShippingAddress === false ? 'The shop set this address; it cannot be changed here.' : 'You can change this address in your wallet.'}</dd></dl>`;
+<dt></dt><dd class="notice">${!options.overrideShippingAddress ? 'The shop set this address; it cannot be changed here.' : 'You can change this address in your wallet.'}</dd></dl>`;
   },
   payer: { accountEmail: 'payer@wallet.example', accountHolder: 'Simulated Payer' },
 };
