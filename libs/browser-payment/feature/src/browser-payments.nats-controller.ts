@@ -22,6 +22,7 @@ export class BrowserPaymentsNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
     });
     return { body };
   }
@@ -35,6 +36,7 @@ export class BrowserPaymentsNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
     });
     return { body };
   }

@@ -359,6 +359,24 @@ export class LedgerRepository {
   }
 
   /**
+   * autocommitWriter's writes on one connection of the pool, held from before `work`'s first
+   * statement to after its last. `connected` runs once the connection is held, before any
+   * statement, and may refuse by throwing: then nothing is sent. For a write that must not begin
+   * after some time, a check made there comes after the wait for the connection, which under
+   * load is the pool's queue.
+   */
+  async onConnection<T>(connected: () => void, work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      connected();
+      return await work(new LedgerWriter(runner.manager));
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /**
    * Runs `work` in one database transaction (READ COMMITTED; the order row lock serialises),
    * once more if a statement's plan had gone stale under a migration (inTransaction).
    */

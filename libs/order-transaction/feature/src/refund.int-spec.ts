@@ -16,6 +16,7 @@ import { APP_LOGGER, AppLogger, NotDeliveredError, standaloneBus } from '@gatewa
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import {
   dropFirstCompletionWrite,
+  holdPoolAtRecord,
   LedgerTestApp,
   newOrderId,
   reserveTogether,
@@ -844,6 +845,58 @@ describe("a refund's deadline (docs/decisions/operation-deadline.md)", () => {
     expect(late).toBeInstanceOf(NotDeliveredError);
     expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['pay-1']);
     expect(await refund(merchant, orderId, 'r1', usd('60.00'), {}, { deadline: Date.now() + 60_000 })).toMatchObject({ result: 'PENDING' });
+  });
+
+  it("refuses, unprocessed, a refund whose reservation gets its database connection only after the deadline: nothing written, no acquirer call", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const calls = await acquirerRefunds();
+    // In time at begin and at the reservation's start; the pool is then busy until past the deadline.
+    const deadline = Date.now() + 3_000;
+    const pool = holdPoolAtRecord(app, 'RESERVE', ({ waiting }) => waiting > 0 && Date.now() > deadline);
+    let late: GatewayError;
+    try {
+      late = await rejection(refund(merchant, orderId, 'r1', usd('10.00'), {}, { deadline }));
+    } finally {
+      pool.restore();
+    }
+    expect(pool.heldAt()).toBeLessThan(deadline);
+    expect(late).toBeInstanceOf(NotDeliveredError);
+    expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['pay-1']);
+    expect(await orderRow(merchant, orderId)).toMatchObject({ refunded: '0.0000' });
+    expect(await acquirerRefunds()).toBe(calls);
+  });
+
+  it('reserves and refunds when the reservation gets its connection after a wait, still in time', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const pool = holdPoolAtRecord(app, 'RESERVE', ({ waiting }) => waiting > 0);
+    try {
+      const body = await refund(merchant, orderId, 'r1', usd('10.00'), {}, { deadline: Date.now() + 60_000 });
+      expect(body).toMatchObject({ result: 'SUCCESS', order: { totalRefundedAmount: 10 } });
+    } finally {
+      pool.restore();
+    }
+    expect(pool.heldAt()).toBeDefined();
+  });
+
+  it('refuses, unprocessed, a refund awaiting approval whose record gets its connection only after the deadline', async () => {
+    const merchant = privileged({ refundRequiresApproval: true });
+    const orderId = newOrderId();
+    await seedCardPayment(merchant, orderId, 'pay-1', '100.00');
+    const deadline = Date.now() + 3_000;
+    const pool = holdPoolAtRecord(app, 'RECORD', ({ waiting }) => waiting > 0 && Date.now() > deadline);
+    let late: GatewayError;
+    try {
+      late = await rejection(refund(merchant, orderId, 'r1', usd('60.00'), {}, { deadline }));
+    } finally {
+      pool.restore();
+    }
+    expect(pool.heldAt()).toBeLessThan(deadline);
+    expect(late).toBeInstanceOf(NotDeliveredError);
+    expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['pay-1']);
   });
 
   it('processes a message without a deadline (an edge of the release before) whenever it comes', async () => {

@@ -113,10 +113,16 @@ describe('a prepared plan gone stale after its first run on a connection failed'
       // Its first run on this connection fails (the id is taken), yet it stays prepared there.
       await expect(LABELLED.rows(runner.manager, ['a', 'again'])).rejects.toMatchObject({ code: '23505' });
       await dataSource.query(`ALTER TABLE ${schema}.labels ALTER COLUMN label TYPE varchar(60)`);
-      // On a query runner's manager, as in a transaction, the refusal is answered (and recorded)...
-      await expect(LABELLED.rows(runner.manager, ['c', 'third'])).rejects.toMatchObject({ code: '0A000' });
-      // ...and the next run on the same connection prepares the statement afresh.
+      // On a connection held outside a transaction (LedgerRepository.onConnection) it is prepared afresh at once.
       expect(await LABELLED.rows(runner.manager, ['c', 'third'])).toEqual([{ label: 'third' }]);
+
+      await dataSource.query(`ALTER TABLE ${schema}.labels ALTER COLUMN label TYPE varchar(80)`);
+      // In a transaction the refusal, which aborted it, is answered (and recorded)...
+      await runner.startTransaction();
+      await expect(LABELLED.rows(runner.manager, ['d', 'fourth'])).rejects.toMatchObject({ code: '0A000' });
+      await runner.rollbackTransaction();
+      // ...and the next run on the same connection prepares the statement afresh.
+      expect(await LABELLED.rows(runner.manager, ['d', 'fourth'])).toEqual([{ label: 'fourth' }]);
     } finally {
       await runner.release();
     }

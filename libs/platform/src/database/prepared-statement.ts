@@ -57,8 +57,11 @@ export class PreparedStatement {
   }
 
   private async run(manager: EntityManager, values: unknown[]): Promise<QueryResult> {
-    const inTransaction = manager.queryRunner;
-    const runner = inTransaction ?? manager.connection.createQueryRunner();
+    // A manager bound to a query runner runs on that runner's connection, in a transaction or
+    // holding it in autocommit (LedgerRepository.onConnection); only a transaction's is aborted by a refusal.
+    const held = manager.queryRunner;
+    const inTransaction = held?.isTransactionActive === true;
+    const runner = held ?? manager.connection.createQueryRunner();
     try {
       const client = (await runner.connect()) as PgClient;
       try {
@@ -74,7 +77,7 @@ export class PreparedStatement {
         return await this.execute(client, values);
       }
     } finally {
-      if (!inTransaction) {
+      if (!held) {
         await runner.release();
       }
     }

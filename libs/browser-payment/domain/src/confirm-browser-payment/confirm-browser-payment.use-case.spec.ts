@@ -1,4 +1,5 @@
 import { GatewayError, JsonObject, PayerDecision, validateOrderOperationRequest } from '@gateway/contracts';
+import { PastDeadlineError } from '@gateway/platform';
 import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
 import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
@@ -24,7 +25,7 @@ async function journey(bed: TestBed, body: JsonObject, upTo: 'initiated' | 'redi
   return initiated.merchant;
 }
 
-function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, extra: JsonObject = {}) {
+function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, extra: JsonObject = {}, deadline?: number) {
   const body = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', ...extra };
   return new ConfirmBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.steps, bed.requestHasher).execute({
     envelope: envelopeFor(merchant),
@@ -32,6 +33,7 @@ function confirm(bed: TestBed, merchant: Awaited<ReturnType<typeof journey>>, ex
     transactionId: 'bp-1',
     request: validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', body),
     body,
+    ...(deadline !== undefined ? { deadline } : {}),
   });
 }
 
@@ -62,6 +64,22 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe('ConfirmBrowserPayment', () => {
+  it('refuses, unprocessed, a confirm whose deadline passed before it began: nothing executed at the provider or recorded; the retry confirms', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const recorded = bed.ledger.recorded.length;
+    const late = await rejection(confirm(bed, merchant, {}, bed.clock.now().getTime()));
+    expect(late).toBeInstanceOf(PastDeadlineError);
+    expect(late.toWire()).toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ capturedAmount: '0' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+    expect(bed.ledger.recorded).toHaveLength(recorded);
+
+    // The merchant's retry, in time: nothing of the refused one stands in its way.
+    expect(await confirm(bed, merchant, {}, bed.clock.now().getTime() + 1)).toMatchObject({ result: 'SUCCESS' });
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '25.00' });
+  });
+
   it('executes the approved payment for the confirmed amount and records it on the initiate\'s transaction', async () => {
     const bed = browserPaymentTestBed();
     const merchant = await journey(bed, AT_MERCHANT, 'approve');

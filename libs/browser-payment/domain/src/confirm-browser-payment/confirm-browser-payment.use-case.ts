@@ -11,7 +11,7 @@ import {
 } from '@gateway/contracts';
 import type { FieldProblem } from '@gateway/api-fields';
 import { Money } from '@gateway/money';
-import { RequestHasher } from '@gateway/platform';
+import { refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { PaymentSteps } from '../payment/payment-steps';
@@ -24,6 +24,8 @@ export interface ConfirmBrowserPaymentCommand {
   transactionId: string;
   request: ConfirmBrowserPaymentRequest;
   body: JsonObject;
+  /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */
+  deadline?: number;
 }
 
 const API_OPERATION = 'CONFIRM_BROWSER_PAYMENT';
@@ -63,6 +65,9 @@ export class ConfirmBrowserPayment {
     assertConfirmable(payment, command.request);
     const confirmed = confirmedRequest(requestOf(payment), command.request, payment.currency);
     const amount = Money.of(confirmed.order.amount, payment.currency);
+    // Nothing has happened yet (begin and the payment were only read); the execution's claim and
+    // the provider's execution come next, and run to their record (docs/decisions/operation-deadline.md).
+    refuseIfPastDeadline(command.deadline, this.steps.now().getTime());
     const { body } = await this.steps.execute(
       payment,
       amount,

@@ -1,4 +1,5 @@
 import { GatewayError, JsonObject, validateOrderOperationRequest } from '@gateway/contracts';
+import { PastDeadlineError } from '@gateway/platform';
 import { redirectTokenHash } from '../redirect-token/redirect-token';
 import {
   browserPaymentTestBed,
@@ -9,7 +10,7 @@ import {
 } from '../testing/browser-payment-test-bed';
 import { InitiateBrowserPayment } from './initiate-browser-payment.use-case';
 
-function initiateWith(bed: ReturnType<typeof browserPaymentTestBed>, body: JsonObject, merchant = testMerchant()) {
+function initiateWith(bed: ReturnType<typeof browserPaymentTestBed>, body: JsonObject, merchant = testMerchant(), deadline?: number) {
   const initiate = new InitiateBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.journeys, bed.options, bed.clock, bed.requestHasher);
   return initiate.execute({
     envelope: envelopeFor(merchant),
@@ -17,6 +18,7 @@ function initiateWith(bed: ReturnType<typeof browserPaymentTestBed>, body: JsonO
     transactionId: 'bp-1',
     request: validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body),
     body,
+    ...(deadline !== undefined ? { deadline } : {}),
   });
 }
 
@@ -31,6 +33,24 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe('InitiateBrowserPayment', () => {
+  it('refuses, unprocessed, an initiate whose deadline passed before it began: nothing opened at the provider, stored or recorded', async () => {
+    const bed = browserPaymentTestBed();
+    const late = await rejection(initiateWith(bed, initiateBody(), testMerchant(), bed.clock.now().getTime()));
+    expect(late).toBeInstanceOf(PastDeadlineError);
+    expect(late.toWire()).toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+    expect(bed.simulator.rows.size).toBe(0);
+    expect(() => bed.payments.only()).toThrow(/found 0/);
+    expect(bed.ledger.recorded).toEqual([]);
+  });
+
+  it('initiates one that begins before its deadline', async () => {
+    const bed = browserPaymentTestBed();
+    const body = await initiateWith(bed, initiateBody(), testMerchant(), bed.clock.now().getTime() + 1);
+    expect(body).toMatchObject({ result: 'PENDING', response: { gatewayCode: 'SUBMITTED' } });
+    expect(bed.simulator.rows.size).toBe(1);
+    expect(bed.ledger.recorded).toHaveLength(1);
+  });
+
   it('records a PENDING PAYMENT with gatewayCode SUBMITTED and answers the redirect URL on the public base URL', async () => {
     const bed = browserPaymentTestBed();
     const { response, redirectUrl, token } = await initiatedPayment(bed);

@@ -11,7 +11,7 @@ import {
   RequestEnvelope,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { RequestHasher } from '@gateway/platform';
+import { refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions, CLOCK, Clock } from '../browser-payment.options';
 import { BrowserPaymentLedger, INITIATE_OPERATION } from '../ledger/browser-payment-ledger';
 import { PayerJourneys } from '../payer-journey/payer-journeys';
@@ -28,6 +28,8 @@ export interface InitiateBrowserPaymentCommand {
   request: InitiateBrowserPaymentRequest;
   /** The body as received: its canonical hash identifies the request for replays. */
   body: JsonObject;
+  /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */
+  deadline?: number;
 }
 
 /**
@@ -69,6 +71,9 @@ export class InitiateBrowserPayment {
 
     const stored = storedRequestOf(request);
     const { operation, confirmation } = terms(stored, provider);
+    // Nothing has happened yet (begin only read); opening the payment at the provider is the first
+    // change, and from it on the initiate runs to its record (docs/decisions/operation-deadline.md).
+    refuseIfPastDeadline(command.deadline, this.clock.now().getTime());
     const providerReference = await adapter.createPayment({ operation, amount });
     const token = newRedirectToken();
     const now = this.clock.now();

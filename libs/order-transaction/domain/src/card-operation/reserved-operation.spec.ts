@@ -61,6 +61,14 @@ describe('RunReservedOperation', () => {
     );
   });
 
+  it('hands its deadline to the reservation, which checks it once it holds its connection, and never to the completion', async () => {
+    const { record, runner, operation } = setUp();
+    const deadline = Date.now() + 60_000;
+    await runner.execute(operation({ deadline }));
+    expect(record.execute).toHaveBeenNthCalledWith(1, reservation, 'RESERVE', null, deadline);
+    expect(record.execute).toHaveBeenNthCalledWith(2, completed('SUCCESS'), 'COMPLETE', written);
+  });
+
   it('calls itself a card operation in its log lines unless told otherwise', async () => {
     const { logger, runner, operation } = setUp();
     await runner.execute(operation({ log: undefined, perform: jest.fn(async () => Promise.reject(new Error('timed out'))) }));

@@ -36,7 +36,8 @@ export interface ReservedOperation<O extends OperationOutcome = CardOutcome> {
   seen: SeenOrder | null;
   /**
    * The operation's deadline: past it, the reservation, the first thing the operation changes, is
-   * not made and the operation is refused unprocessed (docs/decisions/operation-deadline.md).
+   * not made and the operation is refused unprocessed (docs/decisions/operation-deadline.md),
+   * also when it passes while the reservation waits for its database connection.
    */
   deadline?: number;
   /** The call that moves the money. Throws what the callee threw; this decides whether anything can have happened. */
@@ -70,11 +71,13 @@ export class RunReservedOperation {
 
   /** The operation's answer: the completed record's, or a replay's (`replayed`) when the same request reserved first. */
   async execute<O extends OperationOutcome>(operation: ReservedOperation<O>): Promise<RecordedOperation> {
-    // The last point at which nothing has happened yet, after begin's read: under overload the
-    // backlog waits for the database pool there. From the reservation on, the operation runs to
-    // its completion whatever the time: the call and the record that completes it are never refused.
+    // Checked twice: here, after begin's read (under overload the backlog waits for the database
+    // pool there), so a message already late takes no connection; and by the reservation's write
+    // once it holds its own connection, the pool's queue again, before it writes anything. From
+    // the reservation on, the operation runs to its completion whatever the time: the call and
+    // the record that completes it are never refused.
     refuseIfPastDeadline(operation.deadline);
-    const reserved = await this.record.execute(operation.reservation, 'RESERVE', operation.seen);
+    const reserved = await this.record.execute(operation.reservation, 'RESERVE', operation.seen, operation.deadline);
     if (reserved.replayed) {
       // The same request reserved first (it raced this one without the order lock).
       return reserved;

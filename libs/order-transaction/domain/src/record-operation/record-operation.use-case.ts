@@ -12,7 +12,7 @@ import {
   UnknownInquiries,
 } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
-import { APP_LOGGER, AppLogger, mayHaveCommitted } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, mayHaveCommitted, refuseIfPastDeadline } from '@gateway/platform';
 import type { EntityManager } from 'typeorm';
 import { LEDGER_EVENTS, LedgerEvents, OrderRecordedEvent } from '../ledger-events/ledger-events';
 import { assertFenceCurrent, assertUpdatable, noSuchTransaction, replayOf, transactionIdTaken } from '../ledger-protocol/ledger-checks';
@@ -83,8 +83,12 @@ export interface DecidedRecord extends RecordKey {
   noOrder(): Error;
 }
 
-/** A record's order and operation, and its decision on a view of the order: what either way of writing it needs. */
-type Decision = RecordKey & Pick<DecidedRecord, 'decide'>;
+/**
+ * A record's order and operation, and its decision on a view of the order: what either way of
+ * writing it needs. `beforeWrite`: called once the write's connection is held, before its first
+ * statement; it refuses (throws) a write that must not be made any more (an operation's deadline).
+ */
+type Decision = RecordKey & Pick<DecidedRecord, 'decide'> & { beforeWrite?: () => void };
 
 /**
  * The ledger's second step, after an operation's side effects: checks the fencing token,
@@ -119,19 +123,33 @@ export class RecordOperation {
    * `seen`: the order as this operation's begin read it in this process (BeginOperation.read),
    * or as its previous record wrote it (`RecordedOperation.written`); the record then needs no
    * read of its own (null: begin saw no order).
+   *
+   * `deadline`: the operation's (OrderOperationMessage.deadline), for the record that is its first
+   * change (a reservation, a refund's approval record). Once the write's connection is held and
+   * before anything is written, a record past it is refused unprocessed (PastDeadlineError): the
+   * wait for that connection is the pool's queue, where an overload's backlog waits
+   * (docs/decisions/operation-deadline.md). Never given for a completion: what was begun is
+   * recorded whatever the time.
    */
-  async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD', seen?: SeenOrder | null): Promise<RecordedOperation> {
+  async execute(message: RecordOperationMessage, step: RecordStep = 'RECORD', seen?: SeenOrder | null, deadline?: number): Promise<RecordedOperation> {
+    if (step === 'COMPLETE' && deadline !== undefined) {
+      throw new Error('a completion is never refused for time: it records what was begun');
+    }
     const input = parseRecordInput(message);
+    const beforeWrite = deadline === undefined ? undefined : () => refuseIfPastDeadline(deadline);
     const record: Decision = {
       merchantId: input.merchant.id,
       orderId: input.orderId,
       transactionId: input.transactionId,
       apiOperation: input.apiOperation,
       decide: (order, at) => this.recordOnOrder(order, input, step, at),
+      beforeWrite,
     };
     try {
       const recorded =
-        input.newOrder && input.mode === 'CREATE' ? await this.createOrderFirst(input, step) : await this.recordOnSeenOrder(record, seen);
+        input.newOrder && input.mode === 'CREATE'
+          ? await this.createOrderFirst(input, step, beforeWrite)
+          : await this.recordOnSeenOrder(record, seen);
       return recorded ?? (await this.recordLocked(record, () => this.newOrder(input, step, new Date())));
     } catch (err) {
       if (step !== 'RESERVE' || !mayHaveCommitted(err)) {
@@ -210,13 +228,14 @@ export class RecordOperation {
     const { alongside } = record;
     const written = alongside
       ? await this.ledger.transaction(async (writer) => {
+          decision.beforeWrite?.();
           const applied = await writer.applyToOrderIfUnchanged(record.write, seen);
           if (applied) {
             await alongside(writer.manager);
           }
           return applied;
         })
-      : await this.ledger.autocommitWriter().applyToOrderIfUnchanged(record.write, seen);
+      : await this.autocommit(decision.beforeWrite, (writer) => writer.applyToOrderIfUnchanged(record.write, seen));
     return written ? { body: record.body, replayed: false, written } : null;
   }
 
@@ -227,6 +246,8 @@ export class RecordOperation {
   private recordLocked(decision: Decision, create: () => RecordWrite): Promise<RecordedOperation> {
     const { merchantId, orderId, transactionId, apiOperation } = decision;
     return this.ledger.transaction(async (writer) => {
+      // First thing: nothing is locked or written yet, so a refusal rolls back an empty transaction.
+      decision.beforeWrite?.();
       const lock = () => writer.lockOrder(merchantId, orderId, transactionId, apiOperation);
       const locked = await lock();
       if (!locked) {
@@ -282,7 +303,7 @@ export class RecordOperation {
    * by now (a concurrent first record), or the rules refuse the write on an empty order; the
    * record then goes the locked way, exactly as without the hint.
    */
-  private async createOrderFirst(input: RecordInput, step: RecordStep): Promise<RecordedOperation | null> {
+  private async createOrderFirst(input: RecordInput, step: RecordStep, beforeWrite?: () => void): Promise<RecordedOperation | null> {
     let created: RecordWrite;
     try {
       created = this.newOrder(input, step, new Date());
@@ -293,9 +314,20 @@ export class RecordOperation {
       throw err;
     }
     if (created.alongside) {
-      return this.ledger.transaction((writer) => this.createOrder(writer, created));
+      return this.ledger.transaction((writer) => {
+        beforeWrite?.();
+        return this.createOrder(writer, created);
+      });
     }
-    return this.createOrder(this.ledger.autocommitWriter(), created);
+    return this.autocommit(beforeWrite, (writer) => this.createOrder(writer, created));
+  }
+
+  /**
+   * A write of one statement, in autocommit: on a connection of its own, or, when it may be
+   * refused before it is made (`beforeWrite`), on one held from that check to the statement.
+   */
+  private autocommit<T>(beforeWrite: (() => void) | undefined, write: (writer: LedgerWriter) => Promise<T>): Promise<T> {
+    return beforeWrite ? this.ledger.onConnection(beforeWrite, write) : write(this.ledger.autocommitWriter());
   }
 
   private newOrder(input: RecordInput, step: RecordStep, at: Date): RecordWrite {

@@ -78,8 +78,11 @@ export class RefundOrder {
       if (token !== undefined) {
         await this.sideEffects.assertTokenHoldsCard(envelope, token);
       }
-      // No money moves until someone approves: recorded in one step, holding its amount.
-      return { body: (await this.record.execute(this.recordMessage(context, OUTCOME_RESERVED, 'CREATE'), 'RECORD', seen)).body };
+      // No money moves until someone approves: recorded in one step, holding its amount. The
+      // record is the operation's only change, so its write refuses it too once it holds its
+      // connection past the deadline.
+      const approval = this.recordMessage(context, OUTCOME_RESERVED, 'CREATE');
+      return { body: (await this.record.execute(approval, 'RECORD', seen, command.deadline)).body };
     }
     // Everything that can refuse the refund without a side effect is checked before reserving.
     const connector = plan.route.kind === 'ACQUIRER' ? this.connectorFor(plan, targetBody, envelope) : undefined;

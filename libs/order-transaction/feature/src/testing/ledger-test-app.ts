@@ -28,7 +28,8 @@ import {
   RunningApp,
 } from '@gateway/platform';
 import { RecordOperation } from '@gateway/order-transaction/domain';
-import { sentStatements, testRequestHasher, testRequestHashKey } from '@gateway/testing';
+import { sentStatements, testRequestHasher, testRequestHashKey, waitFor } from '@gateway/testing';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { OrderTransactionConfig } from '../order-transaction.config';
 import { OrderTransactionModule } from '../order-transaction.module';
@@ -223,12 +224,12 @@ export function dropFirstCompletionWrite(app: LedgerTestApp): { dropped: () => n
   const records = app.running.app.get(RecordOperation);
   const write = records.execute.bind(records);
   let dropped = 0;
-  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen, deadline) => {
     if (step === 'COMPLETE' && dropped === 0) {
       dropped += 1;
       throw new Error('Connection terminated unexpectedly');
     }
-    return write(message, step, seen);
+    return write(message, step, seen, deadline);
   });
   return { dropped: () => dropped, restore: () => spy.mockRestore() };
 }
@@ -244,13 +245,42 @@ export function reserveTogether(app: LedgerTestApp, copies: number): { restore: 
   let waiting = 0;
   let all: () => void = () => undefined;
   const together = new Promise<void>((resolve) => (all = resolve));
-  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen) => {
+  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen, deadline) => {
     if (step === 'RESERVE') {
       waiting += 1;
       if (waiting === copies) all();
       await together;
     }
-    return write(message, step, seen);
+    return write(message, step, seen, deadline);
   });
   return { restore: () => spy.mockRestore() };
+}
+
+/**
+ * From an operation's first record of `step` on (a REFUND's reservation, a RECORD of a refund
+ * awaiting approval), holds every connection of the ledger's pool, as an overload's backlog holds
+ * them: the record waits for its connection in the pool's queue, and gets one only once
+ * `release` says so (asked while it waits: `waiting` is how many do). `heldAt()`: when the pool
+ * was taken (undefined: no such record was made), after the operation's begin and its own checks.
+ */
+export function holdPoolAtRecord(
+  app: LedgerTestApp,
+  step: 'RESERVE' | 'RECORD',
+  release: (pool: { waiting: number }) => boolean,
+): { heldAt: () => number | undefined; restore: () => void } {
+  const records = app.running.app.get(RecordOperation);
+  const write = records.execute.bind(records);
+  const pool = (app.dataSource.driver as unknown as { master: Pool }).master;
+  let heldAt: number | undefined;
+  const spy = jest.spyOn(records, 'execute').mockImplementation(async (message, recordStep, seen, deadline) => {
+    if (recordStep === step && heldAt === undefined) {
+      const clients: PoolClient[] = await Promise.all(Array.from({ length: pool.options.max ?? 10 }, () => pool.connect()));
+      heldAt = Date.now();
+      void waitFor(async () => release({ waiting: pool.waitingCount }), { timeoutMs: 30_000, what: 'a record waiting for its connection' })
+        .catch(() => undefined)
+        .then(() => clients.forEach((client) => client.release()));
+    }
+    return write(message, recordStep, seen, deadline);
+  });
+  return { heldAt: () => heldAt, restore: () => spy.mockRestore() };
 }
