@@ -8,9 +8,9 @@ import path from 'node:path';
 
 const dir = path.resolve(process.argv[2] ?? 'test-artifacts');
 
-// The only test card (ARCHITECTURE.md's 512345xxxxxx0008), its Luhn-broken twin and its
-// unknown-BIN variant (libs/testing/src/test-cards.ts).
-const CARDS = ['5123450000000008', '5123450000000009', '1123450000000007'];
+// The only test card (ARCHITECTURE.md's 512345xxxxxx0008), the second card of its range, its
+// Luhn-broken twin and its unknown-BIN variant (libs/testing/src/test-cards.ts).
+const CARDS = ['5123450000000008', '5123450000000016', '5123450000000009', '1123450000000007'];
 
 const PATTERNS = [
   { what: 'an HTTP Basic credential', regex: /Basic\s+[A-Za-z0-9+/]{20,}={0,2}/ },

@@ -16,7 +16,7 @@ import {
   REDIS_CLIENT,
   RunningApp,
 } from '@gateway/platform';
-import { runKey, TEST_CARD, TEST_CARD_NUMBERS, testInfra, waitFor } from '@gateway/testing';
+import { runKey, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, testInfra, waitFor } from '@gateway/testing';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 import Redis from 'ioredis';
 
@@ -231,6 +231,25 @@ describe('the session resource', () => {
       expect(answer.body).toEqual({ error: { cause: 'INVALID_REQUEST', explanation: expect.any(String) }, result: 'ERROR' });
     }
     expect((await call('GET', `${owner.base}/session/${id}`, owner)).body.order).toEqual({ currency: 'USD' });
+  });
+
+  it('refuses a card number failing Luhn when it is put in a session, created or updated, and keeps the session as it was', async () => {
+    const merchant = await newMerchant();
+    const luhnFailure = { ...card, number: TEST_CARD_LUHN_FAILURE };
+    const created = await call('POST', `${merchant.base}/session`, merchant, { sourceOfFunds: { provided: { card: luhnFailure } } });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject({ field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
+    expect(created.text).not.toContain(TEST_CARD_LUHN_FAILURE);
+
+    const { id, version } = await sessionWith(merchant, { sourceOfFunds: { provided: { card } } });
+    const updated = await call('PUT', `${merchant.base}/session/${id}`, merchant, { sourceOfFunds: { provided: { card: { number: TEST_CARD_LUHN_FAILURE } } } });
+    expect(updated.status).toBe(400);
+    expect(updated.body.error).toMatchObject({ field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
+    expect(updated.text).not.toContain(TEST_CARD_LUHN_FAILURE);
+    // Refused at the update, not at use: the session still holds the card it had, at its version.
+    const retrieved = await call('GET', `${merchant.base}/session/${id}`, merchant);
+    expect(retrieved.body.session.version).toBe(version);
+    expect(retrieved.body.sourceOfFunds).toMatchObject({ provided: { card: { number: '512345xxxxxx0008' } } });
   });
 
   it('refuses invalid values with the field named, and a malformed session id in the path', async () => {

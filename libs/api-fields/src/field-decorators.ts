@@ -6,6 +6,7 @@ import {
   asciiType,
   base64Type,
   booleanType,
+  cardNumberType,
   customDataType,
   dateTimeType,
   dateType,
@@ -13,6 +14,7 @@ import {
   digitsType,
   digitValueType,
   emailType,
+  freeTextType,
   enumType,
   hexType,
   intType,
@@ -68,6 +70,8 @@ type Options = FieldOptions | undefined;
 export const StringField = (min: number, max: number, o?: Options) => Field(stringType(min, max), o, 'StringField');
 /** String(a-b) of the custom data fields, holding no card number (the spec rejects sensitive data there). */
 export const CustomDataField = (min: number, max: number, o?: Options) => Field(customDataType(min, max), o, 'CustomDataField');
+/** String(a-b) of text written for people (notes, descriptions, item names), holding no card number of a major scheme. */
+export const FreeTextField = (min: number, max: number, o?: Options) => Field(freeTextType(min, max), o, 'FreeTextField');
 /** ASCII(a-b): printable ASCII. */
 export const AsciiField = (min: number, max: number, o?: Options) => Field(asciiType(min, max), o, 'AsciiField');
 /** Alnum(a-b): 0-9 a-z A-Z. */
@@ -76,6 +80,8 @@ export const AlnumField = (min: number, max: number, o?: Options) => Field(alnum
 export const HexField = (min: number, max: number, o?: Options) => Field(hexType(min, max), o, 'HexField');
 /** Digits(a-b): a string of 0-9, length a to b. */
 export const DigitsField = (min: number, max: number, o?: Options) => Field(digitsType(min, max), o, 'DigitsField');
+/** A card number: Digits(9-19) passing the Luhn check. */
+export const CardNumberField = (o?: Options) => Field(cardNumberType(), o, 'CardNumberField');
 /** Digits with value bounds: `@DigitValueField(1n, 12n, { label: 'Month' })`. */
 export const DigitValueField = (min: bigint, max: bigint, o?: Options) => Field(digitValueType(min, max), o, 'DigitValueField');
 /** DecIn: a decimal amount string of 1-14 characters. */

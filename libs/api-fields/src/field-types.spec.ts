@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { luhnCheckDigit } from '@gateway/crypto';
 import { Money } from '@gateway/money';
 import { FieldType } from './field-type';
 import {
@@ -6,6 +7,7 @@ import {
   asciiType,
   base64Type,
   booleanType,
+  cardNumberType,
   customDataType,
   dateTimeType,
   dateType,
@@ -13,6 +15,7 @@ import {
   digitsType,
   digitValueType,
   emailType,
+  freeTextType,
   enumType,
   hexType,
   intType,
@@ -30,6 +33,14 @@ import {
 
 const accepts = (type: FieldType, value: unknown) => type.check(value) === null;
 
+/** Numbers of other schemes' ranges built around the test card's digits, with their check digit (no real card). */
+const withCheckDigit = (payload: string) => `${payload}${luhnCheckDigit(payload)}`;
+const AMEX = withCheckDigit('37123450000000');
+const VISA = withCheckDigit('412345000000000');
+const DISCOVER = withCheckDigit('601145000000000');
+const grouped = (digits: string, sizes: number[], separator: string) =>
+  sizes.map((size, i) => digits.slice(sizes.slice(0, i).reduce((a, b) => a + b, 0), sizes.slice(0, i + 1).reduce((a, b) => a + b, 0))).join(separator);
+
 /** Every type, with values written by hand from the spec's wording (not from the samples). */
 const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
   ['String(1-3)', stringType(1, 3), ['a', 'abc', 'äöü', '😀😀😀', 'a\tb'], ['', 'abcd', 'a\u0000', '\ud800', 1, null, true]],
@@ -40,10 +51,31 @@ const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
     ['{"site":"A1","at":1712345678901}', 'order 12345, 2026-11-26', 'x'.repeat(40), 'call +880 1712 345670', '12.50 13.75 14.00 15.25', '10.100.200.150'],
     ['5123450000000008', 'card 5123 4500 0000 0008', '{"pan":"5123-4500-0000-0008"}', 'pan 5123.4500.0000.0008', '5123_4500_0000_0008', '51 23 45 00 00 00 00 08', '', 'x'.repeat(41), 1],
   ],
+  [
+    'String(1-250) of free text',
+    freeTextType(1, 250),
+    [
+      'Please leave at the back door',
+      'Order 1234567890123456, reference 9876543210987654321',
+      'paid at 1712345678901',
+      'call +44 20 7946 0958 on 2026-11-26',
+      'ref 51234500000000081234',
+      'card ending 0008 (512345xxxxxx0008)',
+      'invoice 1123450000000007',
+      'x'.repeat(250),
+    ],
+    ['card 5123450000000008', 'pan: 5123 4500 0000 0008', `Amex ${grouped(AMEX, [4, 6, 5], ' ')}`, grouped(VISA, [4, 4, 4, 4], '-'), DISCOVER, '', 'x'.repeat(251), 1],
+  ],
   ['ASCII(31-35)', asciiType(31, 35), ['A'.repeat(31), '~'.repeat(35)], ['A'.repeat(30), 'é'.repeat(31), 'A'.repeat(36)]],
   ['Alnum(1-40)', alnumType(1, 40), ['a', 'Z9'.repeat(20)], ['', 'a-b', 'a b', 'a'.repeat(41), 12]],
   ['Hex(20-20)', hexType(20, 20), ['0123456789abcdefABCD'], ['0123456789abcdefABC', '0123456789abcdefABCG']],
   ['Digits(9-19)', digitsType(9, 19), ['512345000', '5123450000000008'], ['51234500', '5'.repeat(20), '51234500000000O8', 5123450000000008]],
+  [
+    'Card number: Digits(9-19) passing Luhn',
+    cardNumberType(),
+    ['5123450000000008', '5123450000000016', '512345000008', '1123450000000007', '0000000000000000000'],
+    ['5123450000000009', '5123450000000007', '512345000009', '51234500', '5'.repeat(20), '51234500000000O8', ' 5123450000000008', '5123 4500 0000 0008', 5123450000000008, null],
+  ],
   ['Digits(value 1-12)', digitValueType(1n, 12n), ['1', '01', '9', '12'], ['0', '13', '00', '001', 'x', '', 1, '-1']],
   ['Digits(value 0-999)', digitValueType(0n, 999n), ['0', '000', '999'], ['1000', '0000']],
   [
@@ -133,6 +165,16 @@ describe('field types (properties)', () => {
         const text = list.join('');
         const expected = list.length >= a && list.length <= a + span && list.every((c) => alphabet.includes(c));
         expect(accepts(factory(a, a + span), text)).toBe(expected);
+      }),
+    );
+  });
+
+  it('a card number is accepted with its check digit and refused with any other last digit', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{8,18}$/), fc.integer({ min: 1, max: 9 }), (payload, shift) => {
+        const check = Number(luhnCheckDigit(payload));
+        expect(accepts(cardNumberType(), `${payload}${check}`)).toBe(true);
+        expect(accepts(cardNumberType(), `${payload}${(check + shift) % 10}`)).toBe(false);
       }),
     );
   });

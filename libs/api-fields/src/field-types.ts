@@ -1,4 +1,4 @@
-import { holdsCardNumber } from '@gateway/crypto';
+import { holdsCardNumber, holdsSchemeCardNumber, passesLuhn } from '@gateway/crypto';
 import { isKnownCurrency } from '@gateway/money';
 import { FieldType, jsonTypeReason } from './field-type';
 
@@ -95,6 +95,28 @@ export function customDataType(min: number, max: number): FieldType {
 }
 
 /**
+ * String(a-b) of text written for people (order description, customer and merchant notes, line
+ * item names and descriptions) that holds no card number of a major scheme. The gateway keeps
+ * these as sent (the ledger's order and stored responses, the browser payment, the webhook
+ * outbox, a session) and shows them back (retrieval, notifications, the payer's page), so a card
+ * number put there by mistake would be stored and shown in clear. The test is narrower than the
+ * custom data fields' (crypto's holdsSchemeCardNumber: 13-19 digits as a person writes them,
+ * passing Luhn, with a scheme's prefix and length) because these fields may quote numbers;
+ * references, ids and custom fields are not checked at all (docs/decisions/card-numbers-in-free-text.md).
+ */
+export function freeTextType(min: number, max: number): FieldType {
+  const text = stringType(min, max);
+  const reason = 'must not hold a card number: send the card in sourceOfFunds.provided.card, where it is kept encrypted';
+  return {
+    ...text,
+    check(value) {
+      return text.check(value) ?? (holdsSchemeCardNumber(value as string) ? reason : null);
+    },
+    samples: { ...text.samples, invalid: [...text.samples.invalid, 'card 5123450000000008', 'call back about 5123 4500 0000 0008'] },
+  };
+}
+
+/**
  * A string whose characters all match `allowed` (a character class, no anchors), of length
  * min to max: the base of ASCII, Alnum, Hex, Digits and the other character-set types.
  */
@@ -180,6 +202,31 @@ export function digitsType(min: number, max: number): FieldType {
     wrongType: Number(repeat('1', Math.max(1, min))),
     typeReason: DIGITS_TYPE_REASON,
   });
+}
+
+/**
+ * A card number (`sourceOfFunds.provided.card.number`): the spec's Digits(9-19), whose last digit
+ * is its check digit (ISO/IEC 7812's Luhn check). A number failing it is mistyped or no card
+ * number; the gateway refuses it before any acquirer, vault or session sees it, as a real
+ * gateway does (docs/decisions/card-number-check-digit.md). The check is one pass over at most
+ * 19 characters after the charset test; the reason never holds the number.
+ */
+export function cardNumberType(): FieldType {
+  const digits = digitsType(9, 19);
+  const reason = 'must pass the card number check (Luhn): the number is mistyped or is not a card number';
+  return {
+    ...digits,
+    check(value) {
+      return digits.check(value) ?? (passesLuhn(value as string) ? null : reason);
+    },
+    samples: {
+      // The bounds with a check digit (000000000 passes: every digit sum is 0), and the test
+      // card with its check digit broken.
+      valid: ['000000000', '9999999999999999998'],
+      invalid: [...digits.samples.invalid, '5123450000000009'],
+      wrongType: digits.samples.wrongType,
+    },
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { holdsCardNumber, maskCardNumbers } from './card-number-masking';
+import { holdsCardNumber, holdsSchemeCardNumber, isSchemeCardNumber, maskCardNumbers } from './card-number-masking';
+import { luhnCheckDigit } from './luhn';
 
 describe('maskCardNumbers', () => {
   it('masks a card number 6.4 in either form and leaves other numbers readable', () => {
@@ -152,5 +153,54 @@ describe('holdsCardNumber', () => {
     expect(holdsCardNumber('{"site":"A1","at":1712345678901}')).toBe(false);
     expect(holdsCardNumber('order 12345, 2026-11-26')).toBe(false);
     expect(holdsCardNumber('')).toBe(false);
+  });
+});
+
+describe('holdsSchemeCardNumber (fields of human text)', () => {
+  const withCheckDigit = (payload: string) => `${payload}${luhnCheckDigit(payload)}`;
+
+  it('finds a major scheme card number written as people write one', () => {
+    expect(holdsSchemeCardNumber('card 5123450000000008')).toBe(true);
+    expect(holdsSchemeCardNumber('please charge 5123 4500 0000 0008 again')).toBe(true);
+    expect(holdsSchemeCardNumber('5123-4500-0000-0008')).toBe(true);
+    expect(holdsSchemeCardNumber('51 23 45 00 00 00 00 08')).toBe(true);
+    const amex = withCheckDigit('37123450000000');
+    expect(holdsSchemeCardNumber(`amex ${amex.slice(0, 4)} ${amex.slice(4, 10)} ${amex.slice(10)}`)).toBe(true);
+    expect(holdsSchemeCardNumber(`visa ${withCheckDigit('412345000000')}`)).toBe(true);
+  });
+
+  it('leaves alone what holdsCardNumber would take but a reference may be: other prefixes, other lengths, longer runs', () => {
+    // Luhn passes, but 1 is no major scheme's prefix: the test card's unknown-BIN twin.
+    expect(holdsCardNumber('ref 1123450000000007')).toBe(true);
+    expect(holdsSchemeCardNumber('ref 1123450000000007')).toBe(false);
+    // A Mastercard prefix at a length Mastercard does not issue (17 digits).
+    const seventeen = withCheckDigit('5123450000000000');
+    expect(holdsCardNumber(seventeen)).toBe(true);
+    expect(holdsSchemeCardNumber(seventeen)).toBe(false);
+    // The card number inside a longer run of digits: an id, not a number written by mistake.
+    expect(holdsCardNumber('ref 51234500000000081234')).toBe(true);
+    expect(holdsSchemeCardNumber('ref 51234500000000081234')).toBe(false);
+    // The test card with a broken check digit, a time in milliseconds, a telephone number, a UUID.
+    for (const text of ['5123450000000009', 'at 1712345678901', 'call +44 20 7946 0958', '9f1c2e7a-4b3d-4e8f-8005-426614213595', '']) {
+      expect([text, holdsSchemeCardNumber(text)]).toEqual([text, false]);
+    }
+  });
+
+  it('is never true where holdsCardNumber is false (it only narrows it)', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9 -]{0,40}$/), (text) => {
+        if (holdsSchemeCardNumber(text)) expect(holdsCardNumber(text)).toBe(true);
+      }),
+    );
+  });
+
+  it('isSchemeCardNumber: a scheme prefix, a length it issues and the check digit', () => {
+    expect(isSchemeCardNumber('5123450000000008')).toBe(true);
+    expect(isSchemeCardNumber('5123450000000009')).toBe(false);
+    expect(isSchemeCardNumber(withCheckDigit('222100000000000'))).toBe(true);
+    expect(isSchemeCardNumber(withCheckDigit('272100000000000'))).toBe(false);
+    expect(isSchemeCardNumber(withCheckDigit('62123400000000000'))).toBe(true);
+    expect(isSchemeCardNumber(withCheckDigit('3612340000000'))).toBe(true);
+    expect(isSchemeCardNumber(withCheckDigit('12345000000000'))).toBe(false);
   });
 });

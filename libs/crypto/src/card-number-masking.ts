@@ -1,4 +1,4 @@
-import { mayHoldCardNumber } from './luhn';
+import { mayHoldCardNumber, passesLuhn } from './luhn';
 
 /**
  * How a masked card number reads: `keep-length` (`512345xxxxxx0008`, separators kept) where
@@ -43,6 +43,76 @@ export function maskCardNumbers(text: string, mask: CardNumberMask): string {
  */
 export function holdsCardNumber(text: string): boolean {
   return maskCardNumbers(text, 'keep-length') !== text;
+}
+
+/**
+ * Whether `text` holds a card number of a major scheme written as a person writes one: a run of
+ * 13-19 digits, or groups read together as maskCardNumbers reads them, passing Luhn and starting
+ * with a scheme's prefix at a length the scheme issues (isSchemeCardNumber). Narrower than
+ * holdsCardNumber, for fields of text written for people (notes, descriptions, item names),
+ * where a refusal must not catch references: a run of more than 19 digits, or a number inside
+ * one, is not looked at, nor is a 13-digit millisecond time (no scheme starts with 1). A random
+ * 16-digit number still passes about one time in forty (Luhn one in ten, a scheme's prefix about
+ * one in four), which is why only fields of human text use it.
+ */
+export function holdsSchemeCardNumber(text: string): boolean {
+  if (text.length < MIN_DIGITS) {
+    return false;
+  }
+  for (const match of text.matchAll(DIGIT_GROUPS)) {
+    const written = match[0];
+    if (written.length < MIN_DIGITS || match[1] !== undefined) {
+      continue;
+    }
+    const parts = written.split(SEPARATOR);
+    const afterPlus = text[match.index - 1] === '+';
+    for (let first = 0; first < parts.length; first += 2) {
+      // A number written in groups starts and ends at a group's edge: the groups from `first`
+      // to each later one that may be read with it (at most 19 digits, so at most ten).
+      const last = afterPlus && first === 0 ? first : chainFrom(parts, first);
+      let digits = '';
+      for (let i = first; i <= last; i += 2) {
+        digits += parts[i];
+        if (isSchemeCardNumber(digits)) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The major schemes' published prefixes and the lengths they issue (the scheme ranges of
+ * libs/acquirer's BIN table, with lengths): Visa, Mastercard, American Express, Discover, JCB,
+ * Diners Club, UnionPay. Inclusive bounds on a prefix of `low.length` digits.
+ */
+const SCHEME_PREFIXES: readonly { low: string; high: string; lengths: readonly number[] }[] = [
+  { low: '4', high: '4', lengths: [13, 16, 19] },
+  { low: '51', high: '55', lengths: [16] },
+  { low: '2221', high: '2720', lengths: [16] },
+  { low: '34', high: '34', lengths: [15] },
+  { low: '37', high: '37', lengths: [15] },
+  { low: '6011', high: '6011', lengths: [16, 17, 18, 19] },
+  { low: '644', high: '649', lengths: [16, 17, 18, 19] },
+  { low: '65', high: '65', lengths: [16, 17, 18, 19] },
+  { low: '3528', high: '3589', lengths: [16, 17, 18, 19] },
+  { low: '300', high: '305', lengths: [14, 15, 16, 17, 18, 19] },
+  { low: '36', high: '36', lengths: [14, 15, 16, 17, 18, 19] },
+  { low: '38', high: '39', lengths: [16, 17, 18, 19] },
+  { low: '62', high: '62', lengths: [16, 17, 18, 19] },
+];
+
+/** A run of digits that is a major scheme's card number: its prefix, a length it issues, and Luhn. */
+export function isSchemeCardNumber(digits: string): boolean {
+  if (digits.length < MIN_DIGITS || digits.length > MAX_CARD_DIGITS) {
+    return false;
+  }
+  const inScheme = SCHEME_PREFIXES.some(({ low, high, lengths }) => {
+    const prefix = digits.slice(0, low.length);
+    return prefix >= low && prefix <= high && lengths.includes(digits.length);
+  });
+  return inScheme && passesLuhn(digits);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { JsonObject } from '@gateway/contracts';
 import { maskCardNumbers } from '@gateway/crypto';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
 import { ApiResponse, call, createMerchant, TestMerchant } from '../support/gateway-client';
 import { acquirerCalls, counterTotal, scrapeMetrics } from '../support/metrics';
 
@@ -380,6 +380,43 @@ describe('card payments over HTTP', () => {
     // The order still keeps them, for its retrieval.
     const order = await call<Json>('GET', `${slow.base()}/order/${orderId}`, { authorization: slow.authorization });
     expect(order.body).toMatchObject({ reference: 'cart-7', billing: { address: { city: 'Springfield' } }, customer: { firstName: 'Ada' } });
+  });
+
+  it('refuses a card number failing Luhn on VERIFY, PAY, AUTHORIZE and a standalone REFUND: 400 on the number, no acquirer call, no order', async () => {
+    const luhnFailure = { type: 'CARD', provided: { card: { number: TEST_CARD_LUHN_FAILURE, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' } } };
+    const bodies: Record<string, object> = {
+      VERIFY: { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: luhnFailure },
+      PAY: { apiOperation: 'PAY', order: { amount: '5.00', currency: 'USD' }, sourceOfFunds: luhnFailure },
+      AUTHORIZE: { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, sourceOfFunds: luhnFailure },
+      REFUND: { apiOperation: 'REFUND', transaction: { amount: '5.00', currency: 'USD' }, sourceOfFunds: luhnFailure },
+    };
+    for (const [operation, body] of Object.entries(bodies)) {
+      const before = await acquirerCalls('order-transaction', operation);
+      const orderId = newOrderId();
+      const response = await put(orderId, 't1', body);
+      expect([operation, response.status]).toEqual([operation, 400]);
+      expect(response.body).toEqual({
+        error: { cause: 'INVALID_REQUEST', explanation: expect.any(String), field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' },
+        result: 'ERROR',
+      });
+      expect(response.text).not.toContain(TEST_CARD_LUHN_FAILURE);
+      expect([operation, await acquirerCalls('order-transaction', operation)]).toEqual([operation, before]);
+      expect((await call<Json>('GET', `${merchant.base()}/order/${orderId}`, { authorization: merchant.authorization })).status).toBe(404);
+    }
+  });
+
+  it('refuses a card number in a note or description (400 on that field, the number masked in the answer) and stores nothing', async () => {
+    const orderId = newOrderId();
+    const response = await pay(orderId, 'p1', '5.00', { order: { amount: '5.00', currency: 'USD', description: `card ${TEST_CARD} exp 01/39` } });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ field: 'order.description', validationType: 'INVALID' });
+    expect(response.body.error.explanation).toContain('512345xxxxxx0008');
+    expect(response.text).not.toContain(TEST_CARD);
+    expect((await call<Json>('GET', `${merchant.base()}/order/${orderId}`, { authorization: merchant.authorization })).status).toBe(404);
+    // Dates, times and long digit references are not card numbers: accepted as they are.
+    const description = 'invoice 9876543210987654, 2026-11-26, paid 1712345678901';
+    const referenced = await pay(newOrderId(), 'p1', '5.00', { order: { amount: '5.00', currency: 'USD', description, reference: '9876543210987654' } });
+    expect(referenced.status).toBe(201);
   });
 
   it('answers a card payment without any card with MISSING on sourceOfFunds', async () => {

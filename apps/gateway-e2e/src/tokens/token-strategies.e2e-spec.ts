@@ -1,4 +1,4 @@
-import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { ApiResponse, call, createMerchant, TestMerchant } from '../support/gateway-client';
 
 /**
@@ -44,7 +44,7 @@ describe.each(COMBINATIONS)('token repository %s / %s', (generation, management)
   let merchant: TestMerchant;
   /** The token holding TEST_CARD. */
   let first: string;
-  /** The token holding TEST_CARD_LUHN_FAILURE. */
+  /** The token holding TEST_CARD_SECOND. */
   let second: string;
 
   const post = (body: Body) => call('POST', `${merchant.base(57)}/token`, { authorization: merchant.authorization, body });
@@ -123,19 +123,19 @@ describe.each(COMBINATIONS)('token repository %s / %s', (generation, management)
 
   it(merchantSupplied ? 'creates a token with PUT to an unknown token' : 'rejects PUT to an unknown token with 400', async () => {
     if (merchantSupplied) {
-      const created = await put('merchantToken3', cardBody(TEST_CARD_LUHN_FAILURE));
+      const created = await put('merchantToken3', cardBody(TEST_CARD_SECOND));
       expect(created.body).toMatchObject({ result: 'SUCCESS', token: 'merchantToken3' });
       second = 'merchantToken3';
       return;
     }
-    const unknown = await put('9000000000000001', cardBody(TEST_CARD_LUHN_FAILURE));
+    const unknown = await put('9000000000000001', cardBody(TEST_CARD_SECOND));
     expect(unknown.status).toBe(400);
     expect(unknown.body).toMatchObject({ error: { cause: 'INVALID_REQUEST', explanation: expect.stringContaining('does not exist') }, result: 'ERROR' });
-    const created = await post(cardBody(TEST_CARD_LUHN_FAILURE));
+    const created = await post(cardBody(TEST_CARD_SECOND));
     expect(created.body).toMatchObject({ result: 'SUCCESS' });
     second = created.body.token as string;
     if (generation === 'PRESERVE_6_4') {
-      expect(second).toMatch(/^512345[0-9]{6}0009$/);
+      expect(second).toMatch(/^512345[0-9]{6}0016$/);
     }
   });
 
@@ -144,7 +144,7 @@ describe.each(COMBINATIONS)('token repository %s / %s', (generation, management)
       const changed = await put(second, cardBody(TEST_CARD_UNKNOWN_BIN));
       expectFieldError(changed, 'sourceOfFunds.provided.card.number', 'INVALID');
       expect(changed.body).toMatchObject({ error: { explanation: expect.stringContaining('cannot change') } });
-      expect((await get(second)).body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009' } } } });
+      expect((await get(second)).body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0016' } } } });
     });
   }
 
@@ -155,7 +155,7 @@ describe.each(COMBINATIONS)('token repository %s / %s', (generation, management)
       expect(moved.body).toMatchObject({ error: { explanation: expect.stringContaining('already stored against another token') } });
       expect(moved.text).not.toContain(first);
       expect(moved.text).not.toContain(TEST_CARD);
-      expect((await get(second)).body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009' } } } });
+      expect((await get(second)).body).toMatchObject({ sourceOfFunds: { provided: { card: { number: '512345xxxxxx0016' } } } });
     });
   } else if (generation !== 'PRESERVE_6_4') {
     it('lets a token move to a card another token holds', async () => {

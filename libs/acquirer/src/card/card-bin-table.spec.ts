@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { isSchemeCardNumber, luhnCheckDigit } from '@gateway/crypto';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE } from '@gateway/testing';
 import { lookupBin, lookupCardBin } from './card-bin-table';
 import { Pan } from './pan';
@@ -34,5 +36,17 @@ describe('card BIN table', () => {
     ['100000', 'UNKNOWN', 'OTHER', 'UNKNOWN'],
   ])('maps BIN %s to brand %s on scheme %s, funding %s', (bin, brand, scheme, fundingMethod) => {
     expect(lookupBin(bin)).toMatchObject({ brand, scheme, fundingMethod });
+  });
+
+  it("knows a scheme for every number crypto's isSchemeCardNumber takes for one (free-text fields refuse those)", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[2-6][0-9]{11,17}$/), (payload) => {
+        const number = `${payload}${luhnCheckDigit(payload)}`;
+        if (isSchemeCardNumber(number)) {
+          expect([number, lookupCardBin(Pan.of(number)).scheme]).not.toEqual([number, 'OTHER']);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { Money } from '@gateway/money';
-import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_SECOND, TEST_EXPIRY } from '@gateway/testing';
 import type { AuthorizeCardRequest, CaptureRequest, RefundRequest, VerifyCardRequest, VoidRequest } from '../acquirer-requests';
 import { parseCardExpiry } from '../card/card-expiry';
 import { Pan } from '../card/pan';
@@ -96,7 +96,7 @@ describe('acquirer wire codec', () => {
     });
 
     it("completes the card with the vault's details over any the request's card still held", () => {
-      const stale = { ...details, number: Pan.of(TEST_CARD_LUHN_FAILURE), nameOnCard: 'Stale Name' };
+      const stale = { ...details, number: Pan.of(TEST_CARD_SECOND), nameOnCard: 'Stale Name' };
       const request = withCardDetails<VerifyCardRequest>({ ...cardlessVerify, card: { ...cardlessVerify.card, ...stale } }, details);
       expect(request.card.number.reveal()).toBe(TEST_CARD);
       expect(request.card).toMatchObject({ nameOnCard: 'Ada Cardholder', sequenceNumber: '001' });

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateBy, ValidateNested } from 'class-validator';
+import { passesLuhn } from '@gateway/crypto';
 import { RequestEnvelope } from '../envelope';
 import { Verbatim } from '../verbatim';
 import { JsonObject } from './operation.messages';
@@ -51,10 +52,24 @@ export class CardExpiryFields {
   year: string;
 }
 
+/**
+ * The request field's rule for a card number (Digits(9-19) passing Luhn), checked again where a
+ * service receives one: a number the edge let through would be our fault, not the merchant's.
+ */
+function IsCardNumber(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isCardNumber',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && /^[0-9]{9,19}$/.test(value) && passesLuhn(value),
+      defaultMessage: () => 'number must be 9 to 19 digits passing the Luhn check',
+    },
+  });
+}
+
 /** Card fields a request gives explicitly (request values win over session and token). */
 export class ExplicitCardFields {
   @IsOptional()
-  @Matches(/^[0-9]{9,19}$/)
+  @IsCardNumber()
   number?: string;
 
   @IsOptional()

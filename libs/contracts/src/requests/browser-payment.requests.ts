@@ -7,6 +7,7 @@ import {
   DigitsField,
   EmailField,
   EnumField,
+  FreeTextField,
   GroupArrayField,
   GroupField,
   StringField,
@@ -66,11 +67,11 @@ export abstract class BrowserPaymentOrderBase {
   @CustomFieldsField()
   custom?: Record<string, string>;
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   customerNote?: string;
 
   /** Shown to the payer at the provider. */
-  @StringField(1, 127)
+  @FreeTextField(1, 127)
   description?: string;
 
   @GroupArrayField(() => LineItem)
@@ -140,7 +141,7 @@ export class BrowserPaymentSourceOfFunds {
 }
 
 export class BrowserPaymentTransaction {
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @StringField(1, 40)

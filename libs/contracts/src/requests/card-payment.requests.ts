@@ -7,6 +7,7 @@ import {
   DateField,
   DecInField,
   EnumField,
+  FreeTextField,
   GroupArrayField,
   GroupField,
   StringField,
@@ -102,7 +103,7 @@ export class CardPaymentTransaction {
   @EnumField(TRANSACTION_FREQUENCIES)
   frequency?: (typeof TRANSACTION_FREQUENCIES)[number];
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @StringField(1, 40)
@@ -172,7 +173,7 @@ export class CaptureTransaction {
   @GroupArrayField(() => LineItem)
   item?: LineItem[];
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @StringField(1, 40)
@@ -188,7 +189,7 @@ export class CaptureTransaction {
 
 /** `order` of CAPTURE and VOID: only what may change on an existing order. */
 export class FollowOnOrder {
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   customerNote?: string;
 
   @StringField(1, 40)
@@ -219,7 +220,7 @@ export class VoidTransaction {
   @GroupField(() => TransactionAcquirer)
   acquirer?: TransactionAcquirer;
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @StringField(1, 40)

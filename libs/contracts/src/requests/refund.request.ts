@@ -7,10 +7,11 @@ import {
   CustomFieldsField,
   DateField,
   DecInField,
-  DigitsField,
   DigitValueField,
+  DigitsField,
   EmailField,
   EnumField,
+  FreeTextField,
   GroupArrayField,
   GroupField,
   StringField,
@@ -132,7 +133,7 @@ export class RefundOrder {
   @CustomFieldsField()
   custom?: Record<string, string>;
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   customerNote?: string;
 
   @DateField()
@@ -262,7 +263,7 @@ export class RefundTransaction {
   @GroupArrayField(() => LineItem)
   item?: LineItem[];
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @EnumField(['REQUESTED'])

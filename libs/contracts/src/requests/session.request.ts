@@ -5,6 +5,7 @@ import {
   DecInField,
   EmailField,
   EnumField,
+  FreeTextField,
   GroupArrayField,
   GroupField,
   IpAddressField,
@@ -51,7 +52,7 @@ export class SessionTransaction {
   @GroupArrayField(() => LineItem)
   item?: LineItem[];
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @StringField(1, 40)

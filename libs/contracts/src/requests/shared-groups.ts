@@ -1,9 +1,11 @@
 import {
   AsciiField,
+  CardNumberField,
   CustomDataField,
   DecInField,
-  DigitsField,
   DigitValueField,
+  DigitsField,
+  FreeTextField,
   GroupField,
   PostcodeZipField,
   SignedDecInField,
@@ -68,7 +70,7 @@ export class Address extends AddressWithoutStateProvinceCode {
 
 /** `order.item[n]` / `transaction.item[n]` */
 export class LineItem {
-  @StringField(1, 127, { required: true })
+  @FreeTextField(1, 127, { required: true })
   name: string;
 
   /** A string of digits, 1 to 9999999999999999 (past a double's exact integers: use Money.times). */
@@ -88,7 +90,7 @@ export class LineItem {
   @StringField(1, 127)
   category?: string;
 
-  @StringField(1, 127)
+  @FreeTextField(1, 127)
   description?: string;
 
   @StringField(1, 127)
@@ -126,7 +128,8 @@ export class KeyedCard {
   @StringField(1, 256)
   nameOnCard?: string;
 
-  @DigitsField(9, 19, { sensitive: true, label: 'Card number' })
+  /** Digits(9-19) passing the Luhn check: a number failing it reaches no acquirer, vault or session. */
+  @CardNumberField({ sensitive: true, label: 'Card number' })
   number?: string;
 
   @DigitsField(3, 4, { sensitive: true, label: 'Security code' })

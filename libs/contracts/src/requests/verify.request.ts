@@ -13,6 +13,7 @@ import {
   DigitsField,
   EmailField,
   EnumField,
+  FreeTextField,
   GroupArrayField,
   GroupField,
   IntField,
@@ -392,7 +393,7 @@ export class VerifyOrder {
   @CustomFieldsField()
   custom?: Record<string, string>;
 
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   customerNote?: string;
 
   @DateField()
@@ -401,7 +402,7 @@ export class VerifyOrder {
   @AsciiField(0, 25)
   customerReference?: string;
 
-  @StringField(1, 127)
+  @FreeTextField(1, 127)
   description?: string;
 
   @UrlField()
@@ -593,7 +594,7 @@ export class VerifySourceOfFunds {
  * verification moves no money), with the types the spec gives these fields on refund.
  */
 export class VerifyTransaction {
-  @StringField(1, 250)
+  @FreeTextField(1, 250)
   merchantNote?: string;
 
   @StringField(1, 40)

@@ -23,7 +23,7 @@ import {
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { Metrics } from '@gateway/platform';
-import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_NUMBERS, TEST_CARD_SECOND, TEST_EXPIRY } from '@gateway/testing';
 import { TokenSealing } from '@gateway/token-vault/domain';
 import type { Counter } from 'prom-client';
 import { startVaultApp, VaultApp } from './testing/vault-app';
@@ -192,8 +192,8 @@ describe('token-vault.acquirer.call.v1, against Postgres', () => {
     expect(withCsc.result).toMatchObject({ gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'NO_MATCH' } });
 
     // The request's number over the token's.
-    const otherNumber = await verify(m, { ...source, explicit: { number: TEST_CARD_LUHN_FAILURE } });
-    expect(otherNumber.card.number).toBe('512345xxxxxx0009');
+    const otherNumber = await verify(m, { ...source, explicit: { number: TEST_CARD_SECOND } });
+    expect(otherNumber.card.number).toBe('512345xxxxxx0016');
   });
 
   it('uses a session card alone, without a token', async () => {

@@ -5,7 +5,7 @@ import { VERIFY_WIRE } from '@gateway/acquirer';
 import { AcquirerCallReply, defaultMerchantSettings, MerchantContext, OperationReply, SealCardReply, SUBJECTS } from '@gateway/contracts';
 import { MasterKeyRing } from '@gateway/crypto';
 import { createLogger, createMessageClient, createServiceDataSource, describeConfig, loadConfig, MessageBus, MessagingOptions, Metrics } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan, newRunId, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY, testInfra } from '@gateway/testing';
+import { createDatabase, dropDatabase, keptForAtRestScan, newRunId, TEST_CARD, TEST_CARD_SECOND, TEST_EXPIRY, testInfra } from '@gateway/testing';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import { TokenSealing } from '@gateway/token-vault/domain';
 import { rotateVaultKeys } from './rotate-keys.command';
@@ -115,7 +115,7 @@ async function attempt(what: string, run: () => Promise<void>): Promise<void> {
 async function worker(id: number, running: () => boolean): Promise<void> {
   for (let i = 0; running(); i++) {
     const token = `load${id}x${i % TOKENS_PER_WORKER}`;
-    const number = (i + id) % 2 ? TEST_CARD : TEST_CARD_LUHN_FAILURE;
+    const number = (i + id) % 2 ? TEST_CARD : TEST_CARD_SECOND;
     await attempt(`save ${token}`, async () => {
       const body = { sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry: TEST_EXPIRY.APPROVED } } } };
       const reply = await bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, { envelope: envelope(), tokenId: token, body });

@@ -4,7 +4,7 @@ import { VERIFY_WIRE } from '@gateway/acquirer';
 import { AcquirerCallReply, defaultMerchantSettings, MerchantContext, OperationReply, SealCardReply, SUBJECTS } from '@gateway/contracts';
 import { VaultKeys } from '@gateway/crypto';
 import { createServiceDataSource, loadConfig } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
+import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_CARD_SECOND, TEST_EXPIRY } from '@gateway/testing';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import { TokenSealing } from '@gateway/token-vault/domain';
 import { rotateVaultKeys } from './rotate-keys.command';
@@ -86,7 +86,7 @@ afterAll(async () => {
 describe('key rotation, against Postgres', () => {
   it('re-encrypts tokens written under the old data key while the vault keeps serving, and every token still reads', async () => {
     for (let i = 0; i < 30; i++) {
-      await save(`before${i}`, i % 2 ? TEST_CARD : TEST_CARD_LUHN_FAILURE);
+      await save(`before${i}`, i % 2 ? TEST_CARD : TEST_CARD_SECOND);
     }
     sessionCardBeforeRotation = await app!.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, {
       envelope: envelope(),
@@ -102,7 +102,7 @@ describe('key rotation, against Postgres', () => {
       const traffic = (async () => {
         for (let i = 0; serving; i++) {
           await save(`during${i % 10}`, TEST_CARD);
-          await save(`before${i % 30}`, i % 2 ? TEST_CARD_LUHN_FAILURE : TEST_CARD);
+          await save(`before${i % 30}`, i % 2 ? TEST_CARD_SECOND : TEST_CARD);
         }
       })();
       const report = await rotateVaultKeys(rotation, configWith(OLD_MASTER), {});

@@ -10,7 +10,7 @@ import {
   TokenManagementStrategy,
 } from '@gateway/contracts';
 import { Fingerprinter, Pan } from '@gateway/crypto';
-import { dumpSchema, findInDump, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
+import { dumpSchema, findInDump, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { TokenRepository } from '@gateway/token-vault/data-access';
 import { FINGERPRINTER, simulatedSchemeTokenNumber, TEST_P2PE_SCHEME, TestP2peScheme, TokenSealing } from '@gateway/token-vault/domain';
 import { startVaultApp, VaultApp } from './testing/vault-app';
@@ -104,10 +104,26 @@ describe('token-vault subjects, against Postgres', () => {
     expect(field).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.expiry', validationType: 'MISSING' });
   });
 
+  it('refuses a card number failing Luhn on the wire as at the edge, keyed or in a p2pe payload, storing nothing', async () => {
+    // The vault validates the request again (a message is no proof the edge checked it).
+    const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
+    const keyed = await put(m, 'luhn', card(TEST_CARD_LUHN_FAILURE)).catch((err: unknown) => err);
+    expect(keyed).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
+    expect(JSON.stringify(keyed)).not.toContain(TEST_CARD_LUHN_FAILURE);
+    const p2pe = app.get<TestP2peScheme>(TEST_P2PE_SCHEME);
+    const ksn = 'FFFF9876543210E00008';
+    const payload = p2pe.encrypt(Pan.of(TEST_CARD_LUHN_FAILURE), ksn);
+    const encrypted = await put(m, 'luhn', { sourceOfFunds: { type: 'CARD', provided: { card: { p2pe: { keySerialNumber: ksn, payload } } } } }).catch(
+      (err: unknown) => err,
+    );
+    expect(encrypted).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.p2pe.payload', validationType: 'INVALID' });
+    await expect(get(m, 'luhn')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('keeps one token per account identifier under Unique Account Identifier', async () => {
     const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_ACCOUNT_IDENTIFIER');
     await put(m, 'holderA', card(TEST_CARD));
-    await put(m, 'holderB', card(TEST_CARD_LUHN_FAILURE));
+    await put(m, 'holderB', card(TEST_CARD_SECOND));
     await expect(put(m, 'holderB', card(TEST_CARD))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number' });
     // The same card again under a new merchant-supplied token: refused, nothing created, the
     // holder unchanged.
@@ -123,11 +139,11 @@ describe('token-vault subjects, against Postgres', () => {
     const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
     const refusedOn = (field: string) => ({ code: 'INVALID_FIELD', field, validationType: 'INVALID' });
     await expect(put(m, TEST_CARD, card(TEST_CARD))).rejects.toMatchObject(refusedOn('tokenid'));
-    expect(await put(m, TEST_CARD, card(TEST_CARD_LUHN_FAILURE))).toMatchObject({ result: 'SUCCESS', token: TEST_CARD });
+    expect(await put(m, TEST_CARD, card(TEST_CARD_SECOND))).toMatchObject({ result: 'SUCCESS', token: TEST_CARD });
     await expect(put(m, TEST_CARD, card(TEST_CARD))).rejects.toMatchObject(refusedOn('tokenid'));
     const viaPost = { sourceOfFunds: { ...card(TEST_CARD).sourceOfFunds, token: TEST_CARD } };
     await expect(post(m, viaPost)).rejects.toMatchObject(refusedOn('sourceOfFunds.token'));
-    expect(await storedCard(m, TEST_CARD)).toMatchObject({ pan: TEST_CARD_LUHN_FAILURE, version: 1 });
+    expect(await storedCard(m, TEST_CARD)).toMatchObject({ pan: TEST_CARD_SECOND, version: 1 });
     // The token is itself a test card number: the schema dump below must not find it.
     expect(await remove(m, TEST_CARD)).toEqual({ result: 'SUCCESS' });
   });
@@ -135,7 +151,7 @@ describe('token-vault subjects, against Postgres', () => {
   it('leaves a token as exactly one of many concurrent PUTs, each applied in turn', async () => {
     const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
     await put(m, 'contended', card(TEST_CARD));
-    const numbers = [TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN];
+    const numbers = [TEST_CARD, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN];
     const expiries = [TEST_EXPIRY.APPROVED, TEST_EXPIRY.DECLINED, TEST_EXPIRY.EXPIRED_CARD, TEST_EXPIRY.TIMED_OUT, TEST_EXPIRY.UNKNOWN, TEST_EXPIRY.ACQUIRER_SYSTEM_ERROR];
     const requests = Array.from({ length: 16 }, (_, i) => ({ number: numbers[i % 3], expiry: expiries[i % expiries.length] }));
     const replies = await Promise.all(requests.map((r) => put(m, 'contended', card(r.number, r.expiry))));
@@ -168,7 +184,7 @@ describe('token-vault subjects, against Postgres', () => {
     });
     expect(withEverything).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL' } });
     // The longest outcome (65 characters) is stored too.
-    expect(await post(m, card(TEST_CARD_LUHN_FAILURE, TEST_EXPIRY.APPROVED, { nameOnCard: 'SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' }))).toMatchObject({
+    expect(await post(m, card(TEST_CARD_SECOND, TEST_EXPIRY.APPROVED, { nameOnCard: 'SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' }))).toMatchObject({
       result: 'SUCCESS',
       response: { gatewayCode: 'SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED' },
     });
@@ -176,8 +192,8 @@ describe('token-vault subjects, against Postgres', () => {
     const p2pe = app.get<TestP2peScheme>(TEST_P2PE_SCHEME);
     const ksn = 'FFFF9876543210E00007';
     expect(
-      await post(m, { sourceOfFunds: { type: 'CARD', provided: { card: { p2pe: { keySerialNumber: ksn, payload: p2pe.encrypt(Pan.of(TEST_CARD_LUHN_FAILURE), ksn) } } } } }),
-    ).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0009' } } } });
+      await post(m, { sourceOfFunds: { type: 'CARD', provided: { card: { p2pe: { keySerialNumber: ksn, payload: p2pe.encrypt(Pan.of(TEST_CARD_SECOND), ksn) } } } } }),
+    ).toMatchObject({ result: 'SUCCESS', sourceOfFunds: { provided: { card: { number: '512345xxxxxx0016' } } } });
 
     expect(await post(m, { sourceOfFunds: { type: 'CARD', schemeTokenProvisioningIdentifier: 'ISSUER-REF-INT' } })).toMatchObject({ result: 'SUCCESS' });
 

@@ -19,7 +19,8 @@ import {
   dropDatabase,
   keptForAtRestScan,
   TEST_CARD,
-  TEST_CARD_NUMBERS,
+  TEST_CARD_SECOND,
+  TEST_CARD_UNKNOWN_BIN,
   TEST_EXPIRY,
 } from '@gateway/testing';
 import {
@@ -84,9 +85,10 @@ const database = `${process.env.TEST_DATABASE}_vault_races`;
 let app: VaultApp;
 let sealing: TokenSealing;
 
-const NUMBERS = TEST_CARD_NUMBERS;
+/** Three cards the request field takes (each passes Luhn): BASIC verification refuses the third's range. */
+const NUMBERS = [TEST_CARD, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN] as const;
 /** What BASIC verification accepts: a Luhn-valid number in a known range. */
-const BASIC_ACCEPTS = new Set<string>([TEST_CARD]);
+const BASIC_ACCEPTS = new Set<string>([TEST_CARD, TEST_CARD_SECOND]);
 const EXPIRIES = [TEST_EXPIRY.APPROVED, TEST_EXPIRY.DECLINED, TEST_EXPIRY.UNKNOWN] as const;
 type Expiry = (typeof EXPIRIES)[number];
 const mmyy = (e: Expiry) => `${e.month.padStart(2, '0')}${e.year}`;

@@ -1,5 +1,5 @@
 import { RefundCard } from '@gateway/contracts';
-import { TEST_CARD, TEST_CARD_UNKNOWN_BIN } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN } from '@gateway/testing';
 import { refusal } from '../card-operation/testing-orders';
 import { acquirerCardOf, requestCard } from './refund-card';
 
@@ -47,6 +47,12 @@ describe('the card a refund request gives', () => {
       expect(err.field).toBe('sourceOfFunds.provided.card.track2');
       expect(err.explanation).not.toContain(TEST_CARD);
     }
+  });
+
+  it('refuses track 2 whose card number fails Luhn, as the card number field would', () => {
+    const err = refusal(() => requestCard({ track2: `;${TEST_CARD_LUHN_FAILURE}=39012010000000000?5` } as RefundCard));
+    expect(err).toMatchObject({ field: 'sourceOfFunds.provided.card.track2', validationType: 'INVALID' });
+    expect(err.explanation).not.toContain(TEST_CARD_LUHN_FAILURE);
   });
 
   it('needs a number and an expiry to go to the acquirer', () => {

@@ -1,5 +1,6 @@
 import { AcquirerCard, Pan, parseCardExpiry, SecurityCode } from '@gateway/acquirer';
 import type { ExplicitCardFields, RefundCard } from '@gateway/contracts';
+import { passesLuhn } from '@gateway/crypto';
 import { invalidSensitive, missing } from '../request-errors/request-errors';
 
 const CARD = 'sourceOfFunds.provided.card';
@@ -77,6 +78,11 @@ function readTrack2(track2: string): { number: string; expiry: { month: string; 
   const month = match ? Number(match[3]) : 0;
   if (!match || month < 1 || month > 12) {
     throw invalidSensitive(`${CARD}.track2`, 'Track 2 data must be ISO/IEC 7813 track 2: card number, separator, expiry YYMM.');
+  }
+  // The card number field's rule holds for the number track 2 carries when the request gives
+  // none (with one, the track must equal it): a Luhn failure reaches no acquirer this way either.
+  if (!passesLuhn(match[1])) {
+    throw invalidSensitive(`${CARD}.track2`, 'The card number in track 2 fails the card number check (Luhn).');
   }
   return { number: match[1], expiry: { month: String(month), year: match[2] } };
 }

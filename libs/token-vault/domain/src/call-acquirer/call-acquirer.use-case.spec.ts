@@ -2,7 +2,7 @@ import { AUTHORIZE_WIRE, PAY_WIRE, VERIFY_WIRE } from '@gateway/acquirer';
 import { GatewayError, MerchantContext, validateTokenRequest } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
 import { Money } from '@gateway/money';
-import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_SECOND, TEST_EXPIRY } from '@gateway/testing';
 import { testEnvelope, testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
 type Bed = Awaited<ReturnType<typeof vaultTestBed>>;
@@ -97,11 +97,11 @@ describe('CallAcquirer', () => {
         merchant,
         operation,
         source,
-        explicit: { number: TEST_CARD_LUHN_FAILURE, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' },
+        explicit: { number: TEST_CARD_SECOND, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' },
         request: paymentRequest(merchant, '20.00'),
       });
       expect(codec.decodeResult(explicitFirst.result)).toMatchObject({ gatewayCode: 'APPROVED', cardSecurityCode: { gatewayCode: 'MATCH' } });
-      expect(explicitFirst.card.number).toBe('512345xxxxxx0009');
+      expect(explicitFirst.card.number).toBe('512345xxxxxx0016');
     });
 
     it('passes acceptPartialAmount on: a partial approval with a session card, INSUFFICIENT_FUNDS without it', async () => {

@@ -1,6 +1,6 @@
 import { ExplicitCardFields, GatewayError } from '@gateway/contracts';
 import { Pan, Secret } from '@gateway/crypto';
-import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN } from '@gateway/testing';
 import { CardExpiry } from '../cards/card-expiry';
 import type { CardInstrument } from '../instrument/instrument';
 import type { SessionCard } from '../session-cards/session-card-sealing';
@@ -8,7 +8,7 @@ import { completeCard } from './complete-card';
 
 const token: CardInstrument = { type: 'CARD', pan: Pan.of(TEST_CARD_UNKNOWN_BIN), expiry: CardExpiry.of('4', '27') };
 const session: SessionCard = {
-  number: Pan.of(TEST_CARD_LUHN_FAILURE),
+  number: Pan.of(TEST_CARD_SECOND),
   expiry: { month: '5', year: '39' },
   securityCode: new Secret('101'),
   nameOnCard: 'Session Name',
@@ -33,7 +33,7 @@ describe('completeCard', () => {
     expect(all.nameOnCard).toBe('Explicit Name');
 
     const sessionOverToken = completeCard({ explicit: { securityCode: '100' }, session, token });
-    expect(sessionOverToken.number.reveal()).toBe(TEST_CARD_LUHN_FAILURE);
+    expect(sessionOverToken.number.reveal()).toBe(TEST_CARD_SECOND);
     expect(sessionOverToken.expiry).toEqual({ month: 5, year: 39 });
     expect(sessionOverToken.securityCode?.reveal()).toBe('100');
     expect(sessionOverToken.nameOnCard).toBe('Session Name');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '@gateway/contracts';
 import { Pan, Secret } from '@gateway/crypto';
-import { TEST_CARD } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE } from '@gateway/testing';
 import { testMerchant } from '../testing/vault-test-bed';
 import { TestP2peScheme, testBdkFromHex, X9_24_SAMPLE_BDK_HEX } from './test-p2pe-scheme';
 
@@ -37,6 +37,18 @@ describe('TestP2peScheme', () => {
     expect(() => scheme.decrypt(merchant, { keySerialNumber: KSN, payload, cardBin: '512346' })).toThrow(
       expect.objectContaining({ field: 'sourceOfFunds.provided.card.p2pe.cardBin' }),
     );
+  });
+
+  it('refuses a decrypted number failing Luhn, as the card number field would, on the payload', () => {
+    const payload = scheme.encrypt(Pan.of(TEST_CARD_LUHN_FAILURE), KSN);
+    let error: unknown;
+    try {
+      scheme.decrypt(merchant, { keySerialNumber: KSN, payload });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ field: 'sourceOfFunds.provided.card.p2pe.payload', validationType: 'INVALID' });
+    expect(JSON.stringify((error as GatewayError).toResponseBody())).not.toContain(TEST_CARD_LUHN_FAILURE);
   });
 
   it('rejects an IV of the wrong size and a configured BDK of the wrong size', () => {

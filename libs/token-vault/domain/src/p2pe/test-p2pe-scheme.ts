@@ -45,6 +45,10 @@ export class TestP2peScheme {
     if (!pan) {
       throw GatewayError.invalidField(`${FIELD}.payload`, 'INVALID', 'The payload could not be decrypted with the key serial number given.');
     }
+    // The card number field's rule (Luhn) holds for a number the terminal encrypted too.
+    if (!pan.passesLuhn()) {
+      throw GatewayError.invalidField(`${FIELD}.payload`, 'INVALID', 'The decrypted card number fails the card number check (Luhn).');
+    }
     if (p2pe.cardBin !== undefined && !pan.reveal().startsWith(p2pe.cardBin)) {
       throw GatewayError.invalidField(`${FIELD}.cardBin`, 'INVALID', `Value '${p2pe.cardBin}' is invalid. The decrypted card number does not start with these digits.`);
     }

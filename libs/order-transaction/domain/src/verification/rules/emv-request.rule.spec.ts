@@ -1,4 +1,4 @@
-import { TEST_CARD } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE } from '@gateway/testing';
 import { refusal } from '../../card-operation/testing-orders';
 import { fillFromEmv, parseEmvRequest } from './emv-request.rule';
 
@@ -26,7 +26,7 @@ describe('emvRequest', () => {
   });
 
   it('reads an odd-length card number padded with F', () => {
-    expect(parseEmvRequest(tlv('5A', '5123450000008F')).card.number).toBe('5123450000008');
+    expect(parseEmvRequest(tlv('5A', '5123450000000F')).card.number).toBe('5123450000000');
   });
 
   it('decodes the terminal fields: 9F35 attended, 9F33 input capability, 9F1C lane', () => {
@@ -86,6 +86,12 @@ describe('emvRequest', () => {
     expect(error).toMatchObject({ field: FIELD, validationType: 'INVALID' });
     expect(JSON.stringify(error.toResponseBody())).not.toContain(TEST_CARD);
     expect(error.explanation).toMatch(/^Value is invalid\. /);
+  });
+
+  it('rejects a PAN tag failing Luhn, as the card number field does, without echoing it', () => {
+    const error = refusal(() => parseEmvRequest(tlv('5A', TEST_CARD_LUHN_FAILURE) + EXPIRY));
+    expect(error).toMatchObject({ field: FIELD, validationType: 'INVALID', explanation: 'Value is invalid. EMV tag 5A is not a card number.' });
+    expect(JSON.stringify(error.toResponseBody())).not.toContain(TEST_CARD_LUHN_FAILURE);
   });
 
   it('fills only the explicit fields the request left out, without checking the ones it gave', () => {
