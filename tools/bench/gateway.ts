@@ -58,6 +58,8 @@ export interface RunningGateway {
   pids: Record<string, number>;
   /** NATS subject prefix of this run (distributed only: the standalone bus is in-process). */
   natsPrefix?: string;
+  /** Each process's HTTP port (health and, without METRICS_PORT, /metrics), by name. */
+  ports: Record<string, number>;
   createMerchant(settings: Record<string, unknown>): Promise<BenchMerchant>;
   stop(): Promise<void>;
 }
@@ -158,8 +160,17 @@ function merchantCreator(adminArgs: string[], adminEnv: Record<string, string>) 
   };
 }
 
-/** Each app its own process, its own Postgres role and schema; the machine's NATS and Redis under this run's prefixes. */
-export async function startDistributed(runId: string, logDir: string, nodeArgs: string[]): Promise<RunningGateway> {
+/**
+ * Each app its own process, its own Postgres role and schema; the machine's NATS and Redis under
+ * this run's prefixes. `env(app)` is added to the app's own (a measurement's settings:
+ * tools/bench/in-flight-heap.ts).
+ */
+export async function startDistributed(
+  runId: string,
+  logDir: string,
+  nodeArgs: string[],
+  env: (app: string) => Record<string, string> = () => ({}),
+): Promise<RunningGateway> {
   const database = `gw_bench_${runId}`;
   const adminDbUrl = await createDatabase(database);
   const roles = APPS.map((app) => ({ app, schema: SCHEMA_OF[app], role: `gw_${runId}_${SCHEMA_OF[app]}`, password: randomBytes(12).toString('hex') }));
@@ -184,6 +195,7 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
       ? { VAULT_MASTER_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}`, VAULT_FINGERPRINT_KEY: recordSecret(randomBytes(32).toString('base64')) }
       : {}),
     ...(app === 'order-transaction' ? { ORDER_TRANSACTION_MODE: 'all', REQUEST_HASH_KEY: requestHashKey, WEBHOOK_SECRET_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}` } : {}),
+    ...env(app),
   });
   const processes = roles.map(({ app, role, password }) => startApp(app, envOf(app, role, password), logDir, nodeArgs));
   const edgeRole = roles.find((r) => r.app === 'api-edge')!;
@@ -215,6 +227,7 @@ export async function startDistributed(runId: string, logDir: string, nodeArgs: 
     profile: 'distributed',
     baseUrl,
     pids: Object.fromEntries(processes.map((p) => [p.name, p.child.pid!])),
+    ports,
     natsPrefix: `b${runId}.`,
     createMerchant: merchantCreator([], { DATABASE_URL: roleUrl(edgeRole.role, edgeRole.password), API_PASSWORD_PEPPER: pepper }),
     stop,
@@ -251,6 +264,7 @@ export async function startStandalone(runId: string, logDir: string, nodeArgs: s
     profile: 'standalone',
     baseUrl,
     pids: { gateway: gateway.child.pid! },
+    ports: { gateway: httpPort },
     createMerchant: merchantCreator(['--standalone'], { STANDALONE_DATA_DIR: dataDir, STANDALONE_PG_PORT: String(pgPort) }),
     stop,
   };

@@ -9,6 +9,7 @@ import { ORDER_TRANSACTION_MODES, OrderTransactionConfig, shutdownGraceNeeded } 
 import { EdgeConfig } from '@gateway/edge/feature';
 import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
+import { IN_FLIGHT_HEAP, liveHeapAtCapMb } from '../bench/in-flight-heap-figures';
 import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
 
 jest.setTimeout(60_000);
@@ -16,6 +17,8 @@ jest.setTimeout(60_000);
 /** The Kubernetes version whose schemas validate the manifests: kubernetes-models 4.5 is generated from v1.33.0. */
 const KUBERNETES_SCHEMAS = 'v1.33.0';
 const APPS = ['api-edge', 'token-vault', 'order-transaction', 'browser-payment', 'verification'];
+/** The apps that answer NATS requests, each under its in-flight cap (NATS_MAX_IN_FLIGHT). */
+const SERVICES = APPS.filter((app) => app !== 'api-edge');
 /** Deployments that run an app's image in another mode, with that app's credentials. */
 const MODE_OF: Record<string, string> = { 'order-transaction-dispatcher': 'order-transaction' };
 
@@ -208,6 +211,26 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         // Old space plus young generation, code and native memory: the cap leaves the limit room for them.
         if (!(cap > 0 && cap * 2 <= limit)) problems.push(`${deployment.metadata.name}: old-space cap ${cap} MB against a ${limit} Mi limit`);
       }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("keeps each service's live heap at its in-flight cap within half its old generation, and the cap above its pool", () => {
+    const configMaps = find('ConfigMap');
+    const problems: string[] = [];
+    for (const deployment of find('Deployment').filter((d) => SERVICES.includes(d.metadata.name))) {
+      const [c] = podSpecOf(deployment)!.containers;
+      const oldSpace = Number(/--max-old-space-size=(\d+)/.exec(c.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '')?.[1] ?? NaN);
+      const cap = Number(variableOf(c, 'NATS_MAX_IN_FLIGHT', configMaps) ?? new PlatformConfig().NATS_MAX_IN_FLIGHT);
+      const pool = Number(variableOf(c, 'DATABASE_POOL_SIZE', configMaps) ?? new DatabaseConfig().DATABASE_POOL_SIZE);
+      // Measured heap per handler in flight (tools/bench/in-flight-heap-figures.ts): past half the
+      // old space, full GCs come back to back and the process nears "heap out of memory".
+      const atCap = liveHeapAtCapMb(cap);
+      if (!(atCap <= oldSpace / 2)) {
+        problems.push(`${deployment.metadata.name}: ${cap} in flight hold about ${Math.round(atCap)} MB live (${IN_FLIGHT_HEAP.restingLiveHeapMb} MB + ${IN_FLIGHT_HEAP.perHandlerKb} KB each) of a ${oldSpace} MB old space`);
+      }
+      // Handlers queue for the pool's connections: a cap at or below the pool would leave it idle while refusing.
+      if (!(cap > pool)) problems.push(`${deployment.metadata.name}: in-flight cap ${cap} not above DATABASE_POOL_SIZE ${pool}`);
     }
     expect(problems).toEqual([]);
   });

@@ -7,10 +7,13 @@ export type Profile = (typeof PROFILES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * Far above what a replica holds in flight at the bench's load (50 connections: at most 50), far
- * below the backlog that ran a 128 MB heap out (docs/decisions/load-shedding.md).
+ * Measured (docs/decisions/load-shedding.md, amendment "the cap sized by measurement"): each
+ * handler in flight holds about 20-25 KB of live heap, so 128 keep a service near 55 MB of its
+ * 128 MB old space, where about 3,000 run it out. At the cap nearly every handler queues for one
+ * of the DATABASE_POOL_SIZE connections, so the cap over the pool sets how long an admitted
+ * request waits (about 12 database turns); 2.5 times what the bench's 50 connections put in flight.
  */
-export const DEFAULT_NATS_MAX_IN_FLIGHT = 256;
+export const DEFAULT_NATS_MAX_IN_FLIGHT = 128;
 
 /**
  * What a stopping ledger needs at the longest (order-transaction's shutdownGraceNeeded, which
