@@ -108,6 +108,38 @@ describe('VaultKeys', () => {
     expect((await after.open(sealed2, 'ctx2')).toString()).toBe(CARD);
   });
 
+  it('after a restore from a backup older than a rotation, seals with the key the store now holds under a reused id', async () => {
+    // A running replica made key 2 ACTIVE; the database is then restored from a backup taken
+    // before that rotation (key 1 only), and the next rotation stores another key 2. The replica
+    // must not go on sealing with the key 2 it remembers, which no other process can open.
+    const store = new InMemoryDataKeyStore();
+    const [master] = masterConfig('m1');
+    const replica = await started(store, master);
+    await replica.rotateDataKey();
+    store.rows.splice(1);
+    store.rows[0].state = 'ACTIVE';
+    store.rows[0].retiredAt = null;
+    const rotatingJob = await started(store, master);
+    expect(await rotatingJob.rotateDataKey()).toBe(2);
+
+    await replica.reload();
+    const sealed = replica.sealer().seal(CARD, 'ctx');
+    expect(keyIdOf(sealed)).toBe(2);
+    expect((await rotatingJob.open(sealed, 'ctx')).toString()).toBe(CARD);
+    expect((await (await started(store, master)).open(sealed, 'ctx')).toString()).toBe(CARD);
+  });
+
+  it('keeps a key re-wrapped under a master key this process was not given yet', async () => {
+    const store = new InMemoryDataKeyStore();
+    const [oldMaster, newMaster] = masterConfig('old', 'new');
+    const notYetRolled = await started(store, oldMaster);
+    const sealed = notYetRolled.sealer().seal(CARD, 'ctx');
+    await (await started(store, `${newMaster},${oldMaster}`)).rewrapDataKeys();
+    await notYetRolled.reload();
+    expect((await notYetRolled.open(sealed, 'ctx')).toString()).toBe(CARD);
+    expect(keyIdOf(notYetRolled.sealer().seal(CARD, 'ctx'))).toBe(1);
+  });
+
   it('refuses to start when a data key is wrapped under a master key it does not have', async () => {
     const store = new InMemoryDataKeyStore();
     const [m1, m2] = masterConfig('m1', 'm2');

@@ -35,6 +35,8 @@ interface LoadedKey {
   key: Secret<Buffer>;
   state: DataKeyState;
   retiredAt: Date | null;
+  /** The stored wrapping the key was unwrapped from, to notice when the store holds another. */
+  wrapped: WrappedDataKey;
 }
 
 /** Seals values under one data key: every column of a record is sealed under the same key. */
@@ -198,9 +200,10 @@ export class VaultKeys {
     let activeId: number | null = null;
     for (const entry of stored) {
       const known = this.keys.get(entry.id);
-      // Unwrapping is only needed for keys not seen before; a re-wrap does not change the key.
-      const key = known?.key ?? this.masterKeys.unwrap(entry.id, entry);
-      keys.set(entry.id, { key, state: entry.state, retiredAt: entry.retiredAt });
+      const reuse = known && this.mayKeep(known, entry);
+      const key = reuse ? known.key : this.masterKeys.unwrap(entry.id, entry);
+      const wrapped = reuse ? known.wrapped : { masterKeyId: entry.masterKeyId, wrappedKey: Buffer.from(entry.wrappedKey) };
+      keys.set(entry.id, { key, state: entry.state, retiredAt: entry.retiredAt, wrapped });
       if (entry.state === 'ACTIVE') {
         activeId = entry.id;
       }
@@ -208,6 +211,26 @@ export class VaultKeys {
     this.keys = keys;
     this.activeId = activeId;
   }
+
+  /**
+   * Whether a key this process holds still is the stored key of that id. Unwrapping again is
+   * needed only when the stored wrapping changed: a re-wrap (the same key under another master
+   * key), or another key under a known id. Ids come from max(id) + 1, so a database restored from
+   * a backup taken before a rotation gives the next rotation's key an id this process may still
+   * hold a lost key under; sealing with that one would write values no other process can open
+   * (docs/decisions/backup-and-restore.md). A re-wrap under a master key this process was not
+   * given yet (its rollout unfinished) keeps the key it holds, as before, rather than fail.
+   */
+  private mayKeep(known: LoadedKey, entry: StoredDataKey): boolean {
+    if (sameWrapping(known.wrapped, entry)) {
+      return true;
+    }
+    return !this.masterKeys.has(entry.masterKeyId);
+  }
+}
+
+function sameWrapping(a: WrappedDataKey, b: WrappedDataKey): boolean {
+  return a.masterKeyId === b.masterKeyId && a.wrappedKey.equals(b.wrappedKey);
 }
 
 /** The data key id a ciphertext was sealed under. */
