@@ -13,4 +13,5 @@ export * from './test-acquirer/avs-table';
 export * from './test-acquirer/expiry-outcomes';
 export * from './test-acquirer/security-code-outcomes';
 export * from './test-acquirer/test-acquirer';
+export * from './token-verification';
 export * from './wire';

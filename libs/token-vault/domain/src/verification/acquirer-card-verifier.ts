@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AcquirerRegistry, parseCardExpiry, SecurityCode, VerifyCardRequest } from '@gateway/acquirer';
+import { AcquirerRegistry, SecurityCode, tokenVerificationRequest } from '@gateway/acquirer';
 import { CardVerificationMessage, CardVerificationReply, GatewayError } from '@gateway/contracts';
 import type { AcquirerVerificationRequest, AcquirerVerifier, VerificationOutcome } from './card-verification';
 import { AcquirerVerificationAnswer, externalVerificationOutcome } from './external-verification';
@@ -20,8 +20,9 @@ export const CARD_VERIFICATION_SERVICE = Symbol('CARD_VERIFICATION_SERVICE');
  * the stored number, a p2pe-decrypted or push-provisioned card) never leaves the vault in clear
  * (card custody): the vault verifies it with its own acquirer connector, exactly as it does for
  * `token-vault.acquirer.call.v1` (docs/decisions/token-vault-acquirer-verification.md).
- * Either way the call is counted in `gateway_acquirer_requests_total`, and no ledger record is
- * written: a token save is not an order operation.
+ * Either way the acquirer gets the same request, built in libs/acquirer (token-verification.ts),
+ * the call is counted in `gateway_acquirer_requests_total`, and no ledger record is written: a
+ * token save is not an order operation.
  */
 @Injectable()
 export class AcquirerCardVerifier implements AcquirerVerifier {
@@ -39,20 +40,18 @@ export class AcquirerCardVerifier implements AcquirerVerifier {
   }
 
   private inCustody(request: AcquirerVerificationRequest, inputs: RequiredInputs): Promise<AcquirerVerificationAnswer> {
-    const acquirerRequest: VerifyCardRequest = {
+    const acquirerRequest = tokenVerificationRequest({
       merchantId: request.envelope.merchant.id,
-      // A token save has no order: the reference stands for both ids at the acquirer.
-      orderId: request.reference,
-      transactionId: request.reference,
+      reference: request.reference,
       currency: inputs.currency,
       card: {
         number: request.card.pan,
-        expiry: parseCardExpiry(inputs.expiry.month, inputs.expiry.year),
+        expiry: inputs.expiry,
         ...(request.securityCode ? { securityCode: SecurityCode.of(request.securityCode.reveal()) } : {}),
         ...(request.nameOnCard !== undefined ? { nameOnCard: request.nameOnCard } : {}),
       },
-      ...(request.billingAddress ? { cardholder: { billingAddress: { ...request.billingAddress } } } : {}),
-    };
+      ...(request.billingAddress ? { billingAddress: request.billingAddress } : {}),
+    });
     return this.acquirers.forMerchant(request.envelope.merchant).verify(acquirerRequest);
   }
 }
