@@ -166,7 +166,7 @@ describe('holdsSchemeCardNumber (fields of human text)', () => {
     expect(holdsSchemeCardNumber('51 23 45 00 00 00 00 08')).toBe(true);
     const amex = withCheckDigit('37123450000000');
     expect(holdsSchemeCardNumber(`amex ${amex.slice(0, 4)} ${amex.slice(4, 10)} ${amex.slice(10)}`)).toBe(true);
-    expect(holdsSchemeCardNumber(`visa ${withCheckDigit('412345000000')}`)).toBe(true);
+    expect(holdsSchemeCardNumber(`visa ${withCheckDigit('412345000000000')}`)).toBe(true);
   });
 
   it('leaves alone what holdsCardNumber would take but a reference may be: other prefixes, other lengths, longer runs', () => {
@@ -183,6 +183,14 @@ describe('holdsSchemeCardNumber (fields of human text)', () => {
     // The test card with a broken check digit, a time in milliseconds, a telephone number, a UUID.
     for (const text of ['5123450000000009', 'at 1712345678901', 'call +44 20 7946 0958', '9f1c2e7a-4b3d-4e8f-8005-426614213595', '']) {
       expect([text, holdsSchemeCardNumber(text)]).toEqual([text, false]);
+    }
+  });
+
+  it('leaves alone a product\'s EAN-13 in an item name: 13 digits from 4 (Germany 400-440, Japan 45, 49) pass Luhn one time in ten', () => {
+    // Valid EAN-13s (their own check digit) that also pass Luhn: Visa's 13-digit length would take them.
+    for (const ean of ['4021067655565', '4079353023567', '4096250719089']) {
+      expect(holdsCardNumber(ean)).toBe(true);
+      expect([ean, holdsSchemeCardNumber(`Shampoo 250 ml, EAN ${ean}`)]).toEqual([ean, false]);
     }
   });
 

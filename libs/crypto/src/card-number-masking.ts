@@ -85,10 +85,12 @@ export function holdsSchemeCardNumber(text: string): boolean {
 /**
  * The major schemes' published prefixes and the lengths they issue (the scheme ranges of
  * libs/acquirer's BIN table, with lengths): Visa, Mastercard, American Express, Discover, JCB,
- * Diners Club, UnionPay. Inclusive bounds on a prefix of `low.length` digits.
+ * Diners Club, UnionPay. Inclusive bounds on a prefix of `low.length` digits. Not Visa's old
+ * 13-digit length, no longer issued: a product's EAN-13 in an item name starts with 4 wherever
+ * GS1 Germany or Japan issued it, and one in ten of those passes Luhn.
  */
 const SCHEME_PREFIXES: readonly { low: string; high: string; lengths: readonly number[] }[] = [
-  { low: '4', high: '4', lengths: [13, 16, 19] },
+  { low: '4', high: '4', lengths: [16, 19] },
   { low: '51', high: '55', lengths: [16] },
   { low: '2221', high: '2720', lengths: [16] },
   { low: '34', high: '34', lengths: [15] },

@@ -295,6 +295,17 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
   });
 
+  it('keeps the plain explanation when a read before the send timed out (the replay check, the vault): the operation was never sent', async () => {
+    for (const slow of [SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.tokenVault.sealCard]) {
+      const { dispatch, request } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+      const answer = request.getMockImplementation()!;
+      request.mockImplementation(async (subject, message) => (subject === slow ? Promise.reject(new UnansweredError(subject)) : answer(subject, message)));
+      const verify = { ...command, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } };
+      await expect(dispatch.execute(verify)).rejects.toMatchObject({ code: 'SERVER_BUSY', explanation: GatewayError.serverBusy().explanation });
+      expect(request.mock.calls.map(([subject]) => subject)).not.toContain(SUBJECTS.orderTransaction.verify);
+    }
+  });
+
   it('is kept when the operation takes no card from the session (a CAPTURE)', async () => {
     const { dispatch, request, stored } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
     await dispatch.execute({ ...command, body: { apiOperation: 'CAPTURE', transaction: { amount: '1.00', currency: 'USD' }, session: { id: SESSION } } });

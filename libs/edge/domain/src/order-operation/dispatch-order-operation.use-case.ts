@@ -115,12 +115,9 @@ export class DispatchOrderOperation {
         // could only begin it after this edge stopped waiting (docs/decisions/operation-deadline.md).
         deadline: this.bus.deadline(),
       };
-      const reply = await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
+      const reply = await this.send(apiOperation, message);
       return { apiOperation, body: reply.body };
     } catch (err) {
-      if (err instanceof UnansweredError) {
-        throw new GatewayError('SERVER_BUSY', { explanation: UNANSWERED_OPERATION_EXPLANATION, retryAfterSeconds: err.retryAfterSeconds });
-      }
       // The ledger refused a stale fencing token: our lease lapsed and another operation took
       // the order. Nothing was written (services reverse their side effects first), so it is
       // answered like a lock we could not get, and the merchant may retry with the same id.
@@ -131,6 +128,22 @@ export class DispatchOrderOperation {
       throw err;
     } finally {
       this.orderLocks.release(lease);
+    }
+  }
+
+  /**
+   * The operation's request to its service. Only its own timeout may have left the operation
+   * running there; a read before it that timed out (the replay check, the vault's seal) sent
+   * nothing, and keeps the plain explanation.
+   */
+  private async send(apiOperation: OrderApiOperation, message: OrderOperationMessage): Promise<OperationReply> {
+    try {
+      return await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
+    } catch (err) {
+      if (err instanceof UnansweredError) {
+        throw new GatewayError('SERVER_BUSY', { explanation: UNANSWERED_OPERATION_EXPLANATION, retryAfterSeconds: err.retryAfterSeconds });
+      }
+      throw err;
     }
   }
 

@@ -1,4 +1,5 @@
 import { ClientRequest, IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { SUBJECTS } from '@gateway/contracts';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
@@ -179,6 +180,40 @@ describe('the edge in-flight cap', () => {
     releaseAll();
     expect((await Promise.all([...staying, next].map((s) => s.answer))).map((a) => a.status)).toEqual([201, 201, 201]);
     await untilInFlight(0);
+    const again = await hold(MAX_IN_FLIGHT);
+    expect((await verify().answer).status).toBe(503);
+    releaseAll();
+    await Promise.all(again.map((s) => s.answer));
+  });
+
+  it('frees the slots of pipelined requests whose client leaves: those queued behind the first never get a response of their own to close', async () => {
+    // Three requests on one connection, sent before any answer (HTTP/1.1 pipelining): the edge
+    // handles them side by side, but Node gives the connection to the first one's response only.
+    toHold += MAX_IN_FLIGHT;
+    const arrivedBefore = arrivals;
+    const socket = connect(Number(new URL(edge.running.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    const path = (n: number) => `/api/rest/version/100/merchant/${merchant.id}/order/pipelined-${n}/transaction/t-1`;
+    const requests = Array.from({ length: MAX_IN_FLIGHT }, (_, n) =>
+      [
+        `PUT ${path(n)} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        `Authorization: ${merchant.authorization}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(VERIFY)}`,
+        '',
+        VERIFY,
+      ].join('\r\n'),
+    );
+    socket.write(requests.join(''));
+    await untilArrivals(arrivedBefore + MAX_IN_FLIGHT);
+    expect(await metric('gateway_edge_requests_in_flight')).toBe(MAX_IN_FLIGHT);
+
+    socket.destroy();
+    // Every slot is back (before the fix two stayed taken for good: this waited forever) ...
+    await untilInFlight(0);
+    // ... and the cap takes exactly MAX_IN_FLIGHT again.
+    releaseAll();
     const again = await hold(MAX_IN_FLIGHT);
     expect((await verify().answer).status).toBe(503);
     releaseAll();

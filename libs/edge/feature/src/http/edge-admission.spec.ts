@@ -3,8 +3,8 @@ import { Socket } from 'node:net';
 import { createLogger, Metrics } from '@gateway/platform';
 import { EdgeAdmission } from './edge-admission';
 
-function response(): ServerResponse {
-  return new ServerResponse(new IncomingMessage(new Socket()));
+function response(connection = new Socket()): ServerResponse {
+  return new ServerResponse(new IncomingMessage(connection));
 }
 
 async function value(metrics: Metrics, name: string): Promise<number> {
@@ -24,6 +24,21 @@ describe('EdgeAdmission', () => {
     expect(await value(metrics, 'gateway_edge_requests_in_flight')).toBe(1);
     expect([admission.admit(response()), admission.admit(response())]).toEqual([true, false]);
     expect(await value(metrics, 'gateway_edge_requests_shed_total')).toBe(2);
+  });
+
+  it('gives back, once, the slots of requests pipelined on a connection that closes before their responses do', async () => {
+    const metrics = new Metrics();
+    const admission = new EdgeAdmission(20, metrics, logger);
+    const connection = new Socket();
+    const listening = connection.listenerCount('close');
+    const pipelined = Array.from({ length: 20 }, () => response(connection));
+    expect(pipelined.map((r) => admission.admit(r)).every(Boolean)).toBe(true);
+    // One listener for them all: no leak warning however many are pipelined.
+    expect(connection.listenerCount('close')).toBe(listening + 1);
+    pipelined[0].emit('close');
+    connection.emit('close');
+    pipelined[1].emit('close');
+    expect(await value(metrics, 'gateway_edge_requests_in_flight')).toBe(0);
   });
 
   it('with a cap of 0 counts without refusing', async () => {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { AppLogger, Metrics } from '@gateway/platform';
 
 /** At most one "refusing requests" line this often: a line per refusal would flood the log when it matters most. */
@@ -7,15 +8,19 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
 /**
  * The edge's admission control (docs/decisions/edge-admission.md): at most `maxInFlight` requests
  * are answered at once; one more is refused by the caller, before its credentials, throttle and
- * order lock. A request holds its slot until its response closes, which Node signals exactly once
- * whether the answer was sent, the client went away, or the connection was cut (a timeout, an
- * error): Fastify's onResponse would miss the client that left, since a response written to a
- * closed socket never finishes. `maxInFlight` 0 counts without refusing.
+ * order lock. A request holds its slot until its response closes, which Node signals whether the
+ * answer was sent, the client went away, or the connection was cut (a timeout, an error):
+ * Fastify's onResponse would miss the client that left, since a response written to a closed
+ * socket never finishes. Or until its connection closes: a response queued behind an earlier one
+ * on the same connection (HTTP/1.1 pipelining) has no socket yet, and Node never closes it when
+ * the client leaves, so its slot would be lost for good. `maxInFlight` 0 counts without refusing.
  */
 export class EdgeAdmission {
   private inFlight = 0;
   private refusedSinceLine = 0;
   private lineWrittenAt = Number.NEGATIVE_INFINITY;
+  /** The slots held by requests of each open connection, given back if it closes first. */
+  private readonly heldOn = new WeakMap<Socket, Set<() => void>>();
   private readonly refusals: ReturnType<Metrics['counter']>;
   private readonly inFlightGauge: ReturnType<Metrics['gauge']>;
 
@@ -33,11 +38,12 @@ export class EdgeAdmission {
   }
 
   /**
-   * Takes a slot for the request whose response this is, given back when the response closes;
-   * false at the cap (the refusal is counted and logged here; the caller answers it).
+   * Takes a slot for the request whose response this is, given back when the response or its
+   * connection closes, whichever is first; false at the cap (the refusal is counted and logged here; the caller answers it).
    */
   admit(response: ServerResponse): boolean {
-    if (response.closed) {
+    const connection = response.req.socket;
+    if (response.closed || connection.destroyed) {
       // The client left while its last bytes were read: nobody is waiting, nothing to hold.
       return true;
     }
@@ -47,11 +53,36 @@ export class EdgeAdmission {
     }
     this.inFlight++;
     this.inFlightGauge.set(this.inFlight);
-    response.once('close', () => {
-      this.inFlight--;
-      this.inFlightGauge.set(this.inFlight);
-    });
+    let held = true;
+    const giveBack = () => {
+      if (held) {
+        held = false;
+        this.inFlight--;
+        this.inFlightGauge.set(this.inFlight);
+        this.heldOn.get(connection)?.delete(giveBack);
+      }
+    };
+    response.once('close', giveBack);
+    this.giveBackWhenClosed(connection, giveBack);
     return true;
+  }
+
+  /**
+   * One listener per connection, whatever the number of requests pipelined on it (a listener
+   * each would have Node warn of a leak from the eleventh on, once per such connection).
+   */
+  private giveBackWhenClosed(connection: Socket, giveBack: () => void): void {
+    const held = this.heldOn.get(connection);
+    if (held) {
+      held.add(giveBack);
+      return;
+    }
+    const first = new Set([giveBack]);
+    this.heldOn.set(connection, first);
+    connection.once('close', () => {
+      this.heldOn.delete(connection);
+      first.forEach((slot) => slot());
+    });
   }
 
   private noteRefusal(): void {
