@@ -67,9 +67,13 @@ describe('MessageBus', () => {
     expect(err).toBeInstanceOf(UnansweredError);
   });
 
-  it('calls only a timeout unanswered: a lost connection or a refusal stays what it is', async () => {
+  it('calls a timeout and a connection closed while the reply was awaited unanswered; a refusal or a failure to send stays what it is', async () => {
     const closed = Object.assign(new Error('closed'), { name: 'ClosedConnectionError' });
-    await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(closed))).request('x', {}))).resolves.not.toBeInstanceOf(UnansweredError);
+    await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(closed))).request('x', {}))).resolves.toBeInstanceOf(UnansweredError);
+    const draining = Object.assign(new Error('draining'), { name: 'DrainingConnectionError' });
+    const unsent = await rejectionOf(busOver(clientReplying(() => Promise.reject(draining))).request('x', {}));
+    expect(unsent).not.toBeInstanceOf(UnansweredError);
+    expect(unsent).toMatchObject({ code: 'SERVER_BUSY' });
     await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(notActedOnReply()))).request('x', {}))).resolves.not.toBeInstanceOf(
       UnansweredError,
     );

@@ -38,6 +38,14 @@ const UNAVAILABLE = new Set([
 ]);
 
 /**
+ * Transport failures after which the request may have reached a service that acts on it: a
+ * timeout, and a connection closed while the reply was awaited (the request was published; nats.js
+ * also names a publish on a closed connection so, where the caution costs only wording). The
+ * others fail before anything is sent.
+ */
+const MAY_HAVE_BEEN_RECEIVED = new Set(['TimeoutError', 'ClosedConnectionError']);
+
+/**
  * SERVER_BUSY because no instance serves the subject, or the instance that got the request
  * refused it unprocessed (over its in-flight cap): the request had no effect (unlike after a
  * timeout, when the service may have acted). A caller that reserved something before the
@@ -146,7 +154,7 @@ export class MessageBus {
     }
     if (err instanceof Error && UNAVAILABLE.has(err.name)) {
       this.logger.warn({ subject, reason: err.name }, 'service unavailable');
-      return err.name === 'TimeoutError' ? new UnansweredError(subject) : GatewayError.serverBusy();
+      return MAY_HAVE_BEEN_RECEIVED.has(err.name) ? new UnansweredError(subject) : GatewayError.serverBusy();
     }
     const supportCode = newSupportCode();
     this.logger.error({ subject, supportCode, err }, 'unexpected reply from service');
