@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { luhnCheckDigit, mayHoldCardNumber, passesLuhn } from './luhn';
+import { isCardNumber, luhnCheckDigit, mayHoldCardNumber, passesLuhn } from './luhn';
 
 describe('Luhn', () => {
   it('accepts the test card and rejects its broken twin', () => {
@@ -27,6 +27,21 @@ describe('Luhn', () => {
         expect(passesLuhn(changed)).toBe(false);
       }),
     );
+  });
+});
+
+describe('isCardNumber (the card number field\'s rule)', () => {
+  it('takes 9 to 19 digits whose last is the Luhn check digit, and nothing else', () => {
+    expect(isCardNumber('5123450000000008')).toBe(true);
+    expect(isCardNumber('5123450000000009')).toBe(false);
+    const nine = `12345678${luhnCheckDigit('12345678')}`;
+    expect(isCardNumber(nine)).toBe(true);
+    expect(isCardNumber(nine.slice(1))).toBe(false);
+    const nineteen = `512345000000000000${luhnCheckDigit('512345000000000000')}`;
+    expect(isCardNumber(nineteen)).toBe(true);
+    expect(isCardNumber(`${nineteen}0`)).toBe(false);
+    expect(isCardNumber('5123 4500 0000 0008')).toBe(false);
+    expect(isCardNumber('')).toBe(false);
   });
 });
 

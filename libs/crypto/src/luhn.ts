@@ -8,6 +8,15 @@ export function passesLuhn(digits: string): boolean {
 }
 
 /**
+ * The card number field's rule (the spec's Digits(9-19), its last digit the Luhn check digit),
+ * wherever a card number enters: keyed, read from a chip or a track, decrypted from a P2PE
+ * payload, or received by a service. docs/decisions/card-number-check-digit.md.
+ */
+export function isCardNumber(value: string): boolean {
+  return /^[0-9]{9,19}$/.test(value) && passesLuhn(value);
+}
+
+/**
  * Whether a run of digits may hold a card number, for masking what should never be shown or
  * logged: a run of 13-19 digits any stretch of 13 or more of which passes Luhn (a card number
  * alone, or with a digit or more either side: at most 28 stretches, so it stays cheap), or any

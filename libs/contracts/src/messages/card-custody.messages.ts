@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateBy, ValidateNested } from 'class-validator';
-import { passesLuhn } from '@gateway/crypto';
+import { isCardNumber } from '@gateway/crypto';
 import { RequestEnvelope } from '../envelope';
 import { Verbatim } from '../verbatim';
 import { JsonObject } from './operation.messages';
@@ -60,7 +60,7 @@ function IsCardNumber(): PropertyDecorator {
   return ValidateBy({
     name: 'isCardNumber',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && /^[0-9]{9,19}$/.test(value) && passesLuhn(value),
+      validate: (value: unknown) => typeof value === 'string' && isCardNumber(value),
       defaultMessage: () => 'number must be 9 to 19 digits passing the Luhn check',
     },
   });

@@ -1,5 +1,5 @@
 import type { VerifyCard, VerifyPosTerminal } from '@gateway/contracts';
-import { passesLuhn } from '@gateway/crypto';
+import { isCardNumber } from '@gateway/crypto';
 import { invalidSensitive } from '../../request-errors/request-errors';
 
 const FIELD = 'sourceOfFunds.provided.card.emvRequest';
@@ -194,7 +194,7 @@ function decodeCardFields(tags: readonly EmvTag[]): ParsedEmvRequest['card'] {
     const digits = pan.replace(/F+$/, '');
     // The card number field's own rule (Digits(9-19) passing Luhn): a number read from the chip
     // is held to it like a keyed one, so a Luhn failure reaches no acquirer by this way either.
-    if (!/^[0-9]{9,19}$/.test(digits) || !passesLuhn(digits)) {
+    if (!isCardNumber(digits)) {
       throw invalidSensitive(FIELD, 'EMV tag 5A is not a card number.');
     }
     card.number = digits;
