@@ -254,6 +254,38 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
   });
 
+  it('is given back when the service refused the operation unprocessed (nobody serving it, over its cap, past its deadline): the retry sends it', async () => {
+    let refuse = true;
+    const { execute, request, stored } = await withSession(async (subject) =>
+      refuse ? Promise.reject(new NotDeliveredError(subject)) : { body: { result: 'SUCCESS' } },
+    );
+    // The merchant is told what it was told before: busy, nothing done.
+    await expect(execute()).rejects.toMatchObject({ code: 'SERVER_BUSY', explanation: GatewayError.serverBusy().explanation });
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-with-code', securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' } });
+
+    // The service is back: the retry sends the code, and uses it up.
+    refuse = false;
+    expect((await execute()).body).toEqual({ result: 'SUCCESS' });
+    expect(sentCards(request)).toEqual(['sealed-with-code', 'sealed-with-code']);
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('is not given back when the service did not answer in time: it may have the operation, and the acquirer the code', async () => {
+    const { execute, stored } = await withSession((subject) => Promise.reject(new UnansweredError(subject)));
+    await expect(execute()).rejects.toMatchObject({ code: 'SERVER_BUSY', explanation: UNANSWERED_OPERATION_EXPLANATION });
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('answers an operation refused unprocessed as before when the code cannot be given back (the session store failing)', async () => {
+    const { execute, sessions, stored, warn } = await withSession((subject) => Promise.reject(new NotDeliveredError(subject)));
+    const amend = sessions.amend.bind(sessions);
+    // The taking writes; the giving back finds the store away.
+    jest.spyOn(sessions, 'amend').mockImplementationOnce(amend).mockRejectedValueOnce(new Error('connection lost'));
+    await expect(execute()).rejects.toBeInstanceOf(NotDeliveredError);
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ sessionId: SESSION }), expect.stringContaining('not given back'));
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
   it('is kept when the operation was never sent (LOCK_FAILURE)', async () => {
     const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'no order' })), busy);
     expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' } });

@@ -18,9 +18,9 @@ import {
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
-import { APP_LOGGER, AppLogger, MessageBus, Metrics, UnansweredError } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, MessageBus, Metrics, NotDeliveredError, UnansweredError } from '@gateway/platform';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
-import { UsedSecurityCodes } from '../sessions/used-security-codes';
+import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
 import { assertNotificationUrlAllowed } from './notification-url';
 import { OrderLocks } from './order-locks';
@@ -103,7 +103,7 @@ export class DispatchOrderOperation {
       return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
     }
     try {
-      const session = await this.sessionToSend(command, filled);
+      const { session, taken } = await this.sessionToSend(command, filled);
       const message: OrderOperationMessage = {
         envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
         apiOperation,
@@ -115,7 +115,7 @@ export class DispatchOrderOperation {
         // could only begin it after this edge stopped waiting (docs/decisions/operation-deadline.md).
         deadline: this.bus.deadline(),
       };
-      const reply = await this.send(apiOperation, message);
+      const reply = await this.send(apiOperation, message, taken);
       return { apiOperation, body: reply.body };
     } catch (err) {
       // The ledger refused a stale fencing token: our lease lapsed and another operation took
@@ -134,12 +134,17 @@ export class DispatchOrderOperation {
   /**
    * The operation's request to its service. Only its own timeout may have left the operation
    * running there; a read before it that timed out (the replay check, the vault's seal) sent
-   * nothing, and keeps the plain explanation.
+   * nothing, and keeps the plain explanation. An operation refused unprocessed (NotDeliveredError)
+   * reached no acquirer: a session's security code it took goes back into the session, under the
+   * order's lock still, for the merchant's retry (docs/decisions/security-code-used-once.md).
    */
-  private async send(apiOperation: OrderApiOperation, message: OrderOperationMessage): Promise<OperationReply> {
+  private async send(apiOperation: OrderApiOperation, message: OrderOperationMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
     try {
       return await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
     } catch (err) {
+      if (err instanceof NotDeliveredError && taken) {
+        await this.usedSecurityCodes.giveBack(taken);
+      }
       if (err instanceof UnansweredError) {
         throw new GatewayError('SERVER_BUSY', { explanation: UNANSWERED_OPERATION_EXPLANATION, retryAfterSeconds: err.retryAfterSeconds });
       }
@@ -149,20 +154,22 @@ export class DispatchOrderOperation {
 
   /**
    * The session an operation sends. A session's security code is taken out of the session last,
-   * under the lock, right before the send: one operation sends it, whatever its answer; one that
-   * read the session together with it goes without (docs/decisions/security-code-used-once.md).
+   * under the lock, right before the send: one operation sends it, whatever its answer (unless
+   * refused unprocessed: `taken` gives it back); one that read the session together with it goes
+   * without (docs/decisions/security-code-used-once.md).
    * A replay is not such an operation: the ledger answers it from the stored response (or refuses
    * a changed body) and calls no acquirer, so it sends the session without its card and the code,
    * perhaps one the payer entered since, stays for the next operation that sends it.
    */
-  private async sessionToSend(command: OrderOperationCommand, filled: FilledRequest): Promise<OperationSession | undefined> {
+  private async sessionToSend(command: OrderOperationCommand, filled: FilledRequest): Promise<{ session?: OperationSession; taken?: TakenSecurityCode }> {
     if (!filled.securityCode) {
-      return filled.session;
+      return { session: filled.session };
     }
     if (await this.answeredBefore(command)) {
-      return { id: filled.securityCode.session.id };
+      return { session: { id: filled.securityCode.session.id } };
     }
-    return this.usedSecurityCodes.take(command, filled.securityCode);
+    const taken = await this.usedSecurityCodes.take(command, filled.securityCode);
+    return { session: taken.session, taken };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
-import { MemorySessionStore, SessionCard, SessionStore, StoredSession } from '@gateway/edge/data-access';
+import { MemorySessionStore, SessionCard, SessionState, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import { createLogger, MessageBus } from '@gateway/platform';
 import type { RequestContext } from '../api/request-envelope';
 import { SessionEditor } from './session-editor';
@@ -42,14 +42,14 @@ function setUp(store: SessionStore = new MemorySessionStore()) {
     const found = await store.find(context.merchant.id, SESSION);
     return found.state === 'ACTIVE' ? found.session : null;
   };
-  return { store, used, request, stored };
+  return { store, used, request, stored, logger };
 }
 
 describe('UsedSecurityCodes', () => {
   it('takes the code out of the session for the operation: it sends the card it read, the session keeps its version without the code', async () => {
     const { store, used, request, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
-    expect(await used.take(context, { session: session('with-code', 'v1') })).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
     expect(request).toHaveBeenCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'with-code', withoutSecurityCode: true }));
     expect(await stored()).toEqual(session('sealed-1'));
   });
@@ -58,7 +58,7 @@ describe('UsedSecurityCodes', () => {
     const { store, used, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
     const taken = await Promise.all([used.take(context, { session: session('with-code', 'v1') }), used.take(context, { session: session('with-code', 'v1') })]);
-    const sent = taken.map((s) => s.sealedCard);
+    const sent = taken.map((s) => s.session.sealedCard);
     expect(sent.filter((sealed) => sealed === 'with-code')).toHaveLength(1);
     expect(sent.filter((sealed) => sealed !== 'with-code')[0]).toMatch(/^sealed-/);
     expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { securityCodePresent: false } });
@@ -67,7 +67,7 @@ describe('UsedSecurityCodes', () => {
   it('takes the code it read from a card an update sealed again since (a new expiry keeps the code)', async () => {
     const { store, used, request, stored } = setUp();
     await store.create(session('new-expiry-same-code', 'v1'), lifetime);
-    expect(await used.take(context, { session: session('with-code', 'v1') })).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
     expect(request).toHaveBeenLastCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'new-expiry-same-code' }));
     expect(await stored()).toEqual(session('sealed-2'));
   });
@@ -75,7 +75,7 @@ describe('UsedSecurityCodes', () => {
   it('leaves a code the payer entered after the one the operation read, and sends the card it read without its code', async () => {
     const { store, used, stored } = setUp();
     await store.create(session('newer-code', 'v2'), lifetime);
-    expect(await used.take(context, { session: session('with-code', 'v1') })).toEqual({ id: SESSION, sealedCard: 'sealed-1' });
+    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'sealed-1' });
     expect(await stored()).toEqual(session('newer-code', 'v2'));
   });
 
@@ -102,9 +102,81 @@ describe('UsedSecurityCodes', () => {
     const warn = jest.spyOn(logger, 'warn');
     const request = jest.fn(async () => ({ sealed: 'sealed', card: masked, securityCodePresent: false }));
     const taken = await new UsedSecurityCodes(new SessionEditor({ request } as unknown as MessageBus), store, logger).take(context, { session: session('with-code', 'v1') });
-    expect(taken).toEqual({ id: SESSION, sealedCard: 'sealed' });
+    expect(taken).toEqual({ session: { id: SESSION, sealedCard: 'sealed' } });
     expect(amend).toHaveBeenCalledTimes(3);
     expect(warn).toHaveBeenCalledWith({ sessionId: SESSION }, expect.stringContaining('kept changing'));
     expect(await memory.find(context.merchant.id, SESSION)).toMatchObject({ session: session('with-code', 'v1') });
+  });
+});
+
+describe('UsedSecurityCodes.giveBack (an operation refused unprocessed)', () => {
+  it('puts the code it took back, the session as it was before the taking, so that one operation sends it next', async () => {
+    const { store, used, stored } = setUp();
+    await store.create(session('with-code', 'v1'), lifetime);
+    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    await used.giveBack(taken);
+    expect(await stored()).toEqual(session('with-code', 'v1'));
+    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect(await stored()).toMatchObject({ card: { securityCodePresent: false } });
+  });
+
+  it('puts back the card as the store held it when an update had sealed it again (a new expiry) before the taking', async () => {
+    const { store, used, stored } = setUp();
+    await store.create(session('new-expiry-same-code', 'v1'), lifetime);
+    await used.giveBack(await used.take(context, { session: session('with-code', 'v1') }));
+    expect(await stored()).toEqual(session('new-expiry-same-code', 'v1'));
+  });
+
+  it('gives nothing back for an operation that went without the code: another took it first', async () => {
+    const { store, used, stored } = setUp();
+    await store.create(session('with-code', 'v1'), lifetime);
+    const [first, second] = await Promise.all([
+      used.take(context, { session: session('with-code', 'v1') }),
+      used.take(context, { session: session('with-code', 'v1') }),
+    ]);
+    const [winner, loser] = first.taken ? [first, second] : [second, first];
+    expect(winner.taken).toBeDefined();
+    expect(loser.taken).toBeUndefined();
+    // The one that sent the code was answered (it is used); the other was refused unprocessed.
+    const afterTaking = await stored();
+    await used.giveBack(loser);
+    expect(await stored()).toEqual(afterTaking);
+    expect(afterTaking).toMatchObject({ card: { securityCodePresent: false } });
+  });
+
+  it('never writes an old code over a newer one: a session updated since the taking keeps its update', async () => {
+    const { store, used, stored } = setUp();
+    await store.create(session('with-code', 'v1'), lifetime);
+    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    // The payer enters a new code (an update: a new version, a new card).
+    const amended = (await stored())!;
+    const updated = { ...session('newer-code', 'v2'), version: 'bbbbbbbbbb' };
+    expect(await store.replace(updated, sessionState(amended), lifetime)).toBe('REPLACED');
+    await used.giveBack(taken);
+    expect(await stored()).toEqual(updated);
+  });
+
+  it('gives nothing back to a session that expired meanwhile, and does not fail', async () => {
+    let now = 1_000;
+    const { store, used } = setUp(new MemorySessionStore(() => now));
+    await store.create(session('with-code', 'v1'), lifetime);
+    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    now += lifetime.ttlMs;
+    await expect(used.giveBack(taken)).resolves.toBeUndefined();
+    expect(await store.find(context.merchant.id, SESSION)).toEqual({ state: 'EXPIRED' });
+  });
+
+  it('logs, never throws, when the session store fails: the code stays out of the session', async () => {
+    const memory = new MemorySessionStore();
+    await memory.create(session('with-code', 'v1'), lifetime);
+    const amend = jest.fn((next: StoredSession, expected: SessionState) => memory.amend(next, expected));
+    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace: (n, e, l) => memory.replace(n, e, l), amend };
+    const { used, stored, logger } = setUp(store);
+    const warn = jest.spyOn(logger, 'warn');
+    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    amend.mockRejectedValueOnce(new Error('connection lost'));
+    await expect(used.giveBack(taken)).resolves.toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ sessionId: SESSION }), expect.stringContaining('not given back'));
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-1', securityCodePresent: false } });
   });
 });

@@ -11,6 +11,13 @@ export interface SecurityCodeInUse {
   session: StoredSession & { card: SessionCard };
 }
 
+/** What `take` answers: the session the operation sends and, when this operation took the code, what `giveBack` needs. */
+export interface TakenSecurityCode {
+  session: OperationSession;
+  /** The session as the taking wrote it, and the card it held before (with the code). Absent: the operation goes without the code. */
+  taken?: { amended: StoredSession; card: SessionCard };
+}
+
 const ATTEMPTS = 3;
 
 /**
@@ -36,26 +43,30 @@ export class UsedSecurityCodes {
 
   /**
    * Takes the code for one operation, to be sent right after: the session it sends, its sealed
-   * card with the code when this operation took it out of the session, else without. Nothing is
-   * given back once taken: the operation is sent next, and once sent the acquirer may have had
-   * the code, whatever the answer. Throws when the code could not be taken (the vault or the
-   * store failed: the operation is not sent), or when the session expired meanwhile (the
-   * merchant is told so, as a moment later it would be; a code never outlives its session).
+   * card with the code when this operation took it out of the session, else without. Once sent,
+   * the acquirer may have had the code, whatever the answer: it is given back (`giveBack`) only
+   * when the operation was refused unprocessed. Throws when the code could not be taken (the
+   * vault or the store failed: the operation is not sent), or when the session expired
+   * meanwhile (the merchant is told so, as a moment later it would be; a code never outlives its
+   * session).
    */
-  async take(context: RequestContext, used: SecurityCodeInUse): Promise<OperationSession> {
+  async take(context: RequestContext, used: SecurityCodeInUse): Promise<TakenSecurityCode> {
     const read = used.session;
     const givenIn = read.card.securityCodeGivenIn;
     const withoutCode = await this.editor.withoutSecurityCode(context, read);
     let session: StoredSession = read;
+    // The card with the code as the store holds it (an update may have sealed it again since the read), and without.
+    let withCode: SessionCard = read.card;
     let card = withoutCode;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.store.amend({ ...session, card }, sessionState(session));
+      const amended = { ...session, card };
+      const outcome = await this.store.amend(amended, sessionState(session));
       if (outcome === 'REPLACED') {
-        return { id: read.id, sealedCard: read.card.sealed };
+        return { session: { id: read.id, sealedCard: read.card.sealed }, taken: { amended, card: withCode } };
       }
       if (outcome === 'CONFLICT' && attempt === ATTEMPTS) {
         this.logger.warn({ sessionId: read.id }, 'session security code not taken: the session kept changing; the operation goes without it');
-        return { id: read.id, sealedCard: withoutCode.sealed };
+        return { session: { id: read.id, sealedCard: withoutCode.sealed } };
       }
       const found = outcome === 'GONE' ? null : await this.store.find(context.merchant.id, read.id);
       if (found?.state !== 'ACTIVE') {
@@ -64,9 +75,36 @@ export class UsedSecurityCodes {
       session = found.session;
       if (!session.card?.securityCodePresent || session.card.securityCodeGivenIn !== givenIn) {
         // Another operation took it first, or the payer entered a new code since this one read the session.
-        return { id: read.id, sealedCard: withoutCode.sealed };
+        return { session: { id: read.id, sealedCard: withoutCode.sealed } };
       }
+      withCode = session.card;
       card = await this.editor.withoutSecurityCode(context, session);
+    }
+  }
+
+  /**
+   * Puts a code this operation took back into the session, for an operation that was refused
+   * unprocessed (NotDeliveredError: nobody serving the subject, a service over its in-flight cap,
+   * an operation past its deadline): no acquirer had it, so it is still unused, and the
+   * merchant's retry sends it. Never after a timeout or any other answer: the acquirer may have
+   * had it. The compare-and-set expects the session exactly as the taking left it: if anything
+   * changed since (an update, perhaps with a new code; the session expired) the code stays gone,
+   * as it would have without this. Meanwhile other operations read the session without the code
+   * and sent none, so it is still used once at most. Best effort: a failure is logged, never
+   * thrown, and the operation's own answer stands.
+   */
+  async giveBack(sent: TakenSecurityCode): Promise<void> {
+    if (!sent.taken) {
+      return;
+    }
+    const { amended, card } = sent.taken;
+    try {
+      const outcome = await this.store.amend({ ...amended, card }, sessionState(amended));
+      if (outcome !== 'REPLACED') {
+        this.logger.info({ sessionId: amended.id, outcome }, 'session security code not given back: the session changed or expired since it was taken');
+      }
+    } catch (err) {
+      this.logger.warn({ err, sessionId: amended.id }, 'session security code not given back: the session store failed; the code stays out of the session');
     }
   }
 }

@@ -1,6 +1,6 @@
 import { defaultMerchantSettings, GatewayError, SUBJECTS, VerificationStrategy } from '@gateway/contracts';
 import { MemorySessionStore, StoredSession } from '@gateway/edge/data-access';
-import { createLogger, MessageBus } from '@gateway/platform';
+import { createLogger, MessageBus, NotDeliveredError, UnansweredError } from '@gateway/platform';
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { SessionEditor } from '../sessions/session-editor';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
@@ -69,6 +69,27 @@ describe('DispatchTokenOperation: a session\'s security code', () => {
     expect(calls().map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard, SUBJECTS.tokenVault.createToken]);
     expect(calls()[1][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(calls()[1][1]).not.toHaveProperty('securityCode');
+    expect(await stored()).toMatchObject({ card: withoutCode });
+  });
+
+  it('is given back when no vault took the ACQUIRER save (none serving it, or one over its cap): no acquirer had it', async () => {
+    let refuse = true;
+    const { dispatch, calls, stored } = await withSession(async () =>
+      refuse ? Promise.reject(new NotDeliveredError(SUBJECTS.tokenVault.saveToken)) : { body: { result: 'SUCCESS' } },
+    );
+    const save = () => dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody });
+    await expect(save()).rejects.toBeInstanceOf(NotDeliveredError);
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: withCode });
+    refuse = false;
+    await save();
+    const sent = calls().filter(([subject]) => subject === SUBJECTS.tokenVault.saveToken).map(([, message]) => (message.session as { sealedCard?: string }).sealedCard);
+    expect(sent).toEqual(['sealed-with-code', 'sealed-with-code']);
+    expect(await stored()).toMatchObject({ card: withoutCode });
+  });
+
+  it('is not given back when the vault did not answer an ACQUIRER save in time: it may have verified the card with it', async () => {
+    const { dispatch, stored } = await withSession(() => Promise.reject(new UnansweredError(SUBJECTS.tokenVault.saveToken)));
+    await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).rejects.toBeInstanceOf(UnansweredError);
     expect(await stored()).toMatchObject({ card: withoutCode });
   });
 

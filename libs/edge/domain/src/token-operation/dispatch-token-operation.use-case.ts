@@ -10,10 +10,10 @@ import {
   TokenReferenceMessage,
   validateTokenRequest,
 } from '@gateway/contracts';
-import { MessageBus } from '@gateway/platform';
+import { MessageBus, NotDeliveredError } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
-import { UsedSecurityCodes } from '../sessions/used-security-codes';
+import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 
 export type TokenRequestContext = RequestContext;
 
@@ -42,8 +42,9 @@ export class DispatchTokenOperation {
     // UNSUPPORTED here) before the vault is asked.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...(await this.takeForSend(command, filled, request)) };
-    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message)).body;
+    const { sent, taken } = await this.takeForSend(command, filled, request);
+    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...sent };
+    return (await this.save(SUBJECTS.tokenVault.saveToken, message, taken)).body;
   }
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
@@ -51,8 +52,9 @@ export class DispatchTokenOperation {
     // The same fields as create or update token.
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...(await this.takeForSend(command, filled, request)) };
-    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message)).body;
+    const { sent, taken } = await this.takeForSend(command, filled, request);
+    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...sent };
+    return (await this.save(SUBJECTS.tokenVault.createToken, message, taken)).body;
   }
 
   /**
@@ -61,10 +63,32 @@ export class DispatchTokenOperation {
    * first, right before the send (one save or operation sends it, whatever the answer); otherwise
    * it stays in the session for the operation that will use it.
    */
-  private async takeForSend(context: TokenRequestContext, filled: FilledRequest, request: SaveTokenRequest): Promise<Pick<FilledRequest, 'body' | 'session'>> {
+  private async takeForSend(
+    context: TokenRequestContext,
+    filled: FilledRequest,
+    request: SaveTokenRequest,
+  ): Promise<{ sent: Pick<FilledRequest, 'body' | 'session'>; taken?: TakenSecurityCode }> {
     const used = mayUseSessionSecurityCode(request, context.merchant) ? filled.securityCode : undefined;
-    const session = used ? await this.usedSecurityCodes.take(context, used) : filled.session;
-    return { body: filled.body, ...(session ? { session } : {}) };
+    const taken = used ? await this.usedSecurityCodes.take(context, used) : undefined;
+    const session = taken ? taken.session : filled.session;
+    return { sent: { body: filled.body, ...(session ? { session } : {}) }, taken };
+  }
+
+  /**
+   * The save's request to the vault. Refused unprocessed (NotDeliveredError: no vault serving the
+   * subject, or one over its in-flight cap), it presented the card to no acquirer: a session's
+   * security code it took goes back into the session for the retry
+   * (docs/decisions/security-code-used-once.md).
+   */
+  private async save(subject: string, message: TokenOperationMessage | CreateTokenMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
+    try {
+      return await this.bus.request<OperationReply>(subject, message);
+    } catch (err) {
+      if (err instanceof NotDeliveredError && taken) {
+        await this.usedSecurityCodes.giveBack(taken);
+      }
+      throw err;
+    }
   }
 
   /** GET .../token/{tokenid} (beyond the spec). */
