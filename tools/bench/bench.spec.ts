@@ -2,17 +2,20 @@ import { CpuProfile, ownerOf, topCosts } from './cpu-profile-summary';
 import { readFileSync } from 'node:fs';
 import { cpuByPid, cpuSpentByCommand, machineShares, machineTicks } from './load';
 import { OptionsError, parseOptions, SCENARIOS } from './options';
+import type { OverloadFigures } from './overload';
 import { BenchRun, failures, LoadResult, renderMarkdown, ScenarioResult, scenarioResult, targetVerdicts } from './results';
 
 describe('bench options', () => {
-  it('defaults to a full run of every scenario in both profiles, results into docs/', () => {
+  it('defaults to a full run of every scenario but the overload in both profiles, results into docs/', () => {
     expect(parseOptions([])).toEqual({
       profiles: ['distributed', 'standalone'],
-      scenarios: [...SCENARIOS],
+      scenarios: SCENARIOS.filter((s) => s !== 'refund-overload'),
       durationSeconds: 60,
       warmupSeconds: 5,
       connections: 50,
       rate: 500,
+      overloadRate: undefined,
+      env: {},
       smoke: false,
       check: false,
       cpuProf: false,
@@ -23,6 +26,8 @@ describe('bench options', () => {
 
   it('--smoke is brief, checks every answer and keeps its results out of docs/', () => {
     expect(parseOptions(['--smoke'])).toMatchObject({ durationSeconds: 3, warmupSeconds: 0, connections: 8, rate: 50, check: true, outDir: 'tmp/bench' });
+    // The overload scenario too, far below capacity, so it cannot rot.
+    expect(parseOptions(['--smoke'])).toMatchObject({ scenarios: [...SCENARIOS], overloadRate: 20 });
     expect(parseOptions(['--smoke', '--duration', '1', '--out=tmp/x'])).toMatchObject({ durationSeconds: 1, outDir: 'tmp/x' });
   });
 
@@ -38,7 +43,19 @@ describe('bench options', () => {
     });
   });
 
+  it('runs the overload scenario when named, at the rate and with the settings given', () => {
+    expect(parseOptions(['--scenarios', 'refund-overload', '--overload-rate', '600', '--env', 'EDGE_MAX_IN_FLIGHT=0,NATS_MAX_IN_FLIGHT=128'])).toMatchObject({
+      scenarios: ['refund-overload'],
+      overloadRate: 600,
+      env: { EDGE_MAX_IN_FLIGHT: '0', NATS_MAX_IN_FLIGHT: '128' },
+    });
+    expect(parseOptions(['--env=LOG_LEVEL=warn']).env).toEqual({ LOG_LEVEL: 'warn' });
+  });
+
   it.each([
+    [['--env', 'EDGE_MAX_IN_FLIGHT'], /--env takes NAME=value pairs/],
+    [['--env', 'edge=1'], /--env takes NAME=value pairs/],
+    [['--overload-rate', '0'], /--overload-rate needs a positive number/],
     [['--profile', 'cluster'], /--profile/],
     [['--scenarios', 'verify,pay'], /unknown: pay/],
     [['--duration', '0'], /--duration needs a positive number, got '0'/],
@@ -109,6 +126,55 @@ describe('bench results', () => {
       'distributed refund: 1 unexpected answers (500 x)',
       'distributed verify: no requests completed',
     ]);
+  });
+
+  it('fails an overload run on its own checks, not on its 503 answers', () => {
+    const overload = (problems: string[]): OverloadFigures => ({
+      rate: 400,
+      clientTimeoutMs: 60_000,
+      env: {},
+      answers: { success: 10, 'busy-may-have-processed': 5, busy: 20, other: 0, 'no-answer': 0 },
+      unanswered: {},
+      goodput: 0.5,
+      successP50: 100,
+      successP99: 900,
+      shed: { edge: 20, service: 0, pastDeadline: 3 },
+      drainSeconds: 4,
+      ledger: {
+        byAnswer: {
+          success: { SUCCESS: 10, FAILURE: 0, PENDING: 0, UNKNOWN: 0, 'not recorded': 0 },
+          'busy-may-have-processed': { SUCCESS: 2, FAILURE: 0, PENDING: 0, UNKNOWN: 0, 'not recorded': 3 },
+          busy: { SUCCESS: 0, FAILURE: 0, PENDING: 0, UNKNOWN: 0, 'not recorded': 20 },
+          other: { SUCCESS: 0, FAILURE: 0, PENDING: 0, UNKNOWN: 0, 'not recorded': 0 },
+          'no-answer': { SUCCESS: 0, FAILURE: 0, PENDING: 0, UNKNOWN: 0, 'not recorded': 0 },
+        },
+        pendingLeft: 0,
+        unknownLeft: 0,
+        overCapturedOrders: 0,
+        totalMismatchOrders: 0,
+        withoutStoredResponse: 0,
+        ordersMissing: 0,
+      },
+      problems,
+    });
+    const clean = result({ scenario: 'refund-overload', non2xx: 25, overload: overload([]) });
+    expect(failures([clean])).toEqual([]);
+    expect(failures([result({ scenario: 'refund-overload', overload: overload(['1 refunds left PENDING']) })])).toEqual(['distributed refund-overload: 1 refunds left PENDING']);
+
+    const markdown = renderMarkdown({
+      startedAt: '2026-01-02T03:04:05.000Z',
+      command: 'npm run bench -- --scenarios refund-overload',
+      machine: { cpu: 'Test CPU', cores: 2, memoryGb: 8, node: '20.0.0', os: 'Linux 6' },
+      loadAverageBefore: [0, 0, 0],
+      loadAverageAfter: [0, 0, 0],
+      options: { durationSeconds: 20, warmupSeconds: 0, connections: 50, rate: 500, smoke: false },
+      results: [{ ...clean, overload: { ...overload([]), env: { EDGE_MAX_IN_FLIGHT: '0' } } }],
+    });
+    expect(markdown).toContain('| distributed | 400 | EDGE_MAX_IN_FLIGHT=0 | 0.5 | 100 / 900 | 10 | 5 | 20 | 0 | 0 | 20 / 0 / 3 | 4 | api-edge 120 |');
+    expect(markdown).toContain('| distributed | EDGE_MAX_IN_FLIGHT=0 | busy-may-have-processed | 5 | 2 | 0 | 0 | 0 | 3 |');
+    // Not among the figures of normal load, nor in the targets' peak RSS.
+    expect(markdown).not.toContain('| refund-overload |');
+    expect(targetVerdicts([clean]).at(-1)?.measured).toBe('not measured');
   });
 
   it('judges the targets on the distributed figures and the chain of the same run', () => {

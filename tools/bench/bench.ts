@@ -14,7 +14,8 @@ import { Logger } from '@nestjs/common';
 import { createDatabase, dropDatabase, freePort, newRunId, testInfra } from '@gateway/testing';
 import { benchNodeOptions, ROOT, RunningGateway, startDistributed, startStandalone } from './gateway';
 import { LoadShape, runLoad, Traffic, watchProcesses } from './load';
-import { BenchOptions, OptionsError, parseOptions, Profile, ScenarioName, USAGE } from './options';
+import { BenchOptions, DEFAULT_OVERLOAD_RATE, OptionsError, parseOptions, Profile, ScenarioName, USAGE } from './options';
+import { measureRefundOverload } from './refund-overload';
 import { BenchRun, failures, renderMarkdown, ScenarioResult, scenarioResult } from './results';
 import { prepareScenario } from './scenarios';
 
@@ -123,12 +124,18 @@ function refundOrders(profile: Profile, options: BenchOptions): number {
   return Math.ceil((options.durationSeconds + options.warmupSeconds) * (profile === 'distributed' ? 1_000 : 100));
 }
 
+/** The overload's rate: as asked, else twice the refund throughput this profile just measured. */
+function overloadRate(options: BenchOptions, measured: readonly ScenarioResult[]): number {
+  const refund = measured.find((r) => r.scenario === 'refund');
+  return options.overloadRate ?? (refund && refund.throughput > 0 ? 2 * refund.throughput : DEFAULT_OVERLOAD_RATE);
+}
+
 async function profileFigures(profile: Profile, scenarios: GatewayScenario[], options: BenchOptions, runId: string): Promise<ScenarioResult[]> {
   const logDir = path.resolve(ROOT, process.env.BENCH_LOG_DIR ?? 'tmp/bench/logs', `bench-${runId}-${profile}`);
   const nodeArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'tmp', 'bench', 'cpu-profiles', `${runId}-${profile}`)}`] : [];
   log(`starting the ${profile} gateway (logs: ${path.relative(ROOT, logDir)})`);
-  const start = profile === 'distributed' ? startDistributed : startStandalone;
-  const gateway: RunningGateway = await start(runId, logDir, nodeArgs);
+  const gateway: RunningGateway =
+    profile === 'distributed' ? await startDistributed(runId, logDir, nodeArgs, () => options.env) : await startStandalone(runId, logDir, nodeArgs);
   const results: ScenarioResult[] = [];
   try {
     const merchants = {
@@ -136,6 +143,14 @@ async function profileFigures(profile: Profile, scenarios: GatewayScenario[], op
       tokens: await gateway.createMerchant({ 'tokenRepository.generation': 'MERCHANT_SUPPLIED', 'tokenRepository.management': 'UNIQUE_TOKEN' }),
     };
     for (const scenario of scenarios) {
+      if (scenario === 'refund-overload') {
+        if (profile !== 'distributed') {
+          log(`${profile} refund-overload: skipped (distributed profile only: it reads the ledger in the run's database)`);
+          continue;
+        }
+        results.push(await measureRefundOverload(gateway, merchants.plain, { rate: overloadRate(options, results), durationSeconds: options.durationSeconds, env: options.env }, log));
+        continue;
+      }
       if (scenario === 'refund') log(`${profile} refund: preparing ${refundOrders(profile, options)} captured orders`);
       const { traffic, notes } = await prepareScenario(scenario, gateway, merchants, refundOrders(profile, options));
       results.push(await measure(profile, scenario, traffic, options, gateway.pids, notes));
@@ -181,6 +196,7 @@ async function main(): Promise<void> {
       connections: options.connections,
       rate: options.rate,
       smoke: options.smoke,
+      ...(Object.keys(options.env).length > 0 ? { env: options.env } : {}),
     },
     nodeOptions: Object.fromEntries(options.profiles.map((profile) => [profile, benchNodeOptions(profile)])),
     results: [],

@@ -58,6 +58,8 @@ export interface RunningGateway {
   pids: Record<string, number>;
   /** NATS subject prefix of this run (distributed only: the standalone bus is in-process). */
   natsPrefix?: string;
+  /** The run database, as its admin (distributed only): the overload scenario reads the ledger there. */
+  databaseUrl?: string;
   /** Each process's HTTP port (health and, without METRICS_PORT, /metrics), by name. */
   ports: Record<string, number>;
   createMerchant(settings: Record<string, unknown>): Promise<BenchMerchant>;
@@ -229,6 +231,7 @@ export async function startDistributed(
     pids: Object.fromEntries(processes.map((p) => [p.name, p.child.pid!])),
     ports,
     natsPrefix: `b${runId}.`,
+    databaseUrl: adminDbUrl,
     createMerchant: merchantCreator([], { DATABASE_URL: roleUrl(edgeRole.role, edgeRole.password), API_PASSWORD_PEPPER: pepper }),
     stop,
   };

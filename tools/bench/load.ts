@@ -13,6 +13,25 @@ export interface Traffic {
   expectStatus: number;
   /** Text the answer's body must contain (e.g. `"result":"SUCCESS"`). */
   expectBody?: string;
+  /**
+   * Told every answer of request n, or that none came (steady rate only): the overload scenario
+   * classifies each one and later looks up its refund in the ledger (tools/bench/overload.ts).
+   */
+  onAnswer?(n: number, answer: SteadyAnswer | SteadyFailure): void;
+}
+
+/** A request the steady-rate generator got no answer to: none within its timeout, or an error (`reason`: its code). */
+export interface SteadyFailure {
+  failed: 'timeout' | 'error';
+  reason: string;
+}
+
+/** One answer the steady-rate generator received, with its latency from when it was due. */
+export interface SteadyAnswer {
+  status: number;
+  body: string;
+  retryAfter?: string;
+  latencyMs: number;
 }
 
 export interface LoadShape {
@@ -20,6 +39,8 @@ export interface LoadShape {
   durationSeconds: number;
   /** A fixed rate in requests per second, or as fast as the server answers. */
   rate?: number;
+  /** The client's wait for an answer at a fixed rate (10 s unless given). */
+  timeoutMs?: number;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Profile, ScenarioName } from './options';
+import type { OverloadFigures } from './overload';
 
 /** The part of autocannon's result the harness reads. */
 export interface LoadResult {
@@ -65,6 +66,8 @@ export interface ScenarioResult {
   /** The whole machine during the scenario: busy, and stolen by the hypervisor, in percent. */
   machine?: { busyPercent: number; stealPercent: number };
   notes?: string;
+  /** The overload scenario's answers and ledger checks (refund-overload only). */
+  overload?: OverloadFigures;
 }
 
 export interface BenchRun {
@@ -73,7 +76,7 @@ export interface BenchRun {
   machine: { cpu: string; cores: number; memoryGb: number; node: string; os: string };
   loadAverageBefore: number[];
   loadAverageAfter: number[];
-  options: { durationSeconds: number; warmupSeconds: number; connections: number; rate: number; smoke: boolean };
+  options: { durationSeconds: number; warmupSeconds: number; connections: number; rate: number; smoke: boolean; env?: Record<string, string> };
   /** NODE_OPTIONS of the gateway's processes, per profile ('' for none). */
   nodeOptions?: Partial<Record<Profile, string>>;
   results: ScenarioResult[];
@@ -118,10 +121,12 @@ export function scenarioResult(
 /** A result fails the smoke check if anything went wrong, or nothing was measured. */
 export function failures(results: readonly ScenarioResult[]): string[] {
   return results.flatMap((r) => {
+    // Under overload a 503 SERVER_BUSY is a right answer; what must not happen is in its own checks.
     const problems = [
       r.requests === 0 ? 'no requests completed' : '',
-      r.errors > 0 ? `${r.errors} errors` : '',
-      r.unexpected > 0 ? `${r.unexpected} unexpected answers (${r.unexpectedSamples.join(' | ')})` : '',
+      ...(r.overload
+        ? [...r.overload.problems, r.unexpectedSamples.length > 0 ? `first other answers: ${r.unexpectedSamples.join(' | ')}` : '']
+        : [r.errors > 0 ? `${r.errors} errors` : '', r.unexpected > 0 ? `${r.unexpected} unexpected answers (${r.unexpectedSamples.join(' | ')})` : '']),
     ].filter(Boolean);
     return problems.length > 0 ? [`${r.profile} ${r.scenario}: ${problems.join(', ')}`] : [];
   });
@@ -149,7 +154,8 @@ export function targetVerdicts(results: readonly ScenarioResult[]): TargetVerdic
     measured: r ? measured(r) : 'not measured',
     met: r ? ok(r) && clean(r) : undefined,
   });
-  const distributed = results.filter((r) => r.profile === 'distributed');
+  // The overload scenario is past the load the targets are for.
+  const distributed = results.filter((r) => r.profile === 'distributed' && !r.overload);
   const peaks = distributed.flatMap((r) => Object.entries(r.peakRssMb));
   const highest = peaks.reduce<[string, number] | undefined>((top, peak) => (!top || peak[1] > top[1] ? peak : top), undefined);
   return [
@@ -187,7 +193,7 @@ export function renderMarkdown(run: BenchRun): string {
   const bare = find(run.results, 'reference', 'reference-bare-http');
   const chain = find(run.results, 'reference', 'reference-http-nats-postgres');
   const sections = profiles.map((profile) => {
-    const results = run.results.filter((r) => r.profile === profile);
+    const results = run.results.filter((r) => r.profile === profile && !r.overload);
     const figures = table(
       ['scenario', 'conns', 'rate', 'ops/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx', 'unexpected', 'vs chain', 'vs bare HTTP'],
       results.map((r) => [
@@ -239,6 +245,7 @@ export function renderMarkdown(run: BenchRun): string {
     `Per scenario: ${run.options.warmupSeconds} s of unmeasured warm-up, then ${run.options.durationSeconds} s of load, ${run.options.connections} connections (verify-at-rate: a steady ${run.options.rate} ops/s, latency from when each request was due)${run.options.smoke ? '; a smoke run, not figures to quote' : ''}.`,
     '',
     ...sections.flatMap((s) => [s, '']),
+    ...overloadSection(run.results.filter((r) => r.overload)),
     '### Targets (distributed profile)',
     '',
     table(
@@ -247,4 +254,50 @@ export function renderMarkdown(run: BenchRun): string {
     ),
     '',
   ].join('\n');
+}
+
+/** The overload scenario's figures: answers by what they tell the merchant, then what the ledger recorded for them. */
+function overloadSection(results: readonly ScenarioResult[]): string[] {
+  if (results.length === 0) {
+    return [];
+  }
+  const answers = table(
+    ['profile', 'rate /s', 'settings', 'goodput /s', 'success p50 / p99 ms', '201', '503 may have been processed', '503 busy', 'other', 'unanswered', 'shed: edge / service / past deadline', 'drain s', 'peak RSS MB'],
+    results.map((r) => {
+      const o = r.overload!;
+      const env = Object.entries(o.env).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults';
+      return [r.profile, o.rate, env, o.goodput, `${o.successP50} / ${o.successP99}`, o.answers.success, o.answers['busy-may-have-processed'], o.answers.busy, o.answers.other, o.answers['no-answer'], `${o.shed.edge} / ${o.shed.service} / ${o.shed.pastDeadline}`, o.drainSeconds, Object.entries(r.peakRssMb).map(([p, mb]) => `${p} ${mb}`).join(', ')];
+    }),
+  );
+  const ledger = table(
+    ['profile', 'settings', 'answer', 'requests', 'recorded SUCCESS', 'PENDING', 'UNKNOWN', 'FAILURE', 'not recorded'],
+    results.flatMap((r) => {
+      const o = r.overload!;
+      const env = Object.entries(o.env).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults';
+      return (['success', 'busy-may-have-processed', 'busy', 'other', 'no-answer'] as const)
+        .filter((kind) => o.answers[kind] > 0)
+        .map((kind) => {
+          const by = o.ledger.byAnswer[kind];
+          return [r.profile, env, kind, o.answers[kind], by.SUCCESS, by.PENDING, by.UNKNOWN, by.FAILURE, by['not recorded']];
+        });
+    }),
+  );
+  const checks = results.map((r) => {
+    const l = r.overload!.ledger;
+    const problems = r.overload!.problems;
+    const unanswered = Object.entries(r.overload!.unanswered).map(([why, n]) => `${n} ${why}`).join(', ');
+    return `- ${r.profile}${unanswered ? ` (unanswered: ${unanswered})` : ''}: PENDING left ${l.pendingLeft}, UNKNOWN left ${l.unknownLeft}, orders refunded beyond their captured amount ${l.overCapturedOrders}, total refunded differing from SUCCESS refunds ${l.totalMismatchOrders}, refunds without their stored response ${l.withoutStoredResponse}${problems.length ? `; problems: ${problems.join('; ')}` : ''}`;
+  });
+  return [
+    '### Overload (refund-overload: open loop, one refund per captured order)',
+    '',
+    answers,
+    '',
+    'What the ledger recorded, once the backlog drained, for each request by its answer:',
+    '',
+    ledger,
+    '',
+    ...checks,
+    '',
+  ];
 }

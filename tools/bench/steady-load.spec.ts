@@ -4,7 +4,7 @@ import type { Traffic } from './load';
 import { percentiles, runSteadyLoad } from './steady-load';
 
 /** A server that notes when each request arrived and answers `answer(n)` after `delayMs(n)`. */
-async function server(options: { delayMs?: (n: number) => number; answer?: (n: number) => { status: number; body: string } } = {}) {
+async function server(options: { delayMs?: (n: number) => number; answer?: (n: number, path: string) => { status: number; body: string } } = {}) {
   const arrivals: number[] = [];
   const paths: string[] = [];
   const started = performance.now();
@@ -14,8 +14,9 @@ async function server(options: { delayMs?: (n: number) => number; answer?: (n: n
     paths.push(request.url ?? '');
     request.resume();
     request.on('end', () => {
-      const { status, body } = options.answer?.(n) ?? { status: 201, body: '{"result":"SUCCESS"}' };
-      setTimeout(() => response.writeHead(status, { 'content-type': 'application/json' }).end(body), options.delayMs?.(n) ?? 0);
+      const { status, body } = options.answer?.(n, request.url ?? '') ?? { status: 201, body: '{"result":"SUCCESS"}' };
+      const headers = { 'content-type': 'application/json', ...(status === 503 ? { 'retry-after': '1' } : {}) };
+      setTimeout(() => response.writeHead(status, headers).end(body), options.delayMs?.(n) ?? 0);
     });
   });
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
@@ -88,6 +89,37 @@ describe('steady load (the fixed-rate scenario)', () => {
       expect(check.expected).toBe(0);
       expect(check.unexpected).toBe(20);
       expect(check.samples).toHaveLength(3);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('tells onAnswer each request\'s number with its answer and Retry-After, or that none came', async () => {
+    // Answered by the request's own number (its path), whatever order the requests arrive in.
+    const target = await server({ answer: (_, path) => (Number(path.split('/').at(-1)) % 2 === 0 ? { status: 503, body: 'busy' } : { status: 201, body: '{"result":"SUCCESS"}' }) });
+    const seen = new Map<number, unknown>();
+    try {
+      await runSteadyLoad({ ...target.traffic, onAnswer: (n, answer) => seen.set(n, answer) }, { rate: 100, durationSeconds: 0.04, connections: 2 }, { next: 3 });
+      expect([...seen.keys()].sort()).toEqual([3, 4, 5, 6]);
+      expect(seen.get(4)).toMatchObject({ status: 503, body: 'busy', retryAfter: '1' });
+      expect(seen.get(5)).toMatchObject({ status: 201, retryAfter: undefined });
+    } finally {
+      await target.close();
+    }
+    seen.clear();
+    await runSteadyLoad({ ...target.traffic, onAnswer: (n, answer) => seen.set(n, answer) }, { rate: 100, durationSeconds: 0.01, connections: 2 });
+    expect(seen.get(0)).toEqual({ failed: 'error', reason: 'ECONNREFUSED' });
+  });
+
+  it('with no socket limit sends every request when due, however long the earlier answers take', async () => {
+    // The first 20 answers take 1.5 s. With two sockets, the rest would wait behind them.
+    const target = await server({ delayMs: (n) => (n < 20 ? 1_500 : 0) });
+    try {
+      const { load } = await runSteadyLoad(target.traffic, { rate: 50, durationSeconds: 2, connections: Infinity });
+      expect(load.requests.total).toBe(100);
+      // The 80 after them were not held up: the median is a fast answer.
+      expect(load.latency.p50).toBeLessThan(500);
+      expect(load.latency.max).toBeGreaterThanOrEqual(1_500);
     } finally {
       await target.close();
     }

@@ -3,7 +3,7 @@ import { errors as undiciErrors, Pool } from 'undici';
 import { AnswerCheck, LoadResult, recordAnswer } from './results';
 import type { LoadShape, Traffic } from './load';
 
-const TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
  * Open-loop load at a fixed rate: request n is due at `n / rate` seconds, whatever the answers
@@ -12,13 +12,23 @@ const TIMEOUT_MS = 10_000;
  * free to send it, so a gateway that falls behind shows it in every request that waited
  * (coordinated omission; docs/decisions/benchmark-method.md). autocannon's `overallRate` is not
  * this: each connection sends its share of a second back to back at the start of the second.
+ * `connections: Infinity` opens a socket for every request that finds none free: no request then
+ * waits in the client, however far the server falls behind (the overload scenario).
  */
 export async function runSteadyLoad(
   traffic: Traffic,
   shape: LoadShape & { rate: number },
   sequence = { next: 0 },
 ): Promise<{ load: LoadResult; check: AnswerCheck }> {
-  const pool = new Pool(traffic.baseUrl, { connections: shape.connections, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+  const timeoutMs = shape.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const pool = new Pool(traffic.baseUrl, {
+    connections: Number.isFinite(shape.connections) ? shape.connections : null,
+    // Waiting for a connection is waiting for the answer too: a server whose accept queue is full
+    // under overload leaves new connections pending (undici's own limit is 10 s).
+    connect: { timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
   const headers: Record<string, string> = {
     ...(traffic.body ? { 'content-type': 'application/json' } : {}),
     ...traffic.headers,
@@ -28,16 +38,22 @@ export async function runSteadyLoad(
   const counts = { errors: 0, timeouts: 0, non2xx: 0 };
   const inFlight = new Set<Promise<void>>();
 
-  const send = async (path: string, due: number): Promise<void> => {
+  const send = async (n: number, path: string, due: number): Promise<void> => {
     try {
       const response = await pool.request({ method: traffic.method, path, headers, ...(traffic.body ? { body: traffic.body } : {}) });
       const body = await response.body.text();
-      latencies.push(performance.now() - due);
+      const latencyMs = performance.now() - due;
+      latencies.push(latencyMs);
       if (response.statusCode < 200 || response.statusCode > 299) counts.non2xx += 1;
       recordAnswer(check, traffic, response.statusCode, body);
+      const retryAfter = response.headers['retry-after'];
+      traffic.onAnswer?.(n, { status: response.statusCode, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, latencyMs });
     } catch (err) {
-      if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) counts.timeouts += 1;
+      const timedOut =
+        err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
+      if (timedOut) counts.timeouts += 1;
       else counts.errors += 1;
+      traffic.onAnswer?.(n, { failed: timedOut ? 'timeout' : 'error', reason: failureReason(err) });
     }
   };
 
@@ -50,9 +66,9 @@ export async function runSteadyLoad(
     if (early >= 1) {
       await sleep(early);
     }
-    const path = traffic.path(sequence.next);
+    const number = sequence.next;
     sequence.next += 1;
-    const sent = send(path, due).finally(() => inFlight.delete(sent));
+    const sent = send(number, traffic.path(number), due).finally(() => inFlight.delete(sent));
     inFlight.add(sent);
   }
   await Promise.all(inFlight);
@@ -62,6 +78,12 @@ export async function runSteadyLoad(
     load: { duration: seconds, requests: { total: latencies.length }, latency: percentiles(latencies), ...counts },
     check,
   };
+}
+
+/** What went wrong, briefly: the error's code (ECONNRESET, UND_ERR_CONNECT_TIMEOUT, ...) or its message. */
+function failureReason(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : err instanceof Error ? err.message.slice(0, 80) : String(err);
 }
 
 /** p50, p90, p99 and the maximum, in ms to a tenth (nearest-rank). */
