@@ -194,6 +194,17 @@ describe('holdsSchemeCardNumber (fields of human text)', () => {
     }
   });
 
+  it('reads a telephone number\'s country code apart from its groups, and a UUID as no groups at all', () => {
+    // Groups of three after a three-digit country code, read with it, a 16-digit Visa number passing Luhn.
+    const withCode = withCheckDigit('420601234567890');
+    expect(holdsSchemeCardNumber(withCode)).toBe(true);
+    expect(holdsSchemeCardNumber(`call +${withCode.replace(/^(\d{3})(\d{3})(\d{3})(\d{3})/, '$1 $2 $3 $4 ')}`)).toBe(false);
+    // An all-digit UUID whose first three groups, read together, would be a Visa number passing Luhn.
+    const visa = withCheckDigit('412345000000000');
+    expect(holdsSchemeCardNumber(visa)).toBe(true);
+    expect(holdsSchemeCardNumber(`id ${visa.slice(0, 8)}-${visa.slice(8, 12)}-${visa.slice(12)}-0000-000000000000`)).toBe(false);
+  });
+
   it('is never true where holdsCardNumber is false (it only narrows it)', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[0-9 -]{0,40}$/), (text) => {
@@ -210,5 +221,30 @@ describe('holdsSchemeCardNumber (fields of human text)', () => {
     expect(isSchemeCardNumber(withCheckDigit('62123400000000000'))).toBe(true);
     expect(isSchemeCardNumber(withCheckDigit('3612340000000'))).toBe(true);
     expect(isSchemeCardNumber(withCheckDigit('12345000000000'))).toBe(false);
+  });
+
+  it("isSchemeCardNumber: each scheme's prefix range at its bounds, and only the lengths it issues", () => {
+    // A number of `length` digits starting with `prefix`, zeros after it, and its check digit.
+    const card = (prefix: string, length: number) => withCheckDigit(prefix.padEnd(length - 1, '0'));
+    const held: [string, number][] = [
+      ['4', 16], ['4', 19],
+      ['51', 16], ['55', 16], ['2221', 16], ['2720', 16],
+      ['34', 15], ['37', 15],
+      ['6011', 16], ['6011', 19], ['644', 16], ['649', 16], ['65', 16],
+      ['3528', 16], ['3589', 19],
+      ['300', 14], ['305', 19], ['36', 14], ['38', 16], ['39', 16],
+      ['62', 16], ['62', 19],
+    ];
+    const notHeld: [string, number][] = [
+      ['4', 13], ['4', 14], ['4', 15], ['4', 17], ['4', 18],
+      ['50', 16], ['56', 16], ['55', 15], ['2220', 16], ['2721', 16],
+      ['34', 16], ['37', 16], ['33', 15], ['35', 15],
+      ['6012', 16], ['6011', 15], ['643', 16],
+      ['3527', 16], ['3590', 16], ['3528', 15],
+      ['306', 14], ['300', 13], ['36', 13], ['38', 15],
+      ['61', 16], ['62', 15],
+    ];
+    expect(held.filter(([prefix, length]) => !isSchemeCardNumber(card(prefix, length)))).toEqual([]);
+    expect(notHeld.filter(([prefix, length]) => isSchemeCardNumber(card(prefix, length)))).toEqual([]);
   });
 });

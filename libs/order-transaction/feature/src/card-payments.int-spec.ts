@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { ACQUIRER_WIRE, Pan, parseCardExpiry, TestAcquirer } from '@gateway/acquirer';
 import { AcquirerCallMessage, GatewayError, JsonObject, MerchantContext, OrderApiOperation, SUBJECTS } from '@gateway/contracts';
-import { standaloneBus } from '@gateway/platform';
+import { NotDeliveredError, standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import {
   dropFirstCompletionWrite,
+  holdPoolAtRecord,
   LedgerTestApp,
   newOrderId,
   nextFence,
@@ -90,6 +91,76 @@ describe('a payment opening its order', () => {
     // begin's read; the reservation alone; the completion, written on the order as the reservation wrote it.
     expect(verbs).toEqual(['SELECT', 'WITH', 'WITH']);
     expect(sent[1]).toMatch(/^WITH new_order AS/);
+  });
+});
+
+describe("a payment's deadline (docs/decisions/operation-deadline.md)", () => {
+  /** A PAY opening its order, as an edge stamps it: `deadline`, when that edge stops waiting. */
+  const payBy = (merchant: MerchantContext, orderId: string, deadline: number) =>
+    app
+      .operate({
+        envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+        apiOperation: 'PAY',
+        orderId,
+        transactionId: 'p1',
+        body: { apiOperation: 'PAY', order: { amount: '12.00', currency: 'USD' }, sourceOfFunds: card },
+        deadline,
+      })
+      .then((reply) => reply.body);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (err: unknown) => err,
+    );
+
+  it('refuses, unprocessed, a PAY that could begin only after the edge stopped waiting: no order, no acquirer call; the retry pays once', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const calls = await acquirerCalls('PAY');
+    expect(await refusal(payBy(merchant, orderId, Date.now() - 1))).toBeInstanceOf(NotDeliveredError);
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
+    expect(await acquirerCalls('PAY')).toBe(calls);
+    expect(await payBy(merchant, orderId, Date.now() + 60_000)).toMatchObject({ result: 'SUCCESS', transaction: { id: 'p1' } });
+    expect(await acquirerCalls('PAY')).toBe(calls + 1);
+  });
+
+  it('refuses, unprocessed, a CAPTURE that could begin only after the edge stopped waiting: nothing captured, no acquirer call', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await authorize(merchant, orderId, '10.00');
+    const calls = await acquirerCalls('CAPTURE');
+    const late = app.operate({
+      envelope: { merchant, apiVersion: 100, requestId: `req-${randomBytes(4).toString('hex')}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+      apiOperation: 'CAPTURE',
+      orderId,
+      transactionId: 'c1',
+      body: { apiOperation: 'CAPTURE', transaction: { amount: '10.00', currency: 'USD' } },
+      deadline: Date.now() - 1,
+    });
+    expect(await refusal(late)).toBeInstanceOf(NotDeliveredError);
+    expect(await acquirerCalls('CAPTURE')).toBe(calls);
+    expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['a1']);
+  });
+
+  it("refuses, unprocessed, a PAY whose new order's reservation gets its database connection only after the deadline", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const calls = await acquirerCalls('PAY');
+    // In time at begin and at the reservation's start; the pool is then busy until past the deadline.
+    const deadline = Date.now() + 3_000;
+    const pool = holdPoolAtRecord(app, 'RESERVE', ({ waiting }) => waiting > 0 && Date.now() > deadline);
+    let late: unknown;
+    try {
+      late = await refusal(payBy(merchant, orderId, deadline));
+    } finally {
+      pool.restore();
+    }
+    expect(pool.heldAt()).toBeLessThan(deadline);
+    expect(late).toBeInstanceOf(NotDeliveredError);
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
+    expect(await acquirerCalls('PAY')).toBe(calls);
   });
 });
 

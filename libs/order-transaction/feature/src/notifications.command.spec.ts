@@ -1,4 +1,7 @@
-import type { NotificationOutbox } from '@gateway/order-transaction/data-access';
+import { randomBytes } from 'node:crypto';
+import { notificationSecretContext } from '@gateway/contracts';
+import { Secret, SealingKeyRing } from '@gateway/crypto';
+import type { FailedNotificationSecrets, NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { runNotificationsCommand } from './notifications.command';
 
 /** Usage mistakes: a clear message and exit code 2, the outbox untouched. */
@@ -28,5 +31,42 @@ describe('notifications command: usage', () => {
     expect(result.err).toMatch(/^error: /);
     expect(result.err).toContain(message);
     expect(result.err).toContain('Run with --help');
+  });
+});
+
+/** resend over an outbox that holds one failed notification: what it checks before queuing. */
+describe('notifications command: resend', () => {
+  const id = '0b8a1f6e-4c2d-4f3a-9a8b-1c2d3e4f5a6b';
+  const context = notificationSecretContext('SHOP1');
+  const dropped = SealingKeyRing.parse(`t1:${randomBytes(32).toString('base64')}`, 'WEBHOOK_SECRET_KEYS');
+  const current = SealingKeyRing.parse(`t2:${randomBytes(32).toString('base64')}`, 'WEBHOOK_SECRET_KEYS');
+
+  async function resend(notification: FailedNotificationSecrets) {
+    const resent = jest.fn(async () => [notification.id]);
+    const outbox = { failedWithSecrets: async () => [notification], resend: resent } as unknown as NotificationOutbox;
+    const err: string[] = [];
+    const code = await runNotificationsCommand(['resend', id], outbox, { out: () => undefined, err: (t) => err.push(t) }, () => current);
+    return { code, err: err.join('\n'), queued: resent.mock.calls.length };
+  }
+
+  it('queues nothing when the previous secret (signed with during a rotation) is sealed under a dropped key, though the current one opens', async () => {
+    const refused = await resend({
+      id,
+      merchantId: 'SHOP1',
+      sealedSecret: current.seal(new Secret('now'), context),
+      sealedPreviousSecret: dropped.seal(new Secret('before'), context),
+    });
+    expect(refused).toMatchObject({ code: 1, queued: 0 });
+    expect(refused.err).toContain(`${id} (merchant SHOP1): its secret is sealed under webhook key t1, which was dropped from WEBHOOK_SECRET_KEYS`);
+  });
+
+  it('queues a notification both of whose secrets open', async () => {
+    const queued = await resend({
+      id,
+      merchantId: 'SHOP1',
+      sealedSecret: current.seal(new Secret('now'), context),
+      sealedPreviousSecret: current.seal(new Secret('before'), context),
+    });
+    expect(queued).toEqual({ code: 0, err: '', queued: 1 });
   });
 });

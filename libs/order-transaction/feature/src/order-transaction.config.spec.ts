@@ -87,6 +87,18 @@ describe('OrderTransactionConfig: the shutdown grace', () => {
     expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', SHUTDOWN_GRACE_MS: '40000' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 50000') });
   });
 
+  it('in `all` mode waits for the longer of the inquiry and the deliveries in flight, which end side by side', () => {
+    // Deliveries 20 s outlast the inquiry's 10 s: 20 s + the longest operation 38 s + drain 2 s.
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', WEBHOOK_TIMEOUT_MS: '20000', SHUTDOWN_GRACE_MS: '59999' })).toEqual({
+      SHUTDOWN_GRACE_MS: expect.stringContaining('at least 60000'),
+    });
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', WEBHOOK_TIMEOUT_MS: '20000', SHUTDOWN_GRACE_MS: '60000' })).toEqual({});
+    // Without the reconciler the deliveries still delay the drain.
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'all', UNKNOWN_INQUIRY_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '49999' })).toEqual({
+      SHUTDOWN_GRACE_MS: expect.stringContaining('at least 50000'),
+    });
+  });
+
   it('reports an unreadable variable of the sum on that variable alone', () => {
     expect(problemsOf({ REFUND_CALL_TIMEOUT_MS: 'soon' })).toEqual({ REFUND_CALL_TIMEOUT_MS: expect.any(String) });
   });

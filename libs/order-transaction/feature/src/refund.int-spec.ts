@@ -13,6 +13,7 @@ import {
   SUBJECTS,
 } from '@gateway/contracts';
 import { APP_LOGGER, AppLogger, NotDeliveredError, standaloneBus } from '@gateway/platform';
+import { RecordOperation } from '@gateway/order-transaction/domain';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import {
   dropFirstCompletionWrite,
@@ -882,6 +883,26 @@ describe("a refund's deadline (docs/decisions/operation-deadline.md)", () => {
     expect(pool.heldAt()).toBeDefined();
   });
 
+  it('refuses, unprocessed, a standalone refund to a token awaiting approval past its deadline before it asks the vault about the token', async () => {
+    const merchant = privileged({ refundRequiresApproval: true });
+    const orderId = newOrderId();
+    let asked = 0;
+    // A stand-in for the vault's token read: the approval route's only call before its record.
+    standaloneBus.register(SUBJECTS.tokenVault.retrieveToken, async () => {
+      asked += 1;
+      throw GatewayError.serverBusy().toWire();
+    });
+    let late: GatewayError;
+    try {
+      late = await rejection(refund(merchant, orderId, 'r1', usd('60.00'), { sourceOfFunds: { token: '9999999999999999' } }, { deadline: Date.now() - 1 }));
+    } finally {
+      standaloneBus.unregister(SUBJECTS.tokenVault.retrieveToken);
+    }
+    expect(late).toBeInstanceOf(NotDeliveredError);
+    expect(asked).toBe(0);
+    expect(await orderRow(merchant, orderId)).toBeUndefined();
+  });
+
   it('refuses, unprocessed, a refund awaiting approval whose record gets its connection only after the deadline', async () => {
     const merchant = privileged({ refundRequiresApproval: true });
     const orderId = newOrderId();
@@ -897,6 +918,13 @@ describe("a refund's deadline (docs/decisions/operation-deadline.md)", () => {
     expect(pool.heldAt()).toBeLessThan(deadline);
     expect(late).toBeInstanceOf(NotDeliveredError);
     expect((await transactionsOf(merchant, orderId)).map((t) => t.id)).toEqual(['pay-1']);
+  });
+
+  it('never gives a completion a deadline: what was begun is recorded whatever the time', async () => {
+    const records = app.running.app.get(RecordOperation);
+    await expect(records.execute({} as RecordOperationMessage, 'COMPLETE', undefined, Date.now() + 60_000)).rejects.toThrow(
+      'a completion is never refused for time',
+    );
   });
 
   it('processes a message without a deadline (an edge of the release before) whenever it comes', async () => {

@@ -41,6 +41,17 @@ describe('EdgeAdmission', () => {
     expect(await value(metrics, 'gateway_edge_requests_in_flight')).toBe(0);
   });
 
+  it('admits a request whose client has already left without holding a slot: its close has come and will not come again', async () => {
+    const metrics = new Metrics();
+    const admission = new EdgeAdmission(1, metrics, logger);
+    const left = response();
+    // As Node marks a response whose connection closed while the body was read.
+    Object.defineProperty(left, 'closed', { value: true });
+    expect(admission.admit(left)).toBe(true);
+    expect(await value(metrics, 'gateway_edge_requests_in_flight')).toBe(0);
+    expect(admission.admit(response())).toBe(true);
+  });
+
   it('with a cap of 0 counts without refusing', async () => {
     const metrics = new Metrics();
     const admission = new EdgeAdmission(0, metrics, logger);

@@ -1,5 +1,5 @@
 import { GatewayError, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
-import type { AppLogger } from '@gateway/platform';
+import { PastDeadlineError, type AppLogger } from '@gateway/platform';
 import type { RecordOperation } from '../record-operation/record-operation.use-case';
 import type { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
 import type { CardOutcome } from './card-outcome';
@@ -67,6 +67,15 @@ describe('RunReservedOperation', () => {
     await runner.execute(operation({ deadline }));
     expect(record.execute).toHaveBeenNthCalledWith(1, reservation, 'RESERVE', null, deadline);
     expect(record.execute).toHaveBeenNthCalledWith(2, completed('SUCCESS'), 'COMPLETE', written);
+  });
+
+  it('refuses, before it asks the ledger for anything, an operation already past its deadline: nothing reserved, performed or released', async () => {
+    const { record, release, runner, operation } = setUp();
+    const op = operation({ deadline: Date.now() - 1 });
+    await expect(runner.execute(op)).rejects.toBeInstanceOf(PastDeadlineError);
+    expect(record.execute).not.toHaveBeenCalled();
+    expect(op.perform).not.toHaveBeenCalled();
+    expect(release.execute).not.toHaveBeenCalled();
   });
 
   it('calls itself a card operation in its log lines unless told otherwise', async () => {

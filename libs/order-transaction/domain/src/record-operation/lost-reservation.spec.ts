@@ -1,6 +1,6 @@
 import { defaultMerchantSettings, GatewayError, RecordOperationMessage } from '@gateway/contracts';
 import type { LedgerRepository, LedgerWrite, SeenOrder, TransactionRow } from '@gateway/order-transaction/data-access';
-import type { AppLogger } from '@gateway/platform';
+import { PastDeadlineError, type AppLogger } from '@gateway/platform';
 import type { LedgerEvents } from '../ledger-events/ledger-events';
 import { reservationFound } from './lost-reservation';
 import { parseRecordInput } from './record-input';
@@ -206,5 +206,68 @@ describe("RecordOperation: a reservation whose write's answer was lost with its 
       await expect(records.execute(reservation(), step, BEGIN)).rejects.toThrow();
       expect(read).not.toHaveBeenCalled();
     }
+  });
+});
+
+/**
+ * RecordOperation over a ledger whose every connection comes only once the deadline has passed
+ * (the pool's queue under overload): a record given that deadline must write nothing, on
+ * whichever way it would write. Any write or lock fails the test with its own error.
+ */
+describe('RecordOperation: a record given a deadline that passes while it waits for its connection', () => {
+  function ledgerPastDeadline(seen: SeenOrder | null, announces: boolean) {
+    const touched: string[] = [];
+    const refuse = (what: string) => async () => {
+      touched.push(what);
+      throw new Error(`${what} past the deadline`);
+    };
+    const writer = {
+      lockOrder: refuse('lockOrder'),
+      insertNewOrder: refuse('insertNewOrder'),
+      applyToOrderIfUnchanged: refuse('applyToOrderIfUnchanged'),
+      applyToOrder: refuse('applyToOrder'),
+      manager: {},
+    };
+    const ledger = {
+      findForBegin: async () => seen,
+      onConnection: async (connected: () => void, work: (w: typeof writer) => Promise<unknown>) => {
+        connected();
+        return work(writer);
+      },
+      transaction: async (work: (w: typeof writer) => Promise<unknown>) => work(writer),
+      autocommitWriter: () => writer,
+    } as unknown as LedgerRepository;
+    const events = { announces: () => announces, orderRecorded: async () => undefined } as unknown as LedgerEvents;
+    const logger = { warn: () => undefined } as unknown as AppLogger;
+    return { records: new RecordOperation(ledger, events, { add: async () => undefined } as never, logger), touched };
+  }
+
+  const past = () => Date.now() - 1;
+
+  it('on a seen order, written with the notification it announces (one transaction)', async () => {
+    const { records, touched } = ledgerPastDeadline(null, true);
+    const approval = reservation({ notificationUrl: 'https://merchant.example/hooks' } as Partial<RecordOperationMessage>);
+    const settings = { ...defaultMerchantSettings(), notifications: { ...defaultMerchantSettings().notifications, enabled: true } };
+    const message = { ...approval, envelope: { ...approval.envelope, merchant: { ...approval.envelope.merchant, settings } } };
+    expect(await rejectionOf(records.execute(message, 'RECORD', orderRead({ token: '6' }), past()))).toBeInstanceOf(PastDeadlineError);
+    expect(touched).toEqual([]);
+  });
+
+  it('on a seen order, written by one statement on a connection held from the check on', async () => {
+    const { records, touched } = ledgerPastDeadline(null, false);
+    expect(await rejectionOf(records.execute(reservation(), 'RESERVE', orderRead({ token: '6' }), past()))).toBeInstanceOf(PastDeadlineError);
+    expect(touched).toEqual([]);
+  });
+
+  it('is never given for a completion, which records what was begun whatever the time', async () => {
+    const { records, touched } = ledgerPastDeadline(null, false);
+    await expect(records.execute(reservation({ mode: 'UPDATE' }), 'COMPLETE', OWN, past())).rejects.toThrow('a completion is never refused for time');
+    expect(touched).toEqual([]);
+  });
+
+  it('with no order seen, the locked way', async () => {
+    const { records, touched } = ledgerPastDeadline(null, false);
+    expect(await rejectionOf(records.execute(reservation(), 'RESERVE', null, past()))).toBeInstanceOf(PastDeadlineError);
+    expect(touched).toEqual([]);
   });
 });
