@@ -4,11 +4,13 @@ import { IsApiPasswordPeppers } from '@gateway/edge/domain';
 import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
 
 /**
- * An admitted request waits at most about the cap divided by the gateway's throughput: 256 at
- * 250-400 requests a second is about 1 s, the p99 the latency alert draws. Far above the bench's
- * 50 connections, so normal load is never refused (docs/decisions/edge-admission.md).
+ * An admitted request waits at most about the cap divided by the gateway's throughput. 128, as the
+ * services' NATS_MAX_IN_FLIGHT: measured open-loop at twice a REFUND's capacity on a quiet host,
+ * it gave more successes, a p99 several times lower and no connection left unanswered against 256
+ * (docs/decisions/edge-admission.md, amendment). Far above the bench's 50 connections, so normal
+ * load is never refused.
  */
-export const DEFAULT_EDGE_MAX_IN_FLIGHT = 256;
+export const DEFAULT_EDGE_MAX_IN_FLIGHT = 128;
 
 export const CLIENT_CERT_MODES = ['none', 'request', 'require'] as const;
 export type ClientCertMode = (typeof CLIENT_CERT_MODES)[number];

@@ -129,6 +129,24 @@ export class Metrics {
     this.pools.push(pool);
   }
 
+  /**
+   * An unlabelled gauge whose value `read` gives when Prometheus scrapes: for a figure kept
+   * anyway (requests in flight), so the request path pays nothing to publish it. Registered once.
+   */
+  sampledGauge(name: string, help: string, read: () => number): void {
+    if (this.registry.getSingleMetric(name)) {
+      return;
+    }
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
   /** A gauge owned by a feature (outbox depth, pool size...), registered once. */
   gauge(name: string, help: string, labelNames: string[] = []): Gauge<string> {
     const existing = this.registry.getSingleMetric(name);

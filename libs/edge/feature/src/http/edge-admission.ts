@@ -22,7 +22,6 @@ export class EdgeAdmission {
   /** The slots held by requests of each open connection, given back if it closes first. */
   private readonly heldOn = new WeakMap<Socket, Set<() => void>>();
   private readonly refusals: ReturnType<Metrics['counter']>;
-  private readonly inFlightGauge: ReturnType<Metrics['gauge']>;
 
   constructor(
     private readonly maxInFlight: number,
@@ -33,8 +32,7 @@ export class EdgeAdmission {
       'gateway_edge_requests_shed_total',
       'Requests the edge answered 503 SERVER_BUSY at once, unprocessed, because EDGE_MAX_IN_FLIGHT requests were in flight.',
     );
-    this.inFlightGauge = metrics.gauge('gateway_edge_requests_in_flight', 'Requests the edge is answering (counted against EDGE_MAX_IN_FLIGHT).');
-    this.inFlightGauge.set(0);
+    metrics.sampledGauge('gateway_edge_requests_in_flight', 'Requests the edge is answering (counted against EDGE_MAX_IN_FLIGHT).', () => this.inFlight);
   }
 
   /**
@@ -52,13 +50,11 @@ export class EdgeAdmission {
       return false;
     }
     this.inFlight++;
-    this.inFlightGauge.set(this.inFlight);
     let held = true;
     const giveBack = () => {
       if (held) {
         held = false;
         this.inFlight--;
-        this.inFlightGauge.set(this.inFlight);
         this.heldOn.get(connection)?.delete(giveBack);
       }
     };
