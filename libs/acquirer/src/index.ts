@@ -5,6 +5,7 @@ export * from './acquirer-results';
 export * from './acquirer.module';
 export * from './card/card-bin-table';
 export * from './card/card-expiry';
+export * from './card/card-for-response';
 export * from './card/pan';
 export * from './card/security-code';
 export * from './codes';

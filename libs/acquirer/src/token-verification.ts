@@ -2,7 +2,8 @@ import type { CardVerificationMessage, CardVerificationReply } from '@gateway/co
 import type { AcquirerRegistry } from './acquirer-registry';
 import type { AcquirerAddress, VerifyCardRequest } from './acquirer-requests';
 import type { VerifyCardResult } from './acquirer-results';
-import { expiryForResponse, parseCardExpiry } from './card/card-expiry';
+import { parseCardExpiry } from './card/card-expiry';
+import { cardForResponse } from './card/card-for-response';
 import { Pan } from './card/pan';
 import { SecurityCode } from './card/security-code';
 
@@ -86,13 +87,6 @@ function cardVerificationReply(
     ...(result.acquirerMessage !== undefined ? { acquirerMessage: result.acquirerMessage } : {}),
     cardSecurityCode: { ...result.cardSecurityCode },
     avs: { ...result.avs },
-    card: {
-      number: result.card.maskedNumber,
-      expiry: expiryForResponse(result.card.expiry),
-      brand: result.card.brand,
-      scheme: result.card.scheme,
-      fundingMethod: result.card.fundingMethod,
-      ...(nameOnCard !== undefined ? { nameOnCard } : {}),
-    },
+    card: cardForResponse(result.card, { nameOnCard }),
   };
 }

@@ -1,4 +1,4 @@
-import { expiryForResponse } from '@gateway/acquirer';
+import { cardForResponse } from '@gateway/acquirer';
 import type { AuthorizeCardResult, CaptureResult, VoidResult } from '@gateway/acquirer';
 import type { JsonObject } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
@@ -34,13 +34,7 @@ export function outcomeOfAuthorization(result: AuthorizeCardResult): CardOutcome
   return {
     ...outcomeOfFollowOn(result),
     ...(result.authorizationCode ? { authorizationCode: result.authorizationCode } : {}),
-    card: {
-      number: result.card.maskedNumber,
-      expiry: expiryForResponse(result.card.expiry),
-      brand: result.card.brand,
-      scheme: result.card.scheme,
-      fundingMethod: result.card.fundingMethod,
-    },
+    card: cardForResponse(result.card),
     cardSecurityCode: { ...result.cardSecurityCode },
     avs: { ...result.avs },
     approvedAmount: result.approvedAmount,

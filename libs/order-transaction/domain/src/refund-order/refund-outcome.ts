@@ -1,4 +1,4 @@
-import { expiryForResponse, RefundResult } from '@gateway/acquirer';
+import { cardForResponse, RefundResult } from '@gateway/acquirer';
 import type { JsonObject, ProviderRefundReply } from '@gateway/contracts';
 import { isJsonObject, TRANSACTION_RESULTS } from '@gateway/contracts';
 import { OUTCOME_UNKNOWN, type OperationOutcome } from '../card-operation/operation-outcome';
@@ -19,17 +19,7 @@ export function outcomeOfAcquirer(result: RefundResult): RefundOutcome {
     acquirer: { ...result.acquirer },
     authorizationResponse: { ...result.authorizationResponse },
     receipt: result.receipt,
-    ...(result.card
-      ? {
-          card: {
-            number: result.card.maskedNumber,
-            expiry: expiryForResponse(result.card.expiry),
-            brand: result.card.brand,
-            scheme: result.card.scheme,
-            fundingMethod: result.card.fundingMethod,
-          },
-        }
-      : {}),
+    ...(result.card ? { card: cardForResponse(result.card) } : {}),
   };
 }
 
