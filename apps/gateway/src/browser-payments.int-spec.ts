@@ -357,6 +357,8 @@ describe('redirect tokens', () => {
     const token = journey.redirectUrl.split('/').pop()!;
     const response = await gateway.fetch(`/bpui/provider_a/out/${token}/approve`, { method: 'POST' });
     expect(response.status).toBe(410);
+    expect(response.text).toContain('not started from this link');
+    expect(response.text).not.toContain('already');
     expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
       browserPayment: { interaction: { status: 'INITIATED' } },
     });

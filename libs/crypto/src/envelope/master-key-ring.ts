@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { Secret } from '../secret';
 import { AES_KEY_BYTES, gcmOpen, gcmSeal } from './aes-gcm';
 import { parseKeyRing } from './key-ring-text';
@@ -37,6 +38,20 @@ export class MasterKeyRing {
 
   has(masterKeyId: string): boolean {
     return this.keys.has(masterKeyId);
+  }
+
+  /**
+   * The id of a master key whose material is `key`, if any: a key meant for another purpose
+   * (the fingerprint key) must not also be a master key. Answers an id, never material.
+   */
+  idOfKey(key: Buffer): string | undefined {
+    for (const [id, material] of this.keys) {
+      const candidate = material.reveal();
+      if (candidate.length === key.length && timingSafeEqual(candidate, key)) {
+        return id;
+      }
+    }
+    return undefined;
   }
 
   /** Wraps a data key under the current master key, bound to the data key's id. */

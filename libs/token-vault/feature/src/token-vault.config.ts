@@ -20,7 +20,7 @@ export class TokenVaultConfig extends DatabaseConfig {
   VAULT_MASTER_KEYS_FILE = '';
 
   @Describe(
-    'Key of the keyed fingerprints (HMAC-SHA256) behind the uniqueness rules: base64 of 32 bytes, separate from the master keys. Changing it on a vault holding tokens breaks Unique Card lookups. Set this or VAULT_FINGERPRINT_KEY_FILE.',
+    'Key of the keyed fingerprints (HMAC-SHA256) behind the uniqueness rules: base64 of 32 bytes, separate from the master keys (the vault refuses to start when it is the current one). Changing it on a vault holding tokens breaks Unique Card lookups. Set this or VAULT_FINGERPRINT_KEY_FILE.',
     { secret: true },
   )
   @IsOptional()

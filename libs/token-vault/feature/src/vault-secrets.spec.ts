@@ -47,6 +47,29 @@ describe('vault configuration', () => {
     expect(problemsOf({ VAULT_MASTER_KEYS: `m1:${master}`, VAULT_FINGERPRINT_KEY: fingerprint, VAULT_P2PE_TEST_BDK: 'zz' })).toContain('VAULT_P2PE_TEST_BDK');
   });
 
+  it('refuses a fingerprint key that is the current master key, naming both variables and no key material', () => {
+    const retired = randomBytes(32).toString('base64');
+    const urlSafe = master.replace(/\+/g, '-').replace(/\//g, '_');
+    for (const fingerprintKey of [master, urlSafe]) {
+      const problems = problemsOf({ VAULT_MASTER_KEYS: `m2:${master},m1:${retired}`, VAULT_FINGERPRINT_KEY: fingerprintKey });
+      expect(problems).toContain('VAULT_FINGERPRINT_KEY');
+      expect(problems).toContain('VAULT_MASTER_KEYS');
+      expect(problems).toContain("current master key 'm2'");
+      expect(problems).not.toContain(master);
+      expect(problems).not.toContain(urlSafe);
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'vault-secrets-'));
+    writeFileSync(path.join(dir, 'fingerprint'), `${master}\n`);
+    expect(problemsOf({ VAULT_MASTER_KEYS: `m1:${master}`, VAULT_FINGERPRINT_KEY_FILE: path.join(dir, 'fingerprint') })).toContain('separate keys');
+  });
+
+  it('lets a vault whose fingerprint key was its master key rotate out: the old key kept retired beside a new current one', () => {
+    const secrets = loadVaultSecrets(
+      loadConfig(TokenVaultConfig, { ...base, VAULT_MASTER_KEYS: `m2:${randomBytes(32).toString('base64')},m1:${master}`, VAULT_FINGERPRINT_KEY: master }),
+    );
+    expect(secrets.masterKeys.currentId).toBe('m2');
+  });
+
   it('shows key variables only as set or unset in configuration dumps', () => {
     const config = loadConfig(TokenVaultConfig, { ...base, VAULT_MASTER_KEYS: `m1:${master}`, VAULT_FINGERPRINT_KEY: fingerprint });
     const dump = JSON.stringify(describeConfig(TokenVaultConfig, config));

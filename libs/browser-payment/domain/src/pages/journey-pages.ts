@@ -27,6 +27,18 @@ export function journeyOverPage(): PayerPage {
   });
 }
 
+/**
+ * A decision posted before the out URL: the payer was never shown the provider's page from this
+ * link, so nothing was used up and "already used" would be untrue. 410 as before: the decision
+ * can never be taken through this request.
+ */
+export function decisionBeforeJourneyPage(): PayerPage {
+  return payerPage(410, {
+    title: 'Payment not started',
+    body: html`<p class="notice">This payment was not started from this link. Nothing was paid. Please go back to the shop and start the payment from there.</p>`,
+  });
+}
+
 /** The in URL before the out URL: the payer never reached the provider, so nothing is recorded. */
 export function journeyNotStartedPage(): PayerPage {
   return payerPage(409, {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { html } from './escape-html';
-import { journeyOverPage, paymentExpiredPage, paymentNotFoundPage } from './journey-pages';
+import { decisionBeforeJourneyPage, journeyOverPage, paymentExpiredPage, paymentNotFoundPage } from './journey-pages';
 import { PAYER_PAGE_CSP, payerPage } from './payer-page';
 
 describe('payer pages', () => {
@@ -22,5 +22,7 @@ describe('payer pages', () => {
     expect(paymentNotFoundPage().html).toContain('start the payment again');
     expect(paymentExpiredPage().html).toContain('expired');
     expect(journeyOverPage().html).toContain('already been used');
+    expect(decisionBeforeJourneyPage().status).toBe(410);
+    expect(decisionBeforeJourneyPage().html).toContain('start the payment from there');
   });
 });

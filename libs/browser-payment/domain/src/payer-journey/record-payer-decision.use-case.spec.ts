@@ -43,6 +43,11 @@ describe('RecordPayerDecision (POST /bpui/<provider>/out/BP-.../approve|cancel)'
     const { provider, token } = await initiatedPayment(bed);
     const reply = await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
     expect(reply).toMatchObject({ kind: 'page', status: 410 });
+    // Nothing was used: the page says the payment was not started here, not "already used".
+    const text = reply.kind === 'page' ? reply.html : '';
+    expect(text).toContain('Payment not started');
+    expect(text).toContain('not started from this link');
+    expect(text).not.toContain('already');
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('CREATED');
   });
 });

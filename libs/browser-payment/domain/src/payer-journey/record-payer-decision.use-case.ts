@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PayerDecisionMessage, PayerReply } from '@gateway/contracts';
-import { journeyOverPage, paymentNotFoundPage } from '../pages/journey-pages';
+import { decisionBeforeJourneyPage, paymentNotFoundPage } from '../pages/journey-pages';
 import { completionDue } from '../payment/journey';
 import { isSimulated } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
@@ -30,8 +30,9 @@ export class RecordPayerDecision {
       return found.page;
     }
     if (found.payment.interactionStatus !== 'REDIRECTED_TO_PROVIDER') {
-      // INITIATED: the payer was never shown the provider's page, so there is nothing to decide on.
-      return journeyOverPage();
+      // INITIATED: the payer was never shown the provider's page, so there is nothing to decide on
+      // (and nothing used up: the page says so, not "already used").
+      return decisionBeforeJourneyPage();
     }
     const adapter = this.providers.forPayment(found.payment);
     if (!isSimulated(adapter)) {
