@@ -18,7 +18,7 @@ import {
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { LOCK_SERVICE, LockService } from '@gateway/locking';
-import { APP_LOGGER, AppLogger, MessageBus, Metrics, NotDeliveredError, UnansweredError } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, MessageBus, Metrics, UnansweredError } from '@gateway/platform';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
@@ -140,11 +140,8 @@ export class DispatchOrderOperation {
    */
   private async send(apiOperation: OrderApiOperation, message: OrderOperationMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
     try {
-      return await this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message);
+      return await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message));
     } catch (err) {
-      if (err instanceof NotDeliveredError && taken) {
-        await this.usedSecurityCodes.giveBack(taken);
-      }
       if (err instanceof UnansweredError) {
         throw new GatewayError('SERVER_BUSY', { explanation: UNANSWERED_OPERATION_EXPLANATION, retryAfterSeconds: err.retryAfterSeconds });
       }

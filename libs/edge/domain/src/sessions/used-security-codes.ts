@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { OperationSession } from '@gateway/contracts';
 import { SESSION_STORE, SessionCard, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
-import { APP_LOGGER, AppLogger } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
 import type { RequestContext } from '../api/request-envelope';
 import { SessionEditor } from './session-editor';
 import { sessionExpired } from './session-errors';
@@ -79,6 +79,23 @@ export class UsedSecurityCodes {
       }
       withCode = session.card;
       card = await this.editor.withoutSecurityCode(context, session);
+    }
+  }
+
+  /**
+   * `send`'s answer, for the operation whose taking `sent` is (undefined: it took no code). Refused
+   * unprocessed (NotDeliveredError: nobody serving the subject, a service over its in-flight cap,
+   * an operation past its deadline), it reached no acquirer, and the code goes back (`giveBack`)
+   * before the refusal is passed on; after any other failure it stays used.
+   */
+  async sending<T>(sent: TakenSecurityCode | undefined, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (err) {
+      if (err instanceof NotDeliveredError && sent) {
+        await this.giveBack(sent);
+      }
+      throw err;
     }
   }
 

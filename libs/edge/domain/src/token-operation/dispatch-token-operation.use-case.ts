@@ -10,7 +10,7 @@ import {
   TokenReferenceMessage,
   validateTokenRequest,
 } from '@gateway/contracts';
-import { MessageBus, NotDeliveredError } from '@gateway/platform';
+import { MessageBus } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
@@ -44,7 +44,8 @@ export class DispatchTokenOperation {
     const request = validateTokenRequest(filled.body);
     const { sent, taken } = await this.takeForSend(command, filled, request);
     const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...sent };
-    return (await this.save(SUBJECTS.tokenVault.saveToken, message, taken)).body;
+    // Refused unprocessed, the save presented the card to no acquirer: a code it took goes back.
+    return (await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message))).body;
   }
 
   /** POST .../token (beyond the spec): create with a token the vault generates. */
@@ -54,7 +55,7 @@ export class DispatchTokenOperation {
     const request = validateTokenRequest(filled.body);
     const { sent, taken } = await this.takeForSend(command, filled, request);
     const message: CreateTokenMessage = { envelope: envelopeOf(command), ...sent };
-    return (await this.save(SUBJECTS.tokenVault.createToken, message, taken)).body;
+    return (await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message))).body;
   }
 
   /**
@@ -72,23 +73,6 @@ export class DispatchTokenOperation {
     const taken = used ? await this.usedSecurityCodes.take(context, used) : undefined;
     const session = taken ? taken.session : filled.session;
     return { sent: { body: filled.body, ...(session ? { session } : {}) }, taken };
-  }
-
-  /**
-   * The save's request to the vault. Refused unprocessed (NotDeliveredError: no vault serving the
-   * subject, or one over its in-flight cap), it presented the card to no acquirer: a session's
-   * security code it took goes back into the session for the retry
-   * (docs/decisions/security-code-used-once.md).
-   */
-  private async save(subject: string, message: TokenOperationMessage | CreateTokenMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
-    try {
-      return await this.bus.request<OperationReply>(subject, message);
-    } catch (err) {
-      if (err instanceof NotDeliveredError && taken) {
-        await this.usedSecurityCodes.giveBack(taken);
-      }
-      throw err;
-    }
   }
 
   /** GET .../token/{tokenid} (beyond the spec). */
