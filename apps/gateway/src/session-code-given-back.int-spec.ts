@@ -1,8 +1,7 @@
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
-import { REDIS_CLIENT, standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
-import type Redis from 'ioredis';
-import { CARD_SERVICES, GatewayResponse, redisEdgeEnv, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+import { standaloneBus } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { callAs, GatewayResponse, securityCodeCheck, startSessionGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
  * An operation naming a payment session that the owning service refused unprocessed (here nobody
@@ -16,13 +15,7 @@ let gateway: TestGateway;
 let merchant: TestGatewayMerchant;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    ...CARD_SERVICES,
-    edgeEnv: redisEdgeEnv(),
-    merchantDefaults: { name: 'Session codes given back', idPrefix: 'INTGB' },
-  });
-  const redis = gateway.running.app.get<Redis>(REDIS_CLIENT);
-  await waitFor(async () => redis.status === 'ready', { what: "the edge's Redis connection" });
+  gateway = await startSessionGateway({ name: 'Session codes given back', idPrefix: 'INTGB' });
   merchant = await gateway.newMerchant();
 }, 60_000);
 
@@ -31,17 +24,7 @@ afterAll(async () => {
 });
 
 function call(method: string, path: string, body?: JsonObject): Promise<GatewayResponse> {
-  return gateway.fetch(`${merchant.base()}${path}`, {
-    method,
-    headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-}
-
-/** `response.cardSecurityCode.gatewayCode`: what the acquirer made of the security code it got. */
-function securityCodeCheck(response: GatewayResponse): unknown {
-  const cardSecurityCode = (response.body.response as JsonObject | undefined)?.cardSecurityCode as JsonObject | undefined;
-  return cardSecurityCode?.gatewayCode;
+  return callAs(gateway, merchant, method, path, body);
 }
 
 /**

@@ -5,9 +5,9 @@ import { Client } from 'pg';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { MessageBus, REDIS_CLIENT } from '@gateway/platform';
-import { seededRandom, TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
+import { seededRandom, TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import type Redis from 'ioredis';
-import { CARD_SERVICES, GatewayResponse, redisEdgeEnv, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+import { callAs, GatewayResponse, startSessionGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
  * A randomized race test of payment sessions (docs/sessions.md). The edge keeps sessions in the
@@ -60,13 +60,8 @@ let merchants: TestGatewayMerchant[];
 let running: { random: () => number; sealMaxMs: number; readMaxMs: number } | null = null;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    ...CARD_SERVICES,
-    edgeEnv: redisEdgeEnv(),
-    merchantDefaults: { name: 'Session races', idPrefix: 'INTSR' },
-  });
+  gateway = await startSessionGateway({ name: 'Session races', idPrefix: 'INTSR' });
   redis = gateway.running.app.get<Redis>(REDIS_CLIENT);
-  await waitFor(async () => redis.status === 'ready', { what: "the edge's Redis connection" });
 
   // Latency where a session is read and where an update's card is sealed (between an update's
   // read and its compare-and-set), drawn from the round's random source.
@@ -307,15 +302,8 @@ interface Round {
   expiredAt?: number;
 }
 
-async function call(round: Round, method: string, path: string, body?: JsonObject): Promise<GatewayResponse> {
-  return gateway.fetch(`${round.merchant.base()}${path}`, {
-    method,
-    headers: {
-      authorization: round.merchant.authorization,
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
+function call(round: Round, method: string, path: string, body?: JsonObject): Promise<GatewayResponse> {
+  return callAs(gateway, round.merchant, method, path, body);
 }
 
 function versionFor(round: Round, choice: VersionChoice): string | undefined {

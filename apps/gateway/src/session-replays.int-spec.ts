@@ -1,8 +1,6 @@
 import { JsonObject } from '@gateway/contracts';
-import { REDIS_CLIENT } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
-import type Redis from 'ioredis';
-import { CARD_SERVICES, GatewayResponse, redisEdgeEnv, startTestGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { callAs, GatewayResponse, securityCodeCheck, startSessionGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
  * A replay of an operation that named a payment session (docs/decisions/security-code-used-once.md):
@@ -15,13 +13,7 @@ let gateway: TestGateway;
 let merchant: TestGatewayMerchant;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    ...CARD_SERVICES,
-    edgeEnv: redisEdgeEnv(),
-    merchantDefaults: { name: 'Session replays', idPrefix: 'INTRP' },
-  });
-  const redis = gateway.running.app.get<Redis>(REDIS_CLIENT);
-  await waitFor(async () => redis.status === 'ready', { what: "the edge's Redis connection" });
+  gateway = await startSessionGateway({ name: 'Session replays', idPrefix: 'INTRP' });
   merchant = await gateway.newMerchant();
 }, 60_000);
 
@@ -30,17 +22,7 @@ afterAll(async () => {
 });
 
 function call(method: string, path: string, body?: JsonObject): Promise<GatewayResponse> {
-  return gateway.fetch(`${merchant.base()}${path}`, {
-    method,
-    headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-}
-
-/** `response.cardSecurityCode.gatewayCode`: what the acquirer made of the security code it got. */
-function securityCodeCheck(response: GatewayResponse): unknown {
-  const cardSecurityCode = (response.body.response as JsonObject | undefined)?.cardSecurityCode as JsonObject | undefined;
-  return cardSecurityCode?.gatewayCode;
+  return callAs(gateway, merchant, method, path, body);
 }
 
 describe('a replay of an operation naming a session', () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
 import { DynamicModule, Module } from '@nestjs/common';
 import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
 import type { JsonObject, MerchantContext, MerchantMode } from '@gateway/contracts';
@@ -15,9 +16,10 @@ import {
   messagingOptions,
   Metrics,
   PlatformModule,
+  REDIS_CLIENT,
   RunningApp,
 } from '@gateway/platform';
-import { runKey, testInfra, testRequestHashKey } from '@gateway/testing';
+import { runKey, testInfra, testRequestHashKey, waitFor } from '@gateway/testing';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 
 const PEPPER = 'int-test-pepper-0123456789abcdef0123456789';
@@ -87,6 +89,32 @@ export const CARD_SERVICES: Pick<TestGatewayOptions, 'services' | 'env'> = {
 /** The distributed profile's edge: payment sessions, order locks and the throttle in this run's Redis. */
 export function redisEdgeEnv(): Record<string, string> {
   return { GATEWAY_PROFILE: 'distributed', REDIS_URL: testInfra.redisUrl, REDIS_KEY_PREFIX: process.env.TEST_REDIS_PREFIX ?? '' };
+}
+
+/**
+ * The card path (CARD_SERVICES) behind an edge keeping payment sessions in this run's Redis
+ * (redisEdgeEnv), once the edge's Redis connection is ready: the session specs' gateway.
+ */
+export async function startSessionGateway(merchantDefaults: TestGatewayOptions['merchantDefaults']): Promise<TestGateway> {
+  const gateway = await startTestGateway({ ...CARD_SERVICES, edgeEnv: redisEdgeEnv(), merchantDefaults });
+  const redis = gateway.running.app.get<Redis>(REDIS_CLIENT);
+  await waitFor(async () => redis.status === 'ready', { what: "the edge's Redis connection" });
+  return gateway;
+}
+
+/** `merchant`'s call to the API at `path` under its base (`merchant.base()`), with a JSON body if given. */
+export function callAs(gateway: TestGateway, merchant: TestGatewayMerchant, method: string, path: string, body?: JsonObject): Promise<GatewayResponse> {
+  return gateway.fetch(`${merchant.base()}${path}`, {
+    method,
+    headers: { authorization: merchant.authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+/** `response.cardSecurityCode.gatewayCode`: what the acquirer made of the security code it got. */
+export function securityCodeCheck(response: GatewayResponse): unknown {
+  const cardSecurityCode = (response.body.response as JsonObject | undefined)?.cardSecurityCode as JsonObject | undefined;
+  return cardSecurityCode?.gatewayCode;
 }
 
 /**
