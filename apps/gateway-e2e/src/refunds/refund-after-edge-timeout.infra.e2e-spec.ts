@@ -15,6 +15,24 @@ jest.setTimeout(60_000);
 const MAY_HAVE_BEEN_PROCESSED = expect.stringMatching(/may still have been processed.*same transaction id/);
 
 /**
+ * The merchant's retry of its refund `refund-1` of 10.00 (the same body, the same transaction id)
+ * on an order captured for 100.00: answered 201 SUCCESS, with 10.00 refunded in all.
+ */
+async function expectRetryRefundedOnce(merchant: TestMerchant, refundPath: string, body: string): Promise<void> {
+  const retry = await call<JsonObject>('PUT', refundPath, {
+    authorization: merchant.authorization,
+    rawBody: body,
+    headers: { 'content-type': 'application/json' },
+  });
+  expect(retry.status).toBe(201);
+  expect(retry.body).toMatchObject({
+    result: 'SUCCESS',
+    transaction: { id: 'refund-1', type: 'REFUND', amount: 10 },
+    order: { totalCapturedAmount: 100, totalRefundedAmount: 10 },
+  });
+}
+
+/**
  * Under overload the edge stops waiting for a service after NATS_REQUEST_TIMEOUT_MS and answers
  * 503 SERVER_BUSY. A refund the service began before that (docs/decisions/overload-behaviour.md)
  * is carried out anyway: the money then moved while the merchant was told "busy", so the 503 says
@@ -105,17 +123,7 @@ describe('a refund the edge stopped waiting for', () => {
       },
     );
 
-    const retry = await call<JsonObject>('PUT', refundPath, {
-      authorization: merchant.authorization,
-      rawBody: body,
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(retry.status).toBe(201);
-    expect(retry.body).toMatchObject({
-      result: 'SUCCESS',
-      transaction: { id: 'refund-1', type: 'REFUND', amount: 10 },
-      order: { totalCapturedAmount: 100, totalRefundedAmount: 10 },
-    });
+    await expectRetryRefundedOnce(merchant, refundPath, body);
     const order = await call<JsonObject>('GET', `${merchant.base()}/order/${orderId}`, {
       authorization: merchant.authorization,
     });
@@ -261,17 +269,7 @@ describe('a refund that could begin only after the edge stopped waiting', () => 
 
     // The merchant's retry with the same transaction id, at the run's own edge, refunds once.
     const callsBefore = await acquirerRefundCalls();
-    const retry = await call<JsonObject>('PUT', `${merchant.base(29)}/order/${late}/transaction/refund-1`, {
-      authorization: merchant.authorization,
-      rawBody: refundBody,
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(retry.status).toBe(201);
-    expect(retry.body).toMatchObject({
-      result: 'SUCCESS',
-      transaction: { id: 'refund-1', type: 'REFUND', amount: 10 },
-      order: { totalCapturedAmount: 100, totalRefundedAmount: 10 },
-    });
+    await expectRetryRefundedOnce(merchant, `${merchant.base(29)}/order/${late}/transaction/refund-1`, refundBody);
     expect((await acquirerRefundCalls()) - callsBefore).toBe(1);
   });
 });
