@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
 import { IsApiPasswordPeppers } from '@gateway/edge/domain';
-import { DatabaseConfig, Describe, IntVar } from '@gateway/platform';
+import { DatabaseConfig, Describe, IntVar, RelatedVariable } from '@gateway/platform';
 
 /**
  * An admitted request waits at most about the cap divided by the gateway's throughput. 128, as the
@@ -242,33 +242,20 @@ function RequiredWhen(when: (config: EdgeConfig) => boolean, message: string, op
 const REQUESTS_UNDER_THE_LEASE = 2;
 
 function LongerThanRequestTimeout(): PropertyDecorator {
-  return ValidateBy({
-    name: 'longerThanRequestTimeout',
-    validator: {
-      validate: (value, args) => {
-        const timeout: unknown = (args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS;
-        // An invalid timeout is reported on its own variable.
-        return typeof timeout !== 'number' || (typeof value === 'number' && value > REQUESTS_UNDER_THE_LEASE * timeout);
-      },
-      defaultMessage: (args) =>
-        `must be longer than twice NATS_REQUEST_TIMEOUT_MS (${REQUESTS_UNDER_THE_LEASE} × ${(args!.object as EdgeConfig).NATS_REQUEST_TIMEOUT_MS}): an operation may wait on two requests under the order's lock`,
-    },
+  return RelatedVariable<EdgeConfig>('longerThanRequestTimeout', {
+    reads: (config) => [config.NATS_REQUEST_TIMEOUT_MS],
+    holds: (lease, config) => lease > REQUESTS_UNDER_THE_LEASE * config.NATS_REQUEST_TIMEOUT_MS,
+    message: (config) =>
+      `must be longer than twice NATS_REQUEST_TIMEOUT_MS (${REQUESTS_UNDER_THE_LEASE} × ${config.NATS_REQUEST_TIMEOUT_MS}): an operation may wait on two requests under the order's lock`,
   });
 }
 
 /** A range with its ends swapped would answer every request 400 for its version, the process up and ready. */
 function NotBelowVersionMin(): PropertyDecorator {
-  return ValidateBy({
-    name: 'notBelowVersionMin',
-    validator: {
-      validate: (value, args) => {
-        const min: unknown = (args!.object as EdgeConfig).API_VERSION_MIN;
-        // An invalid minimum is reported on its own variable.
-        return typeof min !== 'number' || (typeof value === 'number' && value >= min);
-      },
-      defaultMessage: (args) =>
-        `must be at least API_VERSION_MIN (${(args!.object as EdgeConfig).API_VERSION_MIN}): below it no version is accepted, and every request is answered 400`,
-    },
+  return RelatedVariable<EdgeConfig>('notBelowVersionMin', {
+    reads: (config) => [config.API_VERSION_MIN],
+    holds: (max, config) => max >= config.API_VERSION_MIN,
+    message: (config) => `must be at least API_VERSION_MIN (${config.API_VERSION_MIN}): below it no version is accepted, and every request is answered 400`,
   });
 }
 

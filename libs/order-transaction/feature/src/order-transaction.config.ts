@@ -1,6 +1,6 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
-import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
+import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, RelatedVariable, RequestHashKeyVar } from '@gateway/platform';
 
 export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
 export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
@@ -165,22 +165,12 @@ export class OrderTransactionConfig extends DatabaseConfig {
  * for every app (a manifest test holds them equal). A dispatcher answers no requests.
  */
 function AnsweredBeforeTheEdgeStopsWaiting(): PropertyDecorator {
-  return ValidateBy({
-    name: 'answeredBeforeTheEdgeStopsWaiting',
-    validator: {
-      validate: (value, args) => {
-        const config = args!.object as OrderTransactionConfig;
-        const timeout: unknown = config.NATS_REQUEST_TIMEOUT_MS;
-        // An invalid timeout is reported on its own variable.
-        return (
-          config.ORDER_TRANSACTION_MODE === 'dispatch' ||
-          typeof timeout !== 'number' ||
-          (typeof value === 'number' && value + REVERSAL_WAIT_MS < timeout)
-        );
-      },
-      defaultMessage: (args) =>
-        `must be shorter than NATS_REQUEST_TIMEOUT_MS less the timed-out reversal's wait (${(args!.object as OrderTransactionConfig).NATS_REQUEST_TIMEOUT_MS} - ${REVERSAL_WAIT_MS} ms): an operation whose call timed out must be answered before the edge stops waiting`,
-    },
+  return RelatedVariable<OrderTransactionConfig>('answeredBeforeTheEdgeStopsWaiting', {
+    appliesTo: (config) => config.ORDER_TRANSACTION_MODE !== 'dispatch',
+    reads: (config) => [config.NATS_REQUEST_TIMEOUT_MS],
+    holds: (callTimeout, config) => callTimeout + REVERSAL_WAIT_MS < config.NATS_REQUEST_TIMEOUT_MS,
+    message: (config) =>
+      `must be shorter than NATS_REQUEST_TIMEOUT_MS less the timed-out reversal's wait (${config.NATS_REQUEST_TIMEOUT_MS} - ${REVERSAL_WAIT_MS} ms): an operation whose call timed out must be answered before the edge stops waiting`,
   });
 }
 
@@ -191,18 +181,12 @@ function AnsweredBeforeTheEdgeStopsWaiting(): PropertyDecorator {
  * receiver aside, and in `all` mode the ledger's requests, each wait out the pool's timeout and fail.
  */
 function FewerThanPoolConnections(): PropertyDecorator {
-  return ValidateBy({
-    name: 'fewerThanPoolConnections',
-    validator: {
-      validate: (value, args) => {
-        const config = args!.object as OrderTransactionConfig;
-        const pool: unknown = config.DATABASE_POOL_SIZE;
-        // An invalid pool size is reported on its own variable.
-        return config.ORDER_TRANSACTION_MODE === 'serve' || typeof pool !== 'number' || (typeof value === 'number' && value < pool);
-      },
-      defaultMessage: (args) =>
-        `must be fewer than DATABASE_POOL_SIZE (${(args!.object as OrderTransactionConfig).DATABASE_POOL_SIZE}) where this process dispatches: each worker holds a connection while it delivers, and the outbox's other queries need one beside them`,
-    },
+  return RelatedVariable<OrderTransactionConfig>('fewerThanPoolConnections', {
+    appliesTo: (config) => config.ORDER_TRANSACTION_MODE !== 'serve',
+    reads: (config) => [config.DATABASE_POOL_SIZE],
+    holds: (workers, config) => workers < config.DATABASE_POOL_SIZE,
+    message: (config) =>
+      `must be fewer than DATABASE_POOL_SIZE (${config.DATABASE_POOL_SIZE}) where this process dispatches: each worker holds a connection while it delivers, and the outbox's other queries need one beside them`,
   });
 }
 
@@ -237,24 +221,15 @@ export function shutdownGraceNeeded(config: OrderTransactionConfig): number {
 }
 
 function OutlastsTheLongestStop(): PropertyDecorator {
-  return ValidateBy({
-    name: 'outlastsTheLongestStop',
-    validator: {
-      validate: (value, args) => {
-        const config = args!.object as OrderTransactionConfig;
-        // An invalid variable the sum reads is reported on its own.
-        const read = [config.REFUND_CALL_TIMEOUT_MS, config.UNKNOWN_INQUIRY_INTERVAL_MS, config.WEBHOOK_TIMEOUT_MS];
-        return read.some((v) => typeof v !== 'number' || Number.isNaN(v)) || (typeof value === 'number' && value >= shutdownGraceNeeded(config));
-      },
-      defaultMessage: (args) => {
-        const config = args!.object as OrderTransactionConfig;
-        return config.ORDER_TRANSACTION_MODE === 'dispatch'
-          ? `must be at least ${shutdownGraceNeeded(config)} (WEBHOOK_TIMEOUT_MS + ${SHUTDOWN_DRAIN_MARGIN_MS} to drain): a stopping dispatcher finishes the deliveries in flight`
-          : `must be at least ${shutdownGraceNeeded(config)}: a stopping ledger first ends its shutdown hooks (an inquiry in progress, ${INQUIRY_WAIT_MS}; ` +
-              `deliveries in flight, WEBHOOK_TIMEOUT_MS), then finishes the requests in flight, the longest a card operation whose completion is retried ` +
-              `while the database is away (REFUND_CALL_TIMEOUT_MS + ${REVERSAL_WAIT_MS} reversal + ${DATABASE_UNAVAILABLE_WINDOW_MS} retries + ` +
-              `${DATABASE_CONNECT_TIMEOUT_MS} last connection wait), then drains (${SHUTDOWN_DRAIN_MARGIN_MS})`;
-      },
-    },
+  return RelatedVariable<OrderTransactionConfig>('outlastsTheLongestStop', {
+    reads: (config) => [config.REFUND_CALL_TIMEOUT_MS, config.UNKNOWN_INQUIRY_INTERVAL_MS, config.WEBHOOK_TIMEOUT_MS],
+    holds: (grace, config) => grace >= shutdownGraceNeeded(config),
+    message: (config) =>
+      config.ORDER_TRANSACTION_MODE === 'dispatch'
+        ? `must be at least ${shutdownGraceNeeded(config)} (WEBHOOK_TIMEOUT_MS + ${SHUTDOWN_DRAIN_MARGIN_MS} to drain): a stopping dispatcher finishes the deliveries in flight`
+        : `must be at least ${shutdownGraceNeeded(config)}: a stopping ledger first ends its shutdown hooks (an inquiry in progress, ${INQUIRY_WAIT_MS}; ` +
+          `deliveries in flight, WEBHOOK_TIMEOUT_MS), then finishes the requests in flight, the longest a card operation whose completion is retried ` +
+          `while the database is away (REFUND_CALL_TIMEOUT_MS + ${REVERSAL_WAIT_MS} reversal + ${DATABASE_UNAVAILABLE_WINDOW_MS} retries + ` +
+          `${DATABASE_CONNECT_TIMEOUT_MS} last connection wait), then drains (${SHUTDOWN_DRAIN_MARGIN_MS})`,
   });
 }

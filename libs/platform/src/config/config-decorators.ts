@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Transform } from 'class-transformer';
+import { ValidateBy } from 'class-validator';
 
 /**
  * Environment variables arrive as strings. These decorators convert them strictly (a typo
@@ -42,4 +43,38 @@ export function IntVar(): PropertyDecorator {
 /** `true` or `false` only; `1`, `yes` and friends are rejected rather than guessed. */
 export function BoolVar(): PropertyDecorator {
   return Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
+}
+
+/** A rule between one integer variable and others of its configuration (`C`), checked at start. */
+export interface VariableRelation<C> {
+  /** Configurations the rule does not concern (a mode that does not use the variable). */
+  appliesTo?: (config: C) => boolean;
+  /** The other variables the rule reads: while one of them is invalid, that one's own error is reported, not this rule. */
+  reads: (config: C) => unknown[];
+  holds: (value: number, config: C) => boolean;
+  message: (config: C) => string;
+}
+
+/**
+ * The decorator of a VariableRelation: a variable that is valid alone but breaks something with
+ * the others (a lock's lease shorter than the waits under it, a grace shorter than the work it
+ * must let finish) stops the app with the rule's message on that variable.
+ */
+export function RelatedVariable<C extends object>(name: string, relation: VariableRelation<C>): PropertyDecorator {
+  return ValidateBy({
+    name,
+    validator: {
+      validate: (value, args) => {
+        const config = args!.object as C;
+        if (relation.appliesTo?.(config) === false) {
+          return true;
+        }
+        if (relation.reads(config).some((read) => typeof read !== 'number' || Number.isNaN(read))) {
+          return true;
+        }
+        return typeof value === 'number' && relation.holds(value, config);
+      },
+      defaultMessage: (args) => relation.message(args!.object as C),
+    },
+  });
 }
