@@ -70,6 +70,18 @@ type PodSpec = {
 
 const podSpecOf = (o: K8sObject): PodSpec | undefined => (o.spec as { template?: { spec?: PodSpec } } | undefined)?.template?.spec;
 const containersOf = (spec: PodSpec) => [...(spec.initContainers ?? []), ...spec.containers];
+/** A CPU quantity in millicores ('250m', '1', '1.5'); NaN for anything else. */
+const millicores = (quantity: string | number | undefined) => {
+  const [, amount, milli] = /^(\d+(?:\.\d+)?)(m?)$/.exec(String(quantity ?? '')) ?? [];
+  return Number(amount) * (milli ? 1 : 1000);
+};
+/**
+ * The least CPU a CPU-scaled app's replica uses before its HPA adds another (its request × the
+ * target; k8s/README.md#cpu-and-scaling). Below it a replica is added before it does real work:
+ * its fixed costs (memory, database connections, background CPU) dominate, and the HPA reaches
+ * maxReplicas early, past which the replicas run on CPU the scheduler never reserved.
+ */
+const LEAST_SCALE_OUT_MILLICORES = 150;
 const mebibytes = (quantity: string) => {
   const [, amount, unit] = /^(\d+)(Mi|Gi)$/.exec(quantity) ?? [];
   return Number(amount) * (unit === 'Gi' ? 1024 : unit === 'Mi' ? 1 : NaN);
@@ -198,6 +210,26 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
     expect(problems).toEqual([]);
   });
 
+  it('limits every container at or above its request, and every app at a whole core of CPU at least', () => {
+    const problems: string[] = [];
+    for (const workload of workloads()) {
+      for (const c of containersOf(podSpecOf(workload)!)) {
+        const where = `${workload.kind}/${workload.metadata.name}/${c.name}`;
+        const cpu = { request: millicores(c.resources?.requests?.cpu), limit: millicores(c.resources?.limits?.cpu) };
+        const memory = { request: mebibytes(c.resources?.requests?.memory ?? ''), limit: mebibytes(c.resources?.limits?.memory ?? '') };
+        if (!(cpu.limit >= cpu.request)) problems.push(`${where}: cpu limit ${cpu.limit}m below its request ${cpu.request}m`);
+        if (!(memory.limit >= memory.request)) problems.push(`${where}: memory limit ${memory.limit} Mi below its request ${memory.request} Mi`);
+      }
+    }
+    // An app runs its JavaScript on one thread: a CFS quota below one core stops it for the rest of
+    // every 100 ms period once spent, a stall on every request in flight.
+    for (const deployment of find('Deployment').filter((d) => APPS.includes(d.metadata.name) || d.metadata.name in MODE_OF)) {
+      const [c] = podSpecOf(deployment)!.containers;
+      if (!(millicores(c.resources?.limits?.cpu) >= 1000)) problems.push(`${deployment.metadata.name}: cpu limit ${c.resources?.limits?.cpu}, under one core`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("caps every app's old generation well inside its memory limit, keeping production's source maps", () => {
     const problems: string[] = [];
     for (const deployment of find('Deployment').filter((d) => APPS.includes(d.metadata.name) || d.metadata.name in MODE_OF)) {
@@ -320,6 +352,28 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         const [pdb] = find('PodDisruptionBudget', app);
         expect((pdb.spec as { selector: object }).selector).toEqual({ matchLabels: { 'app.kubernetes.io/name': app } });
       }
+    });
+
+    it('scales each app on CPU at a real share of a core, and at half its limit at most', () => {
+      const problems: string[] = [];
+      for (const app of APPS) {
+        const [hpa] = find('HorizontalPodAutoscaler', app);
+        type Metric = { type: string; resource?: { name: string; target: { type: string; averageUtilization?: number } } };
+        const cpu = (hpa.spec as { metrics: Metric[] }).metrics.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu');
+        if (cpu?.resource?.target.type !== 'Utilization') {
+          problems.push(`${app}: its HPA does not scale on CPU utilisation`);
+          continue;
+        }
+        const [c] = podSpecOf(find('Deployment', app)[0])!.containers;
+        const request = millicores(c.resources?.requests?.cpu);
+        const limit = millicores(c.resources?.limits?.cpu);
+        // The HPA adds a replica when the replicas' average use passes the target's share of the request.
+        const scaleOut = (request * cpu.resource.target.averageUtilization!) / 100;
+        if (!(scaleOut >= LEAST_SCALE_OUT_MILLICORES)) problems.push(`${app}: scales out at ${scaleOut}m, under ${LEAST_SCALE_OUT_MILLICORES}m`);
+        // Room for the load to double while the new replica starts, before this one is throttled.
+        if (!(scaleOut * 2 <= limit)) problems.push(`${app}: scales out at ${scaleOut}m, less than half its ${limit}m limit`);
+      }
+      expect(problems).toEqual([]);
     });
 
     it('lets a pod finish its longest request and outlive its order locks before it is killed', () => {

@@ -4,6 +4,7 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { openStandaloneDatabase } from '../standalone';
 import { isRunning } from './embedded-postgres';
 import { freePort } from '../test-support';
@@ -72,8 +73,11 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-function run(dataDir: string, port: number, stop = false, script = SCRIPT): Run {
-  const child = spawn(process.execPath, ['-r', './tools/scripts/register-ts.cjs', '-e', script], {
+/** `around`: a command the Node process runs under (unshare, nsenter), its arguments first. */
+function run(dataDir: string, port: number, stop = false, script = SCRIPT, around: string[] = []): Run {
+  const node = [process.execPath, '-r', './tools/scripts/register-ts.cjs', '-e', script];
+  const [command, ...args] = [...around, ...node];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, PG_DIR: dataDir, PG_PORT: String(port), ...(stop ? { PG_STOP: '1' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,13 +87,29 @@ function run(dataDir: string, port: number, stop = false, script = SCRIPT): Run 
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A command this machine lacks fails the test that needs it, by name.
+  child.once('error', (err) => (output += `${command}: ${err.message}\n`));
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
   return { child, output: () => output, exited };
 }
 
 function postmasterPid(dataDir: string): number | undefined {
   const file = path.join(dataDir, 'postmaster.pid');
   return existsSync(file) ? Number.parseInt(readFileSync(file, 'utf8').split('\n')[0], 10) : undefined;
+}
+
+/** The pids (this namespace's) of a process's children. */
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+}
+
+/** A process's pid in its own PID namespace (the last of NSpid in /proc/<pid>/status). */
+function pidInItsNamespace(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:')) ?? '';
+  return Number(line.split(/\s+/).filter(Boolean).at(-1));
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -99,6 +119,12 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
   return true;
 }
 
+
+/** Waits for a run's `started`, failing with what it printed otherwise. */
+async function started(run: Run, what: string): Promise<void> {
+  await until(() => run.output().includes('started') || run.child.exitCode !== null || run.child.pid === undefined, 90_000);
+  expect(`${what}: ${run.output()}`).toBe(`${what}: started\n`);
+}
 
 describe('startEmbeddedPostgres', () => {
   const base = mkdtempSync(path.join(tmpdir(), 'gateway-embedded-pg-'));
@@ -112,10 +138,6 @@ describe('startEmbeddedPostgres', () => {
     const dir = path.join(base, name, 'postgres');
     dataDirs.push(dir);
     return dir;
-  };
-  const started = async (run: Run, what: string) => {
-    await until(() => run.output().includes('started') || run.child.exitCode !== null, 90_000);
-    expect(`${what}: ${run.output()}`).toBe(`${what}: started\n`);
   };
 
   afterAll(async () => {
@@ -213,5 +235,57 @@ describe('startEmbeddedPostgres', () => {
     await expect(openStandaloneDatabase({ STANDALONE_DATA_DIR: path.join(base, 'elsewhere'), STANDALONE_PG_PORT: port })).rejects.toThrow(
       `The standalone database on port ${port} is the one of ${dataDir}`,
     );
+  });
+});
+
+/**
+ * A container whose PID 1 is the gateway itself (`node main.js`, no init): its Postgres's parent is
+ * PID 1, as a left-over Postgres's is on a host once its gateway died. `unshare --pid --fork
+ * --mount-proc` (root, as this machine and CI run) makes the gateway PID 1 of a namespace of its
+ * own; the second start enters that namespace as `docker exec` or `kubectl exec` does (`nsenter`).
+ * No fallback: where these cannot run, the test fails and says why.
+ */
+describe('startEmbeddedPostgres as PID 1 of a PID namespace (a container with no init)', () => {
+  const base = mkdtempSync(path.join(tmpdir(), 'gateway-embedded-pg-pid1-'));
+  chmodSync(base, 0o755);
+  const dataDir = path.join(base, 'postgres');
+  let namespace: Run | undefined;
+  /** The gateway, PID 1 inside, by its pid here. */
+  let init: number | undefined;
+
+  afterAll(async () => {
+    // Its Postgres stopped first (by its pid here), then the namespace: its PID 1 killed, the kernel kills the rest.
+    const postmaster = init === undefined || !isRunning(init) ? undefined : childrenOf(init).find((pid) => pidInItsNamespace(pid) === postmasterPid(dataDir));
+    if (postmaster !== undefined) {
+      process.kill(postmaster, 'SIGINT');
+      await until(() => !isRunning(postmaster), 30_000);
+    }
+    if (init !== undefined && isRunning(init)) process.kill(init, 'SIGKILL');
+    namespace?.child.kill('SIGKILL');
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it("refuses a second start in the same container, leaving the running gateway's Postgres running", async () => {
+    const port = await freePort();
+    // --kill-child: the namespace ends with unshare, whatever happens to this test.
+    namespace = run(dataDir, port, false, SCRIPT, ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child']);
+    await started(namespace, 'the gateway, PID 1 of a new PID namespace, to start its Postgres');
+    init = childrenOf(namespace.child.pid!)[0];
+    expect(pidInItsNamespace(init)).toBe(1);
+    const postmaster = postmasterPid(dataDir)!;
+    expect(childrenOf(init).map(pidInItsNamespace)).toContain(postmaster);
+
+    const second = run(dataDir, port, true, SCRIPT, ['nsenter', `--target=${init}`, '--pid', '--mount', `--wd=${ROOT}`, '--']);
+    expect([await second.exited, second.output()]).toEqual([1, expect.stringContaining('already running for another process (pid 1)')]);
+    // The first one's Postgres is the same process, still PID 1's child, and still answers.
+    expect(postmasterPid(dataDir)).toBe(postmaster);
+    expect(childrenOf(init).map(pidInItsNamespace)).toContain(postmaster);
+    const client = new Client({ connectionString: `postgres://postgres:standalone@127.0.0.1:${port}/gateway` });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.end();
+    }
   });
 });

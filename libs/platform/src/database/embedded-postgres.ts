@@ -259,7 +259,10 @@ export function binariesPackage(platform: NodeJS.Platform, arch: string): string
  * could stop it: it holds the data folder and the port, so no later start could succeed. It is
  * stopped (fast shutdown: its clients are gone) and waited for. One whose parent is still a Node
  * process belongs to a gateway or admin command that runs from the same folder: that is refused
- * by name. Linux only (/proc); elsewhere Postgres's own error says what holds the folder.
+ * by name. PID 1 included: in a container with no init the gateway is PID 1 itself, and its
+ * Postgres's parent is then 1 as a left-over's (adopted by init) is on a host. A left-over adopted
+ * by a Node PID 1 is refused too, the safe side: it is stopped by hand. Linux only (/proc);
+ * elsewhere Postgres's own error says what holds the folder.
  */
 async function stopLeftoverPostmaster(dataDir: string, log?: (line: string) => void): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
@@ -270,7 +273,7 @@ async function stopLeftoverPostmaster(dataDir: string, log?: (line: string) => v
     return;
   }
   const parent = Number(readOrEmpty(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1]);
-  if (parent > 1 && readOrEmpty(`/proc/${parent}/comm`).trim().startsWith('node')) {
+  if (readOrEmpty(`/proc/${parent}/comm`).trim().startsWith('node')) {
     throw new StartupError(
       `The embedded Postgres of ${dataDir} is already running for another process (pid ${parent}): another ` +
         `standalone gateway from this folder? Stop it, or give this one its own STANDALONE_DATA_DIR, ` +
