@@ -2,7 +2,7 @@ import { createServer, Server, Socket, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { TestAcquirer } from '@gateway/acquirer';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 
 /**
@@ -116,15 +116,25 @@ const card = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST
 
 describe('the ledger\'s database restarting while the acquirer approves a payment', () => {
   it('records the approved PAY once the database is back, instead of leaving it PENDING for good', async () => {
-    // The acquirer takes 1 s; the database is away from 0.3 s to 2.8 s: the reservation is written
-    // before, the completion has to wait for it.
-    const merchant = testMerchant({ testAcquirer: { latencyMs: 1_000 } });
+    // The acquirer takes 2 s; the database goes away as soon as the reservation is written (not
+    // after a fixed delay: on a loaded machine the reservation can take longer than one) and stays
+    // away for 2.5 s, so the completion has to wait for it.
+    const merchant = testMerchant({ testAcquirer: { latencyMs: 2_000 } });
     const orderId = newOrderId();
     const paying = operateAs(app, merchant, orderId, 'p1', 'PAY', { order: { amount: '12.00', currency: 'USD' }, sourceOfFunds: card }).then(
       (body) => ({ body }),
       (err: unknown) => ({ err }),
     );
-    await sleep(300);
+    await waitFor(
+      async () =>
+        (
+          await direct.query(`SELECT 1 FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND result = 'PENDING'`, [
+            merchant.id,
+            orderId,
+          ])
+        ).rowCount === 1,
+      { timeoutMs: 10_000, intervalMs: 10, what: 'the PAY\'s reservation' },
+    );
     await relay.cut();
     await sleep(2_500);
     await relay.open();
