@@ -116,6 +116,26 @@ describe('checkRequest', () => {
     expect(problem({ apiOperation: 'SAMPLE' })).toEqual({ field: 'card', validationType: 'MISSING', explanation: 'Missing parameter card.' });
   });
 
+  it('names the fields a missing REQUIRED group must hold, and what a group sent as a scalar must hold', () => {
+    class WithExpiry {
+      @GroupField(() => Expiry, { required: true })
+      expiry: Expiry;
+    }
+    expect(checkRequest(WithExpiry, {})).toEqual({
+      field: 'expiry',
+      validationType: 'MISSING',
+      explanation: 'Missing parameter expiry. It must hold expiry.month and expiry.year.',
+    });
+    // "0139", as a token response shows an expiry, or "1/39": not echoed (a group's value may hold anything).
+    expect(problem({ apiOperation: 'SAMPLE', card: { expiry: '0139' } })).toEqual({
+      field: 'card.expiry',
+      validationType: 'INVALID',
+      explanation: 'Value is invalid. expiry must be a JSON object with month and year.',
+    });
+    // A group with no REQUIRED fields says no more than that.
+    expect(problem({ ...valid(), order: 'x' }).explanation).toBe('Value is invalid. order must be a JSON object.');
+  });
+
   it('requires REQUIRED-within-group fields only when their group is present', () => {
     expect(checkRequest(Sample, { apiOperation: 'SAMPLE', card: { number: '5123450000000008' } })).toBeInstanceOf(Sample);
     expect(problem({ apiOperation: 'SAMPLE', card: { expiry: { year: '39' } } })).toEqual({

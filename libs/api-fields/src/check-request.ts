@@ -1,5 +1,5 @@
 import { CUSTOM_FIELD_NAME } from './field-decorators';
-import { FieldProblem, invalidValue, missingField, safeName, safeText, unsupportedField } from './field-problem';
+import { FieldProblem, invalidValue, listOf, missingField, safeName, safeText, unsupportedField } from './field-problem';
 import { CompiledField, CompiledSchema, compileSchema, CustomFieldsMeta, RequestClass } from './request-schema';
 
 /**
@@ -80,7 +80,7 @@ function buildGroup(schema: CompiledSchema, object: JsonObject, prefix: string):
   for (const field of schema.fields) {
     const value = Object.prototype.hasOwnProperty.call(object, field.name) ? object[field.name] : undefined;
     if (value === undefined) {
-      if (field.meta.required) return missingField(`${prefix}${field.name}`, within);
+      if (field.meta.required) return missingField(`${prefix}${field.name}`, within, requiredMembers(field));
       continue;
     }
     const built = buildField(field, value, `${prefix}${field.name}`);
@@ -97,15 +97,23 @@ function buildField(field: CompiledField, value: unknown, path: string): unknown
       const reason = meta.type.check(value);
       return reason === null ? value : invalidValue(path, value, reason, meta);
     }
-    case 'group':
-      return isJsonObject(value)
-        ? buildGroup(field.schema(), value, `${path}.`)
-        : invalidValue(path, value, 'must be a JSON object', { sensitive: true });
+    case 'group': {
+      if (isJsonObject(value)) return buildGroup(field.schema(), value, `${path}.`);
+      // An expiry sent as "0139" (the token response's form) or "1/39": say what the object holds.
+      const members = requiredMembers(field);
+      const reason = members.length > 0 ? `must be a JSON object with ${listOf(members)}` : 'must be a JSON object';
+      return invalidValue(path, value, reason, { sensitive: true });
+    }
     case 'array':
       return buildArray(field, value, path);
     case 'custom':
       return buildCustomFields(meta, value, path);
   }
+}
+
+/** The names of a group's REQUIRED fields (REQUIRED within the group), for explanations; none for other fields. */
+function requiredMembers(field: CompiledField): string[] {
+  return field.meta.kind === 'group' ? field.schema().fields.filter((f) => f.meta.required).map((f) => f.name) : [];
 }
 
 function buildArray(field: CompiledField, value: unknown, path: string): unknown[] | FieldProblem {

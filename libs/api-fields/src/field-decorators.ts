@@ -14,6 +14,7 @@ import {
   digitsType,
   digitValueType,
   emailType,
+  expiryYearType,
   freeTextType,
   enumType,
   hexType,
@@ -82,6 +83,8 @@ export const HexField = (min: number, max: number, o?: Options) => Field(hexType
 export const DigitsField = (min: number, max: number, o?: Options) => Field(digitsType(min, max), o, 'DigitsField');
 /** A card number: Digits(9-19) passing the Luhn check. */
 export const CardNumberField = (o?: Options) => Field(cardNumberType(), o, 'CardNumberField');
+/** A card expiry year: Digits(2-2), explained as the year's last 2 digits. */
+export const ExpiryYearField = (o?: Options) => Field(expiryYearType(), o, 'ExpiryYearField');
 /** Digits with value bounds: `@DigitValueField(1n, 12n, { label: 'Month' })`. */
 export const DigitValueField = (min: bigint, max: bigint, o?: Options) => Field(digitValueType(min, max), o, 'DigitValueField');
 /** DecIn: a decimal amount string of 1-14 characters. */

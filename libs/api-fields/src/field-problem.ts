@@ -37,9 +37,20 @@ export function invalidValue(
   return new FieldProblem(field, 'INVALID', `${opening} ${label} ${reason}.`);
 }
 
-export function missingField(field: string, within?: string): FieldProblem {
+/**
+ * `Missing parameter order.currency. It is required when order is present.` A missing group
+ * names the fields it must hold, which the developer has to send with it:
+ * `Missing parameter transaction. It must hold transaction.targetTransactionId.`
+ */
+export function missingField(field: string, within?: string, holds: readonly string[] = []): FieldProblem {
   const context = within ? ` It is required when ${within} is present.` : '';
-  return new FieldProblem(field, 'MISSING', `Missing parameter ${field}.${context}`);
+  const members = holds.length > 0 ? ` It must hold ${listOf(holds.map((name) => `${field}.${name}`))}.` : '';
+  return new FieldProblem(field, 'MISSING', `Missing parameter ${field}.${context}${members}`);
+}
+
+/** `a`, `a and b`, `a, b and c` (or `a, b or c`). */
+export function listOf(names: readonly string[], conjunction: 'and' | 'or' = 'and'): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} ${conjunction} ${names[names.length - 1]}`;
 }
 
 export function unsupportedField(field: string): FieldProblem {

@@ -35,3 +35,16 @@ export function jsonTypeReason(json: FieldType['json']): string {
       return 'must be a JSON integer';
   }
 }
+
+/**
+ * The reasons of a wrong JSON type, for the types a merchant's serializer gets wrong one way:
+ * a digit or decimal string sent as a JSON number, an integer sent as a string. That mistake
+ * is named ("..., not a number"); any other JSON type (null, true, an object, an array) gets the
+ * plain rule, since the explanation already quotes the value, and "not a number" of a null
+ * would send the developer looking for a number they never sent. Built once per type.
+ */
+export function wrongTypeReason(expected: string, usualMistake: 'number' | 'string'): (value: unknown) => string {
+  const plain = `must be ${expected}`;
+  const named = `${plain}, not a ${usualMistake}`;
+  return (value) => (typeof value === usualMistake ? named : plain);
+}

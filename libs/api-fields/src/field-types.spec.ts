@@ -15,6 +15,7 @@ import {
   digitsType,
   digitValueType,
   emailType,
+  expiryYearType,
   freeTextType,
   enumType,
   hexType,
@@ -76,6 +77,7 @@ const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
     ['5123450000000008', '5123450000000016', '512345000008', '1123450000000007', '0000000000000000000'],
     ['5123450000000009', '5123450000000007', '512345000009', '51234500', '5'.repeat(20), '51234500000000O8', ' 5123450000000008', '5123 4500 0000 0008', 5123450000000008, null],
   ],
+  ['Expiry year: Digits(2-2)', expiryYearType(), ['39', '00', '99'], ['2040', '9', '039', '3a', '', 39, null]],
   ['Digits(value 1-12)', digitValueType(1n, 12n), ['1', '01', '9', '12'], ['0', '13', '00', '001', 'x', '', 1, '-1']],
   ['Digits(value 0-999)', digitValueType(0n, 999n), ['0', '000', '999'], ['1000', '0000']],
   [
@@ -115,6 +117,38 @@ const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
   ['protocolVersion', protocolVersionType(), ['2.2.0', '2'], ['2.2-0', '']],
   ['Letter', letterType(), ['Y', 'n'], ['YY', '1', '']],
 ];
+
+describe('reasons a developer can act on', () => {
+  it('names a JSON number sent for a digit or decimal string, and only then', () => {
+    expect(decInType().check(10.5)).toBe('must be a JSON string holding a decimal number, not a number');
+    expect(digitsType(2, 2).check(39)).toBe('must be a JSON string of digits, not a number');
+    expect(digitValueType(1n, 12n).check(1)).toBe('must be a JSON string of digits, not a number');
+    // null (a serializer writing an unset field), true, an object or an array is no number.
+    for (const value of [null, true, {}, ['10.00']]) {
+      expect([value, decInType().check(value)]).toEqual([value, 'must be a JSON string holding a decimal number']);
+      expect([value, digitsType(2, 2).check(value)]).toEqual([value, 'must be a JSON string of digits']);
+      expect([value, digitValueType(1n, 12n).check(value)]).toEqual([value, 'must be a JSON string of digits']);
+      expect([value, cardNumberType().check(value)]).toEqual([value, 'must be a JSON string of digits']);
+    }
+  });
+
+  it('names a string sent for an Int, and only then', () => {
+    expect(intType(0, 99).check('5')).toBe('must be a JSON integer, not a string');
+    expect(intType(0, 99).check(null)).toBe('must be a JSON integer');
+    expect(intType(0, 99).check(true)).toBe('must be a JSON integer');
+  });
+
+  it('says an expiry year is the last two digits of the year, the full year being the usual mistake', () => {
+    expect(expiryYearType().notation).toBe('Digits(2-2)');
+    expect(expiryYearType().check('2039')).toBe("must be the last 2 digits of the year: '39' for 2039");
+  });
+
+  it('says a card number has no spaces or dashes, as a number copied from a card has', () => {
+    for (const number of ['5123 4500 0000 0008', '5123-4500-0000-0008']) {
+      expect(cardNumberType().check(number)).toBe('must be 9 to 19 characters from 0-9, without spaces or dashes');
+    }
+  });
+});
 
 describe.each(EXAMPLES)('%s', (_name, type, valid, invalid) => {
   it.each(valid.map((v) => [v]))('accepts %p', (value) => {

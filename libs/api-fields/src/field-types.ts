@@ -1,6 +1,6 @@
 import { holdsCardNumber, holdsSchemeCardNumber, passesLuhn } from '@gateway/crypto';
 import { isKnownCurrency } from '@gateway/money';
-import { FieldType, jsonTypeReason } from './field-type';
+import { FieldType, jsonTypeReason, wrongTypeReason } from './field-type';
 
 /**
  * The spec's field types. Each factory builds its reasons and samples once; `check` is the
@@ -128,17 +128,19 @@ function charsetType(options: {
   describe: string;
   samples: { validChars: [string, string]; invalidChar: string };
   wrongType?: unknown;
-  typeReason?: string;
+  typeReason?: (value: unknown) => string;
+  /** What the explanation says of a string of the wrong characters or length; the charset rule by default. */
+  reason?: string;
 }): FieldType {
   const pattern = new RegExp(`^[${options.allowed}]{${options.min},${options.max}}$`);
-  const reason = `must be ${lengthPhrase(options.min, options.max)} characters from ${options.describe}`;
-  const typeReason = options.typeReason ?? STRING_REASON;
+  const reason = options.reason ?? `must be ${lengthPhrase(options.min, options.max)} characters from ${options.describe}`;
+  const typeReason = options.typeReason;
   const { validChars, invalidChar } = options.samples;
   return {
     notation: options.notation,
     json: 'string',
     check(value) {
-      if (typeof value !== 'string') return typeReason;
+      if (typeof value !== 'string') return typeReason ? typeReason(value) : STRING_REASON;
       return pattern.test(value) ? null : reason;
     },
     samples: {
@@ -188,10 +190,10 @@ export function hexType(min: number, max: number): FieldType {
   });
 }
 
-const DIGITS_TYPE_REASON = 'must be a JSON string of digits, not a number';
+const DIGITS_TYPE_REASON = wrongTypeReason('a JSON string of digits', 'number');
 
 /** Digits(a-b): a string of 0-9 of length a to b. A JSON number is INVALID. */
-export function digitsType(min: number, max: number): FieldType {
+export function digitsType(min: number, max: number, reason?: string): FieldType {
   return charsetType({
     notation: `Digits(${min}-${max})`,
     allowed: '0-9',
@@ -201,7 +203,17 @@ export function digitsType(min: number, max: number): FieldType {
     samples: { validChars: ['0', '9'], invalidChar: 'a' },
     wrongType: Number(repeat('1', Math.max(1, min))),
     typeReason: DIGITS_TYPE_REASON,
+    reason,
   });
+}
+
+/**
+ * A card's expiry year (`sourceOfFunds.provided.card.expiry.year`): the spec's Digits(2-2), the
+ * year being 2000 + value. Integrations most often send the full year ("2039"), so the rule is
+ * said as the two digits to send.
+ */
+export function expiryYearType(): FieldType {
+  return digitsType(2, 2, "must be the last 2 digits of the year: '39' for 2039");
 }
 
 /**
@@ -212,7 +224,8 @@ export function digitsType(min: number, max: number): FieldType {
  * 19 characters after the charset test; the reason never holds the number.
  */
 export function cardNumberType(): FieldType {
-  const digits = digitsType(9, 19);
+  // A number copied as printed on the card or shown to the payer has spaces or dashes.
+  const digits = digitsType(9, 19, 'must be 9 to 19 characters from 0-9, without spaces or dashes');
   const reason = 'must pass the card number check (Luhn): the number is mistyped or is not a card number';
   return {
     ...digits,
@@ -245,7 +258,7 @@ export function digitValueType(min: bigint, max: bigint): FieldType {
     notation: `Digits(value ${minText}-${maxText})`,
     json: 'string',
     check(value) {
-      if (typeof value !== 'string') return DIGITS_TYPE_REASON;
+      if (typeof value !== 'string') return DIGITS_TYPE_REASON(value);
       if (!pattern.test(value)) return charsReason;
       const digits = stripLeadingZeros(value);
       return compareDigits(digits, minText) < 0 || compareDigits(digits, maxText) > 0 ? reason : null;
@@ -280,11 +293,12 @@ export function decInType(options: { signed?: boolean } = {}): FieldType {
   const reason = signed
     ? "must be a decimal number of 1 to 14 characters from 0-9, '.' and a leading '-'"
     : "must be a decimal number of 1 to 14 characters from 0-9 and '.'";
+  const typeReason = wrongTypeReason('a JSON string holding a decimal number', 'number');
   return {
     notation: signed ? 'DecIn(signed)' : 'DecIn',
     json: 'string',
     check(value) {
-      if (typeof value !== 'string') return 'must be a JSON string holding a decimal number, not a number';
+      if (typeof value !== 'string') return typeReason(value);
       return value.length >= 1 && value.length <= 14 && pattern.test(value) ? null : reason;
     },
     samples: {
@@ -455,11 +469,12 @@ export function booleanType(): FieldType {
 /** Int: a JSON integer (not a string), zero or positive, within the stated bounds. */
 export function intType(min: number, max: number): FieldType {
   const reason = `must be an integer between ${min} and ${max}`;
+  const typeReason = wrongTypeReason('a JSON integer', 'string');
   return {
     notation: `Int(${min}-${max})`,
     json: 'integer',
     check(value) {
-      if (typeof value !== 'number') return 'must be a JSON integer, not a string';
+      if (typeof value !== 'number') return typeReason(value);
       return Number.isInteger(value) && value >= min && value <= max ? null : reason;
     },
     samples: { valid: [min, max], invalid: [...(min > 0 ? [min - 1] : []), max + 1, min + 0.5], wrongType: String(min) },

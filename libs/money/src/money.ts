@@ -50,7 +50,9 @@ export class Money {
     if (value.decimalPlaces() > units) {
       throw new MoneyError(
         'TOO_MANY_DECIMALS',
-        `${currency} amounts have at most ${units} decimal place${units === 1 ? '' : 's'}.`,
+        units === 0
+          ? `${currency} amounts are whole numbers: ${currency} has no minor unit.`
+          : `${currency} amounts have at most ${units} decimal place${units === 1 ? '' : 's'}.`,
       );
     }
     return new Money(value, currency);

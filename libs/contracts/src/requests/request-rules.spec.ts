@@ -120,7 +120,10 @@ describe('amounts against the currency minor units', () => {
       expect(rejection(() => validateOrderOperationRequest('REFUND', body))).toEqual({
         field: 'transaction.amount',
         validationType: 'INVALID',
-        explanation: `Value '${amount}' is invalid. amount must have at most ${currency === 'USD' ? 2 : currency === 'JPY' ? 0 : 3} decimal places for ${currency}.`,
+        explanation:
+          currency === 'JPY'
+            ? "Value '100.5' is invalid. amount must be a whole number for JPY, which has no minor unit."
+            : `Value '${amount}' is invalid. amount must have at most ${currency === 'USD' ? 2 : 3} decimal places for ${currency}.`,
       });
     }
   });

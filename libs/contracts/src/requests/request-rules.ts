@@ -57,6 +57,8 @@ function answerableAmounts(currency: string | undefined, amounts: Amount[]): Fie
 }
 
 function tooManyPlaces(currency: string, places: number): string {
+  // "at most 0 decimal places" reads as a riddle: JPY, KRW ... amounts are whole numbers.
+  if (places === 0) return `must be a whole number for ${currency}, which has no minor unit`;
   const allowed = places === 1 ? '1 decimal place' : `${places} decimal places`;
   const units = minorUnits(currency);
   return units === places

@@ -5,6 +5,7 @@ import {
   DecInField,
   DigitValueField,
   DigitsField,
+  ExpiryYearField,
   FreeTextField,
   GroupField,
   PostcodeZipField,
@@ -113,7 +114,7 @@ export class CardExpiry {
   month: string;
 
   /** Two digits; the year is 2000 + value. */
-  @DigitsField(2, 2, { required: true, label: 'Year' })
+  @ExpiryYearField({ required: true, label: 'Year' })
   year: string;
 }
 

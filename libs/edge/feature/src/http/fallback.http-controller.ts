@@ -1,4 +1,5 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
+import { listOf } from '@gateway/api-fields';
 import { GatewayError } from '@gateway/contracts';
 import { sendGatewayError } from '@gateway/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,15 +11,26 @@ export class FallbackHttpController {
   @All('*')
   unknown(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     const path = request.url.split('?')[0];
-    const route = API_ROUTES.find((r) => r.pattern.test(path));
+    const route = routeOf(path);
     if (route) {
-      void reply.header('Allow', route.methods.join(', '));
+      const allowed = route.methods;
+      void reply.header('Allow', allowed.join(', '));
+      // The Allow header says it too, but a developer reads the body first (a POST where the
+      // spec's operations are PUT is the usual case).
       sendGatewayError(
         reply,
-        new GatewayError('METHOD_NOT_ALLOWED', { explanation: `Method ${request.method} is not supported on this resource.` }),
+        new GatewayError('METHOD_NOT_ALLOWED', { explanation: `Method ${request.method} is not supported on this resource. Use ${listOf(allowed, 'or')}.` }),
       );
       return;
     }
-    sendGatewayError(reply, new GatewayError('UNKNOWN_PATH', { explanation: 'No such resource.' }));
+    // A base URL ending in '/' joined to a path, or a path copied with one: name the slash.
+    const explanation = path.length > 1 && path.endsWith('/') && routeOf(path.replace(/\/+$/, ''))
+      ? "No such resource. Remove the '/' at the end of the path."
+      : 'No such resource.';
+    sendGatewayError(reply, new GatewayError('UNKNOWN_PATH', { explanation }));
   }
+}
+
+function routeOf(path: string): (typeof API_ROUTES)[number] | undefined {
+  return API_ROUTES.find((r) => r.pattern.test(path));
 }

@@ -57,7 +57,7 @@ describe('agreement rules', () => {
   it('validates amounts against the order currency', () => {
     const error = refusal(() => checkAgreement({ maximumAmountPerPayment: '10.5' }, 'JPY', NOW));
     expect(error).toMatchObject({ field: 'agreement.maximumAmountPerPayment', validationType: 'INVALID' });
-    expect(error.explanation).toBe("Value '10.5' is invalid. JPY amounts have at most 0 decimal places.");
+    expect(error.explanation).toBe("Value '10.5' is invalid. JPY amounts are whole numbers: JPY has no minor unit.");
   });
 
   it('rejects a minimum amount above the maximum, compared exactly', () => {
