@@ -99,6 +99,11 @@ function renderDefault(variable: Variable): string {
   return `\`${String(variable.default)}\``;
 }
 
+function renderSecret(variable: Variable): string {
+  if (variable.credentialsInUrl) return '**yes**, with credentials in the URL';
+  return variable.secret ? '**yes**' : 'no';
+}
+
 function renderTable(variables: Variable[]): string[] {
   const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   return [
@@ -106,7 +111,7 @@ function renderTable(variables: Variable[]): string[] {
     '| --- | --- | --- | --- | --- |',
     ...variables.map(
       (v) =>
-        `| \`${v.name}\` | ${cell(renderDefault(v))} | ${v.secret ? '**yes**' : 'no'} | ${cell(v.description)} | ${cell(v.rules.join('; '))} |`,
+        `| \`${v.name}\` | ${cell(renderDefault(v))} | ${renderSecret(v)} | ${cell(v.description)} | ${cell(v.rules.join('; '))} |`,
     ),
   ];
 }
@@ -122,7 +127,9 @@ export function renderConfigReference(): string {
     'Every app reads its configuration from environment variables once, at start, and refuses to',
     'start (exit code 78) naming each variable that is missing or invalid. **Secret** variables',
     'come from Kubernetes Secrets (see [the operator\'s guide](README.md#secrets)); never put them',
-    'in a ConfigMap. An empty value counts as unset and takes the default.',
+    'in a ConfigMap. A URL secret "with credentials in the URL" may be in a ConfigMap only without',
+    'them (no user, password or token before an `@`). Secrets are never shown when the configuration',
+    'is described. An empty value counts as unset and takes the default.',
     '',
   ];
   for (const section of SECTIONS) {

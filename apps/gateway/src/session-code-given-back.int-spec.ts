@@ -1,6 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { connect, NatsConnection } from '@nats-io/transport-node';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
-import { standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
+import { SecurityCodeInUse, UsedSecurityCodes } from '@gateway/edge/domain';
+import { createLogger, GatewayNatsClient, MessageBus, Metrics, NotDeliveredError, standaloneBus, UnansweredError } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY, testInfra } from '@gateway/testing';
 import { callAs, GatewayResponse, securityCodeCheck, startSessionGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
@@ -70,5 +74,99 @@ describe('an operation naming a session, refused unprocessed', () => {
     const next = await call('PUT', `/order/${orderId}-next/transaction/t1`, verify);
     expect(next.status).toBe(201);
     expect(securityCodeCheck(next)).toBe('NOT_PRESENT');
+  });
+});
+
+/**
+ * The same on real NATS, where the edge's client can refuse to send: a request on a draining or
+ * closed connection never leaves the process (nats.js checks before it queues anything), so the
+ * code goes back; a request published and never answered may have reached the acquirer, so the
+ * code stays used. The operation's send is made here with the edge's own UsedSecurityCodes, over
+ * a NATS client of the test's, to a subject of the run's own; the code's fate is then read by a
+ * VERIFY over HTTP.
+ */
+describe('an operation naming a session, sent over NATS', () => {
+  const subjectPrefix = `t${randomBytes(6).toString('hex')}.`;
+  let service: NatsConnection;
+
+  beforeAll(async () => {
+    service = await connect({ servers: testInfra.natsUrl });
+    service.subscribe(`${subjectPrefix}never-answers.v1`, { callback: () => undefined });
+    await service.flush();
+  });
+
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  /** A session with the payer's card and security code 100, as the edge's store holds it. */
+  async function sessionWithCode(): Promise<{ sessionId: string; inUse: SecurityCodeInUse }> {
+    const created = await call('POST', '/session', {
+      sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: { ...TEST_EXPIRY.APPROVED }, securityCode: '100' } } },
+    });
+    expect(created.status).toBe(201);
+    const sessionId = String((created.body.session as JsonObject).id);
+    const found = await gateway.running.app.get<SessionStore>(SESSION_STORE).find(merchant.id, sessionId);
+    if (found.state !== 'ACTIVE' || !found.session.card) {
+      throw new Error(`session ${sessionId} has no card`);
+    }
+    return { sessionId, inUse: { session: { ...found.session, card: found.session.card } } };
+  }
+
+  /**
+   * Takes the session's code for an operation, as the edge does right before the send, then (after
+   * `beforeSend`) sends it over `client`: the refusal it ends with.
+   */
+  async function sendTaking(inUse: SecurityCodeInUse, client: GatewayNatsClient, beforeSend: () => void = () => undefined): Promise<unknown> {
+    const usedSecurityCodes = gateway.running.app.get(UsedSecurityCodes);
+    const context = { merchant: merchant.context, authMethod: 'PASSWORD' as const, apiVersion: 100, requestId: randomBytes(8).toString('hex') };
+    const bus = new MessageBus(
+      client,
+      { profile: 'distributed', servers: [testInfra.natsUrl], subjectPrefix, requestTimeoutMs: 300, serviceName: 'api-edge' },
+      createLogger({ service: 'api-edge', level: 'silent' }),
+      new Metrics(),
+    );
+    const taken = await usedSecurityCodes.take(context, inUse);
+    expect(taken.taken).toBeDefined();
+    beforeSend();
+    return usedSecurityCodes.sending(taken, () => bus.request('never-answers.v1', {})).then(
+      () => 'answered',
+      (err: unknown) => err,
+    );
+  }
+
+  async function nextVerifyCheck(sessionId: string): Promise<unknown> {
+    const verify = { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: sessionId }, sourceOfFunds: { type: 'CARD' } };
+    const answered = await call('PUT', `/order/gb-nats-${randomBytes(6).toString('hex')}/transaction/t1`, verify);
+    expect(answered.status).toBe(201);
+    return securityCodeCheck(answered);
+  }
+
+  it('gives the code back when the connection was draining: nothing was sent', async () => {
+    const { sessionId, inUse } = await sessionWithCode();
+    const client = new GatewayNatsClient({ servers: [testInfra.natsUrl], name: 'edge-test', requestTimeoutMs: 300 });
+    const connection = (await client.connect()) as unknown as NatsConnection;
+    let drained: Promise<void> | undefined;
+    try {
+      await expect(sendTaking(inUse, client, () => (drained = connection.drain()))).resolves.toBeInstanceOf(NotDeliveredError);
+    } finally {
+      await drained;
+      await client.close();
+    }
+
+    expect(await nextVerifyCheck(sessionId)).toBe('MATCH');
+    expect(await nextVerifyCheck(sessionId)).toBe('NOT_PRESENT');
+  });
+
+  it('keeps the code used when the request was published and never answered: the service may have had it', async () => {
+    const { sessionId, inUse } = await sessionWithCode();
+    const client = new GatewayNatsClient({ servers: [testInfra.natsUrl], name: 'edge-test', requestTimeoutMs: 300 });
+    try {
+      await expect(sendTaking(inUse, client)).resolves.toBeInstanceOf(UnansweredError);
+    } finally {
+      await client.close();
+    }
+
+    expect(await nextVerifyCheck(sessionId)).toBe('NOT_PRESENT');
   });
 });

@@ -391,10 +391,19 @@ describe('an operation naming a session', () => {
 
 describe('an expired session', () => {
   it('is a clear 400 for operations and for the resource, and its card data is gone from Redis', async () => {
-    const shortLived = await startGateway({ SESSION_TTL_MS: '1000' });
+    const shortLived = await startGateway({ SESSION_TTL_MS: '120000' });
     const merchant = await newMerchant(shortLived);
     const created = await call('POST', `${merchant.base}/session`, merchant, { sourceOfFunds: { provided: { card } }, order: { currency: 'USD' } }, shortLived);
     const id = created.body.session.id;
+    // The session's key lives the configured lifetime (the shortest allowed, 2 minutes), brought
+    // forward here rather than waited for: Redis deletes it as it would then.
+    await withRedis(async (redis) => {
+      const key = `${process.env.TEST_REDIS_PREFIX}session:${id}`;
+      const lifetime = await redis.pttl(key);
+      expect(lifetime).toBeGreaterThan(100_000);
+      expect(lifetime).toBeLessThanOrEqual(120_000);
+      await redis.pexpire(key, 1);
+    });
     await waitFor(async () => (await call('GET', `${merchant.base}/session/${id}`, merchant, undefined, shortLived)).status === 400, {
       timeoutMs: 10_000,
       what: 'the session to expire',
@@ -426,13 +435,17 @@ describe('card data in Redis', () => {
   });
 });
 
-async function redisValue(key: string): Promise<string | null> {
+async function withRedis<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis(testInfra.redisUrl);
   try {
-    return await redis.get(`${process.env.TEST_REDIS_PREFIX}${key}`);
+    return await work(redis);
   } finally {
     redis.disconnect();
   }
+}
+
+function redisValue(key: string): Promise<string | null> {
+  return withRedis((redis) => redis.get(`${process.env.TEST_REDIS_PREFIX}${key}`));
 }
 
 async function storedSession(id: string) {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@gateway/platform';
+import { ConfigError, describeConfig, describeVariables, loadConfig, urlCarriesCredentials } from '@gateway/platform';
 import { EdgeConfig } from './edge.config';
 import { TrustedProxies } from './http/trusted-proxies';
 
@@ -107,5 +107,61 @@ describe('EdgeConfig: the API version range', () => {
     expect(problemsOf({ API_VERSION_MIN: '29', API_VERSION_MAX: '29' })).toEqual({});
     // A malformed minimum is reported on its own variable only.
     expect(problemsOf({ API_VERSION_MIN: 'v29' })).toEqual({ API_VERSION_MIN: expect.any(String) });
+  });
+});
+
+describe('EdgeConfig: durations in milliseconds', () => {
+  it('refuses a session lifetime written in seconds, saying the unit, rather than sessions of 3.6 seconds', () => {
+    expect(problemsOf({ SESSION_TTL_MS: '3600' })).toEqual({
+      SESSION_TTL_MS: 'must be at least 120000 (2 minutes): the value is in milliseconds; 3600 is 3.6 seconds',
+    });
+    // Any lifetime up to the maximum, a day, written in seconds.
+    expect(problemsOf({ SESSION_TTL_MS: '86400' })).toEqual({ SESSION_TTL_MS: expect.stringContaining('the value is in milliseconds; 86400 is 86.4 seconds') });
+    expect(problemsOf({ SESSION_TTL_MS: '119999' })).toEqual({ SESSION_TTL_MS: expect.stringContaining('at least 120000') });
+    expect(problemsOf({ SESSION_TTL_MS: '120000' })).toEqual({});
+    expect(problemsOf({ SESSION_TTL_MS: '1h' })).toEqual({ SESSION_TTL_MS: expect.stringContaining('must be an integer') });
+  });
+
+  it('refuses an expired session notice written in seconds, up to its maximum of a week', () => {
+    expect(problemsOf({ SESSION_EXPIRED_NOTICE_MS: '604800' })).toEqual({
+      SESSION_EXPIRED_NOTICE_MS: 'must be at least 900000 (15 minutes): the value is in milliseconds; 604800 is 604.8 seconds',
+    });
+    expect(problemsOf({ SESSION_EXPIRED_NOTICE_MS: '900000' })).toEqual({});
+  });
+
+  it('names the unit for the other durations whose floor already refuses seconds', () => {
+    expect(problemsOf({ HTTP_REQUEST_TIMEOUT_MS: '30' })).toEqual({
+      HTTP_REQUEST_TIMEOUT_MS: 'must be at least 1000 (1 second): the value is in milliseconds; 30 is 0.03 seconds',
+    });
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '30' })).toEqual({ ORDER_LOCK_TTL_MS: expect.stringContaining('the value is in milliseconds; 30 is 0.03 seconds') });
+  });
+});
+
+describe('EdgeConfig: URLs with credentials', () => {
+  it('never shows the Redis or NATS password when the configuration is described', () => {
+    const config = loadConfig(EdgeConfig, { ...BASE, REDIS_URL: 'rediss://:redis-pw-3f9a@redis.internal:6379', NATS_URL: 'tls://edge:nats-pw-7c21@nats-0:4222,tls://edge:nats-pw-7c21@nats-1:4222' });
+    const described = JSON.stringify(describeConfig(EdgeConfig, config));
+
+    expect(described).not.toContain('redis-pw-3f9a');
+    expect(described).not.toContain('nats-pw-7c21');
+    expect(described).not.toContain('p'.repeat(32));
+    expect(describeConfig(EdgeConfig, config)).toMatchObject({ REDIS_URL: '<set>', NATS_URL: '<set>', DATABASE_URL: '<set>' });
+  });
+
+  it('marks every URL that may carry credentials secret: the database wholly, Redis and NATS for their credentials', () => {
+    const docs = describeVariables(EdgeConfig);
+    expect(docs.DATABASE_URL).toMatchObject({ secret: true });
+    expect(docs.DATABASE_URL.credentialsInUrl).toBeUndefined();
+    expect(docs.REDIS_URL).toMatchObject({ secret: true, credentialsInUrl: true });
+    expect(docs.NATS_URL).toMatchObject({ secret: true, credentialsInUrl: true });
+    expect(docs.PUBLIC_BASE_URL).toMatchObject({ secret: false });
+  });
+
+  it('tells a URL with credentials from one without, in each of a list', () => {
+    expect(urlCarriesCredentials('redis://redis:6379')).toBe(false);
+    expect(urlCarriesCredentials('tls://nats-0:4222,tls://nats-1:4222')).toBe(false);
+    expect(urlCarriesCredentials('rediss://:pw@redis:6379')).toBe(true);
+    expect(urlCarriesCredentials('nats://token@nats:4222')).toBe(true);
+    expect(urlCarriesCredentials('tls://nats-0:4222, tls://u:pw@nats-1:4222')).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
 import { IsApiPasswordPeppers } from '@gateway/edge/domain';
-import { DatabaseConfig, Describe, IntVar, RelatedVariable } from '@gateway/platform';
+import { DatabaseConfig, Describe, IntVar, MinMilliseconds, RelatedVariable } from '@gateway/platform';
 
 /**
  * An admitted request waits at most about the cap divided by the gateway's throughput. 128, as the
@@ -17,7 +17,9 @@ export type ClientCertMode = (typeof CLIENT_CERT_MODES)[number];
 
 /** api-edge's configuration, read once at boot (see docs/operations/configuration.md). */
 export class EdgeConfig extends DatabaseConfig {
-  @Describe('Redis URL for per-order locks, payment sessions and throttling (distributed profile).')
+  @Describe('Redis URL for per-order locks, payment sessions and throttling (distributed profile). With a password (`rediss://:<password>@host:6379`), keep it in a Secret.', {
+    secret: 'credentials-in-url',
+  })
   @IsString()
   @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
@@ -84,22 +86,25 @@ export class EdgeConfig extends DatabaseConfig {
   @Describe('Lease of the per-order lock. Longer than twice NATS_REQUEST_TIMEOUT_MS (an operation may wait on two requests under it), so a live operation never loses its lock.')
   @IntVar()
   @IsInt()
-  @Min(1_000)
+  @MinMilliseconds(1_000)
   @Max(600_000)
   @LongerThanRequestTimeout()
   ORDER_LOCK_TTL_MS = 30_000;
 
-  @Describe('Lifetime of a payment session after its creation or last update; then its data (card included) is deleted.')
+  // At least 2 minutes: a payer has to enter the card in that time, and every lifetime an operator
+  // could mean in seconds (up to a day, the maximum) is refused rather than run a thousand times shorter.
+  @Describe('Lifetime of a payment session after its creation or last update, in milliseconds; then its data (card included) is deleted.')
   @IntVar()
   @IsInt()
-  @Min(1_000)
+  @MinMilliseconds(120_000)
   @Max(86_400_000)
   SESSION_TTL_MS = 3_600_000;
 
-  @Describe('How long after its expiry a session is still answered as expired (a clear 400) rather than unknown.')
+  // At least 15 minutes: more than any notice an operator could mean in seconds (up to a week, the maximum).
+  @Describe('How long after its expiry a session is still answered as expired (a clear 400) rather than unknown, in milliseconds.')
   @IntVar()
   @IsInt()
-  @Min(0)
+  @MinMilliseconds(900_000)
   @Max(604_800_000)
   SESSION_EXPIRED_NOTICE_MS = 86_400_000;
 
@@ -153,7 +158,7 @@ export class EdgeConfig extends DatabaseConfig {
   @Describe('Longest time a client may take to send its whole request (request line, headers and body), in milliseconds; a slower one is answered 408 and disconnected. The body is read before the credentials are checked, so this bounds what any client can hold open.')
   @IntVar()
   @IsInt()
-  @Min(1_000)
+  @MinMilliseconds(1_000)
   @Max(600_000)
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 

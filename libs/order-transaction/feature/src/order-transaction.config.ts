@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
-import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, RelatedVariable, RequestHashKeyVar } from '@gateway/platform';
+import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar } from '@gateway/platform';
 
 export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
 export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
@@ -74,7 +74,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
   )
   @IntVar()
   @IsInt()
-  @Min(500)
+  @MinMilliseconds(500)
   @Max(60_000)
   WEBHOOK_TIMEOUT_MS = 10_000;
 

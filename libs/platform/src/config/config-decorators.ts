@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Transform } from 'class-transformer';
-import { ValidateBy } from 'class-validator';
+import { Min, ValidateBy } from 'class-validator';
 
 /**
  * Environment variables arrive as strings. These decorators convert them strictly (a typo
@@ -11,15 +11,34 @@ const DOC_KEY = Symbol('config:doc');
 
 export interface VariableDoc {
   description: string;
+  /** Never shown (describeConfig), and never set in a ConfigMap (the manifests' test). */
   secret: boolean;
+  /**
+   * A URL secret for the credentials it may carry (`redis://:<password>@host`): a ConfigMap may
+   * set it without them (a server that asks none, or authenticates clients by certificate).
+   */
+  credentialsInUrl?: true;
 }
 
-export function Describe(description: string, options: { secret?: boolean } = {}): PropertyDecorator {
+/**
+ * `secret: 'credentials-in-url'` marks a URL that may carry a user, password or token: secret like
+ * any other (never shown), though one without credentials may sit in a ConfigMap.
+ */
+export function Describe(description: string, options: { secret?: boolean | 'credentials-in-url' } = {}): PropertyDecorator {
   return (target, propertyKey) => {
     const docs: Record<string, VariableDoc> = { ...(Reflect.getMetadata(DOC_KEY, target) ?? {}) };
-    docs[String(propertyKey)] = { description, secret: options.secret ?? false };
+    docs[String(propertyKey)] = {
+      description,
+      secret: options.secret !== undefined && options.secret !== false,
+      ...(options.secret === 'credentials-in-url' ? { credentialsInUrl: true } : {}),
+    };
     Reflect.defineMetadata(DOC_KEY, docs, target);
   };
+}
+
+/** Whether any of the comma-separated URLs in `value` carries credentials (anything before an `@` in its authority). */
+export function urlCarriesCredentials(value: string): boolean {
+  return value.split(',').some((url) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url.trim()));
 }
 
 /** Every documented variable of a config class, including inherited ones. */
@@ -43,6 +62,27 @@ export function IntVar(): PropertyDecorator {
 /** `true` or `false` only; `1`, `yes` and friends are rejected rather than guessed. */
 export function BoolVar(): PropertyDecorator {
   return Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
+}
+
+/**
+ * `@Min` of a duration in milliseconds whose shortest sensible value is longer than anything an
+ * operator could mean in seconds for it (more than its `@Max` read as seconds): a value written in
+ * seconds (`SESSION_TTL_MS=3600` for an hour, 3.6 seconds as milliseconds) then stops the app with
+ * a message that names the unit, instead of running with a duration a thousand times too short.
+ */
+export function MinMilliseconds(floor: number): PropertyDecorator {
+  return Min(floor, {
+    message: ({ value }) => {
+      const read = typeof value === 'number' ? `; ${value} is ${value / 1_000} seconds` : '';
+      return `must be at least ${floor} (${inWords(floor)}): the value is in milliseconds${read}`;
+    },
+  });
+}
+
+function inWords(ms: number): string {
+  const [amount, unit] =
+    ms % 3_600_000 === 0 ? [ms / 3_600_000, 'hour'] : ms % 60_000 === 0 ? [ms / 60_000, 'minute'] : ms % 1_000 === 0 ? [ms / 1_000, 'second'] : [ms, 'millisecond'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }
 
 /** A rule between one integer variable and others of its configuration (`C`), checked at start. */

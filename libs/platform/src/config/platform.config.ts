@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_MIGRATION_LOCK_TIMEOUT_MS } from '../database/migrate';
-import { BoolVar, Describe, IntVar } from './config-decorators';
+import { BoolVar, Describe, IntVar, MinMilliseconds } from './config-decorators';
 
 export const PROFILES = ['distributed', 'standalone'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -53,7 +53,9 @@ export class PlatformConfig {
   @Max(65535)
   METRICS_PORT: number | undefined = undefined;
 
-  @Describe('NATS server URLs, comma-separated.')
+  @Describe('NATS server URLs, comma-separated. With a user and password or a token in them (`tls://<user>:<password>@host:4222`), keep it in a Secret.', {
+    secret: 'credentials-in-url',
+  })
   @IsString()
   @Matches(/^(nats|tls):\/\/[^,\s]+(,(nats|tls):\/\/[^,\s]+)*$/)
   NATS_URL = 'nats://127.0.0.1:4222';
@@ -97,7 +99,7 @@ export class PlatformConfig {
   @Describe('Timeout of each readiness check (database, NATS, Redis, services). The checks run together: keep it under the readiness probe\'s timeout (3 s in k8s/), or a slow dependency times the probe out before the answer names it.')
   @IntVar()
   @IsInt()
-  @Min(50)
+  @MinMilliseconds(50)
   @Max(30_000)
   HEALTH_CHECK_TIMEOUT_MS = 1_000;
 

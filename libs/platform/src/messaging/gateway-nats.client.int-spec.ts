@@ -5,10 +5,20 @@ import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { freePort, testServers } from '../test-support';
 import { GatewayNatsClient } from './gateway-nats.client';
-import { MessageBus, NotDeliveredError } from './message-bus';
+import { MessageBus, NotDeliveredError, RequestReplyClient, UnansweredError } from './message-bus';
+import { ReplyInbox } from './reply-inbox';
 
 const NATS_URL = testServers.natsUrl;
 const prefix = `t${randomBytes(6).toString('hex')}.`;
+
+function busOver(client: RequestReplyClient): MessageBus {
+  return new MessageBus(
+    client,
+    { profile: 'distributed', servers: [NATS_URL], subjectPrefix: prefix, requestTimeoutMs: 5_000, serviceName: 'client-test' },
+    createLogger({ service: 'client-test', level: 'silent' }),
+    new Metrics(),
+  );
+}
 
 describe('GatewayNatsClient.request', () => {
   let service: NatsConnection;
@@ -78,23 +88,60 @@ describe('GatewayNatsClient.request', () => {
 
   it('fails at once when nobody serves the subject, which MessageBus tells apart as never delivered', async () => {
     const started = Date.now();
-    const bus = new MessageBus(
-      client,
-      { profile: 'distributed', servers: [NATS_URL], subjectPrefix: prefix, requestTimeoutMs: 5_000, serviceName: 'client-test' },
-      createLogger({ service: 'client-test', level: 'silent' }),
-      new Metrics(),
-    );
 
-    await expect(bus.request('nobody.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
+    await expect(busOver(client).request('nobody.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('fails with a TimeoutError within the request time while NATS was never reachable, and connects once it is', async () => {
+  /**
+   * What MessageBus makes of a request refused before it left the client, against what it makes
+   * of one published whose reply never came: only the first may count as never delivered (a
+   * session's security code is given back on it, a reservation released).
+   */
+  describe('on a connection that is going away', () => {
+    /** A client of its own, connected, and its connection: each test ends them itself. */
+    async function connectedClient(): Promise<{ closing: GatewayNatsClient; connection: NatsConnection }> {
+      const closing = new GatewayNatsClient({ servers: [NATS_URL], name: 'client-test', requestTimeoutMs: 2_000 });
+      return { closing, connection: (await closing.connect()) as unknown as NatsConnection };
+    }
+
+    it('reads a request on a draining connection as never delivered', async () => {
+      const { closing, connection } = await connectedClient();
+      const drained = connection.drain();
+
+      await expect(busOver(closing).request('echo.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
+      await drained;
+      await closing.close();
+    });
+
+    it('reads a request on a connection already closed as never delivered', async () => {
+      // The inbox the client holds for the connection; once nats.js has closed it, Nest drops it
+      // and the client's next request connects anew: the moment in between, held still here.
+      const connection = await connect({ servers: NATS_URL });
+      const inbox = new ReplyInbox(connection);
+      await connection.close();
+      const closedClient: RequestReplyClient = { request: (subject, data, timeoutMs) => inbox.request(subject, JSON.stringify(data), undefined, timeoutMs) };
+
+      await expect(busOver(closedClient).request('echo.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
+    });
+
+    it('reads a request published before its connection closed as unanswered: the service may have it', async () => {
+      const { closing, connection } = await connectedClient();
+      const waiting = busOver(closing).request('slow.v1', {});
+      await connection.flush(); // published: the service has it
+      await connection.close();
+
+      await expect(waiting).rejects.toBeInstanceOf(UnansweredError);
+      await closing.close();
+    });
+  });
+
+  it('fails as not sent within the request time while NATS was never reachable, and connects once it is', async () => {
     const port = await freePort();
     const late = new GatewayNatsClient({ servers: [`nats://127.0.0.1:${port}`], name: 'client-test', requestTimeoutMs: 300 });
     let nats: ChildProcess | undefined;
     try {
-      await expect(late.request('any.v1', {}, 300)).rejects.toMatchObject({ name: 'TimeoutError' });
+      await expect(late.request('any.v1', {}, 300)).rejects.toMatchObject({ name: 'NotSent' });
 
       nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
       // The client keeps trying: with NATS up, the same subject is now merely unserved.

@@ -3,6 +3,7 @@ import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { withinDeadline } from './deadline';
 import type { NatsTls, RequestReplyClient } from './message-bus';
 import { ReplyInbox } from './reply-inbox';
+import { refusedToSend, transportFailure } from './transport-failure';
 
 export interface GatewayNatsClientOptions {
   servers: string[];
@@ -42,10 +43,15 @@ export class GatewayNatsClient extends ClientNats implements RequestReplyClient 
    */
   async request(subject: string, data: unknown, timeoutMs: number): Promise<unknown> {
     // Connected: the connection at hand. Not yet (NATS was away at start): waiting for it counts
-    // against the request's time, as nats.js's reconnect buffering does once connected.
-    const connection = (this.natsClient ?? (await withinDeadline(this.connect(), timeoutMs, subject))) as unknown as NatsConnection;
+    // against the request's time, as nats.js's reconnect buffering does once connected; a request
+    // still unconnected when its time is up was never sent.
+    const connection = (this.natsClient ?? (await this.connectWithin(timeoutMs, subject))) as unknown as NatsConnection;
     if (!this.inbox?.servesConnection(connection)) {
-      this.inbox = new ReplyInbox(connection);
+      try {
+        this.inbox = new ReplyInbox(connection);
+      } catch (err) {
+        throw refusedToSend(err);
+      }
     }
     this.lastId = (this.lastId + 1) % Number.MAX_SAFE_INTEGER;
     const serialized = this.serializer.serialize({ pattern: subject, data, id: String(this.lastId) }) as { data: string | Uint8Array; headers?: MsgHdrs };
@@ -55,6 +61,14 @@ export class GatewayNatsClient extends ClientNats implements RequestReplyClient 
       throw reply.err;
     }
     return reply.response;
+  }
+
+  private async connectWithin(timeoutMs: number, subject: string): Promise<unknown> {
+    try {
+      return await withinDeadline(this.connect(), timeoutMs, subject);
+    } catch (err) {
+      throw err instanceof Error && err.name === 'TimeoutError' ? transportFailure('NotSent', `not sent: NATS not reached within ${timeoutMs} ms`, err) : err;
+    }
   }
 
   /** ClientProxy's `send`, for code that uses the client as Nest's: the same request. */

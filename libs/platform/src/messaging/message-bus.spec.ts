@@ -67,16 +67,25 @@ describe('MessageBus', () => {
     expect(err).toBeInstanceOf(UnansweredError);
   });
 
-  it('calls a timeout and a connection closed while the reply was awaited unanswered; a refusal or a failure to send stays what it is', async () => {
+  it('calls a timeout and a connection closed while the reply was awaited unanswered; a refusal stays what it is', async () => {
     const closed = Object.assign(new Error('closed'), { name: 'ClosedConnectionError' });
     await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(closed))).request('x', {}))).resolves.toBeInstanceOf(UnansweredError);
-    const draining = Object.assign(new Error('draining'), { name: 'DrainingConnectionError' });
-    const unsent = await rejectionOf(busOver(clientReplying(() => Promise.reject(draining))).request('x', {}));
-    expect(unsent).not.toBeInstanceOf(UnansweredError);
-    expect(unsent).toMatchObject({ code: 'SERVER_BUSY' });
     await expect(rejectionOf(busOver(clientReplying(() => Promise.reject(notActedOnReply()))).request('x', {}))).resolves.not.toBeInstanceOf(
       UnansweredError,
     );
+  });
+
+  it.each(['DrainingConnectionError', 'ConnectionError', 'NotSent'])('reads a request the client refused to send (%s) as never delivered', async (name) => {
+    const unsent = await rejectionOf(busOver(clientReplying(() => Promise.reject(Object.assign(new Error('refused'), { name })))).request('x', {}));
+    expect(unsent).toBeInstanceOf(NotDeliveredError);
+    expect(unsent).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1 });
+  });
+
+  it('keeps a RequestError a plain SERVER_BUSY: nats.js raises it for a request already published too', async () => {
+    const requestError = Object.assign(new Error('connection closed'), { name: 'RequestError' });
+    const err = await rejectionOf(busOver(clientReplying(() => Promise.reject(requestError))).request('x', {}));
+    expect(err).not.toBeInstanceOf(NotDeliveredError);
+    expect(err).toMatchObject({ code: 'SERVER_BUSY' });
   });
 
   it("reads a service's refusal of a message past its deadline as never delivered, in-process as on NATS", async () => {

@@ -27,29 +27,33 @@ export interface MessagingOptions {
   maxInFlight?: number;
 }
 
-/** Transport failures: the dependency is unavailable, not broken. */
-const UNAVAILABLE = new Set([
-  'NoResponders',
-  'TimeoutError',
-  'RequestError',
-  'ClosedConnectionError',
-  'DrainingConnectionError',
-  'ConnectionError',
-]);
+/** Transport failures: the dependency is unavailable, not broken (NEVER_SENT's are read before). */
+const UNAVAILABLE = new Set(['NoResponders', 'TimeoutError', 'RequestError', 'ClosedConnectionError']);
+
+/**
+ * Transport failures raised before anything of the request left this process (read in nats.js 3,
+ * @nats-io/nats-core): DrainingConnectionError only by the checks `publish` and `subscribe` make
+ * before they queue anything; ConnectionError only while dialling, before there is a connection to
+ * publish on; NotSent, our clients' own name for a publish refused on a closed connection or NATS
+ * not reached in the request's time (transport-failure.ts). The request had no effect, as one nobody
+ * serves: NotDeliveredError. Not RequestError nor ClosedConnectionError: nats.js raises them for a
+ * request already published too (its request's "connection closed", our inbox closing).
+ */
+const NEVER_SENT = new Set(['NotSent', 'DrainingConnectionError', 'ConnectionError']);
 
 /**
  * Transport failures after which the request may have reached a service that acts on it: a
- * timeout, and a connection closed while the reply was awaited (the request was published; nats.js
- * also names a publish on a closed connection so, where the caution costs only wording). The
- * others fail before anything is sent.
+ * timeout, and a connection closed while the reply was awaited (the request was published; our
+ * client names a publish refused on a closed connection NotSent instead).
  */
 const MAY_HAVE_BEEN_RECEIVED = new Set(['TimeoutError', 'ClosedConnectionError']);
 
 /**
- * SERVER_BUSY because no instance serves the subject, or the instance that got the request
- * refused it unprocessed (over its in-flight cap): the request had no effect (unlike after a
- * timeout, when the service may have acted). A caller that reserved something before the
- * request can release it safely on this one.
+ * SERVER_BUSY because the request never left this process (its connection closed, draining or not
+ * made), no instance serves the subject, or the instance that got the request refused it
+ * unprocessed (over its in-flight cap): the request had no effect (unlike after a timeout, when
+ * the service may have acted). A caller that reserved something before the request can release
+ * it safely on this one.
  */
 export class NotDeliveredError extends GatewayError {
   constructor(readonly subject: string) {
@@ -86,7 +90,8 @@ function isNotActedOn(err: unknown): boolean {
 export interface RequestReplyClient {
   /**
    * The reply's response; the service's error as it sent it (a coded error's wire form); or a
-   * transport failure, an Error named for it: NoResponders, TimeoutError, ClosedConnectionError.
+   * transport failure, an Error named for it: NoResponders, NotSent, DrainingConnectionError,
+   * TimeoutError, ClosedConnectionError.
    */
   request(subject: string, data: unknown, timeoutMs: number): Promise<unknown>;
 }
@@ -150,6 +155,10 @@ export class MessageBus {
     }
     if (isNoResponders(err)) {
       this.logger.warn({ subject, reason: 'NoResponders' }, 'service unavailable');
+      return new NotDeliveredError(subject);
+    }
+    if (err instanceof Error && NEVER_SENT.has(err.name)) {
+      this.logger.warn({ subject, reason: err.name, message: err.message }, 'service unavailable: request not sent');
       return new NotDeliveredError(subject);
     }
     if (err instanceof Error && UNAVAILABLE.has(err.name)) {

@@ -1,5 +1,5 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import { transportFailure } from './transport-failure';
+import { refusedToSend, transportFailure } from './transport-failure';
 
 interface Waiting {
   readonly subject: string;
@@ -13,7 +13,9 @@ interface Waiting {
  * request does, minus its costs on the way: nats.js builds a RequestError (a stack trace) for
  * every request that succeeds, when it cancels the request after the reply, plus a timer
  * promise and a race. Failures are Errors named as MessageBus reads them: NoResponders (no
- * instance serves the subject: never delivered), TimeoutError, ClosedConnectionError.
+ * instance serves the subject: never delivered), NotSent (publish refused: the connection was
+ * closed), DrainingConnectionError (refused: it is draining), TimeoutError, ClosedConnectionError
+ * (the connection closed while the reply was awaited).
  */
 export class ReplyInbox {
   private readonly prefix = `${createInbox()}.`;
@@ -57,7 +59,7 @@ export class ReplyInbox {
       } catch (err) {
         this.waiting.delete(token);
         clearTimeout(timer);
-        reject(err instanceof Error ? err : transportFailure('RequestError', String(err)));
+        reject(err instanceof Error ? refusedToSend(err) : transportFailure('RequestError', String(err)));
       }
     });
   }

@@ -84,8 +84,9 @@ export class UsedSecurityCodes {
 
   /**
    * `send`'s answer, for the operation whose taking `sent` is (undefined: it took no code). Refused
-   * unprocessed (NotDeliveredError: nobody serving the subject, a service over its in-flight cap,
-   * an operation past its deadline), it reached no acquirer, and the code goes back (`giveBack`)
+   * unprocessed (NotDeliveredError: never sent, the edge's NATS connection draining, closed or not
+   * made; nobody serving the subject; a service over its in-flight cap; an operation past its
+   * deadline), it reached no acquirer, and the code goes back (`giveBack`)
    * before the refusal is passed on; after any other failure it stays used.
    */
   async sending<T>(sent: TakenSecurityCode | undefined, send: () => Promise<T>): Promise<T> {
