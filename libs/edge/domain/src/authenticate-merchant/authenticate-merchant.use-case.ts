@@ -220,7 +220,7 @@ export class AuthenticateMerchant {
       return await call();
     } catch (err) {
       this.logger.warn({ err }, 'request throttle unavailable');
-      throw new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.' });
+      throw GatewayError.serverBusy();
     }
   }
 

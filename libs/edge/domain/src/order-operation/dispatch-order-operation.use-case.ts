@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  AuthMethod,
   GatewayError,
   JsonObject,
-  MerchantContext,
   ORDER_OPERATION_REQUESTS,
   ORDER_OPERATION_SUBJECTS,
   OperationReply,
@@ -17,8 +15,9 @@ import {
   unmaskRequested,
   validateOrderOperationRequest,
 } from '@gateway/contracts';
-import { LOCK_SERVICE, LockService } from '@gateway/locking';
+import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics, UnansweredError } from '@gateway/platform';
+import { envelopeOf, RequestContext } from '../api/request-envelope';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
@@ -48,11 +47,7 @@ export const UNANSWERED_OPERATION_EXPLANATION =
   'The gateway is busy and did not finish the request in time; the operation may still have been processed. ' +
   'Retry the request with the same transaction id, or retrieve the transaction; do not retry with a new transaction id.';
 
-export interface OrderOperationCommand {
-  merchant: MerchantContext;
-  authMethod: AuthMethod;
-  apiVersion: number;
-  requestId: string;
+export interface OrderOperationCommand extends RequestContext {
   orderId: string;
   transactionId: string;
   body: JsonObject;
@@ -63,11 +58,17 @@ export interface OrderOperationResult {
   body: JsonObject;
 }
 
+/** An order operation that passed every check the edge makes before it locks the order. */
+interface CheckedOperation {
+  apiOperation: OrderApiOperation;
+  /** The body, a named session's values filled in, and the session to send. */
+  filled: FilledRequest;
+}
+
 /**
- * An order operation, once the request is authenticated and its path checked: validate the
- * body, serialise operations on the order under its lock (or answer LOCK_FAILURE after the
- * bounded wait), and hand the operation, with the lock's fencing token, to the owning
- * service.
+ * An order operation, once the request is authenticated and its path checked: check the whole
+ * request, serialise operations on the order under its lock (or answer LOCK_FAILURE after the
+ * bounded wait), and hand the operation, with the lock's fencing token, to the owning service.
  */
 @Injectable()
 export class DispatchOrderOperation {
@@ -86,10 +87,34 @@ export class DispatchOrderOperation {
   }
 
   async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
+    const operation = await this.checked(command);
+    const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
+    if (!lease) {
+      return this.lockFailure(command, operation);
+    }
+    try {
+      return await this.sendUnderLock(command, operation, lease);
+    } catch (err) {
+      // The ledger refused a stale fencing token: our lease lapsed and another operation took
+      // the order. Nothing was written (services reverse their side effects first), so it is
+      // answered like a lock we could not get, and the merchant may retry with the same id.
+      if (err instanceof GatewayError && err.code === 'ORDER_LOCK_LOST') {
+        this.metrics.lockFailures.inc();
+        return this.lockFailure(command, operation);
+      }
+      throw err;
+    } finally {
+      this.orderLocks.release(lease);
+    }
+  }
+
+  /**
+   * Every check before the order is locked, so an invalid request costs no lock round trip and
+   * never reaches a service. A session the request names fills it first (its own values win);
+   * then every field of the whole is checked.
+   */
+  private async checked(command: OrderOperationCommand): Promise<CheckedOperation> {
     const apiOperation = readApiOperation(command.body);
-    // A session the request names fills it first (its own values win); then every field of the
-    // whole is checked before the order is locked or a service is asked: an invalid request
-    // costs no lock round trip and never reaches a service.
     const filled = await this.sessions.fill(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
     const request = validateOrderOperationRequest(apiOperation, filled.body);
     // UNMASK without the permission and certificate authentication is a 400 on the field for
@@ -98,37 +123,25 @@ export class DispatchOrderOperation {
     // the rule again to decide what they show.
     unmaskRequested(request, command.merchant, command.authMethod);
     assertNotificationUrlAllowed(filled.body, command.merchant);
-    const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
-    if (!lease) {
-      return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
-    }
-    try {
-      const { session, taken } = await this.sessionToSend(command, filled);
-      const message: OrderOperationMessage = {
-        envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
-        apiOperation,
-        orderId: command.orderId,
-        transactionId: command.transactionId,
-        body: filled.body,
-        ...(session ? { session } : {}),
-        // Stamped last, right before the send: the service refuses the operation unprocessed if it
-        // could only begin it after this edge stopped waiting (docs/decisions/operation-deadline.md).
-        deadline: this.bus.deadline(),
-      };
-      const reply = await this.send(apiOperation, message, taken);
-      return { apiOperation, body: reply.body };
-    } catch (err) {
-      // The ledger refused a stale fencing token: our lease lapsed and another operation took
-      // the order. Nothing was written (services reverse their side effects first), so it is
-      // answered like a lock we could not get, and the merchant may retry with the same id.
-      if (err instanceof GatewayError && err.code === 'ORDER_LOCK_LOST') {
-        this.metrics.lockFailures.inc();
-        return { apiOperation, body: await this.lockFailure(command, apiOperation, filled.body) };
-      }
-      throw err;
-    } finally {
-      this.orderLocks.release(lease);
-    }
+    return { apiOperation, filled };
+  }
+
+  /** The operation as its service receives it, sent while this edge holds the order's lock (`lease`). */
+  private async sendUnderLock(command: OrderOperationCommand, { apiOperation, filled }: CheckedOperation, lease: Lease): Promise<OrderOperationResult> {
+    const { session, taken } = await this.sessionToSend(command, filled);
+    const message: OrderOperationMessage = {
+      envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
+      apiOperation,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      body: filled.body,
+      ...(session ? { session } : {}),
+      // Stamped last, right before the send: the service refuses the operation unprocessed if it
+      // could only begin it after this edge stopped waiting (docs/decisions/operation-deadline.md).
+      deadline: this.bus.deadline(),
+    };
+    const reply = await this.send(apiOperation, message, taken);
+    return { apiOperation, body: reply.body };
   }
 
   /**
@@ -195,25 +208,26 @@ export class DispatchOrderOperation {
    * a busy order is not kept waiting longer for the details. Only a new order's totals are
    * known (zero): an order the ledger did not answer for is answered without them.
    */
-  private async lockFailure(command: OrderOperationCommand, apiOperation: OrderApiOperation, body: JsonObject): Promise<JsonObject> {
-    const refused = { apiOperation, orderId: command.orderId, transactionId: command.transactionId, body, merchant: command.merchant };
+  private async lockFailure(command: OrderOperationCommand, { apiOperation, filled }: CheckedOperation): Promise<OrderOperationResult> {
+    const refused = { apiOperation, orderId: command.orderId, transactionId: command.transactionId, body: filled.body, merchant: command.merchant };
+    return { apiOperation, body: lockFailureBody(refused, await this.ledgerOrder(command)) };
+  }
+
+  /** The order as the ledger holds it now, for a LOCK_FAILURE answer: null when it does not exist yet. */
+  private async ledgerOrder(command: OrderOperationCommand): Promise<JsonObject | null | typeof ORDER_UNREAD> {
     try {
       const reply = await this.bus.request<OperationReply>(
         SUBJECTS.orderTransaction.retrieveOrder,
         { envelope: envelopeOf(command), orderId: command.orderId } satisfies RetrieveOrderMessage,
         { timeoutMs: LOCK_FAILURE_ORDER_READ_MS },
       );
-      return lockFailureBody(refused, reply.body);
+      return reply.body;
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'NOT_FOUND') {
-        return lockFailureBody(refused, null);
+        return null;
       }
       this.logger.warn({ err, orderId: command.orderId }, 'LOCK_FAILURE answered without the order: the ledger did not answer the read');
-      return lockFailureBody(refused, ORDER_UNREAD);
+      return ORDER_UNREAD;
     }
   }
-}
-
-function envelopeOf(command: OrderOperationCommand) {
-  return { merchant: command.merchant, apiVersion: command.apiVersion, requestId: command.requestId, authMethod: command.authMethod };
 }

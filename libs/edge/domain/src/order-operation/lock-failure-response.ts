@@ -49,22 +49,12 @@ export function lockFailureBody(refused: RefusedOperation, ledgerOrder: JsonObje
   const order = ledgerOrder === ORDER_UNREAD ? null : ledgerOrder;
   const transaction = withOrderAcquirer(withRoutedAcquirer(requestedTransaction(refused, order), refused), order);
   return {
-    order: order ? orderGroup(order) : requestedOrderGroup(refused, transaction, ledgerOrder !== ORDER_UNREAD),
+    order: order ? orderGroupOf(order) : requestedOrderGroup(refused, transaction, ledgerOrder !== ORDER_UNREAD),
     response: { gatewayCode: 'LOCK_FAILURE' },
     result: 'FAILURE',
     timeOfRecord: timeOfRecord(),
     transaction,
   };
-}
-
-/**
- * A retrieval's top level holds the order's own fields (the merchant's and the ledger's) beside
- * the other groups the order keeps (billing, customer, shipping, agreement, DCC), its result and
- * its transactions: only the first are the order group's, as in any response on the order
- * (contracts, ORDER_GROUP_FIELDS).
- */
-function orderGroup(order: JsonObject): JsonObject {
-  return orderGroupOf(order);
 }
 
 /**

@@ -24,7 +24,7 @@ export class OrderLocks {
       lease = await this.locks.acquire(`${merchantId}:${orderId}`, options);
     } catch (err) {
       this.logger.warn({ err }, 'order lock unavailable');
-      throw new GatewayError('SERVER_BUSY', { explanation: 'The gateway is busy. Please retry the request.' });
+      throw GatewayError.serverBusy();
     }
     this.metrics.lockWait.observe({ outcome: lease ? 'acquired' : 'timeout' }, Number(process.hrtime.bigint() - started) / 1e9);
     if (!lease) {

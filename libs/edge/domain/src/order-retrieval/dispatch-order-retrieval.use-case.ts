@@ -1,20 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import {
-  AuthMethod,
-  JsonObject,
-  MerchantContext,
-  OperationReply,
-  RetrieveOrderMessage,
-  RetrieveTransactionMessage,
-  SUBJECTS,
-} from '@gateway/contracts';
+import { JsonObject, OperationReply, RetrieveOrderMessage, RetrieveTransactionMessage, SUBJECTS } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
+import { envelopeOf, RequestContext } from '../api/request-envelope';
 
-export interface OrderRetrievalCommand {
-  merchant: MerchantContext;
-  authMethod: AuthMethod;
-  apiVersion: number;
-  requestId: string;
+export interface OrderRetrievalCommand extends RequestContext {
   orderId: string;
   /** Absent: the whole order; present: one transaction on it. */
   transactionId?: string;
@@ -29,12 +18,7 @@ export class DispatchOrderRetrieval {
   constructor(private readonly bus: MessageBus) {}
 
   async execute(command: OrderRetrievalCommand): Promise<JsonObject> {
-    const envelope = {
-      merchant: command.merchant,
-      apiVersion: command.apiVersion,
-      requestId: command.requestId,
-      authMethod: command.authMethod,
-    };
+    const envelope = envelopeOf(command);
     const reply =
       command.transactionId === undefined
         ? await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveOrder, {

@@ -15,15 +15,13 @@ import { envelopeOf, RequestContext } from '../api/request-envelope';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 
-export type TokenRequestContext = RequestContext;
-
-export interface TokenOperationCommand extends TokenRequestContext {
+export interface TokenOperationCommand extends RequestContext {
   tokenId: string;
   body: JsonObject;
 }
 
-export type CreateTokenCommand = TokenRequestContext & { body: JsonObject };
-export type TokenReferenceCommand = TokenRequestContext & { tokenId: string; responseControls?: { sensitiveData: string } };
+export type CreateTokenCommand = RequestContext & { body: JsonObject };
+export type TokenReferenceCommand = RequestContext & { tokenId: string; responseControls?: { sensitiveData: string } };
 
 /**
  * Create or update token: the vault owns the rules and serialises concurrent writes to one
@@ -37,25 +35,28 @@ export class DispatchTokenOperation {
     private readonly usedSecurityCodes: UsedSecurityCodes,
   ) {}
 
+  /** PUT .../token/{tokenid}: create or update token. */
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
-    // A named session fills the request; every field of the whole is checked (apiOperation is
-    // UNSUPPORTED here) before the vault is asked.
-    const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
-    const request = validateTokenRequest(filled.body);
-    const { sent, taken } = await this.takeForSend(command, filled, request);
-    const message: TokenOperationMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, ...sent };
-    // Refused unprocessed, the save presented the card to no acquirer: a code it took goes back.
-    return (await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(SUBJECTS.tokenVault.saveToken, message))).body;
+    return this.save(SUBJECTS.tokenVault.saveToken, command, command.tokenId);
   }
 
-  /** POST .../token (beyond the spec): create with a token the vault generates. */
+  /** POST .../token (beyond the spec): create with a token the vault generates; the same fields as create or update token. */
   async create(command: CreateTokenCommand): Promise<JsonObject> {
-    // The same fields as create or update token.
+    return this.save(SUBJECTS.tokenVault.createToken, command);
+  }
+
+  /**
+   * A save, of the token `tokenId` or of a new one whose id the vault generates. A named session
+   * fills the request; every field of the whole is checked (apiOperation is UNSUPPORTED here)
+   * before the vault is asked. Refused unprocessed, the save presented the card to no acquirer:
+   * a session's security code it took goes back.
+   */
+  private async save(subject: string, command: CreateTokenCommand, tokenId?: string): Promise<JsonObject> {
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
     const { sent, taken } = await this.takeForSend(command, filled, request);
-    const message: CreateTokenMessage = { envelope: envelopeOf(command), ...sent };
-    return (await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(SUBJECTS.tokenVault.createToken, message))).body;
+    const message: TokenOperationMessage | CreateTokenMessage = { envelope: envelopeOf(command), ...(tokenId === undefined ? {} : { tokenId }), ...sent };
+    return (await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(subject, message))).body;
   }
 
   /**
@@ -65,7 +66,7 @@ export class DispatchTokenOperation {
    * it stays in the session for the operation that will use it.
    */
   private async takeForSend(
-    context: TokenRequestContext,
+    context: RequestContext,
     filled: FilledRequest,
     request: SaveTokenRequest,
   ): Promise<{ sent: Pick<FilledRequest, 'body' | 'session'>; taken?: TakenSecurityCode }> {

@@ -104,8 +104,9 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
   });
 
   // Admission comes once the body's bytes are in (a slow sender holds no slot: receiving is
-  // bounded by HTTP_REQUEST_TIMEOUT_MS and the body limit) and before anything costs: the JSON
-  // parsing, the credentials, the throttle and the order lock all run in the route's handler.
+  // bounded by HTTP_REQUEST_TIMEOUT_MS and the body limit) and before anything costs: the
+  // credentials and the throttle (the route's guard), the JSON parsing and the order lock (its
+  // handler) all come after it.
   // Probes and metrics are never refused: a liveness probe refused at the cap would restart a
   // busy pod, a refused readiness probe would move its load onto the others.
   const admission = new EdgeAdmission(limits.maxInFlight, metrics, logger);

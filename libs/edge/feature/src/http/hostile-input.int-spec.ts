@@ -250,6 +250,13 @@ describe('hostile input at the edge', () => {
       expect(received).toEqual([]);
     });
 
+    it("answers another merchant's credentials with the 401 before looking at the path's order id", async () => {
+      const other = await edge.createMerchant();
+      const response = await put(VERIFY_TEXT, orderUrl('o%0D%0A'), { authorization: other.authorization });
+      expect(response.status).toBe(401);
+      expect(received).toEqual([]);
+    });
+
     it('checks the path identifiers before the body', async () => {
       expectRefused(await put('{', orderUrl('o%0D%0A')), 400, { explanation: expect.stringMatching(/^Value 'o.*' is invalid\./), field: 'orderid', validationType: 'INVALID' });
     });

@@ -1,11 +1,14 @@
 import { JsonObject } from '@gateway/contracts';
+import { renderResponse, RequestContext } from '@gateway/edge/domain';
 import { ApiRequest } from './api-request';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * `correlationId` is transient: not stored, returned as sent. The edge's log lines for the
- * request carry it too, so a merchant's id for a call finds our logs.
+ * request carry it too, so a merchant's id for a call finds our logs. Routes call this right
+ * after parsing the body, before their use case can refuse or fail the request: the access log
+ * line of a 400 or a 500 carries it as well.
  */
 export function correlationIdOf(request: ApiRequest, body: JsonObject): string | undefined {
   if (typeof body.correlationId !== 'string') {
@@ -13,6 +16,16 @@ export function correlationIdOf(request: ApiRequest, body: JsonObject): string |
   }
   request.logContext.correlationId = body.correlationId.slice(0, 100);
   return body.correlationId;
+}
+
+/**
+ * A route's answer: the body's `result` noted for the access log and the latency metric, and the
+ * body rendered with the fields every response carries (merchant, version, the echoed
+ * correlationId).
+ */
+export function respond(request: ApiRequest, context: RequestContext, body: JsonObject, correlationId?: string): string {
+  request.apiResult = typeof body.result === 'string' ? body.result : undefined;
+  return renderResponse(body, { merchantId: context.merchant.id, version: context.apiVersion, correlationId });
 }
 
 /**

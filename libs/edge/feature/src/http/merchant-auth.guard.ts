@@ -3,7 +3,12 @@ import { AuthenticateMerchant } from '@gateway/edge/domain';
 import { ApiRequest } from './api-request';
 import { ClientCertificateReader } from './client-certificate.reader';
 
-/** First of the order of checks: the credentials. Nothing else is looked at before them. */
+/**
+ * First of the order of checks: the credentials (AuthenticateMerchant: password or certificate,
+ * a disabled merchant, the throttle). Nothing of the path or body is looked at before them.
+ * Leaves the authenticated merchant on the request, for ApiPath to match against the path, and
+ * its id on every log line of the request from here on.
+ */
 @Injectable()
 export class MerchantAuthGuard implements CanActivate {
   constructor(

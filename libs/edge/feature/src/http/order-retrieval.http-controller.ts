@@ -1,12 +1,12 @@
 import { Controller, Get, Header, HttpCode, Param, Req, UseGuards } from '@nestjs/common';
-import { checkOrderId, checkTransactionId, DispatchOrderRetrieval, renderResponse, toMerchantContext, unmaskRequestedInQuery } from '@gateway/edge/domain';
+import { checkOrderId, checkTransactionId, DispatchOrderRetrieval, unmaskRequestedInQuery } from '@gateway/edge/domain';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
-import { JSON_CONTENT_TYPE } from './http-conventions';
+import { JSON_CONTENT_TYPE, respond } from './http-conventions';
 import { MerchantAuthGuard } from './merchant-auth.guard';
 
 /**
- * Retrieval (issue 6): the order with its transactions, or one transaction, as the ledger
+ * Retrieval: the order with its transactions, or one transaction, as the ledger
  * holds them. 200; an unknown order or transaction is a 404 in the API's error shape
  * (docs/decisions/order-retrieval.md).
  */
@@ -51,23 +51,13 @@ export class OrderRetrievalHttpController {
     rawOrderId: string,
     rawTransactionId?: string,
   ): Promise<string> {
-    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+    const context = this.path.requestContext(request, rawVersion, rawMerchantId);
     const orderId = checkOrderId(rawOrderId);
     const transactionId = rawTransactionId === undefined ? undefined : checkTransactionId(rawTransactionId);
     request.apiOperation = operation;
-    const context = toMerchantContext(merchant);
     // The ledger keeps card numbers masked only: an allowed UNMASK has no full number to show,
     // a refused one is still the 400 (docs/decisions/unmasking.md).
-    unmaskRequestedInQuery(request.url, context, request.authenticated!.method);
-    const body = await this.retrieve.execute({
-      merchant: context,
-      authMethod: request.authenticated!.method,
-      apiVersion: version,
-      requestId: request.requestId,
-      orderId,
-      transactionId,
-    });
-    request.apiResult = typeof body.result === 'string' ? body.result : undefined;
-    return renderResponse(body, { merchantId: merchant.id, version });
+    unmaskRequestedInQuery(request.url, context.merchant, context.authMethod);
+    return respond(request, context, await this.retrieve.execute({ ...context, orderId, transactionId }));
   }
 }

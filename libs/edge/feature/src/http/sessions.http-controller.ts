@@ -1,25 +1,22 @@
 import { Controller, Get, Header, HttpCode, Inject, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
-import { JsonObject } from '@gateway/contracts';
 import {
   checkSessionId,
   CreateSession,
   JSON_BODY_LIMITS,
   JsonBodyLimits,
   parseJsonBody,
-  renderResponse,
   RequestContext,
   RetrieveSession,
-  toMerchantContext,
   UpdateSession,
   unmaskRequestedInQuery,
 } from '@gateway/edge/domain';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
-import { correlationIdOf, JSON_CONTENT_TYPE } from './http-conventions';
+import { correlationIdOf, JSON_CONTENT_TYPE, respond } from './http-conventions';
 import { MerchantAuthGuard } from './merchant-auth.guard';
 
 /**
- * Payment sessions (beyond the five operations, as the real gateway has them; docs/sessions.md):
+ * Payment sessions (beyond the order operations, as the real gateway has them; docs/sessions.md):
  * create (201, body optional), update (200) and retrieve (200, card masked). Operations use a
  * session by naming `session.id`.
  */
@@ -41,7 +38,8 @@ export class SessionsHttpController {
     const context = this.context(request, rawVersion, rawMerchantId, 'CREATE_SESSION');
     // A session is usually created empty: no body is the same as `{}`.
     const body = isEmpty(request.body) ? {} : parseJsonBody(request.body, this.bodyLimits);
-    return this.render(request, context, await this.createSession.execute({ ...context, body }), correlationIdOf(request, body));
+    const correlationId = correlationIdOf(request, body);
+    return respond(request, context, await this.createSession.execute({ ...context, body }), correlationId);
   }
 
   @Put(':sessionId')
@@ -56,8 +54,8 @@ export class SessionsHttpController {
     const context = this.context(request, rawVersion, rawMerchantId, 'UPDATE_SESSION');
     const sessionId = checkSessionId(rawSessionId);
     const body = parseJsonBody(request.body, this.bodyLimits);
-    const view = await this.updateSession.execute({ ...context, sessionId, body });
-    return this.render(request, context, view, correlationIdOf(request, body));
+    const correlationId = correlationIdOf(request, body);
+    return respond(request, context, await this.updateSession.execute({ ...context, sessionId, body }), correlationId);
   }
 
   @Get(':sessionId')
@@ -72,18 +70,14 @@ export class SessionsHttpController {
     const context = this.context(request, rawVersion, rawMerchantId, 'RETRIEVE_SESSION');
     const sessionId = checkSessionId(rawSessionId);
     const unmask = unmaskRequestedInQuery(request.url, context.merchant, context.authMethod);
-    return this.render(request, context, await this.retrieveSession.execute(context, sessionId, unmask));
+    return respond(request, context, await this.retrieveSession.execute(context, sessionId, unmask));
   }
 
+  /** The request's context, and the operation the access log names for it. */
   private context(request: ApiRequest, rawVersion: string, rawMerchantId: string, operation: string): RequestContext {
-    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+    const context = this.path.requestContext(request, rawVersion, rawMerchantId);
     request.apiOperation = operation;
-    return { merchant: toMerchantContext(merchant), authMethod: request.authenticated!.method, apiVersion: version, requestId: request.requestId };
-  }
-
-  private render(request: ApiRequest, context: RequestContext, body: JsonObject, correlationId?: string): string {
-    request.apiResult = typeof body.result === 'string' ? body.result : undefined;
-    return renderResponse(body, { merchantId: context.merchant.id, version: context.apiVersion, correlationId });
+    return context;
   }
 }
 

@@ -5,15 +5,13 @@ import {
   JSON_BODY_LIMITS,
   JsonBodyLimits,
   parseJsonBody,
-  renderResponse,
+  RequestContext,
   responseControlsFromQuery,
-  TokenRequestContext,
-  toMerchantContext,
 } from '@gateway/edge/domain';
-import { JsonObject, unmaskRequested } from '@gateway/contracts';
+import { unmaskRequested } from '@gateway/contracts';
 import { ApiPath } from './api-path';
 import { ApiRequest } from './api-request';
-import { correlationIdOf, JSON_CONTENT_TYPE } from './http-conventions';
+import { correlationIdOf, JSON_CONTENT_TYPE, respond } from './http-conventions';
 import { MerchantAuthGuard } from './merchant-auth.guard';
 
 @Controller('api/rest/version/:version/merchant/:merchantId/token')
@@ -35,21 +33,12 @@ export class TokensHttpController {
     @Param('merchantId') rawMerchantId: string,
     @Param('tokenId') rawTokenId: string,
   ): Promise<string> {
-    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+    const context = this.path.requestContext(request, rawVersion, rawMerchantId);
     const tokenId = checkTokenId(rawTokenId);
     const body = parseJsonBody(request.body, this.bodyLimits);
     const correlationId = correlationIdOf(request, body);
     request.apiOperation = 'TOKEN';
-    const reply = await this.dispatch.execute({
-      merchant: toMerchantContext(merchant),
-      authMethod: request.authenticated!.method,
-      apiVersion: version,
-      requestId: request.requestId,
-      tokenId,
-      body,
-    });
-    request.apiResult = typeof reply.result === 'string' ? reply.result : undefined;
-    return renderResponse(reply, { merchantId: merchant.id, version, correlationId });
+    return respond(request, context, await this.dispatch.execute({ ...context, tokenId, body }), correlationId);
   }
 
   /** Beyond the spec: create a token with an id the vault generates (docs/api-extensions.md). */
@@ -59,7 +48,8 @@ export class TokensHttpController {
   async post(@Req() request: ApiRequest, @Param('version') rawVersion: string, @Param('merchantId') rawMerchantId: string): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'CREATE_TOKEN');
     const body = parseJsonBody(request.body, this.bodyLimits);
-    return this.render(request, context, await this.dispatch.create({ ...context, body }), correlationIdOf(request, body));
+    const correlationId = correlationIdOf(request, body);
+    return respond(request, context, await this.dispatch.create({ ...context, body }), correlationId);
   }
 
   /** Beyond the spec: the token as stored, card data masked (`?responseControls.sensitiveData=UNMASK` shows the number). */
@@ -77,7 +67,7 @@ export class TokensHttpController {
     const controls = responseControlsFromQuery(request.url);
     // Refused here, before the vault is asked; the vault applies the same rule again.
     unmaskRequested(controls, context.merchant, context.authMethod);
-    return this.render(request, context, await this.dispatch.retrieve({ ...context, tokenId, ...controls }));
+    return respond(request, context, await this.dispatch.retrieve({ ...context, tokenId, ...controls }));
   }
 
   /** Beyond the spec: removes the token and its card data. */
@@ -92,17 +82,13 @@ export class TokensHttpController {
   ): Promise<string> {
     const context = this.context(request, rawVersion, rawMerchantId, 'DELETE_TOKEN');
     const tokenId = checkTokenId(rawTokenId);
-    return this.render(request, context, await this.dispatch.remove({ ...context, tokenId }));
+    return respond(request, context, await this.dispatch.remove({ ...context, tokenId }));
   }
 
-  private context(request: ApiRequest, rawVersion: string, rawMerchantId: string, operation: string): TokenRequestContext {
-    const { version, merchant } = this.path.merchantScope(request, rawVersion, rawMerchantId);
+  /** The request's context, and the operation the access log names for it. */
+  private context(request: ApiRequest, rawVersion: string, rawMerchantId: string, operation: string): RequestContext {
+    const context = this.path.requestContext(request, rawVersion, rawMerchantId);
     request.apiOperation = operation;
-    return { merchant: toMerchantContext(merchant), authMethod: request.authenticated!.method, apiVersion: version, requestId: request.requestId };
-  }
-
-  private render(request: ApiRequest, context: TokenRequestContext, reply: JsonObject, correlationId?: string): string {
-    request.apiResult = typeof reply.result === 'string' ? reply.result : undefined;
-    return renderResponse(reply, { merchantId: context.merchant.id, version: context.apiVersion, correlationId });
+    return context;
   }
 }
