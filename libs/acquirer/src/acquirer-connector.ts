@@ -37,6 +37,14 @@ export interface AcquirerCallOptions {
  * and linked refunds name the earlier transaction as the acquirer knows it, so a service
  * that never held the card (order-transaction) calls them directly. Business outcomes
  * (declines, timeouts, unknown outcomes) are results, never exceptions.
+ *
+ * A connector to a real acquirer must send the merchant, order and transaction ids of every
+ * call (AcquirerOperationContext) as the acquirer's duplicate-check reference (the merchant
+ * transaction reference its API de-duplicates on), so that an operation the gateway sends again
+ * under the same ids (a merchant's retry after the ledger lost its record, in a restore to an
+ * earlier point) is answered by the acquirer as the one it already processed, never processed
+ * twice. The ledger's own defence, `transactions record-lost`, needs an operator; this one does
+ * not (docs/decisions/backup-and-restore.md). The test acquirer keeps no state and cannot.
  */
 export interface AcquirerConnector {
   /** `transaction.acquirer.id` of the transactions it processes. */

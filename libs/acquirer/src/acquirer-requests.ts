@@ -95,7 +95,10 @@ export interface AcquirerAccountFunding {
 /** Point-of-sale data (`posTerminal.*`), as given or filled from EMV tags. */
 export type AcquirerPosData = Readonly<Record<string, unknown>>;
 
-/** Which order and transaction the acquirer call belongs to, and for whom. */
+/**
+ * Which order and transaction the acquirer call belongs to, and for whom. A real connector sends
+ * the three as the acquirer's duplicate-check reference (AcquirerConnector).
+ */
 export interface AcquirerOperationContext {
   /** The gateway merchant id; the test acquirer also uses it as the acquirer's merchant id. */
   readonly merchantId: string;

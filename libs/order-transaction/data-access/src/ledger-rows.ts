@@ -40,6 +40,14 @@ export interface StoredResponse {
   body: JsonObject;
 }
 
+/**
+ * The request hash stored with a transaction recorded from the acquirer's records
+ * (`transactions record-lost`): the merchant's request was lost with the database, so there is
+ * no hash of it. No HMAC-SHA256 is 64 zeros in practice (2^-256), and the column's check holds.
+ * A retry of that operation is matched on its amount and currency instead (replayOf).
+ */
+export const RECORDED_WITHOUT_REQUEST = '0'.repeat(64);
+
 /** What begin and record need to know about an order besides its row. */
 export interface OrderContents {
   /** By sequence: the order they were first recorded in. */

@@ -430,6 +430,24 @@ export class NotificationOutbox {
     return rows[0] ?? null;
   }
 
+  /**
+   * The latest notification of the order, if the outbox still holds one: the merchant's mode
+   * and the notification secret it was written with. Read inside the record of a transaction
+   * known only from the acquirer's records (RecordLostTransaction), which has no merchant
+   * profile to ask.
+   */
+  async latestOfOrder(manager: EntityManager, key: { merchantId: string; orderId: string }): Promise<{ merchantMode: MerchantMode; sealedSecret: string } | null> {
+    const rows: { merchantMode: MerchantMode; sealedSecret: string }[] = await manager.query(
+      `SELECT merchant_mode AS "merchantMode", sealed_secret AS "sealedSecret"
+         FROM order_transaction.notification_outbox
+        WHERE merchant_id = $1 AND order_id = $2
+        ORDER BY created_at DESC
+        LIMIT 1`,
+      [key.merchantId, key.orderId],
+    );
+    return rows[0] ?? null;
+  }
+
   /** A dispatcher worker's claim session (one pooled connection while it holds anything). */
   claims(): NotificationClaims {
     return new NotificationClaims(this.dataSource);

@@ -31,6 +31,7 @@ describe('operator commands: the usage needs no database', () => {
     ['notifications', ['--help'], 0, 'list-failed'],
     ['transactions', ['--help'], 0, 'unresolved'],
     ['transactions', ['resolve', '--help'], 0, 'resolve --merchant'],
+    ['transactions', ['record-lost', '--help'], 0, 'record-lost --file'],
     ['notifications', [], 2, 'resend'],
   ] as const)('%s %j: the usage, exit code %i, no configuration read', async (command, argv, code, shown) => {
     await runOperatorCommandMain(command, [...argv]);

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
-import { RecordOperation, ResolveUnknown, WriteNotification } from '@gateway/order-transaction/domain';
+import { RecordLostTransaction, RecordOperation, ResolveUnknown, WriteNotification } from '@gateway/order-transaction/domain';
 import { SealingKeyRing } from '@gateway/crypto';
 import {
   AppLogger,
@@ -40,8 +40,14 @@ export const stdio: CommandIo = {
 const OPERATOR_COMMANDS = {
   notifications: (argv: string[], { dataSource, io, webhookKeys }: CommandContext) =>
     runNotificationsCommand(argv, NotificationOutbox.over(dataSource), io, webhookKeys),
-  transactions: (argv: string[], { dataSource, io }: CommandContext) =>
-    runTransactionsCommand(argv, { unresolved: UnresolvedTransactions.over(dataSource), resolution: resolveUnknownOver(dataSource, commandLogger()) }, io),
+  transactions: (argv: string[], { dataSource, io }: CommandContext) => {
+    const logger = commandLogger();
+    return runTransactionsCommand(
+      argv,
+      { unresolved: UnresolvedTransactions.over(dataSource), resolution: resolveUnknownOver(dataSource, logger), lost: recordLostOver(dataSource, logger) },
+      io,
+    );
+  },
 };
 
 /** What a command runs with: the service's database, the operator's terminal, and the keys it may need. */
@@ -81,6 +87,13 @@ export function resolveUnknownOver(dataSource: DataSource, logger: AppLogger): R
   const events = new WriteNotification(NotificationOutbox.over(dataSource), logger);
   const inquiries = UnknownInquiries.over(dataSource);
   return new ResolveUnknown(ledger, new RecordOperation(ledger, events, inquiries, logger), events, inquiries, logger, new Metrics());
+}
+
+/** The record of transactions known only from the acquirer's records, wired the same way. */
+export function recordLostOver(dataSource: DataSource, logger: AppLogger): RecordLostTransaction {
+  const ledger = LedgerRepository.over(dataSource);
+  const events = new WriteNotification(NotificationOutbox.over(dataSource), logger);
+  return new RecordLostTransaction(ledger, new RecordOperation(ledger, events, UnknownInquiries.over(dataSource), logger), events, logger);
 }
 
 /** JSON log lines on stderr: stdout is the command's answer (--json output stays parseable). */

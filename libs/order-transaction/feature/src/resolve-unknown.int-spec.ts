@@ -12,7 +12,7 @@ import { UnresolvedTransactions } from '@gateway/order-transaction/data-access';
 import { RecordOperation } from '@gateway/order-transaction/domain';
 import { createLogger } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
-import { resolveUnknownOver } from './operator-commands';
+import { recordLostOver, resolveUnknownOver } from './operator-commands';
 import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { runTransactionsCommand } from './transactions.command';
 
@@ -52,7 +52,7 @@ async function resolve(args: string[]): Promise<{ code: number; out: string; err
   const out: string[] = [];
   const err: string[] = [];
   const logger = createLogger({ service: 'order-transaction', level: 'silent' });
-  const ledger = { unresolved: UnresolvedTransactions.over(app.dataSource), resolution: resolveUnknownOver(app.dataSource, logger) };
+  const ledger = { unresolved: UnresolvedTransactions.over(app.dataSource), resolution: resolveUnknownOver(app.dataSource, logger), lost: recordLostOver(app.dataSource, logger) };
   const code = await runTransactionsCommand(['resolve', ...args], ledger, { out: (t) => out.push(t), err: (t) => err.push(t) });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }

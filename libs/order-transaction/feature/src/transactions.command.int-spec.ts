@@ -34,9 +34,11 @@ async function run(argv: string[]): Promise<{ code: number; out: string[]; err: 
   const err: string[] = [];
   // `resolve` is proved with the ledger's app (resolve-unknown.int-spec.ts); this file lists.
   const resolution = { execute: () => Promise.reject(new Error('not used here')) } as Pick<ResolveUnknown, 'execute'>;
+  // `record-lost` likewise (record-lost.int-spec.ts).
+  const lost = { execute: () => Promise.reject(new Error('not used here')), preview: () => Promise.reject(new Error('not used here')) };
   const code = await runTransactionsCommand(
     argv,
-    { unresolved: UnresolvedTransactions.over(dataSource), resolution },
+    { unresolved: UnresolvedTransactions.over(dataSource), resolution, lost },
     { out: (t) => out.push(t), err: (t) => err.push(t) },
     () => NOW,
   );

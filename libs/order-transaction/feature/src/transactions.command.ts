@@ -1,7 +1,17 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { asJsonObject, GatewayError, JsonObject, JsonValue } from '@gateway/contracts';
 import type { UnresolvedTransaction, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
-import { LEARNED_CODES, LearnedCode, ResolveUnknown, ResolveUnknownResult } from '@gateway/order-transaction/domain';
+import {
+  LEARNED_CODES,
+  LearnedCode,
+  LostTransaction,
+  parseLostTransaction,
+  RecordLostResult,
+  RecordLostTransaction,
+  ResolveUnknown,
+  ResolveUnknownResult,
+} from '@gateway/order-transaction/domain';
 import { Money } from '@gateway/money';
 import { lineOrAnswer } from './command-line';
 import type { CommandIo } from './operator-commands';
@@ -28,16 +38,35 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
       younger than 10 minutes, not found).
       The gateway asks the acquirer about UNKNOWN transactions itself (UNKNOWN_INQUIRY_*):
       this is for what it leaves to you.
+  record-lost --file <path>|- [--dry-run]
+      record card transactions the acquirer processed and the ledger never began (the window
+      lost in a restore to an earlier point), from the acquirer's records: one JSON object a
+      line, e.g.
+        {"merchantId":"M1","orderId":"o-1","transactionId":"t-1","type":"PAYMENT",
+         "amount":"12.50","currency":"USD","gatewayCode":"APPROVED",
+         "acquirer":{"id":"TEST_ACQUIRER","transactionId":"MCC123"},"receipt":"<RRN>",
+         "authorizationCode":"123456","time":"2026-11-26T10:15:00Z",
+         "card":{"number":"512345xxxxxx0008","brand":"MASTERCARD","expiry":"0139"}}
+      type AUTHORIZATION or PAYMENT; gatewayCode APPROVED or DECLINED; amount a decimal
+      string in the currency's decimals; acquirer.transactionId required on approvals (later
+      captures, voids and refunds are sent by it); card optional and only masked. Every line
+      is checked first: one bad line and nothing is written (exit code 2, the field named).
+      Then each record is written whole or not at all, on its own: a merchant's retry of the
+      PUT with the same ids and amount is answered from it, without calling the acquirer.
+      A record already in the ledger as given is left as it is; one that differs from what the
+      ledger holds is refused and never written over (exit code 1). --dry-run prints what
+      would be recorded and writes nothing.
 
 Options:
   --json   machine-readable output
 Runs with order-transaction's DATABASE_URL (the ledger is in its schema).
 `;
 
-/** What the commands work on: the ledger's report and the resolution of an UNKNOWN outcome. */
+/** What the commands work on: the ledger's report, the resolution of an UNKNOWN outcome, the record of a lost transaction. */
 export interface TransactionsLedger {
   unresolved: UnresolvedTransactions;
   resolution: Pick<ResolveUnknown, 'execute'>;
+  lost: Pick<RecordLostTransaction, 'execute' | 'preview'>;
 }
 
 /** The commands themselves, over the ledger's report and its resolution (the mains and the tests call it). */
@@ -53,6 +82,8 @@ export async function runTransactionsCommand(argv: string[], ledger: Transaction
       return listUnresolved(values, ledger.unresolved, io, now);
     case 'resolve':
       return resolve(values, ledger.resolution, io);
+    case 'record-lost':
+      return recordLost(values, ledger.lost, io, now);
     default:
       io.err(`error: unknown command '${command}'. Run with --help.`);
       return 2;
@@ -78,6 +109,8 @@ function parse(argv: string[]) {
       'acquirer-transaction-id': { type: 'string' },
       'acquirer-id': { type: 'string' },
       'authorization-code': { type: 'string' },
+      file: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -133,26 +166,112 @@ async function resolve(values: Options, resolution: TransactionsLedger['resoluti
     }
     throw err;
   }
-  const summary = resolutionSummary(merchantId, resolved);
+  const summary = transactionSummary(merchantId, resolved);
   io.out(
     values.json
       ? JSON.stringify(summary, null, 2)
-      : [
-          summary.status === 'RESOLVED' ? 'Recorded:' : 'Already recorded, nothing written:',
-          `${summary.merchantId}/${summary.orderId}/${summary.transactionId}`,
-          summary.type,
-          `${summary.amount} ${summary.currency}`,
-          summary.result,
-          summary.gatewayCode,
-          `order ${summary.order.status}`,
-          summary.notified ? 'notification written' : 'no notification',
-        ].join('\t'),
+      : summaryLine(summary.status === 'RESOLVED' ? 'Recorded:' : 'Already recorded, nothing written:', summary),
   );
   return 0;
 }
 
+/** A transaction summary as one tab-separated line, after what was done with it. */
+function summaryLine(done: string, summary: ReturnType<typeof transactionSummary>): string {
+  return [
+    done,
+    `${summary.merchantId}/${summary.orderId}/${summary.transactionId}`,
+    summary.type,
+    `${summary.amount} ${summary.currency}`,
+    summary.result,
+    summary.gatewayCode,
+    `order ${summary.order.status}`,
+    summary.notified ? 'notification written' : 'no notification',
+  ].join('\t');
+}
+
+/**
+ * `record-lost`: every line of the file read and checked before anything is written, then each
+ * record written (or, with --dry-run, decided) on its own.
+ */
+async function recordLost(values: Options, lost: TransactionsLedger['lost'], io: CommandIo, now: () => Date): Promise<number> {
+  if (!values.file) {
+    io.err('error: record-lost needs --file <path> (one JSON record a line)');
+    return 2;
+  }
+  let text: string;
+  try {
+    // `--file -`: standard input, for `kubectl exec -i` into an image with no shell or tar.
+    text = await readFile(values.file === '-' ? '/dev/stdin' : values.file, 'utf8');
+  } catch (err) {
+    io.err(`error: cannot read ${values.file}: ${(err as Error).message}`);
+    return 2;
+  }
+  const records = readLostRecords(text, now(), io);
+  if (!records) {
+    return 2;
+  }
+  const summaries = [];
+  let refused = 0;
+  for (const { line, record } of records) {
+    try {
+      const result: RecordLostResult = values['dry-run'] ? await lost.preview(record) : await lost.execute(record);
+      summaries.push(transactionSummary(record.merchantId, result));
+    } catch (err) {
+      if (!(err instanceof GatewayError)) {
+        throw err;
+      }
+      refused += 1;
+      io.err(`error: line ${line} (${record.merchantId}/${record.orderId}/${record.transactionId}): refused, nothing written: ${explained(err)}`);
+    }
+  }
+  io.out(
+    values.json
+      ? JSON.stringify(summaries, null, 2)
+      : summaries.map((summary) => summaryLine(LOST_RECORD_DONE[summary.status], summary)).join('\n') || '(no records)',
+  );
+  return refused > 0 ? 1 : 0;
+}
+
+const LOST_RECORD_DONE: Record<RecordLostResult['status'], string> = {
+  RECORDED: 'Recorded:',
+  UNCHANGED: 'Already recorded, nothing written:',
+  WOULD_RECORD: 'Would record (dry run):',
+};
+
+/** The file's records, or undefined once every bad line is printed with the field it names. */
+function readLostRecords(text: string, now: Date, io: CommandIo): { line: number; record: LostTransaction }[] | undefined {
+  const records: { line: number; record: LostTransaction }[] = [];
+  let bad = 0;
+  text.split(/\r?\n/).forEach((content, index) => {
+    if (content.trim() === '') {
+      return;
+    }
+    const line = index + 1;
+    try {
+      records.push({ line, record: parseLostTransaction(JSON.parse(content), now) });
+    } catch (err) {
+      if (!(err instanceof GatewayError) && !(err instanceof SyntaxError)) {
+        throw err;
+      }
+      bad += 1;
+      io.err(`error: line ${line}: ${err instanceof SyntaxError ? `not JSON: ${err.message}` : explained(err)}`);
+    }
+  });
+  if (bad > 0) {
+    io.err(`error: ${bad} bad line${bad === 1 ? '' : 's'}: nothing written`);
+    return undefined;
+  }
+  return records;
+}
+
+/** A refusal as the operator reads it: the field it names, and why. */
+function explained(err: GatewayError): string {
+  const field = err.field;
+  return `${field ? `field '${field}': ` : ''}${err.explanation ?? err.code}`;
+}
+
 /** The transaction as the ledger now holds it, from its stored response; amounts in the currency's own decimals. */
-function resolutionSummary(merchantId: string, { status, body, notified }: ResolveUnknownResult) {
+function transactionSummary<S extends string>(merchantId: string, { status, body, notified }: { status: S; body: JsonObject; notified: boolean }) {
   const transaction = group(body.transaction);
   const order = group(body.order);
   const currency = String(transaction.currency);

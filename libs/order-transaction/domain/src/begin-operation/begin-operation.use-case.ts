@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BeginOperationMessage, BeginOperationReply, JsonObject } from '@gateway/contracts';
 import { LedgerRepository, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
+import type { Money } from '@gateway/money';
 import { snapshotOf, orderView } from '../ledger-response/order-snapshot';
 import { assertFenceCurrent, replayOf, requireFencingToken, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 
@@ -31,16 +32,17 @@ export class BeginOperation {
    * its first record (RecordOperation's `seen`) is decided on that view and written only if
    * the order is still as seen, without a read of its own. `targets`: an operation on an
    * earlier transaction also gets the stored responses of the transactions it may act on, from
-   * the same read.
+   * the same read. `retry`: the amount the request asks for, by which a retry of a transaction
+   * recorded from the acquirer's records is recognised (replayOf).
    */
-  async read(message: BeginOperationMessage, targets?: TargetQuery): Promise<Begun> {
+  async read(message: BeginOperationMessage, targets?: TargetQuery, retry?: Money): Promise<Begun> {
     const fence = requireFencingToken(message.envelope);
     const { seen, targetResponses } = await this.find(message, targets);
     if (!seen) {
       return { reply: { outcome: 'PROCEED', order: null }, seen, targetResponses };
     }
     assertFenceCurrent(fence, seen.order);
-    const replay = replayOf(seen.contents.stored, message.requestHash, message);
+    const replay = replayOf(seen.contents.stored, message.requestHash, message, retry);
     if (replay) {
       return { reply: { outcome: 'REPLAY', body: replay }, seen, targetResponses };
     }

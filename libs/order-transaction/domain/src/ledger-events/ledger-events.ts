@@ -51,6 +51,12 @@ export interface LedgerEvents {
    * announces no learned outcome.
    */
   outcomeLearned?(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean>;
+  /**
+   * Announces a transaction recorded from the acquirer's records (RecordLostTransaction) on an
+   * order whose notifications the outbox still holds; answers whether it wrote anything. Called
+   * the same way. A seam without it announces none.
+   */
+  recordedFromAcquirer?(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean>;
 }
 
 export const LEDGER_EVENTS = Symbol('LEDGER_EVENTS');

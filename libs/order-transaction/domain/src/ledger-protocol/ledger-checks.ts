@@ -1,6 +1,9 @@
 import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
+import { RECORDED_WITHOUT_REQUEST } from '@gateway/order-transaction/data-access';
 import type { OrderRow, StoredResponse, TransactionRow } from '@gateway/order-transaction/data-access';
+import { Money } from '@gateway/money';
 import { MalformedMessageError } from '@gateway/platform';
+import { objectOrEmpty } from '../ledger-response/order-snapshot';
 
 /**
  * Every ledger message comes from an operation running under the order's lock, so it carries
@@ -28,16 +31,25 @@ export function assertFenceCurrent(token: bigint, order: OrderRow): void {
 /**
  * ARCHITECTURE 4.8: the same (order, transaction, apiOperation) with the same canonical body
  * gets the stored body again, whatever its result was; with another body it is refused.
+ *
+ * A transaction recorded from the acquirer's records (RECORDED_WITHOUT_REQUEST) has no request
+ * to compare with: a retry of its operation is answered from it when it asks for the amount it
+ * holds (`retry`, the amount the operation's request asks for), and refused otherwise. The
+ * acquirer processed the merchant's request once; running it again would be a second charge.
  */
 export function replayOf(
   stored: StoredResponse | null,
   requestHash: string,
   ids: { orderId: string; transactionId: string },
+  retry?: Money,
 ): JsonObject | null {
   if (!stored) {
     return null;
   }
   if (stored.requestHash === requestHash) {
+    return stored.body;
+  }
+  if (stored.requestHash === RECORDED_WITHOUT_REQUEST && retry !== undefined && asksForRecordedAmount(stored.body, retry)) {
     return stored.body;
   }
   throw GatewayError.invalidRequest(
@@ -77,4 +89,13 @@ export function assertUpdatable(existing: TransactionRow, updates: string | null
       `Transaction '${existing.transactionId}' is already complete (result ${existing.result}) and cannot be changed.`,
     );
   }
+}
+
+/** Whether `retry` is the amount and currency of the transaction in `body` (its stored response). */
+function asksForRecordedAmount(body: JsonObject, retry: Money): boolean {
+  const transaction = objectOrEmpty(body.transaction);
+  if (typeof transaction.amount !== 'number' || transaction.currency !== retry.currency) {
+    return false;
+  }
+  return Money.of(String(transaction.amount), retry.currency).equals(retry);
 }

@@ -8,6 +8,7 @@ import {
   TransactionResult,
   unmaskRequested,
 } from '@gateway/contracts';
+import { Money, MoneyError } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
 import { Agreements } from '../agreements/agreements';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
@@ -48,7 +49,9 @@ export class PayByCard {
     const { envelope, orderId, transactionId, request } = command;
     const apiOperation = request.apiOperation;
     const requestHash = this.requestHasher.hash(command.body);
-    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash });
+    // The amount asked for: a retry of a payment recorded from the acquirer's records is answered from it.
+    const asked = amountAsked(request);
+    const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash }, undefined, asked);
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }
@@ -127,4 +130,16 @@ function recordMessage(
     },
     response: cardPaymentResponseBody(request, plan, mode === 'UPDATE' ? outcome : undefined),
   };
+}
+
+/** order.amount as Money; undefined when it is no valid amount (the plan refuses it on its field). */
+function amountAsked(request: CardPaymentRequest): Money | undefined {
+  try {
+    return Money.of(request.order.amount, request.order.currency);
+  } catch (err) {
+    if (err instanceof MoneyError) {
+      return undefined;
+    }
+    throw err;
+  }
 }

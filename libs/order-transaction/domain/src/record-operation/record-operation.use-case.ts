@@ -81,6 +81,11 @@ export interface DecidedRecord extends RecordKey {
   decide(order: LockedOrder, at: Date): OrderRecord;
   /** The error when there is no such order. */
   noOrder(): Error;
+  /**
+   * The record when there is no such order, instead of noOrder's error: a new order and its
+   * first transaction (RecordLostTransaction), inserted as every new order is.
+   */
+  create?(at: Date): RecordWrite;
 }
 
 /**
@@ -194,7 +199,8 @@ export class RecordOperation {
   }
 
   /**
-   * A record decided by another of the ledger's use cases on an existing order, written as
+   * A record decided by another of the ledger's use cases on an existing order (or, with
+   * `create`, on a new one), written as
    * every record on an existing order is: decided on a view read without a lock and written
    * only if the order row is still that version, else decided again on the locked row. The
    * ledger's rules hold the same whatever races it, with or without the edge's lock.
@@ -203,6 +209,9 @@ export class RecordOperation {
     return (
       (await this.recordOnSeenOrder(record)) ??
       this.recordLocked(record, () => {
+        if (record.create) {
+          return record.create(new Date());
+        }
         throw record.noOrder();
       })
     );

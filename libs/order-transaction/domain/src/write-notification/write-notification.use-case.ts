@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { JsonObject, NotificationSettings } from '@gateway/contracts';
+import type { JsonObject, MerchantMode, NotificationSettings } from '@gateway/contracts';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import type { EntityManager } from 'typeorm';
@@ -63,21 +63,49 @@ export class WriteNotification implements LedgerEvents {
     if (!url) {
       return false;
     }
-    const { merchantId, orderId, transactionId, apiOperation } = event;
+    const { merchantId, orderId, transactionId } = event;
     const announced = await this.outbox.unknownAnnouncement(manager, { merchantId, orderId, transactionId });
-    if (!announced) {
+    return this.announceAs(manager, event, url, announced);
+  }
+
+  /**
+   * A transaction recorded from the acquirer's records is announced as any record of the order
+   * is, when the ledger knows how: the order has an https URL (a request on it named one before
+   * the restore point) and the outbox still holds a notification of the order, which is the
+   * ledger's own record that the merchant had notifications enabled, with the mode and sealed
+   * secret to write it with (the profile is the edge's and is not asked for, as outcomeLearned).
+   * An order lost whole has no URL in the ledger: nothing can be announced.
+   */
+  async recordedFromAcquirer(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean> {
+    const url = event.notificationUrl;
+    if (!url) {
       return false;
     }
+    const earlier = await this.outbox.latestOfOrder(manager, { merchantId: event.merchantId, orderId: event.orderId });
+    return this.announceAs(manager, event, url, earlier);
+  }
+
+  /** `event`'s notification, written for the mode and with the sealed secret of an earlier one (none: nothing written). */
+  private async announceAs(
+    manager: EntityManager,
+    event: OutcomeLearnedEvent,
+    url: string,
+    earlier: { merchantMode: MerchantMode; sealedSecret: string } | null,
+  ): Promise<boolean> {
+    if (!earlier) {
+      return false;
+    }
+    const { merchantId, orderId, transactionId, apiOperation } = event;
     await this.outbox.add(manager, {
       id: randomUUID(),
       merchantId,
-      merchantMode: announced.merchantMode,
+      merchantMode: earlier.merchantMode,
       orderId,
       transactionId,
       apiOperation,
       url,
       payload: notificationPayload(event.body, merchantId),
-      sealedSecret: announced.sealedSecret,
+      sealedSecret: earlier.sealedSecret,
       // Which previous secret is still valid now is the profile's to say: the current one only.
       sealedPreviousSecret: null,
       at: event.recordedAt,

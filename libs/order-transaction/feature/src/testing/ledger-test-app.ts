@@ -5,6 +5,7 @@ import {
   BeginOperationMessage,
   BeginOperationReply,
   defaultMerchantSettings,
+  GatewayError,
   JsonObject,
   MerchantContext,
   MerchantSettings,
@@ -123,6 +124,19 @@ export async function operateAs(
     body: { apiOperation, ...body },
   });
   return reply.body;
+}
+
+/** The GatewayError an operation was refused with (fails the test when it was not refused). */
+export async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof GatewayError) {
+      return err;
+    }
+    throw err;
+  }
+  throw new Error('expected a refusal');
 }
 
 /** A merchant of its own per test: tests share the run's database and never truncate it. */

@@ -1,0 +1,291 @@
+import { GatewayError, isJsonObject, JsonObject, JsonValue, TransactionResult, TransactionType } from '@gateway/contracts';
+import type { LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
+import { Money, MoneyError } from '@gateway/money';
+import { LEARNED_CODES, LearnedCode, resultOf } from '../resolve-unknown/learned-outcome';
+
+/**
+ * The transaction types `transactions record-lost` records, with the operation that creates
+ * each (its stored response is kept under it, and a merchant's retry of that operation is
+ * answered from it). CAPTURE, REFUND and the VOID_* types act on an earlier transaction of the
+ * order and are not recorded yet (docs/decisions/backup-and-restore.md, amendment 2026-11-26).
+ */
+export const LOST_TRANSACTION_TYPES = { AUTHORIZATION: 'AUTHORIZE', PAYMENT: 'PAY' } as const satisfies Partial<Record<TransactionType, string>>;
+export type LostTransactionType = keyof typeof LOST_TRANSACTION_TYPES;
+
+/**
+ * A card transaction the acquirer processed and the ledger never began (its rows were lost in a
+ * restore to an earlier point), as the acquirer's records give it. No card number: at most the
+ * number as the acquirer's records mask it.
+ */
+export interface LostTransaction {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+  type: LostTransactionType;
+  apiOperation: string;
+  amount: Money;
+  /** APPROVED: the money moved (authorised, or captured for a PAYMENT). DECLINED: it did not. */
+  gatewayCode: LearnedCode;
+  result: TransactionResult;
+  /** transaction.acquirer: id (ALWAYS PROVIDED), the acquirer's transaction id, its date and time. */
+  acquirer: { id: string; transactionId?: string; date?: string; time?: string };
+  /** transaction.receipt: the retrieval reference number (RRN). */
+  receipt?: string;
+  /** transaction.authorizationCode: the issuer's approval code. */
+  authorizationCode?: string;
+  /** response.acquirerCode */
+  acquirerCode?: string;
+  /** When the acquirer processed it: the transaction's timeOfRecord, a new order's creation time. */
+  time: Date;
+  /** sourceOfFunds.provided.card as the acquirer's records show it (number masked 6.4 at most). */
+  card?: { number?: string; brand?: string; expiry?: string };
+}
+
+const FIELDS = [
+  'merchantId',
+  'orderId',
+  'transactionId',
+  'type',
+  'amount',
+  'currency',
+  'gatewayCode',
+  'acquirer',
+  'receipt',
+  'authorizationCode',
+  'acquirerCode',
+  'time',
+  'card',
+];
+const ID = /^[^\x00-\x1f\x7f]{1,40}$/;
+const REFERENCE = /^[^\x00-\x1f\x7f]{1,100}$/;
+const ASCII_100 = /^[\x20-\x7e]{1,100}$/;
+/** A card number as a masked record shows it: at most 6 digits, then x, then the last 4; 12 to 19 long. */
+const MASKED_NUMBER = /^[0-9]{0,6}x{3,}[0-9]{4}$/;
+const EXPIRY = /^(0[1-9]|1[0-2])[0-9]{2}$/;
+/** The acquirer's time: ISO 8601 with its offset, as its records carry it. */
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+/** The acquirer's clock and ours may differ by this much; a time further ahead is a mistake. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+function bad(field: string, why: string): GatewayError {
+  return GatewayError.invalidField(field, 'INVALID', `${field} ${why.replace(/\.$/, '')}.`);
+}
+
+function absent(field: string): GatewayError {
+  return GatewayError.invalidField(field, 'MISSING', `${field} is required.`);
+}
+
+/**
+ * One record of the acquirer's as the operator gives it (a JSON object), checked with the
+ * ledger's own rules: ids as the path's, a known transaction type, a decimal string amount in
+ * the currency's decimals within the API's bounds (Money.ofRequest), the acquirer's references
+ * as the spec's fields hold them. Refuses the first bad field, named, as a GatewayError.
+ */
+export function parseLostTransaction(value: unknown, now: Date): LostTransaction {
+  if (!isJsonObject(value)) {
+    throw GatewayError.invalidRequest('A record is a JSON object.');
+  }
+  const record = value;
+  const unknown = Object.keys(record).find((key) => !FIELDS.includes(key));
+  if (unknown !== undefined) {
+    throw GatewayError.invalidField(unknown, 'UNSUPPORTED', `${unknown} is not a field of a record (${FIELDS.join(', ')}).`);
+  }
+  const text = (field: string, pattern: RegExp, why: string, required = true): string | undefined => {
+    const v = record[field];
+    if (v === undefined) {
+      if (required) throw absent(field);
+      return undefined;
+    }
+    if (typeof v !== 'string' || !pattern.test(v)) {
+      throw bad(field, why);
+    }
+    return v;
+  };
+  const merchantId = text('merchantId', ID, 'must be 1 to 40 characters without control characters')!;
+  const orderId = text('orderId', ID, 'must be 1 to 40 characters without control characters')!;
+  const transactionId = text('transactionId', ID, 'must be 1 to 40 characters without control characters')!;
+  const type = record.type;
+  if (type === undefined) {
+    throw absent('type');
+  }
+  if (typeof type !== 'string' || !Object.hasOwn(LOST_TRANSACTION_TYPES, type)) {
+    throw bad('type', `must be one of ${Object.keys(LOST_TRANSACTION_TYPES).join(', ')} (CAPTURE, REFUND and VOID_* are not recorded by this command)`);
+  }
+  const lostType = type as LostTransactionType;
+  const amount = moneyOf(record.amount, record.currency);
+  if (!amount.isPositive()) {
+    throw bad('amount', 'must be greater than zero');
+  }
+  const gatewayCode = record.gatewayCode;
+  if (gatewayCode === undefined) {
+    throw absent('gatewayCode');
+  }
+  if (typeof gatewayCode !== 'string' || !(LEARNED_CODES as readonly string[]).includes(gatewayCode)) {
+    throw bad('gatewayCode', `must be one of ${LEARNED_CODES.join(', ')}`);
+  }
+  const code = gatewayCode as LearnedCode;
+  const acquirer = acquirerOf(record.acquirer, code);
+  const receipt = text('receipt', ASCII_100, 'must be 1 to 100 printable ASCII characters', false);
+  const authorizationCode = text('authorizationCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false);
+  if (authorizationCode !== undefined && code !== 'APPROVED') {
+    throw bad('authorizationCode', 'is given on approvals only');
+  }
+  const acquirerCode = text('acquirerCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false);
+  const timeText = text('time', TIME, 'must be an ISO 8601 date and time with its offset (2026-11-26T10:15:00Z)')!;
+  const time = new Date(timeText);
+  if (Number.isNaN(time.getTime())) {
+    throw bad('time', 'is not a valid date and time');
+  }
+  if (time.getTime() > now.getTime() + CLOCK_SKEW_MS) {
+    throw bad('time', 'is in the future');
+  }
+  return {
+    merchantId,
+    orderId,
+    transactionId,
+    type: lostType,
+    apiOperation: LOST_TRANSACTION_TYPES[lostType],
+    amount,
+    gatewayCode: code,
+    result: resultOf(code),
+    acquirer,
+    ...(receipt !== undefined ? { receipt } : {}),
+    ...(authorizationCode !== undefined ? { authorizationCode } : {}),
+    ...(acquirerCode !== undefined ? { acquirerCode } : {}),
+    time,
+    ...cardOf(record.card),
+  };
+}
+
+/** Decimal only: a JSON number could already have been rounded by whoever wrote it. */
+function moneyOf(amount: JsonValue | undefined, currency: JsonValue | undefined): Money {
+  if (currency === undefined) throw absent('currency');
+  if (amount === undefined) throw absent('amount');
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+    throw bad('currency', 'must be an ISO 4217 currency code (3 capital letters)');
+  }
+  if (typeof amount !== 'string') {
+    throw bad('amount', 'must be a decimal string ("12.50"), not a JSON number');
+  }
+  try {
+    return Money.ofRequest(amount, currency);
+  } catch (err) {
+    if (err instanceof MoneyError && err.code === 'UNKNOWN_CURRENCY') {
+      throw bad('currency', `'${currency}' is not an ISO 4217 currency code`);
+    }
+    if (err instanceof MoneyError) {
+      throw bad('amount', `'${amount.slice(0, 20)}' is invalid: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+function acquirerOf(value: JsonValue | undefined, code: LearnedCode): LostTransaction['acquirer'] {
+  if (value === undefined) throw absent('acquirer');
+  if (!isJsonObject(value)) throw bad('acquirer', 'must be an object (id, transactionId, date, time)');
+  const allowed = ['id', 'transactionId', 'date', 'time'];
+  const extra = Object.keys(value).find((key) => !allowed.includes(key));
+  if (extra !== undefined) {
+    throw GatewayError.invalidField(`acquirer.${extra}`, 'UNSUPPORTED', `acquirer.${extra} is not a field of a record's acquirer (${allowed.join(', ')}).`);
+  }
+  const field = (key: string, pattern: RegExp, why: string): string | undefined => {
+    const v = value[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || !pattern.test(v)) throw bad(`acquirer.${key}`, why);
+    return v;
+  };
+  const id = field('id', /^[^\x00-\x1f\x7f]{1,40}$/, 'must be 1 to 40 characters without control characters');
+  if (id === undefined) throw absent('acquirer.id');
+  const transactionId = field('transactionId', REFERENCE, 'must be 1 to 100 characters without control characters');
+  if (transactionId === undefined && code === 'APPROVED') {
+    // Captures, voids and refunds of it are sent to the acquirer by this reference.
+    throw GatewayError.invalidField('acquirer.transactionId', 'MISSING', 'acquirer.transactionId is required on approvals: later operations are sent by it.');
+  }
+  const date = field('date', REFERENCE, 'must be 1 to 100 characters without control characters');
+  const time = field('time', REFERENCE, 'must be 1 to 100 characters without control characters');
+  return { id, ...(transactionId !== undefined ? { transactionId } : {}), ...(date !== undefined ? { date } : {}), ...(time !== undefined ? { time } : {}) };
+}
+
+/** The card as the acquirer's records show it: never a full number (the value is then not repeated). */
+function cardOf(value: JsonValue | undefined): Pick<LostTransaction, 'card'> {
+  if (value === undefined) return {};
+  if (!isJsonObject(value)) throw bad('card', 'must be an object (number, brand, expiry)');
+  const extra = Object.keys(value).find((key) => !['number', 'brand', 'expiry'].includes(key));
+  if (extra !== undefined) {
+    throw GatewayError.invalidField(`card.${extra}`, 'UNSUPPORTED', `card.${extra} is not kept for a recorded transaction (number masked, brand, expiry).`);
+  }
+  const { number, brand, expiry } = value;
+  if (number !== undefined && (typeof number !== 'string' || number.length < 12 || number.length > 19 || !MASKED_NUMBER.test(number))) {
+    throw GatewayError.invalidField('card.number', 'INVALID', 'card.number must be masked as the acquirer shows it (512345xxxxxx0008): a full card number is never recorded.');
+  }
+  if (brand !== undefined && (typeof brand !== 'string' || !/^[A-Z_]{1,40}$/.test(brand))) {
+    throw bad('card.brand', 'must be the brand in capitals (MASTERCARD, VISA, ...)');
+  }
+  if (expiry !== undefined && (typeof expiry !== 'string' || !EXPIRY.test(expiry))) {
+    throw bad('card.expiry', 'must be MMYY');
+  }
+  const card = {
+    ...(number !== undefined ? { number: number as string } : {}),
+    ...(brand !== undefined ? { brand: brand as string } : {}),
+    ...(expiry !== undefined ? { expiry: expiry as string } : {}),
+  };
+  return Object.keys(card).length > 0 ? { card } : {};
+}
+
+/**
+ * The response of the operation as the acquirer's answer would have made it, without what the
+ * ledger owns and completes (completeResponse): the card only as the records mask it (a
+ * `sourceOfFunds` of type CARD with no card group when they show none), the acquirer's
+ * references where a live answer puts them, and its time as the transaction's timeOfRecord.
+ */
+export function lostTransactionResponse(lost: LostTransaction): JsonObject {
+  const transaction: JsonObject = { acquirer: { ...lost.acquirer } };
+  if (lost.authorizationCode !== undefined) transaction.authorizationCode = lost.authorizationCode;
+  if (lost.receipt !== undefined) transaction.receipt = lost.receipt;
+  return {
+    sourceOfFunds: lost.card ? { type: 'CARD', provided: { card: cardForResponse(lost.card) } } : { type: 'CARD' },
+    ...(lost.acquirerCode !== undefined ? { response: { acquirerCode: lost.acquirerCode } } : {}),
+    transaction,
+    timeOfRecord: lost.time.toISOString(),
+  };
+}
+
+/** The card group as every response carries it: the expiry as month and two-digit year. */
+function cardForResponse(card: NonNullable<LostTransaction['card']>): JsonObject {
+  const { expiry, ...rest } = card;
+  return { ...rest, ...(expiry !== undefined ? { expiry: { month: String(Number(expiry.slice(0, 2))), year: expiry.slice(2) } } : {}) };
+}
+
+/**
+ * The transaction already on the order under the record's id: the same record (the command run
+ * again) is answered as stored; anything else is the ledger's, never overwritten.
+ */
+export function sameRecord(existing: TransactionRow, storedBody: JsonObject | undefined, lost: LostTransaction): boolean {
+  const acquirer = storedBody && isJsonObject(storedBody.transaction) && isJsonObject(storedBody.transaction.acquirer) ? storedBody.transaction.acquirer : {};
+  return (
+    existing.apiOperation === lost.apiOperation &&
+    existing.type === lost.type &&
+    existing.fundingType === 'CARD' &&
+    existing.result === lost.result &&
+    existing.gatewayCode === lost.gatewayCode &&
+    Money.of(existing.amount, existing.currency).equals(lost.amount) &&
+    acquirer.transactionId === lost.acquirer.transactionId
+  );
+}
+
+export function conflict(lost: LostTransaction, existing: TransactionRow): GatewayError {
+  const held = `${existing.apiOperation} ${existing.type} ${Money.of(existing.amount, existing.currency).toFixed()} ${existing.currency} ${existing.result} (${existing.gatewayCode})`;
+  const hint = existing.result === 'UNKNOWN' || existing.result === 'PENDING' ? ' Its outcome is recorded with `transactions resolve`.' : '';
+  return GatewayError.invalidRequest(
+    `Transaction '${lost.transactionId}' on order '${lost.orderId}' of merchant '${lost.merchantId}' is already in the ledger as ${held}, which differs from the record: nothing written, the ledger's is kept.${hint}`,
+  );
+}
+
+/** The order exists in another currency: the record cannot be one of its transactions. */
+export function currencyConflict(lost: LostTransaction, order: LockedOrder['order']): GatewayError {
+  return GatewayError.invalidField(
+    'currency',
+    'INVALID',
+    `currency ${lost.amount.currency} is not the currency of order '${lost.orderId}' in the ledger (${order.currency}): nothing written.`,
+  );
+}
