@@ -7,6 +7,8 @@ import { IndexNotificationReceivers1764400000000 } from './migrations/1764400000
 import { CreateAgreements1764600000000 } from './migrations/1764600000000-create-agreements';
 import { IndexUnknownAnnouncements1764800000000 } from './migrations/1764800000000-index-unknown-announcements';
 import { CreateUnknownInquiries1764800000001 } from './migrations/1764800000001-create-unknown-inquiries';
+import { LedgerChecksAsConstants1765000000000 } from './migrations/1765000000000-ledger-checks-as-constants';
+import { ValidateLedgerChecks1765000000001 } from './migrations/1765000000001-validate-ledger-checks';
 import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
@@ -31,5 +33,7 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     CreateAgreements1764600000000,
     IndexUnknownAnnouncements1764800000000,
     CreateUnknownInquiries1764800000001,
+    LedgerChecksAsConstants1765000000000,
+    ValidateLedgerChecks1765000000001,
   ],
 };

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 import type { JsonObject, OrderStatus } from '@gateway/contracts';
-import { MONEY_COLUMN, ORDER_STATUS_CHECK } from './ledger-columns';
+import { MONEY_COLUMN, ORDER_AMOUNTS_CHECK, ORDER_STATUS_CHECK } from './ledger-columns';
 
 /**
  * An order of a merchant: its currency and amount, the totals and status the ledger derives
@@ -11,10 +11,7 @@ import { MONEY_COLUMN, ORDER_STATUS_CHECK } from './ledger-columns';
 @Entity({ name: 'orders' })
 @Check('orders_currency_check', `currency ~ '^[A-Z]{3}$'`)
 @Check('orders_status_check', ORDER_STATUS_CHECK)
-@Check(
-  'orders_amounts_check',
-  'amount >= 0 AND total_authorized_amount >= 0 AND total_captured_amount >= 0 AND total_refunded_amount >= 0',
-)
+@Check('orders_amounts_check', ORDER_AMOUNTS_CHECK)
 @Check('orders_operation_count_check', 'operation_count > 0')
 export class OrderEntity {
   @PrimaryColumn({ name: 'merchant_id', type: 'varchar', length: 40, primaryKeyConstraintName: 'orders_pkey' })

@@ -8,9 +8,9 @@ import { OrderEntity } from './order.entity';
 @Unique('transactions_sequence_key', ['merchantId', 'orderId', 'sequence'])
 @Check('transactions_type_check', TRANSACTION_TYPE_CHECK)
 @Check('transactions_result_check', TRANSACTION_RESULT_CHECK)
-@Check('transactions_amount_check', 'amount >= 0')
+@Check('transactions_amount_check', 'amount >= 0.0')
 @Check('transactions_currency_check', `currency ~ '^[A-Z]{3}$'`)
-@Check('transactions_tax_amount_check', 'tax_amount >= 0')
+@Check('transactions_tax_amount_check', 'tax_amount >= 0.0')
 export class TransactionEntity {
   @PrimaryColumn({ name: 'merchant_id', type: 'varchar', length: 40, primaryKeyConstraintName: 'transactions_pkey' })
   merchantId: string;
