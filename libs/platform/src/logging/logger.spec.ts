@@ -1,3 +1,4 @@
+import { GatewayError } from '@gateway/contracts';
 import { Writable } from 'node:stream';
 import { createLogger } from './logger';
 
@@ -31,5 +32,26 @@ describe('createLogger', () => {
       msg: 'request',
       service: 'test',
     });
+  });
+
+  it('keeps a payer\'s personal data out of a line that logs a body or an error quoting it', () => {
+    const { lines, logger } = capturing();
+    const body = {
+      customer: { email: 'zelda.privacy@example.org', firstName: 'Quintessa', phone: '+44 7911 123456' },
+      billing: { address: { street: '17 Marigoldweg' } },
+      device: { ipAddress: '203.0.113.77' },
+      sourceOfFunds: { provided: { card: { nameOnCard: 'QUINTESSA ZANZIBAROVA' } } },
+      order: { custom: { loyalty: 'L-778812' }, customerNote: 'leave at the door' },
+    };
+    const refused = GatewayError.invalidField('customer.email', 'INVALID', "Value 'zelda.privacy@example.org' is invalid.");
+    logger.warn({ body }, 'body slipped into a line');
+    logger.error({ err: refused }, 'request failed');
+    logger.info(`payer zelda.privacy@example.org returned`);
+    const logged = JSON.stringify(lines);
+    for (const value of ['zelda.privacy@example.org', 'Quintessa', '7911 123456', 'Marigoldweg', '203.0.113.77', 'ZANZIBAROVA', 'L-778812', 'leave at the door']) {
+      expect(logged).not.toContain(value);
+    }
+    expect(lines[1]).toMatchObject({ err: { message: "Value '[email]' is invalid." } });
+    expect(lines[2].msg).toBe('payer [email] returned');
   });
 });

@@ -85,6 +85,68 @@ describe('scrub', () => {
   });
 });
 
+describe('scrub of a payer\'s personal data', () => {
+  // The request's groups and fields as the API names them, in whatever line they slip into.
+  it.each([
+    ['customer', { email: 'zelda@example.org', firstName: 'Zelda', phone: '+44 7911 123456' }],
+    ['billing', { address: { street: '17 Marigoldweg', postcodeZip: 'ZP9 4QX', city: 'Veldhoven' } }],
+    ['shipping', { contact: { lastName: 'Zanzibarova' }, address: { street: '88 Tulpenlaan' } }],
+    ['device', { ipAddress: '203.0.113.77', browser: 'PrivacyBrowser/9.1' }],
+    ['recipient', { firstName: 'Bo', identification: { type: 'PASSPORT', value: 'P1234567' } }],
+    ['nameOnCard', 'QUINTESSA ZANZIBAROVA'],
+    ['accountEmail', 'zelda@wallet.example'],
+    ['accountHolder', 'Quintessa Zanzibarova'],
+    ['bankAccountHolder', 'Quintessa Zanzibarova'],
+    ['email', 'zelda@example.org'],
+    ['phone', '+44 7911 123456'],
+    ['mobilePhone', '+44 7911 123456'],
+    ['firstName', 'Quintessa'],
+    ['middleName', 'Q'],
+    ['lastName', 'Zanzibarova'],
+    ['street', '17 Marigoldweg'],
+    ['street2', 'Flat 3'],
+    ['postcodeZip', 'ZP9 4QX'],
+    ['ipAddress', '203.0.113.77'],
+    ['customerNote', 'leave at the door'],
+    ['merchantNote', 'regular customer, Zelda'],
+    ['custom', { loyaltyNumber: 'L-778812' }],
+  ])('redacts %s whatever it holds', (key, value) => {
+    expect(scrub({ body: { order: { id: 'order-1', [key]: value } } })).toEqual({ body: { order: { id: 'order-1', [key]: '[REDACTED]' } } });
+  });
+
+  it('keeps the keys a log line of its own uses readable', () => {
+    const line = { name: 'refund', url: 'http://127.0.0.1:8080', target: 'https://shop.example', peer: '10.0.0.7', orderId: 'o-1', subject: 'CN=shop' };
+    expect(scrub(line)).toEqual(line);
+  });
+
+  it('masks e-mail addresses in free text, an explanation that quotes a refused value included', () => {
+    expect(scrubString("Value 'zelda.privacy+1@mail.example.org' is invalid.")).toBe("Value '[email]' is invalid.");
+    expect(scrubString('from a@b.co, to Z_Z%x@sub-1.example.museum.')).toBe('from [email], to [email].');
+    expect(scrubString('a@b@c.org')).toBe('a@[email]');
+  });
+
+  it('leaves what is no e-mail address as it is', () => {
+    for (const text of ['at Object.<anonymous> (/app/node_modules/@nestjs/core/router.js:10:3)', 'nats@2.29.1', 'user@localhost', '@', 'x@', '@example.org']) {
+      expect(scrubString(text)).toBe(text);
+    }
+  });
+
+  it('reads a long run of address characters once', () => {
+    const line = `${'a'.repeat(200_000)}@${'b'.repeat(200_000)}@`.repeat(2);
+    const started = process.hrtime.bigint();
+    expect(scrubString(line)).toBe(line);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1_000);
+  });
+
+  it('masks an e-mail address in an error and in its cause', () => {
+    const err = new Error("Value 'zelda@example.org' is invalid.", { cause: new Error('ship.to@example.org refused') });
+    const logged = JSON.stringify(scrub(err));
+    expect(logged).not.toContain('zelda@example.org');
+    expect(logged).not.toContain('ship.to@example.org');
+    expect(logged).toContain("Value '[email]' is invalid.");
+  });
+});
+
 describe('scrub of numbers and grouped card numbers', () => {
   it('masks a card number logged as a number, and leaves other numbers as numbers', () => {
     expect(scrub({ value: 5123450000000008, count: 3, at: 1712345678901 })).toEqual({

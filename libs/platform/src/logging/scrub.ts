@@ -1,19 +1,62 @@
 import { maskCardNumbers } from '@gateway/crypto';
 
 /**
- * Defence in depth for PCI: code never logs request bodies or card data on purpose, and this
- * scrubber catches what slips through. Keys that name secrets are replaced whatever their
- * value; digits that may hold a card number (see maskCardNumbers) are masked in any string
- * or number; whatever is nested deeper than MAX_DEPTH is dropped, since it is not looked at.
+ * Defence in depth for PCI and the payers' privacy: code never logs request bodies, card data
+ * or a payer's personal data on purpose, and this scrubber catches what slips through. Keys
+ * that name secrets or a payer's personal data are replaced whatever their value; digits that
+ * may hold a card number (see maskCardNumbers) and e-mail addresses are masked in any string;
+ * whatever is nested deeper than MAX_DEPTH is dropped, since it is not looked at.
  */
 const SENSITIVE_KEY =
   /^(authorization|proxy-authorization|cookie|password|passwd|apipassword|secret|.*secret|securitycode|cvv|cvc|csc|track1|track2|trackdata|pan|cardnumber|number|accountnumber|bankaccountnumber|iban|payload|masterkey|datakey|privatekey|apikey|notificationsecret|x-notification-secret)$/i;
+
+/**
+ * A payer's personal data as the API names it (docs/decisions/payer-personal-data.md): the
+ * groups that hold nothing else (billing, shipping, customer, device, an account funding
+ * recipient) whole, and the fields found outside them (name on card, wallet and bank account
+ * holders, the order's notes and custom fields). Names are matched as the API spells them, so a
+ * log line's own keys (`name`, `url`, `target`, `peer`) stay readable.
+ */
+const PERSONAL_KEY =
+  /^(billing|shipping|customer|device|recipient|email|accountemail|phone|mobilephone|firstname|middlename|lastname|nameoncard|accountholder|bankaccountholder|street|street2|postcodezip|ipaddress|customernote|merchantnote|custom)$/i;
+
+const EMAIL_LOCAL_CHAR = /[A-Za-z0-9._%+-]/;
+const EMAIL_DOMAIN_CHAR = /[A-Za-z0-9.-]/;
+const EMAIL_DOMAIN = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
+const EMAIL_MASK = '[email]';
 
 const MAX_DEPTH = 8;
 const TRUNCATED = '[Truncated]';
 
 export function scrubString(value: string): string {
-  return maskCardNumbers(value, 'short');
+  return maskEmailAddresses(maskCardNumbers(value, 'short'));
+}
+
+/**
+ * Every e-mail address in free text (an explanation that quotes the address it refuses, an
+ * error's message) as `[email]`. Read outward from each '@' rather than with one regular
+ * expression: a long run of address characters is then read once, not once per start position.
+ */
+function maskEmailAddresses(text: string): string {
+  let at = text.indexOf('@');
+  if (at < 0) {
+    return text;
+  }
+  let out = '';
+  let copied = 0;
+  while (at >= 0) {
+    let start = at;
+    while (start > copied && EMAIL_LOCAL_CHAR.test(text[start - 1])) start--;
+    let end = at + 1;
+    while (end < text.length && EMAIL_DOMAIN_CHAR.test(text[end])) end++;
+    const domain = EMAIL_DOMAIN.exec(text.slice(at + 1, end));
+    if (start < at && domain) {
+      out += text.slice(copied, start) + EMAIL_MASK;
+      copied = at + 1 + domain[0].length;
+    }
+    at = text.indexOf('@', Math.max(at + 1, copied));
+  }
+  return out + text.slice(copied);
 }
 
 export function scrub(value: unknown, depth = 0): unknown {
@@ -48,7 +91,7 @@ export function scrub(value: unknown, depth = 0): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SENSITIVE_KEY.test(key) ? '[REDACTED]' : scrub(item, depth + 1);
+    out[key] = SENSITIVE_KEY.test(key) || PERSONAL_KEY.test(key) ? '[REDACTED]' : scrub(item, depth + 1);
   }
   return out;
 }
