@@ -723,6 +723,26 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(Object.keys(describeVariables(AdminConfig))).toEqual(expect.arrayContaining(['API_PASSWORD_PEPPER', 'API_PASSWORD_PEPPERS']));
       expect(steps.flatMap(secretsOf)).not.toContain('api-edge-secrets');
     });
+
+    it('retries a run that failed or was stopped (exit 143) in a new pod, a few times and within the release’s wait, then fails', () => {
+      const [job] = find('Job');
+      const spec = job.spec as {
+        backoffLimit?: number;
+        activeDeadlineSeconds?: number;
+        ttlSecondsAfterFinished?: number;
+        podFailurePolicy?: unknown;
+        template: { spec: { restartPolicy?: string } };
+      };
+      // Never: a failed step fails its pod, whose logs stay, and the next pod runs every step again.
+      expect(spec.template.spec.restartPolicy).toBe('Never');
+      expect(spec.backoffLimit).toBeGreaterThanOrEqual(1);
+      expect(spec.backoffLimit).toBeLessThanOrEqual(3);
+      // The runbook waits 15 minutes for the Job: by then it has completed or failed.
+      expect(spec.activeDeadlineSeconds).toBeLessThanOrEqual(15 * 60);
+      expect(spec.ttlSecondsAfterFinished).toBeGreaterThanOrEqual(3_600);
+      // A node drained or a preemption during the run is not one of its tries.
+      expect(spec.podFailurePolicy).toEqual({ rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] });
+    });
   }
 });
 

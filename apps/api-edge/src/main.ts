@@ -18,14 +18,15 @@ import {
 } from '@gateway/platform';
 
 async function main(): Promise<void> {
-  const signals = exitOnSignals();
+  const migrate = process.argv[2] === 'migrate';
+  const signals = exitOnSignals(migrate ? 'command' : 'server');
   let logger: AppLogger | undefined;
   try {
-    if (process.argv[2] === 'migrate') {
+    if (migrate) {
       // The migration Job gets the database credentials only, not the API password pepper.
       const dbConfig = loadConfig(DatabaseConfig);
       logger = createLogger({ service: 'api-edge', level: dbConfig.LOG_LEVEL });
-      await runMigrateCommand(EDGE_SCHEMA, dbConfig, logger);
+      await runMigrateCommand(EDGE_SCHEMA, dbConfig, logger, signals);
       return;
     }
     const config = loadConfig(EdgeConfig);

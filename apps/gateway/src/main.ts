@@ -42,7 +42,7 @@ import { withStandalonePublicBaseUrl } from './standalone-public-base-url';
 const STANDALONE_HTTP_HOST = '127.0.0.1';
 
 async function main(): Promise<void> {
-  const signals = exitOnSignals();
+  const signals = exitOnSignals('server');
   let logger: AppLogger | undefined;
   let stopPostgres: (() => Promise<void>) | undefined;
   try {

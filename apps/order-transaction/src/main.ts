@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
 import { isOperatorCommand, OrderTransactionConfig, OrderTransactionModule, runOperatorCommandMain } from '@gateway/order-transaction/feature';
-import { runServiceMain } from '@gateway/platform';
+import { exitOnSignals, runServiceMain } from '@gateway/platform';
 
 const [command, ...args] = process.argv.slice(2);
 if (isOperatorCommand(command)) {
-  // `notifications ...`, `transactions ...`: an operator's command, then exit.
+  // `notifications ...`, `transactions ...`: an operator's command, then exit. Stopped halfway
+  // (its pod deleted, Ctrl-C), it exits 143/130, as its container's PID 1 too.
+  exitOnSignals('command');
   void runOperatorCommandMain(command, args);
 } else {
   void runServiceMain({

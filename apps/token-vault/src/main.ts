@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { TOKEN_VAULT_SCHEMA } from '@gateway/token-vault/data-access';
 import { runRotateKeysMain, TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
-import { runServiceMain } from '@gateway/platform';
+import { exitOnSignals, runServiceMain } from '@gateway/platform';
 
 if (process.argv[2] === 'rotate-keys') {
-  void runRotateKeysMain(process.argv.slice(3));
+  // Stopped halfway (its pod deleted, Ctrl-C), it exits 143/130, as its container's PID 1 too.
+  void runRotateKeysMain(process.argv.slice(3), exitOnSignals('command'));
 } else {
   void runServiceMain({
     name: 'token-vault',

@@ -4,6 +4,7 @@ import { CustomTransportStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
+import { constants } from 'node:os';
 import { ConfigError } from '../config';
 import { answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
@@ -163,24 +164,41 @@ export interface Stoppable {
 export interface ProcessSignals {
   /** From now on a signal shuts `stoppable` down (gracefully), then exits; may be called again as more starts. */
   shutDownWith(stoppable: Stoppable): void;
+  /**
+   * A command's work is done (what is left is closing its connections): a signal from now on
+   * exits 0, as the command will.
+   */
+  finished(): void;
 }
 
 /**
- * For mains, first of all: SIGTERM and SIGINT stop the process at any time. Until the main says
- * what to shut down, a signal exits at once: nothing serves yet, so nothing is drained, and a
- * process that is still starting (waiting for its database, say) stops when told to, even as a
- * container's PID 1, which the kernel sends no default action.
+ * What a signal ends. A server's end: it is how a server stops, so it exits 0 once it has shut
+ * down, and 0 while it still starts (nothing serves yet, so nothing is drained). A command's
+ * (`main.js migrate`, an operator's one-shot) interruption: 128 + the signal's number, the
+ * shell's convention (143 for SIGTERM, 130 for SIGINT), unless the command said its work was
+ * done; an interrupted migration must not read as a finished one, which the migration Job would
+ * count complete and the rollout go on against a half-migrated schema.
  */
-export function exitOnSignals(): ProcessSignals {
+export type SignalledProcess = 'server' | 'command';
+
+/**
+ * For mains, first of all: SIGTERM and SIGINT stop the process at any time. Until the main says
+ * what to shut down, a signal exits at once, and a process that is still starting (waiting for
+ * its database, say) stops when told to, even as a container's PID 1, which the kernel sends no
+ * default action. The exit status is the one `kind` says.
+ */
+export function exitOnSignals(kind: SignalledProcess): ProcessSignals {
   let target: Stoppable | undefined;
+  let finished = kind === 'server';
+  const status = (signal: 'SIGTERM' | 'SIGINT'): number => (finished ? 0 : 128 + constants.signals[signal]);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     // `on`, not `once`: a second Ctrl-C must not kill the process halfway through its shutdown.
     process.on(signal, () => {
       if (!target) {
-        process.exit(0);
+        process.exit(status(signal));
       }
       target.shutdown(signal).then(
-        () => process.exit(0),
+        () => process.exit(status(signal)),
         () => process.exit(1),
       );
     });
@@ -188,6 +206,9 @@ export function exitOnSignals(): ProcessSignals {
   return {
     shutDownWith(stoppable) {
       target = stoppable;
+    },
+    finished() {
+      finished = true;
     },
   };
 }

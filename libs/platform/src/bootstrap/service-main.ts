@@ -6,7 +6,7 @@ import { AppLogger, createLogger } from '../logging';
 import { createMessageServer, MessagingOptions, NatsTls } from '../messaging';
 import { Metrics, MetricsListen } from '../metrics';
 import { PlatformModule } from '../platform.module';
-import { bootstrapApp, exitOnSignals, failStartup, RunningApp } from './bootstrap';
+import { bootstrapApp, exitOnSignals, failStartup, ProcessSignals, RunningApp } from './bootstrap';
 
 export interface ServiceMainSpec<C extends DatabaseConfig> {
   /** The service's name: its NATS queue group, connection name and log `service` field. */
@@ -84,14 +84,15 @@ export function databaseConnection(config: DatabaseConfig, applicationName: stri
  * service's migrations under the advisory lock and exits, for the Kubernetes migration Job).
  */
 export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMainSpec<C>): Promise<RunningApp | void> {
-  const signals = exitOnSignals();
+  const migrate = process.argv[2] === 'migrate';
+  const signals = exitOnSignals(migrate ? 'command' : 'server');
   let logger: AppLogger | undefined;
   try {
-    if (process.argv[2] === 'migrate') {
+    if (migrate) {
       // The migration Job gets the database credentials only, not the service's other secrets.
       const dbConfig = loadConfig(DatabaseConfig);
       logger = createLogger({ service: spec.name, level: dbConfig.LOG_LEVEL });
-      await runMigrateCommand(spec.schema, dbConfig, logger);
+      await runMigrateCommand(spec.schema, dbConfig, logger, signals);
       return;
     }
     const config = loadConfig(spec.configClass);
@@ -131,13 +132,23 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
   }
 }
 
-/** `main.js migrate`: apply the schema's pending migrations under the advisory lock, then return. */
-export async function runMigrateCommand(schema: ServiceSchema, config: DatabaseConfig, logger: AppLogger): Promise<void> {
+/**
+ * `main.js migrate`: apply the schema's pending migrations under the advisory lock, then return.
+ * Only once they are all applied is the work done for `signals`: a signal before then exits
+ * 143/130, and the Job runs the rest again.
+ */
+export async function runMigrateCommand(
+  schema: ServiceSchema,
+  config: DatabaseConfig,
+  logger: AppLogger,
+  signals: Pick<ProcessSignals, 'finished'>,
+): Promise<void> {
   const connection = databaseConnection(config, `${schema.schema}-migrate`);
   const dataSource: DataSource = createServiceDataSource(schema, connection);
   await dataSource.initialize();
   try {
     const applied = await migrateSchema(dataSource, { logger, lockTimeoutMs: connection.migrationLockTimeoutMs });
+    signals.finished();
     logger.info({ schema: schema.schema, applied: applied.length }, 'schema up to date');
   } finally {
     await dataSource.destroy();

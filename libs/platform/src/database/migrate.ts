@@ -28,6 +28,9 @@ const DEFAULTS = { lockTimeoutMs: DEFAULT_MIGRATION_LOCK_TIMEOUT_MS, lockRetries
 /** How often a runner asks again for the advisory lock another runner holds. */
 const ADVISORY_LOCK_POLL_MS = 250;
 
+/** How often the server checks, while a migration statement runs, that the runner is still there. */
+const CLIENT_CHECK_INTERVAL = '1s';
+
 /** SQLSTATE lock_not_available: lock_timeout ran out (or a NOWAIT lock was refused). */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -49,6 +52,7 @@ export async function migrateSchema(dataSource: DataSource, options: MigrateOpti
   await runner.connect();
   try {
     await runner.query('SET statement_timeout = 0');
+    await endWithItsProcess(runner);
     await takeAdvisoryLock(runner, advisoryKey(settings.schema));
     // Only once the advisory lock is held: lock_timeout would bound its wait as well.
     await runner.query(`SELECT set_config('lock_timeout', $1, false)`, [`${settings.lockTimeoutMs}ms`]);
@@ -64,8 +68,29 @@ export async function migrateSchema(dataSource: DataSource, options: MigrateOpti
     await runner.query('SELECT pg_advisory_unlock($1)', [advisoryKey(settings.schema)]).catch(() => undefined);
     await runner.query('RESET statement_timeout').catch(() => undefined);
     await runner.query('RESET lock_timeout').catch(() => undefined);
+    await runner.query('RESET client_connection_check_interval').catch(() => undefined);
     await runner.release();
   }
+}
+
+/**
+ * A runner's process stopped while one of its statements runs (SIGTERM, a deleted pod's SIGKILL)
+ * would otherwise leave its session behind: Postgres reads from the client between statements
+ * only, so the statement runs on (a lock wait until lock_timeout, an index build to its end),
+ * with the migration's transaction open and the advisory lock held, and the next run waits for
+ * it. With client_connection_check_interval (Postgres 14 and later, on Linux) the server looks
+ * for the client every second while a statement runs: the session ends, its transaction rolls
+ * back (the migrations committed before it stay) and the lock is free for the next run, which
+ * applies the rest. Servers without the setting, or where it cannot be set (another platform),
+ * keep the old wait: nothing fails for it.
+ */
+async function endWithItsProcess(runner: QueryRunner): Promise<void> {
+  await runner
+    .query(
+      `SELECT set_config('client_connection_check_interval', '${CLIENT_CHECK_INTERVAL}', false)
+       WHERE current_setting('client_connection_check_interval', true) IS NOT NULL`,
+    )
+    .catch(() => undefined);
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   databaseConnection,
   failStartup,
   loadConfig,
+  ProcessSignals,
 } from '@gateway/platform';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import { ReencryptTokens, TokenSealing } from '@gateway/token-vault/domain';
@@ -95,8 +96,11 @@ export async function rotateVaultKeys(
   };
 }
 
-/** `main.js rotate-keys`: exit 0 when every token is under the ACTIVE key, 2 when some remain. */
-export async function runRotateKeysMain(argv: string[]): Promise<void> {
+/**
+ * `main.js rotate-keys`: exit 0 when every token is under the ACTIVE key, 2 when some remain. A
+ * signal before the rotation's end exits 143/130 (`signals`, the main's): `--resume` goes on.
+ */
+export async function runRotateKeysMain(argv: string[], signals: Pick<ProcessSignals, 'finished'>): Promise<void> {
   let logger: AppLogger | undefined;
   try {
     const { values } = parseArgs({
@@ -123,6 +127,7 @@ export async function runRotateKeysMain(argv: string[]): Promise<void> {
         { rewrapOnly: values['rewrap-only'], resume: values.resume, destroyRetired: values['destroy-retired'] },
         logger,
       );
+      signals.finished();
       logger.info(report, report.remaining === 0 ? 'key rotation complete' : 'key rotation incomplete: rerun with --resume');
       process.exitCode = report.remaining === 0 ? 0 : 2;
     } finally {
