@@ -5,6 +5,7 @@
  * the summary without a gateway.
  */
 import { Client } from 'pg';
+import { auditLedger } from '@gateway/testing';
 import { percentiles } from './steady-load';
 import type { SteadyAnswer, SteadyFailure } from './load';
 
@@ -188,41 +189,22 @@ export function overloadProblems(counts: Record<AnswerClass, number>, ledger: Le
 }
 
 /**
- * The scenario's orders in the ledger (order-transaction's schema, read with the run database's
- * admin role): each order's refund under `transactionId`, and the order's money checks, compared
- * in SQL on numeric columns. A second refund on an order (there should be none) counts in the
- * money checks all the same.
+ * The scenario's orders in the ledger (`auditLedger`, shared with the e2e failure drill: the
+ * money compared in SQL on numeric columns), read with the run database's admin role: each
+ * order's refund under `transactionId`, and the order's money checks. A second refund on an order
+ * (there should be none) counts in the money checks all the same.
  */
 export async function readRefundLedger(databaseUrl: string, merchantId: string, orderIds: readonly string[], transactionId: string): Promise<OrderInLedger[]> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ order_id: string; refund_result: string | null; refund_stored: boolean; over_captured: boolean; total_mismatch: boolean }>(
-      `SELECT o.order_id,
-              mine.result AS refund_result,
-              EXISTS (SELECT 1 FROM order_transaction.operation_responses r
-                       WHERE r.merchant_id = o.merchant_id AND r.order_id = o.order_id AND r.transaction_id = $3) AS refund_stored,
-              COALESCE(sum(t.amount) FILTER (WHERE t.result IN ('SUCCESS', 'PENDING', 'UNKNOWN')), 0) > o.total_captured_amount AS over_captured,
-              COALESCE(sum(t.amount) FILTER (WHERE t.result = 'SUCCESS'), 0) <> o.total_refunded_amount AS total_mismatch
-         FROM order_transaction.orders o
-         LEFT JOIN order_transaction.transactions t
-           ON t.merchant_id = o.merchant_id AND t.order_id = o.order_id AND t.type = 'REFUND'
-         LEFT JOIN order_transaction.transactions mine
-           ON mine.merchant_id = o.merchant_id AND mine.order_id = o.order_id AND mine.transaction_id = $3
-        WHERE o.merchant_id = $1 AND o.order_id = ANY($2::varchar[])
-        GROUP BY o.merchant_id, o.order_id, o.total_captured_amount, o.total_refunded_amount, mine.result`,
-      [merchantId, orderIds, transactionId],
-    );
-    return rows.map((r) => ({
-      orderId: r.order_id,
-      refundResult: r.refund_result,
-      refundStored: r.refund_stored,
-      overCaptured: r.over_captured,
-      totalMismatch: r.total_mismatch,
-    }));
-  } finally {
-    await client.end();
-  }
+  return (await auditLedger(databaseUrl, merchantId, orderIds)).map((order) => {
+    const mine = order.transactions.find((t) => t.transactionId === transactionId);
+    return {
+      orderId: order.orderId,
+      refundResult: mine?.result ?? null,
+      refundStored: mine?.stored ?? false,
+      overCaptured: order.overRefunded,
+      totalMismatch: order.totalsMismatch.includes('refunded'),
+    };
+  });
 }
 
 /** PENDING refunds and refund rows of the scenario's orders now: the backlog has drained once they stop changing. */

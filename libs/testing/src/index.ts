@@ -11,3 +11,4 @@ export * from './request-hash-key';
 export * from './config-errors';
 export * from './seeded-random';
 export * from './interleaved-data-source';
+export * from './ledger-audit';

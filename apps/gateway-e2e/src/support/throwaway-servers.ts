@@ -14,7 +14,8 @@ import { ROOT } from './processes';
 export interface ThrowawayServer {
   url: string;
   pid(): number | undefined;
-  stop(): Promise<void>;
+  /** Its usual shutdown, or `SIGKILL`: a crash, with nothing flushed or said goodbye to. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
   start(): Promise<void>;
   destroy(): Promise<void>;
 }
@@ -77,7 +78,7 @@ export async function throwawayPostgres(): Promise<ThrowawayServer> {
       );
     },
     // Fast shutdown (SIGINT): what a crashed or failed-over database looks like to clients.
-    stop: () => stopChild(child, 'SIGINT'),
+    stop: (signal = 'SIGINT') => stopChild(child, signal),
     async destroy() {
       await stopChild(child, 'SIGINT');
       rmSync(dir, { recursive: true, force: true });
@@ -97,7 +98,7 @@ export async function throwawayRedis(): Promise<ThrowawayServer> {
       child = serverProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
       await waitFor(() => tcpOpen(port), { timeoutMs: 10_000, what: 'throwaway Redis' });
     },
-    stop: () => stopChild(child, 'SIGTERM'),
+    stop: (signal = 'SIGTERM') => stopChild(child, signal),
     destroy: () => stopChild(child, 'SIGTERM'),
   };
   await server.start();
@@ -114,7 +115,7 @@ export async function throwawayNats(): Promise<ThrowawayServer> {
       child = serverProcess('nats-server', ['-a', '127.0.0.1', '-p', String(port)]);
       await waitFor(() => tcpOpen(port), { timeoutMs: 10_000, what: 'throwaway NATS' });
     },
-    stop: () => stopChild(child, 'SIGTERM'),
+    stop: (signal = 'SIGTERM') => stopChild(child, signal),
     destroy: () => stopChild(child, 'SIGTERM'),
   };
   await server.start();
