@@ -14,6 +14,7 @@ import { Logger } from '@nestjs/common';
 import { createDatabase, dropDatabase, freePort, newRunId, testInfra } from '@gateway/testing';
 import { benchNodeOptions, ROOT, RunningGateway, startDistributed, startStandalone } from './gateway';
 import { LoadShape, runLoad, Traffic, watchProcesses } from './load';
+import type { PostgresScope } from './postgres-cpu';
 import { BenchOptions, DEFAULT_OVERLOAD_RATE, OptionsError, parseOptions, Profile, ScenarioName, USAGE } from './options';
 import { measureRefundOverload } from './refund-overload';
 import { BenchRun, failures, renderMarkdown, ScenarioResult, scenarioResult } from './results';
@@ -40,6 +41,7 @@ async function measure(
   traffic: Traffic,
   options: BenchOptions,
   pids: Record<string, number>,
+  postgres: PostgresScope,
   notes?: (requests: number) => string,
 ): Promise<ScenarioResult> {
   const shape = shapeOf(scenario, options);
@@ -49,7 +51,7 @@ async function measure(
     await runLoad(traffic, { ...shape, durationSeconds: options.warmupSeconds }, sequence);
   }
   log(`${profile} ${scenario}: ${shape.durationSeconds} s, ${shape.connections} connections${shape.rate ? `, ${shape.rate} ops/s` : ''}`);
-  const watch = watchProcesses(pids);
+  const watch = watchProcesses(pids, postgres);
   const { load, check } = await runLoad(traffic, shape, sequence);
   const processes = watch.stop();
   const result = scenarioResult(
@@ -88,7 +90,7 @@ async function referenceFigures(scenarios: ScenarioName[], options: BenchOptions
     const server = await startReference(['bare', String(port)]);
     try {
       const traffic: Traffic = { baseUrl: `http://127.0.0.1:${port}`, method: 'PUT', path: (n) => `/order/${n}`, body, expectStatus: 200, expectBody: '"SUCCESS"' };
-      results.push(await measure('reference', 'reference-bare-http', traffic, options, { 'bare-http': server.pid }));
+      results.push(await measure('reference', 'reference-bare-http', traffic, options, { 'bare-http': server.pid }, { databases: [] }));
     } finally {
       await server.stop();
     }
@@ -103,7 +105,7 @@ async function referenceFigures(scenarios: ScenarioName[], options: BenchOptions
     try {
       const traffic: Traffic = { baseUrl: `http://127.0.0.1:${port}`, method: 'PUT', path: (n) => `/order/${n}`, body, expectStatus: 201, expectBody: '"SUCCESS"' };
       results.push(
-        await measure('reference', 'reference-http-nats-postgres', traffic, options, { 'chain-edge': edge.pid, 'chain-service': service.pid }),
+        await measure('reference', 'reference-http-nats-postgres', traffic, options, { 'chain-edge': edge.pid, 'chain-service': service.pid }, { databases: [database] }),
       );
     } finally {
       await Promise.all([edge.stop(), service.stop()]);
@@ -153,7 +155,7 @@ async function profileFigures(profile: Profile, scenarios: GatewayScenario[], op
       }
       if (scenario === 'refund') log(`${profile} refund: preparing ${refundOrders(profile, options)} captured orders`);
       const { traffic, notes } = await prepareScenario(scenario, gateway, merchants, refundOrders(profile, options));
-      results.push(await measure(profile, scenario, traffic, options, gateway.pids, notes));
+      results.push(await measure(profile, scenario, traffic, options, gateway.pids, gateway.postgres, notes));
     }
   } finally {
     await gateway.stop();

@@ -26,6 +26,7 @@ function recordSecret(secret: string): string {
   return secret;
 }
 import type { Profile } from './options';
+import type { PostgresScope } from './postgres-cpu';
 import { DEPLOYED_NODE_OPTIONS } from './deployed-node-options';
 
 const run = promisify(execFile);
@@ -56,6 +57,8 @@ export interface RunningGateway {
   baseUrl: string;
   /** Service processes by name, for RSS sampling. */
   pids: Record<string, number>;
+  /** Which Postgres work is this gateway's (its CPU per request). */
+  postgres: PostgresScope;
   /** NATS subject prefix of this run (distributed only: the standalone bus is in-process). */
   natsPrefix?: string;
   /** The run database, as its admin (distributed only): the overload scenario reads the ledger there. */
@@ -229,6 +232,7 @@ export async function startDistributed(
     profile: 'distributed',
     baseUrl,
     pids: Object.fromEntries(processes.map((p) => [p.name, p.child.pid!])),
+    postgres: { databases: [database] },
     ports,
     natsPrefix: `b${runId}.`,
     databaseUrl: adminDbUrl,
@@ -267,6 +271,8 @@ export async function startStandalone(runId: string, logDir: string, nodeArgs: s
     profile: 'standalone',
     baseUrl,
     pids: { gateway: gateway.child.pid! },
+    // The embedded Postgres is the gateway's child: all of it is the run's.
+    postgres: { startedBy: gateway.child.pid! },
     ports: { gateway: httpPort },
     createMerchant: merchantCreator(['--standalone'], { STANDALONE_DATA_DIR: dataDir, STANDALONE_PG_PORT: String(pgPort) }),
     stop,

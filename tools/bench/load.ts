@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { CLOCK_TICKS_PER_SECOND, PostgresCpu, PostgresScope } from './postgres-cpu';
 import { AnswerCheck, LoadResult, recordAnswer } from './results';
 import { runSteadyLoad } from './steady-load';
 
@@ -99,8 +100,11 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** The servers the gateway needs, by their process name (`/proc/<pid>/comm`): every Postgres backend is a `postgres`. */
-export const SUPPORT_COMMANDS = ['postgres', 'nats-server', 'redis-server'] as const;
+/**
+ * The servers the gateway needs besides Postgres, by their process name (`/proc/<pid>/comm`);
+ * Postgres's processes are told apart by what they work for (PostgresCpu).
+ */
+export const SUPPORT_COMMANDS = ['nats-server', 'redis-server'] as const;
 
 /** CPU time so far, in ms, of every process whose name is one of `commands`, by pid. */
 export function cpuByPid(commands: readonly string[]): Map<number, { command: string; ms: number }> {
@@ -166,19 +170,22 @@ export function machineShares(
   return { busyPercent: Math.round((100 * (total - idle - steal)) / total), stealPercent: Math.round((100 * steal) / total) };
 }
 
-/** Linux's USER_HZ, 100 on every architecture Node runs on. */
-const CLOCK_TICKS_PER_SECOND = 100;
+/** Postgres is sampled less often than the RSS: a scan of /proc costs the load generator's CPU. */
+const POSTGRES_SAMPLE_MS = 1_000;
 
 /**
  * Watches the processes while a scenario runs: `stop()` gives each one's peak RSS in MB (polled)
  * and the CPU time it used meanwhile in ms, the cost that does not depend on how busy the
- * machine is; the CPU time of Postgres, NATS and Redis (every process of each) and of this
- * process, the load generator; and how busy the whole machine was, with the share the
- * hypervisor stole (a virtual machine's neighbours: time neither the gateway nor anything else
- * here got).
+ * machine is; the CPU time of Postgres for the run (`postgres`: the backends of the run's
+ * databases, PostgresCpu) and of the server's processes that work for every database
+ * (`postgres (shared)`), of NATS and Redis (every process of each: the machine's, shared with
+ * any other work on it) and of this process, the load generator; and how busy the whole machine
+ * was, with the share the hypervisor stole (a virtual machine's neighbours: time neither the
+ * gateway nor anything else here got).
  */
 export function watchProcesses(
   pids: Record<string, number>,
+  postgres: PostgresScope,
   intervalMs = 200,
 ): {
   stop(): {
@@ -192,6 +199,7 @@ export function watchProcesses(
   const peaks: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
   const cpuAtStart = Object.fromEntries(names.map((name) => [name, cpuMs(pids[name])]));
   const supportAtStart = cpuByPid(SUPPORT_COMMANDS);
+  const postgresCpu = new PostgresCpu(postgres);
   const loadGeneratorAtStart = process.cpuUsage();
   const machineAtStart = machineTicks();
   const sample = () => {
@@ -201,14 +209,19 @@ export function watchProcesses(
   };
   sample();
   const timer = setInterval(sample, intervalMs);
+  const postgresTimer = setInterval(() => postgresCpu.sample(), POSTGRES_SAMPLE_MS);
   return {
     stop() {
       clearInterval(timer);
+      clearInterval(postgresTimer);
       sample();
+      const postgresSpent = postgresCpu.spent();
       return {
         peakRssMb: Object.fromEntries(names.map((name) => [name, Math.round(peaks[name] / 1024)])),
         cpuMs: Object.fromEntries(names.map((name) => [name, Math.round(cpuMs(pids[name]) - cpuAtStart[name])])),
         supportCpuMs: {
+          postgres: postgresSpent.run,
+          'postgres (shared)': postgresSpent.shared,
           ...cpuSpentByCommand(supportAtStart, cpuByPid(SUPPORT_COMMANDS), SUPPORT_COMMANDS),
           'load generator': Math.round(usedMs(process.cpuUsage(loadGeneratorAtStart))),
         },

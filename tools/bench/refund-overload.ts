@@ -91,7 +91,7 @@ export async function measureRefundOverload(
   };
   log(`distributed refund-overload: ${run.durationSeconds} s at ${run.rate} refunds/s, open loop${Object.keys(run.env).length ? `, ${JSON.stringify(run.env)}` : ''}`);
   const shedBefore = await shedCounts(gateway);
-  const watch = watchProcesses(gateway.pids);
+  const watch = watchProcesses(gateway.pids, gateway.postgres);
   // No socket limit: every request is sent when due, however many are unanswered.
   const { load } = await runSteadyLoad(traffic, { connections: Infinity, durationSeconds: run.durationSeconds, rate: run.rate, timeoutMs: OVERLOAD_CLIENT_TIMEOUT_MS });
   const processes = watch.stop();

@@ -61,7 +61,13 @@ export interface ScenarioResult {
   peakRssMb: Record<string, number>;
   /** CPU time per completed request, per process, in ms: the cost a busy machine does not distort. */
   cpuMsPerRequest: Record<string, number>;
-  /** The same for Postgres, NATS and Redis (all of each one's processes) and the load generator (absent in runs before it was measured). */
+  /**
+   * The same for the servers and the load generator (absent in runs before it was measured):
+   * `postgres`, the backends of the run's databases (before 2026-11-27: every Postgres process on
+   * the machine, other work's included); `postgres (shared)`, the processes of that server that
+   * work for every database (postmaster, checkpointer, background writer, walwriter, launchers);
+   * NATS and Redis, all of each one's processes.
+   */
   supportCpuMsPerRequest?: Record<string, number>;
   /** The whole machine during the scenario: busy, and stolen by the hypervisor, in percent. */
   machine?: { busyPercent: number; stealPercent: number };
@@ -230,7 +236,7 @@ export function renderMarkdown(run: BenchRun): string {
       }),
     );
     const notes = results.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
-    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms): the gateway\'s processes and their total, then every process of Postgres, NATS and Redis and the load generator (the bench itself); and the whole machine during the scenario (busy; stolen by the hypervisor from this virtual machine):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
+    return [`### ${profile}`, '', figures, '', 'Peak RSS per process during each scenario (MB):', '', rss, '', 'CPU time per request per process (ms): the gateway\'s processes and their total; then Postgres: the backends of the run\'s database (`postgres`) and the server\'s processes that work for every database (`postgres (shared)`: postmaster, checkpointer, background writer, walwriter, launchers; other databases\' backends on the same server are in neither); every process of NATS and Redis, and the load generator (the bench itself); and the whole machine during the scenario (busy; stolen by the hypervisor from this virtual machine):', '', cpu, ...(notes.length ? ['', ...notes] : [])].join('\n');
   });
   const verdicts = targetVerdicts(run.results);
   const m = run.machine;

@@ -3,6 +3,8 @@ import { DataKeyEntity } from './data-key.entity';
 import { CreateTokenVault1763900000000 } from './migrations/1763900000000-create-token-vault';
 import { WidenSchemeTokenOutcome1764100000000 } from './migrations/1764100000000-widen-scheme-token-outcome';
 import { ValidateSchemeTokenOutcome1764100000001 } from './migrations/1764100000001-validate-scheme-token-outcome';
+import { TokenChecksAsConstants1765100000000 } from './migrations/1765100000000-token-checks-as-constants';
+import { ValidateTokenChecks1765100000001 } from './migrations/1765100000001-validate-token-checks';
 import { TokenEntity } from './token.entity';
 
 /**
@@ -17,5 +19,7 @@ export const TOKEN_VAULT_SCHEMA: ServiceSchema = {
     CreateTokenVault1763900000000,
     WidenSchemeTokenOutcome1764100000000,
     ValidateSchemeTokenOutcome1764100000001,
+    TokenChecksAsConstants1765100000000,
+    ValidateTokenChecks1765100000001,
   ],
 };

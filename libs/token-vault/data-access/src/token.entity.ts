@@ -9,6 +9,21 @@ export const STORED_VERIFICATION_STRATEGIES = ['ACQUIRER', 'BASIC', 'NONE'] as c
 export type StoredVerificationStrategy = (typeof STORED_VERIFICATION_STRATEGIES)[number];
 
 /**
+ * A CHECK that `column` holds one of `values`, as one text[] constant rather than `IN (...)`:
+ * Postgres reads a table's checks back from their stored node text at every write statement, and
+ * `IN (...)` on a varchar column is stored as an array built from each value, folded back into a
+ * constant each time (TokenChecksAsConstants1765100000000). The values are plain codes, which an
+ * array literal takes unquoted.
+ */
+function oneOf(column: string, values: readonly string[]): string {
+  const unfit = values.find((value) => !/^[A-Z][A-Z_]*$/.test(value));
+  if (unfit !== undefined) {
+    throw new Error(`${column}'s check takes upper-case codes only, got ${JSON.stringify(unfit)}`);
+  }
+  return `${column} = ANY ('{${values.join(',')}}'::text[])`;
+}
+
+/**
  * A token in a repository. What identifies the instrument (the card number, or a provider_a
  * billing agreement id), provider_a payer and shipping details and the scheme token are
  * stored only sealed under the data key `data_key_id` names (all sealed columns of a row under
@@ -24,9 +39,9 @@ export type StoredVerificationStrategy = (typeof STORED_VERIFICATION_STRATEGIES)
 @Index('tokens_unique_account_idx', ['repositoryId', 'fingerprint'], { unique: true, where: 'unique_account' })
 @Index('tokens_data_key_idx', ['dataKeyId'])
 @Check('tokens_token_check', `token ~ '^[0-9A-Za-z]{1,40}$'`)
-@Check('tokens_status_check', `status IN ('VALID', 'INVALID')`)
-@Check('tokens_source_type_check', `source_type IN ('CARD', 'PROVIDER_A')`)
-@Check('tokens_verification_strategy_check', `verification_strategy IN ('ACQUIRER', 'BASIC', 'NONE')`)
+@Check('tokens_status_check', oneOf('status', TOKEN_STATUSES))
+@Check('tokens_source_type_check', oneOf('source_type', TOKEN_SOURCE_TYPES))
+@Check('tokens_verification_strategy_check', oneOf('verification_strategy', STORED_VERIFICATION_STRATEGIES))
 @Check('tokens_fingerprint_check', `octet_length(fingerprint) = 32`)
 @Check('tokens_card_number_masked_check', `card_number_masked ~ '^[0-9]{0,6}x{3,}[0-9]{4}$'`)
 @Check('tokens_card_expiry_check', `card_expiry ~ '^(0[1-9]|1[0-2])[0-9]{2}$'`)
