@@ -44,7 +44,8 @@ export interface StoredResponse {
  * The request hash stored with a transaction recorded from the acquirer's records
  * (`transactions record-lost`): the merchant's request was lost with the database, so there is
  * no hash of it. No HMAC-SHA256 is 64 zeros in practice (2^-256), and the column's check holds.
- * A retry of that operation is matched on its amount and currency instead (replayOf).
+ * A retry of that operation is matched on what it asks for instead (replayOf: its amount and
+ * currency, a void's target).
  */
 export const RECORDED_WITHOUT_REQUEST = '0'.repeat(64);
 

@@ -231,6 +231,7 @@ describe('a PAYMENT lost in a restore, recorded from the acquirer\'s records', (
       `error: line 1 (${merchant.id}/${orderId}/p1): refused, nothing written: Transaction 'p1' on order '${orderId}' of merchant '${merchant.id}' is already in the ledger as PAY PAYMENT 12.50 USD SUCCESS (APPROVED), which differs from the record: nothing written, the ledger's is kept.`,
       expect.stringContaining(`error: line 2 (${merchant.id}/${kept}/p1): refused, nothing written: Transaction 'p1'`),
       `error: line 3 (${merchant.id}/${orderId}/p2): refused, nothing written: field 'currency': currency EUR is not the currency of order '${orderId}' in the ledger (USD): nothing written.`,
+      'error: 3 refused lines: nothing of the file was written',
     ]);
     expect([await ledgerState(merchant, orderId), await ledgerState(merchant, kept)]).toEqual(before);
   });
@@ -290,7 +291,13 @@ describe('bad input', () => {
     ['an amount in JPY with decimals', { amount: '12.5', currency: 'JPY' }, "field 'amount': amount '12.5' is invalid: JPY amounts are whole numbers: JPY has no minor unit."],
     ['an amount as a JSON number', { amount: 12.5 }, "field 'amount': amount must be a decimal string (\"12.50\"), not a JSON number."],
     ['an amount beyond the largest', { amount: '1000000000000.01' }, "field 'amount': amount '1000000000000.01' is invalid: Amounts are at most 1000000000000."],
-    ['an unknown operation', { type: 'CHARGE' }, "field 'type': type must be one of AUTHORIZATION, PAYMENT (CAPTURE, REFUND and VOID_* are not recorded by this command)."],
+    [
+      'an unknown operation',
+      { type: 'REFUND_REQUEST' },
+      "field 'type': type must be one of AUTHORIZATION, PAYMENT, CAPTURE, REFUND, VOID_AUTHORIZATION, VOID_CAPTURE, VOID_PAYMENT, VOID_REFUND.",
+    ],
+    ['a void without its target', { type: 'VOID_PAYMENT' }, "field 'targetTransactionId': targetTransactionId is required on a void: the transaction it voided."],
+    ['a target on a payment', { targetTransactionId: 'a1' }, "field 'targetTransactionId': targetTransactionId is not a field of a PAYMENT: it acts on no earlier transaction."],
     ['a full card number', { card: { number: TEST_CARD } }, "field 'card.number': card.number must be masked as the acquirer shows it (512345xxxxxx0008): a full card number is never recorded."],
     ['an approval without the acquirer\'s reference', { acquirer: { id: 'TEST_ACQUIRER' } }, "field 'acquirer.transactionId': acquirer.transactionId is required on approvals: later operations are sent by it."],
   ])('%s is refused with the field named, and no line of the file is written', async (_, overrides, message) => {
@@ -307,5 +314,231 @@ describe('bad input', () => {
   it('a line that is not JSON, and no --file, are refused', async () => {
     expect(await recordLost(['{"merchantId":'])).toMatchObject({ code: 2, err: expect.stringMatching(/^error: line 1: not JSON: /) });
     expect(await command(['record-lost'])).toEqual({ code: 2, out: '', err: 'error: record-lost needs --file <path> (one JSON record a line)' });
+  });
+});
+
+/** A record of an operation on an earlier transaction: approved, with the acquirer's own reference of it. */
+function followOn(merchant: MerchantContext, orderId: string, transactionId: string, type: string, amount: string, overrides: JsonObject = {}): JsonObject {
+  const { card: _card, authorizationCode: _code, ...record } = lostRecord(merchant, orderId, {
+    transactionId,
+    type,
+    amount,
+    acquirer: { id: 'TEST_ACQUIRER', transactionId: `REF-${transactionId}` },
+    receipt: `RRN-${transactionId}`,
+  });
+  return { ...record, ...overrides };
+}
+
+/** A CAPTURE's or REFUND's body asking for `amount` USD. */
+const amountOf = (amount: string): JsonObject => ({ transaction: { amount, currency: 'USD' } });
+
+/** A decline carries no approval code. */
+function declined({ authorizationCode: _code, ...record }: JsonObject): JsonObject {
+  return record;
+}
+
+describe('a CAPTURE lost in a restore', () => {
+  it('of a real authorization: the merchant\'s retried CAPTURE is answered from it without the acquirer, and refunds are bounded by it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'a1', 'AUTHORIZE', payRequest('40.00'));
+    const recorded = await recordLost([followOn(merchant, orderId, 'c1', 'CAPTURE', '30.00', { targetTransactionId: 'a1' })]);
+    expect(recorded).toMatchObject({ code: 0, err: '' });
+    expect(recorded.out.split('\t')).toEqual(['Recorded:', `${merchant.id}/${orderId}/c1`, 'CAPTURE', '30.00 USD', 'SUCCESS', 'APPROVED', 'order PARTIALLY_CAPTURED', 'no notification']);
+    const stored = await retrieveTransaction(merchant, orderId, 'c1');
+    expect(stored).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 40, totalCapturedAmount: 30 },
+      // The authorization's card, as a live capture shows it.
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } },
+      transaction: { type: 'CAPTURE', amount: 30, targetTransactionId: 'a1', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'REF-c1' } },
+    });
+
+    const captures = await acquirerCalls('CAPTURE');
+    expect(await operateAs(app, merchant, orderId, 'c1', 'CAPTURE', amountOf('30.00'))).toEqual(stored);
+    expect(await operateAs(app, merchant, orderId, 'c1', 'CAPTURE', { transaction: { amount: '30', currency: 'USD', targetTransactionId: 'a1' } })).toEqual(stored);
+    for (const other of [amountOf('31.00'), { transaction: { amount: '30.00', currency: 'USD', targetTransactionId: 'a2' } }]) {
+      expect((await rejection(operateAs(app, merchant, orderId, 'c1', 'CAPTURE', other))).explanation).toMatch(/already processed with different values/);
+    }
+    expect(await acquirerCalls('CAPTURE')).toBe(captures);
+
+    const refunds = await acquirerCalls('REFUND');
+    expect(await operateAs(app, merchant, orderId, 'r1', 'REFUND', amountOf('20.00'))).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'PARTIALLY_REFUNDED', totalCapturedAmount: 30, totalRefundedAmount: 20 },
+      transaction: { targetTransactionId: 'c1' },
+    });
+    const over = await rejection(operateAs(app, merchant, orderId, 'r2', 'REFUND', amountOf('10.01')));
+    expect(over).toMatchObject({ field: 'transaction.amount', explanation: expect.stringContaining('available for refund on this order is 10.00 USD') });
+    expect(await acquirerCalls('REFUND')).toBe(refunds + 1);
+  });
+
+  it('of an authorization recorded by an earlier line, then its REFUND: each line decided on what the lines before leave, in a dry run too; twice is once', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const file = [
+      lostRecord(merchant, orderId, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00' }),
+      // No target named: the ledger finds the single authorization left to capture, as CAPTURE does.
+      followOn(merchant, orderId, 'c1', 'CAPTURE', '40.00'),
+      followOn(merchant, orderId, 'r1', 'REFUND', '15.00'),
+    ];
+    const dry = await recordLost(file, '--dry-run');
+    expect(dry).toMatchObject({ code: 0, err: '' });
+    expect(dry.out.split('\n').map((line) => line.split('\t').filter((_, i) => [0, 2, 6].includes(i)))).toEqual([
+      ['Would record (dry run):', 'AUTHORIZATION', 'order AUTHORIZED'],
+      ['Would record (dry run):', 'CAPTURE', 'order CAPTURED'],
+      ['Would record (dry run):', 'REFUND', 'order PARTIALLY_REFUNDED'],
+    ]);
+    expect((await ledgerState(merchant, orderId)).order).toBeNull();
+
+    const recorded = await recordLost(file, '--json');
+    expect(recorded).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(recorded.out).map((r: JsonObject) => [r.status, r.type, r.order])).toEqual([
+      ['RECORDED', 'AUTHORIZATION', { status: 'AUTHORIZED', totalAuthorizedAmount: '40.00', totalCapturedAmount: '0.00', totalRefundedAmount: '0.00' }],
+      ['RECORDED', 'CAPTURE', { status: 'CAPTURED', totalAuthorizedAmount: '40.00', totalCapturedAmount: '40.00', totalRefundedAmount: '0.00' }],
+      ['RECORDED', 'REFUND', { status: 'PARTIALLY_REFUNDED', totalAuthorizedAmount: '40.00', totalCapturedAmount: '40.00', totalRefundedAmount: '15.00' }],
+    ]);
+    const after = await ledgerState(merchant, orderId);
+    expect(after.transactions.map((t: JsonObject) => [t.id, t.type, t.amount, (t.body as { transaction: JsonObject }).transaction.targetTransactionId])).toEqual([
+      ['a1', 'AUTHORIZATION', '40.0000', undefined],
+      ['c1', 'CAPTURE', '40.0000', 'a1'],
+      ['r1', 'REFUND', '15.0000', 'c1'],
+    ]);
+
+    const again = await recordLost(file);
+    expect(again).toMatchObject({ code: 0, err: '' });
+    expect(again.out.split('\n').map((line) => line.split('\t')[0])).toEqual(Array(3).fill('Already recorded, nothing written:'));
+    expect(await ledgerState(merchant, orderId)).toEqual(after);
+
+    // The merchant's retried REFUND is the recorded one; what is left to refund is 25.00.
+    const refunds = await acquirerCalls('REFUND');
+    expect(await operateAs(app, merchant, orderId, 'r1', 'REFUND', amountOf('15.00'))).toEqual(await retrieveTransaction(merchant, orderId, 'r1'));
+    const over = await rejection(operateAs(app, merchant, orderId, 'r2', 'REFUND', amountOf('25.01')));
+    expect(over.explanation).toContain('available for refund on this order is 25.00 USD');
+    expect(await acquirerCalls('REFUND')).toBe(refunds);
+    expect(await operateAs(app, merchant, orderId, 'r2', 'REFUND', amountOf('25.00'))).toMatchObject({ result: 'SUCCESS', order: { status: 'REFUNDED' } });
+    expect(await acquirerCalls('REFUND')).toBe(refunds + 1);
+  });
+});
+
+describe('a REFUND lost in a restore', () => {
+  it('of a real payment reduces what is left to refund, and its retry is answered from it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('50.00'));
+    const recorded = await recordLost([followOn(merchant, orderId, 'r1', 'REFUND', '20.00', { targetTransactionId: 'p1' })]);
+    expect(recorded.out.split('\t').slice(2, 7)).toEqual(['REFUND', '20.00 USD', 'SUCCESS', 'APPROVED', 'order PARTIALLY_REFUNDED']);
+
+    const refunds = await acquirerCalls('REFUND');
+    expect(await operateAs(app, merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '20.00', currency: 'USD', targetTransactionId: 'p1' } })).toEqual(
+      await retrieveTransaction(merchant, orderId, 'r1'),
+    );
+    expect((await rejection(operateAs(app, merchant, orderId, 'r3', 'REFUND', amountOf('30.01')))).explanation).toContain('available for refund on this order is 30.00 USD');
+    expect(await acquirerCalls('REFUND')).toBe(refunds);
+  });
+
+  it('on an order the ledger does not hold is a standalone refund: it opens the order, and its retry with the card is answered from it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const recorded = await recordLost([followOn(merchant, orderId, 'r1', 'REFUND', '9.99', { card: { number: '512345xxxxxx0008' } })]);
+    expect(recorded.out.split('\t').slice(2, 7)).toEqual(['REFUND', '9.99 USD', 'SUCCESS', 'APPROVED', 'order REFUNDED']);
+    const refunds = await acquirerCalls('REFUND');
+    const retried = await operateAs(app, merchant, orderId, 'r1', 'REFUND', { ...amountOf('9.99'), sourceOfFunds: payRequest('1').sourceOfFunds as JsonObject });
+    expect(retried).toEqual(await retrieveTransaction(merchant, orderId, 'r1'));
+    expect(retried).toMatchObject({ order: { status: 'REFUNDED', totalRefundedAmount: 9.99 }, sourceOfFunds: { provided: { card: { number: '512345xxxxxx0008' } } } });
+    expect(await acquirerCalls('REFUND')).toBe(refunds);
+  });
+});
+
+describe('a VOID lost in a restore', () => {
+  it('of an authorization leaves nothing to capture, and the merchant\'s retried VOID is answered from it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const recorded = await recordLost([
+      lostRecord(merchant, orderId, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00' }),
+      followOn(merchant, orderId, 'v1', 'VOID_AUTHORIZATION', '40.00', { targetTransactionId: 'a1' }),
+    ]);
+    expect(recorded).toMatchObject({ code: 0, err: '' });
+    expect(recorded.out.split('\n')[1].split('\t').slice(2, 7)).toEqual(['VOID_AUTHORIZATION', '40.00 USD', 'SUCCESS', 'APPROVED', 'order CANCELLED']);
+
+    const voids = await acquirerCalls('VOID');
+    const stored = await retrieveTransaction(merchant, orderId, 'v1');
+    expect(stored).toMatchObject({ order: { status: 'CANCELLED', totalAuthorizedAmount: 0 }, transaction: { type: 'VOID_AUTHORIZATION', targetTransactionId: 'a1' } });
+    expect(await operateAs(app, merchant, orderId, 'v1', 'VOID', { transaction: { targetTransactionId: 'a1' } })).toEqual(stored);
+    expect((await rejection(operateAs(app, merchant, orderId, 'v1', 'VOID', { transaction: { targetTransactionId: 'a2' } }))).explanation).toMatch(
+      /already processed with different values/,
+    );
+    expect(await acquirerCalls('VOID')).toBe(voids);
+
+    const captures = await acquirerCalls('CAPTURE');
+    const capture = await rejection(operateAs(app, merchant, orderId, 'c1', 'CAPTURE', amountOf('1.00')));
+    expect(capture.explanation).toContain('available for capture on this order is 0.00 USD');
+    expect(await acquirerCalls('CAPTURE')).toBe(captures);
+  });
+
+  it('of a refund gives back what it took from the refundable amount', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('50.00'));
+    const recorded = await recordLost([
+      followOn(merchant, orderId, 'r1', 'REFUND', '50.00'),
+      followOn(merchant, orderId, 'v1', 'VOID_REFUND', '50.00', { targetTransactionId: 'r1' }),
+    ]);
+    expect(recorded.out.split('\n').map((line) => line.split('\t')[6])).toEqual(['order REFUNDED', 'order CAPTURED']);
+    expect(await operateAs(app, merchant, orderId, 'r2', 'REFUND', amountOf('50.00'))).toMatchObject({ result: 'SUCCESS', order: { status: 'REFUNDED' } });
+  });
+});
+
+describe('a record that breaks its operation\'s rules', () => {
+  it.each([
+    [
+      'a capture above the authorized amount',
+      (m: MerchantContext, o: string) => [
+        lostRecord(m, o, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00' }),
+        followOn(m, o, 'c1', 'CAPTURE', '40.01', { targetTransactionId: 'a1' }),
+      ],
+      "field 'amount': Value '40.01' is invalid. The amount available for capture on this order is 40.00 USD.",
+    ],
+    [
+      'a void of a failed transaction',
+      (m: MerchantContext, o: string) => [
+        declined(lostRecord(m, o, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00', gatewayCode: 'DECLINED' })),
+        followOn(m, o, 'v1', 'VOID_AUTHORIZATION', '40.00', { targetTransactionId: 'a1' }),
+      ],
+      "field 'targetTransactionId': Value 'a1' is invalid. Transaction 'a1' is a FAILURE AUTHORIZATION: only a successful AUTHORIZATION, CAPTURE, PAYMENT or REFUND can be voided.",
+    ],
+    [
+      'a refund beyond what was captured',
+      (m: MerchantContext, o: string) => [lostRecord(m, o), followOn(m, o, 'r1', 'REFUND', '12.51')],
+      "field 'amount': Value '12.51' is invalid. The amount available for refund on this order is 12.50 USD.",
+    ],
+    [
+      'a void of another type than its target\'s',
+      (m: MerchantContext, o: string) => [lostRecord(m, o), followOn(m, o, 'v1', 'VOID_CAPTURE', '12.50', { targetTransactionId: 'p1' })],
+      "field 'type': type VOID_CAPTURE cannot void transaction 'p1', which is a PAYMENT: its void is a VOID_PAYMENT.",
+    ],
+    [
+      'a void of part of its target',
+      (m: MerchantContext, o: string) => [lostRecord(m, o), followOn(m, o, 'v1', 'VOID_PAYMENT', '10.00', { targetTransactionId: 'p1' })],
+      "field 'amount': amount 10.00 is not the amount of transaction 'p1' (12.50 USD): a void undoes its target whole.",
+    ],
+    [
+      'a capture on an order nobody opened',
+      (m: MerchantContext, o: string) => [lostRecord(m, `${o}-x`), followOn(m, o, 'c1', 'CAPTURE', '1.00')],
+      'Order \'%o\' does not exist: a capture needs an order with an authorization (apiOperation AUTHORIZE).',
+    ],
+  ])('%s is refused with what it breaks, and nothing of the file is written, in a dry run too', async (_, lines, message) => {
+    const merchant = testMerchant();
+    const good = newOrderId();
+    const orderId = newOrderId();
+    const file = [lostRecord(merchant, good), ...lines(merchant, orderId)];
+    const refusal = `error: line ${file.length} (${merchant.id}/${orderId}/${String(file[file.length - 1].transactionId)}): refused, nothing written: ${message.replace('%o', orderId)}`;
+    for (const options of [['--dry-run'], []]) {
+      const run = await recordLost(file, ...options);
+      expect(run).toMatchObject({ code: 1, err: `${refusal}\nerror: 1 refused line: nothing of the file ${options.length > 0 ? 'would be' : 'was'} written` });
+      for (const order of [good, orderId, `${orderId}-x`]) {
+        expect((await ledgerState(merchant, order)).order).toBeNull();
+      }
+    }
   });
 });

@@ -47,15 +47,23 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
          "acquirer":{"id":"TEST_ACQUIRER","transactionId":"MCC123"},"receipt":"<RRN>",
          "authorizationCode":"123456","time":"2026-11-26T10:15:00Z",
          "card":{"number":"512345xxxxxx0008","brand":"MASTERCARD","expiry":"0139"}}
-      type AUTHORIZATION or PAYMENT; gatewayCode APPROVED or DECLINED; amount a decimal
-      string in the currency's decimals; acquirer.transactionId required on approvals (later
-      captures, voids and refunds are sent by it); card optional and only masked. Every line
-      is checked first: one bad line and nothing is written (exit code 2, the field named).
-      Then each record is written whole or not at all, on its own: a merchant's retry of the
-      PUT with the same ids and amount is answered from it, without calling the acquirer.
-      A record already in the ledger as given is left as it is; one that differs from what the
-      ledger holds is refused and never written over (exit code 1). --dry-run prints what
-      would be recorded and writes nothing.
+      type AUTHORIZATION, PAYMENT, CAPTURE, REFUND, VOID_AUTHORIZATION, VOID_CAPTURE,
+      VOID_PAYMENT or VOID_REFUND; targetTransactionId: what a void voided (required), or the
+      authorisation a capture captured, the payment or capture a refund refunded (without it,
+      the ledger finds it as the gateway does: the single one with something left); a REFUND
+      on an order the ledger does not hold is a standalone refund. gatewayCode APPROVED or
+      DECLINED; amount a decimal string in the currency's decimals (a void's is its target's);
+      acquirer.transactionId required on approvals (later captures, voids and refunds are
+      sent by it); card optional and only masked. Every line is checked first: one bad line
+      and nothing is written (exit code 2, the field named). Then every record is decided in
+      file order, each on the ledger as the lines before it leave it, by the gateway's rules
+      for its operation (capture within what is authorised, refund within what is captured,
+      void of a successful transaction that is the latest of its chain): one refused, or one
+      that differs from what the ledger holds under its ids, and nothing is written (exit code
+      1). Then each record is written whole, in file order: a merchant's retry of the PUT with
+      the same ids and amount (a VOID's: the same target) is answered from it, without calling
+      the acquirer. A record already in the ledger as given is left as it is. --dry-run prints
+      what each line would record, decided the same way, and writes nothing.
 
 Options:
   --json   machine-readable output
@@ -190,8 +198,10 @@ function summaryLine(done: string, summary: ReturnType<typeof transactionSummary
 }
 
 /**
- * `record-lost`: every line of the file read and checked before anything is written, then each
- * record written (or, with --dry-run, decided) on its own.
+ * `record-lost`: every line of the file read and checked before anything is decided; then every
+ * record decided in file order, each on the ledger as the lines before it would leave it
+ * (RecordLostTransaction.preview), before anything is written: one refused and nothing of the
+ * file is written. Then each record written on its own, in file order (--dry-run: decided only).
  */
 async function recordLost(values: Options, lost: TransactionsLedger['lost'], io: CommandIo, now: () => Date): Promise<number> {
   if (!values.file) {
@@ -210,26 +220,47 @@ async function recordLost(values: Options, lost: TransactionsLedger['lost'], io:
   if (!records) {
     return 2;
   }
-  const summaries = [];
+  const decided = await lost.preview(records.map(({ record }) => record));
+  const summaries: LostSummary[] = [];
   let refused = 0;
+  decided.forEach((answer, i) => {
+    const { line, record } = records[i];
+    if (answer instanceof GatewayError) {
+      refused += 1;
+      io.err(`error: line ${line} (${record.merchantId}/${record.orderId}/${record.transactionId}): refused, nothing written: ${explained(answer)}`);
+    } else {
+      summaries.push(transactionSummary(record.merchantId, answer));
+    }
+  });
+  if (refused > 0 || values['dry-run']) {
+    if (refused > 0) {
+      io.err(`error: ${refused} refused line${refused === 1 ? '' : 's'}: nothing of the file ${values['dry-run'] ? 'would be' : 'was'} written`);
+    }
+    io.out(printed(values['dry-run'] ? summaries : [], values.json));
+    return refused > 0 ? 1 : 0;
+  }
+  const done: LostSummary[] = [];
   for (const { line, record } of records) {
     try {
-      const result: RecordLostResult = values['dry-run'] ? await lost.preview(record) : await lost.execute(record);
-      summaries.push(transactionSummary(record.merchantId, result));
+      done.push(transactionSummary(record.merchantId, await lost.execute(record)));
     } catch (err) {
       if (!(err instanceof GatewayError)) {
         throw err;
       }
-      refused += 1;
-      io.err(`error: line ${line} (${record.merchantId}/${record.orderId}/${record.transactionId}): refused, nothing written: ${explained(err)}`);
+      // The ledger changed since the check (the edge reopened?): what follows may depend on this line.
+      io.err(`error: line ${line} (${record.merchantId}/${record.orderId}/${record.transactionId}): refused, nothing written from this line on: ${explained(err)}`);
+      io.out(printed(done, values.json));
+      return 1;
     }
   }
-  io.out(
-    values.json
-      ? JSON.stringify(summaries, null, 2)
-      : summaries.map((summary) => summaryLine(LOST_RECORD_DONE[summary.status], summary)).join('\n') || '(no records)',
-  );
-  return refused > 0 ? 1 : 0;
+  io.out(printed(done, values.json));
+  return 0;
+}
+
+type LostSummary = ReturnType<typeof transactionSummary<RecordLostResult['status']>>;
+
+function printed(summaries: LostSummary[], json: boolean | undefined): string {
+  return json ? JSON.stringify(summaries, null, 2) : summaries.map((summary) => summaryLine(LOST_RECORD_DONE[summary.status], summary)).join('\n') || '(no records)';
 }
 
 const LOST_RECORD_DONE: Record<RecordLostResult['status'], string> = {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { BeginOperationMessage, BeginOperationReply, JsonObject } from '@gateway/contracts';
 import { LedgerRepository, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
-import type { Money } from '@gateway/money';
 import { snapshotOf, orderView } from '../ledger-response/order-snapshot';
-import { assertFenceCurrent, replayOf, requireFencingToken, transactionIdTaken } from '../ledger-protocol/ledger-checks';
+import { assertFenceCurrent, replayOf, requireFencingToken, RetryAsks, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 
 /** Begin's answer, and the order as its read saw it (null: no order). */
 export interface Begun {
@@ -32,10 +31,10 @@ export class BeginOperation {
    * its first record (RecordOperation's `seen`) is decided on that view and written only if
    * the order is still as seen, without a read of its own. `targets`: an operation on an
    * earlier transaction also gets the stored responses of the transactions it may act on, from
-   * the same read. `retry`: the amount the request asks for, by which a retry of a transaction
-   * recorded from the acquirer's records is recognised (replayOf).
+   * the same read. `retry`: what the request asks for (its amount, or a void's target), by which
+   * a retry of a transaction recorded from the acquirer's records is recognised (replayOf).
    */
-  async read(message: BeginOperationMessage, targets?: TargetQuery, retry?: Money): Promise<Begun> {
+  async read(message: BeginOperationMessage, targets?: TargetQuery, retry?: () => RetryAsks): Promise<Begun> {
     const fence = requireFencingToken(message.envelope);
     const { seen, targetResponses } = await this.find(message, targets);
     if (!seen) {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CaptureRequest, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { FollowOnOperation, RunFollowOnOperation } from '../card-operation/follow-on-operation';
 import { CardOperationCommand } from '../card-operation/reserved-operation';
+import { amountRetry } from '../ledger-protocol/ledger-checks';
 import { planCapture } from './capture-plan';
 
 export type CaptureCommand = CardOperationCommand<CaptureRequest>;
@@ -20,6 +21,7 @@ const CAPTURE: FollowOnOperation<CaptureRequest> = {
     const { amount, taxAmount, target, route } = planCapture(request, order, orderId);
     return { type: 'CAPTURE', amount, taxAmount, target, route, fundingType: target.fundingType ?? 'CARD' };
   },
+  retry: (request) => amountRetry(request.transaction),
   call: (connector, context, authorization, plan) => connector.capture({ ...context, amount: plan.amount, authorization }),
   atProvider: ({ envelope, orderId, transactionId }, plan) => ({
     subject: SUBJECTS.browserPayment.capture,

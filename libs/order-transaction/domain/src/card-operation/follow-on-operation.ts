@@ -20,6 +20,7 @@ import {
 import { Money } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
+import type { RetryAsks } from '../ledger-protocol/ledger-checks';
 import { acquirerReferenceOf, storedAcquirerId } from './acquirer-reference';
 import { CardOutcome, outcomeOfFollowOn } from './card-outcome';
 import { FollowOnRequest, followOnOrderGroup, followOnResponseBody } from './follow-on-response';
@@ -48,6 +49,8 @@ export interface FollowOnOperation<R extends FollowOnRequest, P extends FollowOn
   /** The types of transaction it can act on (successful ones): begin reads their stored responses. */
   targetTypes: readonly TransactionType[];
   plan(request: R, order: LedgerOrderView | null, orderId: string): P;
+  /** What the request asks for, by which its retry of a transaction recorded from the acquirer's records is recognised. */
+  retry(request: R): RetryAsks;
   call(
     connector: AcquirerConnector,
     context: AcquirerOperationContext,
@@ -88,7 +91,11 @@ export class RunFollowOnOperation {
     const { apiOperation } = operation;
     const requestHash = this.requestHasher.hash(command.body);
     const targets = { types: operation.targetTypes, transactionId: request.transaction.targetTransactionId };
-    const { reply: begun, seen, targetResponses } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash }, targets);
+    const { reply: begun, seen, targetResponses } = await this.begin.read(
+      { envelope, orderId, transactionId, apiOperation, requestHash },
+      targets,
+      () => operation.retry(request),
+    );
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
     }

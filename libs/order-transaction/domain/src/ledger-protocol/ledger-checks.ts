@@ -1,7 +1,7 @@
 import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
 import { RECORDED_WITHOUT_REQUEST } from '@gateway/order-transaction/data-access';
 import type { OrderRow, StoredResponse, TransactionRow } from '@gateway/order-transaction/data-access';
-import { Money } from '@gateway/money';
+import { Money, MoneyError } from '@gateway/money';
 import { MalformedMessageError } from '@gateway/platform';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 
@@ -29,19 +29,55 @@ export function assertFenceCurrent(token: bigint, order: OrderRow): void {
 }
 
 /**
+ * What a request asks for, by which its retry of a transaction recorded from the acquirer's
+ * records (RECORDED_WITHOUT_REQUEST) is recognised: every field given must be the recorded one.
+ * PAY and AUTHORIZE give `order.amount` and currency; CAPTURE and REFUND `transaction.amount`
+ * and currency, and the target when they name one; VOID `transaction.targetTransactionId`.
+ */
+export interface RetryAsks {
+  amount?: Money;
+  targetTransactionId?: string;
+}
+
+/** An amount a request asks for as Money; undefined when it is no valid amount (the operation's plan refuses it on its field). */
+export function amountAsked(amount: string | undefined, currency: string | undefined): Money | undefined {
+  if (amount === undefined || currency === undefined) {
+    return undefined;
+  }
+  try {
+    return Money.of(amount, currency);
+  } catch (err) {
+    if (err instanceof MoneyError) {
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/**
+ * What a CAPTURE or REFUND asks for: its amount, and its target when it names one (nothing
+ * without a valid amount, so that its retry is never recognised by the target alone).
+ */
+export function amountRetry(transaction: { amount: string; currency: string; targetTransactionId?: string }): RetryAsks {
+  const amount = amountAsked(transaction.amount, transaction.currency);
+  const target = transaction.targetTransactionId;
+  return amount === undefined ? {} : { amount, ...(target !== undefined ? { targetTransactionId: target } : {}) };
+}
+
+/**
  * ARCHITECTURE 4.8: the same (order, transaction, apiOperation) with the same canonical body
  * gets the stored body again, whatever its result was; with another body it is refused.
  *
  * A transaction recorded from the acquirer's records (RECORDED_WITHOUT_REQUEST) has no request
- * to compare with: a retry of its operation is answered from it when it asks for the amount it
- * holds (`retry`, the amount the operation's request asks for), and refused otherwise. The
- * acquirer processed the merchant's request once; running it again would be a second charge.
+ * to compare with: a retry of its operation is answered from it when it asks for what it holds
+ * (`retry`: RetryAsks, built only then), and refused otherwise. The acquirer processed the merchant's request
+ * once; running it again would be a second charge, capture, refund or void.
  */
 export function replayOf(
   stored: StoredResponse | null,
   requestHash: string,
   ids: { orderId: string; transactionId: string },
-  retry?: Money,
+  retry?: () => RetryAsks,
 ): JsonObject | null {
   if (!stored) {
     return null;
@@ -49,7 +85,7 @@ export function replayOf(
   if (stored.requestHash === requestHash) {
     return stored.body;
   }
-  if (stored.requestHash === RECORDED_WITHOUT_REQUEST && retry !== undefined && asksForRecordedAmount(stored.body, retry)) {
+  if (stored.requestHash === RECORDED_WITHOUT_REQUEST && retry !== undefined && asksForRecorded(stored.body, retry())) {
     return stored.body;
   }
   throw GatewayError.invalidRequest(
@@ -91,11 +127,15 @@ export function assertUpdatable(existing: TransactionRow, updates: string | null
   }
 }
 
-/** Whether `retry` is the amount and currency of the transaction in `body` (its stored response). */
-function asksForRecordedAmount(body: JsonObject, retry: Money): boolean {
+/** Whether `retry` asks for something, and each thing it asks for is what the transaction in `body` (its stored response) holds. */
+function asksForRecorded(body: JsonObject, retry: RetryAsks): boolean {
   const transaction = objectOrEmpty(body.transaction);
-  if (typeof transaction.amount !== 'number' || transaction.currency !== retry.currency) {
+  const { amount, targetTransactionId } = retry;
+  if (amount === undefined && targetTransactionId === undefined) {
     return false;
   }
-  return Money.of(String(transaction.amount), retry.currency).equals(retry);
+  const sameAmount =
+    amount === undefined ||
+    (typeof transaction.amount === 'number' && transaction.currency === amount.currency && Money.of(String(transaction.amount), amount.currency).equals(amount));
+  return sameAmount && (targetTransactionId === undefined || transaction.targetTransactionId === targetTransactionId);
 }

@@ -8,10 +8,10 @@ import {
   TransactionResult,
   unmaskRequested,
 } from '@gateway/contracts';
-import { Money, MoneyError } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
 import { Agreements } from '../agreements/agreements';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
+import { amountAsked } from '../ledger-protocol/ledger-checks';
 import { CardOutcome } from '../card-operation/card-outcome';
 import { OUTCOME_RESERVED } from '../card-operation/operation-outcome';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
@@ -49,8 +49,8 @@ export class PayByCard {
     const { envelope, orderId, transactionId, request } = command;
     const apiOperation = request.apiOperation;
     const requestHash = this.requestHasher.hash(command.body);
-    // The amount asked for: a retry of a payment recorded from the acquirer's records is answered from it.
-    const asked = amountAsked(request);
+    // The amount asked for, read only against a payment recorded from the acquirer's records: a retry of it is answered from it.
+    const asked = () => ({ amount: amountAsked(request.order.amount, request.order.currency) });
     const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash }, undefined, asked);
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };
@@ -130,16 +130,4 @@ function recordMessage(
     },
     response: cardPaymentResponseBody(request, plan, mode === 'UPDATE' ? outcome : undefined),
   };
-}
-
-/** order.amount as Money; undefined when it is no valid amount (the plan refuses it on its field). */
-function amountAsked(request: CardPaymentRequest): Money | undefined {
-  try {
-    return Money.of(request.order.amount, request.order.currency);
-  } catch (err) {
-    if (err instanceof MoneyError) {
-      return undefined;
-    }
-    throw err;
-  }
 }

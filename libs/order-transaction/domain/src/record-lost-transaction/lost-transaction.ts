@@ -7,10 +7,28 @@ import { LEARNED_CODES, LearnedCode, resultOf } from '../resolve-unknown/learned
  * The transaction types `transactions record-lost` records, with the operation that creates
  * each (its stored response is kept under it, and a merchant's retry of that operation is
  * answered from it). CAPTURE, REFUND and the VOID_* types act on an earlier transaction of the
- * order and are not recorded yet (docs/decisions/backup-and-restore.md, amendment 2026-11-26).
+ * order and are decided by that operation's own rules (docs/decisions/backup-and-restore.md,
+ * amendments 2026-11-26). REFUND_REQUEST and AUTHORIZATION_UPDATE are no acquirer's records.
  */
-export const LOST_TRANSACTION_TYPES = { AUTHORIZATION: 'AUTHORIZE', PAYMENT: 'PAY' } as const satisfies Partial<Record<TransactionType, string>>;
+export const LOST_TRANSACTION_TYPES = {
+  AUTHORIZATION: 'AUTHORIZE',
+  PAYMENT: 'PAY',
+  CAPTURE: 'CAPTURE',
+  REFUND: 'REFUND',
+  VOID_AUTHORIZATION: 'VOID',
+  VOID_CAPTURE: 'VOID',
+  VOID_PAYMENT: 'VOID',
+  VOID_REFUND: 'VOID',
+} as const satisfies Partial<Record<TransactionType, string>>;
 export type LostTransactionType = keyof typeof LOST_TRANSACTION_TYPES;
+
+/** The types that open or fund an order; every other one acts on an earlier transaction of it. */
+const INITIAL_TYPES: readonly LostTransactionType[] = ['AUTHORIZATION', 'PAYMENT'];
+
+/** Whether the record acts on an earlier transaction of its order (a capture, refund or void). */
+export function actsOnEarlier(type: LostTransactionType): boolean {
+  return !INITIAL_TYPES.includes(type);
+}
 
 /**
  * A card transaction the acquirer processed and the ledger never began (its rows were lost in a
@@ -23,6 +41,11 @@ export interface LostTransaction {
   transactionId: string;
   type: LostTransactionType;
   apiOperation: string;
+  /**
+   * The transaction it acts on (a void's target, required; a capture's authorisation or a
+   * refund's payment or capture, which without it the ledger identifies as the operation does).
+   */
+  targetTransactionId?: string;
   amount: Money;
   /** APPROVED: the money moved (authorised, or captured for a PAYMENT). DECLINED: it did not. */
   gatewayCode: LearnedCode;
@@ -46,6 +69,7 @@ const FIELDS = [
   'orderId',
   'transactionId',
   'type',
+  'targetTransactionId',
   'amount',
   'currency',
   'gatewayCode',
@@ -109,9 +133,16 @@ export function parseLostTransaction(value: unknown, now: Date): LostTransaction
     throw absent('type');
   }
   if (typeof type !== 'string' || !Object.hasOwn(LOST_TRANSACTION_TYPES, type)) {
-    throw bad('type', `must be one of ${Object.keys(LOST_TRANSACTION_TYPES).join(', ')} (CAPTURE, REFUND and VOID_* are not recorded by this command)`);
+    throw bad('type', `must be one of ${Object.keys(LOST_TRANSACTION_TYPES).join(', ')}`);
   }
   const lostType = type as LostTransactionType;
+  const targetTransactionId = text('targetTransactionId', ID, 'must be 1 to 40 characters without control characters', false);
+  if (targetTransactionId === undefined && lostType.startsWith('VOID_')) {
+    throw GatewayError.invalidField('targetTransactionId', 'MISSING', 'targetTransactionId is required on a void: the transaction it voided.');
+  }
+  if (targetTransactionId !== undefined && !actsOnEarlier(lostType)) {
+    throw GatewayError.invalidField('targetTransactionId', 'UNSUPPORTED', `targetTransactionId is not a field of ${lostType === 'AUTHORIZATION' ? 'an' : 'a'} ${lostType}: it acts on no earlier transaction.`);
+  }
   const amount = moneyOf(record.amount, record.currency);
   if (!amount.isPositive()) {
     throw bad('amount', 'must be greater than zero');
@@ -145,6 +176,7 @@ export function parseLostTransaction(value: unknown, now: Date): LostTransaction
     transactionId,
     type: lostType,
     apiOperation: LOST_TRANSACTION_TYPES[lostType],
+    ...(targetTransactionId !== undefined ? { targetTransactionId } : {}),
     amount,
     gatewayCode: code,
     result: resultOf(code),
@@ -237,13 +269,16 @@ function cardOf(value: JsonValue | undefined): Pick<LostTransaction, 'card'> {
  * ledger owns and completes (completeResponse): the card only as the records mask it (a
  * `sourceOfFunds` of type CARD with no card group when they show none), the acquirer's
  * references where a live answer puts them, and its time as the transaction's timeOfRecord.
+ * An operation on an earlier transaction funds (or unfunds) its target's source, so without a
+ * card of its own it shows the target's, as the live CAPTURE, VOID and linked REFUND do.
  */
-export function lostTransactionResponse(lost: LostTransaction): JsonObject {
+export function lostTransactionResponse(lost: LostTransaction, targetBody: JsonObject | null = null): JsonObject {
   const transaction: JsonObject = { acquirer: { ...lost.acquirer } };
   if (lost.authorizationCode !== undefined) transaction.authorizationCode = lost.authorizationCode;
   if (lost.receipt !== undefined) transaction.receipt = lost.receipt;
+  const targetFunds = targetBody !== null && isJsonObject(targetBody.sourceOfFunds) ? targetBody.sourceOfFunds : undefined;
   return {
-    sourceOfFunds: lost.card ? { type: 'CARD', provided: { card: cardForResponse(lost.card) } } : { type: 'CARD' },
+    sourceOfFunds: lost.card ? { type: 'CARD', provided: { card: cardForResponse(lost.card) } } : (targetFunds ?? { type: 'CARD' }),
     ...(lost.acquirerCode !== undefined ? { response: { acquirerCode: lost.acquirerCode } } : {}),
     transaction,
     timeOfRecord: lost.time.toISOString(),
@@ -269,7 +304,9 @@ export function sameRecord(existing: TransactionRow, storedBody: JsonObject | un
     existing.result === lost.result &&
     existing.gatewayCode === lost.gatewayCode &&
     Money.of(existing.amount, existing.currency).equals(lost.amount) &&
-    acquirer.transactionId === lost.acquirer.transactionId
+    acquirer.transactionId === lost.acquirer.transactionId &&
+    // Without a target named, the one the ledger identified when it was recorded.
+    (lost.targetTransactionId === undefined || existing.targetTransactionId === lost.targetTransactionId)
   );
 }
 

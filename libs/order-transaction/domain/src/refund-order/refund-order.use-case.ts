@@ -6,6 +6,7 @@ import { refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { acquirerReferenceOf, storedAcquirerId } from '../card-operation/acquirer-reference';
 import { OUTCOME_RESERVED } from '../card-operation/operation-outcome';
+import { amountRetry } from '../ledger-protocol/ledger-checks';
 import { CardOperationCommand, RunReservedOperation } from '../card-operation/reserved-operation';
 import { withCardNumber } from '../ledger-response/unmasked-card';
 import { RecordOperation } from '../record-operation/record-operation.use-case';
@@ -55,6 +56,7 @@ export class RefundOrder {
     const { reply: begun, seen, targetResponses } = await this.begin.read(
       { envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash },
       targets,
+      () => amountRetry(request.transaction),
     );
     if (begun.outcome === 'REPLAY') {
       return { body: begun.body };

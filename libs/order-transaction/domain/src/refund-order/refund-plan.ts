@@ -89,9 +89,7 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: Me
     );
   }
   assertOrderCurrency(order, amount);
-  const target = request.transaction.targetTransactionId
-    ? namedTarget(order, request.transaction.targetTransactionId)
-    : identifiedTarget(order, amount, merchant.settings.privileges.excessiveRefund);
+  const target = refundTargetOf(order, amount, request.transaction.targetTransactionId, merchant.settings.privileges.excessiveRefund);
   const taxAmount = requestTax(request, amount.currency) ?? defaultTaxAmount(order, amount);
   const route: RefundRoute = approval
     ? { kind: 'APPROVAL' }
@@ -99,6 +97,14 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: Me
       ? { kind: 'PROVIDER' }
       : { kind: 'ACQUIRER' };
   return { linked: true, type: approval ? 'REFUND_REQUEST' : 'REFUND', amount, taxAmount, target, route };
+}
+
+/**
+ * The payment or capture a linked refund of `amount` returns funds of: the one named
+ * (transaction.targetTransactionId), or the one the ledger identifies (spec refund rule 4).
+ */
+export function refundTargetOf(order: LedgerOrderView, amount: Money, named: string | undefined, excessiveRefund: boolean): LedgerTransactionView {
+  return named ? namedTarget(order, named) : identifiedTarget(order, amount, excessiveRefund);
 }
 
 /** A refund on an existing order is in the order's currency. */

@@ -22,6 +22,8 @@ const VOID: FollowOnOperation<VoidRequest, FollowOnPlan & VoidPlan> = {
     const plan = planVoid(request, order, orderId);
     return { ...plan, ...(plan.target.fundingType ? { fundingType: plan.target.fundingType } : {}) };
   },
+  // A void undoes its target whole: the target is all it asks for.
+  retry: (request) => ({ targetTransactionId: request.transaction.targetTransactionId }),
   call: (connector, context, target, plan) => connector.void({ ...context, target, targetType: plan.target.type }),
   atProvider: ({ envelope, orderId, transactionId }, plan) => ({
     subject: SUBJECTS.browserPayment.void,
