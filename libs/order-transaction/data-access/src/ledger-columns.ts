@@ -1,4 +1,6 @@
 import type { ColumnOptions } from 'typeorm';
+import { ORDER_STATUSES, TRANSACTION_RESULTS, TRANSACTION_TYPES } from '@gateway/contracts';
+import { oneOfCheck } from '@gateway/platform';
 
 /**
  * Money columns: exact numerics wide enough for the API's largest amount (13 integer digits)
@@ -7,51 +9,12 @@ import type { ColumnOptions } from 'typeorm';
  */
 export const MONEY_COLUMN: ColumnOptions = { type: 'numeric', precision: 17, scale: 4 };
 
-/**
- * A CHECK that `column` holds one of `values`, written as one text[] constant rather than as
- * `IN (...)`. Postgres reads every CHECK of a table back from its stored node text at each write
- * statement; `IN (...)` on a varchar column is stored as an array built from a cast of each value
- * (2.7 KB of text for eleven values), which it then folds back into a constant, each time. The
- * constant is 1 KB and needs no folding (docs/performance.md, "Tuning done"). The values are
- * plain codes, which an array literal takes unquoted.
- */
-function oneOf(column: string, values: readonly string[]): string {
-  const unfit = values.find((value) => !/^[A-Z][A-Z_]*$/.test(value));
-  if (unfit !== undefined) {
-    throw new Error(`${column}'s check takes upper-case codes only, got ${JSON.stringify(unfit)}`);
-  }
-  return `${column} = ANY ('{${values.join(',')}}'::text[])`;
-}
+/** The ledger's value lists, each as one constant (oneOfCheck: Postgres rebuilds it cheaply at every write). */
+export const ORDER_STATUS_CHECK = oneOfCheck('status', ORDER_STATUSES);
 
-export const ORDER_STATUS_CHECK = oneOf('status', [
-  'AUTHORIZED',
-  'CANCELLED',
-  'CAPTURED',
-  'EXCESSIVELY_REFUNDED',
-  'FAILED',
-  'INITIATED',
-  'PARTIALLY_CAPTURED',
-  'PARTIALLY_REFUNDED',
-  'REFUNDED',
-  'REFUND_REQUESTED',
-  'VERIFIED',
-]);
+export const TRANSACTION_TYPE_CHECK = oneOfCheck('type', TRANSACTION_TYPES);
 
-export const TRANSACTION_TYPE_CHECK = oneOf('type', [
-  'AUTHORIZATION',
-  'AUTHORIZATION_UPDATE',
-  'CAPTURE',
-  'PAYMENT',
-  'REFUND',
-  'REFUND_REQUEST',
-  'VERIFICATION',
-  'VOID_AUTHORIZATION',
-  'VOID_CAPTURE',
-  'VOID_PAYMENT',
-  'VOID_REFUND',
-]);
-
-export const TRANSACTION_RESULT_CHECK = oneOf('result', ['SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN']);
+export const TRANSACTION_RESULT_CHECK = oneOfCheck('result', TRANSACTION_RESULTS);
 
 /**
  * Amount checks compare with `0.0`, a numeric constant, rather than `0`, an integer that Postgres

@@ -285,7 +285,7 @@ function readLostRecords(text: string, now: Date, io: CommandIo): { line: number
         throw err;
       }
       bad += 1;
-      io.err(`error: line ${line}: ${err instanceof SyntaxError ? `not JSON: ${err.message}` : explained(err)}`);
+      io.err(`error: line ${line}: ${err instanceof SyntaxError ? notJson(err) : explained(err)}`);
     }
   });
   if (bad > 0) {
@@ -293,6 +293,15 @@ function readLostRecords(text: string, now: Date, io: CommandIo): { line: number
     return undefined;
   }
   return records;
+}
+
+/**
+ * Why a line is not JSON, without the line: V8 quotes up to 20 characters around some mistakes
+ * (`Unexpected token 'x', ..."number": x512345000"... is not valid JSON`), which could be a card
+ * number the record was not meant to hold. Its other messages name the mistake and its position only.
+ */
+function notJson(err: SyntaxError): string {
+  return err.message.includes('"') ? 'not JSON (a line is one JSON object)' : `not JSON: ${err.message}`;
 }
 
 /** A refusal as the operator reads it: the field it names, and why. */

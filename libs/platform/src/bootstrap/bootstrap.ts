@@ -166,7 +166,7 @@ export interface ProcessSignals {
   shutDownWith(stoppable: Stoppable): void;
   /**
    * A command's work is done (what is left is closing its connections): a signal from now on
-   * exits 0, as the command will.
+   * exits with the status the command set (`process.exitCode`, 0 unless set), as the command will.
    */
   finished(): void;
 }
@@ -190,7 +190,10 @@ export type SignalledProcess = 'server' | 'command';
 export function exitOnSignals(kind: SignalledProcess): ProcessSignals {
   let target: Stoppable | undefined;
   let finished = kind === 'server';
-  const status = (signal: 'SIGTERM' | 'SIGINT'): number => (finished ? 0 : 128 + constants.signals[signal]);
+  // A finished command exits with the status it set (rotate-keys' 2: tokens remain under a retired
+  // key), which a signal while it closes its connections must not turn into 0.
+  const status = (signal: 'SIGTERM' | 'SIGINT'): number =>
+    !finished ? 128 + constants.signals[signal] : kind === 'command' ? Number(process.exitCode ?? 0) : 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     // `on`, not `once`: a second Ctrl-C must not kill the process halfway through its shutdown.
     process.on(signal, () => {

@@ -65,10 +65,12 @@ export function BoolVar(): PropertyDecorator {
 }
 
 /**
- * `@Min` of a duration in milliseconds whose shortest sensible value is longer than anything an
- * operator could mean in seconds for it (more than its `@Max` read as seconds): a value written in
- * seconds (`SESSION_TTL_MS=3600` for an hour, 3.6 seconds as milliseconds) then stops the app with
- * a message that names the unit, instead of running with a duration a thousand times too short.
+ * `@Min` of a duration in milliseconds, whose refusal names the unit and reads the value as
+ * seconds (`30 is 0.03 seconds`). Where the floor is above the `@Max` read as seconds
+ * (SESSION_TTL_MS, SESSION_EXPIRED_NOTICE_MS), every value written in seconds is refused
+ * (`SESSION_TTL_MS=3600` for an hour, 3.6 seconds as milliseconds) instead of running a thousand
+ * times too short; elsewhere only those below the floor are (ORDER_LOCK_TTL_MS=60 stops the app,
+ * ORDER_LOCK_TTL_MS=1200 does not).
  */
 export function MinMilliseconds(floor: number): PropertyDecorator {
   return Min(floor, {

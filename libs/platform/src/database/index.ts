@@ -8,3 +8,4 @@ export * from './service-databases';
 export * from './prepared-statement';
 export * from './database-unavailable';
 export * from './database-listener';
+export * from './value-checks';

@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { oneOfCheck } from '@gateway/platform';
 import { DataKeyEntity } from './data-key.entity';
 
 export const TOKEN_STATUSES = ['VALID', 'INVALID'] as const;
@@ -7,21 +8,6 @@ export const TOKEN_SOURCE_TYPES = ['CARD', 'PROVIDER_A'] as const;
 export type TokenSourceType = (typeof TOKEN_SOURCE_TYPES)[number];
 export const STORED_VERIFICATION_STRATEGIES = ['ACQUIRER', 'BASIC', 'NONE'] as const;
 export type StoredVerificationStrategy = (typeof STORED_VERIFICATION_STRATEGIES)[number];
-
-/**
- * A CHECK that `column` holds one of `values`, as one text[] constant rather than `IN (...)`:
- * Postgres reads a table's checks back from their stored node text at every write statement, and
- * `IN (...)` on a varchar column is stored as an array built from each value, folded back into a
- * constant each time (TokenChecksAsConstants1765100000000). The values are plain codes, which an
- * array literal takes unquoted.
- */
-function oneOf(column: string, values: readonly string[]): string {
-  const unfit = values.find((value) => !/^[A-Z][A-Z_]*$/.test(value));
-  if (unfit !== undefined) {
-    throw new Error(`${column}'s check takes upper-case codes only, got ${JSON.stringify(unfit)}`);
-  }
-  return `${column} = ANY ('{${values.join(',')}}'::text[])`;
-}
 
 /**
  * A token in a repository. What identifies the instrument (the card number, or a provider_a
@@ -39,9 +25,9 @@ function oneOf(column: string, values: readonly string[]): string {
 @Index('tokens_unique_account_idx', ['repositoryId', 'fingerprint'], { unique: true, where: 'unique_account' })
 @Index('tokens_data_key_idx', ['dataKeyId'])
 @Check('tokens_token_check', `token ~ '^[0-9A-Za-z]{1,40}$'`)
-@Check('tokens_status_check', oneOf('status', TOKEN_STATUSES))
-@Check('tokens_source_type_check', oneOf('source_type', TOKEN_SOURCE_TYPES))
-@Check('tokens_verification_strategy_check', oneOf('verification_strategy', STORED_VERIFICATION_STRATEGIES))
+@Check('tokens_status_check', oneOfCheck('status', TOKEN_STATUSES))
+@Check('tokens_source_type_check', oneOfCheck('source_type', TOKEN_SOURCE_TYPES))
+@Check('tokens_verification_strategy_check', oneOfCheck('verification_strategy', STORED_VERIFICATION_STRATEGIES))
 @Check('tokens_fingerprint_check', `octet_length(fingerprint) = 32`)
 @Check('tokens_card_number_masked_check', `card_number_masked ~ '^[0-9]{0,6}x{3,}[0-9]{4}$'`)
 @Check('tokens_card_expiry_check', `card_expiry ~ '^(0[1-9]|1[0-2])[0-9]{2}$'`)
