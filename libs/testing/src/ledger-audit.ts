@@ -54,8 +54,10 @@ export async function auditLedger(databaseUrl: string, merchantId: string, order
        )
        SELECT o.order_id,
               COALESCE(sum(t.amount) FILTER (WHERE t.type = 'REFUND' AND t.result IN ('SUCCESS', 'PENDING', 'UNKNOWN')), 0)
+                - COALESCE(sum(t.amount) FILTER (WHERE t.type = 'VOID_REFUND' AND t.result = 'SUCCESS'), 0)
                 > o.total_captured_amount AS over_refunded,
               COALESCE(sum(t.amount) FILTER (WHERE t.type = 'CAPTURE' AND t.result IN ('SUCCESS', 'PENDING', 'UNKNOWN')), 0)
+                - COALESCE(sum(t.amount) FILTER (WHERE t.type = 'VOID_CAPTURE' AND t.result = 'SUCCESS'), 0)
                 > COALESCE(sum(t.amount) FILTER (WHERE t.type IN ('AUTHORIZATION', 'AUTHORIZATION_UPDATE') AND t.result = 'SUCCESS'), 0)
                   - COALESCE(sum(t.amount) FILTER (WHERE t.type = 'VOID_AUTHORIZATION' AND t.result = 'SUCCESS'), 0) AS over_captured,
               COALESCE(sum(t.amount) FILTER (WHERE t.type IN ('AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'PAYMENT') AND t.result = 'SUCCESS'), 0)

@@ -299,6 +299,9 @@ describe('bad input', () => {
     ['a void without its target', { type: 'VOID_PAYMENT' }, "field 'targetTransactionId': targetTransactionId is required on a void: the transaction it voided."],
     ['a target on a payment', { targetTransactionId: 'a1' }, "field 'targetTransactionId': targetTransactionId is not a field of a PAYMENT: it acts on no earlier transaction."],
     ['a full card number', { card: { number: TEST_CARD } }, "field 'card.number': card.number must be masked as the acquirer shows it (512345xxxxxx0008): a full card number is never recorded."],
+    ['a card number in the receipt', { receipt: TEST_CARD }, "field 'receipt': receipt holds a card number: the acquirer's records give the card in card.number, masked."],
+    ['a card number in the approval code', { authorizationCode: `card ${TEST_CARD}` }, "field 'authorizationCode': authorizationCode holds a card number: the acquirer's records give the card in card.number, masked."],
+    ['a card number in the acquirer\'s response code', { acquirerCode: TEST_CARD }, "field 'acquirerCode': acquirerCode holds a card number: the acquirer's records give the card in card.number, masked."],
     ['an approval without the acquirer\'s reference', { acquirer: { id: 'TEST_ACQUIRER' } }, "field 'acquirer.transactionId': acquirer.transactionId is required on approvals: later operations are sent by it."],
   ])('%s is refused with the field named, and no line of the file is written', async (_, overrides, message) => {
     const merchant = testMerchant();

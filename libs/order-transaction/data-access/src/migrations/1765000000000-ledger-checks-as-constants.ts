@@ -39,23 +39,26 @@ export class LedgerChecksAsConstants1765000000000 implements MigrationInterface 
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    // The old forms back, NOT VALID as in up (no scan of the table under the exclusive lock): every
+    // write is checked by them from here on, and the rows already satisfy the same rule. A
+    // VALIDATE CONSTRAINT of each may be run afterwards, at leisure.
     await queryRunner.query(`
       ALTER TABLE order_transaction.orders
         DROP CONSTRAINT orders_status_check,
-        ADD CONSTRAINT orders_status_check CHECK (status IN ('AUTHORIZED', 'CANCELLED', 'CAPTURED', 'EXCESSIVELY_REFUNDED', 'FAILED', 'INITIATED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED', 'REFUND_REQUESTED', 'VERIFIED')),
+        ADD CONSTRAINT orders_status_check CHECK (status IN ('AUTHORIZED', 'CANCELLED', 'CAPTURED', 'EXCESSIVELY_REFUNDED', 'FAILED', 'INITIATED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED', 'REFUND_REQUESTED', 'VERIFIED')) NOT VALID,
         DROP CONSTRAINT orders_amounts_check,
-        ADD CONSTRAINT orders_amounts_check CHECK (amount >= 0 AND total_authorized_amount >= 0 AND total_captured_amount >= 0 AND total_refunded_amount >= 0)
+        ADD CONSTRAINT orders_amounts_check CHECK (amount >= 0 AND total_authorized_amount >= 0 AND total_captured_amount >= 0 AND total_refunded_amount >= 0) NOT VALID
     `);
     await queryRunner.query(`
       ALTER TABLE order_transaction.transactions
         DROP CONSTRAINT transactions_type_check,
-        ADD CONSTRAINT transactions_type_check CHECK (type IN ('AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'CAPTURE', 'PAYMENT', 'REFUND', 'REFUND_REQUEST', 'VERIFICATION', 'VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND')),
+        ADD CONSTRAINT transactions_type_check CHECK (type IN ('AUTHORIZATION', 'AUTHORIZATION_UPDATE', 'CAPTURE', 'PAYMENT', 'REFUND', 'REFUND_REQUEST', 'VERIFICATION', 'VOID_AUTHORIZATION', 'VOID_CAPTURE', 'VOID_PAYMENT', 'VOID_REFUND')) NOT VALID,
         DROP CONSTRAINT transactions_result_check,
-        ADD CONSTRAINT transactions_result_check CHECK (result IN ('SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN')),
+        ADD CONSTRAINT transactions_result_check CHECK (result IN ('SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN')) NOT VALID,
         DROP CONSTRAINT transactions_amount_check,
-        ADD CONSTRAINT transactions_amount_check CHECK (amount >= 0),
+        ADD CONSTRAINT transactions_amount_check CHECK (amount >= 0) NOT VALID,
         DROP CONSTRAINT transactions_tax_amount_check,
-        ADD CONSTRAINT transactions_tax_amount_check CHECK (tax_amount >= 0)
+        ADD CONSTRAINT transactions_tax_amount_check CHECK (tax_amount >= 0) NOT VALID
     `);
   }
 }

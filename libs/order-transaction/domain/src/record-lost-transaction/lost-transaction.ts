@@ -1,5 +1,6 @@
 import { GatewayError, isJsonObject, JsonObject, JsonValue, TransactionResult, TransactionType } from '@gateway/contracts';
 import type { LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
+import { holdsSchemeCardNumber } from '@gateway/crypto';
 import { Money, MoneyError } from '@gateway/money';
 import { LEARNED_CODES, LearnedCode, resultOf } from '../resolve-unknown/learned-outcome';
 
@@ -95,6 +96,20 @@ function bad(field: string, why: string): GatewayError {
   return GatewayError.invalidField(field, 'INVALID', `${field} ${why.replace(/\.$/, '')}.`);
 }
 
+/**
+ * A short code the response shows as it is (the RRN: 12 digits; an approval code: 6; the
+ * acquirer's response code: 2 or 3): one holding a card number is a card number pasted into
+ * the wrong column, refused without echoing it, since it would be stored and shown in clear.
+ * Not the acquirer's transaction id: a long numeric reference may pass the card number check by
+ * chance, and refusing it would leave the transaction unrecordable.
+ */
+function shortCode(value: string | undefined, field: string): string | undefined {
+  if (value !== undefined && holdsSchemeCardNumber(value)) {
+    throw bad(field, "holds a card number: the acquirer's records give the card in card.number, masked");
+  }
+  return value;
+}
+
 function absent(field: string): GatewayError {
   return GatewayError.invalidField(field, 'MISSING', `${field} is required.`);
 }
@@ -156,12 +171,12 @@ export function parseLostTransaction(value: unknown, now: Date): LostTransaction
   }
   const code = gatewayCode as LearnedCode;
   const acquirer = acquirerOf(record.acquirer, code);
-  const receipt = text('receipt', ASCII_100, 'must be 1 to 100 printable ASCII characters', false);
-  const authorizationCode = text('authorizationCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false);
+  const receipt = shortCode(text('receipt', ASCII_100, 'must be 1 to 100 printable ASCII characters', false), 'receipt');
+  const authorizationCode = shortCode(text('authorizationCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false), 'authorizationCode');
   if (authorizationCode !== undefined && code !== 'APPROVED') {
     throw bad('authorizationCode', 'is given on approvals only');
   }
-  const acquirerCode = text('acquirerCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false);
+  const acquirerCode = shortCode(text('acquirerCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false), 'acquirerCode');
   const timeText = text('time', TIME, 'must be an ISO 8601 date and time with its offset (2026-11-26T10:15:00Z)')!;
   const time = new Date(timeText);
   if (Number.isNaN(time.getTime())) {

@@ -29,14 +29,17 @@ export class TokenChecksAsConstants1765100000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    // The old forms back, NOT VALID as in up (no scan of the table under the exclusive lock): every
+    // write is checked by them from here on, and the rows already satisfy the same rule. A
+    // VALIDATE CONSTRAINT of each may be run afterwards, at leisure.
     await queryRunner.query(`
       ALTER TABLE token_vault.tokens
         DROP CONSTRAINT tokens_status_check,
-        ADD CONSTRAINT tokens_status_check CHECK (status IN ('VALID', 'INVALID')),
+        ADD CONSTRAINT tokens_status_check CHECK (status IN ('VALID', 'INVALID')) NOT VALID,
         DROP CONSTRAINT tokens_source_type_check,
-        ADD CONSTRAINT tokens_source_type_check CHECK (source_type IN ('CARD', 'PROVIDER_A')),
+        ADD CONSTRAINT tokens_source_type_check CHECK (source_type IN ('CARD', 'PROVIDER_A')) NOT VALID,
         DROP CONSTRAINT tokens_verification_strategy_check,
-        ADD CONSTRAINT tokens_verification_strategy_check CHECK (verification_strategy IN ('ACQUIRER', 'BASIC', 'NONE'))
+        ADD CONSTRAINT tokens_verification_strategy_check CHECK (verification_strategy IN ('ACQUIRER', 'BASIC', 'NONE')) NOT VALID
     `);
   }
 }
