@@ -12,3 +12,13 @@ export * from './config-errors';
 export * from './seeded-random';
 export * from './interleaved-data-source';
 export * from './ledger-audit';
+export {
+  checkResponse,
+  describeViolations,
+  isMerchantApiPath,
+  operationOf,
+  type ConformanceAnswer,
+  type ConformanceOptions,
+  type ConformanceRequest,
+  type Violation,
+} from './response-conformance';

@@ -3,9 +3,9 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { checkResponse, ConformanceAnswer, ConformanceRequest, describeViolations, isMerchantApiPath } from '@gateway/testing';
 import { DIST, ROOT } from './processes';
 import { readState } from './e2e-state';
-import { checkResponse, ConformanceAnswer, ConformanceRequest, describeViolations, isMerchantApiPath } from './response-conformance';
 
 const run = promisify(execFile);
 const SECRETS_DIR = path.join(ROOT, 'test-artifacts', 'secrets');
@@ -83,7 +83,7 @@ function parseOrUndefined(text: string | undefined): unknown {
 
 /**
  * Fails the calling test when a merchant REST API answer breaks the spec's response rules
- * (response-conformance.ts). Every e2e call goes through `call`; a spec that reaches the API
+ * (libs/testing response-conformance.ts). Every e2e call goes through `call`; a spec that reaches the API
  * another way (its own fetch, another gateway instance) calls this itself.
  *
  * `E2E_CONFORMANCE=collect` records violations in test-artifacts/conformance-violations.log

@@ -54,6 +54,12 @@ export interface CardPaymentPlan {
    */
   agreement?: Agreement;
   route: CardPaymentRoute;
+  /**
+   * `transaction.acquirer.id` before the acquirer answers (the reservation's PENDING body, an
+   * UNKNOWN outcome): the acquirer the payment is sent to, chosen before the reservation
+   * (PayByCard). Absent only for a live merchant routed to none, whose payment is refused.
+   */
+  acquirerId?: string;
 }
 
 /** What a card payment is planned with besides the request and the order. */

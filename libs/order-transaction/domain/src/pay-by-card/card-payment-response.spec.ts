@@ -59,10 +59,13 @@ describe('a card payment\'s response and kept order details', () => {
     expect(cardPaymentResponseBody(pay(ORDER), planCardPayment(pay(ORDER), null, AT))).not.toHaveProperty('agreement');
   });
 
-  it('shows the request\'s card only masked 6.4 before the acquirer answered, and never its security code', () => {
+  it('shows the request\'s card only masked 6.4 before the acquirer answered, with its BIN\'s profile, and never its security code', () => {
     const request = pay({ amount: '20.00', currency: 'USD' });
     const body = cardPaymentResponseBody(request, planCardPayment(request, null, AT));
-    expect(body.sourceOfFunds).toEqual({ type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } });
+    expect(body.sourceOfFunds).toEqual({
+      type: 'CARD',
+      provided: { card: { brand: 'MASTERCARD', expiry: { month: '1', year: '39' }, fundingMethod: 'CREDIT', number: '512345xxxxxx0008', scheme: 'MASTERCARD' } },
+    });
     expect(JSON.stringify(body)).not.toContain(TEST_CARD);
     expect(JSON.stringify(body)).not.toContain('securityCode');
   });
@@ -71,6 +74,41 @@ describe('a card payment\'s response and kept order details', () => {
     const request = pay({ amount: '0.30', currency: 'USD', itemAmount: '0.10', taxAmount: '0.20' });
     const order = cardPaymentResponseBody(request, planCardPayment(request, null, AT)).order;
     expect(JSON.stringify(order)).toBe('{"itemAmount":0.1,"taxAmount":0.2}');
+  });
+});
+
+describe('a card payment\'s body before the acquirer answered (card-payment-rules.md, amendment 2026-11-26 "what a reservation\'s body shows")', () => {
+  const request = pay({ amount: '20.00', currency: 'USD' });
+  const plan = { ...planCardPayment(request, null, AT), acquirerId: 'TEST_ACQUIRER' };
+  const answered = {
+    result: 'SUCCESS' as const,
+    gatewayCode: 'APPROVED',
+    acquirer: { id: 'OTHER_ACQUIRER', merchantId: 'M1', transactionId: 'T1', date: '1127', time: '101010' },
+    authorizationCode: '123456',
+    receipt: '000000000001',
+    card: { number: '512345xxxxxx0008', expiry: { month: '1', year: '39' }, brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'DEBIT' },
+  };
+
+  it('names the acquirer it is sent to, and nothing only the acquirer can say', () => {
+    const body = cardPaymentResponseBody(request, plan);
+    expect(body.transaction).toEqual({ acquirer: { id: 'TEST_ACQUIRER' } });
+    expect(body).not.toHaveProperty('authorizationResponse');
+    expect(body.response).toEqual({});
+  });
+
+  it('shows a token\'s card as the token alone: without a number there is no card group, not even the name on it', () => {
+    const byToken = validateOrderOperationRequest('PAY', {
+      apiOperation: 'PAY',
+      order: { amount: '20.00', currency: 'USD' },
+      sourceOfFunds: { token: '9123456789012345', provided: { card: { nameOnCard: 'A Payer' } } },
+    });
+    expect(cardPaymentResponseBody(byToken, planCardPayment(byToken, null, AT)).sourceOfFunds).toEqual({ type: 'CARD', token: '9123456789012345' });
+  });
+
+  it('gives way to the acquirer\'s answer: its card profile and its acquirer group win', () => {
+    const body = cardPaymentResponseBody(request, plan, answered);
+    expect(body.sourceOfFunds).toEqual({ type: 'CARD', provided: { card: answered.card } });
+    expect(body.transaction).toEqual({ acquirer: answered.acquirer, authorizationCode: '123456', receipt: '000000000001' });
   });
 });
 

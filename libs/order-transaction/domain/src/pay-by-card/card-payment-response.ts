@@ -1,5 +1,6 @@
+import { lookupBin } from '@gateway/acquirer';
 import { addressForResponse } from '@gateway/api-fields';
-import type { CardPaymentRequest, JsonObject, JsonValue } from '@gateway/contracts';
+import type { CardPaymentRequest, ExplicitCardFields, JsonObject, JsonValue } from '@gateway/contracts';
 import { maskPan } from '@gateway/crypto';
 import { Money } from '@gateway/money';
 import { definedGroups, plain } from '../card-operation/reserved-operation';
@@ -34,6 +35,16 @@ const ORDER_FIELDS = [
  * id, amount, status, totals and times; transaction id, type, amount, currency; result;
  * response.gatewayCode; timeOfRecord) and what the edge adds. The card only masked: the
  * acquirer's (or vault's) masked card once known, the request's own masked before.
+ *
+ * Without an outcome from the acquirer (`outcome` absent: the reservation's PENDING body, which a
+ * merchant's retry replays while the call runs, and for good if the process dies; or
+ * OUTCOME_UNKNOWN: no answer) the body still has every field the spec ALWAYS PROVIDES, from
+ * what the gateway knows before asking: `transaction.acquirer.id` the acquirer it sends the
+ * payment to (plan.acquirerId), and the request's card with brand, scheme and funding method
+ * from its BIN. It claims nothing only the acquirer can say: no authorizationCode, receipt,
+ * authorizationResponse, acquirer codes, CSC or AVS result, nor the acquirer's transaction
+ * reference, date and time (docs/decisions/card-payment-rules.md, amendment 2026-11-26 "what a
+ * reservation's body shows").
  */
 export function cardPaymentResponseBody(request: CardPaymentRequest, plan: CardPaymentPlan, outcome?: CardOutcome): JsonObject {
   return definedGroups({
@@ -108,7 +119,7 @@ function responseGroup(outcome: CardOutcome | undefined): JsonObject {
  */
 function transactionGroup(request: CardPaymentRequest, plan: CardPaymentPlan, outcome: CardOutcome | undefined): JsonObject {
   const transaction = request.transaction;
-  const acquirer: JsonObject = { ...(outcome?.acquirer ?? {}) };
+  const acquirer = acquirerGroup(plan, outcome);
   if (transaction?.acquirer?.customData !== undefined) acquirer.customData = transaction.acquirer.customData;
   const partial = isPartialApproval(plan, outcome);
   return definedGroups({
@@ -122,6 +133,15 @@ function transactionGroup(request: CardPaymentRequest, plan: CardPaymentPlan, ou
     source: transaction?.source,
     taxAmount: taxOfTransaction(plan, outcome)?.toJSON(),
   });
+}
+
+/**
+ * transaction.acquirer (ALWAYS PROVIDED, its id too): as the acquirer answered it; before an
+ * answer, the id of the acquirer the payment is sent to, and nothing it has not said.
+ */
+function acquirerGroup(plan: CardPaymentPlan, outcome: CardOutcome | undefined): JsonObject {
+  if (outcome?.acquirer) return { ...outcome.acquirer };
+  return plan.acquirerId !== undefined ? { id: plan.acquirerId } : {};
 }
 
 function isPartialApproval(plan: CardPaymentPlan, outcome: CardOutcome | undefined): boolean {
@@ -152,17 +172,33 @@ function shippingGroup(request: CardPaymentRequest): JsonObject | undefined {
   });
 }
 
+/**
+ * The card as the acquirer (or the vault) answered it, whose brand, scheme and funding method
+ * win over the BIN table's; before an answer, the request's card (requestedCard).
+ */
 function sourceOfFundsGroup(request: CardPaymentRequest, plan: CardPaymentPlan, outcome: CardOutcome | undefined): JsonObject {
   const token = request.sourceOfFunds?.token;
-  const card: JsonObject = outcome?.card
-    ? { ...plain(outcome.card)! }
-    : plan.explicit.number !== undefined
-      ? { number: maskPan(plan.explicit.number) }
-      : {};
-  if (plan.explicit.nameOnCard !== undefined) card.nameOnCard = plan.explicit.nameOnCard;
+  const card = outcome?.card ? { ...plain(outcome.card)! } : requestedCard(plan.explicit);
+  if (card && plan.explicit.nameOnCard !== undefined) card.nameOnCard = plan.explicit.nameOnCard;
   return definedGroups({
     type: 'CARD',
     token,
-    provided: Object.keys(card).length > 0 ? { card } : undefined,
+    provided: card ? { card } : undefined,
   });
+}
+
+/**
+ * The request's own card before anyone answered: its number masked 6.4, its expiry, and brand,
+ * scheme and funding method (ALWAYS PROVIDED within card) from its BIN, the table the acquirers
+ * answer from. Without a number (a token's or a session's card, which only the vault opens)
+ * there is no card group, as for a standalone refund's (refund-response.ts): the spec's card
+ * always has its number, and the token names the card.
+ */
+function requestedCard(explicit: ExplicitCardFields): JsonObject | undefined {
+  if (explicit.number === undefined) {
+    return undefined;
+  }
+  const { brand, scheme, fundingMethod } = lookupBin(explicit.number.slice(0, 8));
+  const expiry = explicit.expiry ? { month: String(Number(explicit.expiry.month)), year: explicit.expiry.year } : undefined;
+  return definedGroups({ brand, expiry, fundingMethod, number: maskPan(explicit.number), scheme });
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry } from '@gateway/acquirer';
 import {
+  cardAcquirerIdOf,
   CardPaymentRequest,
   OperationReply,
   RecordMode,
@@ -59,9 +60,12 @@ export class PayByCard {
     const now = this.clock();
     // One indexed read when the request names an agreement, none otherwise.
     const established = await this.agreements.established(envelope, request.agreement);
-    const plan = planCardPayment(request, begun.order, { now, session: command.session, established });
+    const planned = planCardPayment(request, begun.order, { now, session: command.session, established });
     // A live merchant without an acquirer is refused before anything is recorded.
-    const connector = plan.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
+    const connector = planned.route.kind === 'ACQUIRER' ? this.acquirers.forMerchant(envelope.merchant) : undefined;
+    // Named in the reservation's body: the connector's, or the one the vault's call is routed to
+    // (its registry routes the merchant by the same cardAcquirerIdOf).
+    const plan: CardPaymentPlan = { ...planned, acquirerId: connector?.acquirerId ?? cardAcquirerIdOf(envelope.merchant) };
     const message = (outcome: CardOutcome, mode: RecordMode) => recordMessage(command, plan, requestHash, outcome, mode);
     const { body, replayed } = await this.reserved.execute({
       envelope,

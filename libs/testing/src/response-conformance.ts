@@ -1,6 +1,8 @@
 /**
  * Response conformance: the spec's rules for merchant REST API answers, as data, and the
- * checker every e2e call applies (gateway-client.ts `call`).
+ * checker every e2e call applies (apps/gateway-e2e gateway-client.ts `call`). It lives with the
+ * shared test helpers so that a service's own tests can hold a body it stores to the same rules
+ * (a card operation's PENDING reservation body: card-payments.int-spec.ts).
  *
  * Sources (section names of the interface spec, docs/spec/gateway-api.md in its shared form;
  * the spec is not read at run time, its rules are written down here):
