@@ -35,14 +35,25 @@ export class UnknownInquiries {
     return new UnknownInquiries(dataSource);
   }
 
-  /** Inside the record that leaves the transaction UNKNOWN, so the row commits with it. */
-  async add(manager: EntityManager, inquiry: UnknownInquiryKey & { merchantMode: MerchantMode; recordedAt: Date }): Promise<void> {
-    await manager.query(
+  /** Inside the record that leaves the transaction UNKNOWN, so the row commits with it. Answers whether it was queued now (false: already queued). */
+  async add(manager: EntityManager, inquiry: UnknownInquiryKey & { merchantMode: MerchantMode; recordedAt: Date }): Promise<boolean> {
+    const added: unknown[] = await manager.query(
       `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
        VALUES ($1, $2, $3, $4, $5, $5, 0)
-       ON CONFLICT (merchant_id, order_id, transaction_id) DO NOTHING`,
+       ON CONFLICT (merchant_id, order_id, transaction_id) DO NOTHING
+       RETURNING 1`,
       [inquiry.merchantId, inquiry.orderId, inquiry.transactionId, inquiry.merchantMode, inquiry.recordedAt],
     );
+    return added.length > 0;
+  }
+
+  /**
+   * A card reservation found abandoned PENDING (AbandonedReservations, on a read that met it):
+   * queued on its own, outside any record, due at once. `recordedAt` is the reservation's last
+   * write. Queued already: nothing changes (its attempts and backoff stay), and it answers false.
+   */
+  addAbandoned(inquiry: UnknownInquiryKey & { merchantMode: MerchantMode; recordedAt: Date }): Promise<boolean> {
+    return this.add(this.dataSource.manager, inquiry);
   }
 
   /** Inside the record that resolves the transaction (or on its own, once it is found resolved). */

@@ -31,5 +31,6 @@ export * from './resolve-unknown/learned-outcome';
 export * from './resolve-unknown/resolution';
 export * from './resolve-unknown/resolve-unknown.use-case';
 export * from './resolve-unknown/inquire-unknown.use-case';
+export * from './resolve-unknown/abandoned-reservations';
 export * from './record-lost-transaction/lost-transaction';
 export * from './record-lost-transaction/record-lost-transaction.use-case';

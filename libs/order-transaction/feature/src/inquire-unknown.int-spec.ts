@@ -1,8 +1,8 @@
-import { AcquirerRegistry, InquiryRequest } from '@gateway/acquirer';
+import { AcquirerRegistry, InquiryRequest, InquiryResult, TestAcquirer } from '@gateway/acquirer';
 import { JsonObject, MerchantContext, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
-import { INQUIRY_WAIT_MS, InquireUnknown, ResolveUnknown, UNKNOWN_RESOLUTIONS_METRIC, UnknownInquiryOptions } from '@gateway/order-transaction/domain';
-import { AppLogger, createLogger } from '@gateway/platform';
+import { ABANDONED_RESERVATION_AFTER, INQUIRY_WAIT_MS, InquireUnknown, RecordOperation, ResolveUnknown, UNKNOWN_RESOLUTIONS_METRIC, UnknownInquiryOptions } from '@gateway/order-transaction/domain';
+import { AppLogger, createLogger, Metrics } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, nextFence, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { UnknownReconciler } from './unknown-reconciler';
@@ -45,6 +45,7 @@ function inquirer(options: Partial<UnknownInquiryOptions> = {}, acquirers?: Acqu
     get(ResolveUnknown),
     { afterMs: 0, batchSize: 20, retryBaseMs: 60_000, ...options },
     silent,
+    app.running.app.get<number>(ABANDONED_RESERVATION_AFTER),
   );
 }
 
@@ -72,9 +73,9 @@ async function queued(merchant: MerchantContext) {
   ) as Promise<{ orderId: string; transactionId: string; mode: string; attempts: number; lastResult: string | null; nextAttemptAt: Date }[]>;
 }
 
-async function retrieve(merchant: MerchantContext, orderId: string): Promise<JsonObject> {
+async function retrieve(merchant: MerchantContext, orderId: string, transactionId = 'p1'): Promise<JsonObject> {
   const envelope = { merchant, apiVersion: 100, requestId: `get-${orderId}`, authMethod: 'PASSWORD' as const };
-  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveTransaction, { envelope, orderId, transactionId: 'p1' });
+  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveTransaction, { envelope, orderId, transactionId });
   return reply.body;
 }
 
@@ -286,5 +287,150 @@ describe('inquiries about UNKNOWN card transactions', () => {
     }
     // Still leased by the stopped round.
     expect((await queued(merchant)).every((row) => row.attempts === 1 && row.nextAttemptAt.getTime() > Date.now())).toBe(true);
+  });
+});
+
+/**
+ * Card reservations abandoned PENDING (docs/decisions/unknown-resolution.md, amendment of
+ * 2026-11-27): a process that died between the reservation and its completion, as the failure
+ * drill's SIGKILL leaves them. The app runs with the default ABANDONED_RESERVATION_AFTER_MS.
+ */
+describe('card reservations abandoned PENDING', () => {
+  const approvedCard = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' } } };
+  const payRequest = (amount: string) => ({ order: { amount, currency: 'USD' }, sourceOfFunds: approvedCard });
+  const afterMs = () => app.running.app.get<number>(ABANDONED_RESERVATION_AFTER);
+
+  /**
+   * A PAY the acquirer processed whose completion never reached the ledger, as a SIGKILL between
+   * the two leaves it: every COMPLETE write of the ledger is lost while it runs. Its last write
+   * is then made `ageMs` old.
+   */
+  async function abandonedPay(merchant: MerchantContext, orderId: string, amount: string, ageMs: number): Promise<void> {
+    const records = app.running.app.get(RecordOperation);
+    const write = records.execute.bind(records);
+    const lost = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen, deadline) => {
+      if (step === 'COMPLETE') {
+        throw new Error('process killed before its completion');
+      }
+      return write(message, step, seen, deadline);
+    });
+    try {
+      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest(amount))).rejects.toBeDefined();
+    } finally {
+      lost.mockRestore();
+    }
+    await age(merchant, orderId, 'p1', ageMs);
+  }
+
+  function age(merchant: MerchantContext, orderId: string, transactionId: string, ageMs: number) {
+    return app.dataSource.query(
+      `UPDATE order_transaction.transactions SET updated_at = now() - make_interval(secs => $4::float8 / 1000)
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3`,
+      [merchant.id, orderId, transactionId, ageMs],
+    );
+  }
+
+  /** The acquirer's own records: the payments it approved, answered by the identifiers an inquiry carries (the test acquirer keeps none). */
+  function acquirerThatApproved(...orders: { merchantId: string; orderId: string; transactionId: string }[]): AcquirerRegistry {
+    class Records extends TestAcquirer {
+      override async inquire(request: InquiryRequest): Promise<InquiryResult> {
+        const approved = orders.some((o) => o.merchantId === request.merchantId && o.orderId === request.orderId && o.transactionId === request.transactionId);
+        return approved
+          ? { result: 'SUCCESS', gatewayCode: 'APPROVED', acquirerCode: '00', acquirerMessage: 'Approved', acquirerTransactionId: 'MCC0000000042', authorizationCode: '123456' }
+          : super.inquire(request);
+      }
+    }
+    return new AcquirerRegistry(new Metrics(), new Records());
+  }
+
+  it('a PAY approved at the acquirer, met by the merchant\'s retry once its last write is old: SUCCESS, and the next retry answers it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await abandonedPay(merchant, orderId, '30.00', afterMs() + 1_000);
+    const acquirer = acquirerThatApproved({ merchantId: merchant.id, orderId, transactionId: 'p1' });
+    expect(await inquirer({}, acquirer).round()).toMatchObject({ claimed: 0 });
+
+    // The merchant's retry still answers PENDING, and queues the reservation for an inquiry.
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('30.00'))).toMatchObject({ result: 'PENDING', response: { gatewayCode: 'PENDING' } });
+    expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1', mode: 'TEST', attempts: 0 })]);
+    const resolutions = await counted(UNKNOWN_RESOLUTIONS_METRIC, { source: 'INQUIRY', outcome: 'APPROVED' });
+
+    expect(await inquirer({}, acquirer).round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await queued(merchant)).toEqual([]);
+    expect(await counted(UNKNOWN_RESOLUTIONS_METRIC, { source: 'INQUIRY', outcome: 'APPROVED' })).toBe(resolutions + 1);
+    // The retry answers the learned outcome, from the stored response (no acquirer call), as GET does.
+    const retried = await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('30.00'));
+    expect(retried).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'APPROVED', acquirerCode: '00' },
+      order: { status: 'CAPTURED', totalCapturedAmount: 30 },
+      transaction: { authorizationCode: '123456', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC0000000042' } },
+    });
+    expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'SUCCESS', order: { totalCapturedAmount: 30 } });
+  });
+
+  it('a PAY the acquirer has no record of, met by a GET: FAILURE, its amount freed for the order', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await abandonedPay(merchant, orderId, '30.00', afterMs() + 1_000);
+    expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'PENDING' });
+    expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1' })]);
+
+    // The app's own round, its own acquirer: a call whose reference the ledger never got is not located.
+    expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await retrieve(merchant, orderId)).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'DECLINED', acquirerCode: '25' },
+      order: { status: 'FAILED', totalCapturedAmount: 0 },
+    });
+    // Freed: the order's whole amount can be paid again.
+    expect(await operateAs(app, merchant, orderId, 'p2', 'PAY', payRequest('30.00'))).toMatchObject({ result: 'SUCCESS', order: { totalCapturedAmount: 30 } });
+  });
+
+  it('a reservation younger than ABANDONED_RESERVATION_AFTER_MS is never queued nor asked about, though an old one beside it is', async () => {
+    const merchant = testMerchant();
+    const [young, old] = [newOrderId(), newOrderId()];
+    await abandonedPay(merchant, young, '10.00', afterMs() - 5_000);
+    await abandonedPay(merchant, old, '10.00', afterMs() + 1_000);
+    for (const orderId of [young, old]) {
+      expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('10.00'))).toMatchObject({ result: 'PENDING' });
+      expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'PENDING' });
+    }
+    expect((await queued(merchant)).map((row) => row.orderId)).toEqual([old]);
+    expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await retrieve(merchant, young)).toMatchObject({ result: 'PENDING', response: { gatewayCode: 'PENDING' } });
+    expect(await retrieve(merchant, old)).toMatchObject({ result: 'FAILURE' });
+  });
+
+  it("a refund request awaiting approval and a provider's PENDING, however old, are never queued; an abandoned card reservation beside them is", async () => {
+    const merchant = testMerchant({ privileges: { excessiveRefund: false, unmask: false, refundRequiresApproval: true } });
+    const [refunded, provider, card] = [newOrderId(), newOrderId(), newOrderId()];
+    await operateAs(app, merchant, refunded, 'p1', 'PAY', payRequest('40.00'));
+    const request = { transaction: { amount: '15.00', currency: 'USD' } };
+    expect(await operateAs(app, merchant, refunded, 'r1', 'REFUND', request)).toMatchObject({ result: 'PENDING', transaction: { type: 'REFUND_REQUEST' } });
+    await age(merchant, refunded, 'r1', 3_600_000);
+    // A browser payment waiting for its provider, as browser-payment records it.
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: `provider-${provider}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId: provider,
+      transactionId: 'p1',
+      apiOperation: 'INITIATE_BROWSER_PAYMENT',
+      requestHash: testRequestHasher().hash({ apiOperation: 'INITIATE_BROWSER_PAYMENT', orderId: provider }),
+      mode: 'CREATE',
+      order: { currency: 'USD', amount: '25.00' },
+      transaction: { type: 'PAYMENT', amount: '25.00', currency: 'USD', result: 'PENDING', gatewayCode: 'PENDING', fundingType: 'PROVIDER_A' },
+      response: { result: 'PENDING', response: { gatewayCode: 'PENDING' }, transaction: { id: 'p1' } },
+    });
+    await age(merchant, provider, 'p1', 3_600_000);
+    await abandonedPay(merchant, card, '10.00', afterMs() + 1_000);
+
+    expect(await operateAs(app, merchant, refunded, 'r1', 'REFUND', request)).toMatchObject({ result: 'PENDING' });
+    for (const orderId of [refunded, provider, card]) {
+      await retrieve(merchant, orderId, orderId === refunded ? 'r1' : 'p1');
+    }
+    expect((await queued(merchant)).map((row) => row.orderId)).toEqual([card]);
+    expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
+    expect(await retrieve(merchant, refunded, 'r1')).toMatchObject({ result: 'PENDING', transaction: { type: 'REFUND_REQUEST' } });
+    expect(await retrieve(merchant, provider)).toMatchObject({ result: 'PENDING' });
   });
 });

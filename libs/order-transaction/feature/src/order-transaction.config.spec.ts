@@ -103,3 +103,23 @@ describe('OrderTransactionConfig: the shutdown grace', () => {
     expect(problemsOf({ REFUND_CALL_TIMEOUT_MS: 'soon' })).toEqual({ REFUND_CALL_TIMEOUT_MS: expect.any(String) });
   });
 });
+
+describe('OrderTransactionConfig: when a card reservation is taken as abandoned', () => {
+  it('takes 2 minutes by default, above the 48 s a live operation may still complete its reservation in', () => {
+    expect(loadConfig(OrderTransactionConfig, BASE).ABANDONED_RESERVATION_AFTER_MS).toBe(120_000);
+    expect(problemsOf({ ABANDONED_RESERVATION_AFTER_MS: '48000' })).toEqual({});
+  });
+
+  it('refuses a wait an operation could still complete its reservation after, naming the terms; follows REFUND_CALL_TIMEOUT_MS', () => {
+    expect(problemsOf({ ABANDONED_RESERVATION_AFTER_MS: '47999' })).toEqual({
+      ABANDONED_RESERVATION_AFTER_MS: expect.stringMatching(/^must be at least 48000: a live operation may complete its reservation up to REFUND_CALL_TIMEOUT_MS \+ 3000 reversal \+ 25000 retries/),
+    });
+    const slowerCalls = { NATS_REQUEST_TIMEOUT_MS: '12000', REFUND_CALL_TIMEOUT_MS: '8000', SHUTDOWN_GRACE_MS: '53000' };
+    expect(problemsOf({ ...slowerCalls, ABANDONED_RESERVATION_AFTER_MS: '50000' })).toEqual({ ABANDONED_RESERVATION_AFTER_MS: expect.stringContaining('at least 51000') });
+    expect(problemsOf({ ...slowerCalls, ABANDONED_RESERVATION_AFTER_MS: '51000' })).toEqual({});
+  });
+
+  it('leaves a dispatcher, which resolves nothing, alone', () => {
+    expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', ABANDONED_RESERVATION_AFTER_MS: '1000' })).toEqual({});
+  });
+});

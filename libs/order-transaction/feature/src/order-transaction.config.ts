@@ -2,6 +2,13 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-va
 import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
 import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar } from '@gateway/platform';
 
+/**
+ * Margin of ABANDONED_RESERVATION_AFTER_MS over the longest reserved operation: the reservation's
+ * `updated_at` is the writing process's clock, compared by another's (NTP keeps them within
+ * milliseconds), and its commit follows that time by a statement.
+ */
+export const ABANDONED_CLOCK_MARGIN_MS = 10_000;
+
 export const ORDER_TRANSACTION_MODES = ['all', 'serve', 'dispatch'] as const;
 export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
 
@@ -145,6 +152,20 @@ export class OrderTransactionConfig extends DatabaseConfig {
   UNKNOWN_INQUIRY_BATCH_SIZE = 20;
 
   @Describe(
+    'How long after its last write a card operation\'s reservation still PENDING is taken as abandoned (its process died between the reservation and its completion) ' +
+      'and, once a retry, another operation on the order or a GET meets it, is queued for the acquirer inquiries (asked no sooner than UNKNOWN_INQUIRY_AFTER_MS after that write). ' +
+      'At least the longest a live operation may still complete its reservation (REFUND_CALL_TIMEOUT_MS + the reversal\'s ' +
+      `${REVERSAL_WAIT_MS} ms + the completion's ${DATABASE_UNAVAILABLE_WINDOW_MS} ms of retries + ${DATABASE_CONNECT_TIMEOUT_MS} ms for its last connection) plus ${ABANDONED_CLOCK_MARGIN_MS} ms for clocks and commit, where this process serves requests. ` +
+      'The operators\' `transactions resolve` keeps its own 10 minutes.',
+  )
+  @IntVar()
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
+  @OutlastsAnyCompletion()
+  ABANDONED_RESERVATION_AFTER_MS = 120_000;
+
+  @Describe(
     'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), for an AUTHORIZE or PAY whose card the token vault holds (a token\'s or a payment session\'s: the vault makes the acquirer call), and for a capture or void of a browser payment\'s authorisation at its provider. Shorter than NATS_REQUEST_TIMEOUT_MS (the same value in every app) less ' +
       `${REVERSAL_WAIT_MS} ms, the wait for a timed-out call's reversal, where this process serves requests: an operation whose call timed out is then recorded (UNKNOWN, or declined and reversed) and answered before the edge stops waiting.`,
   )
@@ -191,6 +212,37 @@ function FewerThanPoolConnections(): PropertyDecorator {
 }
 
 /**
+ * The longest a card operation runs from its reservation's write to its completion's last try:
+ * its call through another service timed out (REFUND_CALL_TIMEOUT_MS; the acquirer connector's
+ * own calls are assumed no longer), the reversal of a TIMED_OUT answer waited for
+ * (REVERSAL_WAIT_MS), its completion retried while the database was away
+ * (DATABASE_UNAVAILABLE_WINDOW_MS), the last try waiting for a connection
+ * (DATABASE_CONNECT_TIMEOUT_MS). A stopping process lets it run (its grace outlasts this plus its
+ * shutdown hooks: shutdownGraceNeeded), and one that dies ends it; either way nothing completes
+ * a reservation later than this after its write.
+ */
+export function longestReservedOperation(config: OrderTransactionConfig): number {
+  return config.REFUND_CALL_TIMEOUT_MS + REVERSAL_WAIT_MS + DATABASE_UNAVAILABLE_WINDOW_MS + DATABASE_CONNECT_TIMEOUT_MS;
+}
+
+/**
+ * A reservation is taken as abandoned only once no operation could still complete it: an inquiry
+ * asked before the operation's own acquirer call arrived would be told "not found" and free the
+ * amount of a payment the acquirer then approves. Checked where requests are served (the
+ * inquiries run there).
+ */
+function OutlastsAnyCompletion(): PropertyDecorator {
+  return RelatedVariable<OrderTransactionConfig>('outlastsAnyCompletion', {
+    appliesTo: (config) => config.ORDER_TRANSACTION_MODE !== 'dispatch',
+    reads: (config) => [config.REFUND_CALL_TIMEOUT_MS],
+    holds: (after, config) => after >= longestReservedOperation(config) + ABANDONED_CLOCK_MARGIN_MS,
+    message: (config) =>
+      `must be at least ${longestReservedOperation(config) + ABANDONED_CLOCK_MARGIN_MS}: a live operation may complete its reservation up to REFUND_CALL_TIMEOUT_MS + ${REVERSAL_WAIT_MS} reversal + ` +
+      `${DATABASE_UNAVAILABLE_WINDOW_MS} retries + ${DATABASE_CONNECT_TIMEOUT_MS} last connection wait after writing it (${longestReservedOperation(config)}), plus ${ABANDONED_CLOCK_MARGIN_MS} for clocks and commit`,
+  });
+}
+
+/**
  * After the last handler has answered, a stopping process still flushes its replies and drains
  * its NATS connection (a round trip to the server), then closes its HTTP server and its pool.
  */
@@ -215,7 +267,7 @@ export function shutdownGraceNeeded(config: OrderTransactionConfig): number {
     return deliveries + SHUTDOWN_DRAIN_MARGIN_MS;
   }
   const inquiry = config.UNKNOWN_INQUIRY_INTERVAL_MS > 0 ? INQUIRY_WAIT_MS : 0;
-  const longestOperation = config.REFUND_CALL_TIMEOUT_MS + REVERSAL_WAIT_MS + DATABASE_UNAVAILABLE_WINDOW_MS + DATABASE_CONNECT_TIMEOUT_MS;
+  const longestOperation = longestReservedOperation(config);
   // The shutdown hooks run side by side, before the drain.
   return Math.max(inquiry, deliveries) + longestOperation + SHUTDOWN_DRAIN_MARGIN_MS;
 }

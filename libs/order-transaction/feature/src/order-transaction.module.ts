@@ -2,6 +2,8 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { AcquirerModule } from '@gateway/acquirer';
 import { AgreementRepository, LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import {
+  ABANDONED_RESERVATION_AFTER,
+  AbandonedReservations,
   Agreements,
   BeginOperation,
   CaptureOrder,
@@ -72,6 +74,8 @@ export class OrderTransactionModule {
       providers: [
         { provide: OrderTransactionConfig, useValue: config },
         { provide: REFUND_CALL_TIMEOUT_MS, useValue: config.REFUND_CALL_TIMEOUT_MS },
+        { provide: ABANDONED_RESERVATION_AFTER, useValue: config.ABANDONED_RESERVATION_AFTER_MS },
+        AbandonedReservations,
         { provide: RequestHasher, useValue: loadRequestHasher(config) },
         LedgerRepository,
         AgreementRepository,

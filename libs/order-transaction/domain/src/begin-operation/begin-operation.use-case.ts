@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { BeginOperationMessage, BeginOperationReply, JsonObject } from '@gateway/contracts';
 import { LedgerRepository, SeenOrder, TargetQuery } from '@gateway/order-transaction/data-access';
 import { snapshotOf, orderView } from '../ledger-response/order-snapshot';
+import { AbandonedReservations } from '../resolve-unknown/abandoned-reservations';
 import { assertFenceCurrent, replayOf, requireFencingToken, RetryAsks, transactionIdTaken } from '../ledger-protocol/ledger-checks';
 
 /** Begin's answer, and the order as its read saw it (null: no order). */
@@ -20,7 +21,10 @@ const NO_TARGETS: ReadonlyMap<string, JsonObject> = new Map();
  */
 @Injectable()
 export class BeginOperation {
-  constructor(private readonly ledger: LedgerRepository) {}
+  constructor(
+    private readonly ledger: LedgerRepository,
+    private readonly abandoned: AbandonedReservations,
+  ) {}
 
   async execute(message: BeginOperationMessage): Promise<BeginOperationReply> {
     return (await this.read(message)).reply;
@@ -41,6 +45,10 @@ export class BeginOperation {
       return { reply: { outcome: 'PROCEED', order: null }, seen, targetResponses };
     }
     assertFenceCurrent(fence, seen.order);
+    // A reservation abandoned PENDING on the order (the merchant's retry of it, or another
+    // operation held back by the amount it holds) is queued for inquiry: a check of the rows
+    // read, a write only when one is found.
+    await this.abandoned.notice(message.envelope.merchant, message.orderId, seen.contents.transactions);
     const replay = replayOf(seen.contents.stored, message.requestHash, message, retry);
     if (replay) {
       return { reply: { outcome: 'REPLAY', body: replay }, seen, targetResponses };

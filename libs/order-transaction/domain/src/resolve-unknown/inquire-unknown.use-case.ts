@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AcquirerRegistry, InquiryRequest, InquiryResult } from '@gateway/acquirer';
 import { GatewayError } from '@gateway/contracts';
 import { ClaimedInquiry, LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
@@ -6,6 +6,7 @@ import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import { storedAcquirerId, storedAcquirerReference } from '../card-operation/acquirer-reference';
 import { withinWait } from '../card-operation/timed-out-reversal';
 import type { LearnedOutcome } from './learned-outcome';
+import { ABANDONED_RESERVATION_AFTER, ABANDONED_RESERVATION_MS, isAbandonedReservation } from './resolution';
 import { ResolveUnknown } from './resolve-unknown.use-case';
 
 export const UNKNOWN_INQUIRY_OPTIONS = Symbol('UNKNOWN_INQUIRY_OPTIONS');
@@ -60,6 +61,7 @@ export class InquireUnknown {
     private readonly resolution: ResolveUnknown,
     @Inject(UNKNOWN_INQUIRY_OPTIONS) private readonly options: UnknownInquiryOptions,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    @Optional() @Inject(ABANDONED_RESERVATION_AFTER) private readonly abandonedAfterMs: number = ABANDONED_RESERVATION_MS,
   ) {}
 
   /**
@@ -115,8 +117,11 @@ export class InquireUnknown {
     const apiOperation = await this.ledger.operationOf(key.merchantId, key.orderId, key.transactionId);
     const seen = apiOperation ? await this.ledger.findForBegin(key.merchantId, key.orderId, key.transactionId, apiOperation) : null;
     const transaction = seen?.contents.transactions.find((t) => t.transactionId === key.transactionId);
-    if (!apiOperation || !seen || transaction?.result !== 'UNKNOWN' || !INQUIRED_OPERATIONS.has(apiOperation)) {
-      // Resolved meanwhile (by an operator), or nothing an acquirer could be asked about.
+    // UNKNOWN (queued by its record), or a card reservation abandoned PENDING (queued by a read
+    // that met it, AbandonedReservations): either way the acquirer's answer never reached the ledger.
+    const open = transaction && (transaction.result === 'UNKNOWN' || isAbandonedReservation(transaction, new Date(), this.abandonedAfterMs));
+    if (!apiOperation || !seen || !open || !INQUIRED_OPERATIONS.has(apiOperation)) {
+      // Resolved meanwhile (by an operator, or a late completion), or nothing an acquirer could be asked about.
       await this.inquiries.remove(key);
       return 'DROPPED';
     }

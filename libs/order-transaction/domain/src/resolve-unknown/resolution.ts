@@ -33,7 +33,13 @@ export type ResolutionDecision = { write: LedgerWrite; body: JsonObject; transac
  * - a card operation's reservation PENDING for ABANDONED_RESERVATION_MS: resolved as if UNKNOWN.
  * - anything else (another outcome, a recent PENDING, a browser payment's transaction): refused.
  */
-export function decideResolution(order: LockedOrder, key: UnknownTransactionKey, learned: LearnedOutcome, at: Date): ResolutionDecision {
+export function decideResolution(
+  order: LockedOrder,
+  key: UnknownTransactionKey,
+  learned: LearnedOutcome,
+  at: Date,
+  abandonedAfterMs: number = ABANDONED_RESERVATION_MS,
+): ResolutionDecision {
   const { order: row, contents } = order;
   const existing = contents.transactions.find((t) => t.transactionId === key.transactionId);
   if (!existing) {
@@ -48,7 +54,7 @@ export function decideResolution(order: LockedOrder, key: UnknownTransactionKey,
   if (existing.result === result && existing.gatewayCode === learned.gatewayCode) {
     return { replay: stored.body };
   }
-  assertResolvable(existing, key, at);
+  assertResolvable(existing, key, at, abandonedAfterMs);
 
   const transaction: TransactionRow = { ...existing, result, gatewayCode: learned.gatewayCode, updatedAt: at };
   const replacing = contents.transactions.indexOf(existing);
@@ -108,8 +114,10 @@ export function decideResolution(order: LockedOrder, key: UnknownTransactionKey,
 }
 
 /**
- * How long a card operation's reservation must have been PENDING before an outcome learned at the
- * acquirer replaces it. No operation runs that long: the edge waits 10 s for it, a service's
+ * How long a card operation's reservation must have been PENDING before an outcome an operator
+ * learned replaces it (`transactions resolve`, a one-shot that reads no service settings). The
+ * gateway's own inquiries use ABANDONED_RESERVATION_AFTER_MS instead, checked at start against
+ * the settings that bound an operation (order-transaction's config). No operation runs that long: the edge waits 10 s for it, a service's
  * calls are bounded (the vault's 5 s, a reversal's 3 s, the completion's retries while the
  * database is away: DATABASE_UNAVAILABLE_WINDOW_MS, 25 s) and a stopping process exits within its
  * grace (SHUTDOWN_GRACE_MS: 50 s as deployed, 300 s at most). One still PENDING after this was
@@ -119,14 +127,23 @@ export function decideResolution(order: LockedOrder, key: UnknownTransactionKey,
  */
 export const ABANDONED_RESERVATION_MS = 10 * 60_000;
 
+/**
+ * How old a card reservation's last write must be before this process treats it as abandoned:
+ * ABANDONED_RESERVATION_AFTER_MS where requests are served; ABANDONED_RESERVATION_MS without it.
+ */
+export const ABANDONED_RESERVATION_AFTER = Symbol('ABANDONED_RESERVATION_AFTER');
+
 /** A card operation's reservation (RunReservedOperation, RefundOrder): PENDING until its acquirer call is recorded. */
-function isReservation(existing: TransactionRow): boolean {
+export function isReservation(existing: TransactionRow): boolean {
   return existing.result === 'PENDING' && existing.gatewayCode === 'PENDING' && existing.type !== 'REFUND_REQUEST';
 }
 
-/** A reservation nothing will complete any more. */
-function isAbandonedReservation(existing: TransactionRow, at: Date): boolean {
-  return isReservation(existing) && at.getTime() - existing.updatedAt.getTime() >= ABANDONED_RESERVATION_MS;
+/**
+ * A card operation's reservation nothing will complete any more: last written `afterMs` or more
+ * before `at`. A browser payment's PENDING is its provider's (PROVIDER_* funding), never one.
+ */
+export function isAbandonedReservation(existing: TransactionRow, at: Date, afterMs: number): boolean {
+  return existing.fundingType === 'CARD' && isReservation(existing) && at.getTime() - existing.updatedAt.getTime() >= afterMs;
 }
 
 /**
@@ -136,20 +153,24 @@ function isAbandonedReservation(existing: TransactionRow, at: Date): boolean {
  * find it taken); a refund request waits for approval, not for an acquirer; a browser payment's
  * outcome is browser-payment's, which follows the provider (PROVIDER_* funding).
  */
-function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey, at: Date): void {
+function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey, at: Date, abandonedAfterMs: number): void {
   if (existing.fundingType !== 'CARD') {
     throw GatewayError.invalidRequest(
       `Transaction '${key.transactionId}' on order '${key.orderId}' is funded by ${existing.fundingType ?? 'no card'}: its outcome is reconciled by the service that made it, not here.`,
     );
   }
-  if (existing.result !== 'UNKNOWN' && !isAbandonedReservation(existing, at)) {
+  if (existing.result !== 'UNKNOWN' && !isAbandonedReservation(existing, at, abandonedAfterMs)) {
     const reservation = isReservation(existing)
-      ? ` A reservation is resolved once it has been PENDING for ${ABANDONED_RESERVATION_MS / 60_000} minutes: until then its operation may still complete it.`
+      ? ` A reservation is resolved once it has been PENDING for ${waitText(abandonedAfterMs)}: until then its operation may still complete it.`
       : '';
     throw GatewayError.invalidRequest(
       `Transaction '${key.transactionId}' on order '${key.orderId}' is recorded ${existing.result} (${existing.gatewayCode}), not UNKNOWN: only an unknown outcome is replaced by a learned one.${reservation}`,
     );
   }
+}
+
+function waitText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${ms / 1000} seconds`;
 }
 
 export function noSuchTransaction(key: UnknownTransactionKey): GatewayError {

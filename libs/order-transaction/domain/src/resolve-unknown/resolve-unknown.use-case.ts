@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { JsonObject } from '@gateway/contracts';
 import { LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
@@ -6,7 +6,7 @@ import type { Counter } from 'prom-client';
 import { LEDGER_EVENTS, LedgerEvents } from '../ledger-events/ledger-events';
 import { RecordOperation } from '../record-operation/record-operation.use-case';
 import { assertLearnedOutcome, LearnedOutcome } from './learned-outcome';
-import { decideResolution, noSuchTransaction, UnknownTransactionKey } from './resolution';
+import { ABANDONED_RESERVATION_AFTER, ABANDONED_RESERVATION_MS, decideResolution, noSuchTransaction, UnknownTransactionKey } from './resolution';
 
 export const UNKNOWN_RESOLUTIONS_METRIC = 'gateway_unknown_resolutions_total';
 
@@ -51,6 +51,7 @@ export class ResolveUnknown {
     private readonly inquiries: UnknownInquiries,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: Metrics,
+    @Optional() @Inject(ABANDONED_RESERVATION_AFTER) private readonly abandonedAfterMs: number = ABANDONED_RESERVATION_MS,
   ) {
     this.resolutions = metrics.counter(
       UNKNOWN_RESOLUTIONS_METRIC,
@@ -75,7 +76,7 @@ export class ResolveUnknown {
       apiOperation,
       noOrder: () => noSuchTransaction(command),
       decide: (order, at) => {
-        const decided = decideResolution(order, command, learned, at);
+        const decided = decideResolution(order, command, learned, at, this.abandonedAfterMs);
         if ('replay' in decided) {
           return decided;
         }

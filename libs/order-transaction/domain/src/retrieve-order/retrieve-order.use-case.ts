@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { GatewayError, OperationReply, RetrieveOrderMessage } from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationReply, RetrieveOrderMessage } from '@gateway/contracts';
 import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { AbandonedReservations, answersPending } from '../resolve-unknown/abandoned-reservations';
 import { ledgerOrderFields, snapshotOf, withOrderFields } from '../ledger-response/order-snapshot';
 
 /**
@@ -11,7 +12,10 @@ import { ledgerOrderFields, snapshotOf, withOrderFields } from '../ledger-respon
  */
 @Injectable()
 export class RetrieveOrder {
-  constructor(private readonly ledger: LedgerRepository) {}
+  constructor(
+    private readonly ledger: LedgerRepository,
+    private readonly abandoned: AbandonedReservations,
+  ) {}
 
   async execute(message: RetrieveOrderMessage): Promise<OperationReply> {
     const merchantId = message.envelope.merchant.id;
@@ -21,6 +25,10 @@ export class RetrieveOrder {
     }
     const order = snapshotOf(row);
     const transactions = await this.ledger.latestResponses(merchantId, message.orderId);
+    const pending = transactions.find(answersPending);
+    if (pending && typeof (pending.transaction as JsonObject | undefined)?.id === 'string') {
+      await this.abandoned.noticeOnRetrieval(message.envelope.merchant, message.orderId, (pending.transaction as JsonObject).id as string);
+    }
     return {
       body: {
         ...row.details,

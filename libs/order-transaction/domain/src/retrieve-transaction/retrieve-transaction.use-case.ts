@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError, OperationReply, RetrieveTransactionMessage } from '@gateway/contracts';
 import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { AbandonedReservations, answersPending } from '../resolve-unknown/abandoned-reservations';
 import { snapshotOf, withOrderFields } from '../ledger-response/order-snapshot';
 import { orderNotFound } from '../retrieve-order/retrieve-order.use-case';
 
@@ -11,7 +12,10 @@ import { orderNotFound } from '../retrieve-order/retrieve-order.use-case';
  */
 @Injectable()
 export class RetrieveTransaction {
-  constructor(private readonly ledger: LedgerRepository) {}
+  constructor(
+    private readonly ledger: LedgerRepository,
+    private readonly abandoned: AbandonedReservations,
+  ) {}
 
   async execute(message: RetrieveTransactionMessage): Promise<OperationReply> {
     const found = await this.ledger.findTransactionResponse(
@@ -26,6 +30,9 @@ export class RetrieveTransaction {
       throw new GatewayError('NOT_FOUND', {
         explanation: `No transaction '${message.transactionId}' was found on order '${message.orderId}'.`,
       });
+    }
+    if (answersPending(found.body)) {
+      await this.abandoned.noticeOnRetrieval(message.envelope.merchant, message.orderId, message.transactionId);
     }
     return { body: withOrderFields(found.body, snapshotOf(found.order)) };
   }
