@@ -45,6 +45,13 @@ export interface AcquirerCallOptions {
  * earlier point) is answered by the acquirer as the one it already processed, never processed
  * twice. The ledger's own defence, `transactions record-lost`, needs an operator; this one does
  * not (docs/decisions/backup-and-restore.md). The test acquirer keeps no state and cannot.
+ *
+ * A connector to a real acquirer must also answer every call within REFUND_CALL_TIMEOUT_MS
+ * (a call it gives up on is an UNKNOWN outcome, asked about later): order-transaction's shutdown
+ * grace and the age at which it takes a PENDING reservation for abandoned and asks the acquirer
+ * about it (ABANDONED_RESERVATION_AFTER_MS) both assume no call outlasts it
+ * (`longestReservedOperation`). Only the test acquirer's `latencyMs` (up to 60 s, for tests that
+ * hold an order busy) may exceed it, for TEST merchants, whose money is not real.
  */
 export interface AcquirerConnector {
   /** `transaction.acquirer.id` of the transactions it processes. */
