@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, JsonObject, MerchantContext, SUBJECTS } from '@gateway/contracts';
-import { RecordOperation, ReleaseReservation, ReleaseReservationCommand } from '@gateway/order-transaction/domain';
+import { CompletionAfterResolution, RecordOperation, ReleaseReservation, ReleaseReservationCommand } from '@gateway/order-transaction/domain';
 import { standaloneBus } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import {
@@ -297,9 +297,12 @@ describe('a completion retried after its answer was lost', () => {
     expect(retried.body).toEqual(first.body);
     expect(retried.replayed).toBe(true);
     expect(await orderRow(merchant, orderId)).toEqual(before);
-    // Another outcome is no retry of the one recorded: still an error to reconcile.
+    // Another outcome is no retry of the one recorded: still an error to reconcile, saying what disagrees.
     const declined = { ...completion, transaction: txn('PAYMENT', '40.00', 'FAILURE') };
-    await expect(records.execute(declined, 'COMPLETE')).rejects.toThrow(/no reservation of PAY .* to complete/);
+    const refused = records.execute(declined, 'COMPLETE');
+    await expect(refused).rejects.toBeInstanceOf(CompletionAfterResolution);
+    await expect(refused).rejects.toMatchObject({ recorded: { result: 'SUCCESS', gatewayCode: 'APPROVED' } });
+    await expect(refused).rejects.toThrow(/no reservation of PAY .* to complete/);
   });
 });
 

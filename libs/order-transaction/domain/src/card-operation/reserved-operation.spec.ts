@@ -1,6 +1,7 @@
 import { GatewayError, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
-import { PastDeadlineError, type AppLogger } from '@gateway/platform';
-import type { RecordOperation } from '../record-operation/record-operation.use-case';
+import { Metrics, PastDeadlineError, type AppLogger } from '@gateway/platform';
+import { CompletionAfterResolution, type RecordOperation } from '../record-operation/record-operation.use-case';
+import type { RecordInput } from '../record-operation/record-input';
 import type { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
 import type { CardOutcome } from './card-outcome';
 import { OUTCOME_UNKNOWN } from './operation-outcome';
@@ -23,7 +24,8 @@ describe('RunReservedOperation', () => {
     };
     const release = { execute: jest.fn(async () => undefined) };
     const logger = { warn: jest.fn(), error: jest.fn(), info: jest.fn() };
-    const runner = new RunReservedOperation(record as unknown as RecordOperation, release as unknown as ReleaseReservation, logger as unknown as AppLogger);
+    const metrics = new Metrics();
+    const runner = new RunReservedOperation(record as unknown as RecordOperation, release as unknown as ReleaseReservation, logger as unknown as AppLogger, metrics);
     const operation = (overrides: Partial<ReservedOperation> = {}): ReservedOperation => ({
       envelope: { merchant: { id: 'M1' }, fencingToken: '7' } as unknown as RequestEnvelope,
       orderId: 'o-1',
@@ -38,7 +40,7 @@ describe('RunReservedOperation', () => {
       log: { name: 'refund', fields: { route: 'PROVIDER' } },
       ...overrides,
     });
-    return { record, release, logger, runner, operation };
+    return { record, release, logger, runner, operation, metrics };
   }
 
   it('answers a reservation the same request made first as stored, flagged replayed: nothing called, nothing completed', async () => {
@@ -116,5 +118,23 @@ describe('RunReservedOperation', () => {
       expect.objectContaining({ orderId: 'o-1', transactionId: 't-1', result: 'SUCCESS', gatewayCode: 'APPROVED' }),
       'refund performed but not recorded: reconcile this transaction, it stays PENDING in the ledger',
     );
+  });
+
+  it('says and counts a completion that finds its reservation resolved as abandoned with another outcome: the ledger and the acquirer disagree', async () => {
+    const { record, logger, runner, operation, metrics } = setUp();
+    const input = { apiOperation: 'PAY', orderId: 'o-1', transactionId: 't-1', transaction: { result: 'SUCCESS', gatewayCode: 'APPROVED' } } as unknown as RecordInput;
+    const resolved = new CompletionAfterResolution(input, { result: 'FAILURE', gatewayCode: 'DECLINED' } as never);
+    record.execute.mockImplementation(async (_message, step) => {
+      if (step === 'COMPLETE') throw resolved;
+      return { body: { result: 'PENDING' }, replayed: false, written };
+    });
+    await expect(runner.execute(operation({ apiOperation: 'PAY', log: undefined }))).rejects.toBe(resolved);
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.objectContaining({ orderId: 'o-1', transactionId: 't-1', gatewayCode: 'APPROVED', recordedResult: 'FAILURE', recordedGatewayCode: 'DECLINED' }),
+      'card operation performed after its reservation was resolved as abandoned with another outcome: the ledger and the acquirer disagree, reconcile this transaction',
+    );
+    expect(logger.error).not.toHaveBeenCalledWith(expect.anything(), expect.stringContaining('it stays PENDING'));
+    const counted = (await metrics.registry.getSingleMetric('gateway_completions_after_resolution_total')!.get()).values;
+    expect(counted).toEqual([expect.objectContaining({ value: 1, labels: { operation: 'PAY', recorded: 'DECLINED', performed: 'APPROVED' } })]);
   });
 });

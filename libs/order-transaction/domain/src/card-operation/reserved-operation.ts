@@ -1,12 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, JsonValue, OperationSession, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger, NotDeliveredError, refuseIfPastDeadline } from '@gateway/platform';
-import { RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
+import { APP_LOGGER, AppLogger, Metrics, NotDeliveredError, refuseIfPastDeadline } from '@gateway/platform';
+import type { Counter } from 'prom-client';
+import { CompletionAfterResolution, RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
 import type { CardOutcome } from './card-outcome';
 import { OperationOutcome, OUTCOME_UNKNOWN } from './operation-outcome';
 import { hadNoEffect, writeAfterSideEffect } from './reservation-writes';
+
+export const COMPLETIONS_AFTER_RESOLUTION_METRIC = 'gateway_completions_after_resolution_total';
 
 /** An order operation as its NATS controller hands it over. */
 export interface CardOperationCommand<R> {
@@ -63,11 +66,20 @@ export interface ReservedOperation<O extends OperationOutcome = CardOutcome> {
  */
 @Injectable()
 export class RunReservedOperation {
+  private readonly disagreements: Counter<string>;
+
   constructor(
     private readonly record: RecordOperation,
     private readonly release: ReleaseReservation,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.disagreements = metrics.counter(
+      COMPLETIONS_AFTER_RESOLUTION_METRIC,
+      'Card operations whose own outcome arrived after their reservation had been resolved as abandoned (by an inquiry or an operator) with another outcome: the ledger and the acquirer disagree until reconciled, by API operation, outcome recorded and outcome performed.',
+      ['operation', 'recorded', 'performed'],
+    );
+  }
 
   /** The operation's answer: the completed record's, or a replay's (`replayed`) when the same request reserved first. */
   async execute<O extends OperationOutcome>(operation: ReservedOperation<O>): Promise<RecordedOperation> {
@@ -137,11 +149,33 @@ export class RunReservedOperation {
     const { orderId, transactionId } = operation;
     return writeAfterSideEffect(
       () => this.record.execute(message, 'COMPLETE', reserved),
-      (err) =>
+      (err) => {
+        if (err instanceof CompletionAfterResolution) {
+          // Resolved as abandoned while this operation still ran: the money moved as `outcome`
+          // says, the ledger says `recorded` (a payment approved but recorded DECLINED has its
+          // amount freed). Nothing overwrites either; a person reconciles.
+          this.disagreements.inc({ operation: operation.apiOperation, recorded: err.recorded.gatewayCode, performed: outcome.gatewayCode });
+          this.logger.error(
+            {
+              err,
+              orderId,
+              transactionId,
+              apiOperation: operation.apiOperation,
+              result: outcome.result,
+              gatewayCode: outcome.gatewayCode,
+              recordedResult: err.recorded.result,
+              recordedGatewayCode: err.recorded.gatewayCode,
+              ...operation.log?.fields,
+            },
+            `${logName(operation)} performed after its reservation was resolved as abandoned with another outcome: the ledger and the acquirer disagree, reconcile this transaction`,
+          );
+          return;
+        }
         this.logger.error(
           { err, orderId, transactionId, result: outcome.result, gatewayCode: outcome.gatewayCode },
           `${logName(operation)} performed but not recorded: reconcile this transaction, it stays PENDING in the ledger`,
-        ),
+        );
+      },
     );
   }
 }

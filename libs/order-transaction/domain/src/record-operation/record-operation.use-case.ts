@@ -488,10 +488,34 @@ function completionLanded(existing: TransactionRow | undefined, stored: StoredRe
 }
 
 /**
+ * A completion that finds its own reservation already recorded with another outcome: an inquiry
+ * or an operator resolved it as abandoned (ABANDONED_RESERVATION_AFTER_MS) while this operation
+ * still ran (a process paused past the threshold, a completion retried past its bound). What the
+ * acquirer did and what the ledger says now disagree: never overwritten here, reconciled by a
+ * person (RunReservedOperation logs and counts it; docs/decisions/unknown-resolution.md,
+ * amendment of 2026-11-27).
+ */
+export class CompletionAfterResolution extends Error {
+  readonly recorded: { result: string; gatewayCode: string };
+
+  constructor(input: RecordInput, existing: TransactionRow) {
+    super(
+      `no reservation of ${input.apiOperation} ${input.orderId}/${input.transactionId} to complete: ` +
+        `recorded ${existing.result} (${existing.gatewayCode}) meanwhile, completion ${input.transaction.result} (${input.transaction.gatewayCode})`,
+    );
+    this.name = 'CompletionAfterResolution';
+    this.recorded = { result: existing.result, gatewayCode: existing.gatewayCode };
+  }
+}
+
+/**
  * A completion must find the reservation it completes: the same transaction, still PENDING,
  * stored for the same request. Anything else is a fault in this service, never a merchant's.
  */
 function assertReservationHeld(existing: TransactionRow | undefined, storedHash: string | undefined, input: RecordInput): void {
+  if (existing && existing.result !== 'PENDING' && storedHash === input.requestHash) {
+    throw new CompletionAfterResolution(input, existing);
+  }
   if (!existing || existing.result !== 'PENDING' || storedHash !== input.requestHash) {
     throw new Error(`no reservation of ${input.apiOperation} ${input.orderId}/${input.transactionId} to complete`);
   }

@@ -68,8 +68,24 @@ export class AbandonedReservations {
   }
 }
 
-/** Whether a stored response is a reservation's PENDING body (what a GET answers while it is open, or for ever once abandoned). */
+/**
+ * Whether a stored response is a card reservation's PENDING body (what a GET answers while it is
+ * open, or for ever once abandoned). Not a refund request awaiting approval nor a payment waiting
+ * at its provider, which merchants poll and which can never be abandoned card reservations: a GET
+ * of those reads nothing more.
+ */
 export function answersPending(body: JsonObject): boolean {
-  const response = body.response;
-  return body.result === 'PENDING' && !!response && typeof response === 'object' && !Array.isArray(response) && response.gatewayCode === 'PENDING';
+  const { response, sourceOfFunds, transaction } = body;
+  return (
+    body.result === 'PENDING' &&
+    isObject(response) &&
+    response.gatewayCode === 'PENDING' &&
+    isObject(sourceOfFunds) &&
+    sourceOfFunds.type === 'CARD' &&
+    !(isObject(transaction) && transaction.type === 'REFUND_REQUEST')
+  );
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
 }
