@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import type { MigrationInterface } from 'typeorm';
 import { BROWSER_PAYMENT_SCHEMA } from '@gateway/browser-payment/data-access';
-import { createServiceDataSource, migrateSchema } from '@gateway/platform';
+import { createLogger, createServiceDataSource, DatabaseConfig, loadConfig, migrateSchema, runMigrateCommand } from '@gateway/platform';
 import { createDatabase, databaseUrl, dropDatabase, newRunId, testInfra, waitFor } from '@gateway/testing';
 
 jest.setTimeout(60_000);
@@ -191,5 +191,11 @@ describe('a migration run stopped by SIGTERM while a migration waits for a lock'
       await reader.end().catch(() => undefined);
       await previous.destroy();
     }
+  });
+
+  it('says its work is done once the schema is up to date, so that a signal from then on exits 0', async () => {
+    const signals = { finished: jest.fn() };
+    await runMigrateCommand(BROWSER_PAYMENT_SCHEMA, loadConfig(DatabaseConfig, { DATABASE_URL: url }), createLogger({ service: 'test', level: 'silent' }), signals);
+    expect(signals.finished).toHaveBeenCalledTimes(1);
   });
 });

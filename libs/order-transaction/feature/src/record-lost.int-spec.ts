@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   defaultMerchantSettings,
   JsonObject,
@@ -13,10 +14,10 @@ import {
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { UnresolvedTransactions } from '@gateway/order-transaction/data-access';
 import { createLogger } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
 import { recordLostOver, resolveUnknownOver } from './operator-commands';
-import { LedgerTestApp, newOrderId, operateAs, rejection, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
-import { runTransactionsCommand } from './transactions.command';
+import { LedgerTestApp, newOrderId, nextFence, operateAs, rejection, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
+import { runTransactionsCommand, TransactionsLedger } from './transactions.command';
 
 /**
  * `transactions record-lost` (RecordLostTransaction) against the real ledger: transactions the
@@ -43,14 +44,16 @@ const RING = SealingKeyRing.parse(`t1:${randomBytes(32).toString('base64')}`, 'K
 
 type Run = { code: number; out: string; err: string };
 
-async function command(args: string[]): Promise<Run> {
+const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+
+/** The command as its main wires it; `lost`: the record path seen through what a test does around it. */
+async function command(args: string[], lost: TransactionsLedger['lost'] = recordLostOver(app.dataSource, logger)): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
-  const logger = createLogger({ service: 'order-transaction', level: 'silent' });
   const ledger = {
     unresolved: UnresolvedTransactions.over(app.dataSource),
     resolution: resolveUnknownOver(app.dataSource, logger),
-    lost: recordLostOver(app.dataSource, logger),
+    lost,
   };
   const code = await runTransactionsCommand(args, ledger, { out: (t) => out.push(t), err: (t) => err.push(t) });
   return { code, out: out.join('\n'), err: err.join('\n') };
@@ -58,9 +61,13 @@ async function command(args: string[]): Promise<Run> {
 
 /** `record-lost` over a file holding these lines. */
 async function recordLost(lines: (JsonObject | string)[], ...options: string[]): Promise<Run> {
+  return command(['record-lost', '--file', await fileOf(lines), ...options]);
+}
+
+async function fileOf(lines: (JsonObject | string)[]): Promise<string> {
   const file = join(dir, `${randomBytes(4).toString('hex')}.jsonl`);
   await writeFile(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  return command(['record-lost', '--file', file, ...options]);
+  return file;
 }
 
 const TIME = '2026-11-26T10:15:00.000Z';
@@ -116,6 +123,15 @@ async function ledgerState(merchant: MerchantContext, orderId: string) {
   return { order: orders[0] ?? null, transactions, outbox };
 }
 
+/** What the ledger keeps of an order besides its totals: its fencing token, notification URL and details. */
+async function orderFields(merchant: MerchantContext, orderId: string): Promise<{ fence: string; notificationUrl: string | null; details: JsonObject } | undefined> {
+  const [row] = await app.dataSource.query(
+    `SELECT last_fencing_token::text AS fence, notification_url AS "notificationUrl", details FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`,
+    [merchant.id, orderId],
+  );
+  return row;
+}
+
 async function retrieveTransaction(merchant: MerchantContext, orderId: string, transactionId: string): Promise<JsonObject> {
   const envelope = { merchant, apiVersion: 100, requestId: `get-${transactionId}`, authMethod: 'PASSWORD' as const };
   const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveTransaction, { envelope, orderId, transactionId });
@@ -145,6 +161,8 @@ describe('a PAYMENT lost in a restore, recorded from the acquirer\'s records', (
       },
     ]);
 
+    // Opened with fencing token 0, below every token the edge's lock hands out; the merchant's details and URL were lost with its request.
+    expect(await orderFields(merchant, orderId)).toEqual({ fence: '0', notificationUrl: null, details: {} });
     const retrieved = await retrieveTransaction(merchant, orderId, 'p1');
     expect(retrieved).toEqual({
       order: {
@@ -202,7 +220,8 @@ describe('a PAYMENT lost in a restore, recorded from the acquirer\'s records', (
   it('recorded twice is recorded once: the second run writes nothing', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
-    expect((await recordLost([lostRecord(merchant, orderId)])).code).toBe(0);
+    // Blank lines, whitespace only included, are no records.
+    expect(await recordLost(['', lostRecord(merchant, orderId), ' \t '])).toMatchObject({ code: 0, err: '' });
     const after = await ledgerState(merchant, orderId);
 
     const again = await recordLost([lostRecord(merchant, orderId)]);
@@ -345,13 +364,18 @@ describe('a CAPTURE lost in a restore', () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
     await operateAs(app, merchant, orderId, 'a1', 'AUTHORIZE', payRequest('40.00'));
+    const kept = await orderFields(merchant, orderId);
     const recorded = await recordLost([followOn(merchant, orderId, 'c1', 'CAPTURE', '30.00', { targetTransactionId: 'a1' })]);
     expect(recorded).toMatchObject({ code: 0, err: '' });
     expect(recorded.out.split('\t')).toEqual(['Recorded:', `${merchant.id}/${orderId}/c1`, 'CAPTURE', '30.00 USD', 'SUCCESS', 'APPROVED', 'order PARTIALLY_CAPTURED', 'no notification']);
     const stored = await retrieveTransaction(merchant, orderId, 'c1');
+    // The order's own fields and fencing token stay the ledger's: a stale operation is still fenced off.
+    expect(await orderFields(merchant, orderId)).toEqual(kept);
+    expect(kept!.fence).not.toBe('0');
     expect(stored).toMatchObject({
       result: 'SUCCESS',
-      order: { status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 40, totalCapturedAmount: 30 },
+      // A capture leaves the order's amount, the authorization's.
+      order: { amount: 40, status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 40, totalCapturedAmount: 30 },
       // The authorization's card, as a live capture shows it.
       sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } },
       transaction: { type: 'CAPTURE', amount: 30, targetTransactionId: 'a1', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'REF-c1' } },
@@ -488,6 +512,10 @@ describe('a VOID lost in a restore', () => {
       followOn(merchant, orderId, 'v1', 'VOID_REFUND', '50.00', { targetTransactionId: 'r1' }),
     ]);
     expect(recorded.out.split('\n').map((line) => line.split('\t')[6])).toEqual(['order REFUNDED', 'order CAPTURED']);
+    // The merchant's retried VOID of the refund is the recorded one.
+    const voids = await acquirerCalls('VOID');
+    expect(await operateAs(app, merchant, orderId, 'v1', 'VOID', { transaction: { targetTransactionId: 'r1' } })).toEqual(await retrieveTransaction(merchant, orderId, 'v1'));
+    expect(await acquirerCalls('VOID')).toBe(voids);
     expect(await operateAs(app, merchant, orderId, 'r2', 'REFUND', amountOf('50.00'))).toMatchObject({ result: 'SUCCESS', order: { status: 'REFUNDED' } });
   });
 });
@@ -526,6 +554,16 @@ describe('a record that breaks its operation\'s rules', () => {
       "field 'amount': amount 10.00 is not the amount of transaction 'p1' (12.50 USD): a void undoes its target whole.",
     ],
     [
+      'a refund naming its target on an order nobody opened',
+      (m: MerchantContext, o: string) => [lostRecord(m, `${o}-x`), followOn(m, o, 'r1', 'REFUND', '1.00', { targetTransactionId: 'p1' })],
+      "field 'targetTransactionId': Order '%o' is not in the ledger, nor opened by an earlier line of the file: record the transaction refunded before its refund (a refund with no target on a new order is a standalone refund).",
+    ],
+    [
+      'a capture of another merchant\'s order of the same id',
+      (m: MerchantContext, o: string) => [lostRecord(testMerchant(), o, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00' }), followOn(m, o, 'c1', 'CAPTURE', '1.00')],
+      'Order \'%o\' does not exist: a capture needs an order with an authorization (apiOperation AUTHORIZE).',
+    ],
+    [
       'a capture on an order nobody opened',
       (m: MerchantContext, o: string) => [lostRecord(m, `${o}-x`), followOn(m, o, 'c1', 'CAPTURE', '1.00')],
       'Order \'%o\' does not exist: a capture needs an order with an authorization (apiOperation AUTHORIZE).',
@@ -539,9 +577,130 @@ describe('a record that breaks its operation\'s rules', () => {
     for (const options of [['--dry-run'], []]) {
       const run = await recordLost(file, ...options);
       expect(run).toMatchObject({ code: 1, err: `${refusal}\nerror: 1 refused line: nothing of the file ${options.length > 0 ? 'would be' : 'was'} written` });
+      if (options.length === 0) expect(run.out).toBe('(no records)');
       for (const order of [good, orderId, `${orderId}-x`]) {
         expect((await ledgerState(merchant, order)).order).toBeNull();
       }
     }
   });
+});
+
+describe('records decided together', () => {
+  it('the same record twice in a file is recorded once, in a dry run too', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const file = [lostRecord(merchant, orderId), lostRecord(merchant, orderId)];
+    const dry = await recordLost(file, '--dry-run');
+    expect(dry).toMatchObject({ code: 0, err: '' });
+    expect(dry.out.split('\n').map((line) => line.split('\t')[0])).toEqual(['Would record (dry run):', 'Already recorded, nothing written:']);
+    const run = await recordLost(file);
+    expect(run).toMatchObject({ code: 0, err: '' });
+    expect(run.out.split('\n').map((line) => line.split('\t')[0])).toEqual(['Recorded:', 'Already recorded, nothing written:']);
+  });
+
+  it('a refund without its target is of the single payment or capture with something left to refund', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const file = [
+      lostRecord(merchant, orderId, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00' }),
+      followOn(merchant, orderId, 'c1', 'CAPTURE', '20.00', { targetTransactionId: 'a1' }),
+      followOn(merchant, orderId, 'r1', 'REFUND', '20.00', { targetTransactionId: 'c1' }),
+      followOn(merchant, orderId, 'c2', 'CAPTURE', '20.00', { targetTransactionId: 'a1' }),
+      // c1 is refunded whole: without the Excessive Refund privilege, c2 is the only one left.
+      followOn(merchant, orderId, 'r2', 'REFUND', '10.00'),
+    ];
+    expect(await recordLost(file)).toMatchObject({ code: 0, err: '' });
+    const { transactions } = await ledgerState(merchant, orderId);
+    expect(transactions.map((t: JsonObject) => [t.id, (t.body as { transaction: JsonObject }).transaction.targetTransactionId])).toEqual([
+      ['a1', undefined],
+      ['c1', 'a1'],
+      ['r1', 'c1'],
+      ['c2', 'a1'],
+      ['r2', 'c2'],
+    ]);
+  });
+
+  it('a refund of a payment funded through a browser payment provider is refused: it is in the provider\'s records', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: 'seed-bp-1', authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId,
+      transactionId: 'bp-1',
+      apiOperation: 'INITIATE_BROWSER_PAYMENT',
+      requestHash: testRequestHasher().hash({ apiOperation: 'INITIATE_BROWSER_PAYMENT' }),
+      mode: 'CREATE',
+      order: { currency: 'USD' },
+      transaction: { type: 'PAYMENT', amount: '50.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'PROVIDER_A' },
+      response: { sourceOfFunds: { type: 'PROVIDER_A' } },
+    });
+    const before = await ledgerState(merchant, orderId);
+    const run = await recordLost([followOn(merchant, orderId, 'r1', 'REFUND', '20.00', { targetTransactionId: 'bp-1' })]);
+    expect(run).toEqual({
+      code: 1,
+      out: '(no records)',
+      err:
+        `error: line 1 (${merchant.id}/${orderId}/r1): refused, nothing written: field 'targetTransactionId': Transaction 'bp-1' was funded through a browser payment provider: ` +
+        "what acts on it is in the provider's records, not the acquirer's.\nerror: 1 refused line: nothing of the file was written",
+    });
+    expect(await ledgerState(merchant, orderId)).toEqual(before);
+  });
+
+  it('on an order with a notification URL of a merchant whose notifications are off: nothing announced', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'v1', 'VERIFY', { order: { currency: 'USD', notificationUrl: HOOKS }, sourceOfFunds: payRequest('1').sourceOfFunds as JsonObject });
+    expect((await orderFields(merchant, orderId))?.notificationUrl).toBe(HOOKS);
+    const recorded = await recordLost([lostRecord(merchant, orderId, { transactionId: 'a1', type: 'AUTHORIZATION', amount: '40.00' })], '--json');
+    expect(JSON.parse(recorded.out)).toEqual([expect.objectContaining({ status: 'RECORDED', notified: false })]);
+    expect((await ledgerState(merchant, orderId)).outbox).toEqual([]);
+  });
+
+  it('a ledger changed between the check and the write stops the file at the line it now refuses: the lines before stay written, none after', async () => {
+    const merchant = testMerchant();
+    const [first, second, third] = [newOrderId(), newOrderId(), newOrderId()];
+    const file = await fileOf([first, second, third].map((orderId) => lostRecord(merchant, orderId)));
+    const lost = recordLostOver(app.dataSource, logger);
+    const run = await command(['record-lost', '--file', file], {
+      preview: (records) => lost.preview(records),
+      execute: async (record) => {
+        // The merchant's own PAY of the second order reaches the ledger after the check (the edge reopened early).
+        if (record.orderId === second) await operateAs(app, merchant, second, 'p1', 'PAY', payRequest('30.00'));
+        return lost.execute(record);
+      },
+    });
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(
+      `error: line 2 (${merchant.id}/${second}/p1): refused, nothing written from this line on: Transaction 'p1' on order '${second}' of merchant '${merchant.id}' ` +
+        "is already in the ledger as PAY PAYMENT 30.00 USD SUCCESS (APPROVED), which differs from the record: nothing written, the ledger's is kept.",
+    );
+    expect(run.out.split('\n').map((line) => line.split('\t').slice(0, 2))).toEqual([['Recorded:', `${merchant.id}/${first}/p1`]]);
+    expect((await ledgerState(merchant, first)).order).toMatchObject({ status: 'CAPTURED' });
+    expect((await ledgerState(merchant, third)).order).toBeNull();
+  });
+});
+
+describe('the file on standard input', () => {
+  it('reads `--file -` from standard input, as `kubectl exec -i` gives it to the image\'s main', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const main = spawn(
+      process.execPath,
+      ['-r', './tools/scripts/register-ts.cjs', 'apps/order-transaction/src/main.ts', 'transactions', 'record-lost', '--file', '-', '--dry-run'],
+      {
+        cwd: resolve(__dirname, '../../../..'),
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: process.env.TEST_DATABASE_URL ?? '', LOG_LEVEL: 'warn' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    main.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    main.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const exited = new Promise<number | null>((done) => main.once('exit', done));
+    main.stdin.end(`${JSON.stringify(lostRecord(merchant, orderId))}\n`);
+
+    expect([await exited, out.trim().split('\t').slice(0, 3), err]).toEqual([0, ['Would record (dry run):', `${merchant.id}/${orderId}/p1`, 'PAYMENT'], '']);
+    expect((await ledgerState(merchant, orderId)).order).toBeNull();
+  }, 60_000);
 });

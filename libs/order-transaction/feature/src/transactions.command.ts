@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { text as textOf } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
 import { asJsonObject, GatewayError, JsonObject, JsonValue } from '@gateway/contracts';
 import type { UnresolvedTransaction, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
@@ -210,8 +211,9 @@ async function recordLost(values: Options, lost: TransactionsLedger['lost'], io:
   }
   let text: string;
   try {
-    // `--file -`: standard input, for `kubectl exec -i` into an image with no shell or tar.
-    text = await readFile(values.file === '-' ? '/dev/stdin' : values.file, 'utf8');
+    // `--file -`: standard input, for `kubectl exec -i` into an image with no shell or tar. Read
+    // as a stream: opening /dev/stdin fails (ENXIO) when standard input is a socket.
+    text = values.file === '-' ? await textOf(process.stdin) : await readFile(values.file, 'utf8');
   } catch (err) {
     io.err(`error: cannot read ${values.file}: ${(err as Error).message}`);
     return 2;

@@ -1,5 +1,5 @@
 import { IsInt, IsString, Min, MinLength } from 'class-validator';
-import { BoolVar, Describe, describeVariables, IntVar } from './config-decorators';
+import { BoolVar, Describe, describeVariables, IntVar, MinMilliseconds } from './config-decorators';
 import { ConfigError, describeConfig, loadConfig } from './load-config';
 import { DatabaseConfig, PlatformConfig } from './platform.config';
 
@@ -67,5 +67,37 @@ describe('loadConfig', () => {
     const config = loadConfig(SampleConfig, { KEY: 'abcdefgh-secret' });
     expect(JSON.stringify(describeConfig(SampleConfig, config))).not.toContain('abcdefgh-secret');
     expect(describeVariables(SampleConfig).KEY).toEqual({ description: 'a key', secret: true });
+  });
+});
+
+class DurationsConfig {
+  @IntVar()
+  @IsInt()
+  @MinMilliseconds(7_200_000)
+  LEASE_MS = 7_200_000;
+
+  @IntVar()
+  @IsInt()
+  @MinMilliseconds(60_000)
+  WAIT_MS = 60_000;
+
+  @IntVar()
+  @IsInt()
+  @MinMilliseconds(1_500)
+  PAUSE_MS = 1_500;
+}
+
+describe('MinMilliseconds', () => {
+  it('names its floor in the largest whole unit, and the value refused in seconds', () => {
+    try {
+      loadConfig(DurationsConfig, { LEASE_MS: '3600', WAIT_MS: '30', PAUSE_MS: '1' });
+      throw new Error('expected a ConfigError');
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([
+        { variable: 'LEASE_MS', problem: 'must be at least 7200000 (2 hours): the value is in milliseconds; 3600 is 3.6 seconds' },
+        { variable: 'WAIT_MS', problem: 'must be at least 60000 (1 minute): the value is in milliseconds; 30 is 0.03 seconds' },
+        { variable: 'PAUSE_MS', problem: 'must be at least 1500 (1500 milliseconds): the value is in milliseconds; 1 is 0.001 seconds' },
+      ]);
+    }
   });
 });

@@ -117,16 +117,21 @@ describe('scrub of a payer\'s personal data', () => {
   it('keeps the keys a log line of its own uses readable', () => {
     const line = { name: 'refund', url: 'http://127.0.0.1:8080', target: 'https://shop.example', peer: '10.0.0.7', orderId: 'o-1', subject: 'CN=shop' };
     expect(scrub(line)).toEqual(line);
+    // Names matched whole: a key that only begins or ends with one is no personal field.
+    const counts = { customerCount: 2, billingCycle: 'monthly', isCustom: false };
+    expect(scrub(counts)).toEqual(counts);
   });
 
   it('masks e-mail addresses in free text, an explanation that quotes a refused value included', () => {
     expect(scrubString("Value 'zelda.privacy+1@mail.example.org' is invalid.")).toBe("Value '[email]' is invalid.");
     expect(scrubString('from a@b.co, to Z_Z%x@sub-1.example.museum.')).toBe('from [email], to [email].');
     expect(scrubString('a@b@c.org')).toBe('a@[email]');
+    // What follows a masked address is read from its end: the address is not read again.
+    expect(scrubString('a@b.co@c.org')).toBe('[email]@c.org');
   });
 
   it('leaves what is no e-mail address as it is', () => {
-    for (const text of ['at Object.<anonymous> (/app/node_modules/@nestjs/core/router.js:10:3)', 'nats@2.29.1', 'user@localhost', '@', 'x@', '@example.org']) {
+    for (const text of ['at Object.<anonymous> (/app/node_modules/@nestjs/core/router.js:10:3)', 'nats@2.29.1', 'user@localhost', '@', 'x@', '@example.org', 'x@a.b']) {
       expect(scrubString(text)).toBe(text);
     }
   });

@@ -125,6 +125,17 @@ describe('GatewayNatsClient.request', () => {
       await expect(busOver(closedClient).request('echo.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
     });
 
+    it('reads a request whose reply inbox cannot be opened on a closed connection as never delivered', async () => {
+      // The same moment before any request made an inbox on the connection: the client's first
+      // request subscribes its inbox, which nats.js refuses on a closed connection.
+      const closing = new GatewayNatsClient({ servers: [NATS_URL], name: 'client-test', requestTimeoutMs: 2_000 });
+      const connection = await connect({ servers: NATS_URL });
+      await connection.close();
+      (closing as unknown as { natsClient: NatsConnection }).natsClient = connection;
+
+      await expect(busOver(closing).request('echo.v1', {})).rejects.toBeInstanceOf(NotDeliveredError);
+    });
+
     it('reads a request published before its connection closed as unanswered: the service may have it', async () => {
       const { closing, connection } = await connectedClient();
       const waiting = busOver(closing).request('slow.v1', {});

@@ -75,6 +75,12 @@ describe("a merchant's correlationId in the edge's log lines", () => {
     expect(accessLine).toMatchObject({ correlationId: 'corr-session-put', status: 400 });
   });
 
+  it('is on the access log line of a refused token save', async () => {
+    const { status, accessLine } = await call('PUT', '/token/9999999999999999', refused('corr-token-put'));
+    expect(status).toBe(400);
+    expect(accessLine).toMatchObject({ correlationId: 'corr-token-put', status: 400 });
+  });
+
   it('is on the access log line of a token creation the vault failed', async () => {
     const { status, accessLine } = await call('POST', '/token', {
       correlationId: 'corr-token-fault',
