@@ -63,7 +63,7 @@ export interface ScenarioResult {
   cpuMsPerRequest: Record<string, number>;
   /**
    * The same for the servers and the load generator (absent in runs before it was measured):
-   * `postgres`, the backends of the run's databases (before 2026-11-27: every Postgres process on
+   * `postgres`, the backends of the run's databases (before stop 31's change: every Postgres process on
    * the machine, other work's included); `postgres (shared)`, the processes of that server that
    * work for every database (postmaster, checkpointer, background writer, walwriter, launchers);
    * NATS and Redis, all of each one's processes.

@@ -52,7 +52,7 @@ interface MoneyRequest {
  * A card reservation whose process was SIGKILLed between the reservation and its completion stays
  * PENDING until a read meets it ABANDONED_RESERVATION_AFTER_MS after its write: the merchant's
  * retry then queues it for the acquirer inquiries, which record its outcome as an UNKNOWN's
- * (docs/decisions/unknown-resolution.md, amendment of 2026-11-27). The merchant keeps coming back
+ * (docs/decisions/unknown-resolution.md, amendment of 2026-11-26). The merchant keeps coming back
  * for those until then, and every one must end with a definite answer the ledger agrees with.
  */
 describe('money operations while order-transaction, NATS and Redis fail under load', () => {

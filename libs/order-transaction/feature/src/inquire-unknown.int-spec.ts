@@ -292,7 +292,7 @@ describe('inquiries about UNKNOWN card transactions', () => {
 
 /**
  * Card reservations abandoned PENDING (docs/decisions/unknown-resolution.md, amendment of
- * 2026-11-27): a process that died between the reservation and its completion, as the failure
+ * 2026-11-26): a process that died between the reservation and its completion, as the failure
  * drill's SIGKILL leaves them. The app runs with the default ABANDONED_RESERVATION_AFTER_MS.
  */
 describe('card reservations abandoned PENDING', () => {

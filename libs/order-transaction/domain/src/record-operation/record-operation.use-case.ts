@@ -493,7 +493,7 @@ function completionLanded(existing: TransactionRow | undefined, stored: StoredRe
  * still ran (a process paused past the threshold, a completion retried past its bound). What the
  * acquirer did and what the ledger says now disagree: never overwritten here, reconciled by a
  * person (RunReservedOperation logs and counts it; docs/decisions/unknown-resolution.md,
- * amendment of 2026-11-27).
+ * amendment of 2026-11-26).
  */
 export class CompletionAfterResolution extends Error {
   readonly recorded: { result: string; gatewayCode: string };

@@ -12,7 +12,7 @@ import { ABANDONED_RESERVATION_AFTER, isAbandonedReservation } from './resolutio
  * merchant's mode from the request's profile, which the ledger keeps nowhere for a reservation.
  * The check runs on rows the read already holds; the queue's INSERT is the only write, and only
  * when an abandoned reservation is met (docs/decisions/unknown-resolution.md, amendment of
- * 2026-11-27). Never fails the request that met it: a failed INSERT is logged and tried again
+ * 2026-11-26). Never fails the request that met it: a failed INSERT is logged and tried again
  * by the next read that meets the reservation.
  */
 @Injectable()
