@@ -1,6 +1,8 @@
 import { Client } from 'pg';
-import { createServiceDataSource, migrateSchema, ServiceSchema } from '@gateway/platform';
+import { createServiceDataSource, migrateSchema, serviceDataSourceOptions, ServiceSchema } from '@gateway/platform';
 import { DataSource } from 'typeorm';
+import { keptForAtRestScan } from './at-rest-scan';
+import { createDatabase, dropDatabase } from './infra';
 
 /**
  * A service's DataSource in the integration run's database (TEST_DATABASE_URL, made by the
@@ -59,4 +61,39 @@ export async function sentStatements(work: () => Promise<unknown>, except?: unkn
   } finally {
     query.mockRestore();
   }
+}
+
+/**
+ * A database of a migration spec's own (`<TEST_DATABASE>_<suffix>`), made before the spec's tests
+ * and dropped after them (kept for the at-rest scan when asked), on which the service's schema is
+ * opened with some of its migrations: `upTo(migration)` with those before `migration` (a database
+ * as the release before it left it), `withAll()` with every one. Call it at the spec's top level:
+ * it registers the spec's beforeAll and afterAll.
+ */
+export function migrationTestDatabase(
+  suffix: string,
+  schema: ServiceSchema,
+): { upTo(migration: unknown): Promise<DataSource>; withAll(): Promise<DataSource> } {
+  const database = `${process.env.TEST_DATABASE}_${suffix}`;
+  const migrations = schema.migrations as ServiceSchema['migrations'] & unknown[];
+  let url: string;
+  beforeAll(async () => {
+    url = await createDatabase(database);
+  }, 60_000);
+  afterAll(async () => {
+    if (!process.env.TEST_KEEP_DATABASE && !keptForAtRestScan()) {
+      await dropDatabase(database);
+    }
+  });
+  const open = (some: unknown[]): Promise<DataSource> =>
+    new DataSource(
+      serviceDataSourceOptions(
+        { ...schema, migrations: some as ServiceSchema['migrations'] },
+        { url, poolSize: 2, statementTimeoutMs: 30_000, applicationName: `int-${suffix.replace(/_/g, '-')}` },
+      ),
+    ).initialize();
+  return {
+    upTo: (migration) => open(migrations.slice(0, migrations.indexOf(migration))),
+    withAll: () => open(migrations),
+  };
 }

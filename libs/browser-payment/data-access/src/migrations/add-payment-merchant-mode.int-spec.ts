@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { migrateSchema, serviceDataSourceOptions, ServiceSchema } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
+import { migrateSchema } from '@gateway/platform';
+import { migrationTestDatabase } from '@gateway/testing';
 import { BROWSER_PAYMENT_SCHEMA } from '../browser-payment.schema';
 import { BrowserPaymentRepository } from '../browser-payment.repository';
 import { AddPaymentMerchantMode1764900000000 } from './1764900000000-add-payment-merchant-mode';
@@ -11,29 +11,7 @@ import { AddPaymentMerchantMode1764900000000 } from './1764900000000-add-payment
  * does: in a database of its own, migrated up to the migration before, given a payment, then
  * migrated on. The payments already there were all initiated by test merchants.
  */
-const database = `${process.env.TEST_DATABASE}_bp_merchant_mode`;
-let url: string;
-
-/** The schema's migrations, in order (listed explicitly in browser-payment.schema.ts). */
-const MIGRATIONS = BROWSER_PAYMENT_SCHEMA.migrations as ServiceSchema['migrations'] & unknown[];
-
-const connect = (migrations: unknown[]) =>
-  new DataSource(
-    serviceDataSourceOptions(
-      { ...BROWSER_PAYMENT_SCHEMA, migrations: migrations as ServiceSchema['migrations'] },
-      { url, poolSize: 2, statementTimeoutMs: 30_000, applicationName: 'int-bp-merchant-mode' },
-    ),
-  ).initialize();
-
-beforeAll(async () => {
-  url = await createDatabase(database);
-}, 60_000);
-
-afterAll(async () => {
-  if (!process.env.TEST_KEEP_DATABASE && !keptForAtRestScan()) {
-    await dropDatabase(database);
-  }
-});
+const database = migrationTestDatabase('bp_merchant_mode', BROWSER_PAYMENT_SCHEMA);
 
 /** A payment as the release before the column stores it (its INSERT names no merchant_mode). */
 async function paymentBefore(dataSource: DataSource): Promise<string> {
@@ -49,7 +27,7 @@ async function paymentBefore(dataSource: DataSource): Promise<string> {
 }
 
 it('gives the payments from before it TEST, checks the mode of new ones, and is applied once', async () => {
-  const before = await connect(MIGRATIONS.slice(0, MIGRATIONS.indexOf(AddPaymentMerchantMode1764900000000)));
+  const before = await database.upTo(AddPaymentMerchantMode1764900000000);
   let paymentId: string;
   try {
     await migrateSchema(before);
@@ -58,7 +36,7 @@ it('gives the payments from before it TEST, checks the mode of new ones, and is 
     await before.destroy();
   }
 
-  const after = await connect(MIGRATIONS);
+  const after = await database.withAll();
   try {
     expect(await migrateSchema(after)).toEqual(['AddPaymentMerchantMode1764900000000', 'ValidatePaymentMerchantMode1764900000001']);
     expect(await BrowserPaymentRepository.over(after).findById(paymentId)).toMatchObject({ merchantMode: 'TEST', providerReference: 'PA-OLD' });

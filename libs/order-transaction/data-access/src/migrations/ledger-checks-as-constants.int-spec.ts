@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { migrateSchema, serviceDataSourceOptions, ServiceSchema } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
+import { migrateSchema } from '@gateway/platform';
+import { migrationTestDatabase } from '@gateway/testing';
 import { ORDER_TRANSACTION_SCHEMA } from '../order-transaction.schema';
 import { LedgerChecksAsConstants1765000000000 } from './1765000000000-ledger-checks-as-constants';
 
@@ -12,11 +12,7 @@ import { LedgerChecksAsConstants1765000000000 } from './1765000000000-ledger-che
  * and let through what they let through, and be stored without the casts Postgres would fold
  * again at every write statement.
  */
-const database = `${process.env.TEST_DATABASE}_ot_ledger_checks`;
-let url: string;
-
-/** The schema's migrations, in order (listed explicitly in order-transaction.schema.ts). */
-const MIGRATIONS = ORDER_TRANSACTION_SCHEMA.migrations as ServiceSchema['migrations'] & unknown[];
+const database = migrationTestDatabase('ot_ledger_checks', ORDER_TRANSACTION_SCHEMA);
 
 const REPLACED = {
   orders: ['orders_status_check', 'orders_amounts_check'],
@@ -51,24 +47,6 @@ const TRANSACTION_TYPES = [
 ];
 const TRANSACTION_RESULTS = ['SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN'];
 
-const connect = (migrations: unknown[]) =>
-  new DataSource(
-    serviceDataSourceOptions(
-      { ...ORDER_TRANSACTION_SCHEMA, migrations: migrations as ServiceSchema['migrations'] },
-      { url, poolSize: 2, statementTimeoutMs: 30_000, applicationName: 'int-ot-ledger-checks' },
-    ),
-  ).initialize();
-
-beforeAll(async () => {
-  url = await createDatabase(database);
-}, 60_000);
-
-afterAll(async () => {
-  if (!process.env.TEST_KEEP_DATABASE && !keptForAtRestScan()) {
-    await dropDatabase(database);
-  }
-});
-
 /** A captured order and its payment, written as the release before this migration writes them. */
 async function orderBefore(dataSource: DataSource): Promise<string> {
   const orderId = `order-${randomBytes(4).toString('hex')}`;
@@ -88,7 +66,7 @@ async function orderBefore(dataSource: DataSource): Promise<string> {
 }
 
 it('replaces the ledger checks on a live ledger, validated, stored as constants, refusing what they refused', async () => {
-  const before = await connect(MIGRATIONS.slice(0, MIGRATIONS.indexOf(LedgerChecksAsConstants1765000000000)));
+  const before = await database.upTo(LedgerChecksAsConstants1765000000000);
   let orderId: string;
   try {
     await migrateSchema(before);
@@ -97,7 +75,7 @@ it('replaces the ledger checks on a live ledger, validated, stored as constants,
     await before.destroy();
   }
 
-  const after = await connect(MIGRATIONS);
+  const after = await database.withAll();
   try {
     expect(await migrateSchema(after)).toEqual(['LedgerChecksAsConstants1765000000000', 'ValidateLedgerChecks1765000000001']);
     expect(await migrateSchema(after)).toEqual([]);

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { migrateSchema, serviceDataSourceOptions, ServiceSchema } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan } from '@gateway/testing';
+import { migrateSchema } from '@gateway/platform';
+import { migrationTestDatabase } from '@gateway/testing';
 import { STORED_VERIFICATION_STRATEGIES, TOKEN_SOURCE_TYPES, TOKEN_STATUSES } from '../token.entity';
 import { TOKEN_VAULT_SCHEMA } from '../token-vault.schema';
 import { TokenChecksAsConstants1765100000000 } from './1765100000000-token-checks-as-constants';
@@ -12,31 +12,9 @@ import { TokenChecksAsConstants1765100000000 } from './1765100000000-token-check
  * on. The checks it writes anew must refuse what the old ones refused and let through what they
  * let through, and be stored without what Postgres would fold again at every write statement.
  */
-const database = `${process.env.TEST_DATABASE}_tv_token_checks`;
-let url: string;
-
-/** The schema's migrations, in order (listed explicitly in token-vault.schema.ts). */
-const MIGRATIONS = TOKEN_VAULT_SCHEMA.migrations as ServiceSchema['migrations'] & unknown[];
+const database = migrationTestDatabase('tv_token_checks', TOKEN_VAULT_SCHEMA);
 
 const REPLACED = ['tokens_status_check', 'tokens_source_type_check', 'tokens_verification_strategy_check'];
-
-const connect = (migrations: unknown[]) =>
-  new DataSource(
-    serviceDataSourceOptions(
-      { ...TOKEN_VAULT_SCHEMA, migrations: migrations as ServiceSchema['migrations'] },
-      { url, poolSize: 2, statementTimeoutMs: 30_000, applicationName: 'int-tv-token-checks' },
-    ),
-  ).initialize();
-
-beforeAll(async () => {
-  url = await createDatabase(database);
-}, 60_000);
-
-afterAll(async () => {
-  if (!process.env.TEST_KEEP_DATABASE && !keptForAtRestScan()) {
-    await dropDatabase(database);
-  }
-});
 
 /** A card token, written as the release before this migration writes one (the sealed columns are placeholders). */
 async function tokenBefore(dataSource: DataSource): Promise<string> {
@@ -54,7 +32,7 @@ async function tokenBefore(dataSource: DataSource): Promise<string> {
 }
 
 it('replaces the token checks on a live vault, validated, stored as constants, refusing what they refused', async () => {
-  const before = await connect(MIGRATIONS.slice(0, MIGRATIONS.indexOf(TokenChecksAsConstants1765100000000)));
+  const before = await database.upTo(TokenChecksAsConstants1765100000000);
   let id: string;
   try {
     await migrateSchema(before);
@@ -63,7 +41,7 @@ it('replaces the token checks on a live vault, validated, stored as constants, r
     await before.destroy();
   }
 
-  const after = await connect(MIGRATIONS);
+  const after = await database.withAll();
   try {
     expect(await migrateSchema(after)).toEqual(['TokenChecksAsConstants1765100000000', 'ValidateTokenChecks1765100000001']);
     expect(await migrateSchema(after)).toEqual([]);
