@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { JsonObject, MerchantMode } from '@gateway/contracts';
+import { isJsonObject, JsonObject, MerchantMode } from '@gateway/contracts';
 import { LedgerRepository, TransactionRow, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import { ABANDONED_RESERVATION_AFTER, isAbandonedReservation } from './resolution';
@@ -78,14 +78,10 @@ export function answersPending(body: JsonObject): boolean {
   const { response, sourceOfFunds, transaction } = body;
   return (
     body.result === 'PENDING' &&
-    isObject(response) &&
+    isJsonObject(response) &&
     response.gatewayCode === 'PENDING' &&
-    isObject(sourceOfFunds) &&
+    isJsonObject(sourceOfFunds) &&
     sourceOfFunds.type === 'CARD' &&
-    !(isObject(transaction) && transaction.type === 'REFUND_REQUEST')
+    !(isJsonObject(transaction) && transaction.type === 'REFUND_REQUEST')
   );
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return !!value && typeof value === 'object' && !Array.isArray(value);
 }
