@@ -22,3 +22,4 @@ export {
   type ConformanceRequest,
   type Violation,
 } from './response-conformance';
+export * from './log-lines';

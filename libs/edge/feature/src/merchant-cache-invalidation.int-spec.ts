@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { SUBJECTS } from '@gateway/contracts';
 import { MerchantDirectory } from '@gateway/edge/domain';
 import { createLogger, standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
+import { logLinesInto, TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from './testing/edge-test-app';
 
 /**
@@ -63,12 +62,7 @@ function listenerPid(replica: Replica): number | undefined {
 
 async function startReplica(): Promise<Replica> {
   const logLines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const sink = logLinesInto(logLines);
   const edge = await startEdgeTestApp({
     logger: createLogger({ service: 'api-edge', level: 'info', destination: sink }),
     env: { MERCHANT_CACHE_TTL_MS: String(CACHE_TTL_MS) },

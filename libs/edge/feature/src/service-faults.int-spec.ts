@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { SUBJECTS } from '@gateway/contracts';
 import { createLogger } from '@gateway/platform';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from './testing/edge-test-app';
+import { logLinesInto } from '@gateway/testing';
 /** A service whose handler fails in a way nobody planned for. */
 @Controller()
 class BrokenVerificationController {
@@ -24,12 +24,7 @@ describe('an unexpected fault in a service', () => {
   let merchant: TestMerchantCredentials;
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const sink = logLinesInto(lines);
     edge = await startEdgeTestApp({
       logger: createLogger({ service: 'test', level: 'info', destination: sink }),
       controllers: [BrokenVerificationController],

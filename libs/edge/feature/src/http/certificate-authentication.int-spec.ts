@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { Writable } from 'node:stream';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
 import { createLogger, standaloneBus } from '@gateway/platform';
-import { createTestPki, IssuedCertificate, TEST_CARD, TEST_EXPIRY, TestPki } from '@gateway/testing';
+import { createTestPki, IssuedCertificate, logLinesInto, TEST_CARD, TEST_EXPIRY, TestPki } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from '../testing/edge-test-app';
 
 /**
@@ -58,12 +57,7 @@ describe('certificate authentication', () => {
       merchantSettings.push(envelope.merchant.settings);
       return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
     });
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const sink = logLinesInto(logLines);
     edge = await startEdgeTestApp({
       logger: createLogger({ service: 'api-edge', level: 'info', destination: sink }),
       env: {

@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { SUBJECTS } from '@gateway/contracts';
 import { createLogger } from '@gateway/platform';
-import { TEST_CARD } from '@gateway/testing';
+import { logLinesInto, TEST_CARD } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from '../testing/edge-test-app';
 
 /** A vault whose token creation fails in a way nobody planned for. */
@@ -27,12 +26,7 @@ describe("a merchant's correlationId in the edge's log lines", () => {
   let merchant: TestMerchantCredentials;
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const sink = logLinesInto(lines);
     edge = await startEdgeTestApp({ logger: createLogger({ service: 'test', level: 'info', destination: sink }), controllers: [BrokenVault] });
     merchant = await edge.createMerchant();
   });

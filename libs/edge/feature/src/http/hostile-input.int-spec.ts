@@ -1,10 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { JsonObject, SUBJECTS } from '@gateway/contracts';
 import { createLogger, standaloneBus } from '@gateway/platform';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { logLinesInto, TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { EdgeTestApp, startEdgeTestApp, TestMerchantCredentials } from '../testing/edge-test-app';
 
 /**
@@ -25,12 +24,7 @@ describe('hostile input at the edge', () => {
   const logLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const sink = logLinesInto(logLines);
     standaloneBus.register(SUBJECTS.orderTransaction.verify, async (data) => {
       received.push(data);
       return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };

@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import type { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import type { DispatchNotifications } from '@gateway/order-transaction/domain';
 import { createLogger, Metrics } from '@gateway/platform';
 import { NotificationDispatcher } from './notification-dispatcher';
+import { logLinesInto } from '@gateway/testing';
 
 /** When the dispatcher purges, and in what steps (the SQL itself: retention.int-spec.ts). */
 describe('the purge schedule', () => {
@@ -76,12 +76,7 @@ describe('claims that keep failing', () => {
 
   function capturingLogger() {
     const lines: { level: string; msg: string; failures?: number }[] = [];
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const destination = logLinesInto(lines);
     return { lines, logger: createLogger({ service: 'test', level: 'info', destination }) };
   }
 
