@@ -31,6 +31,22 @@ export class OperationSession {
 }
 
 /**
+ * `deadline`: when the edge stops waiting for the answer (epoch milliseconds, by the edge's
+ * clock). The owning service refuses the operation, unprocessed, once this has passed before the
+ * operation's first step (docs/decisions/operation-deadline.md). Absent (an edge of the release
+ * before): no deadline. It belongs to the one message the edge sends, not to the envelope, which
+ * services pass on verbatim in the requests they make for the operation (the ledger's records,
+ * the vault's acquirer calls): those complete what the operation began and must never inherit it.
+ */
+function OperationDeadline(): PropertyDecorator {
+  return (target, property) => {
+    IsOptional()(target, property);
+    IsInt()(target, property);
+    Min(0)(target, property);
+  };
+}
+
+/**
  * `PUT .../order/{orderid}/transaction/{transactionid}`: the edge has authenticated the
  * merchant, validated the path and the body and taken the order lock; the owning service
  * validates the body again with the same request class before its use case sees it.
@@ -61,17 +77,8 @@ export class OrderOperationMessage {
   @Type(() => OperationSession)
   session?: OperationSession;
 
-  /**
-   * When the edge stops waiting for the answer (epoch milliseconds, by the edge's clock). The
-   * owning service refuses the operation, unprocessed, once this has passed before the
-   * operation's first step (docs/decisions/operation-deadline.md). Absent (an edge of the
-   * release before): no deadline. It belongs to this one message, not to the envelope, which
-   * services pass on verbatim in the requests they make for the operation (the ledger's records,
-   * the vault's acquirer calls): those complete what the operation began and must never inherit it.
-   */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  /** The edge's deadline (OperationDeadline). */
+  @OperationDeadline()
   deadline?: number;
 }
 
@@ -94,6 +101,10 @@ export class TokenOperationMessage {
   @ValidateNested()
   @Type(() => OperationSession)
   session?: OperationSession;
+
+  /** The edge's deadline (OperationDeadline): the vault saves nothing once it has passed. */
+  @OperationDeadline()
+  deadline?: number;
 }
 
 /** `POST .../token`: create a token whose id the vault generates (or takes from the body). */
@@ -110,6 +121,10 @@ export class CreateTokenMessage {
   @ValidateNested()
   @Type(() => OperationSession)
   session?: OperationSession;
+
+  /** The edge's deadline (OperationDeadline): the vault creates nothing once it has passed. */
+  @OperationDeadline()
+  deadline?: number;
 }
 
 /** `GET` and `DELETE .../token/{tokenid}`: no body. */
@@ -127,6 +142,10 @@ export class TokenReferenceMessage {
   @ValidateNested()
   @Type(() => ResponseControls)
   responseControls?: ResponseControls;
+
+  /** The edge's deadline (OperationDeadline): the vault neither reads nor deletes once it has passed. */
+  @OperationDeadline()
+  deadline?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { JsonObject } from '@gateway/contracts';
-import { inTransaction, PreparedStatement } from '@gateway/platform';
+import { inTransaction, onConnection, PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   LedgerWrite,
@@ -360,20 +360,10 @@ export class LedgerRepository {
 
   /**
    * autocommitWriter's writes on one connection of the pool, held from before `work`'s first
-   * statement to after its last. `connected` runs once the connection is held, before any
-   * statement, and may refuse by throwing: then nothing is sent. For a write that must not begin
-   * after some time, a check made there comes after the wait for the connection, which under
-   * load is the pool's queue.
+   * statement to after its last; `connected` may refuse once it is held (platform's onConnection).
    */
-  async onConnection<T>(connected: () => void, work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      await runner.connect();
-      connected();
-      return await work(new LedgerWriter(runner.manager));
-    } finally {
-      await runner.release();
-    }
+  onConnection<T>(connected: () => void, work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
+    return onConnection(this.dataSource, connected, (manager) => work(new LedgerWriter(manager)));
   }
 
   /**

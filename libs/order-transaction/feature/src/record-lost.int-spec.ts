@@ -620,6 +620,43 @@ describe('records decided together', () => {
     ]);
   });
 
+  it('a refund beyond what was captured is recorded when its line states the Excessive Refund privilege, as the gateway refunds a privileged merchant', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const beyond = followOn(merchant, orderId, 'r1', 'REFUND', '15.00', { excessiveRefund: true });
+    const file = [lostRecord(merchant, orderId), beyond];
+    const dry = await recordLost(file, '--dry-run');
+    expect(dry).toMatchObject({ code: 0, err: '' });
+    expect((await ledgerState(merchant, orderId)).order).toBeNull();
+    expect(await recordLost(file)).toMatchObject({ code: 0, err: '' });
+    const { order, transactions } = await ledgerState(merchant, orderId);
+    expect(order).toMatchObject({ status: 'EXCESSIVELY_REFUNDED', captured: '12.5000', refunded: '15.0000' });
+    expect(transactions.map((t: JsonObject) => [t.id, t.type, t.amount, (t.body as { transaction: JsonObject }).transaction.targetTransactionId])).toEqual([
+      ['p1', 'PAYMENT', '12.5000', undefined],
+      ['r1', 'REFUND', '15.0000', 'p1'],
+    ]);
+    // Twice is once; the merchant's retry of the REFUND is answered from the record, with no acquirer call.
+    expect(await recordLost(file)).toMatchObject({ code: 0, err: '' });
+    const calls = await acquirerCalls('REFUND');
+    const retried = await operateAs(app, merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '15.00', currency: 'USD' } });
+    expect(retried).toMatchObject({ result: 'SUCCESS', transaction: { id: 'r1', amount: 15 }, order: { status: 'EXCESSIVELY_REFUNDED' } });
+    expect(await acquirerCalls('REFUND')).toBe(calls);
+  });
+
+  it('excessiveRefund is a REFUND\'s only, and a boolean: any other is a bad line, nothing of the file written', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    for (const [line, message] of [
+      [lostRecord(merchant, orderId, { excessiveRefund: true }), "field 'excessiveRefund': excessiveRefund is a field of a REFUND only, not of a PAYMENT."],
+      [followOn(merchant, orderId, 'r1', 'REFUND', '1.00', { excessiveRefund: 'yes' }), "field 'excessiveRefund': excessiveRefund must be true or false (JSON booleans)."],
+    ] as const) {
+      const run = await recordLost([lostRecord(merchant, orderId), line]);
+      expect(run.code).toBe(2);
+      expect(run.err).toContain(message);
+      expect((await ledgerState(merchant, orderId)).order).toBeNull();
+    }
+  });
+
   it('a refund of a payment funded through a browser payment provider is refused: it is in the provider\'s records', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();

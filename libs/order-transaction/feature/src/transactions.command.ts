@@ -55,7 +55,9 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
       on an order the ledger does not hold is a standalone refund. gatewayCode APPROVED or
       DECLINED; amount a decimal string in the currency's decimals (a void's is its target's);
       acquirer.transactionId required on approvals (later captures, voids and refunds are
-      sent by it); card optional and only masked. Every line is checked first: one bad line
+      sent by it); card optional and only masked; excessiveRefund true on a REFUND the
+      acquirer made beyond what was captured for a merchant holding the Excessive Refund
+      privilege (check it with admin show: this command cannot read the merchant's profile). Every line is checked first: one bad line
       and nothing is written (exit code 2, the field named). Then every record is decided in
       file order, each on the ledger as the lines before it leave it, by the gateway's rules
       for its operation (capture within what is authorised, refund within what is captured,

@@ -58,7 +58,7 @@ export class PreparedStatement {
 
   private async run(manager: EntityManager, values: unknown[]): Promise<QueryResult> {
     // A manager bound to a query runner runs on that runner's connection, in a transaction or
-    // holding it in autocommit (LedgerRepository.onConnection); only a transaction's is aborted by a refusal.
+    // holding it in autocommit (onConnection); only a transaction's is aborted by a refusal.
     const held = manager.queryRunner;
     const inTransaction = held?.isTransactionActive === true;
     const runner = held ?? manager.connection.createQueryRunner();
@@ -120,5 +120,23 @@ export async function inTransaction<T>(dataSource: DataSource, work: (manager: E
       throw err;
     }
     return dataSource.transaction(work);
+  }
+}
+
+/**
+ * Autocommit statements on one connection of the pool, held from before `work`'s first statement
+ * to after its last. `connected` runs once the connection is held, before any statement, and may
+ * refuse by throwing: then nothing is sent. For a write that must not begin after some time (an
+ * operation's deadline), a check made there comes after the wait for the connection, which under
+ * load is the pool's queue (docs/decisions/operation-deadline.md).
+ */
+export async function onConnection<T>(dataSource: DataSource, connected: () => void, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.connect();
+    connected();
+    return await work(runner.manager);
+  } finally {
+    await runner.release();
   }
 }

@@ -75,5 +75,22 @@ describe('messages across a rolling deploy (docs/decisions/message-compatibility
       expect(refusedProperties(contracts.RecordOperationMessage, { deadline: 1 })).not.toContain('deadline');
     });
   });
+
+  describe("a token operation's deadline (operation-deadline.md, amendment on token operations)", () => {
+    const envelope = { merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: contracts.defaultMerchantSettings() }, apiVersion: 100, requestId: 'req-1', authMethod: 'PASSWORD' };
+    const body = { sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008' } } } };
+    const messages = [
+      ['TokenOperationMessage (PUT)', contracts.TokenOperationMessage, { envelope, tokenId: '9999990000000001', body }],
+      ['CreateTokenMessage (POST)', contracts.CreateTokenMessage, { envelope, body }],
+      ['TokenReferenceMessage (GET, DELETE)', contracts.TokenReferenceMessage, { envelope, tokenId: '9999990000000001' }],
+    ] as const;
+
+    it.each(messages)('%s: received with one (an edge of this release) and without (an edge of the release before)', (_name, messageClass, message) => {
+      expect(refusedProperties(messageClass, { ...message, deadline: Date.now() + 10_000 })).toEqual([]);
+      expect(refusedProperties(messageClass, message)).toEqual([]);
+      expect(parseMessage(messageClass as new () => { deadline?: number }, message).deadline).toBeUndefined();
+      expect(refusedProperties(messageClass, { ...message, deadline: 'soon' })).toEqual(['deadline']);
+    });
+  });
 });
 

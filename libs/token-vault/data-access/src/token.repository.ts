@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { inTransaction as inStatementsTransaction, PreparedStatement } from '@gateway/platform';
+import { inTransaction as inStatementsTransaction, onConnection, PreparedStatement } from '@gateway/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { isPgError } from './pg-errors';
 import type { TokenEntity } from './token.entity';
@@ -185,9 +185,9 @@ export class TokenRepository {
    * A new token in one statement, in autocommit: the INSERT is atomic and committed when it
    * returns, so opening and committing a transaction around it would only add two round trips.
    */
-  async insert(row: TokenWrite): Promise<TokenRecord> {
-    const rows = await translateConflicts(() =>
-      INSERT_TOKEN.rows<TokenRow>(this.dataSource.manager, [row.id, row.createdBy, ...contentValues(row)]),
+  async insert(row: TokenWrite, beforeWrite?: () => void): Promise<TokenRecord> {
+    const rows = await this.autocommit(beforeWrite, (manager) =>
+      translateConflicts(() => INSERT_TOKEN.rows<TokenRow>(manager, [row.id, row.createdBy, ...contentValues(row)])),
     );
     return toRecord(rows[0]);
   }
@@ -200,8 +200,16 @@ export class TokenRepository {
     return inStatementsTransaction(this.dataSource, (manager) => work(new TokenTransaction(manager)));
   }
 
-  async deleteByToken(repositoryId: string, token: string): Promise<boolean> {
-    return (await DELETE_BY_TOKEN.rowCount(this.dataSource.manager, [repositoryId, token])) > 0;
+  async deleteByToken(repositoryId: string, token: string, beforeWrite?: () => void): Promise<boolean> {
+    return (await this.autocommit(beforeWrite, (manager) => DELETE_BY_TOKEN.rowCount(manager, [repositoryId, token]))) > 0;
+  }
+
+  /**
+   * A one-statement write in autocommit: on a connection of its own, or, when it may be refused
+   * before it is sent (`beforeWrite`), on one held from that check to the statement.
+   */
+  private autocommit<T>(beforeWrite: (() => void) | undefined, write: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return beforeWrite ? onConnection(this.dataSource, beforeWrite, write) : write(this.dataSource.manager);
   }
 
   async markUsed(id: string): Promise<void> {

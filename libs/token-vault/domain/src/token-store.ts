@@ -20,11 +20,14 @@ export interface TokenStore {
   findByFingerprint(repositoryId: string, fingerprint: Buffer): Promise<TokenRecord | null>;
   /**
    * A new token, as one statement of its own: no transaction to open or commit, since a single
-   * statement is atomic and committed when it returns. Returns the row as stored.
+   * statement is atomic and committed when it returns. Returns the row as stored. `beforeWrite`
+   * runs once the statement's connection is held, before it is sent, and may refuse by throwing:
+   * then nothing is written (an operation's deadline, checked after the pool's queue).
    */
-  insert(row: TokenWrite): Promise<TokenRecord>;
+  insert(row: TokenWrite, beforeWrite?: () => void): Promise<TokenRecord>;
   inTransaction<T>(work: (tx: TokenStoreTransaction) => Promise<T>): Promise<T>;
-  deleteByToken(repositoryId: string, token: string): Promise<boolean>;
+  /** `beforeWrite` as for insert. */
+  deleteByToken(repositoryId: string, token: string, beforeWrite?: () => void): Promise<boolean>;
   /** `usage.lastUsed`: the token's card was used in an acquirer call. Not a content change. */
   markUsed(id: string): Promise<void>;
   /** Any one stored token (null on an empty vault). */

@@ -10,9 +10,10 @@ import {
   TokenManagementStrategy,
 } from '@gateway/contracts';
 import { Fingerprinter, Pan } from '@gateway/crypto';
-import { dumpSchema, findInDump, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
+import { dumpSchema, findInDump, waitFor, TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_NUMBERS, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { TokenRepository } from '@gateway/token-vault/data-access';
 import { FINGERPRINTER, simulatedSchemeTokenNumber, TEST_P2PE_SCHEME, TestP2peScheme, TokenSealing } from '@gateway/token-vault/domain';
+import type { Pool, PoolClient } from 'pg';
 import { startVaultApp, VaultApp } from './testing/vault-app';
 
 // Values that must never be stored in clear: looked for in the schema dump and the logs.
@@ -217,6 +218,87 @@ describe('token-vault subjects, against Postgres', () => {
     // No verification service runs beside this vault: a number from the request is sent to it, and nobody answers.
     await expect(put(m, 'acquirerVerified', { ...card(TEST_CARD), ...acquirer })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
     expect((await storedCard(m, 'acquirerVerified')).expiry).toBe('0139');
+  });
+
+  describe("the edge's deadline (docs/decisions/operation-deadline.md, token operations)", () => {
+    const withDeadline = (subject: string, m: MerchantContext, payload: object, deadline: number) =>
+      app.request<OperationReply>(subject, { envelope: envelope(m), ...payload, deadline });
+    const stored = async (m: MerchantContext, token: string) =>
+      TokenRepository.over(app.dataSource).findByToken(`Test${m.settings.tokenRepository.id}`, token);
+
+    /**
+     * Every connection of the vault's pool is taken when the save's insert asks for its own, and
+     * given back once that insert waits in the pool's queue and `deadline` has passed.
+     */
+    function holdPoolAtInsert(deadline: number): { heldAt: () => number | undefined; restore: () => void } {
+      const tokens = app.get(TokenRepository);
+      const insert = tokens.insert.bind(tokens);
+      const pool = (app.dataSource.driver as unknown as { master: Pool }).master;
+      let heldAt: number | undefined;
+      const spy = jest.spyOn(tokens, 'insert').mockImplementation(async (row, beforeWrite) => {
+        if (heldAt === undefined) {
+          const clients: PoolClient[] = await Promise.all(Array.from({ length: pool.options.max ?? 10 }, () => pool.connect()));
+          heldAt = Date.now();
+          void waitFor(async () => pool.waitingCount > 0 && Date.now() > deadline, { timeoutMs: 30_000, what: 'the insert waiting for its connection' })
+            .catch(() => undefined)
+            .then(() => clients.forEach((client) => client.release()));
+        }
+        return insert(row, beforeWrite);
+      });
+      return { heldAt: () => heldAt, restore: () => spy.mockRestore() };
+    }
+
+    it('refuses, unprocessed, a PUT, POST, GET or DELETE past its deadline, and serves one without (an edge of the release before)', async () => {
+      const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
+      const generated = merchant('RANDOM', 'UNIQUE_TOKEN');
+      const late = Date.now() - 1;
+      for (const refused of [
+        withDeadline(SUBJECTS.tokenVault.saveToken, m, { tokenId: 'late-1', body: card(TEST_CARD) }, late),
+        withDeadline(SUBJECTS.tokenVault.createToken, generated, { body: card(TEST_CARD) }, late),
+      ]) {
+        // The in-flight cap's form: a requester of this release reads it as never delivered.
+        await expect(refused).rejects.toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+      }
+      expect(await stored(m, 'late-1')).toBeNull();
+      const [{ count }] = await app.dataSource.query('SELECT count(*)::int AS count FROM token_vault.tokens WHERE repository_id = $1', [
+        `Test${generated.settings.tokenRepository.id}`,
+      ]);
+      expect(count).toBe(0);
+
+      expect(await put(m, 'kept', card(TEST_CARD))).toMatchObject({ result: 'SUCCESS' });
+      await expect(withDeadline(SUBJECTS.tokenVault.retrieveToken, m, { tokenId: 'kept' }, late)).rejects.toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+      await expect(withDeadline(SUBJECTS.tokenVault.deleteToken, m, { tokenId: 'kept' }, late)).rejects.toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+      expect(await stored(m, 'kept')).not.toBeNull();
+      expect(await withDeadline(SUBJECTS.tokenVault.retrieveToken, m, { tokenId: 'kept' }, Date.now() + 60_000)).toMatchObject({ body: { token: 'kept' } });
+      expect(await withDeadline(SUBJECTS.tokenVault.deleteToken, m, { tokenId: 'kept' }, Date.now() + 60_000)).toEqual({ body: { result: 'SUCCESS' } });
+    });
+
+    it("refuses, unprocessed, a new token whose insert gets its database connection only after the deadline: nothing stored; in time, stored", async () => {
+      const m = merchant('MERCHANT_SUPPLIED', 'UNIQUE_TOKEN');
+      // In time when the save begins and when it reads the token; the pool is then busy until past the deadline.
+      const deadline = Date.now() + 2_000;
+      const pool = holdPoolAtInsert(deadline);
+      let refused: unknown;
+      try {
+        refused = await withDeadline(SUBJECTS.tokenVault.saveToken, m, { tokenId: 'waited', body: card(TEST_CARD) }, deadline).catch((err: unknown) => err);
+      } finally {
+        pool.restore();
+      }
+      expect(pool.heldAt()).toBeLessThan(deadline);
+      expect(refused).toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+      expect(await stored(m, 'waited')).toBeNull();
+
+      // The same wait ending in time: stored.
+      const later = Date.now() + 60_000;
+      const inTime = holdPoolAtInsert(Date.now() + 300);
+      try {
+        expect(await withDeadline(SUBJECTS.tokenVault.saveToken, m, { tokenId: 'waited', body: card(TEST_CARD) }, later)).toMatchObject({ body: { result: 'SUCCESS' } });
+      } finally {
+        inTime.restore();
+      }
+      expect(inTime.heldAt()).toBeDefined();
+      expect(await stored(m, 'waited')).not.toBeNull();
+    });
   });
 
   it('never logged a card number, security code or personal detail', () => {

@@ -30,6 +30,7 @@ export class TokensNatsController {
       // The same request class the edge validated with: the vault trusts no caller's body.
       fields: validateTokenRequest(message.body),
       session: message.session,
+      deadline: message.deadline,
     });
     return { body };
   }
@@ -42,6 +43,7 @@ export class TokensNatsController {
       envelope: message.envelope,
       fields: validateTokenRequest(message.body),
       session: message.session,
+      deadline: message.deadline,
     });
     return { body };
   }
@@ -50,12 +52,14 @@ export class TokensNatsController {
   async retrieve(@Payload() data: unknown): Promise<OperationReply> {
     const message = parseMessage(TokenReferenceMessage, data);
     const { merchant, authMethod } = message.envelope;
-    return { body: await this.retrieveToken.execute({ merchant, authMethod, tokenId: message.tokenId, responseControls: message.responseControls }) };
+    return {
+      body: await this.retrieveToken.execute({ merchant, authMethod, tokenId: message.tokenId, responseControls: message.responseControls, deadline: message.deadline }),
+    };
   }
 
   @MessagePattern(SUBJECTS.tokenVault.deleteToken)
   async remove(@Payload() data: unknown): Promise<OperationReply> {
     const message = parseMessage(TokenReferenceMessage, data);
-    return { body: await this.deleteToken.execute({ merchant: message.envelope.merchant, tokenId: message.tokenId }) };
+    return { body: await this.deleteToken.execute({ merchant: message.envelope.merchant, tokenId: message.tokenId, deadline: message.deadline }) };
   }
 }

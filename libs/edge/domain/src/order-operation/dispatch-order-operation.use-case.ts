@@ -16,8 +16,9 @@ import {
   validateOrderOperationRequest,
 } from '@gateway/contracts';
 import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
-import { APP_LOGGER, AppLogger, MessageBus, Metrics, UnansweredError } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
+import { answerOrWarn } from '../api/unanswered-request';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
@@ -151,15 +152,11 @@ export class DispatchOrderOperation {
    * reached no acquirer: a session's security code it took goes back into the session, under the
    * order's lock still, for the merchant's retry (docs/decisions/security-code-used-once.md).
    */
-  private async send(apiOperation: OrderApiOperation, message: OrderOperationMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
-    try {
-      return await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message));
-    } catch (err) {
-      if (err instanceof UnansweredError) {
-        throw new GatewayError('SERVER_BUSY', { explanation: UNANSWERED_OPERATION_EXPLANATION, retryAfterSeconds: err.retryAfterSeconds });
-      }
-      throw err;
-    }
+  private send(apiOperation: OrderApiOperation, message: OrderOperationMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
+    return answerOrWarn(
+      () => this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message)),
+      UNANSWERED_OPERATION_EXPLANATION,
+    );
   }
 
   /**

@@ -4,7 +4,7 @@ import { createLogger, MessageBus, NotDeliveredError, UnansweredError } from '@g
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { SessionEditor } from '../sessions/session-editor';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
-import { DispatchTokenOperation } from './dispatch-token-operation.use-case';
+import { DispatchTokenOperation, UNANSWERED_TOKEN_EXPLANATIONS } from './dispatch-token-operation.use-case';
 
 const merchantWith = (defaultVerificationStrategy: VerificationStrategy) => {
   const settings = defaultMerchantSettings();
@@ -23,13 +23,15 @@ const body = { session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } };
 const acquirerBody = { ...body, verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
 const withCode = { sealed: 'sealed-with-code', securityCodePresent: true };
 const withoutCode = { sealed: 'sealed-without-code', securityCodePresent: false };
+/** The bus's request timeout: MessageBus.deadline() is this far ahead. */
+const TIMEOUT_MS = 10_000;
 
 /** A session whose card holds a security code; the vault answers saves with `reply` and seals the card again without the code. */
 async function withSession(reply: () => Promise<unknown>) {
   const request = jest.fn(async (subject: string) =>
     subject === SUBJECTS.tokenVault.sealCard ? { sealed: 'sealed-without-code', card: masked, securityCodePresent: false } : reply(),
   );
-  const bus = { request } as unknown as MessageBus;
+  const bus = { request, deadline: () => Date.now() + TIMEOUT_MS } as unknown as MessageBus;
   const sessions = new MemorySessionStore();
   const logger = createLogger({ service: 'test', level: 'silent' });
   const dispatch = new DispatchTokenOperation(bus, new ApplySession(sessions), new UsedSecurityCodes(new SessionEditor(bus), sessions, logger));
@@ -89,7 +91,10 @@ describe('DispatchTokenOperation: a session\'s security code', () => {
 
   it('is not given back when the vault did not answer an ACQUIRER save in time: it may have verified the card with it', async () => {
     const { dispatch, stored } = await withSession(() => Promise.reject(new UnansweredError(SUBJECTS.tokenVault.saveToken)));
-    await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).rejects.toBeInstanceOf(UnansweredError);
+    await expect(dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody })).rejects.toMatchObject({
+      code: 'SERVER_BUSY',
+      explanation: UNANSWERED_TOKEN_EXPLANATIONS.save,
+    });
     expect(await stored()).toMatchObject({ card: withoutCode });
   });
 
@@ -137,5 +142,54 @@ describe('DispatchTokenOperation: a session\'s security code', () => {
       .map(([, message]) => (message.session as { sealedCard: string }).sealedCard);
     expect(sentCards.sort()).toEqual(['sealed-with-code', 'sealed-without-code']);
     expect(await stored()).toMatchObject({ card: withoutCode });
+  });
+});
+
+describe('DispatchTokenOperation: the deadline (docs/decisions/operation-deadline.md)', () => {
+  const tokenId = '9999990000000001';
+  const saveBody = { sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } };
+  const operations = {
+    'PUT (save)': [SUBJECTS.tokenVault.saveToken, (d: DispatchTokenOperation) => d.execute({ ...context, tokenId, body: saveBody })],
+    'POST (create)': [SUBJECTS.tokenVault.createToken, (d: DispatchTokenOperation) => d.create({ ...context, body: saveBody })],
+    GET: [SUBJECTS.tokenVault.retrieveToken, (d: DispatchTokenOperation) => d.retrieve({ ...context, tokenId })],
+    DELETE: [SUBJECTS.tokenVault.deleteToken, (d: DispatchTokenOperation) => d.remove({ ...context, tokenId })],
+  } as const;
+
+  it.each(Object.entries(operations))('stamps %s with the time this edge stops waiting, as order operations are', async (_what, [subject, send]) => {
+    const { dispatch, calls } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    const before = Date.now();
+    await send(dispatch);
+    const [[sentTo, message]] = calls();
+    expect(sentTo).toBe(subject);
+    expect(message.deadline).toBeGreaterThanOrEqual(before + TIMEOUT_MS);
+    expect(message.deadline).toBeLessThanOrEqual(Date.now() + TIMEOUT_MS);
+    // The deadline is the message's, never the envelope's (services pass the envelope on).
+    expect(message.envelope).not.toHaveProperty('deadline');
+  });
+
+  it.each([
+    ['PUT (save)', UNANSWERED_TOKEN_EXPLANATIONS.save],
+    ['POST (create)', UNANSWERED_TOKEN_EXPLANATIONS.create],
+    ['DELETE', UNANSWERED_TOKEN_EXPLANATIONS.remove],
+  ] as const)('answers a %s the vault did not answer in time: it may still have been carried out', async (what, explanation) => {
+    const { dispatch } = await withSession(() => Promise.reject(new UnansweredError('subject')));
+    const err = await operations[what][1](dispatch).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).not.toBeInstanceOf(UnansweredError);
+    expect((err as GatewayError).toResponseBody()).toEqual({ error: { cause: 'SERVER_BUSY', explanation }, result: 'ERROR' });
+    expect((err as GatewayError).retryAfterSeconds).toBe(1);
+    expect(explanation).toMatch(/may still have been/);
+    expect(explanation.length).toBeLessThanOrEqual(1000);
+  });
+
+  it.each(Object.keys(operations) as (keyof typeof operations)[])('keeps the plain explanation when the vault refused a %s unprocessed (past its deadline)', async (what) => {
+    const { dispatch } = await withSession(() => Promise.reject(new NotDeliveredError('subject')));
+    const err = (await operations[what][1](dispatch).catch((e: unknown) => e)) as GatewayError;
+    expect(err.toResponseBody()).toEqual({ error: { cause: 'SERVER_BUSY', explanation: 'The gateway is busy. Please retry the request.' }, result: 'ERROR' });
+  });
+
+  it('keeps the plain explanation on a GET the vault did not answer in time: a read changes nothing', async () => {
+    const { dispatch } = await withSession(() => Promise.reject(new UnansweredError('subject')));
+    await expect(operations.GET[1](dispatch)).rejects.toBeInstanceOf(UnansweredError);
   });
 });

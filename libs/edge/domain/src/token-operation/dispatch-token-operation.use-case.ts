@@ -12,6 +12,7 @@ import {
 } from '@gateway/contracts';
 import { MessageBus } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
+import { answerOrWarn } from '../api/unanswered-request';
 import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 
@@ -21,6 +22,22 @@ export interface TokenOperationCommand extends RequestContext {
 }
 
 export type CreateTokenCommand = RequestContext & { body: JsonObject };
+
+/**
+ * SERVER_BUSY's explanations when the vault did not answer a change to a token in time. The
+ * vault refuses a change it could only begin after this edge stopped waiting (the message's
+ * deadline), but one that began in time may finish after it: the plain "busy, retry" would then
+ * say that nothing was done (docs/decisions/operation-deadline.md, amendment on token operations).
+ */
+export const UNANSWERED_TOKEN_EXPLANATIONS = {
+  save:
+    'The gateway is busy and did not finish the request in time; the token may still have been saved. ' +
+    'Retry the same request, or retrieve the token, before sending another change to it.',
+  create:
+    'The gateway is busy and did not finish the request in time; the token may still have been created. ' +
+    'A retry may create another token: to make the save repeatable, name the token in the path (PUT).',
+  remove: 'The gateway is busy and did not finish the request in time; the token may still have been deleted. Retry the request.',
+} as const;
 export type TokenReferenceCommand = RequestContext & { tokenId: string; responseControls?: { sensitiveData: string } };
 
 /**
@@ -37,26 +54,32 @@ export class DispatchTokenOperation {
 
   /** PUT .../token/{tokenid}: create or update token. */
   async execute(command: TokenOperationCommand): Promise<JsonObject> {
-    return this.save(SUBJECTS.tokenVault.saveToken, command, command.tokenId);
+    return this.save(SUBJECTS.tokenVault.saveToken, UNANSWERED_TOKEN_EXPLANATIONS.save, command, command.tokenId);
   }
 
   /** POST .../token (beyond the spec): create with a token the vault generates; the same fields as create or update token. */
   async create(command: CreateTokenCommand): Promise<JsonObject> {
-    return this.save(SUBJECTS.tokenVault.createToken, command);
+    return this.save(SUBJECTS.tokenVault.createToken, UNANSWERED_TOKEN_EXPLANATIONS.create, command);
   }
 
   /**
    * A save, of the token `tokenId` or of a new one whose id the vault generates. A named session
    * fills the request; every field of the whole is checked (apiOperation is UNSUPPORTED here)
    * before the vault is asked. Refused unprocessed, the save presented the card to no acquirer:
-   * a session's security code it took goes back.
+   * a session's security code it took goes back. Stamped last, right before the send, with the
+   * time this edge stops waiting: the vault saves nothing it could only begin after it.
    */
-  private async save(subject: string, command: CreateTokenCommand, tokenId?: string): Promise<JsonObject> {
+  private async save(subject: string, unanswered: string, command: CreateTokenCommand, tokenId?: string): Promise<JsonObject> {
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
     const { sent, taken } = await this.takeForSend(command, filled, request);
-    const message: TokenOperationMessage | CreateTokenMessage = { envelope: envelopeOf(command), ...(tokenId === undefined ? {} : { tokenId }), ...sent };
-    return (await this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(subject, message))).body;
+    const message: TokenOperationMessage | CreateTokenMessage = {
+      envelope: envelopeOf(command),
+      ...(tokenId === undefined ? {} : { tokenId }),
+      ...sent,
+      deadline: this.bus.deadline(),
+    };
+    return (await answerOrWarn(() => this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(subject, message)), unanswered)).body;
   }
 
   /**
@@ -78,14 +101,20 @@ export class DispatchTokenOperation {
 
   /** GET .../token/{tokenid} (beyond the spec). */
   async retrieve(command: TokenReferenceCommand): Promise<JsonObject> {
-    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, responseControls: command.responseControls };
+    const message: TokenReferenceMessage = {
+      envelope: envelopeOf(command),
+      tokenId: command.tokenId,
+      responseControls: command.responseControls,
+      deadline: this.bus.deadline(),
+    };
     return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.retrieveToken, message)).body;
   }
 
   /** DELETE .../token/{tokenid} (beyond the spec). */
   async remove(command: TokenReferenceCommand): Promise<JsonObject> {
-    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId };
-    return (await this.bus.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, message)).body;
+    const message: TokenReferenceMessage = { envelope: envelopeOf(command), tokenId: command.tokenId, deadline: this.bus.deadline() };
+    const reply = await answerOrWarn(() => this.bus.request<OperationReply>(SUBJECTS.tokenVault.deleteToken, message), UNANSWERED_TOKEN_EXPLANATIONS.remove);
+    return reply.body;
   }
 }
 

@@ -28,9 +28,9 @@ export const LOST_TARGET_TYPES: Record<LostTransactionType, readonly Transaction
  *   CAPTURE  planCapture: a successful AUTHORIZATION of the order, named or the single one with
  *            something left to capture, the amount in the order's currency and within what is left;
  *   REFUND   a linked refund's target (refundTargetOf): a successful PAYMENT or CAPTURE, named or
- *            the single one with something left to refund, without the Excessive Refund
- *            privilege (the merchant's profile is the edge's: the decision's amendment says why);
- *            on no order, none: a standalone refund, which opens its order;
+ *            the single one with something left to refund, or, when the record states the
+ *            Excessive Refund privilege (`excessiveRefund`), the single one whatever is left, as
+ *            for a privileged merchant; on no order, none: a standalone refund, which opens its order;
  *   VOID_*   planVoid: a successful transaction of the order, not voided, the latest of its
  *            chain, whose void is of the record's type and undoes its whole amount.
  * The target must have gone through the acquirer (a browser payment provider's are not in its
@@ -66,7 +66,7 @@ function targetOf(lost: LostTransaction, order: LedgerOrderView | null): LedgerT
       return planCapture(request, order, lost.orderId).target;
     }
     case 'REFUND':
-      return order ? refundTargetOf(order, lost.amount, named, false) : standaloneRefund(lost);
+      return order ? refundTargetOf(order, lost.amount, named, lost.excessiveRefund === true) : standaloneRefund(lost);
     default: {
       if (named === undefined) {
         throw new Error('a void record names its target (parseLostTransaction requires it)');

@@ -96,7 +96,7 @@ describe('parseLostTransaction', () => {
   });
 
   it.each<[string, unknown, string, string, string]>([
-    ['a field no record has', record({ mid: 'x' }), 'mid', 'UNSUPPORTED', 'mid is not a field of a record (merchantId, orderId, transactionId, type, targetTransactionId, amount, currency, gatewayCode, acquirer, receipt, authorizationCode, acquirerCode, time, card).'],
+    ['a field no record has', record({ mid: 'x' }), 'mid', 'UNSUPPORTED', 'mid is not a field of a record (merchantId, orderId, transactionId, type, targetTransactionId, amount, currency, gatewayCode, acquirer, receipt, authorizationCode, acquirerCode, time, card, excessiveRefund).'],
     ['an id of 41 characters', record({ orderId: 'o'.repeat(41) }), 'orderId', 'INVALID', 'orderId must be 1 to 40 characters without control characters.'],
     ['a target id of 41 characters', record({ type: 'VOID_PAYMENT', targetTransactionId: 't'.repeat(41) }), 'targetTransactionId', 'INVALID', 'targetTransactionId must be 1 to 40 characters without control characters.'],
     ['an id with a control character', record({ transactionId: 'p\u00071' }), 'transactionId', 'INVALID', 'transactionId must be 1 to 40 characters without control characters.'],

@@ -63,6 +63,14 @@ export interface LostTransaction {
   time: Date;
   /** sourceOfFunds.provided.card as the acquirer's records show it (number masked 6.4 at most). */
   card?: { number?: string; brand?: string; expiry?: string };
+  /**
+   * A REFUND only: the operator states that the merchant held the Excessive Refund privilege
+   * when the acquirer refunded it, so the refund is decided as the gateway decides a privileged
+   * merchant's (beyond what was captured; the order EXCESSIVELY_REFUNDED). The merchant's profile
+   * is the edge's, which this command cannot read (backup-and-restore.md, amendment of 2026-11-26
+   * on the privilege).
+   */
+  excessiveRefund?: true;
 }
 
 const FIELDS = [
@@ -80,6 +88,7 @@ const FIELDS = [
   'acquirerCode',
   'time',
   'card',
+  'excessiveRefund',
 ];
 const ID = /^[^\x00-\x1f\x7f]{1,40}$/;
 const REFERENCE = /^[^\x00-\x1f\x7f]{1,100}$/;
@@ -158,6 +167,7 @@ export function parseLostTransaction(value: unknown, now: Date): LostTransaction
   if (targetTransactionId !== undefined && !actsOnEarlier(lostType)) {
     throw GatewayError.invalidField('targetTransactionId', 'UNSUPPORTED', `targetTransactionId is not a field of ${lostType === 'AUTHORIZATION' ? 'an' : 'a'} ${lostType}: it acts on no earlier transaction.`);
   }
+  const excessiveRefund = excessiveRefundOf(record.excessiveRefund, lostType);
   const amount = moneyOf(record.amount, record.currency);
   if (!amount.isPositive()) {
     throw bad('amount', 'must be greater than zero');
@@ -201,7 +211,18 @@ export function parseLostTransaction(value: unknown, now: Date): LostTransaction
     ...(acquirerCode !== undefined ? { acquirerCode } : {}),
     time,
     ...cardOf(record.card),
+    ...(excessiveRefund ? { excessiveRefund } : {}),
   };
+}
+
+/** `excessiveRefund`: true or false (the default) on a REFUND; no other type refunds. */
+function excessiveRefundOf(value: JsonValue | undefined, type: LostTransactionType): true | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value !== true) throw bad('excessiveRefund', 'must be true or false (JSON booleans)');
+  if (type !== 'REFUND') {
+    throw GatewayError.invalidField('excessiveRefund', 'UNSUPPORTED', `excessiveRefund is a field of a REFUND only, not of ${type === 'AUTHORIZATION' ? 'an' : 'a'} ${type}.`);
+  }
+  return true;
 }
 
 /** Decimal only: a JSON number could already have been rounded by whoever wrote it. */

@@ -172,7 +172,8 @@ function recordTime(order: OrderRow): Date {
  * The record on an existing order: the transaction appended as its operation's approval (or
  * decline) records it, against the target its operation's rules find (lostTarget), the order's
  * totals and status derived again under the ledger's rules (which refuse it with their 400 if it
- * broke one, the Excessive Refund privilege not held), its own fields and fencing token kept. The
+ * broke one, the Excessive Refund privilege held only when the record states it), its own fields
+ * and fencing token kept. The
  * same record already there is the answer; another transaction under its id is a conflict.
  */
 function decideOnOrder({ order: row, contents }: LockedOrder, lost: LostTransaction, at: Date, targets: TargetResponses): OrderRecord {
@@ -188,7 +189,7 @@ function decideOnOrder({ order: row, contents }: LockedOrder, lost: LostTransact
     throw currencyConflict(lost, row);
   }
   const target = lostTarget(lost, orderView(snapshotOf(row), contents.transactions));
-  const state = derivedState(row.currency, contents.transactions.map(entryOfRow), entryOfLost(lost, target));
+  const state = derivedState(row.currency, contents.transactions.map(entryOfRow), entryOfLost(lost, target), lost.excessiveRefund === true);
   // An authorisation or payment sets the order's amount, as its request does; what acts on an earlier transaction leaves it.
   const amount = actsOnEarlier(lost.type) ? Money.of(row.amount, row.currency) : lost.amount;
   const order: OrderSnapshot = { ...state, id: row.orderId, currency: row.currency, amount, createdAt: row.createdAt, updatedAt: at };
@@ -207,7 +208,7 @@ function newOrder(lost: LostTransaction): RecordWrite {
   lostTarget(lost, null);
   const at = lost.time;
   const currency = lost.amount.currency;
-  const state = derivedState(currency, [], entryOfLost(lost, null));
+  const state = derivedState(currency, [], entryOfLost(lost, null), lost.excessiveRefund === true);
   const order: OrderSnapshot = { ...state, id: lost.orderId, currency, amount: lost.amount, createdAt: at, updatedAt: at };
   const fields = { merchantId: lost.merchantId, details: {}, notificationUrl: null, fence: 0n, sequence: 1, at };
   return { ...written(lost, null, order, fields, at, NO_TARGETS), alongside: null };
@@ -216,11 +217,12 @@ function newOrder(lost: LostTransaction): RecordWrite {
 /**
  * The order's totals and status with the record appended, or the ledger's refusal naming the
  * record's field. The merchant's Excessive Refund privilege is the edge's, which this command
- * cannot read: a refund beyond what was captured is refused (backup-and-restore.md).
+ * cannot read: a refund beyond what was captured is refused unless its record states the
+ * privilege (`excessiveRefund`; backup-and-restore.md).
  */
-function derivedState(currency: string, before: LedgerEntry[], entry: LedgerEntry) {
+function derivedState(currency: string, before: LedgerEntry[], entry: LedgerEntry, excessiveRefundAllowed: boolean) {
   try {
-    return recordEntry(currency, before, entry, { excessiveRefundAllowed: false }).state;
+    return recordEntry(currency, before, entry, { excessiveRefundAllowed }).state;
   } catch (err) {
     throw asRecordField(err);
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuthMethod, GatewayError, JsonObject, MerchantContext, ResponseControls, unmaskRequested } from '@gateway/contracts';
+import { refuseIfPastDeadline } from '@gateway/platform';
 import { TokenSealing } from '../instrument/token-sealing';
 import { repositoryPolicy } from '../repository/repository-policy';
 import { tokenBody } from '../responses/token-response';
@@ -8,6 +9,8 @@ import { TOKEN_STORE, TokenStore } from '../token-store';
 export interface TokenReferenceCommand {
   merchant: MerchantContext;
   tokenId: string;
+  /** When the edge stops waiting (TokenReferenceMessage.deadline); absent: never refused for time. */
+  deadline?: number;
 }
 
 export interface RetrieveTokenCommand extends TokenReferenceCommand {
@@ -28,6 +31,8 @@ export class RetrieveToken {
   ) {}
 
   async execute(command: RetrieveTokenCommand): Promise<JsonObject> {
+    // Nobody waits for the answer any more: the read is not made (docs/decisions/operation-deadline.md).
+    refuseIfPastDeadline(command.deadline);
     const unmask = unmaskRequested(command, command.merchant, command.authMethod);
     const repository = repositoryPolicy(command.merchant);
     const record = await this.store.findByToken(repository.id, command.tokenId);

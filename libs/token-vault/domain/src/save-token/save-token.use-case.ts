@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, OperationSession, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
+import { refuseIfPastDeadline } from '@gateway/platform';
 import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
 import { CardExpiry } from '../cards/card-expiry';
 import { cardProfile } from '../cards/card-ranges';
@@ -44,6 +45,8 @@ export interface SaveTokenCommand {
   fields: SaveTokenFields;
   /** The payment session the request named, with its card sealed by the vault (if it has one). */
   session?: OperationSession;
+  /** When the edge stops waiting (TokenOperationMessage.deadline); absent: never refused for time. */
+  deadline?: number;
 }
 
 /** `verification.card.verify.v1` references the call with at most 40 characters (a token id's length). */
@@ -103,6 +106,11 @@ type TokenReader = Pick<TokenStore, 'findByFingerprint'>;
  * firing (another request created the token or account at the same moment) also starts it
  * over. Concurrent saves of one token are therefore applied one after the other, and a row is
  * always entirely one request's result.
+ *
+ * A save whose deadline (the edge's) has passed is refused unprocessed (PastDeadlineError): before
+ * anything is asked of anyone, and again at its write, once the write's connection is held, so a
+ * save that waited past the deadline in the pool's queue writes nothing
+ * (docs/decisions/operation-deadline.md, amendment on token operations).
  */
 @Injectable()
 export class SaveToken {
@@ -116,6 +124,7 @@ export class SaveToken {
   ) {}
 
   async execute(command: SaveTokenCommand): Promise<JsonObject> {
+    refuseIfPastDeadline(command.deadline);
     const { merchant, authMethod } = command.envelope;
     const repository = repositoryPolicy(merchant);
     const unmask = unmaskRequested(command.fields, merchant, authMethod);
@@ -194,10 +203,12 @@ export class SaveToken {
     if (!plan.subject) {
       // A new token is the save's only write: one INSERT, atomic and committed on its own. A
       // token or account created meanwhile makes it fail as a conflict, and the save starts over.
-      return this.respond(context, plan, await this.store.insert(plan.row));
+      return this.respond(context, plan, await this.store.insert(plan.row, beforeWriteOf(command)));
     }
     const subject = plan.subject;
     return this.store.inTransaction(async (tx) => {
+      // First in the transaction: a refusal rolls back an empty one.
+      beforeWriteOf(command)?.();
       const locked = await tx.lockByToken(subject.repositoryId, subject.token);
       if (!locked) {
         throw new StaleRead();
@@ -381,6 +392,11 @@ export class SaveToken {
     );
     return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
   }
+}
+
+/** The check a save's write makes once it holds its connection: none without a deadline. */
+function beforeWriteOf({ deadline }: SaveTokenCommand): (() => void) | undefined {
+  return deadline === undefined ? undefined : () => refuseIfPastDeadline(deadline);
 }
 
 /**

@@ -22,8 +22,9 @@ export class InMemoryTokenStore implements TokenStore {
     return copy([...this.rows.values()].find((r) => r.repositoryId === repositoryId && r.uniqueAccount && r.fingerprint.equals(fingerprint)));
   }
 
-  async insert(row: TokenWrite): Promise<TokenRecord> {
+  async insert(row: TokenWrite, connected?: () => void): Promise<TokenRecord> {
     await this.beforeWrite?.();
+    connected?.();
     this.checkConflicts(row);
     const now = this.tick();
     this.rows.set(row.id, { ...row, createdAt: now, updatedAt: now, lastUsedAt: null, version: 1 });
@@ -49,7 +50,9 @@ export class InMemoryTokenStore implements TokenStore {
     return work(tx);
   }
 
-  async deleteByToken(repositoryId: string, token: string): Promise<boolean> {
+  async deleteByToken(repositoryId: string, token: string, connected?: () => void): Promise<boolean> {
+    await this.beforeWrite?.();
+    connected?.();
     const row = [...this.rows.values()].find((r) => r.repositoryId === repositoryId && r.token === token);
     return row ? this.rows.delete(row.id) : false;
   }
