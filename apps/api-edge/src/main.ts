@@ -42,6 +42,7 @@ async function main(): Promise<void> {
           messaging: messagingOptions(config, 'api-edge'),
           healthCheckTimeoutMs: config.HEALTH_CHECK_TIMEOUT_MS,
           metricsListen: metricsListen(config),
+          answersMessages: false,
         }),
         EdgeModule.forRoot(config),
       ],

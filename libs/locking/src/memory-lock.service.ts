@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AcquireOptions, acquireWithin, Lease, LockService } from './lock';
 
 interface Held {
@@ -15,7 +15,7 @@ export class MemoryLockService implements LockService {
   private readonly fences = new Map<string, bigint>();
 
   acquire(key: string, options: AcquireOptions): Promise<Lease | null> {
-    const owner = randomBytes(16).toString('hex');
+    const owner = randomUUID();
     return acquireWithin(async () => this.tryAcquire(key, owner, options.ttlMs), options.waitMs);
   }
 

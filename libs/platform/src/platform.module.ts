@@ -18,11 +18,19 @@ export interface PlatformModuleOptions {
   healthCheckTimeoutMs: number;
   /** Serve /metrics on a port of its own (MetricsServer) instead of the app's HTTP port. */
   metricsListen?: MetricsListen;
+  /**
+   * False for an app that answers no subjects (api-edge): it then goes without
+   * RequestContextInterceptor, which acts on message handlers only. Nest runs every global
+   * interceptor around every HTTP handler too, through an rxjs pipeline of its own per request
+   * (docs/performance.md, "Tuning done"). Default true.
+   */
+  answersMessages?: boolean;
 }
 
 /**
  * What every app gets once, whatever it does: the logger, metrics, health endpoints, the
- * message client, and the exception filter of both transports.
+ * message client, and the exception filter of both transports; an app that answers subjects
+ * also the request context and handling time of its message handlers (RequestContextInterceptor).
  */
 @Global()
 @Module({})
@@ -44,7 +52,7 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         { provide: MESSAGE_CLIENT, useFactory: () => createMessageClient(options.messaging) },
         { provide: HEALTH_OPTIONS, useValue: { checkTimeoutMs: options.healthCheckTimeoutMs } },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
+        ...(options.answersMessages === false ? [] : [{ provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor }]),
         { provide: Metrics, useValue: options.metrics },
         MessageBus,
         ReadinessChecks,

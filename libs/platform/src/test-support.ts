@@ -3,6 +3,12 @@
  * one). Not exported from the lib.
  */
 import { createServer } from 'node:net';
+import { Module } from '@nestjs/common';
+import { bootstrapApp, RunningApp } from './bootstrap';
+import { createLogger } from './logging';
+import { MessagingOptions } from './messaging';
+import { Metrics } from './metrics';
+import { PlatformModule, PlatformModuleOptions } from './platform.module';
 
 /** The integration run's servers, read as @gateway/testing's testInfra reads them (that lib depends on this one). */
 export const testServers = {
@@ -10,6 +16,18 @@ export const testServers = {
   redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   pgAdminUrl: process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
 };
+
+/** An app of PlatformModule alone (health, metrics), its log silent, on a port of its own on 127.0.0.1. */
+export async function startPlatformApp(
+  service: string,
+  options: Pick<PlatformModuleOptions, 'metricsListen' | 'answersMessages'> = {},
+): Promise<RunningApp> {
+  const logger = createLogger({ service, level: 'silent' });
+  const messaging: MessagingOptions = { profile: 'standalone', servers: [], tls: null, subjectPrefix: '', requestTimeoutMs: 1_000, serviceName: service };
+  @Module({ imports: [PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 500, ...options })] })
+  class ProbeModule {}
+  return bootstrapApp({ module: ProbeModule, logger, host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 });
+}
 
 /** A port nothing listens on (just now) on 127.0.0.1. */
 export function freePort(): Promise<number> {

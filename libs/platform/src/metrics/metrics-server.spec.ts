@@ -1,25 +1,9 @@
-import { Module } from '@nestjs/common';
-import { bootstrapApp, RunningApp } from '../bootstrap';
-import { createLogger } from '../logging';
-import { MessagingOptions } from '../messaging';
-import { PlatformModule } from '../platform.module';
-import { Metrics } from './metrics';
+import { RunningApp } from '../bootstrap';
+import { startPlatformApp } from '../test-support';
 import { MetricsListen, MetricsServer, metricsUrl } from './metrics-server';
 
-const messaging: MessagingOptions = {
-  profile: 'standalone',
-  servers: [],
-  tls: null,
-  subjectPrefix: '',
-  requestTimeoutMs: 1_000,
-  serviceName: 'metrics-probe',
-};
-
-async function start(metricsListen?: MetricsListen): Promise<RunningApp> {
-  const logger = createLogger({ service: 'metrics-probe', level: 'silent' });
-  @Module({ imports: [PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 500, metricsListen })] })
-  class ProbeModule {}
-  return bootstrapApp({ module: ProbeModule, logger, host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 });
+function start(metricsListen?: MetricsListen): Promise<RunningApp> {
+  return startPlatformApp('metrics-probe', { metricsListen });
 }
 
 describe('metrics on a port of their own', () => {

@@ -67,7 +67,7 @@ export async function startEdgeTestApp(
   };
 
   @Module({
-    imports: [PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 500 }), EdgeModule.forRoot(config)],
+    imports: [PlatformModule.forRoot({ logger, metrics, messaging, healthCheckTimeoutMs: 500, answersMessages: false }), EdgeModule.forRoot(config)],
     controllers: options.controllers ?? [],
   })
   class EdgeTestModule {}
