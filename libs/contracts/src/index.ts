@@ -4,6 +4,7 @@ export * from './envelope';
 export * from './merchant-context';
 export * from './acquirer-routing';
 export * from './json';
+export * from './personal-data';
 export * from './messages';
 export * from './requests';
 export * from './verbatim';

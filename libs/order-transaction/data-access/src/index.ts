@@ -11,3 +11,4 @@ export * from './agreement.entity';
 export * from './agreement.repository';
 export * from './unknown-inquiry.entity';
 export * from './unknown-inquiries.repository';
+export * from './payer-data.repository';

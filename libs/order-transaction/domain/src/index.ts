@@ -34,3 +34,4 @@ export * from './resolve-unknown/inquire-unknown.use-case';
 export * from './resolve-unknown/abandoned-reservations';
 export * from './record-lost-transaction/lost-transaction';
 export * from './record-lost-transaction/record-lost-transaction.use-case';
+export * from './erase-payer-data/erase-payer-data.use-case';

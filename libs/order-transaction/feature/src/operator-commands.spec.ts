@@ -33,6 +33,8 @@ describe('operator commands: the usage needs no database', () => {
     ['transactions', ['resolve', '--help'], 0, 'resolve --merchant'],
     ['transactions', ['record-lost', '--help'], 0, 'record-lost --file'],
     ['notifications', [], 2, 'resend'],
+    ['payer-data', ['--help'], 0, 'erase <merchantId> <orderId>'],
+    ['payer-data', [], 2, 'erase <merchantId> <orderId>'],
   ] as const)('%s %j: the usage, exit code %i, no configuration read', async (command, argv, code, shown) => {
     await runOperatorCommandMain(command, [...argv]);
     expect(err.join('')).toBe('');

@@ -1,6 +1,13 @@
 import pino from 'pino';
-import { LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries, UnresolvedTransactions } from '@gateway/order-transaction/data-access';
-import { RecordLostTransaction, RecordOperation, ResolveUnknown, WriteNotification } from '@gateway/order-transaction/domain';
+import {
+  LedgerRepository,
+  NotificationOutbox,
+  ORDER_TRANSACTION_SCHEMA,
+  PayerDataRepository,
+  UnknownInquiries,
+  UnresolvedTransactions,
+} from '@gateway/order-transaction/data-access';
+import { ErasePayerData, RecordLostTransaction, RecordOperation, ResolveUnknown, WriteNotification } from '@gateway/order-transaction/domain';
 import { SealingKeyRing } from '@gateway/crypto';
 import {
   AppLogger,
@@ -20,6 +27,7 @@ import {
 } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
 import { notificationsLine, runNotificationsCommand } from './notifications.command';
+import { payerDataLine, runPayerDataCommand } from './payer-data.command';
 import { runTransactionsCommand, transactionsLine } from './transactions.command';
 
 export interface CommandIo {
@@ -34,8 +42,9 @@ export const stdio: CommandIo = {
 
 /**
  * The operator's commands of order-transaction's image, over its own schema:
- * `main.js notifications ...` (webhooks that ran out of retries, docs/webhooks.md) and
- * `main.js transactions ...` (transactions to reconcile, docs/operations/README.md).
+ * `main.js notifications ...` (webhooks that ran out of retries, docs/webhooks.md),
+ * `main.js transactions ...` (transactions to reconcile, docs/operations/README.md) and
+ * `main.js payer-data erase ...` (a payer's erasure request, docs/operations/README.md).
  */
 const OPERATOR_COMMANDS = {
   notifications: (argv: string[], { dataSource, io, webhookKeys }: CommandContext) =>
@@ -48,6 +57,8 @@ const OPERATOR_COMMANDS = {
       io,
     );
   },
+  'payer-data': (argv: string[], { dataSource, io }: CommandContext) =>
+    runPayerDataCommand(argv, new ErasePayerData(PayerDataRepository.over(dataSource), commandLogger()), io),
 };
 
 /** What a command runs with: the service's database, the operator's terminal, and the keys it may need. */
@@ -111,6 +122,7 @@ export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 const LINE_OR_ANSWER: Record<OperatorCommand, (argv: string[], io: CommandIo) => unknown> = {
   notifications: notificationsLine,
   transactions: transactionsLine,
+  'payer-data': payerDataLine,
 };
 
 function answeredFromTheLine(command: OperatorCommand, argv: string[], io: CommandIo): number | undefined {

@@ -1,3 +1,4 @@
+import { isPersonalDataKey } from '@gateway/contracts';
 import { maskCardNumbers } from '@gateway/crypto';
 
 /**
@@ -9,16 +10,6 @@ import { maskCardNumbers } from '@gateway/crypto';
  */
 const SENSITIVE_KEY =
   /^(authorization|proxy-authorization|cookie|password|passwd|apipassword|secret|.*secret|securitycode|cvv|cvc|csc|track1|track2|trackdata|pan|cardnumber|number|accountnumber|bankaccountnumber|iban|payload|masterkey|datakey|privatekey|apikey|notificationsecret|x-notification-secret)$/i;
-
-/**
- * A payer's personal data as the API names it (docs/decisions/payer-personal-data.md): the
- * groups that hold nothing else (billing, shipping, customer, device, an account funding
- * recipient) whole, and the fields found outside them (name on card, wallet and bank account
- * holders, the order's notes and custom fields). Names are matched as the API spells them, so a
- * log line's own keys (`name`, `url`, `target`, `peer`) stay readable.
- */
-const PERSONAL_KEY =
-  /^(billing|shipping|customer|device|recipient|email|accountemail|phone|mobilephone|firstname|middlename|lastname|nameoncard|accountholder|bankaccountholder|street|street2|postcodezip|ipaddress|customernote|merchantnote|custom)$/i;
 
 const EMAIL_LOCAL_CHAR = /[A-Za-z0-9._%+-]/;
 const EMAIL_DOMAIN_CHAR = /[A-Za-z0-9.-]/;
@@ -91,7 +82,7 @@ export function scrub(value: unknown, depth = 0): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SENSITIVE_KEY.test(key) || PERSONAL_KEY.test(key) ? '[REDACTED]' : scrub(item, depth + 1);
+    out[key] = SENSITIVE_KEY.test(key) || isPersonalDataKey(key) ? '[REDACTED]' : scrub(item, depth + 1);
   }
   return out;
 }

@@ -1,0 +1,356 @@
+import { randomBytes } from 'node:crypto';
+import { defaultMerchantSettings, JsonObject, MerchantContext, notificationSecretContext, OperationReply, SUBJECTS } from '@gateway/contracts';
+import { SealingKeyRing, Secret } from '@gateway/crypto';
+import { ErasePayerData } from '@gateway/order-transaction/domain';
+import { PayerDataRepository } from '@gateway/order-transaction/data-access';
+import { createLogger } from '@gateway/platform';
+import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
+import { runPayerDataCommand } from './payer-data.command';
+
+/**
+ * `payer-data erase` (ErasePayerData) against the real ledger: orders paid through
+ * order-transaction's own operation path with a payer's personal data in every group the API
+ * has for it, erased by the operator's command as its main wires it, then read back through
+ * the service's retrieval and the merchant's replay, its test acquirer counted in
+ * `gateway_acquirer_requests_total`.
+ */
+let app: LedgerTestApp;
+
+beforeAll(async () => {
+  app = await startLedgerTestApp();
+});
+
+afterAll(async () => {
+  await app?.running.shutdown('tests done');
+});
+
+const HOOKS = 'https://merchant.example/hooks';
+const RING = SealingKeyRing.parse(`t1:${randomBytes(32).toString('base64')}`, 'KEYS');
+
+/** A merchant of its own whose order changes are announced (a PENDING notification per change: no dispatcher runs here). */
+function notifiedMerchant(): MerchantContext {
+  const merchant = testMerchant();
+  const secret = RING.seal(new Secret(randomBytes(32).toString('base64url')), notificationSecretContext(merchant.id));
+  return { ...merchant, settings: { ...defaultMerchantSettings(), notifications: { enabled: true, secret: { current: secret } } } };
+}
+
+/** Distinctive values in every personal field: none may be left anywhere in the ledger's rows. */
+const PERSONAL_VALUES = ['zelda@example.org', 'Zelda', 'Quux', '10 Privet Drive', 'Flat 4', 'SW1A 2AA', '+4479460000', 'ZELDA Q HOLDER', '203.0.113.7', 'zelda-fp', 'zelda-host', 'mauve', 'leave it with the neighbour', 'called back'];
+
+/** A PAY carrying them: billing, customer, shipping, device, name on card, custom fields and notes. */
+const payRequest: JsonObject = {
+  order: {
+    amount: '25.00',
+    currency: 'USD',
+    reference: 'ref-7',
+    description: 'two tickets',
+    notificationUrl: HOOKS,
+    custom: { colour: 'mauve' },
+    customerNote: 'leave it with the neighbour',
+  },
+  billing: { address: { street: '10 Privet Drive', street2: 'Flat 4', city: 'Little Whinging', postcodeZip: 'SW1A 2AA', country: 'GBR' } },
+  customer: { email: 'zelda@example.org', firstName: 'Zelda', lastName: 'Quux', phone: '+4479460000' },
+  shipping: {
+    address: { street: '10 Privet Drive', city: 'Little Whinging', postcodeZip: 'SW1A 2AA', country: 'GBR' },
+    contact: { firstName: 'Zelda', lastName: 'Quux', email: 'zelda@example.org' },
+  },
+  device: { ipAddress: '203.0.113.7', browser: 'Mozilla/5.0', fingerprint: 'zelda-fp', hostname: 'zelda-host' },
+  transaction: { merchantNote: 'called back' },
+  sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100', nameOnCard: 'ZELDA Q HOLDER' } } },
+};
+
+/** A partial REFUND of it that names the customer again. */
+const refundRequest: JsonObject = { transaction: { amount: '5.00', currency: 'USD' }, customer: { email: 'zelda@example.org', firstName: 'Zelda' } };
+
+async function paidOrder(merchant: MerchantContext): Promise<string> {
+  const orderId = newOrderId();
+  await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest);
+  await operateAs(app, merchant, orderId, 'r1', 'REFUND', refundRequest);
+  return orderId;
+}
+
+type Run = { code: number; out: string; err: string };
+
+const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+
+/** The command as its main wires it. */
+async function erase(...args: string[]): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const erasure = new ErasePayerData(PayerDataRepository.over(app.dataSource), logger);
+  const code = await runPayerDataCommand(args, erasure, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** Every row the ledger holds of the order, with each row's version (xmin): a write of any of them shows. */
+async function ledgerRows(merchant: MerchantContext, orderId: string) {
+  const key = [merchant.id, orderId];
+  const [order] = await app.dataSource.query(
+    `SELECT xmin::text AS version, status, amount::text, total_captured_amount::text AS captured, total_refunded_amount::text AS refunded,
+            operation_count AS "operationCount", updated_at AS "updatedAt", details
+       FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`,
+    key,
+  );
+  const transactions = await app.dataSource.query(
+    `SELECT xmin::text AS version, transaction_id AS id, type, amount::text, result, gateway_code AS "gatewayCode"
+       FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence`,
+    key,
+  );
+  const responses = await app.dataSource.query(
+    `SELECT xmin::text AS version, transaction_id AS id, request_hash AS "requestHash", body
+       FROM order_transaction.operation_responses WHERE merchant_id = $1 AND order_id = $2 ORDER BY sequence`,
+    key,
+  );
+  const outbox = await app.dataSource.query(
+    `SELECT xmin::text AS version, transaction_id AS id, status, payload
+       FROM order_transaction.notification_outbox WHERE merchant_id = $1 AND order_id = $2 ORDER BY created_at`,
+    key,
+  );
+  return { order, transactions, responses, outbox };
+}
+
+async function retrieveOrder(merchant: MerchantContext, orderId: string): Promise<JsonObject> {
+  const envelope = { merchant, apiVersion: 100, requestId: `get-${orderId}`, authMethod: 'PASSWORD' as const };
+  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveOrder, { envelope, orderId });
+  return reply.body;
+}
+
+async function retrieveTransaction(merchant: MerchantContext, orderId: string, transactionId: string): Promise<JsonObject> {
+  const envelope = { merchant, apiVersion: 100, requestId: `get-${transactionId}`, authMethod: 'PASSWORD' as const };
+  const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveTransaction, { envelope, orderId, transactionId });
+  return reply.body;
+}
+
+async function acquirerCalls(operation: string): Promise<number> {
+  const metric = await app.metrics.registry.getSingleMetric('gateway_acquirer_requests_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.operation === operation).reduce((sum, v) => sum + v.value, 0);
+}
+
+/** The order fields the ledger owns, as a retrieval shows them at its top level. */
+const ledgerFieldsOf = (order: JsonObject): JsonObject =>
+  Object.fromEntries(
+    ['id', 'amount', 'currency', 'status', 'totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount', 'creationTime', 'lastUpdatedTime'].map((k) => [k, order[k]]),
+  );
+
+const keys = (value: unknown): string[] => Object.keys(value as JsonObject).sort();
+const group = (value: unknown, ...path: string[]): JsonObject => path.reduce((node, key) => (node as JsonObject)[key] as JsonObject, value as JsonObject);
+
+describe('payer-data erase', () => {
+  it('strips every personal field from the order, its stored responses and its unsent notifications, and keeps the money', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    const before = await ledgerRows(merchant, orderId);
+    const orderBefore = await retrieveOrder(merchant, orderId);
+    // The data is really there to erase: in the details, both responses and both notifications.
+    for (const value of ['zelda@example.org', '10 Privet Drive', 'mauve', 'ZELDA Q HOLDER', '203.0.113.7']) {
+      expect(JSON.stringify(before.responses[0].body)).toContain(value);
+    }
+    expect(JSON.stringify(before.order.details)).toContain('10 Privet Drive');
+    expect(JSON.stringify(before.responses[1].body)).toContain('zelda@example.org');
+    expect(before.outbox.map((n: { status: string }) => n.status)).toEqual(['PENDING', 'PENDING']);
+
+    const run = await erase('erase', merchant.id, orderId);
+    expect(run).toEqual({
+      code: 0,
+      err: '',
+      out: [
+        `Erased:\t${merchant.id}/${orderId}\torder details stripped, 2 stored responses, 2 notifications`,
+        'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 2 stored responses, 2 notifications.',
+      ].join('\n'),
+    });
+
+    const after = await ledgerRows(merchant, orderId);
+    const stored = JSON.stringify(after);
+    for (const value of PERSONAL_VALUES) {
+      expect(stored).not.toContain(value);
+    }
+    expect(stored).not.toContain(TEST_CARD);
+    // The money, the transactions and what a replay is matched on, as they were.
+    expect(after.transactions).toEqual(before.transactions);
+    expect(after.responses.map((r: { requestHash: string }) => r.requestHash)).toEqual(before.responses.map((r: { requestHash: string }) => r.requestHash));
+    const { version: _orderVersion, details, ...orderColumns } = after.order;
+    const { version: _before, details: _detailsBefore, ...orderColumnsBefore } = before.order;
+    expect(orderColumns).toEqual(orderColumnsBefore);
+    // Per field: the order's own non-personal fields stay.
+    expect(details).toEqual({ reference: 'ref-7', description: 'two tickets' });
+    // Per field, exactly what is left: the personal groups and fields gone, every other one as it was.
+    const [pay, refund] = after.responses.map((r: { body: JsonObject }) => r.body);
+    const [payBefore, refundBefore] = before.responses.map((r: { body: JsonObject }) => r.body);
+    expect(keys(payBefore)).toEqual(expect.arrayContaining(['billing', 'customer', 'device', 'shipping']));
+    expect(keys(pay)).toEqual(['authorizationResponse', 'order', 'response', 'result', 'sourceOfFunds', 'timeOfRecord', 'transaction']);
+    expect(keys(group(pay, 'order'))).toEqual([
+      'amount', 'creationTime', 'currency', 'description', 'id', 'lastUpdatedTime', 'notificationUrl', 'reference', 'status',
+      'totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount',
+    ]);
+    expect(keys(group(pay, 'transaction'))).toEqual(['acquirer', 'amount', 'authorizationCode', 'currency', 'id', 'receipt', 'type']);
+    for (const kept of ['authorizationResponse', 'response', 'result', 'timeOfRecord'] as const) {
+      expect(pay[kept]).toEqual(payBefore[kept]);
+    }
+    expect(group(pay, 'transaction', 'acquirer')).toEqual(group(payBefore, 'transaction', 'acquirer'));
+    // The card stays, masked, without the name on it.
+    expect(pay.sourceOfFunds).toEqual({
+      type: 'CARD',
+      provided: { card: { brand: 'MASTERCARD', expiry: { month: '1', year: '39' }, fundingMethod: 'CREDIT', number: '512345xxxxxx0008', scheme: 'MASTERCARD' } },
+    });
+    expect(keys(refund)).toEqual(['authorizationResponse', 'order', 'response', 'result', 'sourceOfFunds', 'timeOfRecord', 'transaction']);
+    expect(refund.transaction).toEqual(refundBefore.transaction);
+    expect(refund.sourceOfFunds).toEqual(pay.sourceOfFunds);
+    expect(after.outbox.map((n: { status: string }) => n.status)).toEqual(['PENDING', 'PENDING']);
+    expect(keys(after.outbox[0].payload)).toEqual(['authorizationResponse', 'merchant', 'order', 'response', 'result', 'sourceOfFunds', 'timeOfRecord', 'transaction']);
+    expect(keys(after.outbox[1].payload)).toEqual(['authorizationResponse', 'merchant', 'order', 'response', 'result', 'sourceOfFunds', 'timeOfRecord', 'transaction']);
+
+    // GET: the same order and money, without the fields.
+    const orderAfter = await retrieveOrder(merchant, orderId);
+    expect(JSON.stringify(orderAfter)).not.toMatch(/zelda|Privet|mauve|203\.0\.113\.7/i);
+    expect(keys(orderBefore)).toEqual(expect.arrayContaining(['billing', 'custom', 'customer', 'customerNote', 'shipping']));
+    expect(keys(orderAfter)).toEqual([
+      'amount', 'creationTime', 'currency', 'description', 'id', 'lastUpdatedTime', 'reference', 'result', 'status',
+      'totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount', 'transaction',
+    ]);
+    expect(orderAfter.transaction).toEqual([pay, refund].map((body) => ({ ...body, order: { ...group(body, 'order'), ...ledgerFieldsOf(orderAfter) } })));
+    for (const field of ['amount', 'currency', 'status', 'totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount', 'lastUpdatedTime']) {
+      expect(orderAfter[field]).toEqual(orderBefore[field]);
+    }
+    expect(orderAfter).toMatchObject({ status: 'PARTIALLY_REFUNDED', totalCapturedAmount: 25, totalRefundedAmount: 5 });
+    const payment = await retrieveTransaction(merchant, orderId, 'p1');
+    expect(payment).toMatchObject({ result: 'SUCCESS', order: { amount: 25, totalRefundedAmount: 5 }, transaction: { id: 'p1', amount: 25, currency: 'USD' } });
+    expect(JSON.stringify(payment)).not.toMatch(/zelda|Privet|mauve|203\.0\.113\.7/i);
+
+    // The merchant's replay of the PAY: the stored body, stripped, no second charge, no new transaction.
+    const payments = await acquirerCalls('PAY');
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest)).toEqual(pay);
+    expect(await acquirerCalls('PAY')).toBe(payments);
+    const replayed = await ledgerRows(merchant, orderId);
+    expect(replayed.transactions).toEqual(after.transactions);
+    expect(replayed.responses).toEqual(after.responses);
+  });
+
+  it('leaves the merchant\'s other orders as they were', async () => {
+    const merchant = notifiedMerchant();
+    const [erased, other] = [await paidOrder(merchant), await paidOrder(merchant)];
+    const before = await ledgerRows(merchant, other);
+    expect((await erase('erase', merchant.id, erased)).code).toBe(0);
+    expect(await ledgerRows(merchant, other)).toEqual(before);
+  });
+
+  it('refuses an order the merchant does not have, and changes nothing of it', async () => {
+    const owner = notifiedMerchant();
+    const stranger = testMerchant();
+    const orderId = await paidOrder(owner);
+    const before = await ledgerRows(owner, orderId);
+
+    const refused = await erase('erase', stranger.id, orderId, 'no-such-order');
+    expect(refused).toEqual({
+      code: 1,
+      err: [`error: ${stranger.id}/${orderId}: the merchant has no such order: nothing changed`, `error: ${stranger.id}/no-such-order: the merchant has no such order: nothing changed`].join('\n'),
+      out: 'Orders: 0 erased, 0 with nothing to erase, 2 not found. Changed: 0 order details, 0 stored responses, 0 notifications.',
+    });
+    expect(await ledgerRows(owner, orderId)).toEqual(before);
+
+    // Named beside one it has: that one is erased, the exit code still says one was not found.
+    const mixed = await erase('erase', owner.id, 'no-such-order', orderId, '--json');
+    expect(mixed.code).toBe(1);
+    expect(JSON.parse(mixed.out).orders.map((o: { orderId: string; status: string }) => [o.orderId, o.status])).toEqual([
+      ['no-such-order', 'NOT_FOUND'],
+      [orderId, 'ERASED'],
+    ]);
+  });
+
+  it('run again, changes nothing and says so', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    await erase('erase', merchant.id, orderId);
+    const erased = await ledgerRows(merchant, orderId);
+
+    const again = await erase('erase', merchant.id, orderId, orderId);
+    expect(again).toEqual({
+      code: 0,
+      err: '',
+      out: [
+        `Nothing to erase, nothing changed:\t${merchant.id}/${orderId}\torder details unchanged, 0 stored responses, 0 notifications`,
+        'Orders: 0 erased, 1 with nothing to erase, 0 not found. Changed: 0 order details, 0 stored responses, 0 notifications.',
+      ].join('\n'),
+    });
+    // Not a row rewritten: every version as it was.
+    expect(await ledgerRows(merchant, orderId)).toEqual(erased);
+  });
+
+  it('--dry-run counts what it would strip and writes nothing', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    const before = await ledgerRows(merchant, orderId);
+
+    const dry = await erase('erase', merchant.id, orderId, '--dry-run', '--json');
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.out)).toEqual({
+      orders: [{ merchantId: merchant.id, orderId, status: 'WOULD_ERASE', details: true, responses: 2, notifications: 2 }],
+      total: { erased: 0, wouldErase: 1, unchanged: 0, notFound: 0, details: 1, responses: 2, notifications: 2 },
+    });
+    expect(await ledgerRows(merchant, orderId)).toEqual(before);
+  });
+
+  it('moves the order row\'s version when only responses held personal data, so a record that read it before decides again', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    // The device is echoed in the response but not kept in the order's details.
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '3.00', currency: 'USD' },
+      device: { ipAddress: '203.0.113.7' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+    });
+    const before = await ledgerRows(merchant, orderId);
+    expect(before.order.details).toEqual({});
+
+    expect((await erase('erase', merchant.id, orderId)).out).toContain('order details unchanged, 1 stored response, 0 notifications');
+    const after = await ledgerRows(merchant, orderId);
+    expect(after.order.details).toEqual({});
+    expect(after.order.version).not.toBe(before.order.version);
+    expect(keys(after.responses[0].body)).toEqual(keys(before.responses[0].body).filter((k) => k !== 'device'));
+  });
+
+  it('waits for a write holding the order row, and strips what it wrote', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    // A record in flight: it holds the order row, as every ledger write does, and stores a response
+    // (another acquirer message, a customer named again).
+    const record = app.dataSource.createQueryRunner();
+    await record.connect();
+    await record.startTransaction();
+    try {
+      await record.query('SELECT 1 FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [merchant.id, orderId]);
+      let done = false;
+      const erasing = erase('erase', merchant.id, orderId).finally(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(done).toBe(false);
+      await record.query(
+        `UPDATE order_transaction.operation_responses SET body = body || '{"customer":{"email":"late@example.org"},"response":{"gatewayCode":"APPROVED","acquirerMessage":"Approved late"}}'::jsonb
+          WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'r1'`,
+        [merchant.id, orderId],
+      );
+      await record.commitTransaction();
+      expect((await erasing).code).toBe(0);
+    } finally {
+      await record.release();
+    }
+    const after = await ledgerRows(merchant, orderId);
+    expect(JSON.stringify(after)).not.toMatch(/late@example\.org|zelda/i);
+    // Read after the record committed, not before: its write is kept, not overwritten with what it replaced.
+    expect(after.responses[1].body.response).toEqual({ gatewayCode: 'APPROVED', acquirerMessage: 'Approved late' });
+  });
+
+  it('leaves notifications already delivered to the webhook purge', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    await app.dataSource.query(
+      `UPDATE order_transaction.notification_outbox SET status = 'DELIVERED', delivered_at = now() WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`,
+      [merchant.id, orderId],
+    );
+    const before = await ledgerRows(merchant, orderId);
+
+    expect((await erase('erase', merchant.id, orderId)).out).toContain('2 stored responses, 1 notification');
+    const after = await ledgerRows(merchant, orderId);
+    expect(after.outbox[0]).toEqual(before.outbox[0]);
+    expect(JSON.stringify(after.outbox[1])).not.toContain('zelda@example.org');
+  });
+});
