@@ -18,6 +18,7 @@ describe('Money', () => {
 
   it('rejects unknown currencies and mixed-currency arithmetic', () => {
     expect(() => Money.of('1', 'ZZZ')).toThrow(/Unknown currency/);
+    expect(() => Money.zero('ZZZ')).toThrow(/Unknown currency/);
     expect(() => Money.of('1', 'USD').plus(Money.of('1', 'EUR'))).toThrow(/Cannot combine/);
   });
 
@@ -27,7 +28,7 @@ describe('Money', () => {
   });
 
   it('rejects text that is not a decimal', () => {
-    for (const bad of ['', '1e3', '0x10', '1,5', ' 1', '1.2.3', 'NaN', 'Infinity']) {
+    for (const bad of ['', '1e3', '0x10', '1,5', ' 1', '1.2.3', 'NaN', 'Infinity', '+1.00']) {
       expect(() => Money.of(bad, 'USD')).toThrow(MoneyError);
     }
   });
@@ -37,6 +38,20 @@ describe('Money', () => {
     expect(JSON.stringify(decimalToJsonNumber('999999999999.999'))).toBe('999999999999.999');
     expect(JSON.stringify(decimalToJsonNumber('10.50'))).toBe('10.5');
     expect(() => decimalToJsonNumber('1234567890123.4567')).toThrow(MoneyError);
+    // 16 significant digits: a double would print 9007199254740992.
+    expect(() => decimalToJsonNumber('9007199254740993')).toThrow(MoneyError);
+  });
+
+  it('reads zero, whatever its sign, as neither negative nor positive', () => {
+    for (const zero of [Money.zero('USD'), Money.of('-0.00', 'USD'), Money.of('0', 'USD')]) {
+      expect([zero.isNegative(), zero.isPositive(), zero.isZero()]).toEqual([false, false, true]);
+    }
+    expect([Money.of('-0.01', 'USD').isNegative(), Money.of('0.01', 'USD').isPositive()]).toEqual([true, true]);
+  });
+
+  it('multiplies by a quantity of up to 16 digits exactly, never through a JS number', () => {
+    expect(Money.of('0.01', 'USD').times('9007199254740993').toString()).toBe('90071992547409.93');
+    expect(Money.of('1.50', 'USD').times(3n).toFixed()).toBe('4.50');
   });
 
   it('renders a quantity as a JSON number while exact, else as its digits without leading zeros', () => {
@@ -126,6 +141,18 @@ describe('request amounts (Money.ofRequest): only what the API can answer', () =
     expect(amountDecimalPlaces('USD')).toBe(2);
     expect(amountDecimalPlaces('BHD')).toBe(3);
     expect(amountDecimalPlaces('ZZZ')).toBeUndefined();
+  });
+
+  it('knows every ISO 4217 currency without two minor units (a wrong exponent misreads an amount tenfold)', () => {
+    for (const code of ['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']) {
+      expect([code, minorUnits(code)]).toEqual([code, 0]);
+    }
+    for (const code of ['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']) {
+      expect([code, minorUnits(code)]).toEqual([code, 3]);
+    }
+    for (const code of ['CLF', 'UYW']) {
+      expect([code, minorUnits(code)]).toEqual([code, 4]);
+    }
   });
 
   it('bounds exactly, never through a JS number (property around the bound)', () => {

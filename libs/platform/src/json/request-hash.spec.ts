@@ -15,6 +15,14 @@ describe('RequestHasher', () => {
     expect(a).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('is the same for objects inside arrays in another key order (line items), and differs with the array in another order', () => {
+    const a = hasher.hash({ order: { item: [{ name: 'a', quantity: '1', unitPrice: '1.00' }, { name: 'b', quantity: '2', unitPrice: '2.00' }] } });
+    const b = hasher.hash({ order: { item: [{ unitPrice: '1.00', quantity: '1', name: 'a' }, { quantity: '2', unitPrice: '2.00', name: 'b' }] } });
+    const swapped = hasher.hash({ order: { item: [{ name: 'b', quantity: '2', unitPrice: '2.00' }, { name: 'a', quantity: '1', unitPrice: '1.00' }] } });
+    expect(a).toBe(b);
+    expect(a).not.toBe(swapped);
+  });
+
   it('differs when any value differs', () => {
     const a = hasher.hash({ transaction: { amount: '10.00' } });
     const b = hasher.hash({ transaction: { amount: '10.01' } });

@@ -44,6 +44,20 @@ describe('planCapture', () => {
     );
   });
 
+  it('leaves out an authorization whose void is under way: that void may release it any moment', () => {
+    for (const result of ['PENDING', 'UNKNOWN'] as const) {
+      const order = orderOf([
+        txn('a1', 'AUTHORIZATION', '100.00'),
+        txn('v1', 'VOID_AUTHORIZATION', '100.00', { targetTransactionId: 'a1', result }),
+        txn('a2', 'AUTHORIZATION', '50.00'),
+      ]);
+      expect(planCapture(capture(), order, 'order-1').target.id).toBe('a2');
+      expect(refusal(() => planCapture(capture({ targetTransactionId: 'a1' }), order, 'order-1')).explanation).toBe(
+        "Value '10.00' is invalid. The amount available for capture on this order is 0.00 USD.",
+      );
+    }
+  });
+
   it('captures a card authorization at the acquirer', () => {
     const order = orderOf([txn('a1', 'AUTHORIZATION', '100.00')]);
     expect(planCapture(capture({ targetTransactionId: 'a1' }), order, 'order-1')).toMatchObject({ route: 'ACQUIRER', target: { id: 'a1' } });

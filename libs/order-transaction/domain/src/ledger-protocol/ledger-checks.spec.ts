@@ -1,7 +1,8 @@
-import { GatewayError, JsonObject } from '@gateway/contracts';
-import { RECORDED_WITHOUT_REQUEST } from '@gateway/order-transaction/data-access';
+import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
+import { OrderRow, RECORDED_WITHOUT_REQUEST, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
-import { amountAsked, amountRetry, replayOf, RetryAsks } from './ledger-checks';
+import { MalformedMessageError } from '@gateway/platform';
+import { amountAsked, amountRetry, assertFenceCurrent, assertUpdatable, replayOf, requireFencingToken, RetryAsks } from './ledger-checks';
 
 /**
  * replayOf on a transaction recorded from the acquirer's records (`transactions record-lost`):
@@ -77,5 +78,46 @@ describe('what a CAPTURE or REFUND asks for', () => {
     expect(amountRetry({ amount: '30.00', currency: 'XYZ', targetTransactionId: 'a1' })).toEqual({});
     expect(amountAsked(undefined, 'USD')).toBeUndefined();
     expect(amountAsked('30.00', undefined)).toBeUndefined();
+  });
+});
+
+describe('fencing tokens (stale-fencing-token.md)', () => {
+  const order = (lastFencingToken: string) => ({ lastFencingToken }) as OrderRow;
+
+  it("refuses a token older than the order's newest as ORDER_LOCK_LOST; the same token (one lease, two steps) and newer ones pass", () => {
+    expect(refusal(() => assertFenceCurrent(1700000000000001n, order('1700000000000002')))).toMatchObject({ code: 'ORDER_LOCK_LOST' });
+    expect(() => assertFenceCurrent(1700000000000002n, order('1700000000000002'))).not.toThrow();
+    expect(() => assertFenceCurrent(1700000000000003n, order('1700000000000002'))).not.toThrow();
+    // Exactly, beyond what a JS number holds (2^53 + 1 against 2^53 + 2).
+    expect(refusal(() => assertFenceCurrent(9007199254740993n, order('9007199254740994')))).toMatchObject({ code: 'ORDER_LOCK_LOST' });
+  });
+
+  it('takes the token of a ledger message, and treats one without as a fault between processes', () => {
+    expect(requireFencingToken({ fencingToken: '9007199254740993' } as RequestEnvelope)).toBe(9007199254740993n);
+    expect(() => requireFencingToken({} as RequestEnvelope)).toThrow(MalformedMessageError);
+  });
+});
+
+describe('an UPDATE of a transaction', () => {
+  const row = (result: TransactionRow['result'], apiOperation = 'INITIATE_BROWSER_PAYMENT') => ({ transactionId: 'bp-1', apiOperation, result }) as TransactionRow;
+
+  it('continues one still open, created by the operation it names', () => {
+    for (const result of ['PENDING', 'UNKNOWN'] as const) {
+      expect(() => assertUpdatable(row(result), 'INITIATE_BROWSER_PAYMENT')).not.toThrow();
+      expect(() => assertUpdatable(row(result), null)).not.toThrow();
+    }
+  });
+
+  it('never writes over a result the merchant was given, a decline as much as an approval', () => {
+    for (const result of ['SUCCESS', 'FAILURE'] as const) {
+      expect(refusal(() => assertUpdatable(row(result), 'INITIATE_BROWSER_PAYMENT'))).toMatchObject({
+        code: 'INVALID_REQUEST',
+        explanation: `Transaction 'bp-1' is already complete (result ${result}) and cannot be changed.`,
+      });
+    }
+  });
+
+  it("refuses to continue a transaction another operation created: the id is taken", () => {
+    expect(refusal(() => assertUpdatable(row('PENDING', 'PAY'), 'INITIATE_BROWSER_PAYMENT'))).toMatchObject({ field: 'transactionid', validationType: 'INVALID' });
   });
 });

@@ -530,6 +530,61 @@ describe('order lifecycles', () => {
     expect(dinar.totalRefundedAmount.toJSON()).toBe(0.001);
     expect(() => recordAll([entry('PAYMENT', '1.5')], 'JPY')).toThrow(/JPY amounts are whole numbers/);
   });
+
+  it('an order whose payment was declined after a verification is FAILED, not VERIFIED', () => {
+    expect(statuses([entry('VERIFICATION', '0.00'), entry('PAYMENT', '10.00', 'FAILURE')])).toEqual(['VERIFIED', 'FAILED']);
+  });
+
+  it('an order captured beyond its authorisations (recorded before the capture limit) reads CAPTURED, and CANCELLED once that capture is voided', () => {
+    expect(deriveOrderState('USD', [entry('AUTHORIZATION', '30.00'), entry('CAPTURE', '40.00')]).status).toBe('CAPTURED');
+    expect(deriveOrderState('USD', [entry('CAPTURE', '40.00')]).status).toBe('CAPTURED');
+    expect(deriveOrderState('USD', [entry('CAPTURE', '40.00'), entry('VOID_CAPTURE', '40.00')]).status).toBe('CANCELLED');
+  });
+
+  it('a declined capture does not stand in the way of its authorisation\'s void', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
+    const declined = record([{ ...entry('AUTHORIZATION', '100.00'), id: 'a1' }], { ...entry('CAPTURE', '40.00', 'FAILURE'), id: 'c1', targetTransactionId: 'a1' });
+    const voided = record(declined, { ...entry('VOID_AUTHORIZATION', '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'a1' });
+    expect(voided).toHaveLength(3);
+  });
+
+  it('an outstanding refund request stands in the way of its capture\'s or payment\'s void, the Excessive Refund privilege notwithstanding', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: true }).entries;
+    const captured = [{ ...entry('AUTHORIZATION', '100.00'), id: 'a1' }, { ...entry('CAPTURE', '100.00'), id: 'c1', targetTransactionId: 'a1' }];
+    const paid = [{ ...entry('PAYMENT', '100.00'), id: 'c1' }];
+    for (const [before, voidType] of [[captured, 'VOID_CAPTURE'], [paid, 'VOID_PAYMENT']] as const) {
+      const requested = record(before, { ...entry('REFUND_REQUEST', '10.00', 'PENDING'), id: 'r1', targetTransactionId: 'c1' });
+      expect(() => record(requested, { ...entry(voidType, '100.00', 'PENDING'), id: 'v1', targetTransactionId: 'c1' })).toThrow(
+        /not the latest of its chain: void REFUND_REQUEST 'r1' first/,
+      );
+    }
+  });
+
+  it('refuses a capture naming a declined authorisation, even when another authorisation would cover it', () => {
+    const before = [{ ...entry('AUTHORIZATION', '100.00', 'FAILURE'), id: 'a1' }, { ...entry('AUTHORIZATION', '100.00'), id: 'a2' }];
+    expect(() =>
+      recordEntry('USD', before, { ...entry('CAPTURE', '40.00', 'PENDING'), id: 'c1', targetTransactionId: 'a1' }, { excessiveRefundAllowed: false }),
+    ).toThrow(/available for capture on this order is 0.00 USD/);
+  });
+
+  it('an order whose voids under way would already leave a total negative (recorded before the single-void rule) still records what voids nothing more', () => {
+    const twiceVoiding = [
+      { ...entry('PAYMENT', '10.00'), id: 'p1' },
+      { ...entry('VOID_PAYMENT', '10.00', 'PENDING'), id: 'v1', targetTransactionId: 'p1' },
+      { ...entry('VOID_PAYMENT', '10.00', 'PENDING'), id: 'v2', targetTransactionId: 'p1' },
+    ];
+    const record = (e: LedgerEntry) => recordEntry('USD', twiceVoiding, e, { excessiveRefundAllowed: false }).entries;
+    expect(record(entry('VERIFICATION', '0.00'))).toHaveLength(4);
+    expect(() => record({ ...entry('PAYMENT', '5.00'), id: 'p2' })).not.toThrow();
+  });
+
+  it('an order beyond the largest amount the API answers (recorded before that bound) still records what adds nothing to its totals', () => {
+    const beyond = [entry('PAYMENT', '1000000000000.00'), entry('PAYMENT', '0.01')];
+    const record = (e: LedgerEntry) => recordEntry('USD', beyond, e, { excessiveRefundAllowed: false }).entries;
+    expect(record(entry('VERIFICATION', '0.00'))).toHaveLength(3);
+    expect(record(entry('PAYMENT', '1.00', 'FAILURE'))).toHaveLength(3);
+    expect(() => record(entry('PAYMENT', '0.01', 'PENDING'))).toThrow(/totalAuthorizedAmount would exceed 1000000000000 USD/);
+  });
 });
 
 describe('ledger arithmetic (properties)', () => {

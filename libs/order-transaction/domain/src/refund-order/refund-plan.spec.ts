@@ -290,6 +290,9 @@ describe('a standalone refund (a new order)', () => {
     expect(sessionOnly.card).toMatchObject({ securityCode: '100' });
     const withToken = planRefund(refund({}, { sourceOfFunds: { token: '9123456789012345' } }), null, merchant(), session);
     expect(withToken.route).toEqual({ kind: 'VAULT', source: { token: '9123456789012345', sealed } });
+    // A number without its expiry completes the session's card: still the vault's to open.
+    const numberOnly = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD } } } }), null, merchant(), session);
+    expect(numberOnly.route).toEqual({ kind: 'VAULT', source: { sealed } });
     // A complete card in the request wins whole: no need for the vault.
     const explicit = planRefund(refund({}, { sourceOfFunds: { type: 'CARD', provided: { card } } }), null, merchant(), session);
     expect(explicit.route.kind).toBe('ACQUIRER');
@@ -337,6 +340,8 @@ describe('a standalone refund (a new order)', () => {
     const targeted = refusal(() => planRefund(refund({ targetTransactionId: 'refund-1' }, { sourceOfFunds: { provided: { card } } }), declined, merchant()));
     expect(targeted).toMatchObject({ field: 'transaction.targetTransactionId', validationType: 'INVALID' });
     expect(targeted.explanation).toContain('only declined standalone refunds');
+    // Without sourceOfFunds it is no retry but a refund of the order, which has nothing to refund.
+    expect(refusal(() => planRefund(refund(), declined, merchant())).explanation).toBe("Order 'order-1' has no captured or paid transaction to refund.");
     // Once one of them moved money (or may have), the order is no longer new: rule 2's new order id.
     for (const result of ['SUCCESS', 'PENDING', 'UNKNOWN'] as const) {
       const moved = order([txn('refund-1', 'REFUND', '10.00', { result, fundingType: 'CARD' })], '0.00');
