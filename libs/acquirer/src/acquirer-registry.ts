@@ -67,10 +67,11 @@ export class AcquirerRegistry {
    * The same connector for work the gateway does on its own, with no merchant request and so no
    * profile (an inquiry about an UNKNOWN outcome): routed by the merchant's mode alone, without
    * the test latency a profile may ask for its requests; or, when the transaction asked about
-   * names the acquirer it went to (`recordedAcquirerId`), to that one, as forRecordedAcquirer.
+   * names the acquirer it went to (`recordedAcquirerId`), to that one, as forRecordedAcquirer
+   * (the only route when the mode is not known: null).
    */
-  forMerchantMode(mode: MerchantMode, recordedAcquirerId?: string): AcquirerConnector {
-    return new MeteredConnector(this.named(recordedAcquirerId ?? cardAcquirerIdOf({ mode })), this.requests);
+  forMerchantMode(mode: MerchantMode | null, recordedAcquirerId?: string): AcquirerConnector {
+    return new MeteredConnector(this.named(recordedAcquirerId ?? (mode ? cardAcquirerIdOf({ mode }) : undefined)), this.requests);
   }
 
   /**

@@ -12,3 +12,5 @@ export * from './agreement.repository';
 export * from './unknown-inquiry.entity';
 export * from './unknown-inquiries.repository';
 export * from './payer-data.repository';
+export * from './card-reservations';
+export * from './reservation-sweep.entity';

@@ -9,10 +9,14 @@ import { IndexUnknownAnnouncements1764800000000 } from './migrations/17648000000
 import { CreateUnknownInquiries1764800000001 } from './migrations/1764800000001-create-unknown-inquiries';
 import { LedgerChecksAsConstants1765000000000 } from './migrations/1765000000000-ledger-checks-as-constants';
 import { ValidateLedgerChecks1765000000001 } from './migrations/1765000000001-validate-ledger-checks';
+import { IndexTransactionCreation1765200000000 } from './migrations/1765200000000-index-transaction-creation';
+import { InquiriesOfUnknownMode1765200000001 } from './migrations/1765200000001-inquiries-of-unknown-mode';
+import { CreateReservationSweep1765200000002 } from './migrations/1765200000002-create-reservation-sweep';
 import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
 import { OrderEntity } from './order.entity';
+import { ReservationSweepEntity } from './reservation-sweep.entity';
 import { TransactionEntity } from './transaction.entity';
 import { UnknownInquiryEntity } from './unknown-inquiry.entity';
 
@@ -23,7 +27,7 @@ import { UnknownInquiryEntity } from './unknown-inquiry.entity';
  */
 export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
   schema: 'order_transaction',
-  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity, AgreementEntity, UnknownInquiryEntity],
+  entities: [OrderEntity, TransactionEntity, OperationResponseEntity, NotificationEntity, AgreementEntity, UnknownInquiryEntity, ReservationSweepEntity],
   migrations: [
     CreateOrderLedger1763900000000,
     AddTransactionTaxAmount1764000000000,
@@ -35,5 +39,8 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     CreateUnknownInquiries1764800000001,
     LedgerChecksAsConstants1765000000000,
     ValidateLedgerChecks1765000000001,
+    IndexTransactionCreation1765200000000,
+    InquiriesOfUnknownMode1765200000001,
+    CreateReservationSweep1765200000002,
   ],
 };

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import type { TransactionResult, TransactionType } from '@gateway/contracts';
 import { MONEY_COLUMN, TRANSACTION_RESULT_CHECK, TRANSACTION_TYPE_CHECK } from './ledger-columns';
 import { OrderEntity } from './order.entity';
@@ -11,6 +11,8 @@ import { OrderEntity } from './order.entity';
 @Check('transactions_amount_check', 'amount >= 0.0')
 @Check('transactions_currency_check', `currency ~ '^[A-Z]{3}$'`)
 @Check('transactions_tax_amount_check', 'tax_amount >= 0.0')
+// A BRIN on created_at (the abandoned reservations' sweep): built by IndexTransactionCreation1765200000000.
+@Index('transactions_created_at_brin_idx', { synchronize: false })
 export class TransactionEntity {
   @PrimaryColumn({ name: 'merchant_id', type: 'varchar', length: 40, primaryKeyConstraintName: 'transactions_pkey' })
   merchantId: string;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { MerchantMode } from '@gateway/contracts';
 import { DataSource, EntityManager } from 'typeorm';
+import { CARD_RESERVATION_SQL } from './card-reservations';
 
 /** A transaction the gateway is to ask the acquirer about. */
 export interface UnknownInquiryKey {
@@ -10,9 +11,20 @@ export interface UnknownInquiryKey {
   transactionId: string;
 }
 
+/** What one step of the sweep did (UnknownInquiries.sweepAbandoned). */
+export interface ReservationSweep {
+  /** The reservations it queued (a read may have queued others of its window first). */
+  queued: (UnknownInquiryKey & { recordedAt: Date })[];
+  /** The end of its window, where the cursor stands now. */
+  sweptTo: Date;
+  /** The window was cut at its longest: more of the ledger is due for the next step. */
+  behind: boolean;
+}
+
 /** A queued inquiry as a claim hands it out. */
 export interface ClaimedInquiry extends UnknownInquiryKey {
-  merchantMode: MerchantMode;
+  /** Null when the sweep queued it: routed by the acquirer the transaction's stored body names. */
+  merchantMode: MerchantMode | null;
   recordedAt: Date;
   /** Counting this one. */
   attempts: number;
@@ -48,12 +60,67 @@ export class UnknownInquiries {
   }
 
   /**
-   * A card reservation found abandoned PENDING (AbandonedReservations, on a read that met it):
-   * queued on its own, outside any record, due at once. `recordedAt` is the reservation's last
-   * write. Queued already: nothing changes (its attempts and backoff stay), and it answers false.
+   * Card reservations found abandoned PENDING by a read that met them (AbandonedReservations):
+   * queued on their own, outside any record, due at once, in one statement whatever their
+   * number. `recordedAt` is each reservation's last write. One queued already stays as it is
+   * (its attempts and backoff kept). Answers the ids of the transactions queued now.
    */
-  addAbandoned(inquiry: UnknownInquiryKey & { merchantMode: MerchantMode; recordedAt: Date }): Promise<boolean> {
-    return this.add(this.dataSource.manager, inquiry);
+  async addAbandoned(merchant: { id: string; mode: MerchantMode }, orderId: string, reservations: { transactionId: string; recordedAt: Date }[]): Promise<string[]> {
+    const added: { transactionId: string }[] = await this.dataSource.query(
+      `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
+       SELECT $1, $2, r.transaction_id, $3, r.recorded_at, r.recorded_at, 0
+         FROM unnest($4::varchar[], $5::timestamptz[]) AS r(transaction_id, recorded_at)
+       ON CONFLICT (merchant_id, order_id, transaction_id) DO NOTHING
+       RETURNING transaction_id AS "transactionId"`,
+      [merchant.id, orderId, merchant.mode, reservations.map((r) => r.transactionId), reservations.map((r) => r.recordedAt)],
+    );
+    return added.map((row) => row.transactionId);
+  }
+
+  /**
+   * One step of the sweep for card reservations abandoned PENDING that no read met: in one
+   * database transaction, takes the cursor (reservation_sweep) FOR UPDATE SKIP LOCKED, queues the
+   * card reservations (CARD_RESERVATION_SQL) created in the window after it that are still
+   * PENDING and not queued yet, due at once, without a merchant mode (no request brought one),
+   * and moves the cursor to the window's end. Null, and nothing done, while another replica's
+   * sweep holds the cursor: one sweeps at a time, the others skip.
+   *
+   * The window ends `afterMs` (ABANDONED_RESERVATION_AFTER_MS) before the database's now(): a
+   * younger reservation may still be completed, and is left to the window that reaches it. It
+   * spans `windowMs` at most, so a cursor left behind (an upgrade, the sweep turned off) is
+   * caught up in bounded steps, `behind` saying there is more. The window is read through the
+   * BRIN on created_at (a bitmap scan of the pages created in it): a reservation's row is
+   * created once, by its INSERT, and never written PENDING again (RecordOperation refuses an
+   * UPDATE that would), so its creation time is the time it was reserved.
+   */
+  async sweepAbandoned(request: { afterMs: number; windowMs: number }): Promise<ReservationSweep | null> {
+    return this.dataSource.transaction(async (manager) => {
+      // As text: a JS Date would drop the microseconds of a timestamptz, and move the cursor back.
+      const [cursor]: { from: string; to: string; sweptTo: Date; behind: boolean }[] = await manager.query(
+        `SELECT swept_to::text AS "from", window_end::text AS "to", window_end AS "sweptTo", window_end < due AS behind
+           FROM order_transaction.reservation_sweep,
+                LATERAL (SELECT now() - $1::float8 * interval '1 millisecond' AS due) d,
+                LATERAL (SELECT GREATEST(swept_to, LEAST(due, swept_to + $2::float8 * interval '1 millisecond')) AS window_end) w
+            FOR UPDATE OF reservation_sweep SKIP LOCKED`,
+        [request.afterMs, request.windowMs],
+      );
+      if (!cursor) {
+        return null;
+      }
+      const queued: (UnknownInquiryKey & { recordedAt: Date })[] = await manager.query(
+        `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
+         SELECT t.merchant_id, t.order_id, t.transaction_id, NULL, t.updated_at, t.updated_at, 0
+           FROM order_transaction.transactions t
+          WHERE t.created_at > $1::timestamptz AND t.created_at <= $2::timestamptz AND ${CARD_RESERVATION_SQL}
+            AND NOT EXISTS (SELECT 1 FROM order_transaction.unknown_inquiries q
+                             WHERE q.merchant_id = t.merchant_id AND q.order_id = t.order_id AND q.transaction_id = t.transaction_id)
+         ON CONFLICT (merchant_id, order_id, transaction_id) DO NOTHING
+         RETURNING merchant_id AS "merchantId", order_id AS "orderId", transaction_id AS "transactionId", recorded_at AS "recordedAt"`,
+        [cursor.from, cursor.to],
+      );
+      await manager.query('UPDATE order_transaction.reservation_sweep SET swept_to = $1::timestamptz', [cursor.to]);
+      return { queued, sweptTo: cursor.sweptTo, behind: cursor.behind };
+    });
   }
 
   /** Inside the record that resolves the transaction (or on its own, once it is found resolved). */

@@ -8,7 +8,10 @@ import type { MerchantMode } from '@gateway/contracts';
  * reconciler claims due rows (SELECT ... FOR UPDATE SKIP LOCKED, then a lease on
  * next_attempt_at), so any number of replicas share them. A queue of its own, rather than an
  * index on the ledger's transactions: completions change `result`, and an index on it would
- * cost every payment's completion its HOT update.
+ * cost every payment's completion its HOT update. Card reservations abandoned PENDING are queued
+ * too, by a read that meets one or by the sweep, which reads the ledger by creation time through
+ * a BRIN that leaves completions HOT (docs/decisions/unknown-resolution.md, amendment "abandoned
+ * reservations nobody reads are swept").
  */
 @Entity({ name: 'unknown_inquiries' })
 @Check('unknown_inquiries_merchant_mode_check', `merchant_mode IN ('TEST', 'LIVE')`)
@@ -24,9 +27,12 @@ export class UnknownInquiryEntity {
   @PrimaryColumn({ name: 'transaction_id', type: 'varchar', length: 40, primaryKeyConstraintName: 'unknown_inquiries_pkey' })
   transactionId: string;
 
-  /** Which acquirer the merchant's card operations go to (the request's profile is not kept). */
-  @Column({ name: 'merchant_mode', type: 'varchar', length: 4 })
-  merchantMode: MerchantMode;
+  /**
+   * Which acquirer the merchant's card operations go to (the request's profile is not kept); null
+   * when the sweep queued it (no request, no profile): routed by the acquirer its stored body names.
+   */
+  @Column({ name: 'merchant_mode', type: 'varchar', length: 4, nullable: true })
+  merchantMode: MerchantMode | null;
 
   /** When the UNKNOWN outcome was recorded: the reconciler waits UNKNOWN_INQUIRY_AFTER_MS from it. */
   @Column({ name: 'recorded_at', type: 'timestamptz' })

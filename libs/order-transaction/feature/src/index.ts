@@ -4,3 +4,4 @@ export * from './notifications.command';
 export * from './operator-commands';
 export * from './transactions.command';
 export * from './unknown-reconciler';
+export * from './abandoned-reservation-sweeper';

@@ -1,9 +1,20 @@
 import { AcquirerRegistry, InquiryRequest, InquiryResult, TestAcquirer } from '@gateway/acquirer';
 import { JsonObject, MerchantContext, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
-import { ABANDONED_RESERVATION_AFTER, INQUIRY_WAIT_MS, InquireUnknown, RecordOperation, ResolveUnknown, UNKNOWN_RESOLUTIONS_METRIC, UnknownInquiryOptions } from '@gateway/order-transaction/domain';
+import {
+  ABANDONED_RESERVATION_AFTER,
+  AbandonedReservations,
+  INQUIRY_WAIT_MS,
+  InquireUnknown,
+  RecordOperation,
+  ResolveUnknown,
+  SWEEP_WINDOW_MS,
+  UNKNOWN_RESOLUTIONS_METRIC,
+  UnknownInquiryOptions,
+} from '@gateway/order-transaction/domain';
 import { AppLogger, createLogger, Metrics } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
+import { createDatabase, dropDatabase, keptForAtRestScan, sentStatements, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
+import { AbandonedReservationSweeper } from './abandoned-reservation-sweeper';
 import { LedgerTestApp, newOrderId, nextFence, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { UnknownReconciler } from './unknown-reconciler';
 
@@ -322,12 +333,39 @@ describe('card reservations abandoned PENDING', () => {
     await age(merchant, orderId, 'p1', ageMs);
   }
 
+  /** Written `ageMs` ago: created then too, as a reservation, written once, is. */
   function age(merchant: MerchantContext, orderId: string, transactionId: string, ageMs: number) {
     return app.dataSource.query(
-      `UPDATE order_transaction.transactions SET updated_at = now() - make_interval(secs => $4::float8 / 1000)
+      `UPDATE order_transaction.transactions SET created_at = now() - make_interval(secs => $4::float8 / 1000), updated_at = now() - make_interval(secs => $4::float8 / 1000)
         WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3`,
       [merchant.id, orderId, transactionId, ageMs],
     );
+  }
+
+  /**
+   * A refund request awaiting approval (`r1`, on a paid order) and a browser payment waiting at
+   * its provider (`p1`, as browser-payment records it), `ageMs` old: PENDING, never card
+   * reservations. `merchant` needs refundRequiresApproval.
+   */
+  async function pendingButNoReservations(merchant: MerchantContext, ageMs = 3_600_000) {
+    const [refunded, provider] = [newOrderId(), newOrderId()];
+    await operateAs(app, merchant, refunded, 'p1', 'PAY', payRequest('40.00'));
+    const request = { transaction: { amount: '15.00', currency: 'USD' } };
+    expect(await operateAs(app, merchant, refunded, 'r1', 'REFUND', request)).toMatchObject({ result: 'PENDING', transaction: { type: 'REFUND_REQUEST' } });
+    await age(merchant, refunded, 'r1', ageMs);
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: `provider-${provider}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId: provider,
+      transactionId: 'p1',
+      apiOperation: 'INITIATE_BROWSER_PAYMENT',
+      requestHash: testRequestHasher().hash({ apiOperation: 'INITIATE_BROWSER_PAYMENT', orderId: provider }),
+      mode: 'CREATE',
+      order: { currency: 'USD', amount: '25.00' },
+      transaction: { type: 'PAYMENT', amount: '25.00', currency: 'USD', result: 'PENDING', gatewayCode: 'PENDING', fundingType: 'PROVIDER_A' },
+      response: { result: 'PENDING', response: { gatewayCode: 'PENDING' }, transaction: { id: 'p1' } },
+    });
+    await age(merchant, provider, 'p1', ageMs);
+    return { refunded, provider, request };
   }
 
   /** The acquirer's own records: the payments it approved, answered by the identifiers an inquiry carries (the test acquirer keeps none). */
@@ -404,24 +442,8 @@ describe('card reservations abandoned PENDING', () => {
 
   it("a refund request awaiting approval and a provider's PENDING, however old, are never queued; an abandoned card reservation beside them is", async () => {
     const merchant = testMerchant({ privileges: { excessiveRefund: false, unmask: false, refundRequiresApproval: true } });
-    const [refunded, provider, card] = [newOrderId(), newOrderId(), newOrderId()];
-    await operateAs(app, merchant, refunded, 'p1', 'PAY', payRequest('40.00'));
-    const request = { transaction: { amount: '15.00', currency: 'USD' } };
-    expect(await operateAs(app, merchant, refunded, 'r1', 'REFUND', request)).toMatchObject({ result: 'PENDING', transaction: { type: 'REFUND_REQUEST' } });
-    await age(merchant, refunded, 'r1', 3_600_000);
-    // A browser payment waiting for its provider, as browser-payment records it.
-    await app.record({
-      envelope: { merchant, apiVersion: 100, requestId: `provider-${provider}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
-      orderId: provider,
-      transactionId: 'p1',
-      apiOperation: 'INITIATE_BROWSER_PAYMENT',
-      requestHash: testRequestHasher().hash({ apiOperation: 'INITIATE_BROWSER_PAYMENT', orderId: provider }),
-      mode: 'CREATE',
-      order: { currency: 'USD', amount: '25.00' },
-      transaction: { type: 'PAYMENT', amount: '25.00', currency: 'USD', result: 'PENDING', gatewayCode: 'PENDING', fundingType: 'PROVIDER_A' },
-      response: { result: 'PENDING', response: { gatewayCode: 'PENDING' }, transaction: { id: 'p1' } },
-    });
-    await age(merchant, provider, 'p1', 3_600_000);
+    const card = newOrderId();
+    const { refunded, provider, request } = await pendingButNoReservations(merchant);
     await abandonedPay(merchant, card, '10.00', afterMs() + 1_000);
 
     expect(await operateAs(app, merchant, refunded, 'r1', 'REFUND', request)).toMatchObject({ result: 'PENDING' });
@@ -432,5 +454,264 @@ describe('card reservations abandoned PENDING', () => {
     expect(await round()).toMatchObject({ claimed: 1, resolved: 1 });
     expect(await retrieve(merchant, refunded, 'r1')).toMatchObject({ result: 'PENDING', transaction: { type: 'REFUND_REQUEST' } });
     expect(await retrieve(merchant, provider)).toMatchObject({ result: 'PENDING' });
+  });
+
+  /**
+   * Reservations nobody reads again (amendment of 2026-11-26, "abandoned reservations nobody
+   * reads"): the sweep finds them in the ledger and queues them, with no merchant mode.
+   */
+  describe('found by the sweep', () => {
+    const sweep = () => app.running.app.get(AbandonedReservationSweeper).runNow();
+    const transactionOf = async (merchant: MerchantContext, orderId: string, transactionId = 'p1') =>
+      (
+        await app.dataSource.query(
+          `SELECT result, gateway_code AS "gatewayCode" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3`,
+          [merchant.id, orderId, transactionId],
+        )
+      )[0];
+    const cursor = async (): Promise<Date> => (await app.dataSource.query(`SELECT swept_to AS "sweptTo" FROM order_transaction.reservation_sweep`))[0].sweptTo;
+    /** The cursor put `msAgo` before the database's clock: the sweep reads the ledger created since. */
+    const sweptTo = (msAgo: number) =>
+      app.dataSource.query(`UPDATE order_transaction.reservation_sweep SET swept_to = now() - make_interval(secs => $1::float8 / 1000)`, [msAgo]);
+    const databaseNow = async (): Promise<Date> => (await app.dataSource.query('SELECT now() AS now'))[0].now;
+    const createdAt = async (merchant: MerchantContext, orderId: string): Promise<Date> =>
+      (await app.dataSource.query(`SELECT created_at AS "createdAt" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2`, [merchant.id, orderId]))[0]
+        .createdAt;
+
+    // Each test's reservations are younger than this; other tests' left behind it.
+    beforeEach(() => sweptTo(50 * 60_000));
+
+    it('a PAY approved at the acquirer that nobody reads: swept, queued once, recorded SUCCESS', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '30.00', afterMs() + 1_000);
+      expect(await queued(merchant)).toEqual([]);
+      const before = await counted('gateway_abandoned_reservations_queued_total', { source: 'SWEEP' });
+
+      const swept = await sweep();
+      expect(swept).toMatchObject({ outcome: 'SWEPT', queued: expect.any(Number), behind: false });
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1', mode: null, attempts: 0 })]);
+      // With what other tests left in the window.
+      expect(await counted('gateway_abandoned_reservations_queued_total', { source: 'SWEEP' })).toBe(before + (swept as { queued: number }).queued);
+      // Queued already: a sweep of its window again leaves it as it is.
+      await sweptTo(50 * 60_000);
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT', queued: 0 });
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, attempts: 0 })]);
+
+      // Routed by the acquirer its PENDING body names, with no mode queued.
+      expect(await inquirer({}, acquirerThatApproved({ merchantId: merchant.id, orderId, transactionId: 'p1' })).round()).toMatchObject({ resolved: expect.any(Number) });
+      expect(await transactionOf(merchant, orderId)).toEqual({ result: 'SUCCESS', gatewayCode: 'APPROVED' });
+      expect(await queued(merchant)).toEqual([]);
+      expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 30 } });
+    });
+
+    it('a PAY the acquirer has no record of, that nobody reads: swept, recorded FAILURE, its amount freed', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '30.00', afterMs() + 1_000);
+      await sweep();
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, mode: null })]);
+      await round();
+      expect(await transactionOf(merchant, orderId)).toEqual({ result: 'FAILURE', gatewayCode: 'DECLINED' });
+      expect(await operateAs(app, merchant, orderId, 'p2', 'PAY', payRequest('30.00'))).toMatchObject({ result: 'SUCCESS', order: { totalCapturedAmount: 30 } });
+    });
+
+    it("leaves a young reservation, a refund request awaiting approval and a provider's PENDING alone", async () => {
+      const merchant = testMerchant({ privileges: { excessiveRefund: false, unmask: false, refundRequiresApproval: true } });
+      const [young, old] = [newOrderId(), newOrderId()];
+      // In the sweep's window: half an hour old.
+      const { refunded, provider } = await pendingButNoReservations(merchant, 30 * 60_000);
+      await abandonedPay(merchant, young, '10.00', afterMs() - 30_000);
+      await abandonedPay(merchant, old, '10.00', afterMs() + 1_000);
+
+      await sweep();
+      expect((await queued(merchant)).map((row) => row.orderId)).toEqual([old]);
+      await round();
+      expect(await transactionOf(merchant, young)).toEqual({ result: 'PENDING', gatewayCode: 'PENDING' });
+      expect(await transactionOf(merchant, refunded, 'r1')).toEqual({ result: 'PENDING', gatewayCode: 'PENDING' });
+      expect(await transactionOf(merchant, provider)).toEqual({ result: 'PENDING', gatewayCode: 'PENDING' });
+    });
+
+    it("two replicas: while one's sweep holds the cursor, the other's skips at once; the next sweep queues the reservations", async () => {
+      const merchant = testMerchant();
+      const orders = [newOrderId(), newOrderId(), newOrderId()];
+      for (const orderId of orders) {
+        await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+      }
+      const from = await cursor();
+      // The other replica's sweep, its transaction open on the cursor.
+      const runner = app.dataSource.createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        await runner.query('SELECT swept_to FROM order_transaction.reservation_sweep FOR UPDATE');
+        expect(await sweep()).toEqual({ outcome: 'SKIPPED' });
+        expect(await queued(merchant)).toEqual([]);
+        expect(await cursor()).toEqual(from);
+        await runner.commitTransaction();
+      } finally {
+        await runner.release();
+      }
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT' });
+      expect((await queued(merchant)).map((row) => row.orderId)).toEqual([...orders].sort());
+      await round();
+    });
+
+    it("moves the cursor to ABANDONED_RESERVATION_AFTER_MS before the database's clock", async () => {
+      const before = await databaseNow();
+      const swept = await sweep();
+      const after = await databaseNow();
+      const to = await cursor();
+      expect(swept).toEqual({ outcome: 'SWEPT', queued: expect.any(Number), sweptTo: to, behind: false });
+      expect(to.getTime()).toBeGreaterThanOrEqual(before.getTime() - afterMs());
+      expect(to.getTime()).toBeLessThanOrEqual(after.getTime() - afterMs());
+    });
+
+    it('does not read again what it swept: a reservation created before the cursor is left to the reads', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await sweep();
+      // Created a minute before the cursor (as none can be: a reservation commits within the threshold).
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 60_000);
+      expect((await createdAt(merchant, orderId)).getTime()).toBeLessThan((await cursor()).getTime());
+
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT', queued: 0 });
+      expect(await queued(merchant)).toEqual([]);
+      expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'PENDING' });
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, mode: 'TEST' })]);
+      await round();
+    });
+
+    it('works through a backlog an hour of the ledger at a time', async () => {
+      const merchant = testMerchant();
+      const orders = [newOrderId(), newOrderId(), newOrderId()];
+      const ages = [170, 100, 10].map((minutes) => minutes * 60_000);
+      for (const [index, orderId] of orders.entries()) {
+        await abandonedPay(merchant, orderId, '10.00', ages[index]);
+      }
+      await sweptTo(3 * 3_600_000);
+      const from = await cursor();
+      const queuedOrders = async () => (await queued(merchant)).map((row) => row.orderId).sort();
+
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT', behind: true });
+      expect(await queuedOrders()).toEqual([orders[0]]);
+      expect((await cursor()).getTime() - from.getTime()).toBe(SWEEP_WINDOW_MS);
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT', behind: true });
+      expect(await queuedOrders()).toEqual([orders[0], orders[1]].sort());
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT', behind: false });
+      expect(await queuedOrders()).toEqual([...orders].sort());
+      await round();
+    });
+
+    it('does not pass a reservation too young to sweep: its window is swept once it is old enough', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '10.00', afterMs() - 30_000);
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT' });
+      expect(await queued(merchant)).toEqual([]);
+      expect((await cursor()).getTime()).toBeLessThan((await createdAt(merchant, orderId)).getTime());
+
+      // A minute later, as a sweep whose threshold is a minute shorter sees the ledger now.
+      const get = <T>(type: new (...args: never[]) => T) => app.running.app.get(type);
+      const minuteLater = new AbandonedReservations(get(UnknownInquiries), get(LedgerRepository), afterMs() - 60_000, silent, new Metrics());
+      expect(await minuteLater.sweep()).toMatchObject({ outcome: 'SWEPT' });
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, mode: null })]);
+      await round();
+    });
+
+    it('reads reservations by creation time, which is when they were reserved: an UPDATE never makes a card transaction PENDING again', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await recordUnknownPay(merchant, orderId, { sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008' } } } });
+      const written = `SELECT result, created_at AS "createdAt", updated_at AS "updatedAt" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2`;
+      const [unknown] = await app.dataSource.query(written, [merchant.id, orderId]);
+
+      // An UPDATE of the UNKNOWN PAY back to PENDING (no caller sends one): refused, nothing written.
+      await expect(
+        app.record({
+          envelope: { merchant, apiVersion: 100, requestId: `again-${orderId}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+          orderId,
+          transactionId: 'p1',
+          apiOperation: 'RESERVE_AGAIN',
+          requestHash: testRequestHasher().hash({ apiOperation: 'RESERVE_AGAIN', orderId }),
+          mode: 'UPDATE',
+          updates: 'PAY',
+          order: { currency: 'USD' },
+          transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'PENDING', gatewayCode: 'PENDING', fundingType: 'CARD' },
+          response: { result: 'PENDING', response: { gatewayCode: 'PENDING' }, sourceOfFunds: { type: 'CARD' }, transaction: { id: 'p1', type: 'PAYMENT' } },
+        }),
+      ).rejects.toBeDefined();
+      expect(await app.dataSource.query(written, [merchant.id, orderId])).toEqual([unknown]);
+      await round();
+    });
+
+    it('an answer the gateway does not record by itself is asked about again with the doubling wait, whoever meets the reservation meanwhile', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '30.00', afterMs() + 1_000);
+      await sweep();
+      class Partial extends TestAcquirer {
+        override async inquire(request: InquiryRequest): Promise<InquiryResult> {
+          return request.merchantId === merchant.id ? { result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED' } : super.inquire(request);
+        }
+      }
+      const partial = new AcquirerRegistry(new Metrics(), new Partial());
+      const startedAt = Date.now();
+      await inquirer({ retryBaseMs: 60_000 }, partial).round();
+      const [backingOff] = await queued(merchant);
+      expect(backingOff).toMatchObject({ orderId, attempts: 1, lastResult: 'PARTIALLY_APPROVED' });
+      expect(backingOff.nextAttemptAt.getTime()).toBeGreaterThanOrEqual(startedAt + 60_000);
+
+      // The merchant's retry, a GET and a sweep meet it: its attempts and its wait stay.
+      expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('30.00'))).toMatchObject({ result: 'PENDING' });
+      expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'PENDING' });
+      // Its window swept again (only its: what other tests left there would be due before it).
+      await app.dataSource.query(
+        `UPDATE order_transaction.reservation_sweep SET swept_to = $1::timestamptz - interval '1 millisecond'`,
+        [await createdAt(merchant, orderId)],
+      );
+      await sweep();
+      expect(await queued(merchant)).toEqual([backingOff]);
+      await inquirer({ retryBaseMs: 60_000 }, partial).round();
+      expect(await queued(merchant)).toEqual([backingOff]);
+
+      // Once due, asked again, and the wait doubles.
+      await app.dataSource.query(`UPDATE order_transaction.unknown_inquiries SET next_attempt_at = now() WHERE merchant_id = $1`, [merchant.id]);
+      const again = Date.now();
+      await inquirer({ retryBaseMs: 60_000 }, partial).round();
+      const [twice] = await queued(merchant);
+      expect(twice).toMatchObject({ attempts: 2 });
+      expect(twice.nextAttemptAt.getTime()).toBeGreaterThanOrEqual(again + 120_000);
+      expect(await transactionOf(merchant, orderId)).toEqual({ result: 'PENDING', gatewayCode: 'PENDING' });
+    });
+
+    it("a read that meets several of an order's abandoned reservations queues them in one statement", async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('40.00'));
+      for (const refundId of ['r1', 'r2']) {
+        await app.record({
+          envelope: { merchant, apiVersion: 100, requestId: `refund-${refundId}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+          orderId,
+          transactionId: refundId,
+          apiOperation: 'REFUND',
+          requestHash: testRequestHasher().hash({ apiOperation: 'REFUND', orderId, refundId }),
+          mode: 'CREATE',
+          order: { currency: 'USD', amount: '40.00' },
+          transaction: { type: 'REFUND', amount: '5.00', currency: 'USD', result: 'PENDING', gatewayCode: 'PENDING', fundingType: 'CARD', targetTransactionId: 'p1' },
+          response: { result: 'PENDING', response: { gatewayCode: 'PENDING' }, sourceOfFunds: { type: 'CARD' }, transaction: { id: refundId, type: 'REFUND' } },
+        });
+        await age(merchant, orderId, refundId, afterMs() + 1_000);
+      }
+      const inserts = (statements: { text: string }[]) => statements.filter((s) => s.text.startsWith('INSERT INTO order_transaction.unknown_inquiries'));
+
+      expect(inserts(await sentStatements(() => retrieve(merchant, orderId, 'r1')))).toHaveLength(1);
+      expect((await queued(merchant)).map((row) => row.transactionId)).toEqual(['r1', 'r2']);
+      // Queued already: still one statement, nothing changed.
+      expect(inserts(await sentStatements(() => retrieve(merchant, orderId, 'r2')))).toHaveLength(1);
+      // No abandoned reservation on the order: nothing sent to the queue.
+      expect(inserts(await sentStatements(() => retrieve(merchant, orderId, 'p1')))).toHaveLength(0);
+      await round();
+    });
   });
 });

@@ -166,6 +166,17 @@ export class OrderTransactionConfig extends DatabaseConfig {
   ABANDONED_RESERVATION_AFTER_MS = 120_000;
 
   @Describe(
+    'How often each request-serving process sweeps the ledger for card reservations abandoned PENDING (ABANDONED_RESERVATION_AFTER_MS old) that no read met, ' +
+      'and queues them for the acquirer inquiries (docs/decisions/unknown-resolution.md): each sweep reads the transactions created since the last one\'s, up to ABANDONED_RESERVATION_AFTER_MS ago (an hour of them at most, the next step a second later while behind); one replica sweeps at a time, the others skip. ' +
+      '0 turns it off: such a reservation then waits for a read that meets it, or an operator\'s `transactions resolve`; turned on again, the sweep catches up from where it stopped. The inquiries themselves run every UNKNOWN_INQUIRY_INTERVAL_MS.',
+  )
+  @IntVar()
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  ABANDONED_RESERVATION_SWEEP_INTERVAL_MS = 60_000;
+
+  @Describe(
     'Longest wait for a refund\'s money movement through another service (the token vault\'s acquirer call, browser-payment\'s provider refund), for an AUTHORIZE or PAY whose card the token vault holds (a token\'s or a payment session\'s: the vault makes the acquirer call), and for a capture or void of a browser payment\'s authorisation at its provider. Shorter than NATS_REQUEST_TIMEOUT_MS (the same value in every app) less ' +
       `${REVERSAL_WAIT_MS} ms, the wait for a timed-out call's reversal, where this process serves requests: an operation whose call timed out is then recorded (UNKNOWN, or declined and reversed) and answered before the edge stops waiting.`,
   )

@@ -37,6 +37,7 @@ import {
   WriteNotification,
 } from '@gateway/order-transaction/domain';
 import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
+import { ABANDONED_SWEEP_INTERVAL, AbandonedReservationSweeper } from './abandoned-reservation-sweeper';
 import { CardPaymentsNatsController } from './card-payments.nats-controller';
 import { LedgerNatsController } from './ledger.nats-controller';
 import { OrderRetrievalNatsController } from './order-retrieval.nats-controller';
@@ -120,7 +121,7 @@ export function loadRequestHasher(config: OrderTransactionConfig): RequestHasher
     : RequestHasher.fromConfig(config.REQUEST_HASH_KEY, `when ORDER_TRANSACTION_MODE is ${config.ORDER_TRANSACTION_MODE}`);
 }
 
-/** The acquirer inquiries about UNKNOWN outcomes run where requests are served: those processes call acquirers. */
+/** The acquirer inquiries about UNKNOWN outcomes, and the sweep that queues abandoned reservations for them, run where requests are served: those processes call acquirers. */
 function reconcilerProviders(config: OrderTransactionConfig): Provider[] {
   return [
     {
@@ -134,6 +135,8 @@ function reconcilerProviders(config: OrderTransactionConfig): Provider[] {
     { provide: UNKNOWN_RECONCILER_INTERVAL, useValue: config.UNKNOWN_INQUIRY_INTERVAL_MS },
     InquireUnknown,
     UnknownReconciler,
+    { provide: ABANDONED_SWEEP_INTERVAL, useValue: config.ABANDONED_RESERVATION_SWEEP_INTERVAL_MS },
+    AbandonedReservationSweeper,
   ];
 }
 

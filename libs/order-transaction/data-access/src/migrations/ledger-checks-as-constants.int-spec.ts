@@ -77,7 +77,8 @@ it('replaces the ledger checks on a live ledger, validated, stored as constants,
 
   const after = await database.withAll();
   try {
-    expect(await migrateSchema(after)).toEqual(['LedgerChecksAsConstants1765000000000', 'ValidateLedgerChecks1765000000001']);
+    // Those two first; the migrations of later releases after them.
+    expect((await migrateSchema(after)).slice(0, 2)).toEqual(['LedgerChecksAsConstants1765000000000', 'ValidateLedgerChecks1765000000001']);
     expect(await migrateSchema(after)).toEqual([]);
 
     const checks: { table: string; name: string; validated: boolean; stored: string }[] = await after.query(

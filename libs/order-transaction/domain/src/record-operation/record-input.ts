@@ -8,6 +8,7 @@ import {
   TransactionType,
 } from '@gateway/contracts';
 import { Money, MoneyError } from '@gateway/money';
+import { isCardReservationRow } from '@gateway/order-transaction/data-access';
 import { LedgerEntry } from '../order-state/derive-order-state';
 import { RecordedTransaction } from '../ledger-response/complete-response';
 import { redactCardData } from '../ledger-response/redact-card-data';
@@ -103,6 +104,21 @@ export function assertOrderCurrency(orderCurrency: string, input: RecordInput): 
 export function assertTypeChangeAllowed(from: TransactionType, to: TransactionType): void {
   if (from !== to && !(from === 'REFUND_REQUEST' && to === 'REFUND')) {
     throw new Error(`a ledger UPDATE may not turn a ${from} into a ${to}`);
+  }
+}
+
+/**
+ * A card reservation is written by the CREATE that opens its transaction (RunReservedOperation,
+ * RefundOrder), never by an UPDATE of one: the sweep for abandoned reservations reads the ledger
+ * by creation time (UnknownInquiries.sweepAbandoned), and a transaction made a reservation again
+ * after its creation would be behind the sweep's cursor, never found. No caller does it (a
+ * completion carries an acquirer's code, never PENDING; browser-payment's steps are PROVIDER_*
+ * funded); this keeps it so (docs/decisions/unknown-resolution.md, amendment "abandoned
+ * reservations nobody reads").
+ */
+export function assertNotReservedAgain(transaction: RecordInput['transaction']): void {
+  if (isCardReservationRow(transaction)) {
+    throw new Error(`a ledger UPDATE may not make card transaction ${transaction.id} a reservation (PENDING) again: a reservation is created, not updated`);
   }
 }
 

@@ -21,7 +21,7 @@ import { OrderSnapshot } from '../ledger-response/order-snapshot';
 import { recordEntry } from '../order-state/record-entry';
 import { entryOfRow, orderRowWrite } from './ledger-write';
 import { reservationFound } from './lost-reservation';
-import { assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
+import { assertNotReservedAgain, assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
 
 /**
  * How a record takes part in a reservation (docs/decisions/refund-reservation.md). Only this
@@ -437,6 +437,7 @@ export class RecordOperation {
       }
       assertUpdatable(existing, input.updates);
       assertTypeChangeAllowed(existing.type, input.transaction.type);
+      assertNotReservedAgain(input.transaction);
     }
   }
 

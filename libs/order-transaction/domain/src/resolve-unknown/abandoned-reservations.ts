@@ -1,8 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isJsonObject, JsonObject, MerchantMode } from '@gateway/contracts';
 import { LedgerRepository, TransactionRow, UnknownInquiries } from '@gateway/order-transaction/data-access';
-import { APP_LOGGER, AppLogger } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, Metrics } from '@gateway/platform';
+import type { Counter } from 'prom-client';
 import { ABANDONED_RESERVATION_AFTER, isAbandonedReservation } from './resolution';
+
+export const ABANDONED_RESERVATIONS_QUEUED_METRIC = 'gateway_abandoned_reservations_queued_total';
+
+/**
+ * The most of the ledger, by creation time, one step of the sweep reads: its normal window is
+ * the sweep's interval (a minute); a cursor left behind (an upgrade starting from the oldest
+ * reservation, the sweep turned off a while) is caught up an hour at a time, each step one
+ * bounded bitmap scan of the BRIN on created_at.
+ */
+export const SWEEP_WINDOW_MS = 3_600_000;
+
+/** What one sweep did: SKIPPED while another replica's sweep holds the cursor. */
+export type AbandonedSweep = { outcome: 'SWEPT'; queued: number; sweptTo: Date; behind: boolean } | { outcome: 'SKIPPED' };
 
 /**
  * Card reservations abandoned PENDING (their process died between the reservation and its
@@ -10,19 +24,30 @@ import { ABANDONED_RESERVATION_AFTER, isAbandonedReservation } from './resolutio
  * operation, any other operation on the order (both through BeginOperation's read), a GET of the
  * transaction or the order. Each is queued for the UNKNOWN inquiries (InquireUnknown), with the
  * merchant's mode from the request's profile, which the ledger keeps nowhere for a reservation.
- * The check runs on rows the read already holds; the queue's INSERT is the only write, and only
- * when an abandoned reservation is met (docs/decisions/unknown-resolution.md, amendment of
- * 2026-11-26). Never fails the request that met it: a failed INSERT is logged and tried again
- * by the next read that meets the reservation.
+ * The check runs on rows the read already holds; the queue's INSERT, one statement for all the
+ * order's abandoned reservations, is the only write, and only when one is met
+ * (docs/decisions/unknown-resolution.md, amendment of 2026-11-26). Never fails the request that
+ * met it: a failed INSERT is logged and tried again by the next read that meets the reservation.
+ * Those nobody reads again are found by the sweep (`sweep`, run by AbandonedReservationSweeper).
  */
 @Injectable()
 export class AbandonedReservations {
+  private readonly queuedCount: Counter<string>;
+
   constructor(
     private readonly inquiries: UnknownInquiries,
     private readonly ledger: LedgerRepository,
     @Inject(ABANDONED_RESERVATION_AFTER) private readonly afterMs: number,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.queuedCount = metrics.counter(
+      ABANDONED_RESERVATIONS_QUEUED_METRIC,
+      'Card reservations abandoned PENDING queued for an inquiry at the acquirer, by who found them: a read that met one (READ) or the periodic sweep (SWEEP).',
+      ['source'],
+      [{ source: 'READ' }, { source: 'SWEEP' }],
+    );
+  }
 
   /** Whether `transaction`, as read at `now`, is an abandoned card reservation. */
   isAbandoned(transaction: TransactionRow, now: Date = new Date()): boolean {
@@ -45,26 +70,59 @@ export class AbandonedReservations {
     }
   }
 
-  /** Queues for inquiry each of the order's `transactions` that is an abandoned card reservation. */
+  /** Queues for inquiry, in one statement, the order's `transactions` that are abandoned card reservations; none: nothing is done. */
   async notice(merchant: { id: string; mode: MerchantMode }, orderId: string, transactions: readonly TransactionRow[], now: Date = new Date()): Promise<void> {
-    for (const transaction of transactions) {
-      if (!this.isAbandoned(transaction, now)) {
-        continue;
-      }
-      const key = { merchantId: merchant.id, orderId, transactionId: transaction.transactionId };
-      try {
-        const added = await this.inquiries.addAbandoned({ ...key, merchantMode: merchant.mode, recordedAt: transaction.updatedAt });
-        if (!added) {
-          continue;
-        }
+    const abandoned = transactions.filter((transaction) => this.isAbandoned(transaction, now));
+    if (abandoned.length === 0) {
+      return;
+    }
+    try {
+      const added = new Set(
+        await this.inquiries.addAbandoned(
+          merchant,
+          orderId,
+          abandoned.map((t) => ({ transactionId: t.transactionId, recordedAt: t.updatedAt })),
+        ),
+      );
+      for (const transaction of abandoned.filter((t) => added.has(t.transactionId))) {
         this.logger.warn(
-          { ...key, apiOperation: transaction.apiOperation, since: transaction.updatedAt.toISOString() },
+          { merchantId: merchant.id, orderId, transactionId: transaction.transactionId, apiOperation: transaction.apiOperation, since: transaction.updatedAt.toISOString() },
           'card reservation abandoned PENDING: queued for an inquiry at the acquirer',
         );
-      } catch (err) {
-        this.logger.warn({ err, ...key }, 'card reservation abandoned PENDING not queued for inquiry; the next read that meets it tries again');
       }
+      this.queuedCount.inc({ source: 'READ' }, added.size);
+    } catch (err) {
+      const transactionIds = abandoned.map((t) => t.transactionId);
+      this.logger.warn({ err, merchantId: merchant.id, orderId, transactionIds }, 'card reservation abandoned PENDING not queued for inquiry; the next read that meets it tries again');
     }
+  }
+
+  /**
+   * A step of the sweep: queues the card reservations created in the window after the sweep's
+   * cursor that are still PENDING (UnknownInquiries.sweepAbandoned: the same rule, in SQL), the
+   * window ending ABANDONED_RESERVATION_AFTER_MS before the database's clock and spanning
+   * SWEEP_WINDOW_MS at most. One replica sweeps at a time; the others skip. Throws when the
+   * database cannot be reached: the cursor has not moved, the next sweep tries again.
+   */
+  async sweep(): Promise<AbandonedSweep> {
+    const swept = await this.inquiries.sweepAbandoned({ afterMs: this.afterMs, windowMs: SWEEP_WINDOW_MS });
+    if (!swept) {
+      return { outcome: 'SKIPPED' };
+    }
+    const { queued, sweptTo, behind } = swept;
+    if (queued.length > 0) {
+      this.queuedCount.inc({ source: 'SWEEP' }, queued.length);
+      this.logger.warn(
+        {
+          queued: queued.length,
+          oldest: queued.reduce((oldest, q) => (q.recordedAt < oldest ? q.recordedAt : oldest), queued[0].recordedAt).toISOString(),
+          transactions: queued.slice(0, 20).map((q) => `${q.merchantId}/${q.orderId}/${q.transactionId}`),
+          sweptTo: sweptTo.toISOString(),
+        },
+        'card reservations abandoned PENDING found by the sweep: queued for an inquiry at the acquirer',
+      );
+    }
+    return { outcome: 'SWEPT', queued: queued.length, sweptTo, behind };
   }
 }
 

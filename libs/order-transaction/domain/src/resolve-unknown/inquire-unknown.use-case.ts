@@ -24,9 +24,9 @@ export interface UnknownInquiryOptions {
 export interface InquiryRound {
   claimed: number;
   resolved: number;
-  /** Asked again later: the acquirer could not tell yet, or did not answer. */
+  /** Asked again later: the acquirer could not tell yet, did not answer, or answered what the gateway does not record by itself (logged). */
   retried: number;
-  /** Dropped from the queue: resolved meanwhile, or an answer the gateway does not record by itself (logged). */
+  /** Dropped from the queue: resolved meanwhile, or nothing an acquirer could be asked about. */
   dropped: number;
   /** Given back unasked, the process stopping: claimable again at once. */
   released: number;
@@ -135,8 +135,14 @@ export class InquireUnknown {
         reference: storedAcquirerReference(stored),
       };
       // Where the transaction went when it names an acquirer (a capture of a test-era order made
-      // after a switch to LIVE went to the test acquirer); else as the merchant's mode then routed it.
-      const connector = this.acquirers.forMerchantMode(inquiry.merchantMode, storedAcquirerId(stored));
+      // after a switch to LIVE went to the test acquirer); else as the merchant's mode then routed
+      // it. The sweep queues without a mode: every card reservation's body names its acquirer.
+      const recordedAcquirerId = storedAcquirerId(stored);
+      if (!recordedAcquirerId && !inquiry.merchantMode) {
+        this.logger.warn({ ...key }, 'no acquirer to ask about a transaction: its stored response names none and no merchant mode was queued; record it with `transactions resolve`');
+        return this.retryLater(inquiry, 'NO_ACQUIRER');
+      }
+      const connector = this.acquirers.forMerchantMode(inquiry.merchantMode, recordedAcquirerId);
       acquirerId = connector.acquirerId;
       answer = await withinWait(connector.inquire(request), INQUIRY_WAIT_MS, 'the inquiry');
     } catch (err) {
@@ -147,14 +153,16 @@ export class InquireUnknown {
       this.logger.info({ ...key, gatewayCode: answer.gatewayCode }, 'the acquirer cannot tell the outcome of an UNKNOWN transaction yet; asked again later');
       return this.retryLater(inquiry, answer.gatewayCode);
     }
+    // An answer not recorded stays queued and is asked about again with the doubling wait, rather
+    // than leave the queue: a read or the sweep would queue an abandoned reservation again at once,
+    // to be asked every round. An operator's `transactions resolve` dequeues it.
     const learned = learnedFrom(answer, acquirerId);
     if (!learned) {
       this.logger.warn(
         { ...key, gatewayCode: answer.gatewayCode },
-        'the acquirer answered an outcome the gateway does not record by itself: record it with `transactions resolve`',
+        'the acquirer answered an outcome the gateway does not record by itself: record it with `transactions resolve`; asked again later',
       );
-      await this.inquiries.remove(key);
-      return 'DROPPED';
+      return this.retryLater(inquiry, answer.gatewayCode);
     }
     try {
       const resolved = await this.resolution.execute({ ...key, learned, source: 'INQUIRY' });
@@ -164,10 +172,13 @@ export class InquireUnknown {
       return 'RESOLVED';
     } catch (err) {
       if (err instanceof GatewayError && err.httpStatus < 500) {
-        // No longer UNKNOWN, or an answer the ledger refuses (logged): a person decides.
-        this.logger.warn({ ...key, gatewayCode: answer.gatewayCode, explanation: err.explanation }, 'learned outcome not recorded; left to an operator');
-        await this.inquiries.remove(key);
-        return 'DROPPED';
+        // An answer the ledger refuses (logged): a person decides. Resolved meanwhile: the next
+        // claim finds it so and dequeues it.
+        this.logger.warn(
+          { ...key, gatewayCode: answer.gatewayCode, explanation: err.explanation },
+          'learned outcome not recorded; left to an operator (`transactions resolve`), asked again later',
+        );
+        return this.retryLater(inquiry, `REFUSED ${answer.gatewayCode}`);
       }
       throw err;
     }

@@ -1,5 +1,5 @@
 import { GatewayError, JsonObject } from '@gateway/contracts';
-import type { LedgerWrite, LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
+import { isCardReservationRow, isReservationRow, LedgerWrite, LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { completeResponse } from '../ledger-response/complete-response';
 import type { OrderSnapshot } from '../ledger-response/order-snapshot';
@@ -135,15 +135,16 @@ export const ABANDONED_RESERVATION_AFTER = Symbol('ABANDONED_RESERVATION_AFTER')
 
 /** A card operation's reservation (RunReservedOperation, RefundOrder): PENDING until its acquirer call is recorded. */
 export function isReservation(existing: TransactionRow): boolean {
-  return existing.result === 'PENDING' && existing.gatewayCode === 'PENDING' && existing.type !== 'REFUND_REQUEST';
+  return isReservationRow(existing);
 }
 
 /**
  * A card operation's reservation nothing will complete any more: last written `afterMs` or more
  * before `at`. A browser payment's PENDING is its provider's (PROVIDER_* funding), never one.
+ * The sweep's query is the same rule in SQL (CARD_RESERVATION_SQL, UnknownInquiries.sweepAbandoned).
  */
 export function isAbandonedReservation(existing: TransactionRow, at: Date, afterMs: number): boolean {
-  return existing.fundingType === 'CARD' && isReservation(existing) && at.getTime() - existing.updatedAt.getTime() >= afterMs;
+  return isCardReservationRow(existing) && at.getTime() - existing.updatedAt.getTime() >= afterMs;
 }
 
 /**

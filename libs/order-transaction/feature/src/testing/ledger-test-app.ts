@@ -65,6 +65,7 @@ export async function startLedgerTestApp(env: Record<string, string> = {}): Prom
     // No acquirer inquiries about UNKNOWN outcomes behind the tests' backs (the run's database is
     // shared); inquire-unknown.int-spec.ts runs them on a database of its own.
     UNKNOWN_INQUIRY_INTERVAL_MS: '0',
+    ABANDONED_RESERVATION_SWEEP_INTERVAL_MS: '0',
     REQUEST_HASH_KEY: testRequestHashKey(),
     ...env,
   });
