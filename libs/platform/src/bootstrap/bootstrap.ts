@@ -6,12 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { constants } from 'node:os';
 import { ConfigError } from '../config';
-import { answerClientError, answerFrameworkError } from '../errors';
+import { AllExceptionsFilter, answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
-import { GatewayNatsServer } from '../messaging';
+import { directMessageHandlers, GatewayNatsServer, RequestContextInterceptor } from '../messaging';
 import { Metrics } from '../metrics';
 import { installValidationMetadataCache } from '../validation/validation-metadata-cache';
+import { APP_LOGGER } from '../tokens';
 import { StartupError } from './startup-error';
 
 export interface BootstrapOptions {
@@ -108,8 +109,16 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     // would run, so a replica joining its queue group mid-rollout would take requests before it
     // can serve them.
     await app.init();
-    await app.startAllMicroservices();
     const server = options.messageServer;
+    if (server instanceof GatewayNatsServer) {
+      // The platform's interceptor and filter, as Nest's pipeline runs them (PlatformModule).
+      server.dispatchDirectly({
+        handlers: directMessageHandlers(app),
+        interceptor: new RequestContextInterceptor(app.get(Metrics)),
+        filter: new AllExceptionsFilter(app.get<AppLogger>(APP_LOGGER)),
+      });
+    }
+    await app.startAllMicroservices();
     if (server instanceof GatewayNatsServer) {
       app.get(ReadinessChecks).add('nats-subscriptions', async () => {
         const connection = server.connection();

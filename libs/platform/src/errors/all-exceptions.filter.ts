@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { GatewayError, newSupportCode } from '@gateway/contracts';
+import { GatewayError, newSupportCode, WireError } from '@gateway/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { Observable, throwError } from 'rxjs';
@@ -35,7 +35,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): Observable<never> | void {
     if (host.getType() === 'rpc') {
-      return throwError(() => this.toGatewayError(exception).toWire());
+      return throwError(() => this.toWireError(exception));
     }
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
@@ -52,6 +52,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     sendGatewayError(reply, this.toGatewayError(exception));
+  }
+
+  /** The error a message handler's failure is answered with (the reply's `err`). */
+  toWireError(exception: unknown): WireError {
+    return this.toGatewayError(exception).toWire();
   }
 
   private toGatewayError(exception: unknown): GatewayError {

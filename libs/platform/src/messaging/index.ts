@@ -1,3 +1,4 @@
+export * from './direct-handlers';
 export * from './gateway-nats.client';
 export * from './gateway-nats.server';
 export * from './in-process.transport';

@@ -3,7 +3,7 @@ import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { GatewayError } from '@gateway/contracts';
 import { Observable } from 'rxjs';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
-import { runWithRequestContext } from '../logging';
+import { RequestContext, runWithRequestContext } from '../logging';
 import { Metrics } from '../metrics';
 import { PastDeadlineError } from './operation-deadline';
 
@@ -49,33 +49,73 @@ export class RequestContextInterceptor implements NestInterceptor {
       return next.handle();
     }
     const subject = patternOf(context);
-    const data = context.switchToRpc().getData<WithEnvelope>();
-    const requestId =
-      typeof data?.envelope?.requestId === 'string' ? data.envelope.requestId : typeof data?.requestId === 'string' ? data.requestId : undefined;
-    const merchantId = typeof data?.envelope?.merchant?.id === 'string' ? data.envelope.merchant.id : undefined;
+    const requestContext = requestContextOf(context.switchToRpc().getData());
     return new Observable((subscriber) => {
       const started = process.hrtime.bigint();
-      const observe = (outcome: HandlerOutcome) =>
-        this.metrics.messagesHandled.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
       const handle = () =>
         next.handle().subscribe({
           next: (value) => subscriber.next(value),
           error: (err: unknown) => {
-            observe(handlerOutcome(err));
-            if (err instanceof PastDeadlineError) {
-              // Counted, not logged: under overload they come by the thousand.
-              this.metrics.messagesPastDeadline.inc({ subject });
-            }
+            this.observeFailure(subject, started, err);
             subscriber.error(err);
           },
           complete: () => {
-            observe('ok');
+            this.observe(subject, started, 'ok');
             subscriber.complete();
           },
         });
-      return requestId ? runWithRequestContext({ requestId, merchantId }, handle) : handle();
+      return requestContext ? runWithRequestContext(requestContext, handle) : handle();
     });
   }
+
+  /**
+   * The same around a handler the message server calls itself, without Nest's pipeline
+   * (GatewayNatsServer's direct dispatch): `handle` is observed and runs in the request's
+   * context, and so does `settle`, which turns its outcome into the reply where Nest's exception
+   * filter would (inside the context: the filter logs a failure under the request's id).
+   */
+  async handleDirectly<R>(subject: string, data: unknown, handle: () => unknown, settle: (outcome: DirectOutcome) => R): Promise<R> {
+    const run = async (): Promise<R> => {
+      const started = process.hrtime.bigint();
+      let response: unknown;
+      try {
+        response = await handle();
+      } catch (err) {
+        this.observeFailure(subject, started, err);
+        return settle({ failed: true, err });
+      }
+      this.observe(subject, started, 'ok');
+      return settle({ failed: false, response });
+    };
+    const requestContext = requestContextOf(data);
+    return requestContext ? runWithRequestContext(requestContext, run) : run();
+  }
+
+  private observe(subject: string, started: bigint, outcome: HandlerOutcome): void {
+    this.metrics.messagesHandled.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  private observeFailure(subject: string, started: bigint, err: unknown): void {
+    this.observe(subject, started, handlerOutcome(err));
+    if (err instanceof PastDeadlineError) {
+      // Counted, not logged: under overload they come by the thousand.
+      this.metrics.messagesPastDeadline.inc({ subject });
+    }
+  }
+}
+
+/** A handler's result, or what it threw. */
+export type DirectOutcome = { failed: false; response: unknown } | { failed: true; err: unknown };
+
+function requestContextOf(message: unknown): RequestContext | undefined {
+  const data = message as WithEnvelope | null | undefined;
+  const requestId =
+    typeof data?.envelope?.requestId === 'string' ? data.envelope.requestId : typeof data?.requestId === 'string' ? data.requestId : undefined;
+  if (requestId === undefined) {
+    return undefined;
+  }
+  const merchantId = typeof data?.envelope?.merchant?.id === 'string' ? data.envelope.merchant.id : undefined;
+  return { requestId, merchantId };
 }
 
 function patternOf(context: ExecutionContext): string {
