@@ -31,6 +31,7 @@ import {
 } from '@gateway/platform';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
+import { runStandalonePayerDataCommand } from './standalone-payer-data';
 import { withStandalonePublicBaseUrl } from './standalone-public-base-url';
 
 /**
@@ -181,7 +182,10 @@ function announceDemoMerchant(
 }
 
 const [command, ...args] = process.argv.slice(2);
-if (isOperatorCommand(command)) {
+if (command === 'payer-data') {
+  // Both services register it (the ledger's and browser-payment's erasure): one invocation runs both here.
+  void runStandalonePayerDataCommand(args, loadConfig(StandaloneConfig));
+} else if (isOperatorCommand(command)) {
   // order-transaction's operator commands (notifications, transactions), on the standalone profile's embedded database.
   void runStandaloneOperatorCommand(command, args, loadConfig(StandaloneConfig));
 } else {

@@ -1,4 +1,4 @@
-import { isPersonalDataKey, withoutPersonalData } from './personal-data';
+import { isPersonalDataKey, returnUrlKept, withoutPersonalData } from './personal-data';
 
 describe('withoutPersonalData', () => {
   it('drops the personal groups and fields at any depth, in arrays too, and keeps every other member', () => {
@@ -27,5 +27,26 @@ describe('withoutPersonalData', () => {
   it('matches keys as the API spells them, in any case, and not other keys', () => {
     expect(['billing', 'Shipping', 'nameOnCard', 'POSTCODEZIP', 'custom'].every(isPersonalDataKey)).toBe(true);
     expect(['name', 'number', 'customerReference', 'order', 'url'].some(isPersonalDataKey)).toBe(false);
+  });
+
+  it('cuts every returnUrl to its origin and path, and leaves one that has nothing else as it is', () => {
+    const body = { browserPayment: { returnUrl: 'https://shop.example/checkout/return?cart=7&email=z%40example.org#paid', interaction: { status: 'COMPLETED' } } };
+    expect(withoutPersonalData(body)).toEqual({ browserPayment: { returnUrl: 'https://shop.example/checkout/return', interaction: { status: 'COMPLETED' } } });
+    const plain = { browserPayment: { returnUrl: 'https://shop.example/checkout/return' } };
+    expect(withoutPersonalData(plain)).toBe(plain);
+  });
+});
+
+describe('returnUrlKept', () => {
+  it.each([
+    ['https://shop.example/checkout/return?cart=7', 'https://shop.example/checkout/return'],
+    ['https://shop.example/return#step-2', 'https://shop.example/return'],
+    ['https://shop.example?', 'https://shop.example/'],
+    ['https://zelda:pw@shop.example/r', 'https://shop.example/r'],
+    ['https://Shop.Example:443/r', 'https://Shop.Example:443/r'],
+    ['not a url', 'not a url'],
+  ])('%s: %s', (url, kept) => {
+    expect(returnUrlKept(url)).toBe(kept);
+    expect(returnUrlKept(kept)).toBe(kept);
   });
 });

@@ -17,9 +17,11 @@ export function isPersonalDataKey(key: string): boolean {
 }
 
 /**
- * `value` without the members that name personal data, at any depth (in arrays too); everything
- * else as it was. Answers `value` itself, not a copy, when it holds none: the caller can tell
- * "nothing to strip" by identity, and stripping twice gives the same object back.
+ * `value` without the members that name personal data, at any depth (in arrays too), and with
+ * every `returnUrl` (a browser payment's, in its request and in every response about it) cut
+ * to its origin and path (returnUrlKept); everything else as it was. Answers `value` itself,
+ * not a copy, when it holds none: the caller can tell "nothing to strip" by identity, and
+ * stripping twice gives the same object back.
  */
 export function withoutPersonalData<T extends JsonValue>(value: T): T {
   if (Array.isArray(value)) {
@@ -41,9 +43,27 @@ export function withoutPersonalData<T extends JsonValue>(value: T): T {
       changed = true;
       continue;
     }
-    const stripped = withoutPersonalData(item);
+    const stripped = key === 'returnUrl' && typeof item === 'string' ? returnUrlKept(item) : withoutPersonalData(item);
     changed ||= stripped !== item;
     kept[key] = stripped;
   }
   return (changed ? kept : value) as T;
+}
+
+/**
+ * A merchant's return URL without what may name the payer: its origin and path stay, its user
+ * info, query and fragment go. The query and fragment are the merchant's to fill, and merchants
+ * put their own references to the payer there (`?email=`, a customer number, a basket id);
+ * the origin and path are the merchant's page, which the gateway still needs (a browser
+ * payment's return URL cannot be empty: a payer's browser coming back after the erasure, a
+ * reload of the gateway's return, is still sent there with the order and transaction ids).
+ * Answers `url` itself when there is nothing to drop, or when it is not a URL.
+ */
+export function returnUrlKept(url: string): string {
+  if (!URL.canParse(url)) {
+    return url;
+  }
+  const parsed = new URL(url);
+  const nothingToDrop = !/[?#]/.test(url) && parsed.username === '' && parsed.password === '';
+  return nothingToDrop ? url : `${parsed.origin}${parsed.pathname}`;
 }

@@ -12,3 +12,4 @@ export * from './redis';
 export * from './tokens';
 export * from './standalone';
 export * from './outbound';
+export * from './operator-commands';

@@ -23,3 +23,4 @@ export {
   type Violation,
 } from './response-conformance';
 export * from './log-lines';
+export * from './operator-command-process';

@@ -8,3 +8,4 @@ export * from './provider-refund.entity';
 export * from './provider-capture.entity';
 export * from './browser-payment.repository';
 export * from './simulated-provider.repository';
+export * from './payer-data.repository';

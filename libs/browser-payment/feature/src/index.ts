@@ -1,2 +1,4 @@
 export * from './browser-payment.config';
 export * from './browser-payment.module';
+export * from './operator-commands';
+export * from './payer-data.command';

@@ -5,3 +5,4 @@ export * from './operator-commands';
 export * from './transactions.command';
 export * from './unknown-reconciler';
 export * from './abandoned-reservation-sweeper';
+export * from './payer-data.command';

@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import { notificationSecretContext } from '@gateway/contracts';
 import { DecryptionError, SealingKeyRing } from '@gateway/crypto';
 import type { FailedNotificationSecrets, NotificationOutbox, NotificationSummary } from '@gateway/order-transaction/data-access';
-import { lineOrAnswer } from './command-line';
-import type { CommandIo } from './operator-commands';
+import { CommandIo, lineOrAnswer } from '@gateway/platform';
 
 export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
        (standalone profile: node dist/apps/gateway/src/main.js notifications <command> [options])

@@ -1,3 +1,4 @@
+import { operatorCommandProcess } from '@gateway/testing';
 import { runOperatorCommandMain } from './operator-commands';
 
 /**
@@ -5,27 +6,7 @@ import { runOperatorCommandMain } from './operator-commands';
  * the usage, without the service's credentials (as the admin CLI and `rotate-keys` answer it).
  */
 describe('operator commands: the usage needs no database', () => {
-  const saved = { url: process.env.DATABASE_URL, exitCode: process.exitCode };
-  let out: string[];
-  let err: string[];
-
-  beforeEach(() => {
-    delete process.env.DATABASE_URL;
-    out = [];
-    err = [];
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
-    jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
-    jest.spyOn(process, 'exit').mockImplementation((code) => {
-      throw new Error(`process.exit(${code})`);
-    });
-  });
-
-  afterEach(() => {
-    jest.restoreAllMocks();
-    if (saved.url === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = saved.url;
-    process.exitCode = saved.exitCode;
-  });
+  const written = operatorCommandProcess();
 
   it.each([
     ['notifications', ['--help'], 0, 'list-failed'],
@@ -37,8 +18,8 @@ describe('operator commands: the usage needs no database', () => {
     ['payer-data', [], 2, 'erase <merchantId> <orderId>'],
   ] as const)('%s %j: the usage, exit code %i, no configuration read', async (command, argv, code, shown) => {
     await runOperatorCommandMain(command, [...argv]);
-    expect(err.join('')).toBe('');
-    expect(out.join('')).toContain(shown);
+    expect(written.err.join('')).toBe('');
+    expect(written.out.join('')).toContain(shown);
     expect(process.exitCode).toBe(code);
   });
 });

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import {
   LedgerRepository,
   NotificationOutbox,
@@ -11,34 +10,23 @@ import { ErasePayerData, RecordLostTransaction, RecordOperation, ResolveUnknown,
 import { SealingKeyRing } from '@gateway/crypto';
 import {
   AppLogger,
+  CommandIo,
+  commandLogger,
   ConfigError,
-  createLogger,
-  createServiceDataSource,
-  databaseConnection,
-  DatabaseConfig,
-  failStartup,
-  loadConfig,
   loadStandaloneSecrets,
   Metrics,
-  migrateSchema,
-  openStandaloneDatabase,
+  runCommandMain,
+  runStandaloneCommand,
   StandaloneConfig,
   standaloneWebhookSecretKeys,
+  stdio,
+  withServiceDatabase,
+  withStandaloneSchema,
 } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
 import { notificationsLine, runNotificationsCommand } from './notifications.command';
 import { payerDataLine, runPayerDataCommand } from './payer-data.command';
 import { runTransactionsCommand, transactionsLine } from './transactions.command';
-
-export interface CommandIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export const stdio: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 /**
  * The operator's commands of order-transaction's image, over its own schema:
@@ -50,7 +38,7 @@ const OPERATOR_COMMANDS = {
   notifications: (argv: string[], { dataSource, io, webhookKeys }: CommandContext) =>
     runNotificationsCommand(argv, NotificationOutbox.over(dataSource), io, webhookKeys),
   transactions: (argv: string[], { dataSource, io }: CommandContext) => {
-    const logger = commandLogger();
+    const logger = commandLogger('order-transaction');
     return runTransactionsCommand(
       argv,
       { unresolved: UnresolvedTransactions.over(dataSource), resolution: resolveUnknownOver(dataSource, logger), lost: recordLostOver(dataSource, logger) },
@@ -58,7 +46,7 @@ const OPERATOR_COMMANDS = {
     );
   },
   'payer-data': (argv: string[], { dataSource, io }: CommandContext) =>
-    runPayerDataCommand(argv, new ErasePayerData(PayerDataRepository.over(dataSource), commandLogger()), io),
+    runPayerDataCommand(argv, new ErasePayerData(PayerDataRepository.over(dataSource), commandLogger('order-transaction')), io),
 };
 
 /** What a command runs with: the service's database, the operator's terminal, and the keys it may need. */
@@ -107,11 +95,6 @@ export function recordLostOver(dataSource: DataSource, logger: AppLogger): Recor
   return new RecordLostTransaction(ledger, new RecordOperation(ledger, events, UnknownInquiries.over(dataSource), logger), events, logger);
 }
 
-/** JSON log lines on stderr: stdout is the command's answer (--json output stays parseable). */
-function commandLogger(): AppLogger {
-  return createLogger({ service: 'order-transaction', level: 'info', destination: pino.destination({ fd: 2, sync: true }) });
-}
-
 export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 
 /**
@@ -135,12 +118,8 @@ export function isOperatorCommand(name: string | undefined): name is OperatorCom
 }
 
 /** `main.js <command> ...` of order-transaction: the service's own database credentials only. */
-export async function runOperatorCommandMain(command: OperatorCommand, argv: string[]): Promise<void> {
-  try {
-    process.exitCode = await runOperatorCommand(command, argv, stdio);
-  } catch (err) {
-    failStartup(undefined, err);
-  }
+export function runOperatorCommandMain(command: OperatorCommand, argv: string[]): Promise<void> {
+  return runCommandMain(() => runOperatorCommand(command, argv, stdio));
 }
 
 /** The command's exit code; a bad configuration throws a ConfigError (the main's exit code 78). */
@@ -149,14 +128,9 @@ export async function runOperatorCommand(command: OperatorCommand, argv: string[
   if (answered !== undefined) {
     return answered;
   }
-  const config = loadConfig(DatabaseConfig, env);
-  const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { ...databaseConnection(config, `order-transaction-${command}`), poolSize: 2 });
-  await dataSource.initialize();
-  try {
-    return await OPERATOR_COMMANDS[command](argv, { dataSource, io, webhookKeys: webhookKeysFrom(env.WEBHOOK_SECRET_KEYS) });
-  } finally {
-    await dataSource.destroy();
-  }
+  return withServiceDatabase(ORDER_TRANSACTION_SCHEMA, `order-transaction-${command}`, env, (dataSource) =>
+    OPERATOR_COMMANDS[command](argv, { dataSource, io, webhookKeys: webhookKeysFrom(env.WEBHOOK_SECRET_KEYS) }),
+  );
 }
 
 /** The same against the standalone profile's embedded database (started here if the gateway is not running). */
@@ -166,23 +140,11 @@ export async function runStandaloneOperatorCommand(command: OperatorCommand, arg
     process.exitCode = answered;
     return;
   }
-  try {
-    const pg = await openStandaloneDatabase(standalone);
-    const dataSource = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, { url: pg.url, poolSize: 2, statementTimeoutMs: 10_000, applicationName: `${command}-command` });
-    let code: number;
-    try {
-      await dataSource.initialize();
-      await migrateSchema(dataSource);
+  await runStandaloneCommand(standalone, (databaseUrl) =>
+    withStandaloneSchema(databaseUrl, ORDER_TRANSACTION_SCHEMA, `${command}-command`, async (dataSource) => {
       // The gateway's own keys unless the environment overrides them, as the gateway reads them.
       const keys = process.env.WEBHOOK_SECRET_KEYS || standaloneWebhookSecretKeys(await loadStandaloneSecrets(standalone, ['webhookSecretKey']));
-      code = await OPERATOR_COMMANDS[command](argv, { dataSource, io: stdio, webhookKeys: webhookKeysFrom(keys) });
-    } finally {
-      await dataSource.destroy().catch(() => undefined);
-      await pg.stop();
-    }
-    // The command is done and its database stopped: nothing is left to wait for.
-    process.exit(code);
-  } catch (err) {
-    failStartup(undefined, err);
-  }
+      return OPERATOR_COMMANDS[command](argv, { dataSource, io: stdio, webhookKeys: webhookKeysFrom(keys) });
+    }),
+  );
 }

@@ -14,8 +14,7 @@ import {
   ResolveUnknownResult,
 } from '@gateway/order-transaction/domain';
 import { Money } from '@gateway/money';
-import { lineOrAnswer } from './command-line';
-import type { CommandIo } from './operator-commands';
+import { CommandIo, lineOrAnswer } from '@gateway/platform';
 
 export const TRANSACTIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js transactions <command> [options]
        (standalone profile: node dist/apps/gateway/src/main.js transactions <command> [options])

@@ -1,4 +1,13 @@
-import type { CommandIo } from './operator-commands';
+/** An operator command's terminal: its answer on stdout, its errors on stderr. */
+export interface CommandIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const stdio: CommandIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
 
 /**
  * An operator command's line parsed by `parse`, or undefined once its mistake is printed as a

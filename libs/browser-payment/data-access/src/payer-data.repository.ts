@@ -1,0 +1,67 @@
+import type { JsonObject } from '@gateway/contracts';
+import { inTransaction } from '@gateway/platform';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { PaymentResult } from './payment-columns';
+
+/** What a browser payment keeps of its payer (docs/decisions/payer-personal-data.md), with what says whether its journey is over. */
+export interface PaymentPayerData {
+  id: string;
+  transactionId: string;
+  result: PaymentResult;
+  returnUrl: string;
+  request: JsonObject;
+  providerDetails: JsonObject | null;
+}
+
+/**
+ * Where browser-payment keeps a payer's personal data for one order: each of its payments'
+ * stored request (the initiate's, as the confirm left it), return URL and provider details.
+ * The provider refunds and captures, and the simulators' books, hold amounts, codes and
+ * references only.
+ *
+ * Used inside one database transaction that holds the order's payment rows (`payments` with
+ * `lock`): a step of a payment writes its row (a conditional UPDATE) in a transaction of its
+ * own, so one in progress is waited for and its row read as it committed it, and one that
+ * comes after waits for the erasure and finds the row as the erasure left it.
+ */
+export class BrowserPaymentPayerDataRecords {
+  constructor(private readonly manager: EntityManager) {}
+
+  /**
+   * The merchant's payments of the order, their rows locked until commit (`lock` false: read
+   * only, for a dry run, which then never waits for a live step). Empty when it has none.
+   */
+  payments(merchantId: string, orderId: string, lock: boolean): Promise<PaymentPayerData[]> {
+    return this.manager.query(
+      `SELECT id, transaction_id AS "transactionId", result, return_url AS "returnUrl", request, provider_details AS "providerDetails"
+         FROM browser_payment.payments
+        WHERE merchant_id = $1 AND order_id = $2
+        ORDER BY transaction_id${lock ? ' FOR UPDATE' : ''}`,
+      [merchantId, orderId],
+    );
+  }
+
+  /**
+   * The payment's payer data as the erasure leaves it. `updated_at` stays: it is the payment's
+   * last step, and the erasure is not one.
+   */
+  async write(payment: Pick<PaymentPayerData, 'id' | 'returnUrl' | 'request' | 'providerDetails'>): Promise<void> {
+    await this.manager.query(
+      `UPDATE browser_payment.payments SET return_url = $2, request = $3::jsonb, provider_details = $4::jsonb WHERE id = $1`,
+      [payment.id, payment.returnUrl, JSON.stringify(payment.request), payment.providerDetails === null ? null : JSON.stringify(payment.providerDetails)],
+    );
+  }
+}
+
+/** browser-payment's records of a payer's personal data, one order at a time, each in a database transaction of its own. */
+export class BrowserPaymentPayerDataRepository {
+  private constructor(private readonly dataSource: DataSource) {}
+
+  static over(dataSource: DataSource): BrowserPaymentPayerDataRepository {
+    return new BrowserPaymentPayerDataRepository(dataSource);
+  }
+
+  transaction<T>(work: (records: BrowserPaymentPayerDataRecords) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, (manager) => work(new BrowserPaymentPayerDataRecords(manager)));
+  }
+}

@@ -1,0 +1,80 @@
+import type { BrowserPaymentPayerDataRepository, PaymentPayerData } from '@gateway/browser-payment/data-access';
+import { returnUrlKept, withoutPersonalData } from '@gateway/contracts';
+import type { AppLogger, EraseOrderCommand, OrderErasure } from '@gateway/platform';
+
+/**
+ * What the erasure did to one order's browser payments, in counts: never the data. NOT_FOUND:
+ * the merchant has no browser payment on the order. REFUSED: one of them is not over yet, and
+ * nothing of the order is changed.
+ */
+export interface BrowserPaymentPayerDataErasure extends OrderErasure {
+  status: 'ERASED' | 'WOULD_ERASE' | 'UNCHANGED' | 'NOT_FOUND' | 'REFUSED';
+  /** Payments whose request, return URL or provider details held personal data. */
+  payments: number;
+  /** Payments whose journey is not over (a REFUSED order's reason). */
+  unfinished: number;
+}
+
+/**
+ * `payer-data erase` in browser-payment (docs/decisions/payer-personal-data.md, item 3): strips a
+ * payer's personal data from the browser payments of an order when the merchant forwards the
+ * payer's erasure request: the fields the log scrubber hides (contracts' withoutPersonalData)
+ * from the stored request and the provider's details of the payer's account, and the user info,
+ * query and fragment of the return URL, in the column as in the request (returnUrlKept). Kept: ids, amounts, currency, status, result and
+ * gateway code, the provider and its reference, the order's description, items and amounts,
+ * the masked account, the times. One database transaction per order holding its payment rows.
+ *
+ * A payment whose journey is not over (result PENDING) still needs what it keeps: its request
+ * for the merchant's confirm and the ledger's record of it, its return URL for the payer's way
+ * back. Its order is refused, nothing of it changed, until the journey ends (the payer's return
+ * and the provider's answer, the merchant's confirm, or the expiry sweep's TIMED_OUT).
+ */
+export class EraseBrowserPaymentPayerData {
+  constructor(
+    private readonly repository: BrowserPaymentPayerDataRepository,
+    private readonly logger: AppLogger,
+  ) {}
+
+  execute({ merchantId, orderId, dryRun }: EraseOrderCommand): Promise<BrowserPaymentPayerDataErasure> {
+    return this.repository.transaction(async (records) => {
+      const payments = await records.payments(merchantId, orderId, !dryRun);
+      const answer = (status: BrowserPaymentPayerDataErasure['status'], counts: { payments?: number; unfinished?: number } = {}): BrowserPaymentPayerDataErasure => ({
+        merchantId,
+        orderId,
+        status,
+        payments: 0,
+        unfinished: 0,
+        ...counts,
+      });
+      if (payments.length === 0) {
+        return answer('NOT_FOUND');
+      }
+      const unfinished = payments.filter((payment) => payment.result === 'PENDING').length;
+      if (unfinished > 0) {
+        return answer('REFUSED', { unfinished });
+      }
+      const stripped = payments.flatMap(strippedPayment);
+      if (stripped.length === 0) {
+        return answer('UNCHANGED');
+      }
+      if (dryRun) {
+        return answer('WOULD_ERASE', { payments: stripped.length });
+      }
+      for (const payment of stripped) {
+        await records.write(payment);
+      }
+      // The lasting record that the erasure was done: ids and counts, as the command prints them.
+      this.logger.info({ merchantId, orderId, payments: stripped.length }, "payer's personal data erased from the order's browser payments");
+      return answer('ERASED', { payments: stripped.length });
+    });
+  }
+}
+
+/** The payment without its payer's data, or nothing when it held none (erased before, or never given). */
+function strippedPayment(payment: PaymentPayerData): PaymentPayerData[] {
+  const request = withoutPersonalData(payment.request);
+  const providerDetails = payment.providerDetails === null ? null : withoutPersonalData(payment.providerDetails);
+  const returnUrl = returnUrlKept(payment.returnUrl);
+  const changed = request !== payment.request || providerDetails !== payment.providerDetails || returnUrl !== payment.returnUrl;
+  return changed ? [{ ...payment, request, providerDetails, returnUrl }] : [];
+}
