@@ -14,8 +14,22 @@ export class PastDeadlineError extends GatewayError {
     super('SERVER_BUSY', { explanation: busy.explanation, retryAfterSeconds: busy.retryAfterSeconds });
   }
 
-  override toWire(): WireError & { notActedOn: true } {
+  override toWire(): WireError {
     return notActedOnReply();
+  }
+}
+
+/**
+ * PastDeadlineError for an operation refused at a later step, after it had already asked someone
+ * outside the gateway (a token save's ACQUIRER verification, with the card's security code; a
+ * token service provider): what it refuses is not done, but it was not unprocessed. Counted as
+ * past its deadline, it crosses the wire as a plain SERVER_BUSY, without `notActedOn`, so the
+ * requester does not read it as never delivered (the edge would give a session's security code
+ * back for reuse although an acquirer has had it).
+ */
+export class PastDeadlineAfterCallsError extends PastDeadlineError {
+  override toWire(): WireError {
+    return new GatewayError('SERVER_BUSY', { explanation: this.explanation, retryAfterSeconds: this.retryAfterSeconds }).toWire();
   }
 }
 

@@ -85,4 +85,27 @@ describe('token operations past the edge\'s deadline', () => {
     expect(findByToken).not.toHaveBeenCalled();
     await expect(bed.retrieve.execute({ merchant, authMethod: 'PASSWORD', tokenId: 't1', deadline: Date.now() + 10_000 })).resolves.toMatchObject({ token: 't1' });
   });
+
+  it('refuses a write past the deadline after the acquirer verified the card, but not as unprocessed: the edge must not give the security code back', async () => {
+    const { bed, save, verified, writesWaitPast } = await setUp();
+    const deadline = Date.now() + 30;
+    writesWaitPast(deadline);
+    const err = (await save('t1', card, deadline).catch((e: unknown) => e)) as PastDeadlineError;
+    expect(verified).toHaveLength(1);
+    expect(err).toBeInstanceOf(PastDeadlineError);
+    expect(err.toWire()).toMatchObject({ code: 'SERVER_BUSY' });
+    expect(err.toWire()).not.toHaveProperty('notActedOn');
+    expect(bed.store.rows.size).toBe(0);
+  });
+
+  it('still refuses a write past the deadline as unprocessed when the save asked nobody', async () => {
+    const { bed, save, verified, writesWaitPast } = await setUp();
+    const deadline = Date.now() + 30;
+    writesWaitPast(deadline);
+    const unverified = validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } }, verificationStrategy: 'NONE' });
+    const err = (await save('t1', unverified, deadline).catch((e: unknown) => e)) as PastDeadlineError;
+    expect(verified).toEqual([]);
+    expect(err.toWire()).toMatchObject({ code: 'SERVER_BUSY', notActedOn: true });
+    expect(bed.store.rows.size).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, OperationSession, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
-import { refuseIfPastDeadline } from '@gateway/platform';
+import { PastDeadlineAfterCallsError, refuseIfPastDeadline } from '@gateway/platform';
 import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
 import { CardExpiry } from '../cards/card-expiry';
 import { cardProfile } from '../cards/card-ranges';
@@ -110,7 +110,8 @@ type TokenReader = Pick<TokenStore, 'findByFingerprint'>;
  * A save whose deadline (the edge's) has passed is refused unprocessed (PastDeadlineError): before
  * anything is asked of anyone, and again at its write, once the write's connection is held, so a
  * save that waited past the deadline in the pool's queue writes nothing
- * (docs/decisions/operation-deadline.md, amendment on token operations).
+ * (docs/decisions/operation-deadline.md, amendment on token operations); refused there after an
+ * acquirer or a token service provider was asked, it is not answered as unprocessed.
  */
 @Injectable()
 export class SaveToken {
@@ -203,12 +204,12 @@ export class SaveToken {
     if (!plan.subject) {
       // A new token is the save's only write: one INSERT, atomic and committed on its own. A
       // token or account created meanwhile makes it fail as a conflict, and the save starts over.
-      return this.respond(context, plan, await this.store.insert(plan.row, beforeWriteOf(command)));
+      return this.respond(context, plan, await this.store.insert(plan.row, beforeWriteOf(context)));
     }
     const subject = plan.subject;
     return this.store.inTransaction(async (tx) => {
       // First in the transaction: a refusal rolls back an empty one.
-      beforeWriteOf(command)?.();
+      beforeWriteOf(context)?.();
       const locked = await tx.lockByToken(subject.repositoryId, subject.token);
       if (!locked) {
         throw new StaleRead();
@@ -394,9 +395,23 @@ export class SaveToken {
   }
 }
 
-/** The check a save's write makes once it holds its connection: none without a deadline. */
-function beforeWriteOf({ deadline }: SaveTokenCommand): (() => void) | undefined {
-  return deadline === undefined ? undefined : () => refuseIfPastDeadline(deadline);
+/**
+ * The check a save's write makes once it holds its connection: none without a deadline. A save
+ * that has asked an acquirer or a token service provider by then is refused, but not as
+ * unprocessed (PastDeadlineAfterCallsError): the edge would give the session's security code back
+ * for reuse although the acquirer has had it.
+ */
+function beforeWriteOf({ command: { deadline }, verifications, tokenizations, provisioned }: SaveContext): (() => void) | undefined {
+  if (deadline === undefined) {
+    return undefined;
+  }
+  return () => {
+    const asked = provisioned !== null || verifications.size > 0 || tokenizations.size > 0;
+    if (asked && Date.now() >= deadline) {
+      throw new PastDeadlineAfterCallsError(deadline);
+    }
+    refuseIfPastDeadline(deadline);
+  };
 }
 
 /**
