@@ -675,8 +675,9 @@ describe('card reservations abandoned PENDING', () => {
       await inquirer({ retryBaseMs: 60_000 }, partial).round();
       expect(await queued(merchant)).toEqual([backingOff]);
 
-      // Once due, asked again, and the wait doubles.
-      await app.dataSource.query(`UPDATE order_transaction.unknown_inquiries SET next_attempt_at = now() WHERE merchant_id = $1`, [merchant.id]);
+      // Once due, asked again, and the wait doubles. Due a second ago: now() has microseconds, and a
+      // round starting within the same millisecond compares against a Date that has none.
+      await app.dataSource.query(`UPDATE order_transaction.unknown_inquiries SET next_attempt_at = now() - interval '1 second' WHERE merchant_id = $1`, [merchant.id]);
       const again = Date.now();
       await inquirer({ retryBaseMs: 60_000 }, partial).round();
       const [twice] = await queued(merchant);
