@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import {
   AllExceptionsFilter,
   createLogger,
-  directMessageHandlers,
+  dispatchAppDirectly,
   GatewayNatsServer,
   Metrics,
   RequestContextInterceptor,
@@ -65,11 +65,7 @@ async function serve(direct: boolean): Promise<void> {
   const app = await NestFactory.createMicroservice(BenchModule, { strategy: server, logger: false });
   await app.init();
   if (direct) {
-    server.dispatchDirectly({
-      handlers: directMessageHandlers(app),
-      interceptor: new RequestContextInterceptor(metrics),
-      filter: new AllExceptionsFilter(logger),
-    });
+    dispatchAppDirectly(app, server);
   }
   await app.listen();
   const nats = await connect({ servers: NATS_URL });

@@ -6,13 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { constants } from 'node:os';
 import { ConfigError } from '../config';
-import { AllExceptionsFilter, answerClientError, answerFrameworkError } from '../errors';
+import { answerClientError, answerFrameworkError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
-import { directMessageHandlers, GatewayNatsServer, RequestContextInterceptor } from '../messaging';
+import { dispatchAppDirectly, GatewayNatsServer } from '../messaging';
 import { Metrics } from '../metrics';
 import { installValidationMetadataCache } from '../validation/validation-metadata-cache';
-import { APP_LOGGER } from '../tokens';
 import { StartupError } from './startup-error';
 
 export interface BootstrapOptions {
@@ -111,12 +110,7 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     await app.init();
     const server = options.messageServer;
     if (server instanceof GatewayNatsServer) {
-      // The platform's interceptor and filter, as Nest's pipeline runs them (PlatformModule).
-      server.dispatchDirectly({
-        handlers: directMessageHandlers(app),
-        interceptor: new RequestContextInterceptor(app.get(Metrics)),
-        filter: new AllExceptionsFilter(app.get<AppLogger>(APP_LOGGER)),
-      });
+      dispatchAppDirectly(app, server);
     }
     await app.startAllMicroservices();
     if (server instanceof GatewayNatsServer) {

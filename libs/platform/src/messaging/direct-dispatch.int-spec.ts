@@ -10,7 +10,7 @@ import { createLogger, currentRequestContext } from '../logging';
 import { Metrics } from '../metrics';
 import { testServers } from '../test-support';
 import { APP_LOGGER } from '../tokens';
-import { directMessageHandlers } from './direct-handlers';
+import { dispatchAppDirectly } from './direct-handlers';
 import { GatewayNatsServer } from './gateway-nats.server';
 import { PastDeadlineError } from './operation-deadline';
 import { RequestContextInterceptor } from './request-context.interceptor';
@@ -84,11 +84,7 @@ async function startService(prefix: string, direct: boolean) {
   });
   await app.init();
   if (direct) {
-    server.dispatchDirectly({
-      handlers: directMessageHandlers(app),
-      interceptor: new RequestContextInterceptor(metrics),
-      filter: new AllExceptionsFilter(logger),
-    });
+    dispatchAppDirectly(app, server);
   }
   await app.listen();
   return { app, lines, metrics };

@@ -14,6 +14,26 @@ import {
 } from '@nestjs/microservices/constants';
 import { PatternHandler } from '@nestjs/microservices/enums/pattern-handler.enum';
 import { RpcParamtype } from '@nestjs/microservices/enums/rpc-paramtype.enum';
+import { AllExceptionsFilter } from '../errors';
+import type { AppLogger } from '../logging';
+import { Metrics } from '../metrics';
+import { APP_LOGGER } from '../tokens';
+import type { GatewayNatsServer } from './gateway-nats.server';
+import { RequestContextInterceptor } from './request-context.interceptor';
+
+/**
+ * Has `server` call the app's directMessageHandlers itself, under the platform's interceptor and
+ * exception filter as Nest's pipeline runs them (PlatformModule), built from the app's Metrics
+ * and logger. After `app.init()`, before the server listens: the services' bootstrap, and the
+ * spec and micro-benchmark that compare this path with Nest's.
+ */
+export function dispatchAppDirectly(app: INestApplicationContext, server: GatewayNatsServer): void {
+  server.dispatchDirectly({
+    handlers: directMessageHandlers(app),
+    interceptor: new RequestContextInterceptor(app.get(Metrics)),
+    filter: new AllExceptionsFilter(app.get<AppLogger>(APP_LOGGER)),
+  });
+}
 
 /** A controller's message handler, called with the message's data. */
 export type DirectHandler = (data: unknown) => unknown;
