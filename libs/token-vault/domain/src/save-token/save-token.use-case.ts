@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, OperationSession, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
-import { PastDeadlineAfterCallsError, refuseIfPastDeadline } from '@gateway/platform';
+import { PastDeadlineAfterCallsError, PastDeadlineError, refuseIfPastDeadline } from '@gateway/platform';
 import { TokenConflictError, TokenRecord, TokenWrite } from '@gateway/token-vault/data-access';
 import { CardExpiry } from '../cards/card-expiry';
 import { cardProfile } from '../cards/card-ranges';
@@ -406,11 +406,11 @@ function beforeWriteOf({ command: { deadline }, verifications, tokenizations, pr
     return undefined;
   }
   return () => {
-    const asked = provisioned !== null || verifications.size > 0 || tokenizations.size > 0;
-    if (asked && Date.now() >= deadline) {
-      throw new PastDeadlineAfterCallsError(deadline);
+    if (Date.now() < deadline) {
+      return;
     }
-    refuseIfPastDeadline(deadline);
+    const asked = provisioned !== null || verifications.size > 0 || tokenizations.size > 0;
+    throw asked ? new PastDeadlineAfterCallsError(deadline) : new PastDeadlineError(deadline);
   };
 }
 
