@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, Valid
 import { isCardNumber } from '@gateway/crypto';
 import { RequestEnvelope } from '../envelope';
 import { Verbatim } from '../verbatim';
-import { JsonObject } from './operation.messages';
+import { JsonObject, OperationDeadline } from './operation.messages';
 
 /**
  * Card custody: the token vault is the only service that ever decrypts a stored PAN
@@ -121,6 +121,15 @@ export class SealCardMessage {
   @IsOptional()
   @IsBoolean()
   withoutSecurityCode?: boolean;
+
+  /**
+   * The edge's deadline (OperationDeadline): the vault seals nothing once it has passed. A seal
+   * changes nothing at the vault; the edge keeps its answer (in the session, or as the card an
+   * operation sends) only if the answer comes in time (docs/decisions/operation-deadline.md,
+   * amendment on reads).
+   */
+  @OperationDeadline()
+  deadline?: number;
 }
 
 /**

@@ -38,7 +38,7 @@ export class OperationSession {
  * services pass on verbatim in the requests they make for the operation (the ledger's records,
  * the vault's acquirer calls): those complete what the operation began and must never inherit it.
  */
-function OperationDeadline(): PropertyDecorator {
+export function OperationDeadline(): PropertyDecorator {
   return (target, property) => {
     IsOptional()(target, property);
     IsInt()(target, property);

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsString, Length, ValidateNested } from 'class-validator';
 import { RequestEnvelope } from '../envelope';
+import { OperationDeadline } from './operation.messages';
 
 /**
  * `GET .../order/{orderid}`: the order as the ledger knows it, with every transaction on it.
@@ -14,6 +15,14 @@ export class RetrieveOrderMessage {
   @IsString()
   @Length(1, 40)
   orderId: string;
+
+  /**
+   * The edge's deadline (OperationDeadline) on a merchant's GET and on the reads the edge makes
+   * for an operation: the ledger reads nothing once it has passed (docs/decisions/operation-deadline.md,
+   * amendment on reads). A service's own read (browser-payment's) sends none and is never refused for time.
+   */
+  @OperationDeadline()
+  deadline?: number;
 }
 
 /**

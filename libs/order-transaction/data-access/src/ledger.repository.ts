@@ -311,14 +311,15 @@ export class LedgerRepository {
     return { seen: seenOrderOf(row, { transactionId, apiOperation }), targetResponses: new Map(Object.entries(targetResponses)) };
   }
 
-  async findOrder(merchantId: string, orderId: string): Promise<OrderRow | null> {
-    const rows = await FIND_ORDER.rows<OrderRow>(this.manager, [merchantId, orderId]);
+  /** `connected`: as for the retrieval reads below (`read`). */
+  async findOrder(merchantId: string, orderId: string, connected?: () => void): Promise<OrderRow | null> {
+    const rows = await this.read(connected, (manager) => FIND_ORDER.rows<OrderRow>(manager, [merchantId, orderId]));
     return rows[0] ?? null;
   }
 
   /** The stored response of each transaction's latest operation, in transaction order. */
-  async latestResponses(merchantId: string, orderId: string): Promise<JsonObject[]> {
-    const rows = await LATEST_RESPONSES.rows<{ body: JsonObject }>(this.manager, [merchantId, orderId]);
+  async latestResponses(merchantId: string, orderId: string, connected?: () => void): Promise<JsonObject[]> {
+    const rows = await this.read(connected, (manager) => LATEST_RESPONSES.rows<{ body: JsonObject }>(manager, [merchantId, orderId]));
     return rows.map((r) => r.body);
   }
 
@@ -327,12 +328,11 @@ export class LedgerRepository {
     merchantId: string,
     orderId: string,
     transactionId: string,
+    connected?: () => void,
   ): Promise<{ order: OrderRow; body: JsonObject | null } | null> {
-    const rows = await FIND_TRANSACTION_RESPONSE.rows<OrderRow & { latestBody: JsonObject | null }>(this.manager, [
-      merchantId,
-      orderId,
-      transactionId,
-    ]);
+    const rows = await this.read(connected, (manager) =>
+      FIND_TRANSACTION_RESPONSE.rows<OrderRow & { latestBody: JsonObject | null }>(manager, [merchantId, orderId, transactionId]),
+    );
     if (rows.length === 0) {
       return null;
     }
@@ -364,6 +364,15 @@ export class LedgerRepository {
    */
   onConnection<T>(connected: () => void, work: (writer: LedgerWriter) => Promise<T>): Promise<T> {
     return onConnection(this.dataSource, connected, (manager) => work(new LedgerWriter(manager)));
+  }
+
+  /**
+   * A read's one statement: on a pooled connection as any read, or, with `connected`, on one
+   * held from before the statement, `connected` called once it is held (a retrieval's deadline:
+   * a read that waited past it in the pool's queue is refused before its statement).
+   */
+  private read<T>(connected: (() => void) | undefined, statement: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return connected ? onConnection(this.dataSource, connected, statement) : statement(this.manager);
   }
 
   /**

@@ -260,10 +260,17 @@ function requestPacketOf(message: Msg): RequestPacket | null {
   return typeof id === 'string' && (data !== undefined || pattern !== undefined) ? { id, data } : null;
 }
 
-/** A handler's answer; the gateway's handlers return a value or a promise, never a stream. */
+/**
+ * A handler's answer; the gateway's handlers return a value or a promise, never a stream. An
+ * Observable, returned or resolved by the handler's promise, is refused (SERVER_FAILED, logged by
+ * the filter): awaited as a value, it would be serialized as an object and answered as the
+ * response, where Nest would have sent each of its values as a reply of its own. A promise's
+ * resolved type is not known before it resolves, so this cannot be refused at startup.
+ */
 async function answerOf(result: unknown): Promise<unknown> {
-  if (isObservable(result)) {
+  const answer: unknown = await result;
+  if (isObservable(result) || isObservable(answer)) {
     throw new Error('a handler dispatched directly returned an Observable');
   }
-  return result;
+  return answer;
 }

@@ -44,3 +44,12 @@ export function refuseIfPastDeadline(deadline: number | undefined, now: number =
     throw new PastDeadlineError(deadline);
   }
 }
+
+/**
+ * The deadline's check for a read's steps (before it starts, once each statement holds its
+ * connection): none without a deadline (a service's own read, an older edge), so such a read
+ * keeps the plain pooled path.
+ */
+export function pastDeadlineCheck(deadline: number | undefined): (() => void) | undefined {
+  return deadline === undefined ? undefined : () => refuseIfPastDeadline(deadline);
+}

@@ -30,6 +30,7 @@ export class CardCustodyNatsController {
       card: message.card,
       previous: message.previous,
       withoutSecurityCode: message.withoutSecurityCode === true,
+      deadline: message.deadline,
     });
   }
 

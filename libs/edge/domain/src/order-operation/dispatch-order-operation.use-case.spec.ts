@@ -242,8 +242,9 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     await execute();
     const calls = request.mock.calls.map((call) => call as unknown as [string, Record<string, unknown>]);
     expect(calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.tokenVault.sealCard, SUBJECTS.orderTransaction.verify]);
-    expect(calls[0][1]).toMatchObject({ orderId: command.orderId, transactionId: command.transactionId });
-    expect(calls[1][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {} });
+    // The replay check and the seal carry the deadline as the operation does: refused past it, unsent.
+    expect(calls[0][1]).toMatchObject({ orderId: command.orderId, transactionId: command.transactionId, deadline: DEADLINE });
+    expect(calls[1][1]).toMatchObject({ bindingId: SESSION, previous: 'sealed-with-code', withoutSecurityCode: true, card: {}, deadline: DEADLINE });
     expect(calls[2][1]).toMatchObject({ session: { id: SESSION, sealedCard: 'sealed-with-code' } });
     expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-without-code', securityCodePresent: false } });
   });

@@ -186,7 +186,13 @@ export class DispatchOrderOperation {
    * operation, unsent, as a failure to take the code does: the code stays.
    */
   private async answeredBefore(command: OrderOperationCommand): Promise<boolean> {
-    const read: RetrieveTransactionMessage = { envelope: envelopeOf(command), orderId: command.orderId, transactionId: command.transactionId };
+    const read: RetrieveTransactionMessage = {
+      envelope: envelopeOf(command),
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      // Refused unprocessed past it, as a merchant's GET: the operation is then not sent.
+      deadline: this.bus.deadline(),
+    };
     try {
       await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, read);
       return true;

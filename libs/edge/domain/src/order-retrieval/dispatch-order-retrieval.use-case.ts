@@ -11,7 +11,10 @@ export interface OrderRetrievalCommand extends RequestContext {
 
 /**
  * GET .../order/{orderid}[/transaction/{transactionid}]: a read from the ledger. No order lock:
- * the ledger answers from committed data, and a read never blocks an operation.
+ * the ledger answers from committed data, and a read never blocks an operation. Stamped with the
+ * deadline: a read the ledger could only make after this edge stopped waiting is refused
+ * unprocessed, and answered 503 with the plain explanation, as a timeout of a read is
+ * (docs/decisions/operation-deadline.md, amendment on reads).
  */
 @Injectable()
 export class DispatchOrderRetrieval {
@@ -24,11 +27,13 @@ export class DispatchOrderRetrieval {
         ? await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveOrder, {
             envelope,
             orderId: command.orderId,
+            deadline: this.bus.deadline(),
           } satisfies RetrieveOrderMessage)
         : await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, {
             envelope,
             orderId: command.orderId,
             transactionId: command.transactionId,
+            deadline: this.bus.deadline(),
           } satisfies RetrieveTransactionMessage);
     return reply.body;
   }

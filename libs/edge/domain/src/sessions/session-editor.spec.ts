@@ -1,8 +1,11 @@
-import { defaultMerchantSettings } from '@gateway/contracts';
+import { defaultMerchantSettings, SUBJECTS } from '@gateway/contracts';
 import type { StoredSession } from '@gateway/edge/data-access';
 import type { MessageBus } from '@gateway/platform';
 import type { RequestContext } from '../api/request-envelope';
 import { SessionEditor } from './session-editor';
+
+/** When the edge stops waiting for the vault's seal (MessageBus.deadline). */
+const DEADLINE = 1_800_000_000_000;
 
 const context: RequestContext = {
   merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: defaultMerchantSettings() },
@@ -19,7 +22,7 @@ function editor() {
     card: { number: '512345xxxxxx0008' },
     securityCodePresent: message.card.securityCode !== undefined || message.previous === 'with-code',
   }));
-  return new SessionEditor({ request } as unknown as MessageBus);
+  return new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus);
 }
 
 const empty: StoredSession = {
@@ -59,8 +62,20 @@ describe('SessionEditor: a card sealed again without its security code', () => {
 
   it('is the vault\'s card without the code', async () => {
     const request = jest.fn(async () => ({ sealed: 'sealed-1', card: {}, securityCodePresent: false }));
-    const card = await new SessionEditor({ request } as unknown as MessageBus).withoutSecurityCode(context, session);
+    const card = await new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus).withoutSecurityCode(context, session);
     expect(card).toEqual({ sealed: 'sealed-1', masked: {}, securityCodePresent: false });
+  });
+
+  it("carries the edge's deadline, as every seal does: the vault refuses a seal nobody waits for any more", async () => {
+    const request = jest.fn(async () => ({ sealed: 'sealed-1', card: {}, securityCodePresent: false }));
+    await new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus).withoutSecurityCode(context, session);
+    await new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus).applied(context, session, { fields: {}, card: { nameOnCard: 'Ada' } }, new Date());
+    expect(request).toHaveBeenCalledTimes(2);
+    for (const [subject, message] of request.mock.calls as unknown as [string, { deadline?: number; envelope: object }][]) {
+      expect(subject).toBe(SUBJECTS.tokenVault.sealCard);
+      expect(message.deadline).toBe(DEADLINE);
+      expect(message.envelope).not.toHaveProperty('deadline');
+    }
   });
 
   it('is refused as SERVER_BUSY when the vault kept the code (a vault of the release before the flag, during a roll)', async () => {

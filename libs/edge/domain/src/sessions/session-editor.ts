@@ -68,6 +68,9 @@ export class SessionEditor {
       card,
       ...(session.card ? { previous: session.card.sealed } : {}),
       ...(withoutSecurityCode ? { withoutSecurityCode } : {}),
+      // The vault refuses, unprocessed, a seal it could only make after this edge stopped
+      // waiting: its answer would be kept nowhere (docs/decisions/operation-deadline.md, amendment on reads).
+      deadline: this.bus.deadline(),
     };
     const reply = await this.bus.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, message);
     return { sealed: reply.sealed, masked: { ...reply.card }, securityCodePresent: reply.securityCodePresent };

@@ -5,6 +5,9 @@ import type { RequestContext } from '../api/request-envelope';
 import { SessionEditor } from './session-editor';
 import { UsedSecurityCodes } from './used-security-codes';
 
+/** When the edge stops waiting for the vault's seal (MessageBus.deadline). */
+const DEADLINE = 1_800_000_000_000;
+
 const context: RequestContext = {
   merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: defaultMerchantSettings() },
   authMethod: 'PASSWORD',
@@ -37,7 +40,7 @@ function setUp(store: SessionStore = new MemorySessionStore()) {
     return { sealed: `sealed-${++sealings}`, card: masked, securityCodePresent: false };
   });
   const logger = createLogger({ service: 'test', level: 'silent' });
-  const used = new UsedSecurityCodes(new SessionEditor({ request } as unknown as MessageBus), store, logger);
+  const used = new UsedSecurityCodes(new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus), store, logger);
   const stored = async () => {
     const found = await store.find(context.merchant.id, SESSION);
     return found.state === 'ACTIVE' ? found.session : null;
@@ -88,7 +91,7 @@ describe('UsedSecurityCodes', () => {
     const memory = new MemorySessionStore();
     await memory.create(session('with-code', 'v1'), lifetime);
     const logger = createLogger({ service: 'test', level: 'silent' });
-    const bus = { request: jest.fn(async () => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'no vault' }))) } as unknown as MessageBus;
+    const bus = { request: jest.fn(async () => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'no vault' }))), deadline: () => DEADLINE } as unknown as MessageBus;
     await expect(new UsedSecurityCodes(new SessionEditor(bus), memory, logger).take(context, { session: session('with-code', 'v1') })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
     expect(await memory.find(context.merchant.id, SESSION)).toMatchObject({ session: session('with-code', 'v1') });
   });
@@ -101,7 +104,7 @@ describe('UsedSecurityCodes', () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
     const warn = jest.spyOn(logger, 'warn');
     const request = jest.fn(async () => ({ sealed: 'sealed', card: masked, securityCodePresent: false }));
-    const taken = await new UsedSecurityCodes(new SessionEditor({ request } as unknown as MessageBus), store, logger).take(context, { session: session('with-code', 'v1') });
+    const taken = await new UsedSecurityCodes(new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus), store, logger).take(context, { session: session('with-code', 'v1') });
     expect(taken).toEqual({ session: { id: SESSION, sealedCard: 'sealed' } });
     expect(amend).toHaveBeenCalledTimes(3);
     expect(warn).toHaveBeenCalledWith({ sessionId: SESSION }, expect.stringContaining('kept changing'));

@@ -5,6 +5,9 @@ import { TEST_CARD } from '@gateway/testing';
 import { SessionEditor } from '../sessions/session-editor';
 import { UpdateSession } from './update-session.use-case';
 
+/** When the edge stops waiting for the vault's seal (MessageBus.deadline). */
+const DEADLINE = 1_800_000_000_000;
+
 const lifetime: SessionLifetime = { ttlMs: 60_000, expiredNoticeMs: 60_000 };
 const context = {
   merchant: { id: 'TESTMERCHANT', mode: 'TEST' as const, settings: defaultMerchantSettings() },
@@ -77,7 +80,7 @@ describe('UpdateSession', () => {
     const request = jest.fn(async () => {
       throw GatewayError.serverBusy();
     });
-    const update = new UpdateSession(new SessionEditor({ request } as unknown as MessageBus), memory, lifetime);
+    const update = new UpdateSession(new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus), memory, lifetime);
 
     const error = await update
       .execute({

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, OperationReply, RetrieveOrderMessage } from '@gateway/contracts';
 import { LedgerRepository } from '@gateway/order-transaction/data-access';
+import { pastDeadlineCheck } from '@gateway/platform';
 import { AbandonedReservations, answersPending } from '../resolve-unknown/abandoned-reservations';
 import { ledgerOrderFields, snapshotOf, withOrderFields } from '../ledger-response/order-snapshot';
 
@@ -17,16 +18,24 @@ export class RetrieveOrder {
     private readonly abandoned: AbandonedReservations,
   ) {}
 
+  /**
+   * Refused unprocessed (PastDeadlineError) once the edge's deadline has passed: before the first
+   * read, once each read holds its connection, and before the abandoned reservations' check
+   * (docs/decisions/operation-deadline.md, amendment on reads).
+   */
   async execute(message: RetrieveOrderMessage): Promise<OperationReply> {
     const merchantId = message.envelope.merchant.id;
-    const row = await this.ledger.findOrder(merchantId, message.orderId);
+    const inTime = pastDeadlineCheck(message.deadline);
+    inTime?.();
+    const row = await this.ledger.findOrder(merchantId, message.orderId, inTime);
     if (!row) {
       throw orderNotFound(message.orderId);
     }
     const order = snapshotOf(row);
-    const transactions = await this.ledger.latestResponses(merchantId, message.orderId);
+    const transactions = await this.ledger.latestResponses(merchantId, message.orderId, inTime);
     const pending = transactions.find(answersPending);
     if (pending && typeof (pending.transaction as JsonObject | undefined)?.id === 'string') {
+      inTime?.();
       await this.abandoned.noticeOnRetrieval(message.envelope.merchant, message.orderId, (pending.transaction as JsonObject).id as string);
     }
     return {

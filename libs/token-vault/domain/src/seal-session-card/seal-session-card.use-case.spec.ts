@@ -1,4 +1,5 @@
 import { GatewayError } from '@gateway/contracts';
+import { PastDeadlineError } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 
@@ -18,6 +19,24 @@ describe('SealSessionCard', () => {
         expect.objectContaining({ code: 'INVALID_FIELD', field: 'session.id', validationType: 'INVALID' }),
       );
     }
+  });
+
+  it("refuses, unprocessed, a seal past the edge's deadline without opening the previous value; seals one in time", async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const first = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION5', card: { number: TEST_CARD, securityCode: '100' } });
+    const open = jest.spyOn(bed.sessionCards, 'open');
+    const openPrevious = jest.spyOn(bed.sessionCards, 'openPrevious');
+    await expect(
+      bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION5', card: {}, previous: first.sealed, withoutSecurityCode: true, deadline: Date.now() - 1 }),
+    ).rejects.toBeInstanceOf(PastDeadlineError);
+    await expect(
+      bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION5', card: { nameOnCard: 'Ada' }, previous: first.sealed, deadline: Date.now() - 1 }),
+    ).rejects.toBeInstanceOf(PastDeadlineError);
+    expect(open).not.toHaveBeenCalled();
+    expect(openPrevious).not.toHaveBeenCalled();
+    const inTime = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION5', card: {}, previous: first.sealed, withoutSecurityCode: true, deadline: Date.now() + 60_000 });
+    expect(inTime.securityCodePresent).toBe(false);
   });
 
   it('seals the same card differently every time, with nothing of it in clear', async () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ExplicitCardFields, MaskedCard, MerchantContext, SealCardReply } from '@gateway/contracts';
 import { Pan } from '@gateway/crypto';
+import { refuseIfPastDeadline } from '@gateway/platform';
 import { maskedCard } from '../cards/masked-card';
 import { SealBinding, SessionCard, SessionCardSealing } from '../session-cards/session-card-sealing';
 
@@ -12,6 +13,8 @@ export interface SealSessionCardCommand {
   previous?: string;
   /** Leaves the security code out (an operation used it). */
   withoutSecurityCode?: boolean;
+  /** When the edge stops waiting (SealCardMessage.deadline); absent: never refused for time. */
+  deadline?: number;
 }
 
 /**
@@ -23,7 +26,14 @@ export interface SealSessionCardCommand {
 export class SealSessionCard {
   constructor(private readonly sealing: SessionCardSealing) {}
 
+  /**
+   * Refused unprocessed (PastDeadlineError) once the edge's deadline has passed, before the
+   * previous value is opened: a seal changes nothing here, and an answer the edge no longer waits
+   * for is one it never keeps, so refusing it and doing it late leave the same state
+   * (docs/decisions/operation-deadline.md, amendment on reads).
+   */
   async execute(command: SealSessionCardCommand): Promise<SealCardReply> {
+    refuseIfPastDeadline(command.deadline);
     const binding: SealBinding = { merchantId: command.merchant.id, bindingId: command.bindingId };
     const previous = await this.previousCard(binding, command);
     const merged: ExplicitCardFields = { ...revealed(previous), ...definedFields(command.card) };
