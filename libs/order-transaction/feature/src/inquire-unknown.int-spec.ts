@@ -13,7 +13,8 @@ import {
   UnknownInquiryOptions,
 } from '@gateway/order-transaction/domain';
 import { AppLogger, createLogger, Metrics } from '@gateway/platform';
-import { createDatabase, dropDatabase, keptForAtRestScan, sentStatements, TEST_CARD, TEST_EXPIRY, testRequestHasher } from '@gateway/testing';
+import { createDatabase, dropDatabase, keptForAtRestScan, sentStatements, TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
+import { DataSource } from 'typeorm';
 import { AbandonedReservationSweeper } from './abandoned-reservation-sweeper';
 import { LedgerTestApp, newOrderId, nextFence, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { UnknownReconciler } from './unknown-reconciler';
@@ -600,6 +601,140 @@ describe('card reservations abandoned PENDING', () => {
       expect(await queuedOrders()).toEqual([orders[0], orders[1]].sort());
       expect(await sweep()).toMatchObject({ outcome: 'SWEPT', behind: false });
       expect(await queuedOrders()).toEqual([...orders].sort());
+      await round();
+    });
+
+    it('catches up a backlog a step a second, then sweeps at its interval again', async () => {
+      const merchant = testMerchant();
+      const orders = [newOrderId(), newOrderId(), newOrderId()];
+      const ages = [170, 100, 10].map((minutes) => minutes * 60_000);
+      for (const [index, orderId] of orders.entries()) {
+        await abandonedPay(merchant, orderId, '10.00', ages[index]);
+      }
+      await sweptTo(3 * 3_600_000);
+      // The app's own sweep, its steps timed.
+      const abandoned = app.running.app.get(AbandonedReservations);
+      const sweepOnce = abandoned.sweep.bind(abandoned);
+      const starts: number[] = [];
+      let ended = 0;
+      const timed = jest.spyOn(abandoned, 'sweep').mockImplementation(() => {
+        starts.push(Date.now());
+        return sweepOnce().finally(() => (ended += 1));
+      });
+      const intervalMs = 3_000;
+      const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs, inquiryIntervalMs: 60_000 }, silent);
+      const started = Date.now();
+      sweeper.onApplicationBootstrap();
+      try {
+        // Three steps an hour each, then the first at the interval.
+        await waitFor(async () => starts.length >= 4, { timeoutMs: 20_000, what: 'four sweep steps' });
+      } finally {
+        sweeper.beforeApplicationShutdown();
+        await waitFor(async () => ended === starts.length, { what: 'the last step to end' });
+        timed.mockRestore();
+      }
+      const gaps = starts.slice(1).map((at, index) => at - starts[index]);
+      expect(starts[0] - started).toBeGreaterThanOrEqual(intervalMs - 50);
+      // Each step's pause counts from the end of the one before: a second, plus a step's time.
+      expect(gaps[0]).toBeGreaterThanOrEqual(1_000 - 50);
+      expect(gaps[0]).toBeLessThan(2_000);
+      expect(gaps[1]).toBeGreaterThanOrEqual(1_000 - 50);
+      expect(gaps[1]).toBeLessThan(2_000);
+      // Caught up after the third: the interval again.
+      expect(gaps[2]).toBeGreaterThanOrEqual(intervalMs - 50);
+      expect((await queued(merchant)).map((row) => row.orderId).sort()).toEqual([...orders].sort());
+      await round();
+    });
+
+    it('a step in progress does not hold the shutdown up; cut off by the pool closing, it commits nothing and logs no failure', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+      const from = await cursor();
+      // Another replica's sweep on a pool of its own, which its shutdown closes (TypeORM's module
+      // destroys the DataSource after the shutdown hooks and the drain of the requests).
+      const pool = new DataSource(app.dataSource.options);
+      await pool.initialize();
+      const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+      const logged = { warn: jest.spyOn(logger, 'warn'), error: jest.spyOn(logger, 'error'), info: jest.spyOn(logger, 'info') };
+      const abandoned = new AbandonedReservations(UnknownInquiries.over(pool), new LedgerRepository(pool), afterMs(), logger, new Metrics());
+      const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs: 60_000, inquiryIntervalMs: 60_000 }, logger);
+      const sweepInsert = `query LIKE '%INSERT INTO order_transaction.unknown_inquiries%SELECT%' AND pid <> pg_backend_pid()`;
+      const backends = async (where: string): Promise<number> =>
+        Number((await app.dataSource.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND ${where}`))[0].n);
+      // A read queueing the same reservation, its transaction still open: the sweep's INSERT waits for it (ON CONFLICT).
+      const read = app.dataSource.createQueryRunner();
+      await read.connect();
+      let step: Promise<unknown> | undefined;
+      try {
+        await read.startTransaction();
+        await read.query(
+          `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
+           VALUES ($1, $2, 'p1', 'TEST', now(), now(), 0)`,
+          [merchant.id, orderId],
+        );
+        step = sweeper.runNow();
+        await waitFor(async () => (await backends(`wait_event_type = 'Lock' AND ${sweepInsert}`)) > 0, { what: 'the sweep step waiting for the read' });
+
+        const stopped = Promise.resolve(sweeper.beforeApplicationShutdown()).then(() => 'stopped' as const);
+        const waiting = new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 1_000).unref());
+        expect(await Promise.race([stopped, waiting])).toBe('stopped');
+        await pool.destroy();
+      } finally {
+        // The read gives up its row: a step still running would queue the reservation now.
+        await read.rollbackTransaction();
+        await read.release();
+        await step;
+        if (pool.isInitialized) {
+          await pool.destroy();
+        }
+      }
+      expect(await step).toBeNull();
+      // The step's server process, let through by the read, ends its transaction without committing.
+      await waitFor(async () => (await backends(`state <> 'idle' AND ${sweepInsert}`)) === 0, { what: 'the cut-off step to end' });
+      expect(await cursor()).toEqual(from);
+      expect(await queued(merchant)).toEqual([]);
+      expect(logged.warn).not.toHaveBeenCalled();
+      expect(logged.error).not.toHaveBeenCalled();
+      expect(logged.info).toHaveBeenCalledWith(expect.objectContaining({ reason: expect.any(String) }), expect.stringContaining('cut off by the shutdown'));
+
+      // The next sweep reads the window again.
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT' });
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, mode: null })]);
+      await round();
+    });
+
+    it('does not sweep where the inquiries are off, and says so; its cursor stays for when they are on', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+      const from = await cursor();
+      const abandoned = app.running.app.get(AbandonedReservations);
+      const sweepingFor = async (inquiryIntervalMs: number, what: () => Promise<unknown>) => {
+        const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+        const info = jest.spyOn(logger, 'info');
+        const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs: 200, inquiryIntervalMs }, logger);
+        sweeper.onApplicationBootstrap();
+        try {
+          await what();
+        } finally {
+          sweeper.beforeApplicationShutdown();
+          if (inquiryIntervalMs > 0) {
+            // A step in progress ends (runNow joins it, or sweeps once more) before the next test moves the cursor.
+            await sweeper.runNow();
+          }
+        }
+        return info;
+      };
+      // Inquiries off: several intervals pass, nothing swept.
+      const told = await sweepingFor(0, () => new Promise((resolve) => setTimeout(resolve, 1_500)));
+      expect(await cursor()).toEqual(from);
+      expect(await queued(merchant)).toEqual([]);
+      expect(told).toHaveBeenCalledWith({ sweepIntervalMs: 200 }, expect.stringContaining('not swept: the inquiries are off'));
+      // Inquiries on: swept within an interval or two.
+      await sweepingFor(60_000, () => waitFor(async () => (await queued(merchant)).length > 0, { what: 'the sweep' }));
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, mode: null })]);
+      expect((await cursor()).getTime()).toBeGreaterThan(from.getTime());
       await round();
     });
 

@@ -168,7 +168,9 @@ export class OrderTransactionConfig extends DatabaseConfig {
   @Describe(
     'How often each request-serving process sweeps the ledger for card reservations abandoned PENDING (ABANDONED_RESERVATION_AFTER_MS old) that no read met, ' +
       'and queues them for the acquirer inquiries (docs/decisions/unknown-resolution.md): each sweep reads the transactions created since the last one\'s, up to ABANDONED_RESERVATION_AFTER_MS ago (an hour of them at most, the next step a second later while behind); one replica sweeps at a time, the others skip. ' +
-      '0 turns it off: such a reservation then waits for a read that meets it, or an operator\'s `transactions resolve`; turned on again, the sweep catches up from where it stopped. The inquiries themselves run every UNKNOWN_INQUIRY_INTERVAL_MS.',
+      '0 turns it off: such a reservation then waits for a read that meets it, or an operator\'s `transactions resolve`; turned on again, the sweep catches up from where it stopped. The inquiries themselves run every UNKNOWN_INQUIRY_INTERVAL_MS; ' +
+      'where they are off (UNKNOWN_INQUIRY_INTERVAL_MS 0) nothing is swept whatever this says (logged at start): nobody would ask about what it queued, `transactions unresolved` lists the reservations, and the sweep catches up once the inquiries are on. ' +
+      'A stopping process does not wait for a sweep step in progress: cut off, it commits nothing, and the next sweep reads its window again.',
   )
   @IntVar()
   @IsInt()

@@ -37,7 +37,7 @@ import {
   WriteNotification,
 } from '@gateway/order-transaction/domain';
 import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
-import { ABANDONED_SWEEP_INTERVAL, AbandonedReservationSweeper } from './abandoned-reservation-sweeper';
+import { ABANDONED_SWEEP_SCHEDULE, AbandonedReservationSweeper, AbandonedSweepSchedule } from './abandoned-reservation-sweeper';
 import { CardPaymentsNatsController } from './card-payments.nats-controller';
 import { LedgerNatsController } from './ledger.nats-controller';
 import { OrderRetrievalNatsController } from './order-retrieval.nats-controller';
@@ -135,7 +135,10 @@ function reconcilerProviders(config: OrderTransactionConfig): Provider[] {
     { provide: UNKNOWN_RECONCILER_INTERVAL, useValue: config.UNKNOWN_INQUIRY_INTERVAL_MS },
     InquireUnknown,
     UnknownReconciler,
-    { provide: ABANDONED_SWEEP_INTERVAL, useValue: config.ABANDONED_RESERVATION_SWEEP_INTERVAL_MS },
+    {
+      provide: ABANDONED_SWEEP_SCHEDULE,
+      useValue: { intervalMs: config.ABANDONED_RESERVATION_SWEEP_INTERVAL_MS, inquiryIntervalMs: config.UNKNOWN_INQUIRY_INTERVAL_MS } satisfies AbandonedSweepSchedule,
+    },
     AbandonedReservationSweeper,
   ];
 }
