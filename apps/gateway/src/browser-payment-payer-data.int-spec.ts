@@ -69,10 +69,10 @@ function put(merchant: TestGatewayMerchant, orderId: string, body: JsonObject) {
   });
 }
 
-async function initiated(confirmation?: 'CONFIRM_AT_MERCHANT'): Promise<Payment> {
+async function initiated(confirmation?: 'CONFIRM_AT_MERCHANT', body = initiateBody(confirmation)): Promise<Payment> {
   const merchant = await gateway.newMerchant();
   const orderId = `bp-${randomBytes(5).toString('hex')}`;
-  const response = await put(merchant, orderId, initiateBody(confirmation));
+  const response = await put(merchant, orderId, body);
   expect(response.status).toBe(201);
   const redirectUrl = (response.body.browserPayment as JsonObject).redirectUrl as string;
   return { merchant, orderId, initiated: response.body, redirectUrl };
@@ -321,21 +321,36 @@ describe('payer-data erase (browser-payment)', () => {
 
 describe('payer-data erase (standalone: the ledger\'s and browser-payment\'s together)', () => {
   it('erases both on each order, refuses an order whose journey is not over whole, and reports one neither has', async () => {
-    const payment = await completed();
+    // Its webhook URL names the payer in its query: the ledger's order keeps it (2026-11-27).
+    const notified = initiateBody();
+    const hooks = 'https://merchant.example/hooks';
+    notified.order = { ...(notified.order as JsonObject), notificationUrl: `${hooks}?customer=zelda-42` };
+    const payment = await approved(await initiated(undefined, notified));
+    const notificationUrl = async () =>
+      (await ledger.query('SELECT notification_url AS url FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2', [payment.merchant.id, payment.orderId]))[0].url;
+    expect(await notificationUrl()).toBe(`${hooks}?customer=zelda-42`);
     const open = await initiated();
     const ledgerOpenBefore = await ledger.query('SELECT xmin::text, details FROM order_transaction.orders WHERE order_id = $1', [open.orderId]);
     const { io, run } = captured();
     const erasure = bothErasures(new ErasePayerData(PayerDataRepository.over(ledger), logger), browserPaymentPayerDataErasure(payments, logger));
+    const dry = captured();
+    expect(await runPayerDataErase(['erase', payment.merchant.id, payment.orderId, '--dry-run', '--json'], STANDALONE_PAYER_DATA_ERASE, erasure, dry.io)).toBe(0);
+    expect(JSON.parse(dry.run(0).out).orders).toEqual([
+      { merchantId: payment.merchant.id, orderId: payment.orderId, status: 'WOULD_ERASE', details: true, notificationUrl: true, responses: 4, notifications: 0, agreements: 0, payments: 1, unfinished: 0 },
+    ]);
+    expect(await notificationUrl()).toBe(`${hooks}?customer=zelda-42`);
     const code = await runPayerDataErase(['erase', payment.merchant.id, payment.orderId, 'no-such-order'], STANDALONE_PAYER_DATA_ERASE, erasure, io);
     expect(run(code)).toEqual({
       code: 1,
       err: `error: ${payment.merchant.id}/no-such-order: the merchant has no such order: nothing changed`,
       out: [
-        `Erased:\t${payment.merchant.id}/${payment.orderId}\torder details stripped, 4 stored responses, 0 notifications, 1 browser payment`,
-        'Orders: 1 erased, 0 with nothing to erase, 1 not found, 0 refused. Changed: 1 order details, 4 stored responses, 0 notifications, 1 browser payment.',
+        `Erased:\t${payment.merchant.id}/${payment.orderId}\torder details stripped, notification URL stripped, 4 stored responses, 0 notifications, 0 agreements, 1 browser payment`,
+        'Orders: 1 erased, 0 with nothing to erase, 1 not found, 0 refused. Changed: 1 order details, 1 notification URL, 4 stored responses, 0 notifications, 0 agreements, 1 browser payment.',
       ].join('\n'),
     });
     expect(JSON.stringify(await retrieveTransaction(payment))).not.toMatch(/zelda|cart=7|payer@wallet/i);
+    expect(await notificationUrl()).toBe(hooks);
+    expect(JSON.stringify((await row(payment)).request)).not.toContain('zelda-42');
 
     const refused = captured();
     expect(await runPayerDataErase(['erase', open.merchant.id, open.orderId], STANDALONE_PAYER_DATA_ERASE, erasure, refused.io)).toBe(1);

@@ -10,7 +10,7 @@ describe('standalone payer-data erase: both erasures on each order', () => {
     async execute({ merchantId, orderId }: EraseOrderCommand): Promise<PayerDataErasure> {
       this.calls.push(orderId);
       const found = status !== 'NOT_FOUND';
-      return { merchantId, orderId, status, details: found, responses: found ? 2 : 0, notifications: 0 };
+      return { merchantId, orderId, status, details: found, notificationUrl: found, responses: found ? 2 : 0, notifications: 0, agreements: found ? 1 : 0 };
     },
   });
   const payments = (status: BrowserPaymentPayerDataErasure['status']) => ({
@@ -31,8 +31,8 @@ describe('standalone payer-data erase: both erasures on each order', () => {
       code: 0,
       err: '',
       out: [
-        'Erased:\tM1/o-1\torder details stripped, 2 stored responses, 0 notifications, 0 browser payments',
-        'Orders: 1 erased, 0 with nothing to erase, 0 not found, 0 refused. Changed: 1 order details, 2 stored responses, 0 notifications, 0 browser payments.',
+        'Erased:\tM1/o-1\torder details stripped, notification URL stripped, 2 stored responses, 0 notifications, 1 agreement, 0 browser payments',
+        'Orders: 1 erased, 0 with nothing to erase, 0 not found, 0 refused. Changed: 1 order details, 1 notification URL, 2 stored responses, 0 notifications, 1 agreement, 0 browser payments.',
       ].join('\n'),
     });
   });

@@ -33,7 +33,8 @@ payer's erasure request the merchant forwards:
       both erasures the distributed profile runs as two commands, on each named order of the
       merchant: browser-payment's first (its payments' stored requests, provider details and
       return URLs' query), then the ledger's (the order's details, every stored operation
-      response, the webhook notifications still to be sent). An order with a browser payment
+      response, every webhook notification, the notification URL's query, the custom data of
+      the agreements the order named). An order with a browser payment
       whose journey is not over is refused whole, nothing of it changed: run again once the
       journey has ended or expired. An order without a browser payment (a card order) is
       erased in the ledger. What each erasure strips and keeps: the usage of each service's
@@ -65,7 +66,7 @@ export function bothErasures(ledger: OrderEraser<PayerDataErasure>, payments: Or
     async execute(command) {
       const ofPayments = await payments.execute(command);
       if (ofPayments.status === 'REFUSED') {
-        return { ...ofPayments, details: false, responses: 0, notifications: 0 };
+        return { ...ofPayments, details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
       }
       const ofLedger = await ledger.execute(command);
       return { ...ofLedger, payments: ofPayments.payments, unfinished: 0, status: together(ofLedger.status, ofPayments.status) };

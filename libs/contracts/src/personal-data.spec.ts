@@ -1,4 +1,4 @@
-import { isPersonalDataKey, returnUrlKept, withoutPersonalData } from './personal-data';
+import { isPersonalDataKey, notificationUrlKept, returnUrlKept, withoutPersonalData } from './personal-data';
 
 describe('withoutPersonalData', () => {
   it('drops the personal groups and fields at any depth, in arrays too, and keeps every other member', () => {
@@ -34,6 +34,43 @@ describe('withoutPersonalData', () => {
     expect(withoutPersonalData(body)).toEqual({ browserPayment: { returnUrl: 'https://shop.example/checkout/return', interaction: { status: 'COMPLETED' } } });
     const plain = { browserPayment: { returnUrl: 'https://shop.example/checkout/return' } };
     expect(withoutPersonalData(plain)).toBe(plain);
+  });
+});
+
+describe('withoutPersonalData, URLs and groups (2026-11-27)', () => {
+  it('cuts every notificationUrl to what its delivery needs, user info included, and leaves one with nothing else as it is', () => {
+    const body = { order: { id: 'o-1', notificationUrl: 'https://hooks:pw@merchant.example/hooks?customer=zelda#x' } };
+    expect(withoutPersonalData(body)).toEqual({ order: { id: 'o-1', notificationUrl: 'https://hooks:pw@merchant.example/hooks' } });
+    const plain = { order: { id: 'o-1', notificationUrl: 'https://merchant.example/hooks' } };
+    expect(withoutPersonalData(plain)).toBe(plain);
+  });
+
+  it("drops an agreement's customData, and no other customData", () => {
+    const body = {
+      agreement: { id: 'a-1', type: 'RECURRING', amountVariability: 'FIXED', customData: 'member zelda-42' },
+      transaction: { acquirer: { customData: 'acquirer text' } },
+      externalTokenProvider: { customData: '{"site":"s1"}' },
+    };
+    expect(withoutPersonalData(body)).toEqual({
+      agreement: { id: 'a-1', type: 'RECURRING', amountVariability: 'FIXED' },
+      transaction: { acquirer: { customData: 'acquirer text' } },
+      externalTokenProvider: { customData: '{"site":"s1"}' },
+    });
+    const once = withoutPersonalData(body);
+    expect(withoutPersonalData(once)).toBe(once);
+  });
+});
+
+describe('notificationUrlKept', () => {
+  it.each([
+    ['https://merchant.example/hooks?customer=zelda', 'https://merchant.example/hooks'],
+    ['https://merchant.example/hooks#z', 'https://merchant.example/hooks'],
+    ['https://user:secret@merchant.example:8443/hooks?c=1', 'https://user:secret@merchant.example:8443/hooks'],
+    ['https://merchant.example/hooks', 'https://merchant.example/hooks'],
+    ['not a url?x', 'not a url?x'],
+  ])('%s: %s', (url, kept) => {
+    expect(notificationUrlKept(url)).toBe(kept);
+    expect(notificationUrlKept(kept)).toBe(kept);
   });
 });
 

@@ -17,19 +17,32 @@ export function isPersonalDataKey(key: string): boolean {
 }
 
 /**
- * `value` without the members that name personal data, at any depth (in arrays too), and with
+ * `value` without the members that name personal data, at any depth (in arrays too), with
  * every `returnUrl` (a browser payment's, in its request and in every response about it) cut
- * to its origin and path (returnUrlKept); everything else as it was. Answers `value` itself,
+ * to its origin and path (returnUrlKept), every `notificationUrl` cut to what its delivery
+ * needs (notificationUrlKept), and without an agreement's `customData` (the merchant's free
+ * text about the series, and so about its payer; `customData` elsewhere, an acquirer's or a
+ * token provider's, is not the payer's); everything else as it was. Answers `value` itself,
  * not a copy, when it holds none: the caller can tell "nothing to strip" by identity, and
  * stripping twice gives the same object back.
  */
 export function withoutPersonalData<T extends JsonValue>(value: T): T {
+  return stripped(value, undefined);
+}
+
+/** Members of a group that are personal data only in that group: the agreement's customData. */
+const PERSONAL_IN_GROUP: Record<string, string> = { agreement: 'customData' };
+
+/** URL members cut to what the gateway still needs of them. */
+const URL_KEPT: Record<string, (url: string) => string> = { returnUrl: returnUrlKept, notificationUrl: notificationUrlKept };
+
+function stripped<T extends JsonValue>(value: T, group: string | undefined): T {
   if (Array.isArray(value)) {
     let changed = false;
     const items = value.map((item) => {
-      const stripped = withoutPersonalData(item);
-      changed ||= stripped !== item;
-      return stripped;
+      const kept = stripped(item, undefined);
+      changed ||= kept !== item;
+      return kept;
     });
     return (changed ? items : value) as T;
   }
@@ -39,13 +52,14 @@ export function withoutPersonalData<T extends JsonValue>(value: T): T {
   let changed = false;
   const kept: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
-    if (isPersonalDataKey(key)) {
+    if (isPersonalDataKey(key) || (group !== undefined && PERSONAL_IN_GROUP[group] === key)) {
       changed = true;
       continue;
     }
-    const stripped = key === 'returnUrl' && typeof item === 'string' ? returnUrlKept(item) : withoutPersonalData(item);
-    changed ||= stripped !== item;
-    kept[key] = stripped;
+    const urlKept = Object.hasOwn(URL_KEPT, key) ? URL_KEPT[key] : undefined;
+    const strippedItem = urlKept && typeof item === 'string' ? urlKept(item) : stripped(item, key);
+    changed ||= strippedItem !== item;
+    kept[key] = strippedItem;
   }
   return (changed ? kept : value) as T;
 }
@@ -66,4 +80,23 @@ export function returnUrlKept(url: string): string {
   const parsed = new URL(url);
   const nothingToDrop = !/[?#]/.test(url) && parsed.username === '' && parsed.password === '';
   return nothingToDrop ? url : `${parsed.origin}${parsed.pathname}`;
+}
+
+/**
+ * A merchant's webhook URL without what may name the payer: its query and fragment go (a
+ * merchant may put its own reference to the payer there, `?customer=`), its scheme, user info,
+ * host, port and path stay. Unlike a return URL's, the user info stays: the dispatcher delivers
+ * to this URL and sends its user info as the receiver's HTTP Basic credentials (the merchant's,
+ * not the payer's), so a later notification of the order is still delivered to the same
+ * receiver and authenticated there as before (docs/decisions/payer-personal-data.md, amendment
+ * 2026-11-27). Answers `url` itself when there is nothing to drop, or when it is not a URL.
+ */
+export function notificationUrlKept(url: string): string {
+  if (!URL.canParse(url) || !/[?#]/.test(url)) {
+    return url;
+  }
+  const parsed = new URL(url);
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.href;
 }

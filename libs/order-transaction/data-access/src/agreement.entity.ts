@@ -11,7 +11,8 @@ const AGREEMENT_AMOUNT_COLUMN = { type: 'numeric', precision: 17, scale: 3 } as 
  * A merchant's agreement (the spec's `agreement` resource): the terms its first successful
  * VERIFY, AUTHORIZE or PAY stated, kept so that later payments naming its id reuse them
  * (docs/decisions/agreements.md). Written once, by the first operation to commit; never
- * updated. Another merchant's agreement of the same id is another row.
+ * updated, except that a payer's erasure clears `custom_data` (payer-personal-data.md,
+ * amendment 2026-11-27). Another merchant's agreement of the same id is another row.
  */
 @Entity({ name: 'agreements' })
 @Check('agreements_type_check', `type IN ('INSTALLMENT', 'OTHER', 'RECURRING', 'UNSCHEDULED')`)

@@ -79,7 +79,7 @@ const SUMMARY_COLUMNS = `id, merchant_id AS "merchantId", order_id AS "orderId",
  * The two-int4 form has a key space of its own (the migration lock uses the bigint form). Two
  * notifications whose ids hash alike merely wait for each other.
  */
-const CLAIM_LOCK_CLASS = 0x6f757462;
+export const CLAIM_LOCK_CLASS = 0x6f757462;
 
 /** Due rows a claim looks at per free slot, so it can skip receivers at their limit and still fill its slots. */
 const LOOKAHEAD = 4;

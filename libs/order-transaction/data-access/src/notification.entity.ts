@@ -19,6 +19,8 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 @Index('notification_outbox_due_idx', ['nextAttemptAt'], { where: `status = 'PENDING'` })
 @Index('notification_outbox_failed_idx', ['merchantId', 'createdAt'], { where: `status = 'FAILED'` })
 @Index('notification_outbox_delivered_idx', ['deliveredAt'], { where: `status = 'DELIVERED'` })
+// Built CONCURRENTLY by IndexDeliveredNotificationsByOrder1765400000000 (a payer's erasure finds an order's delivered notifications).
+@Index('notification_outbox_delivered_order_idx', ['merchantId', 'orderId'], { where: `status = 'DELIVERED'` })
 // On an expression TypeORM cannot declare: built by IndexNotificationReceivers1764400000000.
 @Index('notification_outbox_receiver_due_idx', { synchronize: false })
 // Partial on the payload's result: built by IndexUnknownAnnouncements1764800000000.

@@ -12,6 +12,7 @@ import { ValidateLedgerChecks1765000000001 } from './migrations/1765000000001-va
 import { IndexTransactionCreation1765200000000 } from './migrations/1765200000000-index-transaction-creation';
 import { InquiriesOfUnknownMode1765200000001 } from './migrations/1765200000001-inquiries-of-unknown-mode';
 import { CreateReservationSweep1765200000002 } from './migrations/1765200000002-create-reservation-sweep';
+import { IndexDeliveredNotificationsByOrder1765400000000 } from './migrations/1765400000000-index-delivered-notifications-by-order';
 import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
@@ -42,5 +43,6 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     IndexTransactionCreation1765200000000,
     InquiriesOfUnknownMode1765200000001,
     CreateReservationSweep1765200000002,
+    IndexDeliveredNotificationsByOrder1765400000000,
   ],
 };

@@ -1,6 +1,7 @@
 import type { JsonObject } from '@gateway/contracts';
 import { inTransaction } from '@gateway/platform';
 import type { DataSource, EntityManager } from 'typeorm';
+import { CLAIM_LOCK_CLASS } from './notification-outbox.repository';
 
 /** A stored operation response, by its key. */
 export interface StoredBody {
@@ -9,33 +10,43 @@ export interface StoredBody {
   body: JsonObject;
 }
 
-/** A webhook notification the outbox may still send, by its id. */
-export interface UnsentNotification {
+/** A webhook notification of the order, by its id: what it carries and where it goes. */
+export interface OutboxNotification {
   id: string;
+  url: string;
   payload: JsonObject;
+}
+
+/** An agreement the order's operations named, by its id, with the merchant's free text about it. */
+export interface NamedAgreement {
+  agreementId: string;
+  customData: string;
 }
 
 /**
  * Where the ledger keeps a payer's personal data for one order (docs/decisions/payer-personal-data.md):
- * the order's details, every stored operation response, and the webhook payloads the outbox may
- * still send (PENDING, or FAILED, which an operator may send again). DELIVERED payloads are left
- * to the webhook purge (WEBHOOK_RETENTION_DAYS): the outbox has no index by order, and they are
- * never sent again.
+ * the order's details and notification URL, every stored operation response, the payloads and
+ * URLs of the order's webhook notifications whatever their status (amendment 2026-11-27: PENDING
+ * and FAILED may still be sent, DELIVERED ones are kept until the webhook purge), and the
+ * `custom_data` of the agreements the order's operations named.
  *
  * Used inside one database transaction that holds the order row (`lockOrder`), as every ledger
  * write does: a record racing the erasure either committed before it (its response is read and
  * stripped here) or waits for the row and then decides on the order as the erasure left it.
+ * Notifications are also held against the dispatcher (`holdNotifications`).
  */
 export class PayerDataRecords {
   constructor(private readonly manager: EntityManager) {}
 
   /**
-   * The order's details, its row locked until commit (`lock` false: read only, for a dry run,
-   * which then never waits for a live operation). Null when the merchant has no such order.
+   * The order's details and notification URL, its row locked until commit (`lock` false: read
+   * only, for a dry run, which then never waits for a live operation). Null when the merchant
+   * has no such order.
    */
-  async order(merchantId: string, orderId: string, lock: boolean): Promise<{ details: JsonObject } | null> {
-    const rows: { details: JsonObject }[] = await this.manager.query(
-      `SELECT details FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2${lock ? ' FOR UPDATE' : ''}`,
+  async order(merchantId: string, orderId: string, lock: boolean): Promise<{ details: JsonObject; notificationUrl: string | null } | null> {
+    const rows: { details: JsonObject; notificationUrl: string | null }[] = await this.manager.query(
+      `SELECT details, notification_url AS "notificationUrl" FROM order_transaction.orders
+        WHERE merchant_id = $1 AND order_id = $2${lock ? ' FOR UPDATE' : ''}`,
       [merchantId, orderId],
     );
     return rows[0] ?? null;
@@ -51,26 +62,73 @@ export class PayerDataRecords {
     );
   }
 
-  /** One statement per status, each written as its partial index's condition so the index serves it. */
-  unsentNotifications(merchantId: string, orderId: string): Promise<UnsentNotification[]> {
+  /**
+   * Every notification of the order the outbox holds, in one statement (one snapshot: a row the
+   * dispatcher moves from PENDING to DELIVERED meanwhile is read once), one branch per status,
+   * each written as its partial index's condition so the index serves it: PENDING by the
+   * dispatcher's due index, FAILED by the merchant's failed index, DELIVERED by the order's
+   * (IndexDeliveredNotificationsByOrder1765400000000). In id order, the order they are held in.
+   */
+  notifications(merchantId: string, orderId: string): Promise<OutboxNotification[]> {
     const ofStatus = (status: string) =>
-      `SELECT id, payload FROM order_transaction.notification_outbox
+      `SELECT id, url, payload FROM order_transaction.notification_outbox
         WHERE status = '${status}' AND merchant_id = $1 AND order_id = $2`;
-    return this.manager.query(`${ofStatus('PENDING')} UNION ALL ${ofStatus('FAILED')}`, [merchantId, orderId]);
+    return this.manager.query(`${ofStatus('PENDING')} UNION ALL ${ofStatus('FAILED')} UNION ALL ${ofStatus('DELIVERED')} ORDER BY id`, [merchantId, orderId]);
   }
 
   /**
-   * The order's details. Written whenever anything of the order is, even unchanged: every ledger
-   * write to an order's responses also writes its order row, so a record that read the order
-   * before (docs/decisions/ledger-records-on-row-version.md) finds its version moved and decides
-   * again on the row as written here. `updated_at` stays: it is the order's last operation.
+   * Holds the notifications against the dispatcher until commit: the claim lock a dispatcher
+   * worker takes on a notification it delivers (`pg_try_advisory_lock(CLAIM_LOCK_CLASS,
+   * hashtext(id))`), taken here for the transaction. A notification in flight is waited for
+   * (its delivery is bounded by the sender's timeout, and its outcome is written before its
+   * lock is let go); while the erasure holds it no worker claims it (a claim only tries the
+   * lock), and the next claim, after the commit, reads the erased payload and URL: no delivery
+   * starts with the payer's data once the erasure has begun writing. Taken before any row of
+   * the outbox is written (a worker writing its outcome waits for nothing of the erasure), in
+   * the order of the lock keys, so two erasures whose notifications' keys collide do not wait
+   * for each other in a circle.
    */
-  async writeDetails(merchantId: string, orderId: string, details: JsonObject): Promise<void> {
-    await this.manager.query(`UPDATE order_transaction.orders SET details = $3::jsonb WHERE merchant_id = $1 AND order_id = $2`, [
-      merchantId,
-      orderId,
-      JSON.stringify(details),
-    ]);
+  async holdNotifications(ids: string[]): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await this.manager.query(
+      `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, k)
+         FROM (SELECT DISTINCT hashtext(id::text) AS k FROM unnest($1::uuid[]) AS n(id) ORDER BY 1) keys`,
+      [ids],
+    );
+  }
+
+  /**
+   * The agreements of the merchant among `agreementIds` that still hold custom data, locked
+   * until commit (`lock` false: read only), in id order. An agreement row is otherwise never
+   * written after its insert; a payment reading it meanwhile (without a lock) reads it as it
+   * was before or after the erasure, whole either way.
+   */
+  agreements(merchantId: string, agreementIds: string[], lock: boolean): Promise<NamedAgreement[]> {
+    if (agreementIds.length === 0) {
+      return Promise.resolve([]);
+    }
+    return this.manager.query(
+      `SELECT agreement_id AS "agreementId", custom_data AS "customData" FROM order_transaction.agreements
+        WHERE merchant_id = $1 AND agreement_id = ANY($2::text[]) AND custom_data IS NOT NULL
+        ORDER BY agreement_id${lock ? ' FOR UPDATE' : ''}`,
+      [merchantId, agreementIds],
+    );
+  }
+
+  /**
+   * The order's details and notification URL. Written whenever anything of the order is, even
+   * unchanged: every ledger write to an order's responses also writes its order row, so a
+   * record that read the order before (docs/decisions/ledger-records-on-row-version.md) finds
+   * its version moved and decides again on the row as written here. `updated_at` stays: it is
+   * the order's last operation.
+   */
+  async writeOrder(merchantId: string, orderId: string, details: JsonObject, notificationUrl: string | null): Promise<void> {
+    await this.manager.query(
+      `UPDATE order_transaction.orders SET details = $3::jsonb, notification_url = $4 WHERE merchant_id = $1 AND order_id = $2`,
+      [merchantId, orderId, JSON.stringify(details), notificationUrl],
+    );
   }
 
   /** A stored response's body; its request hash stays, so a replay of the request still matches it. */
@@ -82,10 +140,20 @@ export class PayerDataRecords {
     );
   }
 
-  async writeNotification(notification: UnsentNotification): Promise<void> {
-    await this.manager.query(`UPDATE order_transaction.notification_outbox SET payload = $2::jsonb WHERE id = $1`, [
+  /** Payload and URL only: the dispatcher's columns (status, attempts, times, result) are its own. */
+  async writeNotification(notification: OutboxNotification): Promise<void> {
+    await this.manager.query(`UPDATE order_transaction.notification_outbox SET payload = $2::jsonb, url = $3 WHERE id = $1`, [
       notification.id,
       JSON.stringify(notification.payload),
+      notification.url,
+    ]);
+  }
+
+  /** The agreements' custom data; their terms, ids and where they were established stay. */
+  async eraseAgreementData(merchantId: string, agreementIds: string[]): Promise<void> {
+    await this.manager.query(`UPDATE order_transaction.agreements SET custom_data = NULL WHERE merchant_id = $1 AND agreement_id = ANY($2::text[])`, [
+      merchantId,
+      agreementIds,
     ]);
   }
 }

@@ -8,15 +8,20 @@ A payer's personal data in the ledger (docs/decisions/payer-personal-data.md), f
 erasure request the merchant forwards:
   erase <merchantId> <orderId> [...]
       strip the payer's personal data (billing, shipping, customer, device, recipient, name on
-      card, account holders and e-mails, the order's notes and custom fields) from the named
-      orders of the merchant: from each order's details, every stored operation response, and
-      the webhook notifications still to be sent (PENDING) or sent again (FAILED). Kept: ids,
-      amounts, currency, status, result and gateway codes, the masked card, the acquirer's
-      references, and what the merchant's replay of a request is matched on, so GET and a
-      replay then answer the same money without those fields, and a replay still has no side
-      effect. Each order in a database transaction of its own, holding the order's row as the
-      ledger's writes do. Prints counts only, never the data. Running it again changes nothing
-      (and says so). --dry-run prints what it would change and writes nothing.
+      card, account holders and e-mails, the order's notes and custom fields, an agreement's
+      custom data) from the named orders of the merchant: from each order's details, every
+      stored operation response, and every webhook notification of the order (PENDING, FAILED
+      and DELIVERED); the query and fragment of the order's notification URL and of its
+      notifications' URLs (later notifications of the order go to the URL without them); and
+      the custom data of the agreements the order's payments named (the agreement's terms stay,
+      and later payments in the series no longer reuse that text). Kept: ids, amounts,
+      currency, status, result and gateway codes, the masked card, the acquirer's references,
+      and what the merchant's replay of a request is matched on, so GET and a replay then
+      answer the same money without those fields, and a replay still has no side effect. Each
+      order in a database transaction of its own, holding the order's row as the ledger's
+      writes do; a notification being delivered meanwhile is waited for (up to the webhook
+      timeout). Prints counts only, never the data. Running it again changes nothing (and
+      says so). --dry-run prints what it would change and writes nothing.
       Exit code 0: done (or nothing left to erase); 1: an order the merchant does not have (the
       others are erased); 2: usage.
       Browser payments' stored requests, return URLs and provider details are erased by
@@ -32,8 +37,10 @@ export const LEDGER_PAYER_DATA_ERASE: PayerDataEraseCommand<PayerDataErasure> = 
   usage: PAYER_DATA_USAGE,
   counts: [
     { key: 'details', one: 'order details', many: 'order details', flag: true },
+    { key: 'notificationUrl', one: 'notification URL', flag: true },
     { key: 'responses', one: 'stored response' },
     { key: 'notifications', one: 'notification' },
+    { key: 'agreements', one: 'agreement' },
   ],
   notFound: 'the merchant has no such order',
 };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, MerchantContext, notificationSecretContext, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { ErasePayerData } from '@gateway/order-transaction/domain';
-import { PayerDataRepository } from '@gateway/order-transaction/data-access';
+import { NotificationClaims, PayerDataRepository } from '@gateway/order-transaction/data-access';
 import { createLogger } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
@@ -88,7 +88,7 @@ async function ledgerRows(merchant: MerchantContext, orderId: string) {
   const key = [merchant.id, orderId];
   const [order] = await app.dataSource.query(
     `SELECT xmin::text AS version, status, amount::text, total_captured_amount::text AS captured, total_refunded_amount::text AS refunded,
-            operation_count AS "operationCount", updated_at AS "updatedAt", details
+            operation_count AS "operationCount", updated_at AS "updatedAt", notification_url AS "notificationUrl", details
        FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`,
     key,
   );
@@ -103,11 +103,20 @@ async function ledgerRows(merchant: MerchantContext, orderId: string) {
     key,
   );
   const outbox = await app.dataSource.query(
-    `SELECT xmin::text AS version, transaction_id AS id, status, payload
+    `SELECT xmin::text AS version, transaction_id AS id, status, url, payload
        FROM order_transaction.notification_outbox WHERE merchant_id = $1 AND order_id = $2 ORDER BY created_at`,
     key,
   );
   return { order, transactions, responses, outbox };
+}
+
+/** The dispatcher's columns of the order's notifications: what an erasure must never change. */
+function deliveryRecords(merchant: MerchantContext, orderId: string) {
+  return app.dataSource.query(
+    `SELECT id, status, attempts, next_attempt_at AS "nextAttemptAt", last_attempt_at AS "lastAttemptAt", last_result AS "lastResult", delivered_at AS "deliveredAt"
+       FROM order_transaction.notification_outbox WHERE merchant_id = $1 AND order_id = $2 ORDER BY created_at`,
+    [merchant.id, orderId],
+  );
 }
 
 async function retrieveOrder(merchant: MerchantContext, orderId: string): Promise<JsonObject> {
@@ -155,8 +164,8 @@ describe('payer-data erase', () => {
       code: 0,
       err: '',
       out: [
-        `Erased:\t${merchant.id}/${orderId}\torder details stripped, 2 stored responses, 2 notifications`,
-        'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 2 stored responses, 2 notifications.',
+        `Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
+        'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 0 notification URLs, 2 stored responses, 2 notifications, 0 agreements.',
       ].join('\n'),
     });
 
@@ -244,7 +253,7 @@ describe('payer-data erase', () => {
     expect(refused).toEqual({
       code: 1,
       err: [`error: ${stranger.id}/${orderId}: the merchant has no such order: nothing changed`, `error: ${stranger.id}/no-such-order: the merchant has no such order: nothing changed`].join('\n'),
-      out: 'Orders: 0 erased, 0 with nothing to erase, 2 not found. Changed: 0 order details, 0 stored responses, 0 notifications.',
+      out: 'Orders: 0 erased, 0 with nothing to erase, 2 not found. Changed: 0 order details, 0 notification URLs, 0 stored responses, 0 notifications, 0 agreements.',
     });
     expect(await ledgerRows(owner, orderId)).toEqual(before);
 
@@ -268,8 +277,8 @@ describe('payer-data erase', () => {
       code: 0,
       err: '',
       out: [
-        `Nothing to erase, nothing changed:\t${merchant.id}/${orderId}\torder details unchanged, 0 stored responses, 0 notifications`,
-        'Orders: 0 erased, 1 with nothing to erase, 0 not found. Changed: 0 order details, 0 stored responses, 0 notifications.',
+        `Nothing to erase, nothing changed:\t${merchant.id}/${orderId}\torder details unchanged, notification URL unchanged, 0 stored responses, 0 notifications, 0 agreements`,
+        'Orders: 0 erased, 1 with nothing to erase, 0 not found. Changed: 0 order details, 0 notification URLs, 0 stored responses, 0 notifications, 0 agreements.',
       ].join('\n'),
     });
     // Not a row rewritten: every version as it was.
@@ -284,8 +293,8 @@ describe('payer-data erase', () => {
     const dry = await erase('erase', merchant.id, orderId, '--dry-run', '--json');
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.out)).toEqual({
-      orders: [{ merchantId: merchant.id, orderId, status: 'WOULD_ERASE', details: true, responses: 2, notifications: 2 }],
-      total: { erased: 0, wouldErase: 1, unchanged: 0, notFound: 0, details: 1, responses: 2, notifications: 2 },
+      orders: [{ merchantId: merchant.id, orderId, status: 'WOULD_ERASE', details: true, notificationUrl: false, responses: 2, notifications: 2, agreements: 0 }],
+      total: { erased: 0, wouldErase: 1, unchanged: 0, notFound: 0, details: 1, notificationUrl: 0, responses: 2, notifications: 2, agreements: 0 },
     });
     expect(await ledgerRows(merchant, orderId)).toEqual(before);
   });
@@ -302,7 +311,7 @@ describe('payer-data erase', () => {
     const before = await ledgerRows(merchant, orderId);
     expect(before.order.details).toEqual({});
 
-    expect((await erase('erase', merchant.id, orderId)).out).toContain('order details unchanged, 1 stored response, 0 notifications');
+    expect((await erase('erase', merchant.id, orderId)).out).toContain('order details unchanged, notification URL unchanged, 1 stored response, 0 notifications');
     const after = await ledgerRows(merchant, orderId);
     expect(after.order.details).toEqual({});
     expect(after.order.version).not.toBe(before.order.version);
@@ -339,18 +348,170 @@ describe('payer-data erase', () => {
     expect(after.responses[1].body.response).toEqual({ gatewayCode: 'APPROVED', acquirerMessage: 'Approved late' });
   });
 
-  it('leaves notifications already delivered to the webhook purge', async () => {
+  it('strips the payloads of notifications already delivered too, and keeps their delivery record', async () => {
     const merchant = notifiedMerchant();
     const orderId = await paidOrder(merchant);
+    await app.dataSource.query(
+      `UPDATE order_transaction.notification_outbox SET status = 'DELIVERED', attempts = 1, last_result = 'HTTP 200', delivered_at = now()
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`,
+      [merchant.id, orderId],
+    );
+    const before = await deliveryRecords(merchant, orderId);
+    expect(JSON.stringify((await ledgerRows(merchant, orderId)).outbox[0].payload)).toContain('zelda@example.org');
+
+    const dry = JSON.parse((await erase('erase', merchant.id, orderId, '--dry-run', '--json')).out);
+    expect(dry.orders[0]).toMatchObject({ status: 'WOULD_ERASE', notifications: 2 });
+    expect((await erase('erase', merchant.id, orderId)).out).toContain('2 stored responses, 2 notifications');
+    const after = await ledgerRows(merchant, orderId);
+    expect(after.outbox.map((n: { status: string }) => n.status)).toEqual(['DELIVERED', 'PENDING']);
+    for (const value of PERSONAL_VALUES) {
+      expect(JSON.stringify(after.outbox)).not.toContain(value);
+    }
+    expect(keys(after.outbox[0].payload)).toEqual(['authorizationResponse', 'merchant', 'order', 'response', 'result', 'sourceOfFunds', 'timeOfRecord', 'transaction']);
+    // The delivery's own record (status, attempts, result, time) is the dispatcher's: as it was.
+    expect(await deliveryRecords(merchant, orderId)).toEqual(before);
+  });
+
+  it('finds an order\'s delivered notifications by the index on them, not by reading every delivered row', async () => {
+    const runner = app.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      // A test database is small enough for a sequential scan to win; what is asked is whether the index can serve the query.
+      await runner.query('SET LOCAL enable_seqscan = off');
+      const plan: { 'QUERY PLAN': string }[] = await runner.query(
+        `EXPLAIN SELECT id, url, payload FROM order_transaction.notification_outbox WHERE status = 'DELIVERED' AND merchant_id = $1 AND order_id = $2`,
+        ['m', 'o'],
+      );
+      expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('notification_outbox_delivered_order_idx');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('cuts the notification URL\'s query from the order and its notifications, and a later change of the order is still announced there', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const withQuery = `${HOOKS}?customer=zelda-42&email=zelda%40example.org#top`;
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', { ...payRequest, order: { ...(payRequest.order as JsonObject), notificationUrl: withQuery } });
+    await operateAs(app, merchant, orderId, 'r1', 'REFUND', refundRequest);
     await app.dataSource.query(
       `UPDATE order_transaction.notification_outbox SET status = 'DELIVERED', delivered_at = now() WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`,
       [merchant.id, orderId],
     );
     const before = await ledgerRows(merchant, orderId);
+    expect(before.order.notificationUrl).toBe(withQuery);
+    expect(before.outbox.map((n: { url: string }) => n.url)).toEqual([withQuery, withQuery]);
 
-    expect((await erase('erase', merchant.id, orderId)).out).toContain('2 stored responses, 1 notification');
+    const dry = JSON.parse((await erase('erase', merchant.id, orderId, '--dry-run', '--json')).out);
+    expect(dry.orders[0]).toMatchObject({ status: 'WOULD_ERASE', notificationUrl: true, notifications: 2 });
+    expect(await ledgerRows(merchant, orderId)).toEqual(before);
+
+    const run = await erase('erase', merchant.id, orderId);
+    expect(run.out.split('\n')[0]).toBe(`Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL stripped, 2 stored responses, 2 notifications, 0 agreements`);
     const after = await ledgerRows(merchant, orderId);
-    expect(after.outbox[0]).toEqual(before.outbox[0]);
-    expect(JSON.stringify(after.outbox[1])).not.toContain('zelda@example.org');
+    expect(JSON.stringify(after)).not.toMatch(/zelda/i);
+    // The receiver's address stays (the same receiver key for the dispatcher), its query and fragment go.
+    expect(after.order.notificationUrl).toBe(HOOKS);
+    expect(after.outbox.map((n: { url: string }) => n.url)).toEqual([HOOKS, HOOKS]);
+    // The PAY named it and answered it; the REFUND named none.
+    expect(group(before.responses[0].body, 'order').notificationUrl).toBe(withQuery);
+    expect(group(after.responses[0].body, 'order').notificationUrl).toBe(HOOKS);
+    expect((await retrieveOrder(merchant, orderId)).transaction).toEqual(
+      expect.arrayContaining([expect.objectContaining({ order: expect.objectContaining({ notificationUrl: HOOKS }) })]),
+    );
+
+    // A later operation that names no URL is announced to the order's URL as the erasure left it.
+    await operateAs(app, merchant, orderId, 'r2', 'REFUND', { transaction: { amount: '1.00', currency: 'USD' } });
+    const later = await ledgerRows(merchant, orderId);
+    expect(later.outbox.map((n: { id: string; status: string; url: string }) => [n.id, n.status, n.url])).toEqual([
+      ['p1', 'DELIVERED', HOOKS],
+      ['r1', 'PENDING', HOOKS],
+      ['r2', 'PENDING', HOOKS],
+    ]);
+  });
+
+  it('erases the custom data of the agreement the order named, keeps its terms, and a later payment in the series no longer gets it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const agreementId = `agr-${randomBytes(5).toString('hex')}`;
+    const agreement = { id: agreementId, type: 'UNSCHEDULED', customData: 'member zelda-42' };
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '12.00', currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      agreement,
+    });
+    const terms = () =>
+      app.dataSource.query(
+        `SELECT xmin::text AS version, type, custom_data AS "customData", established_order_id AS "orderId", established_transaction_id AS "transactionId"
+           FROM order_transaction.agreements WHERE merchant_id = $1 AND agreement_id = $2`,
+        [merchant.id, agreementId],
+      );
+    const [before] = await terms();
+    expect(before).toMatchObject({ type: 'UNSCHEDULED', customData: 'member zelda-42', orderId, transactionId: 'p1' });
+    const rowsBefore = await ledgerRows(merchant, orderId);
+    expect(group(rowsBefore.responses[0].body, 'agreement')).toMatchObject({ id: agreementId, customData: 'member zelda-42' });
+    expect(group(rowsBefore.order.details, 'agreement')).toMatchObject({ customData: 'member zelda-42' });
+
+    const dry = await erase('erase', merchant.id, orderId, '--dry-run');
+    expect(dry.out.split('\n')[0]).toBe(`Would erase (dry run):\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 1 stored response, 0 notifications, 1 agreement`);
+    expect((await terms())[0]).toEqual(before);
+
+    expect((await erase('erase', merchant.id, orderId)).out.split('\n')[1]).toBe(
+      'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 0 notification URLs, 1 stored response, 0 notifications, 1 agreement.',
+    );
+    const [after] = await terms();
+    expect(after).toEqual({ ...before, version: after.version, customData: null });
+    const rowsAfter = await ledgerRows(merchant, orderId);
+    expect(JSON.stringify(rowsAfter)).not.toContain('zelda-42');
+    expect(group(rowsAfter.responses[0].body, 'agreement')).toEqual({ id: agreementId, type: 'UNSCHEDULED' });
+
+    // The series goes on: a later payment naming only the id still gets the type, not the text.
+    const later = await operateAs(app, merchant, newOrderId(), 'p1', 'PAY', {
+      order: { amount: '12.00', currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      agreement: { id: agreementId },
+    });
+    expect(later).toMatchObject({ result: 'SUCCESS', agreement: { id: agreementId, type: 'UNSCHEDULED' } });
+    expect(JSON.stringify(later)).not.toContain('zelda-42');
+    // Run again: nothing left.
+    expect((await erase('erase', merchant.id, orderId)).out).toContain('Nothing to erase');
+  });
+
+  it('waits for a notification a dispatcher is delivering, keeps the outcome it writes, and strips the payload after it', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    const [[pending]] = await app.dataSource.query(
+      `UPDATE order_transaction.notification_outbox SET next_attempt_at = '2000-01-01T00:00:00Z'
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1' RETURNING id`,
+      [merchant.id, orderId],
+    );
+    // The dispatcher's own claim (its advisory lock on the notification, on its own session), as a worker takes it.
+    const claims = new NotificationClaims(app.dataSource);
+    try {
+      const claimed = await claims.claim({ limit: 1, now: new Date(), skipTargets: [], choose: (due) => due.filter((d) => d.id === pending.id).map((d) => d.id) });
+      expect(claimed).toHaveLength(1);
+      expect(claimed[0].id).toBe(pending.id);
+      expect(JSON.stringify(claimed[0].payload)).toContain('zelda@example.org');
+
+      let done = false;
+      const erasing = erase('erase', merchant.id, orderId).finally(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The delivery is in flight with the payload it claimed: the erasure waits for its outcome.
+      expect(done).toBe(false);
+      const at = new Date();
+      await claims.finish({ id: pending.id, status: 'DELIVERED', attempts: 1, nextAttemptAt: at, lastAttemptAt: at, lastResult: 'HTTP 200', deliveredAt: at }, 0);
+      expect((await erasing).code).toBe(0);
+    } finally {
+      await claims.close();
+    }
+    const [row] = await app.dataSource.query(
+      `SELECT status, attempts, last_result AS "lastResult", delivered_at IS NOT NULL AS delivered, payload FROM order_transaction.notification_outbox WHERE id = $1`,
+      [pending.id],
+    );
+    // Neither write lost: the dispatcher's outcome and the erasure's payload.
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, lastResult: 'HTTP 200', delivered: true });
+    expect(JSON.stringify(row.payload)).not.toMatch(/zelda/i);
   });
 });

@@ -1,4 +1,4 @@
-import { JsonObject, withoutPersonalData } from '@gateway/contracts';
+import { JsonObject, notificationUrlKept, withoutPersonalData } from '@gateway/contracts';
 import type { PayerDataRepository } from '@gateway/order-transaction/data-access';
 import type { AppLogger } from '@gateway/platform';
 
@@ -20,21 +20,28 @@ export interface PayerDataErasure {
   status: 'ERASED' | 'WOULD_ERASE' | 'UNCHANGED' | 'NOT_FOUND';
   /** Whether the order's details held personal data. */
   details: boolean;
+  /** Whether the order's notification URL had a query or fragment (cut to what delivery needs). */
+  notificationUrl: boolean;
   /** Stored operation responses that held some. */
   responses: number;
-  /** Webhook notifications still to send (or to send again) whose payload held some. */
+  /** Webhook notifications of the order, whatever their status, whose payload or URL held some. */
   notifications: number;
+  /** Agreements the order's operations named whose custom data was (or would be) erased. */
+  agreements: number;
 }
 
 /**
  * `payer-data erase`: strips a payer's personal data from an order's records in the ledger when
  * the merchant forwards the payer's erasure request (docs/decisions/payer-personal-data.md, item
  * 3): the fields the log scrubber hides (contracts' withoutPersonalData), from the order's
- * details, every stored response and the webhook payloads still to send. Everything else stays:
- * ids, amounts, currency, status, result and gateway codes, the masked card, the acquirer's
- * references, and each response's request hash, so a replay of the original request still
- * matches and answers the stripped body without a side effect, and a retrieval shows the same
- * money. One database transaction holding the order row, as every ledger write does.
+ * details, every stored response and every webhook payload of the order; the query and fragment
+ * of the order's notification URL and of its notifications' URLs; the custom data of the
+ * agreements the order named (amendment 2026-11-27). Everything else stays: ids, amounts,
+ * currency, status, result and gateway codes, the masked card, the acquirer's references, the
+ * agreements' terms, and each response's request hash, so a replay of the original request
+ * still matches and answers the stripped body without a side effect, and a retrieval shows the
+ * same money. One database transaction holding the order row, as every ledger write does, and
+ * the order's notifications against the dispatcher.
  */
 export class ErasePayerData {
   constructor(
@@ -46,30 +53,69 @@ export class ErasePayerData {
     return this.repository.transaction(async (records) => {
       const order = await records.order(merchantId, orderId, !dryRun);
       if (!order) {
-        return { merchantId, orderId, status: 'NOT_FOUND', details: false, responses: 0, notifications: 0 };
+        return { merchantId, orderId, status: 'NOT_FOUND', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
       }
       const details = withoutPersonalData(order.details);
-      const responses = (await records.responses(merchantId, orderId)).flatMap((r) => stripped(r.body, (body) => ({ ...r, body })));
-      const notifications = (await records.unsentNotifications(merchantId, orderId)).flatMap((n) => stripped(n.payload, (payload) => ({ ...n, payload })));
-      const counts = { details: details !== order.details, responses: responses.length, notifications: notifications.length };
-      if (!counts.details && counts.responses === 0 && counts.notifications === 0) {
+      const notificationUrl = order.notificationUrl === null ? null : notificationUrlKept(order.notificationUrl);
+      const stored = await records.responses(merchantId, orderId);
+      const responses = stored.flatMap((r) => stripped(r.body, (body) => ({ ...r, body })));
+      // Named before stripping: the agreement groups are what tells which agreements the order used.
+      const agreements = await records.agreements(merchantId, agreementIdsOf([order.details, ...stored.map((r) => r.body)]), !dryRun);
+      let outbox = await records.notifications(merchantId, orderId);
+      if (!dryRun && outbox.length > 0) {
+        // Waits for a delivery in flight, keeps the dispatcher off them until commit, then reads
+        // them as that delivery left them.
+        await records.holdNotifications(outbox.map((n) => n.id));
+        outbox = await records.notifications(merchantId, orderId);
+      }
+      const notifications = outbox.flatMap((n) => {
+        const payload = withoutPersonalData(n.payload);
+        const url = notificationUrlKept(n.url);
+        return payload === n.payload && url === n.url ? [] : [{ ...n, payload, url }];
+      });
+      const counts = {
+        details: details !== order.details,
+        notificationUrl: notificationUrl !== order.notificationUrl,
+        responses: responses.length,
+        notifications: notifications.length,
+        agreements: agreements.length,
+      };
+      if (!counts.details && !counts.notificationUrl && counts.responses === 0 && counts.notifications === 0 && counts.agreements === 0) {
         return { merchantId, orderId, status: 'UNCHANGED', ...counts };
       }
       if (dryRun) {
         return { merchantId, orderId, status: 'WOULD_ERASE', ...counts };
       }
-      await records.writeDetails(merchantId, orderId, details);
+      await records.writeOrder(merchantId, orderId, details, notificationUrl);
       for (const response of responses) {
         await records.writeResponse(merchantId, orderId, response);
       }
       for (const notification of notifications) {
         await records.writeNotification(notification);
       }
+      if (agreements.length > 0) {
+        await records.eraseAgreementData(merchantId, agreements.map((a) => a.agreementId));
+      }
       // The lasting record that the erasure was done: ids and counts, as the command prints them.
       this.logger.info({ merchantId, orderId, ...counts }, "payer's personal data erased from the order");
       return { merchantId, orderId, status: 'ERASED', ...counts };
     });
   }
+}
+
+/**
+ * The ids of the agreements named in the order's details and responses (`agreement.id`, where
+ * VERIFY, AUTHORIZE and PAY put the agreement they ran on), each once, sorted.
+ */
+function agreementIdsOf(bodies: JsonObject[]): string[] {
+  const ids = new Set<string>();
+  for (const body of bodies) {
+    const agreement = body.agreement;
+    if (agreement !== null && typeof agreement === 'object' && !Array.isArray(agreement) && typeof agreement.id === 'string') {
+      ids.add(agreement.id);
+    }
+  }
+  return [...ids].sort();
 }
 
 /** `rebuilt` with the JSON stripped of personal data, or nothing when it held none. */
