@@ -2,6 +2,9 @@ import { RunningApp } from './bootstrap';
 import { RequestContextInterceptor } from './messaging';
 import { startPlatformApp } from './test-support';
 
+// Each test starts a Nest app with its HTTP server: more than the unit tier's 5 s on a loaded machine.
+jest.setTimeout(30_000);
+
 describe('PlatformModule: the message handlers\' interceptor', () => {
   let running: RunningApp | undefined;
   let intercept: jest.SpyInstance;

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { ClientProxy } from '@nestjs/microservices';
 import { TerminusModule } from '@nestjs/terminus';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { BackgroundJobs } from './bootstrap/background-jobs';
 import { AllExceptionsFilter } from './errors';
 import { HEALTH_OPTIONS, HealthController, ReadinessChecks } from './health';
 import { AppLogger } from './logging';
@@ -29,7 +30,8 @@ export interface PlatformModuleOptions {
 
 /**
  * What every app gets once, whatever it does: the logger, metrics, health endpoints, the
- * message client, and the exception filter of both transports; an app that answers subjects
+ * message client, the stop of its background jobs (BackgroundJobs), and the exception filter of
+ * both transports; an app that answers subjects
  * also the request context and handling time of its message handlers (RequestContextInterceptor).
  */
 @Global()
@@ -56,9 +58,10 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         { provide: Metrics, useValue: options.metrics },
         MessageBus,
         ReadinessChecks,
+        BackgroundJobs,
         ...(options.metricsListen ? [{ provide: METRICS_LISTEN, useValue: options.metricsListen }, MetricsServer] : []),
       ],
-      exports: [APP_LOGGER, MESSAGING_OPTIONS, MESSAGE_CLIENT, Metrics, MessageBus, ReadinessChecks],
+      exports: [APP_LOGGER, MESSAGING_OPTIONS, MESSAGE_CLIENT, Metrics, MessageBus, ReadinessChecks, BackgroundJobs],
     };
   }
 

@@ -1,5 +1,5 @@
 import type { SweepExpiredPayments, SweepReport } from '@gateway/edge/domain';
-import { createLogger, Metrics } from '@gateway/platform';
+import { BackgroundJobs, createLogger, Metrics } from '@gateway/platform';
 import { ExpiredPaymentSweeper } from './expired-payment-sweeper';
 
 const EMPTY: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, DISCARDED: 0, NOT_DUE: 0, BUSY: 0, FAILED: 0 };
@@ -7,7 +7,8 @@ const EMPTY: SweepReport = { COMPLETED: 0, RETURNED: 0, TIMED_OUT: 0, DISCARDED:
 function sweeperWith(intervalMs: number, sweep: (shouldStop: () => boolean) => Promise<SweepReport>) {
   const sweeps = { sweep: jest.fn(sweep) } as unknown as SweepExpiredPayments & { sweep: jest.Mock };
   const metrics = new Metrics();
-  const sweeper = new ExpiredPaymentSweeper(sweeps, intervalMs, createLogger({ service: 'test', level: 'silent' }), metrics);
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  const sweeper = new ExpiredPaymentSweeper(sweeps, intervalMs, logger, metrics, new BackgroundJobs(logger));
   return { sweeper, sweeps, metrics };
 }
 
@@ -30,7 +31,7 @@ describe('ExpiredPaymentSweeper', () => {
     const text = await metrics.registry.metrics();
     expect(text).toContain('gateway_browser_payment_expired_total{outcome="TIMED_OUT"} 4');
     expect(text).toContain('gateway_browser_payment_expired_total{outcome="COMPLETED"} 2');
-    await sweeper.beforeApplicationShutdown();
+    await sweeper.stop();
   });
 
   it('never sweeps with an interval of 0', async () => {
@@ -52,7 +53,7 @@ describe('ExpiredPaymentSweeper', () => {
     sweeper.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(2_000);
     expect(sweeps.sweep).toHaveBeenCalledTimes(2);
-    await sweeper.beforeApplicationShutdown();
+    await sweeper.stop();
   });
 
   it('on shutdown, tells the sweep in progress to stop and waits for it', async () => {
@@ -69,7 +70,7 @@ describe('ExpiredPaymentSweeper', () => {
     const sweeping = sweeper.sweepNow();
     expect(sweeper.sweepNow()).toBe(sweeping);
     let stopped = false;
-    const shutdown = sweeper.beforeApplicationShutdown().then(() => (stopped = true));
+    const shutdown = sweeper.stop().then(() => (stopped = true));
     await Promise.resolve();
     expect(stopped).toBe(false);
     finish();

@@ -1,6 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { SweepExpiredPayments, SweepReport } from '@gateway/edge/domain';
-import { APP_LOGGER, AppLogger, Metrics, PeriodicJob } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, BackgroundJob, BackgroundJobs, Metrics, PeriodicJob } from '@gateway/platform';
 import type { Counter } from 'prom-client';
 
 export const EXPIRED_PAYMENT_SWEEP_INTERVAL_MS = Symbol('EXPIRED_PAYMENT_SWEEP_INTERVAL_MS');
@@ -9,11 +9,12 @@ export const EXPIRED_PAYMENT_SWEEP_INTERVAL_MS = Symbol('EXPIRED_PAYMENT_SWEEP_I
  * Runs SweepExpiredPayments every BROWSER_PAYMENT_SWEEP_INTERVAL_MS (0: never), each time at a
  * random point of the interval's second half, so replicas started together spread their
  * sweeps. A failed sweep (browser-payment unreachable) is logged and tried again next time. On
- * shutdown no new settlement starts and the one in progress ends first.
+ * shutdown (BackgroundJobs, beside the process's other jobs: in the standalone gateway, the
+ * ledger's) no new settlement starts and the one in progress ends first.
  * Counts settlements in gateway_browser_payment_expired_total by outcome.
  */
 @Injectable()
-export class ExpiredPaymentSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ExpiredPaymentSweeper implements OnApplicationBootstrap, BackgroundJob {
   // Each sweep at a random point of the interval's second half.
   private readonly job = new PeriodicJob(
     () => this.sweep(),
@@ -27,7 +28,10 @@ export class ExpiredPaymentSweeper implements OnApplicationBootstrap, BeforeAppl
     @Inject(EXPIRED_PAYMENT_SWEEP_INTERVAL_MS) private readonly intervalMs: number,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly metrics: Metrics,
-  ) {}
+    jobs: BackgroundJobs,
+  ) {
+    jobs.add('expired browser payment sweep', this);
+  }
 
   onApplicationBootstrap(): void {
     if (this.intervalMs > 0) {
@@ -36,7 +40,7 @@ export class ExpiredPaymentSweeper implements OnApplicationBootstrap, BeforeAppl
     }
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     this.stopping = true;
     await this.job.stop();
   }

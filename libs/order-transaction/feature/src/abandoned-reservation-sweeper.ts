@@ -1,6 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AbandonedReservations, AbandonedSweep } from '@gateway/order-transaction/domain';
-import { APP_LOGGER, AppLogger, PeriodicJob } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, BackgroundJob, BackgroundJobs, PeriodicJob } from '@gateway/platform';
 
 export const ABANDONED_SWEEP_SCHEDULE = Symbol('ABANDONED_SWEEP_SCHEDULE');
 
@@ -24,7 +24,7 @@ const CATCH_UP_DELAY_MS = 1_000;
  * ask about, and with them off nobody would. It then leaves its cursor where it is, so turning the
  * inquiries on catches up from there; meanwhile `transactions unresolved` lists the reservations.
  *
- * On shutdown it starts no step and does not wait for the one in progress: a step is one database
+ * On shutdown (BackgroundJobs) it starts no step and does not wait for the one in progress: a step is one database
  * transaction that moves the cursor only with what it queued, so one cut off by the pool's close
  * (after the requests in flight are done) commits nothing, and the next sweep, of any replica,
  * reads its window again. Waiting would spend the shutdown grace (shutdownGraceNeeded, which
@@ -32,7 +32,7 @@ const CATCH_UP_DELAY_MS = 1_000;
  * database failover.
  */
 @Injectable()
-export class AbandonedReservationSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AbandonedReservationSweeper implements OnApplicationBootstrap, BackgroundJob {
   private readonly sweeps: PeriodicJob<AbandonedSweep | null>;
   private behind = false;
   private stopping = false;
@@ -41,11 +41,13 @@ export class AbandonedReservationSweeper implements OnApplicationBootstrap, Befo
     private readonly abandoned: AbandonedReservations,
     @Inject(ABANDONED_SWEEP_SCHEDULE) private readonly schedule: AbandonedSweepSchedule,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    jobs: BackgroundJobs,
   ) {
     this.sweeps = new PeriodicJob(
       () => this.sweep(),
       () => (this.behind ? Math.min(CATCH_UP_DELAY_MS, schedule.intervalMs) : schedule.intervalMs),
     );
+    jobs.add('abandoned reservation sweep', this);
   }
 
   onApplicationBootstrap(): void {
@@ -63,7 +65,7 @@ export class AbandonedReservationSweeper implements OnApplicationBootstrap, Befo
     this.sweeps.start();
   }
 
-  beforeApplicationShutdown(): void {
+  stop(): void {
     this.stopping = true;
     // Ends the timer at once; the step in progress is not waited for (see above).
     void this.sweeps.stop();

@@ -12,7 +12,7 @@ import {
   UNKNOWN_RESOLUTIONS_METRIC,
   UnknownInquiryOptions,
 } from '@gateway/order-transaction/domain';
-import { AppLogger, createLogger, Metrics } from '@gateway/platform';
+import { AppLogger, BackgroundJobs, createLogger, Metrics } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan, sentStatements, TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { AbandonedReservationSweeper } from './abandoned-reservation-sweeper';
@@ -622,14 +622,14 @@ describe('card reservations abandoned PENDING', () => {
         return sweepOnce().finally(() => (ended += 1));
       });
       const intervalMs = 3_000;
-      const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs, inquiryIntervalMs: 60_000 }, silent);
+      const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs, inquiryIntervalMs: 60_000 }, silent, new BackgroundJobs(silent));
       const started = Date.now();
       sweeper.onApplicationBootstrap();
       try {
         // Three steps an hour each, then the first at the interval.
         await waitFor(async () => starts.length >= 4, { timeoutMs: 20_000, what: 'four sweep steps' });
       } finally {
-        sweeper.beforeApplicationShutdown();
+        sweeper.stop();
         await waitFor(async () => ended === starts.length, { what: 'the last step to end' });
         timed.mockRestore();
       }
@@ -658,7 +658,7 @@ describe('card reservations abandoned PENDING', () => {
       const logger = createLogger({ service: 'order-transaction', level: 'silent' });
       const logged = { warn: jest.spyOn(logger, 'warn'), error: jest.spyOn(logger, 'error'), info: jest.spyOn(logger, 'info') };
       const abandoned = new AbandonedReservations(UnknownInquiries.over(pool), new LedgerRepository(pool), afterMs(), logger, new Metrics());
-      const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs: 60_000, inquiryIntervalMs: 60_000 }, logger);
+      const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs: 60_000, inquiryIntervalMs: 60_000 }, logger, new BackgroundJobs(logger));
       const sweepInsert = `query LIKE '%INSERT INTO order_transaction.unknown_inquiries%SELECT%' AND pid <> pg_backend_pid()`;
       const backends = async (where: string): Promise<number> =>
         Number((await app.dataSource.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND ${where}`))[0].n);
@@ -676,7 +676,7 @@ describe('card reservations abandoned PENDING', () => {
         step = sweeper.runNow();
         await waitFor(async () => (await backends(`wait_event_type = 'Lock' AND ${sweepInsert}`)) > 0, { what: 'the sweep step waiting for the read' });
 
-        const stopped = Promise.resolve(sweeper.beforeApplicationShutdown()).then(() => 'stopped' as const);
+        const stopped = Promise.resolve(sweeper.stop()).then(() => 'stopped' as const);
         const waiting = new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 1_000).unref());
         expect(await Promise.race([stopped, waiting])).toBe('stopped');
         await pool.destroy();
@@ -713,12 +713,12 @@ describe('card reservations abandoned PENDING', () => {
       const sweepingFor = async (inquiryIntervalMs: number, what: () => Promise<unknown>) => {
         const logger = createLogger({ service: 'order-transaction', level: 'silent' });
         const info = jest.spyOn(logger, 'info');
-        const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs: 200, inquiryIntervalMs }, logger);
+        const sweeper = new AbandonedReservationSweeper(abandoned, { intervalMs: 200, inquiryIntervalMs }, logger, new BackgroundJobs(logger));
         sweeper.onApplicationBootstrap();
         try {
           await what();
         } finally {
-          sweeper.beforeApplicationShutdown();
+          sweeper.stop();
           if (inquiryIntervalMs > 0) {
             // A step in progress ends (runNow joins it, or sweeps once more) before the next test moves the cursor.
             await sweeper.runNow();

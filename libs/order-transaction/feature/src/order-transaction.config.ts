@@ -263,9 +263,11 @@ export const SHUTDOWN_DRAIN_MARGIN_MS = 2_000;
 
 /**
  * The shortest SHUTDOWN_GRACE_MS with which a stopping ledger cuts off none of its work. On
- * SIGTERM the grace timer starts; Nest first runs the shutdown hooks (the round of inquiries stops
- * after the one in progress, INQUIRY_WAIT_MS; the dispatcher finishes its deliveries,
- * WEBHOOK_TIMEOUT_MS each) while the NATS subscriptions still take requests; only then does the
+ * SIGTERM the grace timer starts; Nest first runs the shutdown hooks, among them BackgroundJobs',
+ * which stops every background job at the same moment and waits for them together (the round of
+ * inquiries stops after the one in progress, INQUIRY_WAIT_MS; the dispatcher claims nothing more
+ * and finishes its deliveries, WEBHOOK_TIMEOUT_MS each; the sweep is not waited for), while the
+ * NATS subscriptions still take requests; only then does the
  * message server stop taking them and wait for those in flight. The longest of those is a card
  * operation whose vault call timed out (REFUND_CALL_TIMEOUT_MS), whose reversal was waited for
  * (REVERSAL_WAIT_MS) and whose completion was retried while the database was away
@@ -281,7 +283,8 @@ export function shutdownGraceNeeded(config: OrderTransactionConfig): number {
   }
   const inquiry = config.UNKNOWN_INQUIRY_INTERVAL_MS > 0 ? INQUIRY_WAIT_MS : 0;
   const longestOperation = longestReservedOperation(config);
-  // The shutdown hooks run side by side, before the drain.
+  // The jobs stop side by side (BackgroundJobs; a job with a hook of its own would be awaited
+  // one dependency depth after another by Nest, and the waits would add up), before the drain.
   return Math.max(inquiry, deliveries) + longestOperation + SHUTDOWN_DRAIN_MARGIN_MS;
 }
 
@@ -292,8 +295,8 @@ function OutlastsTheLongestStop(): PropertyDecorator {
     message: (config) =>
       config.ORDER_TRANSACTION_MODE === 'dispatch'
         ? `must be at least ${shutdownGraceNeeded(config)} (WEBHOOK_TIMEOUT_MS + ${SHUTDOWN_DRAIN_MARGIN_MS} to drain): a stopping dispatcher finishes the deliveries in flight`
-        : `must be at least ${shutdownGraceNeeded(config)}: a stopping ledger first ends its shutdown hooks (an inquiry in progress, ${INQUIRY_WAIT_MS}; ` +
-          `deliveries in flight, WEBHOOK_TIMEOUT_MS), then finishes the requests in flight, the longest a card operation whose completion is retried ` +
+        : `must be at least ${shutdownGraceNeeded(config)}: a stopping ledger first ends its shutdown hooks (the longer of an inquiry in progress, ${INQUIRY_WAIT_MS}, ` +
+          `and deliveries in flight, WEBHOOK_TIMEOUT_MS), then finishes the requests in flight, the longest a card operation whose completion is retried ` +
           `while the database is away (REFUND_CALL_TIMEOUT_MS + ${REVERSAL_WAIT_MS} reversal + ${DATABASE_UNAVAILABLE_WINDOW_MS} retries + ` +
           `${DATABASE_CONNECT_TIMEOUT_MS} last connection wait), then drains (${SHUTDOWN_DRAIN_MARGIN_MS})`,
   });

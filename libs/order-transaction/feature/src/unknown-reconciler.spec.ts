@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InquireUnknown, InquiryRound } from '@gateway/order-transaction/domain';
-import { AppLogger, createLogger } from '@gateway/platform';
+import { AppLogger, BackgroundJobs, createLogger } from '@gateway/platform';
 import { UnknownReconciler } from './unknown-reconciler';
 
 const silent: AppLogger = createLogger({ service: 'order-transaction', level: 'silent' });
@@ -18,12 +18,12 @@ describe('UnknownReconciler on shutdown', () => {
         return { claimed: 20, resolved: asked, retried: 0, dropped: 0, released: 20 - asked };
       },
     } as unknown as InquireUnknown;
-    const reconciler = new UnknownReconciler(inquire, 60_000, silent);
+    const reconciler = new UnknownReconciler(inquire, 60_000, silent, new BackgroundJobs(silent));
 
     const round = reconciler.runNow();
     await sleep(75);
     const started = Date.now();
-    await reconciler.beforeApplicationShutdown();
+    await reconciler.stop();
 
     expect(Date.now() - started).toBeLessThan(200);
     expect(asked).toBe(2);

@@ -1,6 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InquireUnknown, InquiryRound } from '@gateway/order-transaction/domain';
-import { APP_LOGGER, AppLogger, PeriodicJob } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, BackgroundJob, BackgroundJobs, PeriodicJob } from '@gateway/platform';
 
 export const UNKNOWN_RECONCILER_INTERVAL = Symbol('UNKNOWN_RECONCILER_INTERVAL');
 
@@ -9,12 +9,13 @@ export const UNKNOWN_RECONCILER_INTERVAL = Symbol('UNKNOWN_RECONCILER_INTERVAL')
  * process (serve and all modes; 0 turns it off). Rounds of one process never overlap; those of
  * several replicas share the queue through its claims. On shutdown it starts no round, and the
  * one in progress asks no more after the inquiry it is at (bounded by INQUIRY_WAIT_MS) and gives
- * back the claims it did not use, for the other replicas' next rounds: Nest waits for this
- * before it drains the NATS requests, all within SHUTDOWN_GRACE_MS, so a whole batch of slow
- * inquiries would leave the payments still arriving meanwhile to be cut off.
+ * back the claims it did not use, for the other replicas' next rounds: the shutdown waits for
+ * this (BackgroundJobs, beside the process's other jobs) before it drains the NATS requests, all
+ * within SHUTDOWN_GRACE_MS, so a whole batch of slow inquiries would leave the payments still
+ * arriving meanwhile to be cut off.
  */
 @Injectable()
-export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class UnknownReconciler implements OnApplicationBootstrap, BackgroundJob {
   private readonly rounds: PeriodicJob<InquiryRound | null>;
   private stopping = false;
 
@@ -22,8 +23,10 @@ export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicat
     private readonly inquire: InquireUnknown,
     @Inject(UNKNOWN_RECONCILER_INTERVAL) private readonly intervalMs: number,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    jobs: BackgroundJobs,
   ) {
     this.rounds = new PeriodicJob(() => this.round(), () => this.intervalMs);
+    jobs.add('unknown inquiries', this);
   }
 
   onApplicationBootstrap(): void {
@@ -32,7 +35,7 @@ export class UnknownReconciler implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     this.stopping = true;
     await this.rounds.stop();
   }

@@ -1,3 +1,4 @@
+export * from './background-jobs';
 export * from './bootstrap';
 export * from './service-main';
 export * from './periodic-job';

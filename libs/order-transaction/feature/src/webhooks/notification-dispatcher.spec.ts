@@ -1,6 +1,6 @@
 import type { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import type { DispatchNotifications } from '@gateway/order-transaction/domain';
-import { createLogger, Metrics } from '@gateway/platform';
+import { BackgroundJobs, createLogger, Metrics } from '@gateway/platform';
 import { NotificationDispatcher } from './notification-dispatcher';
 import { logLinesInto } from '@gateway/testing';
 
@@ -18,6 +18,7 @@ describe('the purge schedule', () => {
       { workers: 0, pollIntervalMs: 1_000, retentionMs: 30 * 24 * 60 * MINUTE },
       createLogger({ service: 'test', level: 'silent' }),
       new Metrics(),
+      new BackgroundJobs(createLogger({ service: 'test', level: 'silent' })),
     );
   }
 
@@ -33,7 +34,7 @@ describe('the purge schedule', () => {
     expect(outbox.purgeFailed).toHaveBeenCalledTimes(1);
     await jest.advanceTimersByTimeAsync(60 * MINUTE);
     expect(outbox.purgeDelivered).toHaveBeenCalledTimes(2);
-    await dispatcher.beforeApplicationShutdown();
+    await dispatcher.stop();
   });
 
   it('deletes batch after batch, pausing between them, until a batch comes back short; then the failed ones alike', async () => {
@@ -63,7 +64,7 @@ describe('the purge schedule', () => {
     const dispatcher = dispatcherOver(outbox);
     const run = dispatcher.purgeExpired();
     await jest.advanceTimersByTimeAsync(0);
-    await dispatcher.beforeApplicationShutdown();
+    await dispatcher.stop();
     await run;
     expect(outbox.purgeDelivered).toHaveBeenCalledTimes(1);
   });
@@ -95,6 +96,7 @@ describe('claims that keep failing', () => {
       { workers: 1, pollIntervalMs: 1_000, retentionMs: 1 },
       logger,
       new Metrics(),
+      new BackgroundJobs(logger),
     );
     dispatcher.onApplicationBootstrap();
 
@@ -114,6 +116,6 @@ describe('claims that keep failing', () => {
     await jest.advanceTimersByTimeAsync(3_000);
     // Back to the poll interval.
     expect(claimDue.mock.calls.length - calls).toBe(3);
-    await dispatcher.beforeApplicationShutdown();
+    await dispatcher.stop();
   });
 });

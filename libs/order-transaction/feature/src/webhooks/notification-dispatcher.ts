@@ -1,7 +1,7 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import { DispatchNotifications, DispatchWorker } from '@gateway/order-transaction/domain';
-import { APP_LOGGER, AppLogger, isDatabaseUnavailable, Metrics, PeriodicJob } from '@gateway/platform';
+import { APP_LOGGER, AppLogger, BackgroundJob, BackgroundJobs, isDatabaseUnavailable, Metrics, PeriodicJob } from '@gateway/platform';
 import { Gauge } from 'prom-client';
 
 export const DISPATCHER_LOOP = Symbol('DISPATCHER_LOOP');
@@ -37,7 +37,7 @@ export interface PurgeReport {
  * when Prometheus scrapes.
  */
 @Injectable()
-export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class NotificationDispatcher implements OnApplicationBootstrap, BackgroundJob {
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
@@ -49,7 +49,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     @Inject(DISPATCHER_LOOP) private readonly options: DispatcherLoopOptions,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly metrics: Metrics,
-  ) {}
+    jobs: BackgroundJobs,
+  ) {
+    jobs.add('webhook dispatcher', this);
+  }
 
   onApplicationBootstrap(): void {
     this.registerOutboxGauges();
@@ -61,7 +64,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     this.logger.info({ workers: this.options.workers }, 'webhook dispatcher started');
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     this.stopping = true;
     for (const wake of this.sleepers) wake();
     await Promise.all([...this.loops, this.purges.stop()]);

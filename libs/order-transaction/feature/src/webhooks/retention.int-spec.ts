@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
 import type { DispatchNotifications } from '@gateway/order-transaction/domain';
-import { createLogger, Metrics } from '@gateway/platform';
+import { BackgroundJobs, createLogger, Metrics } from '@gateway/platform';
 import { LedgerTestApp, startLedgerTestApp } from '../testing/ledger-test-app';
 import { NotificationDispatcher } from './notification-dispatcher';
 
@@ -25,6 +25,7 @@ beforeAll(async () => {
     { workers: 0, pollIntervalMs: 1_000, retentionMs: RETENTION_DAYS * DAY_MS },
     createLogger({ service: 'order-transaction', level: 'silent' }),
     new Metrics(),
+    new BackgroundJobs(createLogger({ service: 'order-transaction', level: 'silent' })),
   );
 });
 
