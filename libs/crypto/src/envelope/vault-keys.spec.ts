@@ -116,6 +116,9 @@ describe('VaultKeys', () => {
     const [master] = masterConfig('m1');
     const replica = await started(store, master);
     await replica.rotateDataKey();
+    // The replica has sealed under its key 2 (its sealer for that id is built): after the
+    // restore, the sealer must be the new key 2's, not the one it held.
+    expect(keyIdOf(replica.sealer().seal(CARD, 'ctx'))).toBe(2);
     store.rows.splice(1);
     store.rows[0].state = 'ACTIVE';
     store.rows[0].retiredAt = null;

@@ -37,6 +37,8 @@ interface LoadedKey {
   retiredAt: Date | null;
   /** The stored wrapping the key was unwrapped from, to notice when the store holds another. */
   wrapped: WrappedDataKey;
+  /** Its sealer, once it has been ACTIVE in this process. */
+  sealer?: Sealer;
 }
 
 /** Seals values under one data key: every column of a record is sealed under the same key. */
@@ -109,18 +111,15 @@ export class VaultKeys {
     return this.activeId;
   }
 
-  /** A sealer bound to the ACTIVE key as of now. */
+  /**
+   * A sealer bound to the ACTIVE key as of now. Built once per loaded key (it holds nothing but
+   * the key and its header, which gcmSeal only reads), not on every seal.
+   */
   sealer(): Sealer {
     const keyId = this.activeKeyId;
-    const key = this.keys.get(keyId)!.key;
-    const header = Buffer.alloc(HEADER_BYTES);
-    header.writeUInt8(FORMAT, 0);
-    header.writeUInt32BE(keyId, 1);
-    return {
-      keyId,
-      seal: (plaintext, context) =>
-        gcmSeal(key.reveal(), header, typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext, context),
-    };
+    const loaded = this.keys.get(keyId)!;
+    loaded.sealer ??= sealerFor(keyId, loaded.key);
+    return loaded.sealer;
   }
 
   /** Decrypts with whichever known key sealed the value; the context must be the sealing one. */
@@ -231,6 +230,17 @@ export class VaultKeys {
 
 function sameWrapping(a: WrappedDataKey, b: WrappedDataKey): boolean {
   return a.masterKeyId === b.masterKeyId && a.wrappedKey.equals(b.wrappedKey);
+}
+
+function sealerFor(keyId: number, key: Secret<Buffer>): Sealer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt8(FORMAT, 0);
+  header.writeUInt32BE(keyId, 1);
+  return {
+    keyId,
+    seal: (plaintext, context) =>
+      gcmSeal(key.reveal(), header, typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext, context),
+  };
 }
 
 /** The data key id a ciphertext was sealed under. */

@@ -334,6 +334,13 @@ describe('round trips', () => {
     }
   });
 
+  it('has a new token returned with only the columns the database fills, the rest taken from the row written', async () => {
+    const row = providerAWrite();
+    const sent = await sentStatements(() => tokens.insert(row));
+    const returning = sent[0].text.slice(sent[0].text.lastIndexOf('RETURNING') + 'RETURNING'.length);
+    expect(returning.split(',').map((column) => column.trim())).toEqual(['id', 'provider_a_agreement', 'created_at', 'updated_at', 'last_used_at', 'version']);
+  });
+
   it('translates a conflict of the autocommitted insert as in a transaction, and leaves no transaction open', async () => {
     const first = await insert(cardWrite());
     const sent = await statementsOf(async () => {

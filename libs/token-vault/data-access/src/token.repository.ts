@@ -39,13 +39,23 @@ const CONTENT_COLUMNS = `repository_id, token, status, source_type, verification
   scheme_token, updated_by`;
 
 /**
+ * What an INSERT returns: the columns the database fills (created_at, updated_at, version and
+ * last_used_at, from their defaults) or gives back in its own form (id as uuid, the agreement as
+ * jsonb); every other column is the value the insert sent, which `insert` takes from the row it
+ * wrote. Returning all 26 cost node-pg a 26-field RowDescription and row to parse on every new
+ * token, for values the vault already holds. (No trigger or rule on token_vault.tokens changes a
+ * row as it is written.)
+ */
+const INSERT_RETURNED_COLUMNS = 'id, provider_a_agreement, created_at, updated_at, last_used_at, version';
+
+/**
  * A new row: created_at and updated_at are the database's now(), version its default 1,
  * last_used_at null. $1 id, $2 created_by, $3..$22 as CONTENT_COLUMNS.
  */
 const INSERT_TOKEN = new PreparedStatement(
   `INSERT INTO token_vault.tokens (id, created_by, ${CONTENT_COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18, $19, $20, $21, $22)
-  RETURNING ${TOKEN_COLUMNS}`,
+  RETURNING ${INSERT_RETURNED_COLUMNS}`,
 );
 
 /**
@@ -130,6 +140,9 @@ interface TokenRow {
   version: number;
 }
 
+/** INSERT_RETURNED_COLUMNS as node-pg returns them. */
+type InsertedRow = Pick<TokenRow, 'id' | 'provider_a_agreement' | 'created_at' | 'updated_at' | 'last_used_at' | 'version'>;
+
 /** What a save does inside its database transaction, on rows it has locked. */
 export class TokenTransaction {
   constructor(private readonly manager: EntityManager) {}
@@ -187,9 +200,18 @@ export class TokenRepository {
    */
   async insert(row: TokenWrite, beforeWrite?: () => void): Promise<TokenRecord> {
     const rows = await this.autocommit(beforeWrite, (manager) =>
-      translateConflicts(() => INSERT_TOKEN.rows<TokenRow>(manager, [row.id, row.createdBy, ...contentValues(row)])),
+      translateConflicts(() => INSERT_TOKEN.rows<InsertedRow>(manager, [row.id, row.createdBy, ...contentValues(row)])),
     );
-    return toRecord(rows[0]);
+    const inserted = rows[0];
+    return {
+      ...row,
+      id: inserted.id,
+      providerAAgreement: inserted.provider_a_agreement,
+      createdAt: inserted.created_at,
+      updatedAt: inserted.updated_at,
+      lastUsedAt: inserted.last_used_at,
+      version: inserted.version,
+    };
   }
 
   /**
