@@ -4,6 +4,38 @@ import type { MerchantMode } from '@gateway/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { CARD_RESERVATION_SQL } from './card-reservations';
 
+/**
+ * Summarises the ranges of the BRIN on transactions.created_at (IndexTransactionCreation1765200000000)
+ * that no summary covers yet, the last one being filled included, before the sweep reads its
+ * window through it: a range without a summary is read by every bitmap scan of the index,
+ * whatever its window, and only autovacuum summarises them otherwise (`autosummarize`), late or
+ * never where it lags or is off (docs/decisions/unknown-resolution.md, amendment 2026-11-27 "the
+ * sweep summarises the BRIN it reads"). Each step summarises what was inserted since the one
+ * before: a minute of the ledger, a few ranges.
+ *
+ * It takes SHARE UPDATE EXCLUSIVE on the table and the index, held to the step's commit: no
+ * write waits for it (INSERT and UPDATE take ROW EXCLUSIVE); VACUUM, ANALYZE and a concurrent
+ * index build do, for the step's milliseconds. When one of those holds it (an autovacuum of the
+ * table, which summarises too), the step does not wait: after `lock_timeout` 100 ms, below the
+ * default deadlock_timeout (1 s) after which a waiter would cancel an autovacuum, it gives up the
+ * summary and reads its window as before. In a block of its own (a subtransaction), so that
+ * giving up rolls back neither the step nor its `lock_timeout`, which is restored. It needs
+ * the table's ownership (PG 17 also takes MAINTAIN, which the step does not look for): the
+ * service's role owns its schema's tables, as it runs their migrations (provision-roles.ts). A
+ * role that does not (a member of the owner's role does) skips it, and the step says so
+ * (`summarises`) rather than failing on 42501.
+ */
+const SUMMARISE_CREATION_INDEX_SQL = `DO $$
+DECLARE
+  previous text := current_setting('lock_timeout');
+BEGIN
+  PERFORM set_config('lock_timeout', '100ms', true);
+  PERFORM brin_summarize_new_values('order_transaction.transactions_created_at_brin_idx'::regclass);
+  PERFORM set_config('lock_timeout', previous, true);
+EXCEPTION WHEN lock_not_available THEN
+  NULL;
+END $$`;
+
 /** A transaction the gateway is to ask the acquirer about. */
 export interface UnknownInquiryKey {
   merchantId: string;
@@ -19,6 +51,11 @@ export interface ReservationSweep {
   sweptTo: Date;
   /** The window was cut at its longest: more of the ledger is due for the next step. */
   behind: boolean;
+  /**
+   * Whether the step could summarise the BRIN it reads (SUMMARISE_CREATION_INDEX_SQL): false when
+   * its role does not own the table, and every step then reads what no summary covers yet.
+   */
+  summarises: boolean;
 }
 
 /** A queued inquiry as a claim hands it out. */
@@ -89,15 +126,17 @@ export class UnknownInquiries {
    * younger reservation may still be completed, and is left to the window that reaches it. It
    * spans `windowMs` at most, so a cursor left behind (an upgrade, the sweep turned off) is
    * caught up in bounded steps, `behind` saying there is more. The window is read through the
-   * BRIN on created_at (a bitmap scan of the pages created in it): a reservation's row is
+   * BRIN on created_at (a bitmap scan of the pages created in it), whose new ranges the step
+   * summarises first (SUMMARISE_CREATION_INDEX_SQL): a reservation's row is
    * created once, by its INSERT, and never written PENDING again (RecordOperation refuses an
    * UPDATE that would), so its creation time is the time it was reserved.
    */
   async sweepAbandoned(request: { afterMs: number; windowMs: number }): Promise<ReservationSweep | null> {
     return this.dataSource.transaction(async (manager) => {
       // As text: a JS Date would drop the microseconds of a timestamptz, and move the cursor back.
-      const [cursor]: { from: string; to: string; sweptTo: Date; behind: boolean }[] = await manager.query(
-        `SELECT swept_to::text AS "from", window_end::text AS "to", window_end AS "sweptTo", window_end < due AS behind
+      const [cursor]: { from: string; to: string; sweptTo: Date; behind: boolean; summarises: boolean }[] = await manager.query(
+        `SELECT swept_to::text AS "from", window_end::text AS "to", window_end AS "sweptTo", window_end < due AS behind,
+                pg_has_role((SELECT relowner FROM pg_class WHERE oid = 'order_transaction.transactions'::regclass), 'USAGE') AS summarises
            FROM order_transaction.reservation_sweep,
                 LATERAL (SELECT now() - $1::float8 * interval '1 millisecond' AS due) d,
                 LATERAL (SELECT GREATEST(swept_to, LEAST(due, swept_to + $2::float8 * interval '1 millisecond')) AS window_end) w
@@ -106,6 +145,9 @@ export class UnknownInquiries {
       );
       if (!cursor) {
         return null;
+      }
+      if (cursor.summarises) {
+        await manager.query(SUMMARISE_CREATION_INDEX_SQL);
       }
       const queued: (UnknownInquiryKey & { recordedAt: Date })[] = await manager.query(
         `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
@@ -119,7 +161,7 @@ export class UnknownInquiries {
         [cursor.from, cursor.to],
       );
       await manager.query('UPDATE order_transaction.reservation_sweep SET swept_to = $1::timestamptz', [cursor.to]);
-      return { queued, sweptTo: cursor.sweptTo, behind: cursor.behind };
+      return { queued, sweptTo: cursor.sweptTo, behind: cursor.behind, summarises: cursor.summarises };
     });
   }
 

@@ -558,6 +558,106 @@ describe('card reservations abandoned PENDING', () => {
       await round();
     });
 
+    /**
+     * `count` card payments completed half an hour ago, each on an order of its own: pages of the
+     * ledger inserted since autovacuum last summarised the BRIN on created_at (it is off on the
+     * test server; a busy one lags).
+     */
+    const completedPayments = async (merchant: MerchantContext, count: number) => {
+      const prefix = newOrderId();
+      await app.dataSource.query(
+        `INSERT INTO order_transaction.orders (merchant_id, order_id, currency, amount, status, total_authorized_amount,
+           total_captured_amount, total_refunded_amount, details, notification_url, last_fencing_token, operation_count, created_at, updated_at)
+         SELECT $1, $2 || '-' || i, 'USD', 10, 'CAPTURED', 10, 10, 0, '{}', NULL, 1, 1, now() - interval '30 minutes', now() - interval '30 minutes'
+           FROM generate_series(1, $3::integer) i`,
+        [merchant.id, prefix, count],
+      );
+      await app.dataSource.query(
+        `INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence, api_operation, type, amount,
+           currency, result, gateway_code, funding_type, created_at, updated_at)
+         SELECT $1, $2 || '-' || i, 'p1', 1, 'PAY', 'PAYMENT', 10, 'USD', 'SUCCESS', 'APPROVED', 'CARD', now() - interval '30 minutes', now() - interval '30 minutes'
+           FROM generate_series(1, $3::integer) i`,
+        [merchant.id, prefix, count],
+      );
+    };
+    /** How many ranges of the BRIN had no summary: it summarises them (as VACUUM would). */
+    const summariseCreationIndex = async (): Promise<number> =>
+      Number((await app.dataSource.query(`SELECT brin_summarize_new_values('order_transaction.transactions_created_at_brin_idx'::regclass) AS n`))[0].n);
+
+    it('summarises the BRIN it reads its window through, which autovacuum has not: a step reads its window, not every page inserted since', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      // More than a range's 128 pages: past the range a summary already covers.
+      await completedPayments(merchant, 12_000);
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+
+      expect(await sweep()).toMatchObject({ outcome: 'SWEPT' });
+      expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1' })]);
+      // Nothing left for VACUUM to summarise: every range, the one being filled included, has its summary.
+      expect(await summariseCreationIndex()).toBe(0);
+    });
+
+    it('does not wait for a VACUUM (or an index build) holding the table: it gives the summary up and sweeps its window', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      // More than a range's 128 pages: past the range a summary already covers.
+      await completedPayments(merchant, 12_000);
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+      const runner = app.dataSource.createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        // The lock VACUUM, ANALYZE and CREATE INDEX CONCURRENTLY take; a writer's does not conflict with it.
+        await runner.query('LOCK TABLE order_transaction.transactions IN SHARE UPDATE EXCLUSIVE MODE');
+        const started = Date.now();
+        expect(await sweep()).toMatchObject({ outcome: 'SWEPT' });
+        // Given up after its 100 ms lock_timeout, well before a waiter would cancel an autovacuum (deadlock_timeout, 1 s).
+        expect(Date.now() - started).toBeLessThan(1_000);
+        expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1' })]);
+        await runner.commitTransaction();
+      } finally {
+        await runner.release();
+      }
+      // Left unsummarised, for the next step (or that VACUUM).
+      expect(await summariseCreationIndex()).toBeGreaterThan(0);
+    });
+
+    it("a role that does not own the table sweeps without the summary, and the process says so once", async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+      // A service's role that was not the one that ran the migrations: its rows' privileges only.
+      const role = `int_sweep_not_owner_${process.pid}`;
+      await app.dataSource.query(`CREATE ROLE ${role} LOGIN`);
+      await app.dataSource.query(`GRANT USAGE ON SCHEMA order_transaction TO ${role}`);
+      await app.dataSource.query(`GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA order_transaction TO ${role}`);
+      const url = new URL((app.dataSource.options as { url: string }).url);
+      url.username = role;
+      const pool = new DataSource({ ...app.dataSource.options, url: url.toString() } as typeof app.dataSource.options);
+      try {
+        await pool.initialize();
+        const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+        const warn = jest.spyOn(logger, 'warn');
+        const abandoned = new AbandonedReservations(UnknownInquiries.over(pool), new LedgerRepository(pool), afterMs(), logger, new Metrics());
+        expect(await abandoned.sweep()).toMatchObject({ outcome: 'SWEPT', queued: 1 });
+        expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1' })]);
+        await sweptTo(50 * 60_000);
+        expect(await abandoned.sweep()).toMatchObject({ outcome: 'SWEPT', queued: 0 });
+        const unsummarised = warn.mock.calls.filter(([, message]) => String(message).includes('cannot summarise the BRIN'));
+        expect(unsummarised).toHaveLength(1);
+      } finally {
+        await (pool.isInitialized ? pool.destroy() : undefined);
+        await app.dataSource.query(`DROP OWNED BY ${role}`);
+        await app.dataSource.query(`DROP ROLE ${role}`);
+      }
+      // The owner's sweep (the app's) says nothing of it.
+      const owner = createLogger({ service: 'order-transaction', level: 'silent' });
+      const ownerWarn = jest.spyOn(owner, 'warn');
+      const get = <T>(type: new (...args: never[]) => T) => app.running.app.get(type);
+      expect(await new AbandonedReservations(get(UnknownInquiries), get(LedgerRepository), afterMs(), owner, new Metrics()).sweep()).toMatchObject({ outcome: 'SWEPT' });
+      expect(ownerWarn.mock.calls.filter(([, message]) => String(message).includes('cannot summarise the BRIN'))).toEqual([]);
+    });
+
     it("moves the cursor to ABANDONED_RESERVATION_AFTER_MS before the database's clock", async () => {
       const before = await databaseNow();
       const swept = await sweep();

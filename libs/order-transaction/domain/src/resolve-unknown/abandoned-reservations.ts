@@ -33,6 +33,8 @@ export type AbandonedSweep = { outcome: 'SWEPT'; queued: number; sweptTo: Date; 
 @Injectable()
 export class AbandonedReservations {
   private readonly queuedCount: Counter<string>;
+  /** Whether this process has said its sweep cannot summarise the BRIN it reads (once: it would every minute). */
+  private unsummarisedWarned = false;
 
   constructor(
     private readonly inquiries: UnknownInquiries,
@@ -109,7 +111,14 @@ export class AbandonedReservations {
     if (!swept) {
       return { outcome: 'SKIPPED' };
     }
-    const { queued, sweptTo, behind } = swept;
+    const { queued, sweptTo, behind, summarises } = swept;
+    if (!summarises && !this.unsummarisedWarned) {
+      this.unsummarisedWarned = true;
+      this.logger.warn(
+        { index: 'order_transaction.transactions_created_at_brin_idx' },
+        "the sweep cannot summarise the BRIN it reads (the service's role does not own order_transaction.transactions): each step reads every page inserted since the last VACUUM; make the role the table's owner, or VACUUM it often",
+      );
+    }
     if (queued.length > 0) {
       this.queuedCount.inc({ source: 'SWEEP' }, queued.length);
       this.logger.warn(
