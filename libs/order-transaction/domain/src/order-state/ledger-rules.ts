@@ -1,6 +1,6 @@
 import { GatewayError, isStandaloneRefundOrder, TransactionResult, TransactionType, VOID_TYPE_OF } from '@gateway/contracts';
 import { MAX_AMOUNT, Money } from '@gateway/money';
-import { deriveTotals, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
+import { amountOf, deriveTotals, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
 
 /**
  * Results after which a transaction has moved, or may still move, money: refunds and captures
@@ -173,11 +173,11 @@ export function refundableOf(currency: string, entries: readonly LedgerEntry[], 
   const paid = entries
     .filter((e) => (e.type === 'PAYMENT' || e.type === 'CAPTURE') && e.result === 'SUCCESS' && e.id === transferId)
     .filter((e) => !voidedBy(entries, e.id, ['VOID_PAYMENT', 'VOID_CAPTURE'], EXPOSED))
-    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
   const refunded = entries
     .filter((e) => e.targetTransactionId === transferId && countsAsRefunded(e))
     .filter((e) => !voidedBy(entries, e.id, ['VOID_REFUND'], ['SUCCESS']))
-    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
   return paid.minus(refunded);
 }
 
@@ -333,11 +333,11 @@ export function capturableOf(currency: string, entries: readonly LedgerEntry[], 
   const authorized = entries
     .filter((e) => e.type === 'AUTHORIZATION' && e.result === 'SUCCESS' && e.id === authorizationId)
     .filter((e) => !voidedBy(entries, e.id, ['VOID_AUTHORIZATION'], EXPOSED))
-    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
   const captured = entries
     .filter((e) => e.type === 'CAPTURE' && EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
     .filter((e) => !voidedBy(entries, e.id, ['VOID_CAPTURE'], ['SUCCESS']))
-    .reduce((sum, e) => sum.plus(Money.of(e.amount, currency)), Money.zero(currency));
+    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
   return authorized.minus(captured);
 }
 
