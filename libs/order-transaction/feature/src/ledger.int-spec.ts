@@ -280,6 +280,48 @@ describe('an UPDATE continues only an open transaction of the operation it names
   });
 });
 
+describe('an UPDATE never makes a card transaction a reservation again (assertNotReservedAgain)', () => {
+  const states = (merchant: MerchantContext, orderId: string) =>
+    ledger.dataSource.query(
+      `SELECT transaction_id AS id, result, gateway_code AS "gatewayCode", updated_at AS "updatedAt" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2`,
+      [merchant.id, orderId],
+    );
+
+  it.each([
+    ['a card reservation (PENDING, PENDING)', 'PENDING'],
+    ['a card transaction answered UNKNOWN', 'UNKNOWN'],
+  ] as const)('refuses the UPDATE of %s back to a reservation, writing nothing: the sweep reads reservations by their creation', async (_what, result) => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = ledger.running.app.get(RecordOperation);
+    const pay = operation(merchant, orderId, 'p1', 'PAY');
+    const reserved = txn('PAYMENT', '30.00', result, { gatewayCode: result === 'PENDING' ? 'PENDING' : 'UNKNOWN', fundingType: 'CARD' });
+    await records.execute({ ...recordMessage(pay, { transaction: reserved }), newOrder: true }, result === 'PENDING' ? 'RESERVE' : 'RECORD');
+    const before = await states(merchant, orderId);
+    const again = txn('PAYMENT', '30.00', 'PENDING', { gatewayCode: 'PENDING', fundingType: 'CARD' });
+    await expect(
+      result === 'PENDING'
+        ? records.execute(recordMessage(pay, { mode: 'UPDATE', transaction: again }), 'COMPLETE')
+        : // Another operation's UPDATE of it (no caller sends one): a new request, not a replay of the PAY.
+          records.execute(recordMessage(operation(merchant, orderId, 'p1', 'RESERVE_AGAIN'), { mode: 'UPDATE', updates: 'PAY', transaction: again })),
+    ).rejects.toThrow('a ledger UPDATE may not make card transaction p1 a reservation (PENDING) again');
+    expect(await states(merchant, orderId)).toEqual(before);
+  });
+
+  it.each([
+    ["a browser payment's step (PROVIDER_* funding: its provider's PENDING)", { gatewayCode: 'PENDING', fundingType: 'PROVIDER_A' }],
+    ['a card transaction left PENDING with an acquirer\'s code (SUBMITTED)', { gatewayCode: 'SUBMITTED', fundingType: 'CARD' }],
+  ] as const)('lets an UPDATE leave %s PENDING', async (_what, recorded) => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const records = ledger.running.app.get(RecordOperation);
+    const pay = operation(merchant, orderId, 'p1', 'PAY');
+    await records.execute({ ...recordMessage(pay, { transaction: txn('PAYMENT', '30.00', 'PENDING', recorded) }), newOrder: true });
+    await records.execute(recordMessage(pay, { mode: 'UPDATE', transaction: txn('PAYMENT', '30.00', 'PENDING', recorded) }), 'COMPLETE');
+    expect(await states(merchant, orderId)).toEqual([expect.objectContaining({ id: 'p1', result: 'PENDING', gatewayCode: recorded.gatewayCode })]);
+  });
+});
+
 describe('fencing tokens', () => {
   it('refuse a begin or record carrying a token older than the order\'s last one, and nothing is written', async () => {
     const merchant = testMerchant();

@@ -643,6 +643,26 @@ describe('records decided together', () => {
     expect(await acquirerCalls('REFUND')).toBe(calls);
   });
 
+  it('a refund of a payment already refunded whole finds that payment as its target when its line states the privilege, and is refused without it', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const refunded = [lostRecord(merchant, orderId), followOn(merchant, orderId, 'r1', 'REFUND', '12.50')];
+    // Without the privilege nothing is left to refund: no target, and nothing of the file written.
+    const refused = await recordLost([...refunded, followOn(merchant, orderId, 'r2', 'REFUND', '2.00')]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("refused, nothing written: field 'amount': Value '2.00' is invalid. The amount available for refund on this order is 0.00 USD.");
+    expect((await ledgerState(merchant, orderId)).order).toBeNull();
+    // With it the single payment is the target whatever is left, as for a privileged merchant's refund.
+    expect(await recordLost([...refunded, followOn(merchant, orderId, 'r2', 'REFUND', '2.00', { excessiveRefund: true })])).toMatchObject({ code: 0, err: '' });
+    const { order, transactions } = await ledgerState(merchant, orderId);
+    expect(order).toMatchObject({ status: 'EXCESSIVELY_REFUNDED', captured: '12.5000', refunded: '14.5000' });
+    expect(transactions.map((t: JsonObject) => [t.id, (t.body as { transaction: JsonObject }).transaction.targetTransactionId])).toEqual([
+      ['p1', undefined],
+      ['r1', 'p1'],
+      ['r2', 'p1'],
+    ]);
+  });
+
   it('excessiveRefund is a REFUND\'s only, and a boolean: any other is a bad line, nothing of the file written', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();

@@ -5,6 +5,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { GatewayError } from '@gateway/contracts';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { of } from 'rxjs';
 import { AllExceptionsFilter } from '../errors';
 import { createLogger, currentRequestContext } from '../logging';
 import { Metrics } from '../metrics';
@@ -38,6 +39,12 @@ class ProbeController {
   @MessagePattern('probe.late.v1')
   late() {
     return Promise.reject(new PastDeadlineError(Date.now()));
+  }
+
+  /** No gateway handler does this: it tells the two paths apart (Nest sends the stream's values). */
+  @MessagePattern('probe.stream.v1')
+  stream() {
+    return Promise.resolve(of({ part: 1 }));
   }
 }
 
@@ -207,6 +214,13 @@ describe('GatewayNatsServer direct dispatch', () => {
     }
   });
 
+  it("calls its subjects' handlers itself: a promise of an Observable is refused there (SERVER_FAILED), where Nest sends the stream's values", async () => {
+    const [viaNest, viaDirect] = await replies('probe.stream.v1', { pattern: 'probe.stream.v1', data: { envelope }, id: '12' });
+
+    expect(viaNest).toMatchObject({ response: { part: 1 }, id: '12' });
+    expect(viaDirect).toEqual({ err: expect.objectContaining({ code: 'SERVER_FAILED' }), isDisposed: true, id: '12' });
+  });
+
   it('frees its in-flight place once the reply is published (the server caps them at 2 here)', async () => {
     for (let n = 0; n < 5; n++) {
       const [viaNest, viaDirect] = await replies('probe.echo.v1', { pattern: 'probe.echo.v1', data: { n }, id: String(n) });
@@ -221,5 +235,15 @@ describe('GatewayNatsServer direct dispatch', () => {
     await expect(bare).rejects.toThrow();
     const notJson = nats.request(`${directPrefix}probe.echo.v1`, 'not json', { timeout: 500 });
     await expect(notJson).rejects.toThrow();
+    // An id with neither pattern nor data is no packet of its client either: Nest reads the whole
+    // as a bare payload, an event, on both paths alike.
+    for (const prefix of [nestPrefix, directPrefix]) {
+      const idOnly = nats.request(`${prefix}probe.echo.v1`, JSON.stringify({ id: 'x', envelope }), { timeout: 500 });
+      await expect(idOnly).rejects.toThrow();
+    }
+    // None of them holds a place under the in-flight cap (2 here): a request is answered after them.
+    const [viaNest, viaDirect] = await replies('probe.echo.v1', { pattern: 'probe.echo.v1', data: { n: 1 }, id: '1' });
+    expect(viaDirect).toEqual({ response: { echoed: { n: 1 }, requestId: null }, isDisposed: true, id: '1' });
+    expect(viaDirect).toEqual(viaNest);
   });
 });

@@ -1,14 +1,23 @@
 import {
+  ArgumentsHost,
   CallHandler,
+  CanActivate,
+  Catch,
   Controller,
+  ExceptionFilter,
   ExecutionContext,
   Injectable,
   Module,
   NestInterceptor,
+  ParseIntPipe,
+  Scope,
+  UseFilters,
+  UseGuards,
   UseInterceptors,
+  UsePipes,
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, NestFactory } from '@nestjs/core';
-import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, MessagePattern, Payload, Transport } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
 import { AllExceptionsFilter } from '../errors';
 import { createLogger } from '../logging';
@@ -21,6 +30,20 @@ import { RequestContextInterceptor } from './request-context.interceptor';
 class PassThrough implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next.handle();
+  }
+}
+
+@Injectable()
+class AllowAll implements CanActivate {
+  canActivate(): boolean {
+    return true;
+  }
+}
+
+@Catch()
+class Rethrow implements ExceptionFilter {
+  catch(exception: unknown, _host: ArgumentsHost): never {
+    throw exception;
   }
 }
 
@@ -58,6 +81,48 @@ class PlainController {
   event(@Payload() data: string) {
     return data;
   }
+
+  @MessagePattern('plain.context-only.v1')
+  contextOnly(@Ctx() context: unknown) {
+    return context;
+  }
+
+  @MessagePattern('plain.piped-payload.v1')
+  pipedPayload(@Payload(ParseIntPipe) data: number) {
+    return data;
+  }
+
+  @MessagePattern('plain.one-transport.v1', Transport.NATS)
+  oneTransport(@Payload() data: string) {
+    return data;
+  }
+
+  @UseGuards(AllowAll)
+  @MessagePattern('plain.guarded.v1')
+  guarded(@Payload() data: string) {
+    return data;
+  }
+
+  @UsePipes(ParseIntPipe)
+  @MessagePattern('plain.piped.v1')
+  piped(@Payload() data: number) {
+    return data;
+  }
+
+  @UseFilters(Rethrow)
+  @MessagePattern('plain.filtered.v1')
+  filtered(@Payload() data: string) {
+    return data;
+  }
+}
+
+/** Built per request: Nest's pipeline makes its instance, the one at startup is not the handler's. */
+@Controller({ scope: Scope.REQUEST })
+class RequestScopedController {
+  @MessagePattern('scoped.payload.v1')
+  payload(@Payload() data: string) {
+    return data;
+  }
 }
 
 @UseInterceptors(PassThrough)
@@ -69,7 +134,7 @@ class InterceptedController {
   }
 }
 
-@Module({ controllers: [PlainController, InterceptedController], providers: [PassThrough] })
+@Module({ controllers: [PlainController, InterceptedController, RequestScopedController], providers: [PassThrough, AllowAll, Rethrow] })
 class ProbeModule {}
 
 describe('directMessageHandlers', () => {
@@ -78,6 +143,9 @@ describe('directMessageHandlers', () => {
     try {
       const handlers = directMessageHandlers(app);
 
+      // Left to Nest: an event, a handler with enhancers of its own (interceptor, guard, pipes, filter) or of
+      // its controller, a parameter but a plain @Payload() first (a field, a pipe, the context), one
+      // transport's handler, a request-scoped controller's.
       expect([...handlers.keys()].sort()).toEqual(['plain.nothing.v1', 'plain.payload.v1']);
       expect(handlers.get('plain.payload.v1')!('x')).toBe('seen:x');
       expect(handlers.get('plain.nothing.v1')!(undefined)).toBe('pong');

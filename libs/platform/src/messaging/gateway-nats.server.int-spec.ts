@@ -1,3 +1,4 @@
+import { connect } from '@nats-io/transport-node';
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
@@ -36,6 +37,7 @@ describe('GatewayNatsServer in-flight cap', () => {
         { isEventHandler: false },
       ),
     );
+    server.addHandler('echo.v1', Object.assign(async (data: unknown) => data, { isEventHandler: false }));
     server.observeWith(serverMetrics, logger);
     await new Promise<void>((resolve, reject) => server.listen((err?: unknown) => (err ? reject(err) : resolve())));
   });
@@ -72,5 +74,21 @@ describe('GatewayNatsServer in-flight cap', () => {
     await handlersStarted(3);
     blocked.splice(0).forEach((release) => release());
     await expect(later).resolves.toEqual({ n: 4 });
+  });
+
+  it('frees the place of a message Nest handles as an event though it has a reply subject: no reply is coming', async () => {
+    const raw = await connect({ servers: NATS_URL });
+    try {
+      // A bare payload, as a NATS tool sends it (no packet id): Nest runs the handler as for an
+      // event and publishes nothing. As many as the cap, one after the other.
+      for (let n = 0; n < 2; n++) {
+        await expect(raw.request(`${prefix}echo.v1`, JSON.stringify({ n }), { timeout: 300 })).rejects.toThrow();
+      }
+      // Had they kept their places, this one would be refused as over the cap.
+      await expect(bus.request('echo.v1', { n: 3 })).resolves.toEqual({ n: 3 });
+      expect((await serverMetrics.messagesShed.get()).values).toEqual([{ labels: { subject: 'block.v1' }, value: 1 }]);
+    } finally {
+      await raw.close();
+    }
   });
 });

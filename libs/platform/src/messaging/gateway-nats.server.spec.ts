@@ -52,4 +52,24 @@ describe('GatewayNatsServer direct dispatch (docs/decisions/direct-message-dispa
     expect(errors).toHaveLength(1);
     expect(String((errors[0][0] as { err?: Error }).err?.message)).toContain('returned an Observable');
   });
+
+  it("logs a reply it cannot publish (the connection closing under it), as Nest's send does, and does not throw", async () => {
+    const server = new GatewayNatsServer({ servers: ['nats://127.0.0.1:1'], name: 't', queue: 't', subjectPrefix: '', drainTimeoutMs: 10, maxInFlight: 10 });
+    const handler = () => ({ ok: 1 });
+    server.dispatchDirectly({
+      handlers: new Map([['t.v1', handler]]),
+      interceptor: new RequestContextInterceptor(new Metrics()),
+      filter: new AllExceptionsFilter(createLogger({ service: 't', level: 'silent' })),
+    });
+    const nestLogger = (server as unknown as { logger: { error: (err: unknown) => void } }).logger;
+    const logged = jest.spyOn(nestLogger, 'error').mockImplementation(() => undefined);
+    const closed = new Error('connection closed');
+    const respond = jest.fn(() => {
+      throw closed;
+    });
+    const handleDirectly = (server as unknown as { handleDirectly: (...args: unknown[]) => Promise<void> }).handleDirectly.bind(server);
+    await expect(handleDirectly('t.v1', { respond }, { id: 'packet-1', data: {} }, handler)).resolves.toBeUndefined();
+    expect(respond).toHaveBeenCalledTimes(1);
+    expect(logged).toHaveBeenCalledWith(closed);
+  });
 });

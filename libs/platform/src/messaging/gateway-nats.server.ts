@@ -62,6 +62,8 @@ export class GatewayNatsServer extends ServerNats {
   private readonly gatewaySubscriptions: Subscription[] = [];
   /** Requests whose last reply is not published yet, and what to call once it is. */
   private readonly awaitingReply = new Map<Msg, () => void>();
+  /** Messages Nest's handleMessage took as requests (it made their reply's publisher): only these are answered. */
+  private readonly answering = new Set<Msg>();
   private observed: { metrics: Metrics; logger: AppLogger } | null = null;
   private shedSinceLog = 0;
   private shedLoggedAt = -Infinity;
@@ -133,6 +135,7 @@ export class GatewayNatsServer extends ServerNats {
   }
 
   override getPublisher(message: Msg, id: string, context: NatsContext): (response: { isDisposed?: boolean; status?: string }) => unknown {
+    this.answering.add(message);
     const publish = super.getPublisher(message as never, id, context);
     return (response: { isDisposed?: boolean; status?: string }) => {
       try {
@@ -194,19 +197,23 @@ export class GatewayNatsServer extends ServerNats {
   /**
    * Resolves once the request is over: once its last reply is published, not when `handle`
    * returns (a handler behind an interceptor runs when Nest subscribes to its reply, after that).
-   * Closing before would drop the reply and tear the database down under the handler.
+   * Closing before would drop the reply and tear the database down under the handler. A message
+   * Nest handled as an event (no packet id: a bare payload, as a NATS tool sends it) gets no
+   * reply although it has a reply subject: it is over when `handle` returns, or its place under
+   * the in-flight cap would be held for ever.
    */
   private async handleThroughNest(handle: ReturnType<ServerNats['getMessageHandler']>, error: Error | null, message: Msg): Promise<void> {
     const replied = new Promise<void>((resolve) => this.awaitingReply.set(message, resolve));
     try {
       await handle.call(this, error, message);
-      if (message.reply) {
+      if (message.reply && this.answering.has(message)) {
         await replied;
       }
     } catch {
       // Nest's handler logs what it could not handle.
     } finally {
       this.awaitingReply.delete(message);
+      this.answering.delete(message);
     }
   }
 

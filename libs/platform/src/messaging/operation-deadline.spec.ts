@@ -1,5 +1,5 @@
 import { GatewayError } from '@gateway/contracts';
-import { PastDeadlineError, refuseIfPastDeadline } from './operation-deadline';
+import { PastDeadlineAfterCallsError, PastDeadlineError, refuseIfPastDeadline } from './operation-deadline';
 
 describe('refuseIfPastDeadline', () => {
   const deadline = 1_700_000_000_000;
@@ -23,5 +23,16 @@ describe('refuseIfPastDeadline', () => {
 
   it('never refuses a message without a deadline (an edge of the release before, a service\'s own request)', () => {
     expect(() => refuseIfPastDeadline(undefined, Number.MAX_SAFE_INTEGER)).not.toThrow();
+  });
+});
+
+describe('PastDeadlineAfterCallsError', () => {
+  it('is a refusal past the deadline (counted as one) that crosses the wire as the plain SERVER_BUSY, without notActedOn', () => {
+    const refused = new PastDeadlineAfterCallsError(1_700_000_000_000);
+    expect(refused).toBeInstanceOf(PastDeadlineError);
+    expect(refused).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1, deadline: 1_700_000_000_000 });
+    // Exactly what a requester of any release reads as "busy, retry": the merchant sees the same 503 as for PastDeadlineError.
+    expect(refused.toWire()).toEqual(GatewayError.serverBusy().toWire());
+    expect(refused.toResponseBody()).toEqual(new PastDeadlineError(1).toResponseBody());
   });
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { validateTokenRequest } from '@gateway/contracts';
-import { PastDeadlineError } from '@gateway/platform';
+import { PastDeadlineAfterCallsError, PastDeadlineError } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { testEnvelope, testMerchant, vaultTestBed } from './testing/vault-test-bed';
 import type { VerificationOutcome } from './verification/card-verification';
@@ -95,6 +95,43 @@ describe('token operations past the edge\'s deadline', () => {
     expect(err).toBeInstanceOf(PastDeadlineError);
     expect(err.toWire()).toMatchObject({ code: 'SERVER_BUSY' });
     expect(err.toWire()).not.toHaveProperty('notActedOn');
+    expect(bed.store.rows.size).toBe(0);
+  });
+
+  it.each([
+    [
+      'a token service provider tokenized the card (scheme tokenization, no verification)',
+      { schemeTokenization: true },
+      validateTokenRequest({ sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } }, verificationStrategy: 'NONE' }),
+    ],
+    [
+      'a token service provider provisioned the card (push provisioning)',
+      {},
+      validateTokenRequest({ sourceOfFunds: { type: 'CARD', schemeTokenProvisioningIdentifier: 'ISSUER-REF-1' }, verificationStrategy: 'NONE' }),
+    ],
+  ] as const)('refuses a write past the deadline after %s, but not as unprocessed', async (_what, repository, fields) => {
+    const { bed, verified, writesWaitPast } = await setUp();
+    const merchant = testMerchant({ generation: 'MERCHANT_SUPPLIED', ...repository });
+    const deadline = Date.now() + 30;
+    writesWaitPast(deadline);
+    const err = (await bed.save.execute({ envelope: testEnvelope(merchant), tokenId: 't1', fields, deadline }).catch((e: unknown) => e)) as PastDeadlineError;
+    expect(verified).toEqual([]);
+    expect(err).toBeInstanceOf(PastDeadlineAfterCallsError);
+    expect(err.toWire()).toMatchObject({ code: 'SERVER_BUSY', retryAfterSeconds: 1 });
+    expect(err.toWire()).not.toHaveProperty('notActedOn');
+    expect(bed.store.rows.size).toBe(0);
+  });
+
+  it('refuses a write whose connection is held exactly at the deadline, as the check before the save does', async () => {
+    const { bed, save } = await setUp();
+    const deadline = Date.now() + 10_000;
+    // The store's wait ends at the deadline's very millisecond.
+    bed.store.beforeWrite = () => void jest.spyOn(Date, 'now').mockReturnValue(deadline);
+    try {
+      await expect(save('t1', card, deadline)).rejects.toBeInstanceOf(PastDeadlineError);
+    } finally {
+      jest.restoreAllMocks();
+    }
     expect(bed.store.rows.size).toBe(0);
   });
 

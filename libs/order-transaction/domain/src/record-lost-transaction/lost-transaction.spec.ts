@@ -129,6 +129,24 @@ describe('parseLostTransaction', () => {
     expect(refusal(value)).toMatchObject({ code: 'INVALID_FIELD', field, validationType, explanation });
   });
 
+  it('reads the Excessive Refund privilege on a REFUND when the line states it, and false as not stated', () => {
+    const line = record({ type: 'REFUND' });
+    expect(parseLostTransaction({ ...line, excessiveRefund: true }, NOW)).toMatchObject({ type: 'REFUND', excessiveRefund: true });
+    expect(parseLostTransaction({ ...line, excessiveRefund: false }, NOW)).not.toHaveProperty('excessiveRefund');
+    expect(parseLostTransaction(line, NOW)).not.toHaveProperty('excessiveRefund');
+    // false is "not stated" on every type, as the field's absence is.
+    expect(parseLostTransaction(record({ excessiveRefund: false }), NOW)).not.toHaveProperty('excessiveRefund');
+  });
+
+  it.each<[string, JsonObject, string, string]>([
+    ['null', { type: 'REFUND', excessiveRefund: null }, 'INVALID', 'excessiveRefund must be true or false (JSON booleans).'],
+    ['a string', { type: 'REFUND', excessiveRefund: 'true' }, 'INVALID', 'excessiveRefund must be true or false (JSON booleans).'],
+    ['true on a CAPTURE', { type: 'CAPTURE', excessiveRefund: true }, 'UNSUPPORTED', 'excessiveRefund is a field of a REFUND only, not of a CAPTURE.'],
+    ['true on an AUTHORIZATION', { type: 'AUTHORIZATION', excessiveRefund: true }, 'UNSUPPORTED', 'excessiveRefund is a field of a REFUND only, not of an AUTHORIZATION.'],
+  ])('refuses excessiveRefund %s, naming the field', (_, overrides, validationType, explanation) => {
+    expect(refusal(record(overrides))).toMatchObject({ code: 'INVALID_FIELD', field: 'excessiveRefund', validationType, explanation });
+  });
+
   it('refuses what is no JSON object, and never repeats a full card number', () => {
     expect(refusal([record()])).toMatchObject({ code: 'INVALID_REQUEST', explanation: 'A record is a JSON object.' });
     expect(JSON.stringify(refusal(record({ card: { number: FULL_CARD } })))).not.toContain(FULL_CARD);
