@@ -68,6 +68,12 @@ describe('notificationUrlKept', () => {
     ['https://user:secret@merchant.example:8443/hooks?c=1', 'https://user:secret@merchant.example:8443/hooks'],
     ['https://merchant.example/hooks', 'https://merchant.example/hooks'],
     ['not a url?x', 'not a url?x'],
+    // The text before the query, as the merchant wrote it: the dispatcher's receiver key
+    // (RECEIVER_SQL, the https:// authority as written, port included) and the path it posts to
+    // stay the ones of the order's other notifications.
+    ['https://Hooks.Merchant.example:443/hooks?customer=zelda', 'https://Hooks.Merchant.example:443/hooks'],
+    ['https://merchant.example/a/../hooks/./in?c=1', 'https://merchant.example/a/../hooks/./in'],
+    ['https://merchant.example?c=1', 'https://merchant.example'],
   ])('%s: %s', (url, kept) => {
     expect(notificationUrlKept(url)).toBe(kept);
     expect(notificationUrlKept(kept)).toBe(kept);

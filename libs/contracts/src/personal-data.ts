@@ -89,14 +89,13 @@ export function returnUrlKept(url: string): string {
  * to this URL and sends its user info as the receiver's HTTP Basic credentials (the merchant's,
  * not the payer's), so a later notification of the order is still delivered to the same
  * receiver and authenticated there as before (docs/decisions/payer-personal-data.md, amendment
- * 2026-11-27). Answers `url` itself when there is nothing to drop, or when it is not a URL.
+ * 2026-11-27). Cut as text, not rebuilt by URL (which lower-cases the host, drops a :443 and
+ * resolves dot segments): the rest stays as the merchant wrote it, so the dispatcher's receiver
+ * key (RECEIVER_SQL, the authority as written) is the one of the order's other notifications. In
+ * a URL a raw `?` or `#` can only open its query or fragment. Answers `url` itself when there is
+ * nothing to drop, or when it is not a URL.
  */
 export function notificationUrlKept(url: string): string {
-  if (!URL.canParse(url) || !/[?#]/.test(url)) {
-    return url;
-  }
-  const parsed = new URL(url);
-  parsed.search = '';
-  parsed.hash = '';
-  return parsed.href;
+  const cut = url.search(/[?#]/);
+  return cut === -1 || !URL.canParse(url) ? url : url.slice(0, cut);
 }

@@ -33,7 +33,7 @@ export interface NamedAgreement {
  * Used inside one database transaction that holds the order row (`lockOrder`), as every ledger
  * write does: a record racing the erasure either committed before it (its response is read and
  * stripped here) or waits for the row and then decides on the order as the erasure left it.
- * Notifications are also held against the dispatcher (`holdNotifications`).
+ * Notifications are also held against the dispatcher (`holdNotifications`), never waited for.
  */
 export class PayerDataRecords {
   constructor(private readonly manager: EntityManager) {}
@@ -77,26 +77,26 @@ export class PayerDataRecords {
   }
 
   /**
-   * Holds the notifications against the dispatcher until commit: the claim lock a dispatcher
-   * worker takes on a notification it delivers (`pg_try_advisory_lock(CLAIM_LOCK_CLASS,
-   * hashtext(id))`), taken here for the transaction. A notification in flight is waited for
-   * (its delivery is bounded by the sender's timeout, and its outcome is written before its
-   * lock is let go); while the erasure holds it no worker claims it (a claim only tries the
-   * lock), and the next claim, after the commit, reads the erased payload and URL: no delivery
-   * starts with the payer's data once the erasure has begun writing. Taken before any row of
-   * the outbox is written (a worker writing its outcome waits for nothing of the erasure), in
-   * the order of the lock keys, so two erasures whose notifications' keys collide do not wait
-   * for each other in a circle.
+   * Holds the notifications against the dispatcher until commit, unless one is being delivered:
+   * the claim lock a dispatcher worker takes on a notification it delivers
+   * (`pg_try_advisory_lock(CLAIM_LOCK_CLASS, hashtext(id))`), tried here for the transaction.
+   * While the erasure holds them no worker claims them (a claim only tries the lock), and the
+   * next claim, after the commit, reads the erased payload and URL: no delivery starts with the
+   * payer's data once the erasure has begun writing. False when a worker holds one (a delivery in
+   * flight, up to WEBHOOK_TIMEOUT_MS): not waited for here, with the order's row held (ErasePayerData
+   * ends the transaction, having written nothing, and tries again). Tried before any row of the
+   * outbox is written, so a worker writing its outcome waits for nothing of the erasure.
    */
-  async holdNotifications(ids: string[]): Promise<void> {
+  async holdNotifications(ids: string[]): Promise<boolean> {
     if (ids.length === 0) {
-      return;
+      return true;
     }
-    await this.manager.query(
-      `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, k)
-         FROM (SELECT DISTINCT hashtext(id::text) AS k FROM unnest($1::uuid[]) AS n(id) ORDER BY 1) keys`,
+    const [{ held }]: { held: boolean }[] = await this.manager.query(
+      `SELECT bool_and(pg_try_advisory_xact_lock(${CLAIM_LOCK_CLASS}, k)) AS held
+         FROM (SELECT DISTINCT hashtext(id::text) AS k FROM unnest($1::uuid[]) AS n(id)) keys`,
       [ids],
     );
+    return held;
   }
 
   /**

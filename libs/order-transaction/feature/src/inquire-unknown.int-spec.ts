@@ -475,6 +475,15 @@ describe('card reservations abandoned PENDING', () => {
     const sweptTo = (msAgo: number) =>
       app.dataSource.query(`UPDATE order_transaction.reservation_sweep SET swept_to = now() - make_interval(secs => $1::float8 / 1000)`, [msAgo]);
     const databaseNow = async (): Promise<Date> => (await app.dataSource.query('SELECT now() AS now'))[0].now;
+    /** Reservations abandoned 170, 100 and 10 minutes ago behind a cursor three hours back: a backlog of three steps, one order each. */
+    const backlogOfThree = async (merchant: MerchantContext): Promise<string[]> => {
+      const orders = [newOrderId(), newOrderId(), newOrderId()];
+      for (const [index, minutes] of [170, 100, 10].entries()) {
+        await abandonedPay(merchant, orders[index], '10.00', minutes * 60_000);
+      }
+      await sweptTo(3 * 3_600_000);
+      return orders;
+    };
     const createdAt = async (merchant: MerchantContext, orderId: string): Promise<Date> =>
       (await app.dataSource.query(`SELECT created_at AS "createdAt" FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2`, [merchant.id, orderId]))[0]
         .createdAt;
@@ -685,12 +694,7 @@ describe('card reservations abandoned PENDING', () => {
 
     it('works through a backlog an hour of the ledger at a time', async () => {
       const merchant = testMerchant();
-      const orders = [newOrderId(), newOrderId(), newOrderId()];
-      const ages = [170, 100, 10].map((minutes) => minutes * 60_000);
-      for (const [index, orderId] of orders.entries()) {
-        await abandonedPay(merchant, orderId, '10.00', ages[index]);
-      }
-      await sweptTo(3 * 3_600_000);
+      const orders = await backlogOfThree(merchant);
       const from = await cursor();
       const queuedOrders = async () => (await queued(merchant)).map((row) => row.orderId).sort();
 
@@ -706,12 +710,7 @@ describe('card reservations abandoned PENDING', () => {
 
     it('catches up a backlog a step a second, then sweeps at its interval again', async () => {
       const merchant = testMerchant();
-      const orders = [newOrderId(), newOrderId(), newOrderId()];
-      const ages = [170, 100, 10].map((minutes) => minutes * 60_000);
-      for (const [index, orderId] of orders.entries()) {
-        await abandonedPay(merchant, orderId, '10.00', ages[index]);
-      }
-      await sweptTo(3 * 3_600_000);
+      const orders = await backlogOfThree(merchant);
       // The app's own sweep, its steps timed.
       const abandoned = app.running.app.get(AbandonedReservations);
       const sweepOnce = abandoned.sweep.bind(abandoned);

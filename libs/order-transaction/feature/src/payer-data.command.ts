@@ -20,8 +20,9 @@ erasure request the merchant forwards:
       answer the same money without those fields, and a replay still has no side effect. Each
       order in a database transaction of its own, holding the order's row as the ledger's
       writes do; a notification being delivered meanwhile is waited for (up to the webhook
-      timeout). Prints counts only, never the data. Running it again changes nothing (and
-      says so). --dry-run prints what it would change and writes nothing.
+      timeout), the order's row let go meanwhile. Prints counts only, never the data. Running
+      it again changes nothing (and says so). --dry-run prints what it would change and writes
+      nothing.
       Exit code 0: done (or nothing left to erase); 1: an order the merchant does not have (the
       others are erased); 2: usage.
       Browser payments' stored requests, return URLs and provider details are erased by

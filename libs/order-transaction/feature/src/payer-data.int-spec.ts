@@ -514,4 +514,37 @@ describe('payer-data erase', () => {
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, lastResult: 'HTTP 200', delivered: true });
     expect(JSON.stringify(row.payload)).not.toMatch(/zelda/i);
   });
+
+  it("does not hold the order's row while it waits for a delivery in flight: an operation on the order meanwhile is recorded, and erased", async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    const [[pending]] = await app.dataSource.query(
+      `UPDATE order_transaction.notification_outbox SET next_attempt_at = '2000-01-01T00:00:00Z'
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1' RETURNING id`,
+      [merchant.id, orderId],
+    );
+    const claims = new NotificationClaims(app.dataSource);
+    let erasing: Promise<Run> | undefined;
+    try {
+      const claimed = await claims.claim({ limit: 1, now: new Date(), skipTargets: [], choose: (due) => due.filter((d) => d.id === pending.id).map((d) => d.id) });
+      expect(claimed.map((c) => c.id)).toEqual([pending.id]);
+      erasing = erase('erase', merchant.id, orderId);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      // A delivery may take WEBHOOK_TIMEOUT_MS (up to a minute): the merchant's refund of the
+      // order, its money moved at the acquirer, is not kept waiting for the order's row meanwhile.
+      const refund = operateAs(app, merchant, orderId, 'r2', 'REFUND', { transaction: { amount: '1.00', currency: 'USD' }, customer: { email: 'zelda@example.org' } });
+      const recorded = await Promise.race([refund.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000))]);
+      expect(recorded).toBe(true);
+    } finally {
+      const at = new Date();
+      await claims.finish({ id: pending.id, status: 'DELIVERED', attempts: 1, nextAttemptAt: at, lastAttemptAt: at, lastResult: 'HTTP 200', deliveredAt: at }, 0);
+      await claims.close();
+    }
+    expect((await erasing!).code).toBe(0);
+    // The erasure decided on the order as the refund left it: its response and notification are stripped too.
+    const after = await ledgerRows(merchant, orderId);
+    expect(after.responses.map((r: { id: string }) => r.id)).toContain('r2');
+    expect(JSON.stringify(after)).not.toMatch(/zelda/i);
+  });
 });

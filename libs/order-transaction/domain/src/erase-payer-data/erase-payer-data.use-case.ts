@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonObject, notificationUrlKept, withoutPersonalData } from '@gateway/contracts';
-import type { PayerDataRepository } from '@gateway/order-transaction/data-access';
+import type { PayerDataRecords, PayerDataRepository } from '@gateway/order-transaction/data-access';
 import type { AppLogger } from '@gateway/platform';
 
 export interface ErasePayerDataCommand {
@@ -41,7 +42,11 @@ export interface PayerDataErasure {
  * agreements' terms, and each response's request hash, so a replay of the original request
  * still matches and answers the stripped body without a side effect, and a retrieval shows the
  * same money. One database transaction holding the order row, as every ledger write does, and
- * the order's notifications against the dispatcher.
+ * the order's notifications against the dispatcher. A notification being delivered is not waited
+ * for in that transaction: a delivery takes up to WEBHOOK_TIMEOUT_MS (a minute at most), and the
+ * order's row held that long would keep a card operation's record waiting past its statement
+ * timeout, its money moved. The transaction then ends having written nothing, and the erasure
+ * tries again (DELIVERY_RETRY_PAUSE_MS) until the delivery is over (DELIVERY_WAIT_MS).
  */
 export class ErasePayerData {
   constructor(
@@ -49,57 +54,70 @@ export class ErasePayerData {
     private readonly logger: AppLogger,
   ) {}
 
-  execute({ merchantId, orderId, dryRun }: ErasePayerDataCommand): Promise<PayerDataErasure> {
-    return this.repository.transaction(async (records) => {
-      const order = await records.order(merchantId, orderId, !dryRun);
-      if (!order) {
-        return { merchantId, orderId, status: 'NOT_FOUND', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
+  async execute(command: ErasePayerDataCommand): Promise<PayerDataErasure> {
+    const giveUpAt = Date.now() + DELIVERY_WAIT_MS;
+    for (;;) {
+      const erased = await this.repository.transaction((records) => this.erasedIn(records, command));
+      if (erased !== DELIVERY_IN_FLIGHT) {
+        return erased;
       }
-      const details = withoutPersonalData(order.details);
-      const notificationUrl = order.notificationUrl === null ? null : notificationUrlKept(order.notificationUrl);
-      const stored = await records.responses(merchantId, orderId);
-      const responses = stored.flatMap((r) => stripped(r.body, (body) => ({ ...r, body })));
-      // Named before stripping: the agreement groups are what tells which agreements the order used.
-      const agreements = await records.agreements(merchantId, agreementIdsOf([order.details, ...stored.map((r) => r.body)]), !dryRun);
-      let outbox = await records.notifications(merchantId, orderId);
-      if (!dryRun && outbox.length > 0) {
-        // Waits for a delivery in flight, keeps the dispatcher off them until commit, then reads
-        // them as that delivery left them.
-        await records.holdNotifications(outbox.map((n) => n.id));
-        outbox = await records.notifications(merchantId, orderId);
+      if (Date.now() >= giveUpAt) {
+        throw new Error(
+          `${command.merchantId}/${command.orderId}: a webhook notification of the order was still being delivered after ${DELIVERY_WAIT_MS} ms: nothing changed; run the erasure again`,
+        );
       }
-      const notifications = outbox.flatMap((n) => {
-        const payload = withoutPersonalData(n.payload);
-        const url = notificationUrlKept(n.url);
-        return payload === n.payload && url === n.url ? [] : [{ ...n, payload, url }];
-      });
-      const counts = {
-        details: details !== order.details,
-        notificationUrl: notificationUrl !== order.notificationUrl,
-        responses: responses.length,
-        notifications: notifications.length,
-        agreements: agreements.length,
-      };
-      if (!counts.details && !counts.notificationUrl && counts.responses === 0 && counts.notifications === 0 && counts.agreements === 0) {
-        return { merchantId, orderId, status: 'UNCHANGED', ...counts };
-      }
-      if (dryRun) {
-        return { merchantId, orderId, status: 'WOULD_ERASE', ...counts };
-      }
-      await records.writeOrder(merchantId, orderId, details, notificationUrl);
-      for (const response of responses) {
-        await records.writeResponse(merchantId, orderId, response);
-      }
-      for (const notification of notifications) {
-        await records.writeNotification(notification);
-      }
-      if (agreements.length > 0) {
-        await records.eraseAgreementData(merchantId, agreements.map((a) => a.agreementId));
-      }
-      // The lasting record that the erasure was done: ids and counts, as the command prints them.
-      this.logger.info({ merchantId, orderId, ...counts }, "payer's personal data erased from the order");
-      return { merchantId, orderId, status: 'ERASED', ...counts };
+      await sleep(DELIVERY_RETRY_PAUSE_MS);
+    }
+  }
+
+  private async erasedIn(records: PayerDataRecords, { merchantId, orderId, dryRun }: ErasePayerDataCommand): Promise<PayerDataErasure | typeof DELIVERY_IN_FLIGHT> {
+    const order = await records.order(merchantId, orderId, !dryRun);
+    if (!order) {
+      return { merchantId, orderId, status: 'NOT_FOUND', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
+    }
+    const details = withoutPersonalData(order.details);
+    const notificationUrl = order.notificationUrl === null ? null : notificationUrlKept(order.notificationUrl);
+    const stored = await records.responses(merchantId, orderId);
+    const responses = stored.flatMap((r) => stripped(r.body, (body) => ({ ...r, body })));
+    // Named before stripping: the agreement groups are what tells which agreements the order used.
+    const agreements = await records.agreements(merchantId, agreementIdsOf([order.details, ...stored.map((r) => r.body)]), !dryRun);
+    const outbox = await records.notifications(merchantId, orderId);
+    // Keeps the dispatcher off them until commit; one being delivered: nothing is written yet,
+    // so the order's row is let go at once and the erasure tries again.
+    if (!dryRun && !(await records.holdNotifications(outbox.map((n) => n.id)))) {
+      return DELIVERY_IN_FLIGHT;
+    }
+    const notifications = outbox.flatMap((n) => {
+      const payload = withoutPersonalData(n.payload);
+      const url = notificationUrlKept(n.url);
+      return payload === n.payload && url === n.url ? [] : [{ ...n, payload, url }];
     });
+    const counts = {
+      details: details !== order.details,
+      notificationUrl: notificationUrl !== order.notificationUrl,
+      responses: responses.length,
+      notifications: notifications.length,
+      agreements: agreements.length,
+    };
+    if (!counts.details && !counts.notificationUrl && counts.responses === 0 && counts.notifications === 0 && counts.agreements === 0) {
+      return { merchantId, orderId, status: 'UNCHANGED', ...counts };
+    }
+    if (dryRun) {
+      return { merchantId, orderId, status: 'WOULD_ERASE', ...counts };
+    }
+    await records.writeOrder(merchantId, orderId, details, notificationUrl);
+    for (const response of responses) {
+      await records.writeResponse(merchantId, orderId, response);
+    }
+    for (const notification of notifications) {
+      await records.writeNotification(notification);
+    }
+    if (agreements.length > 0) {
+      await records.eraseAgreementData(merchantId, agreements.map((a) => a.agreementId));
+    }
+    // The lasting record that the erasure was done: ids and counts, as the command prints them.
+    this.logger.info({ merchantId, orderId, ...counts }, "payer's personal data erased from the order");
+    return { merchantId, orderId, status: 'ERASED', ...counts };
   }
 }
 
@@ -117,6 +135,15 @@ function agreementIdsOf(bodies: JsonObject[]): string[] {
   }
   return [...ids].sort();
 }
+
+/** The erasure met a notification being delivered: its transaction wrote nothing, and it tries again. */
+const DELIVERY_IN_FLIGHT = Symbol('a notification of the order is being delivered');
+
+/** The pause before an erasure that met a delivery in flight tries again. */
+const DELIVERY_RETRY_PAUSE_MS = 100;
+
+/** How long an erasure tries again for a delivery in flight: the longest WEBHOOK_TIMEOUT_MS (60 s), and its outcome's write. */
+const DELIVERY_WAIT_MS = 65_000;
 
 /** `rebuilt` with the JSON stripped of personal data, or nothing when it held none. */
 function stripped<T>(json: JsonObject, rebuilt: (stripped: JsonObject) => T): T[] {
