@@ -70,8 +70,9 @@ describe('steady load (the fixed-rate scenario)', () => {
       // sent, none waited.
       expect(load.latency.p90).toBeGreaterThanOrEqual(300);
       // The 100 after it were not held up (timed as if every request had waited from the start,
-      // the median would be some 1.5 s).
-      expect(load.latency.p50).toBeLessThan(500);
+      // the median would be some 1.5 s). Under 1 s, not less: on a machine loaded by other test
+      // runs the one connection drains the first second's backlog slowly (a median of 638 ms seen).
+      expect(load.latency.p50).toBeLessThan(1_000);
     } finally {
       await target.close();
     }
