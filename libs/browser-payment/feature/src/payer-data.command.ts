@@ -19,8 +19,11 @@ erasure request the merchant forwards:
       and nothing of it changed; run the command again once the journey has ended or expired.
       Prints counts only, never the data. Running it again changes nothing (and says so).
       --dry-run prints what it would change and writes nothing.
+      An order whose erasure fails (a deadlock, a statement timeout) is said on stderr with the
+      database's reason (FAILED in --json), nothing of it written; the command goes on with the
+      others: run it again for that order.
       Exit code 0: done (or nothing left to erase); 1: an order the merchant has no browser
-      payment on, or one refused (the others are erased); 2: usage.
+      payment on, or one refused or failed (the others are erased); 2: usage.
       The ledger's records of the same orders are erased by order-transaction's own command.
 
 Options:

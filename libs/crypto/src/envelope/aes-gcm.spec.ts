@@ -4,6 +4,8 @@ import { DecryptionError, gcmOpen, gcmSeal } from './aes-gcm';
 /** A fixed key (bytes 3, 10, 17, ...), so a ciphertext sealed by earlier code can be kept below. */
 const KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7 + 3) & 0xff));
 const HEADER = Buffer.from([1, 0, 0, 0, 7]);
+// TEST_CARD of @gateway/testing, written out: testing imports crypto (its vault keys), and an
+// import of it here is the circular dependency the module boundaries refuse (crypto -> testing -> crypto).
 const CARD = '5123450000000008';
 const CONTEXT = 'token_vault.tokens:00000000-0000-4000-8000-000000000001:account_identifier';
 /** Sealed by gcmSeal as of 97a7e54 (an IV from randomBytes on every seal) with KEY, HEADER, CARD and CONTEXT. */

@@ -24,6 +24,12 @@ import { CARD_RESERVATION_SQL } from './card-reservations';
  * service's role owns its schema's tables, as it runs their migrations (provision-roles.ts). A
  * role that does not (a member of the owner's role does) skips it, and the step says so
  * (`summarises`) rather than failing on 42501.
+ *
+ * Best effort (amendment 2026-11-27): the step reads its window correctly without it, only more
+ * pages. Any other failure of the summary (the index renamed or dropped, a privilege taken away,
+ * the index no longer a BRIN) is rolled back to a savepoint around the block (`summaryFailure`,
+ * which AbandonedReservations logs once per process) and the step sweeps on, rather than failing
+ * every step from then on.
  */
 const SUMMARISE_CREATION_INDEX_SQL = `DO $$
 DECLARE
@@ -35,6 +41,24 @@ BEGIN
 EXCEPTION WHEN lock_not_available THEN
   NULL;
 END $$`;
+
+/**
+ * SUMMARISE_CREATION_INDEX_SQL in the step's transaction, under a savepoint: a failure of the
+ * summary rolls back to it (its `lock_timeout` with it) and is answered, not thrown, so the step
+ * goes on. A failure of the savepoint's own statements (the connection lost) still throws: the
+ * step could not go on anyway.
+ */
+async function summariseCreationIndex(manager: EntityManager): Promise<string | null> {
+  await manager.query('SAVEPOINT summarise_creation_index');
+  try {
+    await manager.query(SUMMARISE_CREATION_INDEX_SQL);
+  } catch (err) {
+    await manager.query('ROLLBACK TO SAVEPOINT summarise_creation_index');
+    return err instanceof Error ? err.message : String(err);
+  }
+  await manager.query('RELEASE SAVEPOINT summarise_creation_index');
+  return null;
+}
 
 /** A transaction the gateway is to ask the acquirer about. */
 export interface UnknownInquiryKey {
@@ -56,6 +80,12 @@ export interface ReservationSweep {
    * its role does not own the table, and every step then reads what no summary covers yet.
    */
   summarises: boolean;
+  /**
+   * Why the step's summary failed, other than on a lock it does not wait for (the index renamed or
+   * dropped, a privilege taken away): the database's message. Null when it summarised, gave up on
+   * the lock, or did not try (`summarises` false). The step swept its window all the same.
+   */
+  summaryFailure: string | null;
 }
 
 /** A queued inquiry as a claim hands it out. */
@@ -146,9 +176,7 @@ export class UnknownInquiries {
       if (!cursor) {
         return null;
       }
-      if (cursor.summarises) {
-        await manager.query(SUMMARISE_CREATION_INDEX_SQL);
-      }
+      const summaryFailure = cursor.summarises ? await summariseCreationIndex(manager) : null;
       const queued: (UnknownInquiryKey & { recordedAt: Date })[] = await manager.query(
         `INSERT INTO order_transaction.unknown_inquiries (merchant_id, order_id, transaction_id, merchant_mode, recorded_at, next_attempt_at, attempts)
          SELECT t.merchant_id, t.order_id, t.transaction_id, NULL, t.updated_at, t.updated_at, 0
@@ -161,7 +189,7 @@ export class UnknownInquiries {
         [cursor.from, cursor.to],
       );
       await manager.query('UPDATE order_transaction.reservation_sweep SET swept_to = $1::timestamptz', [cursor.to]);
-      return { queued, sweptTo: cursor.sweptTo, behind: cursor.behind, summarises: cursor.summarises };
+      return { queued, sweptTo: cursor.sweptTo, behind: cursor.behind, summarises: cursor.summarises, summaryFailure };
     });
   }
 

@@ -668,6 +668,29 @@ describe('card reservations abandoned PENDING', () => {
       expect(ownerWarn.mock.calls.filter(([, message]) => String(message).includes('cannot summarise the BRIN'))).toEqual([]);
     });
 
+    it('a summary that fails for another reason (the index renamed) does not fail the step: it sweeps without it, and the process says why once', async () => {
+      const merchant = testMerchant();
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '10.00', afterMs() + 1_000);
+      const index = 'transactions_created_at_brin_idx';
+      const moved = `${index}_moved`;
+      await app.dataSource.query(`ALTER INDEX order_transaction.${index} RENAME TO ${moved}`);
+      try {
+        const logger = createLogger({ service: 'order-transaction', level: 'silent' });
+        const warn = jest.spyOn(logger, 'warn');
+        const get = <T>(type: new (...args: never[]) => T) => app.running.app.get(type);
+        const abandoned = new AbandonedReservations(get(UnknownInquiries), get(LedgerRepository), afterMs(), logger, new Metrics());
+        expect(await abandoned.sweep()).toMatchObject({ outcome: 'SWEPT', queued: 1 });
+        expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId, transactionId: 'p1' })]);
+        await sweptTo(50 * 60_000);
+        expect(await abandoned.sweep()).toMatchObject({ outcome: 'SWEPT', queued: 0 });
+        const failed = warn.mock.calls.filter(([, message]) => String(message).includes('could not summarise the BRIN'));
+        expect(failed).toEqual([[{ index: `order_transaction.${index}`, reason: expect.stringContaining(`"order_transaction.${index}" does not exist`) }, expect.any(String)]]);
+      } finally {
+        await app.dataSource.query(`ALTER INDEX order_transaction.${moved} RENAME TO ${index}`);
+      }
+    });
+
     it("moves the cursor to ABANDONED_RESERVATION_AFTER_MS before the database's clock", async () => {
       const before = await databaseNow();
       const swept = await sweep();

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, MerchantContext, notificationSecretContext, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { ErasePayerData } from '@gateway/order-transaction/domain';
-import { NotificationClaims, PayerDataRepository } from '@gateway/order-transaction/data-access';
-import { createLogger } from '@gateway/platform';
+import { NotificationClaims, ORDER_TRANSACTION_SCHEMA, PayerDataRepository } from '@gateway/order-transaction/data-access';
+import { createLogger, createServiceDataSource } from '@gateway/platform';
+import type { DataSource } from 'typeorm';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { runPayerDataCommand } from './payer-data.command';
@@ -75,10 +76,15 @@ type Run = { code: number; out: string; err: string };
 const logger = createLogger({ service: 'order-transaction', level: 'silent' });
 
 /** The command as its main wires it. */
-async function erase(...args: string[]): Promise<Run> {
+function erase(...args: string[]): Promise<Run> {
+  return eraseOver(app.dataSource, ...args);
+}
+
+/** The command as its main wires it, over `dataSource`. */
+async function eraseOver(dataSource: DataSource, ...args: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
-  const erasure = new ErasePayerData(PayerDataRepository.over(app.dataSource), logger);
+  const erasure = new ErasePayerData(PayerDataRepository.over(dataSource), logger);
   const code = await runPayerDataCommand(args, erasure, { out: (t) => out.push(t), err: (t) => err.push(t) });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
@@ -264,6 +270,61 @@ describe('payer-data erase', () => {
       ['no-such-order', 'NOT_FOUND'],
       [orderId, 'ERASED'],
     ]);
+  });
+
+  it('reports an order whose erasure fails (a statement timeout on a held row), goes on with the others, and exits 1', async () => {
+    const merchant = notifiedMerchant();
+    const [first, held, last] = [await paidOrder(merchant), await paidOrder(merchant), await paidOrder(merchant)];
+    const heldBefore = await ledgerRows(merchant, held);
+    // The command's pool with a statement timeout short enough to meet while a record holds the row.
+    const pool = createServiceDataSource(ORDER_TRANSACTION_SCHEMA, {
+      url: (app.dataSource.options as { url: string }).url,
+      poolSize: 2,
+      statementTimeoutMs: 300,
+      applicationName: 'payer-data-int-failure',
+    });
+    await pool.initialize();
+    const record = app.dataSource.createQueryRunner();
+    await record.connect();
+    try {
+      await record.startTransaction();
+      await record.query('SELECT 1 FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [merchant.id, held]);
+
+      const run = await eraseOver(pool, 'erase', merchant.id, first, held, last);
+      expect(run).toEqual({
+        code: 1,
+        err: `error: ${merchant.id}/${held}: failed: canceling statement due to statement timeout: run the command again for this order`,
+        out: [
+          `Erased:\t${merchant.id}/${first}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
+          `Erased:\t${merchant.id}/${last}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
+          'Orders: 2 erased, 0 with nothing to erase, 0 not found, 1 failed. Changed: 2 order details, 0 notification URLs, 4 stored responses, 4 notifications, 0 agreements.',
+        ].join('\n'),
+      });
+      for (const orderId of [first, last]) {
+        expect(JSON.stringify(await ledgerRows(merchant, orderId))).not.toMatch(/zelda/i);
+      }
+      expect(await ledgerRows(merchant, held)).toEqual(heldBefore);
+
+      // --json: the failed order has its entry, with the error's message alone: no stack, no data.
+      const json = await eraseOver(pool, 'erase', merchant.id, first, held, last, '--json');
+      expect(json.code).toBe(1);
+      const answer = JSON.parse(json.out);
+      expect(answer.orders.map((o: { orderId: string; status: string }) => [o.orderId, o.status])).toEqual([
+        [first, 'UNCHANGED'],
+        [held, 'FAILED'],
+        [last, 'UNCHANGED'],
+      ]);
+      expect(answer.orders[1]).toEqual({ merchantId: merchant.id, orderId: held, status: 'FAILED', error: 'canceling statement due to statement timeout' });
+      expect(answer.total).toMatchObject({ erased: 0, unchanged: 2, notFound: 0, failed: 1 });
+      expect(json.out + json.err).not.toMatch(/\bat \S+ \(|zelda|Privet/i);
+      await record.rollbackTransaction();
+    } finally {
+      await record.release();
+      await pool.destroy();
+    }
+    // Run again once the row is free: the failed order is erased.
+    expect((await erase('erase', merchant.id, held)).code).toBe(0);
+    expect(JSON.stringify(await ledgerRows(merchant, held))).not.toMatch(/zelda/i);
   });
 
   it('run again, changes nothing and says so', async () => {

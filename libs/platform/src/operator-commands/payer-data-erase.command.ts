@@ -17,6 +17,20 @@ export interface OrderErasure {
   status: ErasureStatus;
 }
 
+/**
+ * An order whose erasure failed (a deadlock with the webhook dispatcher, a statement timeout, a
+ * delivery still in flight after the erasure's wait): the error's message only, never its stack
+ * nor anything of the order's data. Each service's erasure runs an order in database transactions
+ * of its own, so what failed wrote nothing of that transaction; the command goes on with the
+ * other orders, and running it again for this one finishes it (what was erased stays erased).
+ */
+export interface FailedErasure {
+  merchantId: string;
+  orderId: string;
+  status: 'FAILED';
+  error: string;
+}
+
 export interface EraseOrderCommand {
   merchantId: string;
   orderId: string;
@@ -53,8 +67,10 @@ export interface PayerDataEraseCommand<E extends OrderErasure> {
 /**
  * `payer-data erase <merchantId> <orderId> [...] [--dry-run] [--json]` over one service's
  * erasure (the mains and the tests call it): each order named once, in the order named. Prints
- * counts only. Exit code 0: done, or nothing left to erase; 1: an order not found or refused
- * (said on stderr per order; the others are erased); 2: usage.
+ * counts only. Exit code 0: done, or nothing left to erase; 1: an order not found, refused or
+ * failed (said on stderr per order; the others are erased: one order's failure does not stop the
+ * command, amendment 2026-11-27 of docs/decisions/payer-personal-data.md); 2: usage. A database
+ * unreachable from the start fails the command before any order (its main's exit code 1).
  */
 export async function runPayerDataErase<E extends OrderErasure>(
   argv: string[],
@@ -69,10 +85,18 @@ export async function runPayerDataErase<E extends OrderErasure>(
   const { values, positionals } = commandLine;
   const [, merchantId, ...orderIds] = positionals;
   const dryRun = values['dry-run'];
-  const done: E[] = [];
+  const done: (E | FailedErasure)[] = [];
   // An order named twice is erased once.
   for (const orderId of new Set(orderIds)) {
-    const erased = await erasure.execute({ merchantId, orderId, dryRun });
+    let erased: E;
+    try {
+      erased = await erasure.execute({ merchantId, orderId, dryRun });
+    } catch (err) {
+      const failed: FailedErasure = { merchantId, orderId, status: 'FAILED', error: messageOf(err) };
+      io.err(`error: ${merchantId}/${orderId}: failed: ${failed.error}: run the command again for this order`);
+      done.push(failed);
+      continue;
+    }
     if (erased.status === 'NOT_FOUND') {
       io.err(`error: ${merchantId}/${orderId}: ${command.notFound}: nothing changed`);
     } else if (erased.status === 'REFUSED') {
@@ -86,7 +110,18 @@ export async function runPayerDataErase<E extends OrderErasure>(
       ? JSON.stringify({ orders: done, total }, null, 2)
       : [...done.filter(found).map((erased) => line(command, erased)), totalLine(command, total, dryRun)].join('\n'),
   );
-  return total.notFound > 0 || (total.refused ?? 0) > 0 ? 1 : 0;
+  return total.notFound > 0 || (total.refused ?? 0) > 0 || (total.failed ?? 0) > 0 ? 1 : 0;
+}
+
+/**
+ * What the command says of an order's failure: the error's message, on one line, never its stack.
+ * The erasures' own errors name ids only; the database's (a deadlock, a timeout, a lock) name no
+ * value: a payer's data travels as query parameters, and where Postgres quotes a value it puts it
+ * in the error's detail, which is not printed.
+ */
+function messageOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s+/g, ' ').trim() || 'unknown error';
 }
 
 /**
@@ -130,8 +165,9 @@ const DONE: Record<ErasureStatus, string> = {
   REFUSED: 'Refused:',
 };
 
-/** NOT_FOUND and REFUSED orders are said on stderr, not listed with the others. */
-const found = (erased: OrderErasure) => erased.status !== 'NOT_FOUND' && erased.status !== 'REFUSED';
+/** NOT_FOUND, REFUSED and FAILED orders are said on stderr, not listed with the others. */
+const found = <E extends OrderErasure>(erased: E | FailedErasure): erased is E =>
+  erased.status !== 'NOT_FOUND' && erased.status !== 'REFUSED' && erased.status !== 'FAILED';
 
 function line<E extends OrderErasure>({ counts }: PayerDataEraseCommand<E>, erased: E): string {
   const counted = counts.map(({ key, one, many, flag }) => {
@@ -148,18 +184,24 @@ interface Total {
   notFound: number;
   /** Only for an erasure that may refuse an order. */
   refused?: number;
+  /** Only when an order's erasure failed (none in a run where all went through). */
+  failed?: number;
   [count: string]: number | undefined;
 }
 
-function totalOf<E extends OrderErasure>({ counts, refused }: PayerDataEraseCommand<E>, done: E[]): Total {
-  const count = (status: ErasureStatus) => done.filter((e) => e.status === status).length;
+function totalOf<E extends OrderErasure>({ counts, refused }: PayerDataEraseCommand<E>, all: (E | FailedErasure)[]): Total {
+  const count = (status: ErasureStatus | 'FAILED') => all.filter((e) => e.status === status).length;
+  const failed = count('FAILED');
   const total: Total = {
     erased: count('ERASED'),
     wouldErase: count('WOULD_ERASE'),
     unchanged: count('UNCHANGED'),
     notFound: count('NOT_FOUND'),
     ...(refused === undefined ? {} : { refused: count('REFUSED') }),
+    ...(failed === 0 ? {} : { failed }),
   };
+  // A failed order has no counts: what its erasure would have changed is not known.
+  const done = all.filter((e): e is E => e.status !== 'FAILED');
   for (const { key, flag } of counts) {
     total[key] = done.reduce<number>((sum, e) => sum + (flag ? (e[key] ? 1 : 0) : Number(e[key])), 0);
   }
@@ -169,8 +211,9 @@ function totalOf<E extends OrderErasure>({ counts, refused }: PayerDataEraseComm
 function totalLine<E extends OrderErasure>({ counts }: PayerDataEraseCommand<E>, total: Total, dryRun: boolean): string {
   const orders = dryRun ? `${total.wouldErase} would be erased` : `${total.erased} erased`;
   const refused = total.refused === undefined ? '' : `, ${total.refused} refused`;
+  const failed = total.failed === undefined ? '' : `, ${total.failed} failed`;
   const changes = counts.map(({ key, one, many }) => plural(total[key] ?? 0, one, many)).join(', ');
-  return `Orders: ${orders}, ${total.unchanged} with nothing to erase, ${total.notFound} not found${refused}. ${dryRun ? 'Would change' : 'Changed'}: ${changes}.`;
+  return `Orders: ${orders}, ${total.unchanged} with nothing to erase, ${total.notFound} not found${refused}${failed}. ${dryRun ? 'Would change' : 'Changed'}: ${changes}.`;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

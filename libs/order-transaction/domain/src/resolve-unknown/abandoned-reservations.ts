@@ -35,6 +35,8 @@ export class AbandonedReservations {
   private readonly queuedCount: Counter<string>;
   /** Whether this process has said its sweep cannot summarise the BRIN it reads (once: it would every minute). */
   private unsummarisedWarned = false;
+  /** Whether this process has said its sweep's summary of the BRIN failed (once, with the first reason). */
+  private summaryFailureWarned = false;
 
   constructor(
     private readonly inquiries: UnknownInquiries,
@@ -111,12 +113,19 @@ export class AbandonedReservations {
     if (!swept) {
       return { outcome: 'SKIPPED' };
     }
-    const { queued, sweptTo, behind, summarises } = swept;
+    const { queued, sweptTo, behind, summarises, summaryFailure } = swept;
     if (!summarises && !this.unsummarisedWarned) {
       this.unsummarisedWarned = true;
       this.logger.warn(
         { index: 'order_transaction.transactions_created_at_brin_idx' },
         "the sweep cannot summarise the BRIN it reads (the service's role does not own order_transaction.transactions): each step reads every page inserted since the last VACUUM; make the role the table's owner, or VACUUM it often",
+      );
+    }
+    if (summaryFailure !== null && !this.summaryFailureWarned) {
+      this.summaryFailureWarned = true;
+      this.logger.warn(
+        { index: 'order_transaction.transactions_created_at_brin_idx', reason: summaryFailure },
+        'the sweep could not summarise the BRIN it reads: it sweeps without the summary, each step reading every page inserted since the last VACUUM; restore the index (IndexTransactionCreation1765200000000) and the role\'s ownership of order_transaction.transactions',
       );
     }
     if (queued.length > 0) {

@@ -1,9 +1,10 @@
 import { Pan } from '@gateway/crypto';
+import { TEST_CARD } from '@gateway/testing';
 import type { TokenRecord } from '@gateway/token-vault/data-access';
 import { CardExpiry } from '../cards/card-expiry';
 import { failedSaveBody, tokenBody } from './token-response';
 
-const CARD = '5123450000000008';
+const CARD = TEST_CARD;
 
 function cardRecord(overrides: Partial<TokenRecord> = {}): TokenRecord {
   return {
