@@ -60,6 +60,15 @@ export function sumOf(
   return total;
 }
 
+/** The exact sum of the entries' amounts, in their order (the ledger rules' totals of one transaction's chain). */
+export function amountsOf(currency: string, entries: readonly LedgerEntry[]): Money {
+  let total = Money.zero(currency);
+  for (const e of entries) {
+    total = total.plus(amountOf(currency, e));
+  }
+  return total;
+}
+
 /**
  * An entry's amount as Money: Money.of(entry.amount, currency), parsed once per entry object
  * and reused while its amount text and the currency asked for are the ones parsed (Money is

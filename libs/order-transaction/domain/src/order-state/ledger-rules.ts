@@ -1,6 +1,6 @@
 import { GatewayError, isStandaloneRefundOrder, TransactionResult, TransactionType, VOID_TYPE_OF } from '@gateway/contracts';
 import { MAX_AMOUNT, Money } from '@gateway/money';
-import { amountOf, deriveTotals, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
+import { amountsOf, deriveTotals, LedgerEntry, OrderTotals, sumOf } from './derive-order-state';
 
 /**
  * Results after which a transaction has moved, or may still move, money: refunds and captures
@@ -170,14 +170,18 @@ function amountLimitError(amount: Money, available: Money, what: string): Gatewa
  * cannot see a refund beyond its own target while the order's other captures cover it; this can.
  */
 export function refundableOf(currency: string, entries: readonly LedgerEntry[], transferId: string): Money {
-  const paid = entries
-    .filter((e) => (e.type === 'PAYMENT' || e.type === 'CAPTURE') && e.result === 'SUCCESS' && e.id === transferId)
-    .filter((e) => !voidedBy(entries, e.id, ['VOID_PAYMENT', 'VOID_CAPTURE'], EXPOSED))
-    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
-  const refunded = entries
-    .filter((e) => e.targetTransactionId === transferId && countsAsRefunded(e))
-    .filter((e) => !voidedBy(entries, e.id, ['VOID_REFUND'], ['SUCCESS']))
-    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
+  const paid = amountsOf(
+    currency,
+    entries
+      .filter((e) => (e.type === 'PAYMENT' || e.type === 'CAPTURE') && e.result === 'SUCCESS' && e.id === transferId)
+      .filter((e) => !voidedBy(entries, e.id, ['VOID_PAYMENT', 'VOID_CAPTURE'], EXPOSED)),
+  );
+  const refunded = amountsOf(
+    currency,
+    entries
+      .filter((e) => e.targetTransactionId === transferId && countsAsRefunded(e))
+      .filter((e) => !voidedBy(entries, e.id, ['VOID_REFUND'], ['SUCCESS'])),
+  );
   return paid.minus(refunded);
 }
 
@@ -330,14 +334,18 @@ export function capturable(currency: string, entries: readonly LedgerEntry[]): M
 export function capturableOf(currency: string, entries: readonly LedgerEntry[], authorizationId: string): Money {
   // Conservative both ways: an authorisation stops holding anything once its void is under
   // way; a capture stops counting only once its void succeeded.
-  const authorized = entries
-    .filter((e) => e.type === 'AUTHORIZATION' && e.result === 'SUCCESS' && e.id === authorizationId)
-    .filter((e) => !voidedBy(entries, e.id, ['VOID_AUTHORIZATION'], EXPOSED))
-    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
-  const captured = entries
-    .filter((e) => e.type === 'CAPTURE' && EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
-    .filter((e) => !voidedBy(entries, e.id, ['VOID_CAPTURE'], ['SUCCESS']))
-    .reduce((sum, e) => sum.plus(amountOf(currency, e)), Money.zero(currency));
+  const authorized = amountsOf(
+    currency,
+    entries
+      .filter((e) => e.type === 'AUTHORIZATION' && e.result === 'SUCCESS' && e.id === authorizationId)
+      .filter((e) => !voidedBy(entries, e.id, ['VOID_AUTHORIZATION'], EXPOSED)),
+  );
+  const captured = amountsOf(
+    currency,
+    entries
+      .filter((e) => e.type === 'CAPTURE' && EXPOSED.includes(e.result) && e.targetTransactionId === authorizationId)
+      .filter((e) => !voidedBy(entries, e.id, ['VOID_CAPTURE'], ['SUCCESS'])),
+  );
   return authorized.minus(captured);
 }
 
