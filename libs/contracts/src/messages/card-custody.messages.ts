@@ -149,6 +149,14 @@ export class RevealCardMessage {
   @IsString()
   @Length(1, 4096)
   sealed: string;
+
+  /**
+   * The edge's deadline (OperationDeadline): the vault opens nothing once it has passed. A reveal
+   * changes nothing; its answer is of use only while the edge still waits for it
+   * (docs/decisions/operation-deadline.md, amendment on the last reads).
+   */
+  @OperationDeadline()
+  deadline?: number;
 }
 
 export interface RevealCardReply {

@@ -1,8 +1,12 @@
 import { connect } from '@nats-io/transport-node';
+import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createLogger } from '../logging';
 import { Metrics } from '../metrics';
-import { rejectionOf, testServers } from '../test-support';
+import { freePort, rejectionOf, testServers } from '../test-support';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { GatewayNatsServer } from './gateway-nats.server';
 import { MessageBus, NotDeliveredError } from './message-bus';
@@ -92,3 +96,95 @@ describe('GatewayNatsServer in-flight cap', () => {
     }
   });
 });
+
+/**
+ * A subscription NATS refuses (the service's user may not subscribe to the subject: a permission
+ * missing from the deployment's NATS account), from a nats-server of this test's own whose
+ * authorization denies one subject. nats.js calls the subscription's callback once, with the
+ * PermissionViolationError and an empty placeholder for the message, and closes the
+ * subscription. The server must not read that placeholder as a request (refuse it over the cap,
+ * hand it to the direct dispatch): it hands the error to Nest's handler, which logs it, and the
+ * place it took under the in-flight cap is given back.
+ */
+describe('GatewayNatsServer on a subscription NATS refuses', () => {
+  const DENIED = 'denied.v1';
+  let dir: string;
+  let nats: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'nats-denied-'));
+    const port = await freePort();
+    const config = path.join(dir, 'nats.conf');
+    // Connections without credentials are this user, who may subscribe to anything but DENIED.
+    writeFileSync(
+      config,
+      `listen: "127.0.0.1:${port}"
+accounts: { GATEWAY: { users: [ { user: "service", password: "service", permissions: { subscribe: { deny: ["${DENIED}"] } } } ] } }
+no_auth_user: "service"
+`,
+    );
+    nats = spawn('nats-server', ['-c', config], { stdio: 'ignore' });
+    url = `nats://127.0.0.1:${port}`;
+    await listening(url);
+  });
+
+  afterAll(() => {
+    nats?.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("logs NATS's refusal through Nest, gives its in-flight place back and goes on serving the other subjects", async () => {
+    // A cap of one: had the refusal kept the place it took, the echo below would be refused as over the cap.
+    const server = new GatewayNatsServer({ servers: [url], name: 'denied-test', queue: 'denied-test', subjectPrefix: '', drainTimeoutMs: 1_000, maxInFlight: 1 });
+    const nestLogger = (server as unknown as { logger: { error: (...args: unknown[]) => void } }).logger;
+    const logged = jest.spyOn(nestLogger, 'error').mockImplementation(() => undefined);
+    const handled: string[] = [];
+    for (const subject of [DENIED, 'echo.v1']) {
+      const handler = async (data: unknown) => {
+        handled.push(subject);
+        return data;
+      };
+      server.addHandler(subject, Object.assign(handler, { isEventHandler: false }));
+    }
+    const metrics = new Metrics();
+    server.observeWith(metrics, logger);
+    const client = new GatewayNatsClient({ servers: [url], name: 'denied-test-client', requestTimeoutMs: 2_000 });
+    const bus = new MessageBus(client, { profile: 'distributed', servers: [url], subjectPrefix: '', requestTimeoutMs: 2_000, serviceName: 'denied-test-client' }, logger, new Metrics());
+    try {
+      await new Promise<void>((resolve, reject) => server.listen((err?: unknown) => (err ? reject(err) : resolve())));
+      // Nest logs the connection's status line too; the subscription's handler, the error itself.
+      const refusal = expect.objectContaining({ name: 'PermissionViolationError', operation: 'subscription', subject: DENIED });
+      await until(() => logged.mock.calls.some(([err]) => refusal.asymmetricMatch(err)));
+      await expect(bus.request('echo.v1', { n: 1 })).resolves.toEqual({ n: 1 });
+      // Nobody took the subject NATS refused: a requester hears at once that it was not delivered.
+      expect(await rejectionOf(bus.request(DENIED, { n: 2 }))).toBeInstanceOf(NotDeliveredError);
+      expect(handled).toEqual(['echo.v1']);
+      expect((await metrics.messagesShed.get()).values).toEqual([]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+/** Once a server listens on `url` (within 5 s). */
+async function listening(url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await (await connect({ servers: url, reconnect: false, timeout: 1_000 })).close();
+      return;
+    } catch (err) {
+      if (attempt >= 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

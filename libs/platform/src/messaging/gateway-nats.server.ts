@@ -89,7 +89,9 @@ export class GatewayNatsServer extends ServerNats {
         queue: this.serverOptions.queue,
         callback: (error, message) => {
           // A message without a reply subject (an event: the gateway sends none) has nobody
-          // to refuse to.
+          // to refuse to. With an error (a subscription NATS refused) there is no message, only
+          // nats.js's empty placeholder: neither refused nor read as a packet, it takes Nest's
+          // path, whose handler logs the error.
           if (!error && message.reply && this.inFlight >= this.serverOptions.maxInFlight) {
             this.refuse(pattern, message);
             return;

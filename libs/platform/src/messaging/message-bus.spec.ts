@@ -106,6 +106,14 @@ describe('MessageBus', () => {
     expect(deadline).toBeLessThanOrEqual(Date.now() + options.requestTimeoutMs);
   });
 
+  it("stamps a request sent with a timeout of its own with that timeout's end", () => {
+    const before = Date.now();
+    const deadline = busOver(clientReplying(() => Promise.resolve())).deadline(1_000);
+    expect(options.requestTimeoutMs).not.toBe(1_000);
+    expect(deadline).toBeGreaterThanOrEqual(before + 1_000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 1_000);
+  });
+
   it('answers with the reply, and rethrows a coded error from the service as the same GatewayError', async () => {
     const bus = new InProcessBus();
     bus.register('echo.v1', async (data) => ({ echoed: data }));

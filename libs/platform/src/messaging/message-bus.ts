@@ -117,11 +117,12 @@ export class MessageBus {
   ) {}
 
   /**
-   * When a request sent now with the default timeout stops being waited for (epoch ms, this
-   * process's clock): an operation's `deadline` (docs/decisions/operation-deadline.md).
+   * When a request sent now stops being waited for (epoch ms, this process's clock): an
+   * operation's `deadline` (docs/decisions/operation-deadline.md). `timeoutMs`: the request's own
+   * timeout, when it is sent with one (`request`'s option); the default timeout otherwise.
    */
-  deadline(): number {
-    return Date.now() + this.options.requestTimeoutMs;
+  deadline(timeoutMs: number = this.options.requestTimeoutMs): number {
+    return Date.now() + timeoutMs;
   }
 
   async request<TReply>(subject: string, payload: object, options: { timeoutMs?: number } = {}): Promise<TReply> {

@@ -92,5 +92,24 @@ describe('messages across a rolling deploy (docs/decisions/message-compatibility
       expect(refusedProperties(messageClass, { ...message, deadline: 'soon' })).toEqual(['deadline']);
     });
   });
+
+  describe("a read's deadline (operation-deadline.md, amendments on reads)", () => {
+    const envelope = { merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: contracts.defaultMerchantSettings() }, apiVersion: 100, requestId: 'req-1', authMethod: 'CERTIFICATE' };
+    const messages = [
+      ['RetrieveOrderMessage (GET order, the LOCK_FAILURE answer)', contracts.RetrieveOrderMessage, { envelope, orderId: 'o-1' }],
+      ['RetrieveTransactionMessage (GET transaction, the replay check)', contracts.RetrieveTransactionMessage, { envelope, orderId: 'o-1', transactionId: 't-1' }],
+      ['SealCardMessage (the session\'s seal)', contracts.SealCardMessage, { envelope, bindingId: 'SESSION1', card: {} }],
+      ['RevealCardMessage (GET session with UNMASK)', contracts.RevealCardMessage, { envelope, bindingId: 'SESSION1', sealed: 'sealed' }],
+    ] as const;
+
+    it.each(messages)('%s: received with one (an edge of this release) and without (an edge of the release before)', (_name, messageClass, message) => {
+      const deadline = Date.now() + 10_000;
+      expect(refusedProperties(messageClass, { ...message, deadline })).toEqual([]);
+      expect(parseMessage(messageClass as new () => { deadline?: number }, { ...message, deadline }).deadline).toBe(deadline);
+      expect(refusedProperties(messageClass, message)).toEqual([]);
+      expect(parseMessage(messageClass as new () => { deadline?: number }, message).deadline).toBeUndefined();
+      expect(refusedProperties(messageClass, { ...message, deadline: 'soon' })).toEqual(['deadline']);
+    });
+  });
 });
 

@@ -54,6 +54,7 @@ export class CardCustodyNatsController {
       authMethod: message.envelope.authMethod,
       bindingId: message.bindingId,
       sealed: message.sealed,
+      deadline: message.deadline,
     });
   }
 }

@@ -24,7 +24,7 @@ const command: OrderOperationCommand = {
 
 function dispatcherAnswering(reply: (subject: string, message: unknown) => Promise<unknown>, locks: LockService = new MemoryLockService(), waitMs = 0) {
   const request = jest.fn(reply);
-  const bus = { request, deadline: () => DEADLINE } as unknown as MessageBus;
+  const bus = { request, deadline: (timeoutMs = REQUEST_TIMEOUT_MS) => NOW + timeoutMs } as unknown as MessageBus;
   const metrics = new Metrics();
   const logger = createLogger({ service: 'test', level: 'silent' });
   const warn = jest.spyOn(logger, 'warn');
@@ -34,8 +34,11 @@ function dispatcherAnswering(reply: (subject: string, message: unknown) => Promi
   return { dispatch, metrics, request, warn, sessions };
 }
 
-/** The time the fake bus says a request sent now stops being waited for. */
-const DEADLINE = 1_800_000_000_000;
+/** The fake bus's clock and default request timeout. */
+const NOW = 1_800_000_000_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** The time the fake bus says a request sent now with the default timeout stops being waited for. */
+const DEADLINE = NOW + REQUEST_TIMEOUT_MS;
 
 /** Another operation holds every order. */
 const busy: LockService = { acquire: async () => null };
@@ -113,10 +116,29 @@ describe('DispatchOrderOperation', () => {
     expect(request).toHaveBeenCalledTimes(1);
     expect(request).toHaveBeenCalledWith(
       SUBJECTS.orderTransaction.retrieveOrder,
-      { envelope: { merchant: command.merchant, apiVersion: 100, requestId: 'req-1', authMethod: 'PASSWORD' }, orderId: 'order-1' },
+      { envelope: { merchant: command.merchant, apiVersion: 100, requestId: 'req-1', authMethod: 'PASSWORD' }, orderId: 'order-1', deadline: NOW + 1_000 },
       { timeoutMs: 1_000 },
     );
     expect((await metrics.lockFailures.get()).values[0].value).toBe(1);
+  });
+
+  it("stamps the LOCK_FAILURE answer's read of the order with the end of that read's own wait, not the operation's, and not on the envelope", async () => {
+    const { dispatch, request } = dispatcherAnswering(async () => ({ body: { id: 'order-1', result: 'SUCCESS', transaction: [] } }), busy);
+    await dispatch.execute(command);
+    const [[subject, read, options]] = request.mock.calls as unknown as [string, { deadline?: number; envelope: object }, { timeoutMs: number }][];
+    expect(subject).toBe(SUBJECTS.orderTransaction.retrieveOrder);
+    // The ledger refuses the read once the answer has gone out without the order.
+    expect(read.deadline).toBe(NOW + options.timeoutMs);
+    expect(read.deadline).toBeLessThan(DEADLINE);
+    expect(read.envelope).not.toHaveProperty('deadline');
+  });
+
+  it('answers LOCK_FAILURE without the order when the ledger refused the read past its deadline, as when it did not answer', async () => {
+    const { dispatch, warn } = dispatcherAnswering((subject) => Promise.reject(new NotDeliveredError(subject)), busy);
+    const body = (await dispatch.execute(command)).body;
+    expect(body).toMatchObject({ order: { id: 'order-1', currency: 'USD' }, response: { gatewayCode: 'LOCK_FAILURE' }, result: 'FAILURE' });
+    expect(body.order).not.toHaveProperty('totalAuthorizedAmount');
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ orderId: 'order-1' }), expect.stringContaining('without the order'));
   });
 
   it('answers LOCK_FAILURE from the request alone when the order does not exist yet (totals zero), or the ledger does not answer the read (no totals)', async () => {

@@ -218,12 +218,15 @@ export class DispatchOrderOperation {
 
   /** The order as the ledger holds it now, for a LOCK_FAILURE answer: null when it does not exist yet. */
   private async ledgerOrder(command: OrderOperationCommand): Promise<JsonObject | null | typeof ORDER_UNREAD> {
+    const read: RetrieveOrderMessage = {
+      envelope: envelopeOf(command),
+      orderId: command.orderId,
+      // This read's own, shorter wait: once it is over the answer goes out without the order, so
+      // the ledger reads nothing for it (docs/decisions/operation-deadline.md, amendment on reads).
+      deadline: this.bus.deadline(LOCK_FAILURE_ORDER_READ_MS),
+    };
     try {
-      const reply = await this.bus.request<OperationReply>(
-        SUBJECTS.orderTransaction.retrieveOrder,
-        { envelope: envelopeOf(command), orderId: command.orderId } satisfies RetrieveOrderMessage,
-        { timeoutMs: LOCK_FAILURE_ORDER_READ_MS },
-      );
+      const reply = await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveOrder, read, { timeoutMs: LOCK_FAILURE_ORDER_READ_MS });
       return reply.body;
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'NOT_FOUND') {

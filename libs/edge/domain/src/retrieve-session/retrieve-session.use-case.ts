@@ -34,7 +34,13 @@ export class RetrieveSession {
     if (!session.card?.masked.number) {
       return view;
     }
-    const message: RevealCardMessage = { envelope: envelopeOf(context), bindingId: session.id, sealed: session.card.sealed };
+    const message: RevealCardMessage = {
+      envelope: envelopeOf(context),
+      bindingId: session.id,
+      sealed: session.card.sealed,
+      // Refused unprocessed past it, as the other reads: nobody waits for the number any more.
+      deadline: this.bus.deadline(),
+    };
     const { number } = await this.bus.request<RevealCardReply>(SUBJECTS.tokenVault.revealCard, message);
     if (number === undefined) {
       return view;

@@ -1,4 +1,5 @@
 import { MerchantContext } from '@gateway/contracts';
+import { PastDeadlineError } from '@gateway/platform';
 import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
 import { testMerchant, vaultTestBed } from '../testing/vault-test-bed';
 import { RevealSessionCard } from './reveal-session-card.use-case';
@@ -24,6 +25,15 @@ describe('RevealSessionCard', () => {
     const { merchant, reveal, sealed } = await sealedCard();
     const reply = await reveal.execute({ merchant, authMethod: 'CERTIFICATE', bindingId: 'SESSION1', sealed });
     expect(reply).toEqual({ number: TEST_CARD });
+  });
+
+  it("refuses, unprocessed, a reveal past the edge's deadline without opening the card; reveals one in time", async () => {
+    const { bed, merchant, reveal, sealed } = await sealedCard();
+    const open = jest.spyOn(bed.sessionCards, 'open');
+    await expect(reveal.execute({ merchant, authMethod: 'CERTIFICATE', bindingId: 'SESSION1', sealed, deadline: Date.now() - 1 })).rejects.toBeInstanceOf(PastDeadlineError);
+    expect(open).not.toHaveBeenCalled();
+    const inTime = await reveal.execute({ merchant, authMethod: 'CERTIFICATE', bindingId: 'SESSION1', sealed, deadline: Date.now() + 60_000 });
+    expect(inTime).toEqual({ number: TEST_CARD });
   });
 
   it('applies the unmask rule itself: password authentication or no permission is the 400, nothing opened', async () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthMethod, MerchantContext, RevealCardReply, unmaskRequested } from '@gateway/contracts';
+import { refuseIfPastDeadline } from '@gateway/platform';
 import { SessionCardSealing } from '../session-cards/session-card-sealing';
 
 export interface RevealSessionCardCommand {
@@ -7,6 +8,8 @@ export interface RevealSessionCardCommand {
   authMethod: AuthMethod;
   bindingId: string;
   sealed: string;
+  /** When the edge stops waiting (RevealCardMessage.deadline); absent: never refused for time. */
+  deadline?: number;
 }
 
 /**
@@ -18,7 +21,13 @@ export interface RevealSessionCardCommand {
 export class RevealSessionCard {
   constructor(private readonly sealing: SessionCardSealing) {}
 
+  /**
+   * Refused unprocessed (PastDeadlineError) once the edge's deadline has passed, before the card
+   * is opened: a reveal changes nothing, and an answer the edge no longer waits for is dropped
+   * (docs/decisions/operation-deadline.md, amendment on the last reads).
+   */
   async execute(command: RevealSessionCardCommand): Promise<RevealCardReply> {
+    refuseIfPastDeadline(command.deadline);
     unmaskRequested({ responseControls: { sensitiveData: 'UNMASK' } }, command.merchant, command.authMethod);
     const card = await this.sealing.open({ merchantId: command.merchant.id, bindingId: command.bindingId }, command.sealed);
     return card.number ? { number: card.number.reveal() } : {};
