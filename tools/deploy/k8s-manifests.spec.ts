@@ -6,7 +6,7 @@ import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin
 import { SECTIONS } from '../config-reference/config-reference';
 import { ConfigError, DatabaseConfig, describeVariables, HealthController, loadConfig, MetricsController, PlatformConfig, urlCarriesCredentials } from '@gateway/platform';
 import { ORDER_TRANSACTION_MODES, OrderTransactionConfig, shutdownGraceNeeded } from '@gateway/order-transaction/feature';
-import { EdgeConfig } from '@gateway/edge/feature';
+import { EdgeConfig, edgeShutdownGraceNeeded, longestEdgeRequest } from '@gateway/edge/feature';
 import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
 import { IN_FLIGHT_HEAP, liveHeapAtCapMb } from '../bench/in-flight-heap-figures';
@@ -391,6 +391,10 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         const ledger = loadConfig(OrderTransactionConfig, { ...config, DATABASE_URL: 'postgres://ot@db/gw', REQUEST_HASH_KEY: 'k'.repeat(43), ORDER_TRANSACTION_MODE: mode });
         expect([mode, shutdownGrace >= shutdownGraceNeeded(ledger)]).toEqual([mode, true]);
       }
+      // A stopping edge's (the expired-payment settlement in progress, then its longest request), as its own startup check.
+      const [, edge] = deployedConfigs().find(([name]) => name === 'api-edge') as [string, EdgeConfig];
+      const edgeNeeds = edgeShutdownGraceNeeded(edge);
+      expect([edgeNeeds, edge.SHUTDOWN_GRACE_MS >= edgeNeeds]).toEqual([edgeNeeds, true]);
       for (const app of [...APPS, ...Object.keys(MODE_OF)]) {
         const spec = podSpecOf(find('Deployment', app)[0])!;
         const [container] = spec.containers;
@@ -677,8 +681,8 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       // ingress-nginx's default proxy-read-timeout, in seconds.
       const readTimeoutMs = Number(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'] ?? 60) * 1000;
       const [, edge] = deployedConfigs().find(([name]) => name === 'api-edge') as [string, EdgeConfig];
-      // The longest lock wait, then up to two requests under the lock (ORDER_LOCK_TTL_MS's reasoning).
-      const longestAnswerMs = Math.max(edge.ORDER_LOCK_WAIT_MS, edge.PAYER_LOCK_WAIT_MS) + 2 * edge.NATS_REQUEST_TIMEOUT_MS;
+      // An order operation's lock wait, then up to five requests in turn, then a LOCK_FAILURE answer's read (what the shutdown grace counts).
+      const longestAnswerMs = longestEdgeRequest(edge);
       expect([longestAnswerMs, readTimeoutMs, longestAnswerMs < readTimeoutMs]).toEqual([longestAnswerMs, readTimeoutMs, true]);
     });
 

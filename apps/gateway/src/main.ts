@@ -33,6 +33,7 @@ import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
 import { runStandalonePayerDataCommand } from './standalone-payer-data';
 import { withStandalonePublicBaseUrl } from './standalone-public-base-url';
+import { checkStandaloneShutdownGrace } from './standalone-shutdown-grace';
 
 /**
  * The standalone profile: every app in one process, an embedded Postgres, the in-process
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
       API_PASSWORD_PEPPER: secrets.apiPasswordPepper,
     });
     const edge = loadConfig(EdgeConfig, env);
+    const ledger = loadConfig(OrderTransactionConfig, env);
+    checkStandaloneShutdownGrace(edge, ledger);
     const metrics = new Metrics();
     const appLogger = logger;
 
@@ -114,7 +117,7 @@ async function main(): Promise<void> {
         }),
         EdgeModule.forRoot(edge, { demoMerchant: true }),
         TokenVaultModule.forRoot(loadConfig(TokenVaultConfig, env)),
-        OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, env)),
+        OrderTransactionModule.forRoot(ledger),
         BrowserPaymentModule.forRoot(loadConfig(BrowserPaymentConfig, env)),
         VerificationModule.forRoot(loadConfig(VerificationConfig, env)),
       ],

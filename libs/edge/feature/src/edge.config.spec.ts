@@ -1,5 +1,5 @@
 import { ConfigError, describeConfig, describeVariables, loadConfig, urlCarriesCredentials } from '@gateway/platform';
-import { EdgeConfig } from './edge.config';
+import { EdgeConfig, edgeShutdownGraceNeeded, longestEdgeRequest } from './edge.config';
 import { TrustedProxies } from './http/trusted-proxies';
 
 const BASE = { DATABASE_URL: 'postgres://edge@127.0.0.1/gw', API_PASSWORD_PEPPER: 'p'.repeat(32) };
@@ -92,7 +92,8 @@ describe('EdgeConfig: the order lock', () => {
     });
     expect(problemsOf({ ORDER_LOCK_TTL_MS: '10000' })).toEqual(tooShort(10000));
     expect(problemsOf({ ORDER_LOCK_TTL_MS: '20000' })).toEqual(tooShort(10000));
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '40000', NATS_REQUEST_TIMEOUT_MS: '25000' })).toEqual(tooShort(25000));
+    // A grace long enough for 25 s requests (the shutdown grace's own rule, below).
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '40000', NATS_REQUEST_TIMEOUT_MS: '25000', SHUTDOWN_GRACE_MS: '300000' })).toEqual(tooShort(25000));
     expect(problemsOf({ ORDER_LOCK_TTL_MS: '20001' })).toEqual({});
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
   });
@@ -163,5 +164,45 @@ describe('EdgeConfig: URLs with credentials', () => {
     expect(urlCarriesCredentials('rediss://:pw@redis:6379')).toBe(true);
     expect(urlCarriesCredentials('nats://token@nats:4222')).toBe(true);
     expect(urlCarriesCredentials('tls://nats-0:4222, tls://u:pw@nats-1:4222')).toBe(true);
+  });
+});
+
+describe('EdgeConfig: the shutdown grace', () => {
+  it('lets an edge started without SHUTDOWN_GRACE_MS end its settlement in progress, then its longest request, then drain', () => {
+    const defaults = loadConfig(EdgeConfig, BASE);
+    // An order operation: lock wait 100 + 5 requests of 10 s (the replay check, 3 seals, the operation) + the LOCK_FAILURE read 1 s.
+    expect(longestEdgeRequest(defaults)).toBe(51_100);
+    // The sweep's settlement in progress 10 s + that request 51.1 s + drain 2 s.
+    expect(edgeShutdownGraceNeeded(defaults)).toBe(63_100);
+    expect(defaults.SHUTDOWN_GRACE_MS).toBe(65_000);
+    expect(problemsOf({})).toEqual({});
+  });
+
+  it('refuses a grace the longest stop would outlast, naming the settings it is made of', () => {
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '50000' })).toEqual({
+      SHUTDOWN_GRACE_MS: expect.stringMatching(
+        /^must be at least 63100: a stopping edge first ends the expired-payment settlement in progress \(NATS_REQUEST_TIMEOUT_MS.*BROWSER_PAYMENT_SWEEP_INTERVAL_MS.*the longest 51100 \(an order operation: ORDER_LOCK_WAIT_MS \+ 5 × NATS_REQUEST_TIMEOUT_MS.*PAYER_LOCK_WAIT_MS.*then drains \(2000\)$/,
+      ),
+    });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '63099' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 63100') });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '63100' })).toEqual({});
+  });
+
+  it('follows NATS_REQUEST_TIMEOUT_MS, both in the settlement and in each request waited on, and the lock waits', () => {
+    // 15 s + (100 + 5 × 15 s + 1 s) + 2 s; the lease outlasting the two requests it is checked against.
+    const slower = { NATS_REQUEST_TIMEOUT_MS: '15000', ORDER_LOCK_TTL_MS: '40000' };
+    expect(problemsOf({ ...slower, SHUTDOWN_GRACE_MS: '93099' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 93100') });
+    expect(problemsOf({ ...slower, SHUTDOWN_GRACE_MS: '93100' })).toEqual({});
+    expect(problemsOf({ ORDER_LOCK_WAIT_MS: '5000' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 68000') });
+    // Short requests: a payer's step, 10 s for the lock between two requests of 1 s, is the longest: 1 s + 12 s + 2 s.
+    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '1000', PAYER_LOCK_WAIT_MS: '10000', SHUTDOWN_GRACE_MS: '14999' })).toEqual({
+      SHUTDOWN_GRACE_MS: expect.stringContaining('at least 15000'),
+    });
+  });
+
+  it('counts no settlement where the sweep is off, and reports an unreadable term on its own variable', () => {
+    expect(problemsOf({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '53100' })).toEqual({});
+    expect(problemsOf({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '53099' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 53100') });
+    expect(problemsOf({ PAYER_LOCK_WAIT_MS: 'soon' })).toEqual({ PAYER_LOCK_WAIT_MS: expect.any(String) });
   });
 });

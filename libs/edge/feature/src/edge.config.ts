@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
-import { IsApiPasswordPeppers } from '@gateway/edge/domain';
-import { DatabaseConfig, Describe, IntVar, MinMilliseconds, RelatedVariable } from '@gateway/platform';
+import { IsApiPasswordPeppers, LOCK_FAILURE_ORDER_READ_MS, SECURITY_CODE_TAKE_ATTEMPTS } from '@gateway/edge/domain';
+import { DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, SHUTDOWN_DRAIN_MARGIN_MS } from '@gateway/platform';
 
 /**
  * An admitted request waits at most about the cap divided by the gateway's throughput. 128, as the
@@ -17,6 +17,10 @@ export type ClientCertMode = (typeof CLIENT_CERT_MODES)[number];
 
 /** api-edge's configuration, read once at boot (see docs/operations/configuration.md). */
 export class EdgeConfig extends DatabaseConfig {
+  // The platform's variable, checked here against what a stopping edge must finish.
+  @OutlastsTheEdgesStop()
+  override SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
+
   @Describe('Redis URL for per-order locks, payment sessions and throttling (distributed profile). With a password (`rediss://:<password>@host:6379`), keep it in a Secret.', {
     secret: 'credentials-in-url',
   })
@@ -252,6 +256,67 @@ function LongerThanRequestTimeout(): PropertyDecorator {
     holds: (lease, config) => lease > REQUESTS_UNDER_THE_LEASE * config.NATS_REQUEST_TIMEOUT_MS,
     message: (config) =>
       `must be longer than twice NATS_REQUEST_TIMEOUT_MS (${REQUESTS_UNDER_THE_LEASE} × ${config.NATS_REQUEST_TIMEOUT_MS}): an operation may wait on two requests under the order's lock`,
+  });
+}
+
+/**
+ * The requests to services an order operation may wait on one after another, each up to
+ * NATS_REQUEST_TIMEOUT_MS: when it takes a session's security code, the ledger's replay check and
+ * the vault's seal of the card without the code (sealed again while the session changes under it,
+ * up to SECURITY_CODE_TAKE_ATTEMPTS times), then the operation itself.
+ */
+const ORDER_OPERATION_REQUESTS_IN_TURN = 1 + SECURITY_CODE_TAKE_ATTEMPTS + 1;
+
+/** A payer's step: the redirect token resolved to its order, then, under the order's lock, the step. */
+const PAYER_STEP_REQUESTS_IN_TURN = 2;
+
+/**
+ * The longest an HTTP request keeps the edge busy, from its waits in turn (the database and Redis
+ * round trips between them are not counted). An order operation waits for the order's lock
+ * (ORDER_LOCK_WAIT_MS), then its requests (ORDER_OPERATION_REQUESTS_IN_TURN) and, when its lease
+ * lapsed meanwhile (the ledger answers ORDER_LOCK_LOST), the LOCK_FAILURE answer's read of the
+ * order (LOCK_FAILURE_ORDER_READ_MS). A payer's step waits PAYER_LOCK_WAIT_MS for the lock between
+ * its two requests. Every other request waits on fewer: a token save on the seals and the save, a
+ * session update on up to three seals, a read on one request.
+ */
+export function longestEdgeRequest(config: EdgeConfig): number {
+  const orderOperation = config.ORDER_LOCK_WAIT_MS + ORDER_OPERATION_REQUESTS_IN_TURN * config.NATS_REQUEST_TIMEOUT_MS + LOCK_FAILURE_ORDER_READ_MS;
+  const payerStep = config.PAYER_LOCK_WAIT_MS + PAYER_STEP_REQUESTS_IN_TURN * config.NATS_REQUEST_TIMEOUT_MS;
+  return Math.max(orderOperation, payerStep);
+}
+
+/**
+ * How long the edge's background job takes to stop: the expired-payment sweep takes no next
+ * payment and ends the request in progress (a settlement, or the page of due payments before it),
+ * up to NATS_REQUEST_TIMEOUT_MS. Nothing where the sweep is off.
+ */
+export function edgeJobsStop(config: EdgeConfig): number {
+  return config.BROWSER_PAYMENT_SWEEP_INTERVAL_MS > 0 ? config.NATS_REQUEST_TIMEOUT_MS : 0;
+}
+
+/**
+ * The shortest SHUTDOWN_GRACE_MS with which a stopping edge cuts off none of its work. On SIGTERM
+ * the grace timer starts; Nest first runs the shutdown hooks, among them BackgroundJobs', which
+ * stops the sweep (edgeJobsStop), while the HTTP server still takes requests (Fastify answers
+ * 503 only once it closes); only then does the HTTP server stop taking them and wait for those
+ * in flight, one taken just before needing the whole longest request (longestEdgeRequest); then
+ * the NATS, Redis and database connections drain. Cut off, a request's answer is lost (the
+ * merchant retries, and the operation may have been done) and its order stays locked until the
+ * lease lapses.
+ */
+export function edgeShutdownGraceNeeded(config: EdgeConfig): number {
+  return edgeJobsStop(config) + longestEdgeRequest(config) + SHUTDOWN_DRAIN_MARGIN_MS;
+}
+
+function OutlastsTheEdgesStop(): PropertyDecorator {
+  return RelatedVariable<EdgeConfig>('outlastsTheEdgesStop', {
+    reads: (config) => [config.NATS_REQUEST_TIMEOUT_MS, config.ORDER_LOCK_WAIT_MS, config.PAYER_LOCK_WAIT_MS, config.BROWSER_PAYMENT_SWEEP_INTERVAL_MS],
+    holds: (grace, config) => grace >= edgeShutdownGraceNeeded(config),
+    message: (config) =>
+      `must be at least ${edgeShutdownGraceNeeded(config)}: a stopping edge first ends the expired-payment settlement in progress (NATS_REQUEST_TIMEOUT_MS, unless BROWSER_PAYMENT_SWEEP_INTERVAL_MS is 0), ` +
+      `then finishes the HTTP requests in flight, the longest ${longestEdgeRequest(config)} (an order operation: ORDER_LOCK_WAIT_MS + ${ORDER_OPERATION_REQUESTS_IN_TURN} × NATS_REQUEST_TIMEOUT_MS, ` +
+      `the replay check, up to ${SECURITY_CODE_TAKE_ATTEMPTS} seals of a session's card without its security code and the operation, + ${LOCK_FAILURE_ORDER_READ_MS} for a LOCK_FAILURE answer's read; ` +
+      `a payer's step: PAYER_LOCK_WAIT_MS + ${PAYER_STEP_REQUESTS_IN_TURN} × NATS_REQUEST_TIMEOUT_MS), then drains (${SHUTDOWN_DRAIN_MARGIN_MS})`,
   });
 }
 

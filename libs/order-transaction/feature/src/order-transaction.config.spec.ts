@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '@gateway/platform';
-import { OrderTransactionConfig } from './order-transaction.config';
+import { OrderTransactionConfig, shutdownGraceNeeded } from './order-transaction.config';
 
 const BASE = { DATABASE_URL: 'postgres://ot@127.0.0.1/gw', REQUEST_HASH_KEY: randomBytes(32).toString('base64') };
 
@@ -61,7 +61,9 @@ describe('OrderTransactionConfig: dispatcher workers against the pool', () => {
 describe('OrderTransactionConfig: the shutdown grace', () => {
   it('lets a ledger started without SHUTDOWN_GRACE_MS finish a completion retried while its database is away', () => {
     // Inquiry in progress 10 s + vault call 5 s + reversal 3 s + retries 25 s + last connection wait 5 s + drain 2 s.
-    expect(loadConfig(OrderTransactionConfig, BASE).SHUTDOWN_GRACE_MS).toBe(50_000);
+    expect(shutdownGraceNeeded(loadConfig(OrderTransactionConfig, BASE))).toBe(50_000);
+    // The default is the edge's (edgeShutdownGraceNeeded, 63.1 s with the defaults), the same for every app.
+    expect(loadConfig(OrderTransactionConfig, BASE).SHUTDOWN_GRACE_MS).toBe(65_000);
     expect(problemsOf({})).toEqual({});
   });
 
@@ -71,7 +73,7 @@ describe('OrderTransactionConfig: the shutdown grace', () => {
     });
     expect(problemsOf({ SHUTDOWN_GRACE_MS: '49999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 50000') });
     // A longer vault call lengthens the longest operation.
-    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '12000', REFUND_CALL_TIMEOUT_MS: '8000' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 53000') });
+    expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '12000', REFUND_CALL_TIMEOUT_MS: '8000', SHUTDOWN_GRACE_MS: '52999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 53000') });
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '12000', REFUND_CALL_TIMEOUT_MS: '8000', SHUTDOWN_GRACE_MS: '53000' })).toEqual({});
     // Without the reconciler no inquiry delays the drain.
     expect(problemsOf({ UNKNOWN_INQUIRY_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '40000' })).toEqual({});

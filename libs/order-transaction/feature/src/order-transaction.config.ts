@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
-import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar } from '@gateway/platform';
+import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar, SHUTDOWN_DRAIN_MARGIN_MS } from '@gateway/platform';
 
 /**
  * Margin of ABANDONED_RESERVATION_AFTER_MS over the longest reserved operation: the reservation's
@@ -256,12 +256,6 @@ function OutlastsAnyCompletion(): PropertyDecorator {
 }
 
 /**
- * After the last handler has answered, a stopping process still flushes its replies and drains
- * its NATS connection (a round trip to the server), then closes its HTTP server and its pool.
- */
-export const SHUTDOWN_DRAIN_MARGIN_MS = 2_000;
-
-/**
  * The shortest SHUTDOWN_GRACE_MS with which a stopping ledger cuts off none of its work. On
  * SIGTERM the grace timer starts; Nest first runs the shutdown hooks, among them BackgroundJobs',
  * which stops every background job at the same moment and waits for them together (the round of
@@ -276,16 +270,20 @@ export const SHUTDOWN_DRAIN_MARGIN_MS = 2_000;
  * that moved recorded nowhere but in a log line.
  */
 export function shutdownGraceNeeded(config: OrderTransactionConfig): number {
-  const dispatches = config.ORDER_TRANSACTION_MODE !== 'serve';
-  const deliveries = dispatches ? config.WEBHOOK_TIMEOUT_MS : 0;
-  if (config.ORDER_TRANSACTION_MODE === 'dispatch') {
-    return deliveries + SHUTDOWN_DRAIN_MARGIN_MS;
-  }
-  const inquiry = config.UNKNOWN_INQUIRY_INTERVAL_MS > 0 ? INQUIRY_WAIT_MS : 0;
-  const longestOperation = longestReservedOperation(config);
-  // The jobs stop side by side (BackgroundJobs; a job with a hook of its own would be awaited
-  // one dependency depth after another by Nest, and the waits would add up), before the drain.
-  return Math.max(inquiry, deliveries) + longestOperation + SHUTDOWN_DRAIN_MARGIN_MS;
+  const requests = config.ORDER_TRANSACTION_MODE === 'dispatch' ? 0 : longestReservedOperation(config);
+  return ledgerJobsStop(config) + requests + SHUTDOWN_DRAIN_MARGIN_MS;
+}
+
+/**
+ * How long the ledger's background jobs take to stop: the longer of the inquiry in progress
+ * (where requests are served and the reconciler runs) and the deliveries in flight (where
+ * notifications are dispatched). They stop side by side (BackgroundJobs; a job with a hook of its
+ * own would be awaited one dependency depth after another by Nest, and the waits would add up).
+ */
+export function ledgerJobsStop(config: OrderTransactionConfig): number {
+  const deliveries = config.ORDER_TRANSACTION_MODE !== 'serve' ? config.WEBHOOK_TIMEOUT_MS : 0;
+  const inquiry = config.ORDER_TRANSACTION_MODE !== 'dispatch' && config.UNKNOWN_INQUIRY_INTERVAL_MS > 0 ? INQUIRY_WAIT_MS : 0;
+  return Math.max(inquiry, deliveries);
 }
 
 function OutlastsTheLongestStop(): PropertyDecorator {

@@ -19,7 +19,8 @@ export interface BackgroundJob {
  * another, a later one still taking new work (a delivery, an inquiry) while an earlier one
  * finishes its own, and the stop would last the sum of their waits. This one hook asks every
  * job to stop at the same moment and waits for them all, so a stop lasts the longest of them,
- * which is what the shutdown grace counts (order-transaction's shutdownGraceNeeded).
+ * which is what the shutdown grace counts (order-transaction's shutdownGraceNeeded, api-edge's
+ * edgeShutdownGraceNeeded, the standalone gateway's standaloneShutdownGraceNeeded).
  */
 @Injectable()
 export class BackgroundJobs implements BeforeApplicationShutdown {

@@ -16,13 +16,21 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const DEFAULT_NATS_MAX_IN_FLIGHT = 128;
 
 /**
- * What a stopping ledger needs at the longest (order-transaction's shutdownGraceNeeded, which
- * refuses to start it with less): an inquiry in progress, then a card operation whose completion
- * is retried while the database is away, then the drain. The same for every app, so a process
- * started without the variable (`npm start`, a plain `docker run`) cuts nothing off; one that
- * has finished exits sooner.
+ * Above what a stopping edge needs at the longest with the defaults, 63.1 s (api-edge's
+ * edgeShutdownGraceNeeded: the expired-payment settlement in progress, then an order operation
+ * that waits on five requests in turn, then the drain), and what a stopping ledger needs, 50 s
+ * (order-transaction's shutdownGraceNeeded: an inquiry in progress, then a card operation whose
+ * completion is retried while the database is away, then the drain); each refuses to start with
+ * less. The same for every app, so a process started without the variable (`npm start`, a plain
+ * `docker run`) cuts nothing off; one that has finished exits sooner.
  */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 50_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 65_000;
+
+/**
+ * After the last handler has answered, a stopping process still flushes its replies and drains
+ * its NATS connection (a round trip to the server), then closes its HTTP server and its pool.
+ */
+export const SHUTDOWN_DRAIN_MARGIN_MS = 2_000;
 
 /** Variables every app reads. */
 export class PlatformConfig {
@@ -103,7 +111,7 @@ export class PlatformConfig {
   @Max(30_000)
   HEALTH_CHECK_TIMEOUT_MS = 1_000;
 
-  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. order-transaction refuses to start with less than its longest stop needs (50000 with the defaults: an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain).')
+  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. api-edge, order-transaction and the standalone gateway refuse to start with less than their longest stop needs (with the defaults: api-edge 63100, an expired-payment settlement in progress, then an order operation waiting on five requests in turn, then the drain; order-transaction 50000, an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain; the standalone gateway 63100).')
   @IntVar()
   @IsInt()
   @Min(0)

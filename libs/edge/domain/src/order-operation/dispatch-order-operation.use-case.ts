@@ -35,7 +35,7 @@ export interface OrderLockOptions {
 }
 
 /** How long a LOCK_FAILURE answer waits for the ledger's view of the order before it goes without. */
-const LOCK_FAILURE_ORDER_READ_MS = 1_000;
+export const LOCK_FAILURE_ORDER_READ_MS = 1_000;
 
 /**
  * SERVER_BUSY's explanation when the owning service did not answer an order operation in time: it

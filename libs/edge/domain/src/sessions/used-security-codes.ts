@@ -18,7 +18,8 @@ export interface TakenSecurityCode {
   taken?: { amended: StoredSession; card: SessionCard };
 }
 
-const ATTEMPTS = 3;
+/** Tries at taking the code while the session changes under the operation, each sealing the card again without it. */
+export const SECURITY_CODE_TAKE_ATTEMPTS = 3;
 
 /**
  * A session's security code reaches an acquirer once (PCI DSS: no sensitive authentication data
@@ -64,7 +65,7 @@ export class UsedSecurityCodes {
       if (outcome === 'REPLACED') {
         return { session: { id: read.id, sealedCard: read.card.sealed }, taken: { amended, card: withCode } };
       }
-      if (outcome === 'CONFLICT' && attempt === ATTEMPTS) {
+      if (outcome === 'CONFLICT' && attempt === SECURITY_CODE_TAKE_ATTEMPTS) {
         this.logger.warn({ sessionId: read.id }, 'session security code not taken: the session kept changing; the operation goes without it');
         return { session: { id: read.id, sealedCard: withoutCode.sealed } };
       }
