@@ -16,6 +16,30 @@ export function isPersonalDataKey(key: string): boolean {
   return PERSONAL_DATA_KEY.test(key);
 }
 
+/** Members of a group that are personal data only in that group: the agreement's customData. */
+const PERSONAL_IN_GROUP: Record<string, string> = { agreement: 'customData' };
+
+/**
+ * Whether the member `key` of an object found under the member `group` (undefined: at the top,
+ * or in an array) is a payer's personal data: a personal data key anywhere, or `customData` in
+ * an `agreement` group. What withoutPersonalData drops and the log scrubber redacts.
+ */
+export function isPersonalDataMember(group: string | undefined, key: string): boolean {
+  return isPersonalDataKey(key) || (group !== undefined && Object.hasOwn(PERSONAL_IN_GROUP, group) && PERSONAL_IN_GROUP[group] === key);
+}
+
+/** URL members cut to what the gateway still needs of them. */
+const URL_KEPT: Record<string, (url: string) => string> = { returnUrl: returnUrlKept, notificationUrl: notificationUrlKept };
+
+/**
+ * How a URL member named `key` is cut of what may name the payer (returnUrlKept,
+ * notificationUrlKept); undefined for a member that is no such URL. Shared by
+ * withoutPersonalData and the log scrubber, so a URL is cut alike in the records and in a log line.
+ */
+export function urlKeptOf(key: string): ((url: string) => string) | undefined {
+  return Object.hasOwn(URL_KEPT, key) ? URL_KEPT[key] : undefined;
+}
+
 /**
  * `value` without the members that name personal data, at any depth (in arrays too), with
  * every `returnUrl` (a browser payment's, in its request and in every response about it) cut
@@ -29,12 +53,6 @@ export function isPersonalDataKey(key: string): boolean {
 export function withoutPersonalData<T extends JsonValue>(value: T): T {
   return stripped(value, undefined);
 }
-
-/** Members of a group that are personal data only in that group: the agreement's customData. */
-const PERSONAL_IN_GROUP: Record<string, string> = { agreement: 'customData' };
-
-/** URL members cut to what the gateway still needs of them. */
-const URL_KEPT: Record<string, (url: string) => string> = { returnUrl: returnUrlKept, notificationUrl: notificationUrlKept };
 
 function stripped<T extends JsonValue>(value: T, group: string | undefined): T {
   if (Array.isArray(value)) {
@@ -52,11 +70,11 @@ function stripped<T extends JsonValue>(value: T, group: string | undefined): T {
   let changed = false;
   const kept: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
-    if (isPersonalDataKey(key) || (group !== undefined && PERSONAL_IN_GROUP[group] === key)) {
+    if (isPersonalDataMember(group, key)) {
       changed = true;
       continue;
     }
-    const urlKept = Object.hasOwn(URL_KEPT, key) ? URL_KEPT[key] : undefined;
+    const urlKept = urlKeptOf(key);
     const strippedItem = urlKept && typeof item === 'string' ? urlKept(item) : stripped(item, key);
     changed ||= strippedItem !== item;
     kept[key] = strippedItem;

@@ -284,6 +284,17 @@ export class RecordOperationMessage {
   @IsBoolean()
   newOrder?: boolean;
 
+  /**
+   * The `agreement.customData` of `response` (and of `order.details`) is the stored agreement's
+   * text, filled in because the request gave none (docs/decisions/agreements.md). The ledger
+   * keeps it only if the agreement still holds that text when the record is written, reading it
+   * under a lock a payer's erasure takes: an erasure that cleared it after the operation read it
+   * leaves it out of the record (docs/decisions/payer-personal-data.md, amendment 2026-11-27).
+   */
+  @IsOptional()
+  @IsBoolean()
+  storedAgreementText?: boolean;
+
   @ValidateNested()
   @Type(() => RecordOrderData)
   order: RecordOrderData;

@@ -72,6 +72,32 @@ const ESTABLISH_AGREEMENT = new PreparedStatement(
    ON CONFLICT (merchant_id, agreement_id) DO NOTHING`,
 );
 
+/** The agreement's text, its row held until the caller's transaction ends: a payer's erasure (FOR UPDATE) waits meanwhile. */
+const LOCK_AGREEMENT_TEXT = new PreparedStatement(
+  `SELECT custom_data AS "customData" FROM order_transaction.agreements
+    WHERE merchant_id = $1 AND agreement_id = $2
+      FOR SHARE`,
+);
+
+/**
+ * The agreement's custom data as it is now (null: none, erased, or no such agreement), read in
+ * the transaction of `manager` with the agreement's row held until it ends. For a ledger record
+ * that carries the text it read before (RecordOperationMessage.storedAgreementText): called once
+ * the record holds its order's row, as the payer's erasure takes the order's row before the
+ * agreement's, so neither waits for the other in the opposite order.
+ */
+export async function lockedAgreementText(
+  manager: EntityManager,
+  merchantId: string,
+  agreementId: string,
+): Promise<string | null> {
+  const [row] = await LOCK_AGREEMENT_TEXT.rows<{ customData: string | null }>(manager, [
+    merchantId,
+    agreementId,
+  ]);
+  return row?.customData ?? null;
+}
+
 /** A row as FIND_AGREEMENT returns it: every term a column, null when not stated. */
 type AgreementDbRow = { [K in keyof Omit<AgreementTermsRow, 'retailer'>]-?: AgreementTermsRow[K] | null } & {
   abbreviatedTradingName: string | null;

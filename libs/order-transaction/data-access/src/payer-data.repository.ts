@@ -103,7 +103,9 @@ export class PayerDataRecords {
    * The agreements of the merchant among `agreementIds` that still hold custom data, locked
    * until commit (`lock` false: read only), in id order. An agreement row is otherwise never
    * written after its insert; a payment reading it meanwhile (without a lock) reads it as it
-   * was before or after the erasure, whole either way.
+   * was before or after the erasure, whole either way. A ledger record carrying the text it read
+   * reads it again `FOR SHARE`, after its own order's row (lockedAgreementText): it waits for this
+   * lock, then finds the text gone and is made without it.
    */
   agreements(merchantId: string, agreementIds: string[], lock: boolean): Promise<NamedAgreement[]> {
     if (agreementIds.length === 0) {

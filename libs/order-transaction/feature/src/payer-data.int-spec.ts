@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { defaultMerchantSettings, JsonObject, MerchantContext, notificationSecretContext, OperationReply, SUBJECTS } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { ErasePayerData } from '@gateway/order-transaction/domain';
-import { NotificationClaims, ORDER_TRANSACTION_SCHEMA, PayerDataRepository } from '@gateway/order-transaction/data-access';
+import { AgreementRepository, NotificationClaims, ORDER_TRANSACTION_SCHEMA, PayerDataRepository } from '@gateway/order-transaction/data-access';
 import { createLogger, createServiceDataSource } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
-import { TEST_CARD, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { runPayerDataCommand } from './payer-data.command';
 
@@ -607,5 +607,104 @@ describe('payer-data erase', () => {
     const after = await ledgerRows(merchant, orderId);
     expect(after.responses.map((r: { id: string }) => r.id)).toContain('r2');
     expect(JSON.stringify(after)).not.toMatch(/zelda/i);
+  });
+});
+
+describe('payer-data erase, and a payment of the series that read the agreement before it', () => {
+  const card = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } };
+  const TEXT = 'member zelda-42';
+
+  /** The series' first order, which establishes an agreement with custom data (a notification announces it). */
+  async function seriesBegun(merchant: MerchantContext): Promise<{ orderId: string; agreementId: string }> {
+    const orderId = newOrderId();
+    const agreementId = `agr-${randomBytes(5).toString('hex')}`;
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '12.00', currency: 'USD', notificationUrl: HOOKS },
+      sourceOfFunds: card,
+      agreement: { id: agreementId, type: 'UNSCHEDULED', customData: TEXT },
+    });
+    return { orderId, agreementId };
+  }
+
+  /** A later payment of the series, on an order of its own, naming only the agreement's id: it is given the stored text. */
+  function laterPayment(merchant: MerchantContext, orderId: string, agreementId: string): Promise<JsonObject> {
+    return operateAs(app, merchant, orderId, 'p1', 'PAY', { order: { amount: '12.00', currency: 'USD', notificationUrl: HOOKS }, sourceOfFunds: card, agreement: { id: agreementId } });
+  }
+
+  /** Nowhere on the later order: not in its answer, its rows (details, responses, notifications) or its retrieval. */
+  async function expectNoText(merchant: MerchantContext, orderId: string, answer: JsonObject): Promise<void> {
+    expect(answer).toMatchObject({ result: 'SUCCESS', agreement: { type: 'UNSCHEDULED' } });
+    expect(JSON.stringify(answer)).not.toContain(TEXT);
+    const rows = await ledgerRows(merchant, orderId);
+    expect(rows.outbox).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(TEXT);
+    expect(JSON.stringify(await retrieveOrder(merchant, orderId))).not.toContain(TEXT);
+  }
+
+  /** The backends waiting for a lock the backend `pid` holds, with what each runs. */
+  function blockedBy(pid: number): Promise<{ pid: number; query: string }[]> {
+    return app.dataSource.query('SELECT pid, query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+  }
+
+  it('does not let a payment that read the text before the erasure store it on its order after the erasure', async () => {
+    const merchant = notifiedMerchant();
+    const { orderId, agreementId } = await seriesBegun(merchant);
+    // The later payment reads the agreement (its text), then is held until the erasure has ended.
+    const agreements = app.running.app.get(AgreementRepository);
+    const find = agreements.find.bind(agreements);
+    let read!: () => void;
+    const hasRead = new Promise<void>((resolve) => (read = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const held = jest.spyOn(agreements, 'find').mockImplementationOnce(async (merchantId, id) => {
+      const found = await find(merchantId, id);
+      read();
+      await resumed;
+      return found;
+    });
+    const laterOrderId = newOrderId();
+    try {
+      const paying = laterPayment(merchant, laterOrderId, agreementId);
+      await hasRead;
+      const run = await erase('erase', merchant.id, orderId);
+      expect(run.out.split('\n')[0]).toBe(`Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 1 stored response, 1 notification, 1 agreement`);
+      resume();
+      await expectNoText(merchant, laterOrderId, await paying);
+    } finally {
+      resume();
+      held.mockRestore();
+    }
+  });
+
+  it('makes a payment recording while the erasure holds the agreement wait for it, and store no text', async () => {
+    const merchant = notifiedMerchant();
+    const { orderId, agreementId } = await seriesBegun(merchant);
+    // The erasure is stopped inside its transaction, the agreement's row taken: at the order's
+    // stored response, which it writes after the agreement's lock and before it commits.
+    const response = app.dataSource.createQueryRunner();
+    await response.connect();
+    await response.startTransaction();
+    try {
+      const [{ pid: responsePid }] = await response.query('SELECT pg_backend_pid() AS pid');
+      await response.query('SELECT 1 FROM order_transaction.operation_responses WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [merchant.id, orderId]);
+      const erasing = erase('erase', merchant.id, orderId);
+      const erasure = await waitFor(async () => (await blockedBy(responsePid)).find((b) => b.query.includes('UPDATE order_transaction.operation_responses')), {
+        what: 'the erasure at the stored response',
+      });
+
+      // The later payment read the text (no lock: the erasure has not committed); its record waits for the erasure.
+      const laterOrderId = newOrderId();
+      const paying = laterPayment(merchant, laterOrderId, agreementId);
+      await waitFor(async () => (await blockedBy(erasure.pid)).some((b) => b.query.includes('order_transaction.agreements')), { what: "the payment's record at the agreement", timeoutMs: 5_000 });
+
+      await response.rollbackTransaction();
+      expect((await erasing).out).toContain('1 agreement');
+      await expectNoText(merchant, laterOrderId, await paying);
+    } finally {
+      if (response.isTransactionActive) {
+        await response.rollbackTransaction();
+      }
+      await response.release();
+    }
   });
 });

@@ -114,6 +114,27 @@ describe('scrub of a payer\'s personal data', () => {
     expect(scrub({ body: { order: { id: 'order-1', [key]: value } } })).toEqual({ body: { order: { id: 'order-1', [key]: '[REDACTED]' } } });
   });
 
+  it("redacts an agreement's custom data wherever the agreement is, and keeps other custom data", () => {
+    const agreement = { id: 'agr-7', type: 'RECURRING', customData: 'member zelda-42' };
+    expect(scrub({ agreement })).toEqual({ agreement: { ...agreement, customData: '[REDACTED]' } });
+    expect(scrub({ body: { order: { id: 'order-1' }, agreement } })).toEqual({ body: { order: { id: 'order-1' }, agreement: { ...agreement, customData: '[REDACTED]' } } });
+    expect(scrub({ transactions: [{ agreement }] })).toEqual({ transactions: [{ agreement: { ...agreement, customData: '[REDACTED]' } }] });
+    // Not the payer's: the acquirer's (it rejects sensitive data) and a token provider's site code.
+    const others = { transaction: { acquirer: { customData: 'batch 12' } }, externalTokenProvider: { customData: 'site-3' }, customData: 'x' };
+    expect(scrub(others)).toEqual(others);
+  });
+
+  it("cuts a notification URL's query and fragment, and shows it without user info", () => {
+    const url = 'https://hooks:s3cret@Merchant.example:443/hooks/v1?customer=zelda-42&token=abc123#top';
+    // As written otherwise: the host's case and the port stay.
+    expect(scrub({ order: { notificationUrl: url } })).toEqual({ order: { notificationUrl: 'https://Merchant.example:443/hooks/v1' } });
+    expect(scrub({ notificationUrl: 'https://merchant.example/hooks?email=zelda%40example.org' })).toEqual({ notificationUrl: 'https://merchant.example/hooks' });
+    const plain = { notificationUrl: 'https://merchant.example:8443/hooks' };
+    expect(scrub(plain)).toEqual(plain);
+    // A return URL is cut as the erasure cuts it too (its origin and path).
+    expect(scrub({ browserPayment: { returnUrl: 'https://a:b@shop.example/back?basket=zelda-42#x' } })).toEqual({ browserPayment: { returnUrl: 'https://shop.example/back' } });
+  });
+
   it('keeps the keys a log line of its own uses readable', () => {
     const line = { name: 'refund', url: 'http://127.0.0.1:8080', target: 'https://shop.example', peer: '10.0.0.7', orderId: 'o-1', subject: 'CN=shop' };
     expect(scrub(line)).toEqual(line);

@@ -1,12 +1,15 @@
-import { isPersonalDataKey } from '@gateway/contracts';
+import { isPersonalDataMember, urlKeptOf } from '@gateway/contracts';
 import { maskCardNumbers } from '@gateway/crypto';
 
 /**
  * Defence in depth for PCI and the payers' privacy: code never logs request bodies, card data
  * or a payer's personal data on purpose, and this scrubber catches what slips through. Keys
- * that name secrets or a payer's personal data are replaced whatever their value; digits that
- * may hold a card number (see maskCardNumbers) and e-mail addresses are masked in any string;
- * whatever is nested deeper than MAX_DEPTH is dropped, since it is not looked at.
+ * that name secrets or a payer's personal data (an agreement's `customData` included: contracts'
+ * isPersonalDataMember, what the payer's erasure strips) are replaced whatever their value; a
+ * `notificationUrl` or `returnUrl` is cut as the erasure cuts it (urlKeptOf) and shown without
+ * user info; digits that may hold a card number (see maskCardNumbers) and e-mail addresses are
+ * masked in any string; whatever is nested deeper than MAX_DEPTH is dropped, since it is not
+ * looked at.
  */
 const SENSITIVE_KEY =
   /^(authorization|proxy-authorization|cookie|password|passwd|apipassword|secret|.*secret|securitycode|cvv|cvc|csc|track1|track2|trackdata|pan|cardnumber|number|accountnumber|bankaccountnumber|iban|payload|masterkey|datakey|privatekey|apikey|notificationsecret|x-notification-secret)$/i;
@@ -51,6 +54,11 @@ function maskEmailAddresses(text: string): string {
 }
 
 export function scrub(value: unknown, depth = 0): unknown {
+  return scrubbed(value, depth, undefined);
+}
+
+/** `value` scrubbed, found under the member `group` (undefined: at the top, or in an array). */
+function scrubbed(value: unknown, depth: number, group: string | undefined): unknown {
   if (typeof value === 'string') {
     return scrubString(value);
   }
@@ -78,11 +86,31 @@ export function scrub(value: unknown, depth = 0): unknown {
     };
   }
   if (Array.isArray(value)) {
-    return value.map((item) => scrub(item, depth + 1));
+    return value.map((item) => scrubbed(item, depth + 1, undefined));
   }
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SENSITIVE_KEY.test(key) || isPersonalDataKey(key) ? '[REDACTED]' : scrub(item, depth + 1);
+    out[key] =
+      SENSITIVE_KEY.test(key) || isPersonalDataMember(group, key)
+        ? '[REDACTED]'
+        : scrubbedMember(key, item, depth + 1);
   }
   return out;
+}
+
+function scrubbedMember(key: string, item: unknown, depth: number): unknown {
+  const urlKept = urlKeptOf(key);
+  return urlKept && typeof item === 'string'
+    ? scrubString(withoutUserInfo(urlKept(item)))
+    : scrubbed(item, depth, key);
+}
+
+/**
+ * A URL without its user info, the rest as written. A notification URL keeps it in the records
+ * (the receiver's HTTP Basic credentials, which its deliveries need), but a log line is no place
+ * for the merchant's credentials.
+ */
+function withoutUserInfo(url: string): string {
+  const userInfo = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/.exec(url);
+  return userInfo ? userInfo[1] + url.slice(userInfo[0].length) : url;
 }

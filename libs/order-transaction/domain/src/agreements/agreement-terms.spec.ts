@@ -1,6 +1,6 @@
 import type { AgreementTermsRow } from '@gateway/order-transaction/data-access';
 import { refusal } from '../card-operation/testing-orders';
-import { agreementForOperation, fillAgreement, termsToEstablish } from './agreement-terms';
+import { agreementForOperation, carriesStoredAgreementText, fillAgreement, termsToEstablish } from './agreement-terms';
 
 const NOW = new Date('2027-03-01T10:00:00.000Z');
 /** The card is the request's own, not a token's. */
@@ -177,5 +177,19 @@ describe('what the first successful payment establishes', () => {
       numberOfPayments: 6,
       retailer: { tradingName: 'Shop' },
     });
+  });
+});
+
+describe("whether an operation carries the established agreement's text", () => {
+  it('does when the request gave none and the agreement holds some, not otherwise', () => {
+    const filled = (given: { id: string; customData?: string }, established: AgreementTermsRow | null) => fillAgreement(given, established, 'USD');
+    expect(carriesStoredAgreementText({ id: 'agr-1' }, filled({ id: 'agr-1' }, ESTABLISHED))).toBe(true);
+    // The request's own text: its record keeps it, whatever became of the stored one.
+    const stated = { id: 'agr-1', customData: 'stated now' };
+    expect(carriesStoredAgreementText(stated, filled(stated, ESTABLISHED))).toBe(false);
+    const { customData: _none, ...withoutText } = ESTABLISHED;
+    expect(carriesStoredAgreementText({ id: 'agr-1' }, filled({ id: 'agr-1' }, withoutText))).toBe(false);
+    expect(carriesStoredAgreementText({ id: 'agr-1' }, filled({ id: 'agr-1' }, null))).toBe(false);
+    expect(carriesStoredAgreementText(undefined, undefined)).toBe(false);
   });
 });

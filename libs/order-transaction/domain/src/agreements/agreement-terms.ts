@@ -96,6 +96,16 @@ export function fillAgreement(
 }
 
 /**
+ * Whether the agreement an operation runs on (`agreement`, fillAgreement's) carries the
+ * established agreement's custom data: the request gave none, so the text is the stored one.
+ * Its record then says so (RecordOperationMessage.storedAgreementText), and the ledger keeps the
+ * text only if a payer's erasure has not cleared it since it was read.
+ */
+export function carriesStoredAgreementText(given: Agreement | undefined, agreement: Agreement | undefined): boolean {
+  return given?.customData === undefined && agreement?.customData !== undefined;
+}
+
+/**
  * What the first successful payment establishes: the terms it ran on, its type OTHER when it
  * stated none, its amounts per payment with the order currency they were given in.
  */

@@ -10,6 +10,7 @@ import {
   unmaskRequested,
 } from '@gateway/contracts';
 import { RequestHasher } from '@gateway/platform';
+import { carriesStoredAgreementText } from '../agreements/agreement-terms';
 import { Agreements } from '../agreements/agreements';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
 import { amountAsked } from '../ledger-protocol/ledger-checks';
@@ -117,6 +118,7 @@ function recordMessage(
     apiOperation: plan.apiOperation,
     requestHash,
     mode,
+    ...(carriesStoredAgreementText(request.agreement, plan.agreement) ? { storedAgreementText: true } : {}),
     order: {
       currency: amount.currency,
       amount: amount.toFixed(),

@@ -33,6 +33,14 @@ export interface RecordInput {
   notificationUrl: string | null;
   transaction: RecordedTransaction & { fundingType: string | null; taxAmount: Money | null };
   response: JsonObject;
+  /** The stored agreement's text the record carries (RecordOperationMessage.storedAgreementText), and whose it is; null: none. */
+  agreementText: AgreementText | null;
+}
+
+/** An agreement's stored text, as an operation read it and its record carries it. */
+export interface AgreementText {
+  agreementId: string;
+  customData: string;
 }
 
 export function parseRecordInput(message: RecordOperationMessage): RecordInput {
@@ -65,7 +73,42 @@ export function parseRecordInput(message: RecordOperationMessage): RecordInput {
       taxAmount,
     },
     response: message.response,
+    agreementText: message.storedAgreementText === true ? agreementTextOf(message.response) : null,
   };
+}
+
+/** The agreement group's id and custom data, when it has both. */
+function agreementTextOf(json: JsonObject): AgreementText | null {
+  const agreement = json.agreement;
+  if (agreement === null || typeof agreement !== 'object' || Array.isArray(agreement)) {
+    return null;
+  }
+  const { id, customData } = agreement;
+  return typeof id === 'string' && typeof customData === 'string' ? { agreementId: id, customData } : null;
+}
+
+/**
+ * The message without the stored agreement's text: its response's and order details'
+ * `agreement.customData` left out, and no longer said to carry it. For a record whose agreement
+ * no longer holds that text (a payer's erasure cleared it after the operation read it).
+ */
+export function withoutStoredAgreementText(message: RecordOperationMessage): RecordOperationMessage {
+  const { storedAgreementText: _carried, ...rest } = message;
+  const { details } = message.order;
+  return {
+    ...rest,
+    order: { ...message.order, ...(details !== undefined ? { details: withoutAgreementCustomData(details) } : {}) },
+    response: withoutAgreementCustomData(message.response),
+  };
+}
+
+function withoutAgreementCustomData(json: JsonObject): JsonObject {
+  const agreement = json.agreement;
+  if (agreement === null || typeof agreement !== 'object' || Array.isArray(agreement) || !Object.hasOwn(agreement, 'customData')) {
+    return json;
+  }
+  const { customData: _erased, ...kept } = agreement;
+  return { ...json, agreement: kept };
 }
 
 /**

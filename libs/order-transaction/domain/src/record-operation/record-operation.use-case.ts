@@ -5,6 +5,7 @@ import {
   LedgerWrite,
   LedgerWriter,
   LockedOrder,
+  lockedAgreementText,
   OrderRow,
   SeenOrder,
   StoredResponse,
@@ -21,7 +22,16 @@ import { OrderSnapshot } from '../ledger-response/order-snapshot';
 import { recordEntry } from '../order-state/record-entry';
 import { entryOfRow, orderRowWrite } from './ledger-write';
 import { reservationFound } from './lost-reservation';
-import { assertNotReservedAgain, assertOrderCurrency, assertTypeChangeAllowed, entryOf, parseRecordInput, RecordInput } from './record-input';
+import {
+  AgreementText,
+  assertNotReservedAgain,
+  assertOrderCurrency,
+  assertTypeChangeAllowed,
+  entryOf,
+  parseRecordInput,
+  RecordInput,
+  withoutStoredAgreementText,
+} from './record-input';
 
 /**
  * How a record takes part in a reservation (docs/decisions/refund-reservation.md). Only this
@@ -157,6 +167,10 @@ export class RecordOperation {
           : await this.recordOnSeenOrder(record, seen);
       return recorded ?? (await this.recordLocked(record, () => this.newOrder(input, step, new Date())));
     } catch (err) {
+      if (err instanceof AgreementTextErased) {
+        // Rolled back, nothing written: recorded again without the text, as a later payment of the series would be.
+        return this.execute(withoutStoredAgreementText(message), step, seen, deadline);
+      }
       if (step !== 'RESERVE' || !mayHaveCommitted(err)) {
         throw err;
       }
@@ -283,7 +297,9 @@ export class RecordOperation {
   /**
    * What a record writes with it besides the ledger's rows (null: nothing, so it needs no
    * transaction): the outbox row announcing `event`, and, for a card transaction it leaves
-   * UNKNOWN, the inquiry that will ask the acquirer what became of it (InquireUnknown).
+   * UNKNOWN, the inquiry that will ask the acquirer what became of it (InquireUnknown). First,
+   * for a record carrying a stored agreement's text, the check that the agreement still holds it
+   * (assertAgreementTextHeld), so the record is in a transaction then.
    */
   private writtenAlongside(event: OrderRecordedEvent | null, input: RecordInput): RecordWrite['alongside'] {
     const announced = event !== null && this.events.announces(event) ? event : null;
@@ -292,10 +308,14 @@ export class RecordOperation {
       event !== null && result === 'UNKNOWN' && fundingType === 'CARD'
         ? { merchantId: input.merchant.id, orderId: input.orderId, transactionId: input.transactionId, merchantMode: input.merchant.mode, recordedAt: event.recordedAt }
         : null;
-    if (!announced && !inquiry) {
+    const { agreementText } = input;
+    if (!announced && !inquiry && !agreementText) {
       return null;
     }
     return async (manager) => {
+      if (agreementText) {
+        await assertAgreementTextHeld(manager, input.merchant.id, agreementText);
+      }
       if (inquiry) {
         await this.inquiries.add(manager, inquiry);
       }
@@ -443,6 +463,32 @@ export class RecordOperation {
 
   private excessiveRefund(input: RecordInput): boolean {
     return input.merchant.settings.privileges.excessiveRefund;
+  }
+}
+
+/**
+ * A record carried an agreement's stored text that the agreement no longer holds: its
+ * transaction is rolled back, and the record made again without the text (RecordOperation.execute).
+ */
+class AgreementTextErased extends Error {
+  constructor(agreementId: string) {
+    super(`agreement ${agreementId}'s custom data was erased after the operation read it`);
+    this.name = 'AgreementTextErased';
+  }
+}
+
+/**
+ * The text the record carries is still the agreement's, and stays so until the record commits.
+ * Read with the agreement's row held, after the record wrote (or locked) its order's row: the
+ * payer's erasure takes the order's row, then the agreement's (PayerDataRecords), so the two
+ * wait for each other in one order only. An erasure that cleared the text after the operation
+ * read it has committed by now (AgreementTextErased), or waits for this record's commit: the
+ * text is then on the record before the erasure, as on any earlier payment of the series
+ * (docs/decisions/payer-personal-data.md, amendment 2026-11-27).
+ */
+async function assertAgreementTextHeld(manager: EntityManager, merchantId: string, { agreementId, customData }: AgreementText): Promise<void> {
+  if ((await lockedAgreementText(manager, merchantId, agreementId)) !== customData) {
+    throw new AgreementTextErased(agreementId);
   }
 }
 

@@ -6,6 +6,7 @@ import { APP_LOGGER, AppLogger, Metrics, refuseIfPastDeadline, RequestHasher } f
 import type { Counter } from 'prom-client';
 import { STORED_CARD_ACQUIRER, StoredCardAcquirer } from '../card-custody/stored-card-acquirer';
 import { Clock, CLOCK } from '../clock';
+import { carriesStoredAgreementText } from '../../agreements/agreement-terms';
 import { Agreements } from '../../agreements/agreements';
 import { BeginOperation } from '../../begin-operation/begin-operation.use-case';
 import { withCardNumber } from '../../ledger-response/unmasked-card';
@@ -96,7 +97,8 @@ export class VerifyCard {
       merchantAvsRules: command.envelope.merchant.settings.transactionFiltering.avsResponseCodeRules,
       now,
     });
-    const recorded = await this.record(command, requestHash, parts, verified.result, seen);
+    const storedAgreementText = carriesStoredAgreementText(command.request.agreement, plan.request.agreement);
+    const recorded = await this.record(command, requestHash, parts, verified.result, seen, storedAgreementText);
     await this.agreements.establishAfter({
       envelope: command.envelope,
       orderId: command.orderId,
@@ -153,6 +155,7 @@ export class VerifyCard {
     parts: VerifyResponseParts,
     acquirerResult: VerifyCardResult,
     seen: SeenOrder | null,
+    storedAgreementText: boolean,
   ): Promise<RecordedOperation> {
     const { body, outcome } = parts;
     const notificationUrl = command.request.order.notificationUrl;
@@ -164,6 +167,7 @@ export class VerifyCard {
       requestHash,
       mode: 'CREATE',
       ...(seen === null ? { newOrder: true } : {}),
+      ...(storedAgreementText ? { storedAgreementText } : {}),
       // No order.amount: a new order takes the verification's 0, an existing one keeps its own.
       order: {
         currency: outcome.currency,
