@@ -681,7 +681,7 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       // ingress-nginx's default proxy-read-timeout, in seconds.
       const readTimeoutMs = Number(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'] ?? 60) * 1000;
       const [, edge] = deployedConfigs().find(([name]) => name === 'api-edge') as [string, EdgeConfig];
-      // An order operation's lock wait, then up to five requests in turn, then a LOCK_FAILURE answer's read (what the shutdown grace counts).
+      // The longest request the shutdown grace counts: a payer's step (its lock wait between two requests), or an order operation's lock wait, one budget for its requests and a LOCK_FAILURE answer's read.
       const longestAnswerMs = longestEdgeRequest(edge);
       expect([longestAnswerMs, readTimeoutMs, longestAnswerMs < readTimeoutMs]).toEqual([longestAnswerMs, readTimeoutMs, true]);
     });

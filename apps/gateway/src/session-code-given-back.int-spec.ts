@@ -126,7 +126,7 @@ describe('an operation naming a session, sent over NATS', () => {
       createLogger({ service: 'api-edge', level: 'silent' }),
       new Metrics(),
     );
-    const taken = await usedSecurityCodes.take(context, inUse);
+    const taken = await usedSecurityCodes.take(context, inUse, bus.deadline());
     expect(taken.taken).toBeDefined();
     beforeSend();
     return usedSecurityCodes.sending(taken, () => bus.request('never-answers.v1', {})).then(

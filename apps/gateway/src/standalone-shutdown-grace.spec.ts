@@ -29,8 +29,8 @@ function problemOf(env: Record<string, string>): string | undefined {
 }
 
 describe("the standalone gateway's shutdown grace", () => {
-  it('starts with the defaults: the jobs 10 s, the edge\'s longest request 51.1 s (longer than the ledger\'s 38 s operation), the drain 2 s', () => {
-    expect(standaloneShutdownGraceNeeded(...configs({}))).toBe(63_100);
+  it('starts with the defaults: the jobs 10 s, the ledger\'s operation 38 s (longer than the edge\'s longest request, 22 s), the drain 2 s', () => {
+    expect(standaloneShutdownGraceNeeded(...configs({}))).toBe(50_000);
     expect(problemOf({})).toBeUndefined();
   });
 
@@ -39,10 +39,10 @@ describe("the standalone gateway's shutdown grace", () => {
     const env = { UNKNOWN_INQUIRY_INTERVAL_MS: '0', WEBHOOK_TIMEOUT_MS: '1000', NATS_REQUEST_TIMEOUT_MS: '5000', REFUND_CALL_TIMEOUT_MS: '1000' };
     const [edge, ledger] = configs({ ...env, SHUTDOWN_GRACE_MS: '40000' });
     // Each app's own formula is met, and misses what the other adds.
-    expect([shutdownGraceNeeded(ledger), edgeShutdownGraceNeeded(edge)]).toEqual([37_000, 33_100]);
+    expect([shutdownGraceNeeded(ledger), edgeShutdownGraceNeeded(edge)]).toEqual([37_000, 19_000]);
     expect(standaloneShutdownGraceNeeded(edge, ledger)).toBe(41_000);
     expect(problemOf({ ...env, SHUTDOWN_GRACE_MS: '40999' })).toMatch(
-      /^SHUTDOWN_GRACE_MS: must be at least 41000: the standalone gateway first stops its background jobs together, the longest 5000 .*WEBHOOK_TIMEOUT_MS.*NATS_REQUEST_TIMEOUT_MS.*card operation \(34000\) and the edge's HTTP request \(26100\), then drains \(2000\)$/,
+      /^SHUTDOWN_GRACE_MS: must be at least 41000: the standalone gateway first stops its background jobs together, the longest 5000 .*WEBHOOK_TIMEOUT_MS.*NATS_REQUEST_TIMEOUT_MS.*card operation \(34000\) and the edge's HTTP request \(12000\), then drains \(2000\)$/,
     );
     expect(problemOf({ ...env, SHUTDOWN_GRACE_MS: '41000' })).toBeUndefined();
     // Without the sweep, the deliveries are the longest job.
@@ -50,9 +50,9 @@ describe("the standalone gateway's shutdown grace", () => {
   });
 
   it('needs more once NATS_REQUEST_TIMEOUT_MS is raised above the inquiry and the deliveries, which is all the ledger alone counts', () => {
-    const slower = { NATS_REQUEST_TIMEOUT_MS: '15000', ORDER_LOCK_TTL_MS: '40000', SHUTDOWN_GRACE_MS: '100000' };
+    const slower = { NATS_REQUEST_TIMEOUT_MS: '20000', ORDER_LOCK_TTL_MS: '40000', SHUTDOWN_GRACE_MS: '100000' };
     expect(shutdownGraceNeeded(configs(slower)[1])).toBe(50_000);
-    // The settlement 15 s + the edge's longest request (100 + 5 × 15 s + 1 s) + 2 s.
-    expect(standaloneShutdownGraceNeeded(...configs(slower))).toBe(93_100);
+    // The settlement 20 s + the edge's longest request, a payer's step (2 s + 2 × 20 s), now longer than the ledger's 38 s + 2 s.
+    expect(standaloneShutdownGraceNeeded(...configs(slower))).toBe(64_000);
   });
 });

@@ -11,8 +11,8 @@ import { APPS, httpOk } from '../support/processes';
 
 jest.setTimeout(900_000);
 
-/** Production's, above what a stopping edge and a stopping ledger need at the longest (api-edge and order-transaction refuse to start with less). */
-const GRACE_MS = 65_000;
+/** Production's: what a stopping ledger needs at the longest, above a stopping edge's (api-edge and order-transaction refuse to start with less). */
+const GRACE_MS = 50_000;
 
 interface ImageProcess {
   label: string;

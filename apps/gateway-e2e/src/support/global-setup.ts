@@ -87,9 +87,9 @@ const common = (runId: string): Record<string, string> => ({
   // Production's: the ledger's calls under the edge's wait (REFUND_CALL_TIMEOUT_MS, 5 s, then a
   // timed-out call's reversal, 3 s) must end before it, or order-transaction refuses to start.
   NATS_REQUEST_TIMEOUT_MS: '10000',
-  // Production's, above what a stopping edge and a stopping ledger need (api-edge and
-  // order-transaction refuse to start with less); a process that has finished exits sooner.
-  SHUTDOWN_GRACE_MS: '65000',
+  // Production's, what a stopping ledger needs and above what a stopping edge needs (api-edge
+  // and order-transaction refuse to start with less); a process that has finished exits sooner.
+  SHUTDOWN_GRACE_MS: '50000',
   // Settings changed by a test apply to its next request.
   MERCHANT_CACHE_TTL_MS: '0',
   // Every test calls from 127.0.0.1: their deliberate wrong passwords must not add up to an

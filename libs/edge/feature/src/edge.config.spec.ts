@@ -86,15 +86,18 @@ describe('TrustedProxies', () => {
 });
 
 describe('EdgeConfig: the order lock', () => {
-  it('refuses a lease no longer than the two waits for services under it, which a running operation would outlive', () => {
+  it("refuses a lease no longer than what an operation waits on under it (one budget for its requests, then a LOCK_FAILURE answer's read), which a running operation would outlive", () => {
     const tooShort = (timeout: number) => ({
-      ORDER_LOCK_TTL_MS: `must be longer than twice NATS_REQUEST_TIMEOUT_MS (2 × ${timeout}): an operation may wait on two requests under the order's lock`,
+      ORDER_LOCK_TTL_MS: expect.stringMatching(new RegExp(`^must be longer than NATS_REQUEST_TIMEOUT_MS \\+ 1000 \\(${timeout + 1000}\\): an operation's requests under the order's lock share one NATS_REQUEST_TIMEOUT_MS`)),
     });
     expect(problemsOf({ ORDER_LOCK_TTL_MS: '10000' })).toEqual(tooShort(10000));
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '20000' })).toEqual(tooShort(10000));
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '11000' })).toEqual(tooShort(10000));
+    expect(problemsOf({ ORDER_LOCK_TTL_MS: '11001' })).toEqual({});
     // A grace long enough for 25 s requests (the shutdown grace's own rule, below).
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '40000', NATS_REQUEST_TIMEOUT_MS: '25000', SHUTDOWN_GRACE_MS: '300000' })).toEqual(tooShort(25000));
-    expect(problemsOf({ ORDER_LOCK_TTL_MS: '20001' })).toEqual({});
+    const slow = { NATS_REQUEST_TIMEOUT_MS: '25000', SHUTDOWN_GRACE_MS: '100000' };
+    expect(problemsOf({ ...slow, ORDER_LOCK_TTL_MS: '26000' })).toEqual(tooShort(25000));
+    // Enough now that the replay check, the seals and the operation share one 25 s (not 2 × 25 s).
+    expect(problemsOf({ ...slow, ORDER_LOCK_TTL_MS: '40000' })).toEqual({});
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
   });
 });
@@ -170,39 +173,58 @@ describe('EdgeConfig: URLs with credentials', () => {
 describe('EdgeConfig: the shutdown grace', () => {
   it('lets an edge started without SHUTDOWN_GRACE_MS end its settlement in progress, then its longest request, then drain', () => {
     const defaults = loadConfig(EdgeConfig, BASE);
-    // An order operation: lock wait 100 + 5 requests of 10 s (the replay check, 3 seals, the operation) + the LOCK_FAILURE read 1 s.
-    expect(longestEdgeRequest(defaults)).toBe(51_100);
-    // The sweep's settlement in progress 10 s + that request 51.1 s + drain 2 s.
-    expect(edgeShutdownGraceNeeded(defaults)).toBe(63_100);
-    expect(defaults.SHUTDOWN_GRACE_MS).toBe(65_000);
+    // A payer's step: lock wait 2 s between two requests of 10 s. An order operation is shorter:
+    // lock wait 100 + one budget of 10 s for every request under the lock + the LOCK_FAILURE read 1 s.
+    expect(longestEdgeRequest(defaults)).toBe(22_000);
+    // The sweep's settlement in progress 10 s + that request 22 s + drain 2 s.
+    expect(edgeShutdownGraceNeeded(defaults)).toBe(34_000);
+    expect(defaults.SHUTDOWN_GRACE_MS).toBe(50_000);
     expect(problemsOf({})).toEqual({});
   });
 
+  it('counts one budget for an order operation, however many requests it sends under the lock', () => {
+    // Short requests and the longest lock wait: the order operation is the longest request,
+    // 10 s + 1 s + 1 s (not 10 s + 5 × 1 s + 1 s).
+    const config = loadConfig(EdgeConfig, { ...BASE, NATS_REQUEST_TIMEOUT_MS: '1000', ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '0' });
+    expect(longestEdgeRequest(config)).toBe(12_000);
+    expect(edgeShutdownGraceNeeded(config)).toBe(15_000);
+  });
+
   it('refuses a grace the longest stop would outlast, naming the settings it is made of', () => {
-    expect(problemsOf({ SHUTDOWN_GRACE_MS: '50000' })).toEqual({
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '30000' })).toEqual({
       SHUTDOWN_GRACE_MS: expect.stringMatching(
-        /^must be at least 63100: a stopping edge first ends the expired-payment settlement in progress \(NATS_REQUEST_TIMEOUT_MS.*BROWSER_PAYMENT_SWEEP_INTERVAL_MS.*the longest 51100 \(an order operation: ORDER_LOCK_WAIT_MS \+ 5 × NATS_REQUEST_TIMEOUT_MS.*PAYER_LOCK_WAIT_MS.*then drains \(2000\)$/,
+        /^must be at least 34000: a stopping edge first ends the expired-payment settlement in progress \(NATS_REQUEST_TIMEOUT_MS.*BROWSER_PAYMENT_SWEEP_INTERVAL_MS.*the longest 22000 \(an order operation: ORDER_LOCK_WAIT_MS \+ NATS_REQUEST_TIMEOUT_MS, which its requests under the lock share.*PAYER_LOCK_WAIT_MS \+ 2 × NATS_REQUEST_TIMEOUT_MS.*then drains \(2000\)$/,
       ),
     });
-    expect(problemsOf({ SHUTDOWN_GRACE_MS: '63099' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 63100') });
-    expect(problemsOf({ SHUTDOWN_GRACE_MS: '63100' })).toEqual({});
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '33999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 34000') });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '34000' })).toEqual({});
   });
 
   it('follows NATS_REQUEST_TIMEOUT_MS, both in the settlement and in each request waited on, and the lock waits', () => {
-    // 15 s + (100 + 5 × 15 s + 1 s) + 2 s; the lease outlasting the two requests it is checked against.
+    // 15 s + (2 s + 2 × 15 s) + 2 s.
     const slower = { NATS_REQUEST_TIMEOUT_MS: '15000', ORDER_LOCK_TTL_MS: '40000' };
-    expect(problemsOf({ ...slower, SHUTDOWN_GRACE_MS: '93099' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 93100') });
-    expect(problemsOf({ ...slower, SHUTDOWN_GRACE_MS: '93100' })).toEqual({});
-    expect(problemsOf({ ORDER_LOCK_WAIT_MS: '5000' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 68000') });
+    expect(problemsOf({ ...slower, SHUTDOWN_GRACE_MS: '48999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 49000') });
+    expect(problemsOf({ ...slower, SHUTDOWN_GRACE_MS: '49000' })).toEqual({});
+    // The order operation the longest: 10 s + (10 s + 10 s + 1 s) + 2 s.
+    expect(problemsOf({ ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '0', SHUTDOWN_GRACE_MS: '32999' })).toEqual({
+      SHUTDOWN_GRACE_MS: expect.stringContaining('at least 33000'),
+    });
     // Short requests: a payer's step, 10 s for the lock between two requests of 1 s, is the longest: 1 s + 12 s + 2 s.
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '1000', PAYER_LOCK_WAIT_MS: '10000', SHUTDOWN_GRACE_MS: '14999' })).toEqual({
       SHUTDOWN_GRACE_MS: expect.stringContaining('at least 15000'),
     });
   });
 
+  it('never asks for a grace above what SHUTDOWN_GRACE_MS accepts, whatever the other settings within their bounds', () => {
+    // Every term at its maximum: 120 s + (10 s + 2 × 120 s) + 2 s.
+    const longest = { NATS_REQUEST_TIMEOUT_MS: '120000', ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '10000', ORDER_LOCK_TTL_MS: '600000' };
+    expect(problemsOf({ ...longest, SHUTDOWN_GRACE_MS: '371999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 372000') });
+    expect(problemsOf({ ...longest, SHUTDOWN_GRACE_MS: '372000' })).toEqual({});
+  });
+
   it('counts no settlement where the sweep is off, and reports an unreadable term on its own variable', () => {
-    expect(problemsOf({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '53100' })).toEqual({});
-    expect(problemsOf({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '53099' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 53100') });
+    expect(problemsOf({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '24000' })).toEqual({});
+    expect(problemsOf({ BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '23999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 24000') });
     expect(problemsOf({ PAYER_LOCK_WAIT_MS: 'soon' })).toEqual({ PAYER_LOCK_WAIT_MS: expect.any(String) });
   });
 });

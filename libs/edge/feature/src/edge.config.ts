@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
-import { IsApiPasswordPeppers, LOCK_FAILURE_ORDER_READ_MS, SECURITY_CODE_TAKE_ATTEMPTS } from '@gateway/edge/domain';
+import { IsApiPasswordPeppers, LOCK_FAILURE_ORDER_READ_MS } from '@gateway/edge/domain';
 import { DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, SHUTDOWN_DRAIN_MARGIN_MS } from '@gateway/platform';
 
 /**
@@ -87,7 +87,7 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(3_600_000)
   BROWSER_PAYMENT_SWEEP_INTERVAL_MS = 60_000;
 
-  @Describe('Lease of the per-order lock. Longer than twice NATS_REQUEST_TIMEOUT_MS (an operation may wait on two requests under it), so a live operation never loses its lock.')
+  @Describe('Lease of the per-order lock. Longer than NATS_REQUEST_TIMEOUT_MS + 1000 (what an operation waits on under it: its requests, which share one NATS_REQUEST_TIMEOUT_MS, then a LOCK_FAILURE answer\'s 1 s read of the order), so a live operation never loses its lock.')
   @IntVar()
   @IsInt()
   @MinMilliseconds(1_000)
@@ -241,31 +241,32 @@ function RequiredWhen(when: (config: EdgeConfig) => boolean, message: string, op
 }
 
 /**
- * The order lock's lease outlasts the longest wait for services under it: shorter, an operation
- * still running would lose its order to the next one (the ledger's fencing token would then
- * refuse the first one's writes, but its acquirer call may already have been made). Under the
- * lease an operation may wait on two requests, each up to NATS_REQUEST_TIMEOUT_MS: the ledger's
- * answer whether it was answered before (when it takes a session's security code) and the
- * operation itself (DispatchOrderOperation).
+ * The longest an order operation waits on services while it holds the order's lock. Its requests
+ * under the lock (the ledger's replay check and the vault's seals when it takes a session's
+ * security code, then the operation) share one budget, NATS_REQUEST_TIMEOUT_MS from the lock's
+ * acquisition (DispatchOrderOperation); when the ledger answers ORDER_LOCK_LOST, the LOCK_FAILURE
+ * answer's read of the order (LOCK_FAILURE_ORDER_READ_MS) follows before the lock is released. A
+ * payer's step and the expired-payment sweep send one request under it. The Redis round trips
+ * between (taking the code, giving it back) are not counted.
  */
-const REQUESTS_UNDER_THE_LEASE = 2;
-
-function LongerThanRequestTimeout(): PropertyDecorator {
-  return RelatedVariable<EdgeConfig>('longerThanRequestTimeout', {
-    reads: (config) => [config.NATS_REQUEST_TIMEOUT_MS],
-    holds: (lease, config) => lease > REQUESTS_UNDER_THE_LEASE * config.NATS_REQUEST_TIMEOUT_MS,
-    message: (config) =>
-      `must be longer than twice NATS_REQUEST_TIMEOUT_MS (${REQUESTS_UNDER_THE_LEASE} × ${config.NATS_REQUEST_TIMEOUT_MS}): an operation may wait on two requests under the order's lock`,
-  });
+function longestWaitUnderTheLock(config: EdgeConfig): number {
+  return config.NATS_REQUEST_TIMEOUT_MS + LOCK_FAILURE_ORDER_READ_MS;
 }
 
 /**
- * The requests to services an order operation may wait on one after another, each up to
- * NATS_REQUEST_TIMEOUT_MS: when it takes a session's security code, the ledger's replay check and
- * the vault's seal of the card without the code (sealed again while the session changes under it,
- * up to SECURITY_CODE_TAKE_ATTEMPTS times), then the operation itself.
+ * The order lock's lease outlasts the longest wait for services under it: shorter, an operation
+ * still running would lose its order to the next one (the ledger's fencing token would then
+ * refuse the first one's writes, but its acquirer call may already have been made).
  */
-const ORDER_OPERATION_REQUESTS_IN_TURN = 1 + SECURITY_CODE_TAKE_ATTEMPTS + 1;
+function LongerThanRequestTimeout(): PropertyDecorator {
+  return RelatedVariable<EdgeConfig>('longerThanRequestTimeout', {
+    reads: (config) => [config.NATS_REQUEST_TIMEOUT_MS],
+    holds: (lease, config) => lease > longestWaitUnderTheLock(config),
+    message: (config) =>
+      `must be longer than NATS_REQUEST_TIMEOUT_MS + ${LOCK_FAILURE_ORDER_READ_MS} (${longestWaitUnderTheLock(config)}): an operation's requests under the order's lock share ` +
+      `one NATS_REQUEST_TIMEOUT_MS, and a LOCK_FAILURE answer may then read the order for up to ${LOCK_FAILURE_ORDER_READ_MS} before the lock is released`,
+  });
+}
 
 /** A payer's step: the redirect token resolved to its order, then, under the order's lock, the step. */
 const PAYER_STEP_REQUESTS_IN_TURN = 2;
@@ -273,14 +274,14 @@ const PAYER_STEP_REQUESTS_IN_TURN = 2;
 /**
  * The longest an HTTP request keeps the edge busy, from its waits in turn (the database and Redis
  * round trips between them are not counted). An order operation waits for the order's lock
- * (ORDER_LOCK_WAIT_MS), then its requests (ORDER_OPERATION_REQUESTS_IN_TURN) and, when its lease
- * lapsed meanwhile (the ledger answers ORDER_LOCK_LOST), the LOCK_FAILURE answer's read of the
- * order (LOCK_FAILURE_ORDER_READ_MS). A payer's step waits PAYER_LOCK_WAIT_MS for the lock between
- * its two requests. Every other request waits on fewer: a token save on the seals and the save, a
- * session update on up to three seals, a read on one request.
+ * (ORDER_LOCK_WAIT_MS), then what it waits on under it (longestWaitUnderTheLock: its requests'
+ * one budget, and the LOCK_FAILURE answer's read). A payer's step waits PAYER_LOCK_WAIT_MS for the
+ * lock between its two requests (the redirect token resolved to its order, then the step). Every
+ * other request waits on one budget: a token save's seals and save share one, as a session
+ * update's seals do; a read sends one request.
  */
 export function longestEdgeRequest(config: EdgeConfig): number {
-  const orderOperation = config.ORDER_LOCK_WAIT_MS + ORDER_OPERATION_REQUESTS_IN_TURN * config.NATS_REQUEST_TIMEOUT_MS + LOCK_FAILURE_ORDER_READ_MS;
+  const orderOperation = config.ORDER_LOCK_WAIT_MS + longestWaitUnderTheLock(config);
   const payerStep = config.PAYER_LOCK_WAIT_MS + PAYER_STEP_REQUESTS_IN_TURN * config.NATS_REQUEST_TIMEOUT_MS;
   return Math.max(orderOperation, payerStep);
 }
@@ -314,8 +315,8 @@ function OutlastsTheEdgesStop(): PropertyDecorator {
     holds: (grace, config) => grace >= edgeShutdownGraceNeeded(config),
     message: (config) =>
       `must be at least ${edgeShutdownGraceNeeded(config)}: a stopping edge first ends the expired-payment settlement in progress (NATS_REQUEST_TIMEOUT_MS, unless BROWSER_PAYMENT_SWEEP_INTERVAL_MS is 0), ` +
-      `then finishes the HTTP requests in flight, the longest ${longestEdgeRequest(config)} (an order operation: ORDER_LOCK_WAIT_MS + ${ORDER_OPERATION_REQUESTS_IN_TURN} × NATS_REQUEST_TIMEOUT_MS, ` +
-      `the replay check, up to ${SECURITY_CODE_TAKE_ATTEMPTS} seals of a session's card without its security code and the operation, + ${LOCK_FAILURE_ORDER_READ_MS} for a LOCK_FAILURE answer's read; ` +
+      `then finishes the HTTP requests in flight, the longest ${longestEdgeRequest(config)} (an order operation: ORDER_LOCK_WAIT_MS + NATS_REQUEST_TIMEOUT_MS, ` +
+      `which its requests under the lock share, + ${LOCK_FAILURE_ORDER_READ_MS} for a LOCK_FAILURE answer's read; ` +
       `a payer's step: PAYER_LOCK_WAIT_MS + ${PAYER_STEP_REQUESTS_IN_TURN} × NATS_REQUEST_TIMEOUT_MS), then drains (${SHUTDOWN_DRAIN_MARGIN_MS})`,
   });
 }

@@ -62,8 +62,8 @@ describe('OrderTransactionConfig: the shutdown grace', () => {
   it('lets a ledger started without SHUTDOWN_GRACE_MS finish a completion retried while its database is away', () => {
     // Inquiry in progress 10 s + vault call 5 s + reversal 3 s + retries 25 s + last connection wait 5 s + drain 2 s.
     expect(shutdownGraceNeeded(loadConfig(OrderTransactionConfig, BASE))).toBe(50_000);
-    // The default is the edge's (edgeShutdownGraceNeeded, 63.1 s with the defaults), the same for every app.
-    expect(loadConfig(OrderTransactionConfig, BASE).SHUTDOWN_GRACE_MS).toBe(65_000);
+    // The default is the ledger's, above the edge's (edgeShutdownGraceNeeded, 34 s with the defaults), the same for every app.
+    expect(loadConfig(OrderTransactionConfig, BASE).SHUTDOWN_GRACE_MS).toBe(50_000);
     expect(problemsOf({})).toEqual({});
   });
 

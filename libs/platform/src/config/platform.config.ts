@@ -16,15 +16,15 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const DEFAULT_NATS_MAX_IN_FLIGHT = 128;
 
 /**
- * Above what a stopping edge needs at the longest with the defaults, 63.1 s (api-edge's
- * edgeShutdownGraceNeeded: the expired-payment settlement in progress, then an order operation
- * that waits on five requests in turn, then the drain), and what a stopping ledger needs, 50 s
- * (order-transaction's shutdownGraceNeeded: an inquiry in progress, then a card operation whose
- * completion is retried while the database is away, then the drain); each refuses to start with
- * less. The same for every app, so a process started without the variable (`npm start`, a plain
- * `docker run`) cuts nothing off; one that has finished exits sooner.
+ * What a stopping ledger needs at the longest with the defaults, 50 s (order-transaction's
+ * shutdownGraceNeeded: an inquiry in progress, then a card operation whose completion is retried
+ * while the database is away, then the drain), above what a stopping edge needs, 34 s (api-edge's
+ * edgeShutdownGraceNeeded: the expired-payment settlement in progress, then a payer's step, two
+ * requests about the order's lock, then the drain), and what the standalone gateway needs, 50 s;
+ * each refuses to start with less. The same for every app, so a process started without the
+ * variable (`npm start`, a plain `docker run`) cuts nothing off; one that has finished exits sooner.
  */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 65_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 50_000;
 
 /**
  * After the last handler has answered, a stopping process still flushes its replies and drains
@@ -111,11 +111,14 @@ export class PlatformConfig {
   @Max(30_000)
   HEALTH_CHECK_TIMEOUT_MS = 1_000;
 
-  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. api-edge, order-transaction and the standalone gateway refuse to start with less than their longest stop needs (with the defaults: api-edge 63100, an expired-payment settlement in progress, then an order operation waiting on five requests in turn, then the drain; order-transaction 50000, an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain; the standalone gateway 63100).')
+  // At most 400 s: above the longest stop any accepted setting makes an app need (api-edge's, 372 s
+  // with NATS_REQUEST_TIMEOUT_MS and the lock waits at their maxima), so a check never asks for a
+  // grace this refuses.
+  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. api-edge, order-transaction and the standalone gateway refuse to start with less than their longest stop needs (with the defaults: api-edge 34000, an expired-payment settlement in progress, then a payer\'s step waiting for the order\'s lock between two requests, then the drain; order-transaction 50000, an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain; the standalone gateway 50000).')
   @IntVar()
   @IsInt()
   @Min(0)
-  @Max(300_000)
+  @Max(400_000)
   SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 }
 

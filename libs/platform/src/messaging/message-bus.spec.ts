@@ -114,6 +114,35 @@ describe('MessageBus', () => {
     expect(deadline).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
+  it('sends a request that shares a deadline with the time left to it as its timeout', async () => {
+    const timeouts: number[] = [];
+    const messages = busOver({ request: async (_subject, _data, timeoutMs) => void timeouts.push(timeoutMs) });
+    jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      await messages.request('seal.v1', {}, { deadline: 1_000_000 + 7_000 });
+      await messages.request('seal.v1', {}, { deadline: 1_000_000 + 1, timeoutMs: 5_000 });
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(timeouts).toEqual([7_000, 1]);
+  });
+
+  it('sends nothing once the deadline it shares has passed: never delivered, so nothing was done', async () => {
+    const request = jest.fn(async () => ({}));
+    const messages = busOver({ request });
+    jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      for (const deadline of [1_000_000, 999_999]) {
+        const err = await rejectionOf(messages.request('verify.v1', {}, { deadline }));
+        expect(err).toBeInstanceOf(NotDeliveredError);
+        expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1, subject: 'verify.v1', explanation: GatewayError.serverBusy().explanation });
+      }
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(request).not.toHaveBeenCalled();
+  });
+
   it('answers with the reply, and rethrows a coded error from the service as the same GatewayError', async () => {
     const bus = new InProcessBus();
     bus.register('echo.v1', async (data) => ({ echoed: data }));

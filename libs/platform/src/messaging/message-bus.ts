@@ -125,8 +125,15 @@ export class MessageBus {
     return Date.now() + timeoutMs;
   }
 
-  async request<TReply>(subject: string, payload: object, options: { timeoutMs?: number } = {}): Promise<TReply> {
-    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+  /**
+   * `options.timeoutMs`: this request's own wait (the default timeout when not given).
+   * `options.deadline`: a wait the request shares with those sent before it for the same work (an
+   * order operation's budget under its lock: docs/decisions/shutdown-grace.md, amendment on one
+   * budget): it is sent with the time left to that deadline as its timeout, and not sent at all
+   * once none is left (NotDeliveredError: nothing was sent, so nothing was done).
+   */
+  async request<TReply>(subject: string, payload: object, options: { timeoutMs?: number; deadline?: number } = {}): Promise<TReply> {
+    const timeoutMs = options.deadline === undefined ? (options.timeoutMs ?? this.options.requestTimeoutMs) : this.timeLeft(subject, options.deadline);
     const started = process.hrtime.bigint();
     let outcome = 'ok';
     try {
@@ -141,6 +148,15 @@ export class MessageBus {
         Number(process.hrtime.bigint() - started) / 1e9,
       );
     }
+  }
+
+  /** The time left to `deadline`; none: the request is not sent (not logged: under overload that is a line per request). */
+  private timeLeft(subject: string, deadline: number): number {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new NotDeliveredError(subject);
+    }
+    return left;
   }
 
   private mapError(subject: string, err: unknown): GatewayError {

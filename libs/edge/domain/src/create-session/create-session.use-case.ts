@@ -36,7 +36,7 @@ export class CreateSession {
       updatedAt: now.toISOString(),
     };
     const change = sessionChangeOf(command.body);
-    const session = Object.keys(change.fields).length > 0 || change.card ? await this.editor.applied(command, empty, change, now) : empty;
+    const session = Object.keys(change.fields).length > 0 || change.card ? await this.editor.applied(command, empty, change, now, this.editor.deadline()) : empty;
     await this.store.create(session, this.lifetime);
     return sessionView(session);
   }

@@ -1,6 +1,6 @@
 import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
 import { Lease, LockService, MemoryLockService } from '@gateway/locking';
-import { createLogger, MessageBus, Metrics, NotDeliveredError, UnansweredError } from '@gateway/platform';
+import { createLogger, MessageBus, Metrics, NotDeliveredError, RequestReplyClient, UnansweredError } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
 import { MemorySessionStore, sessionState, StoredSession } from '@gateway/edge/data-access';
 import { ApplySession } from '../apply-session/apply-session.use-case';
@@ -61,7 +61,7 @@ describe('DispatchOrderOperation', () => {
   it('stamps the operation with the time this edge stops waiting for it', async () => {
     const { dispatch, request } = dispatcherAnswering(async () => ({ body: { result: 'SUCCESS' } }));
     await dispatch.execute(command);
-    expect(request).toHaveBeenCalledWith(SUBJECTS.orderTransaction.verify, expect.objectContaining({ deadline: DEADLINE }));
+    expect(request).toHaveBeenCalledWith(SUBJECTS.orderTransaction.verify, expect.objectContaining({ deadline: DEADLINE }), { deadline: DEADLINE });
   });
 
   it('tells the merchant an operation the service did not answer in time may have been processed, and to retry with the same id', async () => {
@@ -450,5 +450,97 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     await Promise.all([first, execute()]);
     expect(sentCards(request)).toEqual(['sealed-with-code', 'sealed-without-code']);
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+});
+
+describe('DispatchOrderOperation: one budget for everything sent under the lock', () => {
+  const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
+  const masked = { number: '512345xxxxxx0008' };
+  const verify = { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } };
+
+  /** The edge's clock: each service's answer moves it on by the time the service took. */
+  let clock: number;
+  beforeEach(() => {
+    clock = NOW;
+    jest.spyOn(Date, 'now').mockImplementation(() => clock);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  /**
+   * The real MessageBus over a client whose services take `took[subject]` ms each (none: at once):
+   * the ledger holds no response for the transaction, the vault seals the card without the code,
+   * the operation's service answers SUCCESS. A session whose card holds a security code.
+   */
+  async function overServicesTaking(took: Record<string, number>) {
+    const sent: { subject: string; message: Record<string, unknown>; timeoutMs: number }[] = [];
+    const client: RequestReplyClient = {
+      request: async (subject, data, timeoutMs) => {
+        sent.push({ subject, message: data as Record<string, unknown>, timeoutMs });
+        clock += took[subject] ?? 0;
+        if (subject === SUBJECTS.orderTransaction.retrieveTransaction) throw new GatewayError('NOT_FOUND', { explanation: 'no transaction' });
+        if (subject === SUBJECTS.tokenVault.sealCard) return { sealed: 'sealed-without-code', card: masked, securityCodePresent: false };
+        return { body: { result: 'SUCCESS' } };
+      },
+    };
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    const metrics = new Metrics();
+    const messaging = { profile: 'standalone' as const, servers: [], subjectPrefix: '', requestTimeoutMs: REQUEST_TIMEOUT_MS, serviceName: 'api-edge' };
+    const bus = new MessageBus(client, messaging, logger, metrics);
+    const sessions = new MemorySessionStore();
+    const usedSecurityCodes = new UsedSecurityCodes(new SessionEditor(bus), sessions, logger);
+    const dispatch = new DispatchOrderOperation(bus, new MemoryLockService(), { waitMs: 0, ttlMs: 30_000 }, logger, metrics, new ApplySession(sessions), usedSecurityCodes);
+    await sessions.create(
+      {
+        id: SESSION,
+        merchantId: command.merchant.id,
+        version: 'aaaaaaaaaa',
+        updateStatus: 'SUCCESS',
+        fields: {},
+        card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      },
+      { ttlMs: 3_600_000, expiredNoticeMs: 60_000 },
+    );
+    const stored = async () => {
+      const found = await sessions.find(command.merchant.id, SESSION);
+      return found.state === 'ACTIVE' ? found.session : null;
+    };
+    const execute = () => dispatch.execute({ ...command, body: verify });
+    return { execute, sent, stored, close: () => sessions.close() };
+  }
+
+  it('leaves the operation only what the replay check and a slow seal left of the budget, stamped with the same deadline', async () => {
+    const services = await overServicesTaking({ [SUBJECTS.orderTransaction.retrieveTransaction]: 1_000, [SUBJECTS.tokenVault.sealCard]: 7_000 });
+    expect((await services.execute()).body).toEqual({ result: 'SUCCESS' });
+    expect(services.sent.map(({ subject, timeoutMs, message }) => [subject, timeoutMs, message.deadline])).toEqual([
+      [SUBJECTS.orderTransaction.retrieveTransaction, REQUEST_TIMEOUT_MS, DEADLINE],
+      [SUBJECTS.tokenVault.sealCard, REQUEST_TIMEOUT_MS - 1_000, DEADLINE],
+      // 10 s from the lock, not 10 s more: the whole request waits one NATS_REQUEST_TIMEOUT_MS.
+      [SUBJECTS.orderTransaction.verify, REQUEST_TIMEOUT_MS - 8_000, DEADLINE],
+    ]);
+    services.close();
+  });
+
+  it('sends no operation once the budget is spent before it: SERVER_BUSY saying nothing was done, no money moved, the code given back', async () => {
+    const services = await overServicesTaking({ [SUBJECTS.orderTransaction.retrieveTransaction]: 4_000, [SUBJECTS.tokenVault.sealCard]: 6_000 });
+    const err = await services.execute().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(NotDeliveredError);
+    // Not the timed-out operation's "may still have been processed": it was never sent.
+    expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1, explanation: GatewayError.serverBusy().explanation });
+    expect(services.sent.map(({ subject }) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction, SUBJECTS.tokenVault.sealCard]);
+    expect(await services.stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-with-code', securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' } });
+    services.close();
+  });
+
+  it('seals nothing once the replay check spent the budget: the code never taken, nothing sent after it', async () => {
+    const services = await overServicesTaking({ [SUBJECTS.orderTransaction.retrieveTransaction]: REQUEST_TIMEOUT_MS });
+    await expect(services.execute()).rejects.toMatchObject({ code: 'SERVER_BUSY', explanation: GatewayError.serverBusy().explanation });
+    expect(services.sent.map(({ subject }) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction]);
+    expect(await services.stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
+    services.close();
   });
 });

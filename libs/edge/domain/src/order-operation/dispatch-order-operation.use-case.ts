@@ -94,7 +94,7 @@ export class DispatchOrderOperation {
       return this.lockFailure(command, operation);
     }
     try {
-      return await this.sendUnderLock(command, operation, lease);
+      return await this.sendUnderLock(command, operation, lease, this.bus.deadline());
     } catch (err) {
       // The ledger refused a stale fencing token: our lease lapsed and another operation took
       // the order. Nothing was written (services reverse their side effects first), so it is
@@ -127,9 +127,17 @@ export class DispatchOrderOperation {
     return { apiOperation, filled };
   }
 
-  /** The operation as its service receives it, sent while this edge holds the order's lock (`lease`). */
-  private async sendUnderLock(command: OrderOperationCommand, { apiOperation, filled }: CheckedOperation, lease: Lease): Promise<OrderOperationResult> {
-    const { session, taken } = await this.sessionToSend(command, filled);
+  /**
+   * The operation as its service receives it, sent while this edge holds the order's lock (`lease`).
+   * Everything it waits on under the lock shares one budget, taken when the lock was: `deadline`
+   * (`MessageBus.deadline()`). The replay check, the seals of a session's card and the operation
+   * are each sent with the time left to it, and stamped with it, so the request as a whole waits
+   * NATS_REQUEST_TIMEOUT_MS at most, however many it makes (docs/decisions/shutdown-grace.md,
+   * amendment on one budget). One with no time left is not sent (NotDeliveredError): the merchant
+   * is told nothing was done, and a security code taken goes back (`send`).
+   */
+  private async sendUnderLock(command: OrderOperationCommand, { apiOperation, filled }: CheckedOperation, lease: Lease, deadline: number): Promise<OrderOperationResult> {
+    const { session, taken } = await this.sessionToSend(command, filled, deadline);
     const message: OrderOperationMessage = {
       envelope: { ...envelopeOf(command), fencingToken: lease.fencingToken },
       apiOperation,
@@ -137,9 +145,9 @@ export class DispatchOrderOperation {
       transactionId: command.transactionId,
       body: filled.body,
       ...(session ? { session } : {}),
-      // Stamped last, right before the send: the service refuses the operation unprocessed if it
-      // could only begin it after this edge stopped waiting (docs/decisions/operation-deadline.md).
-      deadline: this.bus.deadline(),
+      // The service refuses the operation unprocessed if it could only begin it after this edge
+      // stopped waiting (docs/decisions/operation-deadline.md).
+      deadline,
     };
     const reply = await this.send(apiOperation, message, taken);
     return { apiOperation, body: reply.body };
@@ -148,13 +156,13 @@ export class DispatchOrderOperation {
   /**
    * The operation's request to its service. Only its own timeout may have left the operation
    * running there; a read before it that timed out (the replay check, the vault's seal) sent
-   * nothing, and keeps the plain explanation. An operation refused unprocessed (NotDeliveredError)
-   * reached no acquirer: a session's security code it took goes back into the session, under the
+   * nothing, and keeps the plain explanation. An operation refused unprocessed (NotDeliveredError,
+   * also when the reads before it left no time to send it: then it was not sent) reached no acquirer: a session's security code it took goes back into the session, under the
    * order's lock still, for the merchant's retry (docs/decisions/security-code-used-once.md).
    */
   private send(apiOperation: OrderApiOperation, message: OrderOperationMessage, taken: TakenSecurityCode | undefined): Promise<OperationReply> {
     return answerOrWarn(
-      () => this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message)),
+      () => this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(ORDER_OPERATION_SUBJECTS[apiOperation], message, { deadline: message.deadline })),
       UNANSWERED_OPERATION_EXPLANATION,
     );
   }
@@ -168,14 +176,18 @@ export class DispatchOrderOperation {
    * a changed body) and calls no acquirer, so it sends the session without its card and the code,
    * perhaps one the payer entered since, stays for the next operation that sends it.
    */
-  private async sessionToSend(command: OrderOperationCommand, filled: FilledRequest): Promise<{ session?: OperationSession; taken?: TakenSecurityCode }> {
+  private async sessionToSend(
+    command: OrderOperationCommand,
+    filled: FilledRequest,
+    deadline: number,
+  ): Promise<{ session?: OperationSession; taken?: TakenSecurityCode }> {
     if (!filled.securityCode) {
       return { session: filled.session };
     }
-    if (await this.answeredBefore(command)) {
+    if (await this.answeredBefore(command, deadline)) {
       return { session: { id: filled.securityCode.session.id } };
     }
-    const taken = await this.usedSecurityCodes.take(command, filled.securityCode);
+    const taken = await this.usedSecurityCodes.take(command, filled.securityCode, deadline);
     return { session: taken.session, taken };
   }
 
@@ -185,16 +197,16 @@ export class DispatchOrderOperation {
    * record the transaction between this read and the send. A read that fails fails the
    * operation, unsent, as a failure to take the code does: the code stays.
    */
-  private async answeredBefore(command: OrderOperationCommand): Promise<boolean> {
+  private async answeredBefore(command: OrderOperationCommand, deadline: number): Promise<boolean> {
     const read: RetrieveTransactionMessage = {
       envelope: envelopeOf(command),
       orderId: command.orderId,
       transactionId: command.transactionId,
       // Refused unprocessed past it, as a merchant's GET: the operation is then not sent.
-      deadline: this.bus.deadline(),
+      deadline,
     };
     try {
-      await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, read);
+      await this.bus.request<OperationReply>(SUBJECTS.orderTransaction.retrieveTransaction, read, { deadline });
       return true;
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'NOT_FOUND') {

@@ -21,7 +21,17 @@ export type { SessionLifetime };
 export class SessionEditor {
   constructor(private readonly bus: MessageBus) {}
 
-  async applied(context: RequestContext, session: StoredSession, change: SessionChange, at: Date): Promise<StoredSession> {
+  /**
+   * When a request that edits sessions, started now, stops being waited for (`MessageBus.deadline()`):
+   * the one budget its seals share, so a session update retried on a newer session (up to three
+   * seals) waits NATS_REQUEST_TIMEOUT_MS at most, as a single seal did.
+   */
+  deadline(): number {
+    return this.bus.deadline();
+  }
+
+  /** `deadline`: the request's (`deadline()`), shared by its seals. */
+  async applied(context: RequestContext, session: StoredSession, change: SessionChange, at: Date, deadline: number): Promise<StoredSession> {
     const fields = mergeValues(session.fields, change.fields);
     // Refused before the vault seals the update's card: a session that could not be kept costs
     // no vault call, and is a 400 even while the vault is away.
@@ -33,7 +43,7 @@ export class SessionEditor {
     if (change.card) {
       // The code's origin: this update if it gave one, else the one the merged card carries on.
       const givenIn = change.card.securityCode !== undefined ? version : session.card?.securityCodeGivenIn;
-      card = codeOrigin(await this.seal(context, session, change.card), givenIn);
+      card = codeOrigin(await this.seal(context, session, change.card, deadline), givenIn);
     }
     return {
       ...session,
@@ -51,17 +61,19 @@ export class SessionEditor {
    * code again: kept, it would go to the acquirer with every later operation on the session. So
    * such an answer is refused as the vault being unavailable: the operation is not sent, the
    * code stays where it was, and the merchant's retry reaches a vault that leaves it out
-   * (docs/decisions/message-compatibility-across-a-roll.md).
+   * (docs/decisions/message-compatibility-across-a-roll.md). `deadline`: the operation's, which
+   * its seals share with the operation itself.
    */
-  async withoutSecurityCode(context: RequestContext, session: StoredSession): Promise<SessionCard> {
-    const card = await this.seal(context, session, {}, true);
+  async withoutSecurityCode(context: RequestContext, session: StoredSession, deadline: number): Promise<SessionCard> {
+    const card = await this.seal(context, session, {}, deadline, true);
     if (card.securityCodePresent) {
       throw GatewayError.serverBusy();
     }
     return card;
   }
 
-  private async seal(context: RequestContext, session: StoredSession, card: ExplicitCardFields, withoutSecurityCode = false): Promise<SessionCard> {
+  /** Sent with the time left to `deadline`, and not sent once none is left (NotDeliveredError). */
+  private async seal(context: RequestContext, session: StoredSession, card: ExplicitCardFields, deadline: number, withoutSecurityCode = false): Promise<SessionCard> {
     const message: SealCardMessage = {
       envelope: envelopeOf(context),
       bindingId: session.id,
@@ -70,9 +82,9 @@ export class SessionEditor {
       ...(withoutSecurityCode ? { withoutSecurityCode } : {}),
       // The vault refuses, unprocessed, a seal it could only make after this edge stopped
       // waiting: its answer would be kept nowhere (docs/decisions/operation-deadline.md, amendment on reads).
-      deadline: this.bus.deadline(),
+      deadline,
     };
-    const reply = await this.bus.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, message);
+    const reply = await this.bus.request<SealCardReply>(SUBJECTS.tokenVault.sealCard, message, { deadline });
     return { sealed: reply.sealed, masked: { ...reply.card }, securityCodePresent: reply.securityCodePresent };
   }
 }

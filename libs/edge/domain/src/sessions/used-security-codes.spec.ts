@@ -52,15 +52,15 @@ describe('UsedSecurityCodes', () => {
   it('takes the code out of the session for the operation: it sends the card it read, the session keeps its version without the code', async () => {
     const { store, used, request, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
-    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
-    expect(request).toHaveBeenCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'with-code', withoutSecurityCode: true }));
+    expect((await used.take(context, { session: session('with-code', 'v1') }, DEADLINE)).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect(request).toHaveBeenCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'with-code', withoutSecurityCode: true }), { deadline: DEADLINE });
     expect(await stored()).toEqual(session('sealed-1'));
   });
 
   it('gives the code to one of two operations that read the session together: the other sends the card without it', async () => {
     const { store, used, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
-    const taken = await Promise.all([used.take(context, { session: session('with-code', 'v1') }), used.take(context, { session: session('with-code', 'v1') })]);
+    const taken = await Promise.all([used.take(context, { session: session('with-code', 'v1') }, DEADLINE), used.take(context, { session: session('with-code', 'v1') }, DEADLINE)]);
     const sent = taken.map((s) => s.session.sealedCard);
     expect(sent.filter((sealed) => sealed === 'with-code')).toHaveLength(1);
     expect(sent.filter((sealed) => sealed !== 'with-code')[0]).toMatch(/^sealed-/);
@@ -70,21 +70,21 @@ describe('UsedSecurityCodes', () => {
   it('takes the code it read from a card an update sealed again since (a new expiry keeps the code)', async () => {
     const { store, used, request, stored } = setUp();
     await store.create(session('new-expiry-same-code', 'v1'), lifetime);
-    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
-    expect(request).toHaveBeenLastCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'new-expiry-same-code' }));
+    expect((await used.take(context, { session: session('with-code', 'v1') }, DEADLINE)).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect(request).toHaveBeenLastCalledWith(SUBJECTS.tokenVault.sealCard, expect.objectContaining({ previous: 'new-expiry-same-code' }), { deadline: DEADLINE });
     expect(await stored()).toEqual(session('sealed-2'));
   });
 
   it('leaves a code the payer entered after the one the operation read, and sends the card it read without its code', async () => {
     const { store, used, stored } = setUp();
     await store.create(session('newer-code', 'v2'), lifetime);
-    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'sealed-1' });
+    expect((await used.take(context, { session: session('with-code', 'v1') }, DEADLINE)).session).toEqual({ id: SESSION, sealedCard: 'sealed-1' });
     expect(await stored()).toEqual(session('newer-code', 'v2'));
   });
 
   it('refuses the operation when the session expired since it was read: no code outlives its session', async () => {
     const { used } = setUp();
-    await expect(used.take(context, { session: session('with-code', 'v1') })).rejects.toMatchObject({ httpStatus: 400, field: 'session.id' });
+    await expect(used.take(context, { session: session('with-code', 'v1') }, DEADLINE)).rejects.toMatchObject({ httpStatus: 400, field: 'session.id' });
   });
 
   it('fails, the code left in the session, when the vault cannot seal the card without it', async () => {
@@ -92,7 +92,7 @@ describe('UsedSecurityCodes', () => {
     await memory.create(session('with-code', 'v1'), lifetime);
     const logger = createLogger({ service: 'test', level: 'silent' });
     const bus = { request: jest.fn(async () => Promise.reject(new GatewayError('SERVER_BUSY', { explanation: 'no vault' }))), deadline: () => DEADLINE } as unknown as MessageBus;
-    await expect(new UsedSecurityCodes(new SessionEditor(bus), memory, logger).take(context, { session: session('with-code', 'v1') })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    await expect(new UsedSecurityCodes(new SessionEditor(bus), memory, logger).take(context, { session: session('with-code', 'v1') }, DEADLINE)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
     expect(await memory.find(context.merchant.id, SESSION)).toMatchObject({ session: session('with-code', 'v1') });
   });
 
@@ -104,7 +104,7 @@ describe('UsedSecurityCodes', () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
     const warn = jest.spyOn(logger, 'warn');
     const request = jest.fn(async () => ({ sealed: 'sealed', card: masked, securityCodePresent: false }));
-    const taken = await new UsedSecurityCodes(new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus), store, logger).take(context, { session: session('with-code', 'v1') });
+    const taken = await new UsedSecurityCodes(new SessionEditor({ request, deadline: () => DEADLINE } as unknown as MessageBus), store, logger).take(context, { session: session('with-code', 'v1') }, DEADLINE);
     expect(taken).toEqual({ session: { id: SESSION, sealedCard: 'sealed' } });
     expect(amend).toHaveBeenCalledTimes(3);
     expect(warn).toHaveBeenCalledWith({ sessionId: SESSION }, expect.stringContaining('kept changing'));
@@ -116,17 +116,17 @@ describe('UsedSecurityCodes.giveBack (an operation refused unprocessed)', () => 
   it('puts the code it took back, the session as it was before the taking, so that one operation sends it next', async () => {
     const { store, used, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
-    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    const taken = await used.take(context, { session: session('with-code', 'v1') }, DEADLINE);
     await used.giveBack(taken);
     expect(await stored()).toEqual(session('with-code', 'v1'));
-    expect((await used.take(context, { session: session('with-code', 'v1') })).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
+    expect((await used.take(context, { session: session('with-code', 'v1') }, DEADLINE)).session).toEqual({ id: SESSION, sealedCard: 'with-code' });
     expect(await stored()).toMatchObject({ card: { securityCodePresent: false } });
   });
 
   it('puts back the card as the store held it when an update had sealed it again (a new expiry) before the taking', async () => {
     const { store, used, stored } = setUp();
     await store.create(session('new-expiry-same-code', 'v1'), lifetime);
-    await used.giveBack(await used.take(context, { session: session('with-code', 'v1') }));
+    await used.giveBack(await used.take(context, { session: session('with-code', 'v1') }, DEADLINE));
     expect(await stored()).toEqual(session('new-expiry-same-code', 'v1'));
   });
 
@@ -134,8 +134,8 @@ describe('UsedSecurityCodes.giveBack (an operation refused unprocessed)', () => 
     const { store, used, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
     const [first, second] = await Promise.all([
-      used.take(context, { session: session('with-code', 'v1') }),
-      used.take(context, { session: session('with-code', 'v1') }),
+      used.take(context, { session: session('with-code', 'v1') }, DEADLINE),
+      used.take(context, { session: session('with-code', 'v1') }, DEADLINE),
     ]);
     const [winner, loser] = first.taken ? [first, second] : [second, first];
     expect(winner.taken).toBeDefined();
@@ -150,7 +150,7 @@ describe('UsedSecurityCodes.giveBack (an operation refused unprocessed)', () => 
   it('never writes an old code over a newer one: a session updated since the taking keeps its update', async () => {
     const { store, used, stored } = setUp();
     await store.create(session('with-code', 'v1'), lifetime);
-    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    const taken = await used.take(context, { session: session('with-code', 'v1') }, DEADLINE);
     // The payer enters a new code (an update: a new version, a new card).
     const amended = (await stored())!;
     const updated = { ...session('newer-code', 'v2'), version: 'bbbbbbbbbb' };
@@ -163,7 +163,7 @@ describe('UsedSecurityCodes.giveBack (an operation refused unprocessed)', () => 
     let now = 1_000;
     const { store, used } = setUp(new MemorySessionStore(() => now));
     await store.create(session('with-code', 'v1'), lifetime);
-    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    const taken = await used.take(context, { session: session('with-code', 'v1') }, DEADLINE);
     now += lifetime.ttlMs;
     await expect(used.giveBack(taken)).resolves.toBeUndefined();
     expect(await store.find(context.merchant.id, SESSION)).toEqual({ state: 'EXPIRED' });
@@ -176,7 +176,7 @@ describe('UsedSecurityCodes.giveBack (an operation refused unprocessed)', () => 
     const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace: (n, e, l) => memory.replace(n, e, l), amend };
     const { used, stored, logger } = setUp(store);
     const warn = jest.spyOn(logger, 'warn');
-    const taken = await used.take(context, { session: session('with-code', 'v1') });
+    const taken = await used.take(context, { session: session('with-code', 'v1') }, DEADLINE);
     amend.mockRejectedValueOnce(new Error('connection lost'));
     await expect(used.giveBack(taken)).resolves.toBeUndefined();
     expect(warn).toHaveBeenCalledWith(expect.objectContaining({ sessionId: SESSION }), expect.stringContaining('not given back'));

@@ -49,12 +49,13 @@ export class UsedSecurityCodes {
    * when the operation was refused unprocessed. Throws when the code could not be taken (the
    * vault or the store failed: the operation is not sent), or when the session expired
    * meanwhile (the merchant is told so, as a moment later it would be; a code never outlives its
-   * session).
+   * session). Its seals share `deadline` with the operation (sent with the time left to it): a
+   * seal with none left is not sent (NotDeliveredError), and the code was not taken.
    */
-  async take(context: RequestContext, used: SecurityCodeInUse): Promise<TakenSecurityCode> {
+  async take(context: RequestContext, used: SecurityCodeInUse, deadline: number): Promise<TakenSecurityCode> {
     const read = used.session;
     const givenIn = read.card.securityCodeGivenIn;
-    const withoutCode = await this.editor.withoutSecurityCode(context, read);
+    const withoutCode = await this.editor.withoutSecurityCode(context, read, deadline);
     let session: StoredSession = read;
     // The card with the code as the store holds it (an update may have sealed it again since the read), and without.
     let withCode: SessionCard = read.card;
@@ -79,14 +80,14 @@ export class UsedSecurityCodes {
         return { session: { id: read.id, sealedCard: withoutCode.sealed } };
       }
       withCode = session.card;
-      card = await this.editor.withoutSecurityCode(context, session);
+      card = await this.editor.withoutSecurityCode(context, session, deadline);
     }
   }
 
   /**
    * `send`'s answer, for the operation whose taking `sent` is (undefined: it took no code). Refused
    * unprocessed (NotDeliveredError: never sent, the edge's NATS connection draining, closed or not
-   * made; nobody serving the subject; a service over its in-flight cap; an operation past its
+   * made, or no time left to the operation's deadline; nobody serving the subject; a service over its in-flight cap; an operation past its
    * deadline), it reached no acquirer, and the code goes back (`giveBack`)
    * before the refusal is passed on; after any other failure it stays used.
    */

@@ -51,7 +51,7 @@ async function withSession(reply: () => Promise<unknown>) {
     return found.state === 'ACTIVE' ? found.session : null;
   };
   const calls = () => request.mock.calls.map((call) => call as unknown as [string, Record<string, unknown>]);
-  return { dispatch, calls, stored };
+  return { dispatch, calls, stored, request };
 }
 
 describe('DispatchTokenOperation: a session\'s security code', () => {
@@ -87,6 +87,30 @@ describe('DispatchTokenOperation: a session\'s security code', () => {
     const sent = calls().filter(([subject]) => subject === SUBJECTS.tokenVault.saveToken).map(([, message]) => (message.session as { sealedCard?: string }).sealedCard);
     expect(sent).toEqual(['sealed-with-code', 'sealed-with-code']);
     expect(await stored()).toMatchObject({ card: withoutCode });
+  });
+
+  it('shares one budget between the seal that takes it and the save: the save gets what the seal left, not a timeout of its own', async () => {
+    const { dispatch, calls, request } = await withSession(async () => ({ body: { result: 'SUCCESS' } }));
+    let clock = Date.now();
+    const start = clock;
+    const now = jest.spyOn(Date, 'now').mockImplementation(() => clock);
+    const answer = request.getMockImplementation()!;
+    // The vault takes 7 s to seal the card without the code.
+    request.mockImplementation(async (subject: string) => {
+      if (subject === SUBJECTS.tokenVault.sealCard) clock += 7_000;
+      return answer(subject);
+    });
+    try {
+      await dispatch.execute({ ...context, tokenId: '9999990000000001', body: acquirerBody });
+    } finally {
+      now.mockRestore();
+    }
+    const sends = calls().map((call) => call as unknown as [string, { deadline?: number }, { deadline?: number }]);
+    expect(sends.map(([subject]) => subject)).toEqual([SUBJECTS.tokenVault.sealCard, SUBJECTS.tokenVault.saveToken]);
+    for (const [, message, options] of sends) {
+      expect(message.deadline).toBe(start + TIMEOUT_MS);
+      expect(options).toEqual({ deadline: start + TIMEOUT_MS });
+    }
   });
 
   it('is not given back when the vault did not answer an ACQUIRER save in time: it may have verified the card with it', async () => {

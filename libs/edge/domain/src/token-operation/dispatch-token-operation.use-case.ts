@@ -66,20 +66,24 @@ export class DispatchTokenOperation {
    * A save, of the token `tokenId` or of a new one whose id the vault generates. A named session
    * fills the request; every field of the whole is checked (apiOperation is UNSUPPORTED here)
    * before the vault is asked. Refused unprocessed, the save presented the card to no acquirer:
-   * a session's security code it took goes back. Stamped last, right before the send, with the
-   * time this edge stops waiting: the vault saves nothing it could only begin after it.
+   * a session's security code it took goes back. The seals that take the code and the save share
+   * one budget (`deadline`, the time this edge stops waiting), each sent with the time left to it:
+   * the request waits NATS_REQUEST_TIMEOUT_MS at most, and the vault saves nothing it could only
+   * begin after it. A save with no time left is not sent (NotDeliveredError), the code given back.
    */
   private async save(subject: string, unanswered: string, command: CreateTokenCommand, tokenId?: string): Promise<JsonObject> {
     const filled = await this.sessions.fill(command.merchant, SaveTokenRequest, command.body);
     const request = validateTokenRequest(filled.body);
-    const { sent, taken } = await this.takeForSend(command, filled, request);
+    const deadline = this.bus.deadline();
+    const { sent, taken } = await this.takeForSend(command, filled, request, deadline);
     const message: TokenOperationMessage | CreateTokenMessage = {
       envelope: envelopeOf(command),
       ...(tokenId === undefined ? {} : { tokenId }),
       ...sent,
-      deadline: this.bus.deadline(),
+      deadline,
     };
-    return (await answerOrWarn(() => this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(subject, message)), unanswered)).body;
+    const reply = await answerOrWarn(() => this.usedSecurityCodes.sending(taken, () => this.bus.request<OperationReply>(subject, message, { deadline })), unanswered);
+    return reply.body;
   }
 
   /**
@@ -92,9 +96,10 @@ export class DispatchTokenOperation {
     context: RequestContext,
     filled: FilledRequest,
     request: SaveTokenRequest,
+    deadline: number,
   ): Promise<{ sent: Pick<FilledRequest, 'body' | 'session'>; taken?: TakenSecurityCode }> {
     const used = mayUseSessionSecurityCode(request, context.merchant) ? filled.securityCode : undefined;
-    const taken = used ? await this.usedSecurityCodes.take(context, used) : undefined;
+    const taken = used ? await this.usedSecurityCodes.take(context, used, deadline) : undefined;
     const session = taken ? taken.session : filled.session;
     return { sent: { body: filled.body, ...(session ? { session } : {}) }, taken };
   }

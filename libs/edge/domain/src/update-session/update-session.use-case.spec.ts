@@ -41,7 +41,7 @@ describe('UpdateSession', () => {
     // Another request always replaces the session between this one's read and its write.
     const replace = jest.fn(async () => 'CONFLICT' as const);
     const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace, amend: replace };
-    const update = new UpdateSession(new SessionEditor({} as MessageBus), store, lifetime);
+    const update = new UpdateSession(new SessionEditor({ deadline: () => DEADLINE } as unknown as MessageBus), store, lifetime);
 
     const error = await update.execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
@@ -49,11 +49,35 @@ describe('UpdateSession', () => {
     expect(replace).toHaveBeenCalledTimes(3);
   });
 
+  it("shares one budget among its attempts' seals: retried on a newer session, it waits no longer than one request", async () => {
+    const memory = new MemorySessionStore();
+    stores.push(memory);
+    const session = await storedSession(memory, 'SESSION0005EEEEEEEEEEEEEEEEEEEEEE', { updateStatus: 'NO_UPDATE', fields: {} });
+    const replace = jest.fn(async () => 'CONFLICT' as const);
+    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace, amend: replace };
+    // Each seal takes a second: a deadline taken at each would be a second later than the one before.
+    let clock = 0;
+    const request = jest.fn(async () => {
+      clock += 1_000;
+      return { sealed: 'sealed', card: { number: '512345xxxxxx0008' }, securityCodePresent: false };
+    });
+    const bus = { request, deadline: () => DEADLINE + clock } as unknown as MessageBus;
+    const update = new UpdateSession(new SessionEditor(bus), store, lifetime);
+
+    const body = { sourceOfFunds: { provided: { card: { number: TEST_CARD, expiry: { month: '05', year: '39' } } } } };
+    await expect(update.execute({ ...context, sessionId: session.id, body })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(request).toHaveBeenCalledTimes(3);
+    for (const [, message, options] of request.mock.calls as unknown as [string, { deadline: number }, { deadline: number }][]) {
+      expect(message.deadline).toBe(DEADLINE);
+      expect(options).toEqual({ deadline: DEADLINE });
+    }
+  });
+
   it('refuses an update that would leave the session holding more than 50 custom fields (400 on order.custom)', async () => {
     const memory = new MemorySessionStore();
     stores.push(memory);
     const session = await storedSession(memory, 'SESSION0003CCCCCCCCCCCCCCCCCCCCCC', { updateStatus: 'NO_UPDATE', fields: {} });
-    const update = new UpdateSession(new SessionEditor({} as MessageBus), memory, lifetime);
+    const update = new UpdateSession(new SessionEditor({ deadline: () => DEADLINE } as unknown as MessageBus), memory, lifetime);
     const custom = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, 'x'.repeat(250)]));
     const send = (fields: Record<string, string>) => update.execute({ ...context, sessionId: session.id, body: { order: { custom: fields } } });
 

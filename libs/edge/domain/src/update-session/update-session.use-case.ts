@@ -33,12 +33,14 @@ export class UpdateSession {
     const request = validateSessionRequest(command.body);
     assertNotificationUrlAllowed(command.body, command.merchant);
     const change = sessionChangeOf(command.body);
+    // One budget for every attempt's seal: the retries on a newer session do not lengthen the request.
+    const deadline = this.editor.deadline();
     for (let attempt = 1; ; attempt++) {
       const current = await this.current(command);
       if (request.session?.version !== undefined && request.session.version !== current.version) {
         throw staleSessionVersion(request.session.version);
       }
-      const next = await this.editor.applied(command, current, change, new Date());
+      const next = await this.editor.applied(command, current, change, new Date(), deadline);
       const outcome = await this.store.replace(next, sessionState(current), this.lifetime);
       if (outcome === 'REPLACED') {
         return sessionView(next);
