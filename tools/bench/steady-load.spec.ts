@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Traffic } from './load';
 import { percentiles, runSteadyLoad } from './steady-load';
 
@@ -133,6 +136,35 @@ describe('steady load (the fixed-rate scenario)', () => {
     expect(load.errors).toBe(5);
     expect(load.requests.total).toBe(0);
     expect(check.expected + check.unexpected).toBe(0);
+  });
+
+  it('appends each answered request\'s due time and latency to BENCH_TRACE_FILE, to find when the slow ones were due', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'steady-trace-'));
+    const traceFile = path.join(dir, 'trace.jsonl');
+    // The fifth request to arrive is answered after 100 ms: one line shows that latency.
+    const target = await server({ delayMs: (n) => (n === 4 ? 100 : 0) });
+    process.env.BENCH_TRACE_FILE = traceFile;
+    try {
+      const before = Date.now();
+      await runSteadyLoad(target.traffic, { rate: 100, durationSeconds: 0.1, connections: 10 });
+
+      const text = readFileSync(traceFile, 'utf8');
+      const lines = text.trim().split('\n').map((line) => JSON.parse(line));
+      expect(lines).toHaveLength(10);
+      const byPath = new Map(lines.map((line) => [line.path, line]));
+      expect([...byPath.keys()].sort()).toEqual(Array.from({ length: 10 }, (_, n) => `/order/${n}`).sort());
+      // Due 10 ms apart, on the wall clock (the services' records are on it too).
+      expect(byPath.get('/order/9').due - byPath.get('/order/0').due).toBeCloseTo(90, 0);
+      expect(byPath.get('/order/0').due).toBeGreaterThanOrEqual(before - 1);
+      const latencies = lines.map((line) => line.ms).sort((a, b) => a - b);
+      expect(latencies[9]).toBeGreaterThanOrEqual(100);
+      expect(latencies[0]).toBeLessThan(100);
+      expect(lines.every((line) => typeof line.sendLateMs === 'number')).toBe(true);
+    } finally {
+      delete process.env.BENCH_TRACE_FILE;
+      await target.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors as undiciErrors, Pool } from 'undici';
 import { AnswerCheck, LoadResult, recordAnswer } from './results';
@@ -14,6 +15,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * this: each connection sends its share of a second back to back at the start of the second.
  * `connections: Infinity` opens a socket for every request that finds none free: no request then
  * waits in the client, however far the server falls behind (the overload scenario).
+ * With BENCH_TRACE_FILE set, each answered request's timing is appended there, a JSON line each
+ * (`timingLine`), to set beside the services' GC and event-loop records.
  */
 export async function runSteadyLoad(
   traffic: Traffic,
@@ -38,12 +41,16 @@ export async function runSteadyLoad(
   const counts = { errors: 0, timeouts: 0, non2xx: 0 };
   const inFlight = new Set<Promise<void>>();
 
+  const traceFile = process.env.BENCH_TRACE_FILE;
+  const timings: string[] = [];
   const send = async (n: number, path: string, due: number): Promise<void> => {
+    const sentAt = performance.now();
     try {
       const response = await pool.request({ method: traffic.method, path, headers, ...(traffic.body ? { body: traffic.body } : {}) });
       const body = await response.body.text();
       const latencyMs = performance.now() - due;
       latencies.push(latencyMs);
+      if (traceFile) timings.push(timingLine(due, sentAt, latencyMs, path));
       if (response.statusCode < 200 || response.statusCode > 299) counts.non2xx += 1;
       recordAnswer(check, traffic, response.statusCode, body);
       const retryAfter = response.headers['retry-after'];
@@ -74,10 +81,20 @@ export async function runSteadyLoad(
   await Promise.all(inFlight);
   const seconds = (performance.now() - start) / 1000;
   await pool.close();
+  if (traceFile) appendFileSync(traceFile, timings.join(''));
   return {
     load: { duration: seconds, requests: { total: latencies.length }, latency: percentiles(latencies), ...counts },
     check,
   };
+}
+
+/**
+ * One answered request's timing, for BENCH_TRACE_FILE: when it was due (ms since the epoch, to
+ * set beside other processes' clocks), how late the generator sent it, its latency, its path.
+ * Which requests were slow, and when, is what tells a tail's cause (docs/performance.md).
+ */
+function timingLine(due: number, sentAt: number, latencyMs: number, path: string): string {
+  return `${JSON.stringify({ due: performance.timeOrigin + due, sendLateMs: sentAt - due, ms: latencyMs, path })}\n`;
 }
 
 /** What went wrong, briefly: the error's code (ECONNRESET, UND_ERR_CONNECT_TIMEOUT, ...) or its message. */
