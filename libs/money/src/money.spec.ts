@@ -73,6 +73,51 @@ describe('Money', () => {
     );
   });
 
+  it('renders an amount as decimalToJsonNumber renders its text, also after arithmetic, or refuses it alike (property)', () => {
+    // toJSON checks the amount itself instead of parsing its text back: the same number, or the same error.
+    const asText = (money: Money) => {
+      try {
+        return decimalToJsonNumber(money.amount.toFixed());
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    const asJson = (money: Money) => {
+      try {
+        return money.toJSON();
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    const amount = fc.tuple(fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }), fc.integer({ min: 0, max: 4 })).map(([units, places]) => {
+      const digits = (units < 0n ? -units : units).toString().padStart(places + 1, '0');
+      const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+      return `${units < 0n ? '-' : ''}${text}`;
+    });
+    fc.assert(
+      fc.property(amount, amount, fc.constantFrom('plus', 'minus', 'times'), (a, b, op) => {
+        const x = Money.of(a, 'CLF');
+        const y = Money.of(b, 'CLF');
+        const results = [x, y, op === 'plus' ? x.plus(y) : op === 'minus' ? x.minus(y) : x.times(BigInt(b.split('.')[0]))];
+        for (const money of results) {
+          expect(asJson(money)).toBe(asText(money));
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+    for (const text of ['-0', '0.0000', '-0.0010', '100.00', '999999999999999', '1000000000000000', '0.0001', '123456789012.3456']) {
+      expect(asJson(Money.of(text, 'CLF'))).toBe(asText(Money.of(text, 'CLF')));
+    }
+  });
+
+  it('gives the same zero of a currency every time, and still refuses an unknown currency', () => {
+    expect(Money.zero('USD')).toBe(Money.zero('USD'));
+    expect(Money.zero('USD').equals(Money.of('0.00', 'USD'))).toBe(true);
+    expect(Money.zero('JPY').currency).toBe('JPY');
+    expect(() => Money.zero('XYZ')).toThrow("Unknown currency 'XYZ'.");
+    expect(() => Money.zero('XYZ')).toThrow("Unknown currency 'XYZ'.");
+  });
+
   it('never prints a binary artefact for a bounded 3-decimal amount (property)', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (milli) => {

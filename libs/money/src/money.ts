@@ -30,6 +30,9 @@ export function withinMaxAmount(amount: Decimal, maximum: string = MAX_AMOUNT): 
   return amount.abs().lessThanOrEqualTo(maximum);
 }
 
+/** Money.zero's instances, by known currency. */
+const ZEROS = new Map<string, Money>();
+
 export class Money {
   private constructor(
     readonly amount: Decimal,
@@ -79,11 +82,17 @@ export class Money {
     return money;
   }
 
+  /** Zero in the currency: one instance per currency, as Money is immutable (sums start from it many times per record). */
   static zero(currency: string): Money {
-    if (minorUnits(currency) === undefined) {
-      throw new MoneyError('UNKNOWN_CURRENCY', `Unknown currency '${currency}'.`);
+    let zero = ZEROS.get(currency);
+    if (zero === undefined) {
+      if (minorUnits(currency) === undefined) {
+        throw new MoneyError('UNKNOWN_CURRENCY', `Unknown currency '${currency}'.`);
+      }
+      zero = new Money(new D(0), currency);
+      ZEROS.set(currency, zero);
     }
-    return new Money(new D(0), currency);
+    return zero;
   }
 
   plus(other: Money): Money {
@@ -145,7 +154,10 @@ export class Money {
    * decimal itself, with no binary artefacts.
    */
   toJSON(): number {
-    return decimalToJsonNumber(this.amount.toFixed());
+    const text = this.amount.toFixed();
+    // A finite amount is the decimal its text parses back to: checked as decimalToJsonNumber
+    // checks that text, without parsing it again.
+    return this.amount.isFinite() ? jsonNumberOf(this.amount, text) : decimalToJsonNumber(text);
   }
 
   private sameCurrency(other: Money): void {
@@ -185,10 +197,15 @@ export function sumDecimals(values: string[]): string {
  */
 export function decimalToJsonNumber(text: string): number {
   const value = parseDecimal(text);
+  return jsonNumberOf(value, text, value.toFixed());
+}
+
+/** decimalToJsonNumber of `value`, parsed from `text`; `fixed` is value.toFixed(). */
+function jsonNumberOf(value: Decimal, text: string, fixed: string = text): number {
   if (value.precision(true) > 15) {
     throw new MoneyError('NOT_A_DECIMAL', `${text} has more significant digits than a JSON number carries exactly.`);
   }
-  const number = Number(value.toFixed());
+  const number = Number(fixed);
   return Object.is(number, -0) ? 0 : number;
 }
 

@@ -1,7 +1,8 @@
+import type { JsonObject } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { TEST_CARD } from '@gateway/testing';
 import { completeResponse } from './complete-response';
-import { OrderSnapshot } from './order-snapshot';
+import { OrderSnapshot, withOrderFields } from './order-snapshot';
 
 const at = new Date('2026-01-02T03:04:05.678Z');
 const order: OrderSnapshot = {
@@ -60,5 +61,21 @@ describe('completeResponse', () => {
     expect(body.timeOfRecord).toBe('2026-01-02T03:04:00.000Z');
     expect(JSON.stringify(body)).not.toContain(TEST_CARD);
     expect(JSON.stringify(body)).toContain('512345xxxxxx0008');
+  });
+  it('puts the order group where a copy with it set would (withOrderFields): in its place, or last', () => {
+    const recorded = { id: 'txn-2', type: 'REFUND' as const, amount: Money.of('0.20', 'USD'), result: 'SUCCESS' as const, gatewayCode: 'APPROVED', targetTransactionId: null };
+    const bodies: JsonObject[] = [
+      { order: { description: 'first' }, result: 'PENDING', merchant: 'M1' },
+      { merchant: 'M1', order: { description: 'middle' }, transaction: { reference: 'r' } },
+      { merchant: 'M1', response: { gatewayCode: 'PENDING' } },
+    ];
+    for (const body of bodies) {
+      const completed = completeResponse(body, order, recorded, at);
+      const { order: _order, ...rest } = completed;
+      // Serialised, so the keys' order counts: the stored body and every replay of it.
+      expect(JSON.stringify(completed)).toBe(JSON.stringify(withOrderFields({ ...body, ...rest }, order)));
+    }
+    expect(Object.keys(completeResponse(bodies[0], order, recorded, at))[0]).toBe('order');
+    expect(Object.keys(completeResponse(bodies[2], order, recorded, at)).at(-1)).toBe('order');
   });
 });

@@ -1,6 +1,6 @@
 import type { JsonObject, TransactionResult, TransactionType } from '@gateway/contracts';
 import { Money } from '@gateway/money';
-import { objectOrEmpty, OrderSnapshot, withOrderFields } from './order-snapshot';
+import { objectOrEmpty, orderGroupWith, OrderSnapshot } from './order-snapshot';
 import { redactCardData } from './redact-card-data';
 
 export interface RecordedTransaction {
@@ -25,21 +25,22 @@ export function completeResponse(
 ): JsonObject {
   const body = redactCardData(response);
   const { targetTransactionId: _callers, ...transactionGroup } = objectOrEmpty(body.transaction);
-  return withOrderFields(
-    {
-      ...body,
-      result: transaction.result,
-      response: { ...objectOrEmpty(body.response), gatewayCode: transaction.gatewayCode },
-      transaction: {
-        ...transactionGroup,
-        id: transaction.id,
-        type: transaction.type,
-        amount: transaction.amount.toJSON(),
-        currency: transaction.amount.currency,
-        ...(transaction.targetTransactionId ? { targetTransactionId: transaction.targetTransactionId } : {}),
-      },
-      timeOfRecord: typeof body.timeOfRecord === 'string' ? body.timeOfRecord : at.toISOString(),
+  const completed: JsonObject = {
+    ...body,
+    result: transaction.result,
+    response: { ...objectOrEmpty(body.response), gatewayCode: transaction.gatewayCode },
+    transaction: {
+      ...transactionGroup,
+      id: transaction.id,
+      type: transaction.type,
+      amount: transaction.amount.toJSON(),
+      currency: transaction.amount.currency,
+      ...(transaction.targetTransactionId ? { targetTransactionId: transaction.targetTransactionId } : {}),
     },
-    order,
-  );
+    timeOfRecord: typeof body.timeOfRecord === 'string' ? body.timeOfRecord : at.toISOString(),
+  };
+  // withOrderFields, on this fresh object rather than a copy of it: the group is set where the
+  // copy would put it (in its place when the body has one, else last).
+  completed.order = orderGroupWith(completed.order, order);
+  return completed;
 }

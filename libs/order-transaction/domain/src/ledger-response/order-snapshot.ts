@@ -49,7 +49,12 @@ export function ledgerOrderFields(order: OrderSnapshot): JsonObject {
 
 /** The body with its `order` group's ledger fields set to this order's current values. */
 export function withOrderFields(body: JsonObject, order: OrderSnapshot): JsonObject {
-  return { ...body, order: { ...objectOrEmpty(body.order), ...ledgerOrderFields(order) } };
+  return { ...body, order: orderGroupWith(body.order, order) };
+}
+
+/** A response's `order` group (absent: none) with the ledger's fields set to this order's current values. */
+export function orderGroupWith(group: JsonValue | undefined, order: OrderSnapshot): JsonObject {
+  return { ...objectOrEmpty(group), ...ledgerOrderFields(order) };
 }
 
 export function objectOrEmpty(value: JsonValue | undefined): JsonObject {
