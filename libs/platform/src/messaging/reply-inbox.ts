@@ -19,7 +19,15 @@ interface Waiting {
  */
 export class ReplyInbox {
   private readonly prefix = `${createInbox()}.`;
-  private readonly waiting = new Map<string, Waiting>();
+  /**
+   * The requests awaiting their reply, by token. A plain dictionary, not a Map: a Map that entries
+   * enter and leave all the time is rebuilt every few requests, and V8 links each table it drops
+   * to the next, with the entries it held then. Once one such table sits in the old generation,
+   * dead, every scavenge counts it as a root: the chain keeps each request's reply callbacks (and
+   * through them the whole awaiting request) alive until a full GC, so they are promoted and
+   * fill the old generation (docs/performance.md, "Where the tail's time goes").
+   */
+  private waiting: Record<string, Waiting> = Object.create(null) as Record<string, Waiting>;
   private lastToken = 0;
   private closed = false;
 
@@ -50,14 +58,14 @@ export class ReplyInbox {
     const token = String(this.lastToken);
     return new Promise<Msg>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.waiting.delete(token);
+        delete this.waiting[token];
         reject(transportFailure('TimeoutError', `no reply from ${subject} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.waiting.set(token, { subject, resolve, reject, timer });
+      this.waiting[token] = { subject, resolve, reject, timer };
       try {
         this.connection.publish(subject, data, { reply: `${this.prefix}${token}`, headers });
       } catch (err) {
-        this.waiting.delete(token);
+        delete this.waiting[token];
         clearTimeout(timer);
         reject(err instanceof Error ? refusedToSend(err) : transportFailure('RequestError', String(err)));
       }
@@ -66,11 +74,11 @@ export class ReplyInbox {
 
   private settle(msg: Msg): void {
     const token = msg.subject.slice(this.prefix.length);
-    const waiting = this.waiting.get(token);
+    const waiting = this.waiting[token];
     if (!waiting) {
       return; // Its time ran out: the caller has its TimeoutError already.
     }
-    this.waiting.delete(token);
+    delete this.waiting[token];
     clearTimeout(waiting.timer);
     // The server's answer when nobody is subscribed: an empty message with status 503.
     if (msg.data.length === 0 && msg.headers?.code === 503) {
@@ -81,10 +89,11 @@ export class ReplyInbox {
   }
 
   private failAll(err: Error): void {
-    for (const waiting of this.waiting.values()) {
+    const failing = Object.values(this.waiting);
+    this.waiting = Object.create(null) as Record<string, Waiting>;
+    for (const waiting of failing) {
       clearTimeout(waiting.timer);
       waiting.reject(err);
     }
-    this.waiting.clear();
   }
 }
