@@ -1,5 +1,6 @@
 import {
   GatewayError,
+  isJsonObject,
   JsonObject,
   MerchantContext,
   RecordMode,
@@ -80,7 +81,7 @@ export function parseRecordInput(message: RecordOperationMessage): RecordInput {
 /** The agreement group's id and custom data, when it has both. */
 function agreementTextOf(json: JsonObject): AgreementText | null {
   const agreement = json.agreement;
-  if (agreement === null || typeof agreement !== 'object' || Array.isArray(agreement)) {
+  if (!isJsonObject(agreement)) {
     return null;
   }
   const { id, customData } = agreement;
@@ -104,7 +105,7 @@ export function withoutStoredAgreementText(message: RecordOperationMessage): Rec
 
 function withoutAgreementCustomData(json: JsonObject): JsonObject {
   const agreement = json.agreement;
-  if (agreement === null || typeof agreement !== 'object' || Array.isArray(agreement) || !Object.hasOwn(agreement, 'customData')) {
+  if (!isJsonObject(agreement) || !Object.hasOwn(agreement, 'customData')) {
     return json;
   }
   const { customData: _erased, ...kept } = agreement;
