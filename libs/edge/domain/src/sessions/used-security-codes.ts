@@ -19,7 +19,7 @@ export interface TakenSecurityCode {
 }
 
 /** Tries at taking the code while the session changes under the operation, each sealing the card again without it. */
-export const SECURITY_CODE_TAKE_ATTEMPTS = 3;
+const SECURITY_CODE_TAKE_ATTEMPTS = 3;
 
 /**
  * A session's security code reaches an acquirer once (PCI DSS: no sensitive authentication data
