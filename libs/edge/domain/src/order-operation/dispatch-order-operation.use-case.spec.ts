@@ -22,6 +22,22 @@ const command: OrderOperationCommand = {
   },
 };
 
+const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
+
+/** A payment session whose card is sealed with the security code the payer gave in it: what the security code tests start from. */
+function sessionWithCode(merchantId: string, masked: { number: string }): StoredSession {
+  return {
+    id: SESSION,
+    merchantId,
+    version: 'aaaaaaaaaa',
+    updateStatus: 'SUCCESS',
+    fields: {},
+    card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
 function dispatcherAnswering(reply: (subject: string, message: unknown) => Promise<unknown>, locks: LockService = new MemoryLockService(), waitMs = 0) {
   const request = jest.fn(reply);
   const bus = { request, deadline: (timeoutMs = REQUEST_TIMEOUT_MS) => NOW + timeoutMs } as unknown as MessageBus;
@@ -218,7 +234,6 @@ describe('DispatchOrderOperation', () => {
 });
 
 describe('DispatchOrderOperation: a session\'s security code', () => {
-  const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
   const masked = { number: '512345xxxxxx0008' };
 
   /** The ledger has no response for the transaction: the operation is not a replay. */
@@ -239,16 +254,7 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
       if (subject === SUBJECTS.orderTransaction.retrieveTransaction) return ledgerResponse(message as { orderId: string });
       return reply(subject, message);
     }, locks, waitMs);
-    const session: StoredSession = {
-      id: SESSION,
-      merchantId: command.merchant.id,
-      version: 'aaaaaaaaaa',
-      updateStatus: 'SUCCESS',
-      fields: {},
-      card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-    };
+    const session = sessionWithCode(command.merchant.id, masked);
     await answering.sessions.create(session, { ttlMs: 60_000, expiredNoticeMs: 60_000 });
     const execute = (orderId = command.orderId) =>
       answering.dispatch.execute({ ...command, orderId, body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } } });
@@ -454,7 +460,6 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
 });
 
 describe('DispatchOrderOperation: one budget for everything sent under the lock', () => {
-  const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
   const masked = { number: '512345xxxxxx0008' };
   const verify = { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } };
 
@@ -489,19 +494,7 @@ describe('DispatchOrderOperation: one budget for everything sent under the lock'
     const sessions = new MemorySessionStore();
     const usedSecurityCodes = new UsedSecurityCodes(new SessionEditor(bus), sessions, logger);
     const dispatch = new DispatchOrderOperation(bus, new MemoryLockService(), { waitMs: 0, ttlMs: 30_000 }, logger, metrics, new ApplySession(sessions), usedSecurityCodes);
-    await sessions.create(
-      {
-        id: SESSION,
-        merchantId: command.merchant.id,
-        version: 'aaaaaaaaaa',
-        updateStatus: 'SUCCESS',
-        fields: {},
-        card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
-        createdAt: '2026-01-01T00:00:00.000Z',
-        updatedAt: '2026-01-01T00:00:00.000Z',
-      },
-      { ttlMs: 3_600_000, expiredNoticeMs: 60_000 },
-    );
+    await sessions.create(sessionWithCode(command.merchant.id, masked), { ttlMs: 3_600_000, expiredNoticeMs: 60_000 });
     const stored = async () => {
       const found = await sessions.find(command.merchant.id, SESSION);
       return found.state === 'ACTIVE' ? found.session : null;
