@@ -3,8 +3,6 @@
  * one). Not exported from the lib.
  */
 import { createServer } from 'node:net';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Module } from '@nestjs/common';
 import { bootstrapApp, RunningApp } from './bootstrap';
 import { createLogger } from './logging';
@@ -51,17 +49,4 @@ export async function rejectionOf(work: Promise<unknown>): Promise<unknown> {
     },
     (err: unknown) => err,
   );
-}
-
-/** V8's gc(), as `--expose-gc` gives it, for tests of what survives a scavenge (`minor`) or a full GC. */
-export type Gc = (options: { type: 'minor' | 'major'; execution: 'sync' }) => void;
-
-export function exposeGc(): Gc {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as Gc;
-}
-
-/** Bytes in use in the old generation (large objects, code and the young generation apart). */
-export function oldSpaceUsed(): number {
-  return getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0;
 }
