@@ -41,10 +41,13 @@ payer's erasure request the merchant forwards:
       command (node dist/apps/order-transaction/src/main.js payer-data --help, and
       browser-payment's). Prints counts only, never the data. Running it again changes nothing
       (and says so). --dry-run prints what it would change and writes nothing.
-      An order whose erasure fails (a deadlock, a statement timeout, a delivery still in flight
-      after the wait) is said on stderr with the database's reason (FAILED in --json); its
-      browser payments may be erased already, its ledger's records not: the command goes on
-      with the others; run it again for that order.
+      The ledger's transaction, when Postgres ends it as a deadlock victim or for a
+      serialization failure (against the webhook dispatcher or the purge), wrote nothing and is
+      run again after a short pause, up to 3 times in all. An order whose erasure still fails
+      (aborted 3 times, a statement timeout, a delivery still in flight after the wait) is said
+      on stderr with the database's reason (FAILED in --json); its browser payments may be
+      erased already, its ledger's records not: the command goes on with the others; run it
+      again for that order.
       Exit code 0: done (or nothing left to erase); 1: an order the merchant does not have, or
       one refused or failed (the others are erased); 2: usage.
 

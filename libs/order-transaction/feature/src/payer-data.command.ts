@@ -23,9 +23,12 @@ erasure request the merchant forwards:
       timeout), the order's row let go meanwhile. Prints counts only, never the data. Running
       it again changes nothing (and says so). --dry-run prints what it would change and writes
       nothing.
-      An order whose erasure fails (a deadlock, a statement timeout, a delivery still in flight
-      after the wait) is said on stderr with the database's reason (FAILED in --json), nothing of
-      it written; the command goes on with the others: run it again for that order.
+      A transaction Postgres ends as a deadlock victim or for a serialization failure (against
+      the webhook dispatcher or the purge) wrote nothing and is run again after a short pause,
+      up to 3 times in all. An order whose erasure still fails (aborted 3 times, a statement
+      timeout, a delivery still in flight after the wait) is said on stderr with the database's
+      reason (FAILED in --json), nothing of it written; the command goes on with the others:
+      run it again for that order.
       Exit code 0: done (or nothing left to erase); 1: an order the merchant does not have, or one
       that failed (the others are erased); 2: usage.
       Browser payments' stored requests, return URLs and provider details are erased by

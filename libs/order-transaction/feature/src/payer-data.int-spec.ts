@@ -125,6 +125,11 @@ function deliveryRecords(merchant: MerchantContext, orderId: string) {
   );
 }
 
+/** The backends waiting for a lock the backend `pid` holds, with what each runs. */
+function blockedBy(pid: number): Promise<{ pid: number; query: string }[]> {
+  return app.dataSource.query('SELECT pid, query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+}
+
 async function retrieveOrder(merchant: MerchantContext, orderId: string): Promise<JsonObject> {
   const envelope = { merchant, apiVersion: 100, requestId: `get-${orderId}`, authMethod: 'PASSWORD' as const };
   const reply: OperationReply = await app.bus.request(SUBJECTS.orderTransaction.retrieveOrder, { envelope, orderId });
@@ -325,6 +330,75 @@ describe('payer-data erase', () => {
     // Run again once the row is free: the failed order is erased.
     expect((await erase('erase', merchant.id, held)).code).toBe(0);
     expect(JSON.stringify(await ledgerRows(merchant, held))).not.toMatch(/zelda/i);
+  });
+
+  it("is the victim of a deadlock with a deferral of the order's notifications, runs its transaction again, and erases the order", async () => {
+    const merchant = notifiedMerchant();
+    const orderId = await paidOrder(merchant);
+    const key = [merchant.id, orderId];
+    // The cycle as the dispatcher's deferTarget and the purge make it: they lock outbox rows, the
+    // erasure the order's row and then the order's notifications. A third session holds the
+    // order's stored responses so that the erasure, its order row taken, is stopped before it
+    // reaches the outbox until the deferral waits for that row: then the erasure is the one to
+    // meet the cycle, when its own wait is checked (deadlock_timeout, the server's default 1 s),
+    // and the deferral never checks for one meanwhile (its deadlock_timeout is a minute).
+    const response = app.dataSource.createQueryRunner();
+    const deferral = app.dataSource.createQueryRunner();
+    await response.connect();
+    await deferral.connect();
+    try {
+      await response.startTransaction();
+      const [{ pid: responsePid }] = await response.query('SELECT pg_backend_pid() AS pid');
+      await response.query('SELECT 1 FROM order_transaction.operation_responses WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', key);
+      await deferral.startTransaction();
+      const [{ pid: deferralPid }] = await deferral.query('SELECT pg_backend_pid() AS pid');
+      await deferral.query("SET LOCAL deadlock_timeout = '1min'");
+      const deferredTo = new Date('2099-01-01T00:00:00.000Z');
+      await deferral.query(`UPDATE order_transaction.notification_outbox SET next_attempt_at = $3 WHERE merchant_id = $1 AND order_id = $2 AND status = 'PENDING'`, [
+        ...key,
+        deferredTo,
+      ]);
+
+      let ended = false;
+      const erasing = erase('erase', merchant.id, orderId).finally(() => (ended = true));
+      const erasure = await waitFor(async () => (await blockedBy(responsePid)).find((b) => b.query.includes('UPDATE order_transaction.operation_responses')), {
+        what: 'the erasure at the stored responses, the order row held',
+      });
+      const deferralHasOrder = deferral.query('SELECT 1 FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', key);
+      await waitFor(async () => (await blockedBy(erasure.pid)).some((b) => b.pid === deferralPid), { what: 'the deferral at the order row' });
+      // The erasure goes on to the outbox and waits for the deferral: a cycle, which Postgres
+      // breaks by aborting the erasure's transaction (40P01). The deferral then has the row.
+      await response.rollbackTransaction();
+      await deferralHasOrder;
+      // The erasure's next transaction waits for the order's row behind the deferral, which commits.
+      // (Or the erasure has ended already: it gave up on the deadlock, which the answer then shows.)
+      await waitFor(async () => ended || (await blockedBy(deferralPid)).some((b) => b.query.includes('order_transaction.orders')), {
+        what: "the erasure's second transaction at the order row",
+      });
+      await deferral.commitTransaction();
+
+      expect(await erasing).toEqual({
+        code: 0,
+        err: '',
+        out: [
+          `Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
+          'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 0 notification URLs, 2 stored responses, 2 notifications, 0 agreements.',
+        ].join('\n'),
+      });
+    } finally {
+      for (const runner of [response, deferral]) {
+        if (runner.isTransactionActive) {
+          await runner.rollbackTransaction();
+        }
+        await runner.release();
+      }
+    }
+    expect(JSON.stringify(await ledgerRows(merchant, orderId))).not.toMatch(/zelda/i);
+    // Neither write is lost: the deferral's columns and the erasure's payload.
+    expect((await deliveryRecords(merchant, orderId)).map((n: { nextAttemptAt: Date }) => n.nextAttemptAt.toISOString())).toEqual([
+      '2099-01-01T00:00:00.000Z',
+      '2099-01-01T00:00:00.000Z',
+    ]);
   });
 
   it('run again, changes nothing and says so', async () => {
@@ -639,11 +713,6 @@ describe('payer-data erase, and a payment of the series that read the agreement 
     expect(rows.outbox).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(TEXT);
     expect(JSON.stringify(await retrieveOrder(merchant, orderId))).not.toContain(TEXT);
-  }
-
-  /** The backends waiting for a lock the backend `pid` holds, with what each runs. */
-  function blockedBy(pid: number): Promise<{ pid: number; query: string }[]> {
-    return app.dataSource.query('SELECT pid, query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
   }
 
   it('does not let a payment that read the text before the erasure store it on its order after the erasure', async () => {

@@ -1,3 +1,5 @@
+import { causesOf } from './error-causes';
+
 /**
  * Postgres could not take the statement: no connection free in the pool within its timeout,
  * the server refusing or dropping connections, out of connection slots, shutting down or still
@@ -52,15 +54,4 @@ export function mayHaveCommitted(err: unknown): boolean {
     isDatabaseUnavailable(err) &&
     !causesOf(err).some(({ code, message }) => (typeof code === 'string' && NOT_CONNECTED_CODES.has(code)) || message === POOL_TIMEOUT)
   );
-}
-
-/** The error and what it wraps: TypeORM's QueryFailedError.driverError, an error's cause. */
-function causesOf(err: unknown): { code?: unknown; message?: unknown }[] {
-  const causes: { code?: unknown; message?: unknown }[] = [];
-  for (let error = err, depth = 0; typeof error === 'object' && error !== null && depth < 3; depth++) {
-    causes.push(error as { code?: unknown; message?: unknown });
-    const { driverError, cause } = error as { driverError?: unknown; cause?: unknown };
-    error = driverError ?? cause;
-  }
-  return causes;
 }

@@ -7,5 +7,6 @@ export * from './provision-roles';
 export * from './service-databases';
 export * from './prepared-statement';
 export * from './database-unavailable';
+export * from './transaction-conflict';
 export * from './database-listener';
 export * from './value-checks';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonObject, notificationUrlKept, withoutPersonalData } from '@gateway/contracts';
 import type { PayerDataRecords, PayerDataRepository } from '@gateway/order-transaction/data-access';
-import type { AppLogger } from '@gateway/platform';
+import { type AppLogger, isDeadlockOrSerializationFailure } from '@gateway/platform';
 
 export interface ErasePayerDataCommand {
   merchantId: string;
@@ -47,6 +47,16 @@ export interface PayerDataErasure {
  * order's row held that long would keep a card operation's record waiting past its statement
  * timeout, its money moved. The transaction then ends having written nothing, and the erasure
  * tries again (DELIVERY_RETRY_PAUSE_MS) until the delivery is over (DELIVERY_WAIT_MS).
+ *
+ * The transaction may also be ended by Postgres: the webhook dispatcher's `deferTarget` (one
+ * UPDATE of a receiver's pending rows) and the webhook purge (one DELETE of a batch) lock outbox
+ * rows in their own order while the erasure writes the order's notifications one by one, and
+ * Postgres breaks the cycle two rows taken in opposite orders make by aborting one side as a
+ * deadlock victim (40P01; a serialization failure, 40001, ends a transaction the same way).
+ * Rolled back, the erasure wrote nothing, and the other side gets its rows and finishes: so the
+ * erasure runs its transaction again after a short jittered pause, as a gateway retries a
+ * deadlock victim, up to CONFLICT_ATTEMPTS in all, then fails the order with the database's
+ * error. Any other error fails it at once (amendment 2026-11-27).
  */
 export class ErasePayerData {
   constructor(
@@ -56,8 +66,28 @@ export class ErasePayerData {
 
   async execute(command: ErasePayerDataCommand): Promise<PayerDataErasure> {
     const giveUpAt = Date.now() + DELIVERY_WAIT_MS;
+    let conflicts = 0;
     for (;;) {
-      const erased = await this.repository.transaction((records) => this.erasedIn(records, command));
+      let erased: PayerDataErasure | typeof DELIVERY_IN_FLIGHT;
+      try {
+        erased = await this.repository.transaction((records) => this.erasedIn(records, command));
+      } catch (err) {
+        if (!isDeadlockOrSerializationFailure(err)) {
+          throw err;
+        }
+        conflicts += 1;
+        if (conflicts >= CONFLICT_ATTEMPTS) {
+          throw err;
+        }
+        // Ids and the SQLSTATE only: the error's detail names rows and may quote values.
+        const { merchantId, orderId } = command;
+        this.logger.warn(
+          { merchantId, orderId, attempt: conflicts, sqlState: sqlStateOf(err) },
+          "payer-data erasure's transaction aborted by the database (deadlock or serialization failure): running it again",
+        );
+        await sleep(conflictPauseMs());
+        continue;
+      }
       if (erased !== DELIVERY_IN_FLIGHT) {
         return erased;
       }
@@ -144,6 +174,33 @@ const DELIVERY_RETRY_PAUSE_MS = 100;
 
 /** How long an erasure tries again for a delivery in flight: the longest WEBHOOK_TIMEOUT_MS (60 s), and its outcome's write. */
 const DELIVERY_WAIT_MS = 65_000;
+
+/**
+ * How many times in all the erasure runs an order's transaction that Postgres keeps aborting as
+ * a deadlock victim or for a serialization failure. The other side of such a conflict (a
+ * deferral, a purge batch) is a single statement that finishes once the erasure lets go, so a
+ * second attempt almost always goes through; a third covers one more collision with the next
+ * batch. Beyond that something keeps colliding, and the operator is told (the order FAILED).
+ */
+const CONFLICT_ATTEMPTS = 3;
+
+/**
+ * The pause before running an aborted transaction again, drawn between these at random: long
+ * enough for the winner of the deadlock to take the rows and commit, jittered so that two
+ * erasures aborted together do not collide again in step.
+ */
+const CONFLICT_PAUSE_MIN_MS = 20;
+const CONFLICT_PAUSE_MAX_MS = 100;
+
+function conflictPauseMs(): number {
+  return CONFLICT_PAUSE_MIN_MS + Math.floor(Math.random() * (CONFLICT_PAUSE_MAX_MS - CONFLICT_PAUSE_MIN_MS + 1));
+}
+
+/** The error's SQLSTATE (TypeORM copies the driver's `code` onto its QueryFailedError), for the log line. */
+function sqlStateOf(err: unknown): string | undefined {
+  const { code } = (err ?? {}) as { code?: unknown };
+  return typeof code === 'string' ? code : undefined;
+}
 
 /** `rebuilt` with the JSON stripped of personal data, or nothing when it held none. */
 function stripped<T>(json: JsonObject, rebuilt: (stripped: JsonObject) => T): T[] {
