@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Controller, Get, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { Controller, Get, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { createLogger } from '../logging';
-import { createMessageClient, createMessageServer, MessageBus, MessagingOptions } from '../messaging';
+import { createMessageClient, createMessageServer, MessageBus, MessagingOptions, UnansweredError } from '../messaging';
 import { Metrics } from '../metrics';
 import { PlatformModule } from '../platform.module';
 import { testServers } from '../test-support';
@@ -131,5 +131,67 @@ describe('bootstrapApp with a message server', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ initialised: true });
     await shutdown;
+  });
+});
+
+/**
+ * The standalone gateway runs every service in one process on the in-process bus. A ledger
+ * operation whose caller stopped waiting (its deadline passed, the edge answered) still has to
+ * record what the acquirer did: the shutdown must not close the database under it.
+ */
+describe('bootstrapApp with the standalone message server', () => {
+  const SLOW_SUBJECT = 'bootstrap-standalone.slow.v1';
+  const events: string[] = [];
+
+  @Controller()
+  class SlowOperationController {
+    @MessagePattern(SLOW_SUBJECT)
+    async record(): Promise<{ recorded: true }> {
+      await sleep(600);
+      events.push('operation recorded');
+      return { recorded: true };
+    }
+  }
+
+  /** Stands for the database connections, which TypeORM closes in this hook. */
+  @Injectable()
+  class Connections implements OnApplicationShutdown {
+    onApplicationShutdown(): void {
+      events.push('connections closed');
+    }
+  }
+
+  it('finishes a request its caller stopped waiting for before the app closes its connections', async () => {
+    const messaging: MessagingOptions = {
+      profile: 'standalone',
+      servers: [],
+      // The in-process bus serves its subjects as the handlers name them (the standalone profile's).
+      subjectPrefix: '',
+      requestTimeoutMs: 100,
+      serviceName: 'standalone-probe',
+    };
+    const logger = createLogger({ service: 'standalone-probe', level: process.env.PROBE_LOG ?? 'silent' });
+
+    @Module({
+      imports: [PlatformModule.forRoot({ logger, metrics: new Metrics(), messaging, healthCheckTimeoutMs: 1_000 })],
+      controllers: [SlowOperationController],
+      providers: [Connections],
+    })
+    class StandaloneModule {}
+
+    const app = await bootstrapApp({
+      module: StandaloneModule,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      shutdownGraceMs: 5_000,
+      messageServer: createMessageServer(messaging, 5_000),
+    });
+    const bus = app.app.get(MessageBus);
+    // The caller gives up (as an edge whose deadline passed), the operation goes on.
+    await expect(bus.request(SLOW_SUBJECT, {})).rejects.toBeInstanceOf(UnansweredError);
+    await app.shutdown('test: SIGTERM with an operation in flight');
+
+    expect(events).toEqual(['operation recorded', 'connections closed']);
   });
 });

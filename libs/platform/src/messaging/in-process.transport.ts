@@ -1,4 +1,11 @@
-import { ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import {
+  ClientProxy,
+  CustomTransportStrategy,
+  MessageHandler,
+  ReadPacket,
+  Server,
+  WritePacket,
+} from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import { withinDeadline } from './deadline';
 import { transportFailure } from './transport-failure';
@@ -49,8 +56,15 @@ function wireCopy<T>(value: T): T {
  */
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private readonly subjects: string[] = [];
+  /** Requests being handled: `close` waits for them, as GatewayNatsServer's drain does. */
+  private inFlight = 0;
+  private idle: (() => void) | undefined;
 
-  constructor(private readonly bus: InProcessBus) {
+  /** `drainTimeoutMs`: how long `close` waits for the requests in flight (the shutdown grace). */
+  constructor(
+    private readonly bus: InProcessBus,
+    private readonly drainTimeoutMs: number,
+  ) {
     super();
   }
 
@@ -58,19 +72,49 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     for (const [pattern, handler] of this.messageHandlers) {
       this.subjects.push(pattern);
       this.bus.register(pattern, async (data) => {
-        const result$ = this.transformToObservable(await handler(data));
+        this.inFlight += 1;
         try {
-          return await lastValueFrom(result$);
-        } catch (err) {
-          // Exception filters turn errors into their wire form; rethrow that form as-is.
-          throw wireCopy(err);
+          return await this.handle(handler, data);
+        } finally {
+          this.inFlight -= 1;
+          if (this.inFlight === 0) {
+            this.idle?.();
+          }
         }
       });
     }
     callback();
   }
 
-  close(): void {
+  private async handle(handler: MessageHandler, data: unknown): Promise<unknown> {
+    const result$ = this.transformToObservable(await handler(data));
+    try {
+      return await lastValueFrom(result$);
+    } catch (err) {
+      // Exception filters turn errors into their wire form; rethrow that form as-is.
+      throw wireCopy(err);
+    }
+  }
+
+  /**
+   * Finishes the requests in flight before the app's database connections close after it: a
+   * ledger operation whose caller stopped waiting (its deadline passed, the HTTP answer sent)
+   * still records what the acquirer did, as order-transaction's NATS server lets it on a drain.
+   * Its subjects stay registered meanwhile, so that work's own requests (the vault's card, a
+   * provider) are still answered; the HTTP server has closed and the background jobs have
+   * stopped before this, so nothing new arrives from outside. Then, or after drainTimeoutMs,
+   * the subjects go.
+   */
+  async close(): Promise<void> {
+    if (this.inFlight > 0 && this.drainTimeoutMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (this.idle = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.drainTimeoutMs))),
+      ]);
+      clearTimeout(timer);
+      this.idle = undefined;
+    }
     for (const subject of this.subjects) {
       this.bus.unregister(subject);
     }

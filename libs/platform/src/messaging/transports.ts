@@ -27,7 +27,7 @@ export function createMessageServer(
   drainTimeoutMs: number,
 ): CustomTransportStrategy & (GatewayNatsServer | InProcessServer) {
   if (options.profile === 'standalone') {
-    return new InProcessServer(standaloneBus);
+    return new InProcessServer(standaloneBus, drainTimeoutMs);
   }
   return new GatewayNatsServer({
     servers: options.servers,
