@@ -173,6 +173,49 @@ describe('scrub of a payer\'s personal data', () => {
   });
 });
 
+describe('scrub of URLs in free text', () => {
+  it("drops a URL's user info, query and fragment wherever it is quoted", () => {
+    // As fetch words its refusal of a URL with credentials: a webhook receiver's.
+    expect(scrubString('Request cannot be constructed from a URL that includes credentials: https://hooks:s3cret@Merchant.example:443/hooks/v1?customer=zelda-42&token=abc123#top')).toBe(
+      'Request cannot be constructed from a URL that includes credentials: https://Merchant.example:443/hooks/v1',
+    );
+    expect(scrubString(`redirect to 'https://shop.example/back?basket=zelda-42' and "http://b.example:8080/y#order-7" refused`)).toBe(
+      `redirect to 'https://shop.example/back' and "http://b.example:8080/y" refused`,
+    );
+    expect(scrubString('delivery failed (https://merchant.example/hooks?email=zelda%40example.org).')).toBe('delivery failed (https://merchant.example/hooks).');
+    expect(scrubString('https://user@merchant.example')).toBe('https://merchant.example');
+  });
+
+  it('leaves a URL with nothing to cut, and what is no URL, as they are', () => {
+    for (const text of [
+      'http://127.0.0.1:8080',
+      'https://shop.example/path/with/segments',
+      'at main (file:///app/dist/apps/api-edge/src/main.js:10:3)',
+      'at Object.<anonymous> (node:internal/modules/cjs/loader:1:2)',
+      'a :// b?c',
+      '://x?y',
+      'ratio 3:1 ok?',
+    ]) {
+      expect(scrubString(text)).toBe(text);
+    }
+  });
+
+  it('cuts the URLs in an error and in its cause, message and stack', () => {
+    const err = new Error('GET https://a:b@merchant.example/hooks?customer=zelda-42 failed', { cause: new Error('for https://shop.example/back#basket-9') });
+    const logged = JSON.stringify(scrub(err));
+    expect(logged).not.toMatch(/zelda-42|basket-9|a:b@/);
+    expect(logged).toContain('GET https://merchant.example/hooks failed');
+  });
+
+  it('reads text of any shape once', () => {
+    for (const text of ['://'.repeat(100_000), `x://${'a'.repeat(300_000)}`, 'a://a/'.repeat(50_000), `${'a'.repeat(300_000)}://b?c`]) {
+      const started = process.hrtime.bigint();
+      scrubString(text);
+      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1_000);
+    }
+  });
+});
+
 describe('scrub of numbers and grouped card numbers', () => {
   it('masks a card number logged as a number, and leaves other numbers as numbers', () => {
     expect(scrub({ value: 5123450000000008, count: 3, at: 1712345678901 })).toEqual({
