@@ -23,6 +23,18 @@ return 'REPLACED'
 `;
 
 /**
+ * Creates a session only where no live one has its id, and then its notice of expiry with it: a
+ * refused create changes nothing (a MULTI would still have set the notice, under the other
+ * merchant, over the live session's). One command, where a MULTI is an ioredis Pipeline, whose
+ * objects outlive scavenges (docs/performance.md, auto-pipelining).
+ */
+const CREATE = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'COLLISION' end
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+return 'CREATED'
+`;
+
+/**
  * Payment sessions in Redis (the distributed profile): `session:<id>` holds the session as JSON
  * (card data only as the vault's sealed value) and expires with it; `session-seen:<id>` holds
  * the merchant id a while longer, which is how an expired session is told from an unknown one.
@@ -32,16 +44,17 @@ export class RedisSessionStore implements SessionStore {
   constructor(private readonly redis: Redis) {}
 
   async create(session: StoredSession, lifetime: SessionLifetime): Promise<void> {
-    const created = await this.redis
-      .multi()
-      .set(dataKey(session.id), JSON.stringify(session), 'PX', lifetime.ttlMs, 'NX')
-      .set(seenKey(session.id), session.merchantId, 'PX', lifetime.ttlMs + lifetime.expiredNoticeMs)
-      .exec();
-    const [error, answer] = created?.[0] ?? [new Error('transaction discarded'), null];
-    if (error) {
-      throw error;
-    }
-    if (answer !== 'OK') {
+    const created = await this.redis.eval(
+      CREATE,
+      2,
+      dataKey(session.id),
+      seenKey(session.id),
+      JSON.stringify(session),
+      String(lifetime.ttlMs),
+      session.merchantId,
+      String(lifetime.ttlMs + lifetime.expiredNoticeMs),
+    );
+    if (created !== 'CREATED') {
       throw new Error('session id collision');
     }
   }

@@ -40,6 +40,16 @@ export function describeSessionStoreContract(name: string, create: () => Session
       expect(await store.find('M1', s.id)).toEqual({ state: 'ACTIVE', session: s });
     });
 
+    it('changes nothing of a live session when a create with its id is refused, its notice of expiry included', async () => {
+      const s = session();
+      // Generous margins: the refused create comes well within the lifetime on a loaded machine.
+      await store.create(s, { ttlMs: 600, expiredNoticeMs: 5_000 });
+      await expect(store.create({ ...s, merchantId: 'M2', version: 'gggggggggg' }, lifetime)).rejects.toThrow('session id collision');
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(await store.find('M1', s.id)).toEqual({ state: 'EXPIRED' });
+      expect(await store.find('M2', s.id)).toEqual({ state: 'UNKNOWN' });
+    });
+
     it('replaces a session only from the version it was read at', async () => {
       const s = session();
       await store.create(s, lifetime);
