@@ -125,6 +125,18 @@ function deliveryRecords(merchant: MerchantContext, orderId: string) {
   );
 }
 
+/** The command's answer for one paid order erased: its details, its two stored responses and two notifications. */
+function paidOrderErased(merchant: MerchantContext, orderId: string) {
+  return {
+    code: 0,
+    err: '',
+    out: [
+      `Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
+      'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 0 notification URLs, 2 stored responses, 2 notifications, 0 agreements.',
+    ].join('\n'),
+  };
+}
+
 /** The backends waiting for a lock the backend `pid` holds, with what each runs. */
 function blockedBy(pid: number): Promise<{ pid: number; query: string }[]> {
   return app.dataSource.query('SELECT pid, query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
@@ -171,14 +183,7 @@ describe('payer-data erase', () => {
     expect(before.outbox.map((n: { status: string }) => n.status)).toEqual(['PENDING', 'PENDING']);
 
     const run = await erase('erase', merchant.id, orderId);
-    expect(run).toEqual({
-      code: 0,
-      err: '',
-      out: [
-        `Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
-        'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 0 notification URLs, 2 stored responses, 2 notifications, 0 agreements.',
-      ].join('\n'),
-    });
+    expect(run).toEqual(paidOrderErased(merchant, orderId));
 
     const after = await ledgerRows(merchant, orderId);
     const stored = JSON.stringify(after);
@@ -377,14 +382,7 @@ describe('payer-data erase', () => {
       });
       await deferral.commitTransaction();
 
-      expect(await erasing).toEqual({
-        code: 0,
-        err: '',
-        out: [
-          `Erased:\t${merchant.id}/${orderId}\torder details stripped, notification URL unchanged, 2 stored responses, 2 notifications, 0 agreements`,
-          'Orders: 1 erased, 0 with nothing to erase, 0 not found. Changed: 1 order details, 0 notification URLs, 2 stored responses, 2 notifications, 0 agreements.',
-        ].join('\n'),
-      });
+      expect(await erasing).toEqual(paidOrderErased(merchant, orderId));
     } finally {
       for (const runner of [response, deferral]) {
         if (runner.isTransactionActive) {
