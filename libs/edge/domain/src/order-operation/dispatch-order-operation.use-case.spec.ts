@@ -2,10 +2,11 @@ import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contra
 import { Lease, LockService, MemoryLockService } from '@gateway/locking';
 import { createLogger, MessageBus, Metrics, NotDeliveredError, RequestReplyClient, UnansweredError } from '@gateway/platform';
 import { TEST_CARD } from '@gateway/testing';
-import { MemorySessionStore, sessionState, StoredSession } from '@gateway/edge/data-access';
+import { MemorySessionStore, sessionState } from '@gateway/edge/data-access';
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { SessionEditor } from '../sessions/session-editor';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
+import { SESSION_WITH_CODE, sessionWithCode } from '../testing/session-with-code';
 import { DispatchOrderOperation, OrderOperationCommand, UNANSWERED_OPERATION_EXPLANATION } from './dispatch-order-operation.use-case';
 
 const command: OrderOperationCommand = {
@@ -22,21 +23,7 @@ const command: OrderOperationCommand = {
   },
 };
 
-const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
-
-/** A payment session whose card is sealed with the security code the payer gave in it: what the security code tests start from. */
-function sessionWithCode(merchantId: string, masked: { number: string }): StoredSession {
-  return {
-    id: SESSION,
-    merchantId,
-    version: 'aaaaaaaaaa',
-    updateStatus: 'SUCCESS',
-    fields: {},
-    card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-}
+const SESSION = SESSION_WITH_CODE;
 
 function dispatcherAnswering(reply: (subject: string, message: unknown) => Promise<unknown>, locks: LockService = new MemoryLockService(), waitMs = 0) {
   const request = jest.fn(reply);

@@ -1,8 +1,9 @@
 import { defaultMerchantSettings, GatewayError, SUBJECTS, VerificationStrategy } from '@gateway/contracts';
-import { MemorySessionStore, StoredSession } from '@gateway/edge/data-access';
+import { MemorySessionStore } from '@gateway/edge/data-access';
 import { createLogger, MessageBus, NotDeliveredError, UnansweredError } from '@gateway/platform';
 import { ApplySession } from '../apply-session/apply-session.use-case';
 import { SessionEditor } from '../sessions/session-editor';
+import { SESSION_WITH_CODE, sessionWithCode } from '../testing/session-with-code';
 import { UsedSecurityCodes } from '../sessions/used-security-codes';
 import { DispatchTokenOperation, UNANSWERED_TOKEN_EXPLANATIONS } from './dispatch-token-operation.use-case';
 
@@ -16,7 +17,7 @@ const context = {
   apiVersion: 100,
   requestId: 'req-1',
 };
-const SESSION = 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA';
+const SESSION = SESSION_WITH_CODE;
 const masked = { number: '512345xxxxxx0008' };
 const body = { session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } };
 /** ACQUIRER verification presents the card, with the session's security code, to the acquirer. */
@@ -35,16 +36,7 @@ async function withSession(reply: () => Promise<unknown>) {
   const sessions = new MemorySessionStore();
   const logger = createLogger({ service: 'test', level: 'silent' });
   const dispatch = new DispatchTokenOperation(bus, new ApplySession(sessions), new UsedSecurityCodes(new SessionEditor(bus), sessions, logger));
-  const session: StoredSession = {
-    id: SESSION,
-    merchantId: context.merchant.id,
-    version: 'aaaaaaaaaa',
-    updateStatus: 'SUCCESS',
-    fields: {},
-    card: { sealed: 'sealed-with-code', masked, securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' },
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
+  const session = sessionWithCode(context.merchant.id, masked);
   await sessions.create(session, { ttlMs: 60_000, expiredNoticeMs: 60_000 });
   const stored = async () => {
     const found = await sessions.find(context.merchant.id, SESSION);
