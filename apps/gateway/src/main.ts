@@ -33,7 +33,7 @@ import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
 import { runStandalonePayerDataCommand } from './standalone-payer-data';
 import { withStandalonePublicBaseUrl } from './standalone-public-base-url';
-import { checkStandaloneShutdownGrace } from './standalone-shutdown-grace';
+import { checkStandaloneShutdownGrace, withStandaloneShutdownGrace } from './standalone-shutdown-grace';
 
 /**
  * The standalone profile: every app in one process, an embedded Postgres, the in-process
@@ -77,8 +77,9 @@ async function main(): Promise<void> {
     });
     logger.info({ port: standalone.STANDALONE_PG_PORT }, 'embedded Postgres started');
 
-    // PUBLIC_BASE_URL, unless set, is where this process serves (the edge's host, port and TLS).
-    const env = withStandalonePublicBaseUrl({
+    // PUBLIC_BASE_URL, unless set, is where this process serves (the edge's host, port and TLS);
+    // SHUTDOWN_GRACE_MS, unless set, what this process needs to stop (more than the apps' 50 s).
+    const env = withStandalonePublicBaseUrl(withStandaloneShutdownGrace({
       DATABASE_POOL_SIZE: '4',
       // The vault's keys, generated at first start next to the database they protect.
       VAULT_MASTER_KEYS: `standalone-1:${secrets.vaultMasterKey}`,
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
       GATEWAY_PROFILE: 'standalone',
       DATABASE_URL: postgres.url,
       API_PASSWORD_PEPPER: secrets.apiPasswordPepper,
-    });
+    }));
     const edge = loadConfig(EdgeConfig, env);
     const ledger = loadConfig(OrderTransactionConfig, env);
     checkStandaloneShutdownGrace(edge, ledger);
@@ -133,7 +134,8 @@ async function main(): Promise<void> {
       messageServer: createMessageServer(messagingOptions(edge, 'gateway'), edge.SHUTDOWN_GRACE_MS),
       ...edgeServerOptions(edge, appLogger, metrics),
     });
-    logger.info({ url: running.url }, 'standalone gateway ready for requests');
+    // The grace too: unless set, it is what this process needs with its settings (not the apps' 50 s).
+    logger.info({ url: running.url, shutdownGraceMs: edge.SHUTDOWN_GRACE_MS }, 'standalone gateway ready for requests');
     announceDemoMerchant(standalone, edge, running.app.get(DemoMerchantProvisioner).demoMerchant());
     signals.shutDownWith({
       shutdown: async (reason) => {

@@ -35,7 +35,8 @@ const base = mkdtempSync(path.join(tmpdir(), 'gateway-standalone-start-'));
 chmodSync(base, 0o755);
 const started: Gateway[] = [];
 
-function start(options: { httpPort: number; pgPort: number; dataDir: string }): Gateway {
+/** `env`: settings beyond the ports and the data folder (none: as `npm start` runs it). */
+function start({ env = {}, ...options }: { httpPort: number; pgPort: number; dataDir: string; env?: Record<string, string> }): Gateway {
   const child = spawn(process.execPath, ['-r', './tools/scripts/register-ts.cjs', 'apps/gateway/src/main.ts'], {
     cwd: ROOT,
     env: {
@@ -44,6 +45,7 @@ function start(options: { httpPort: number; pgPort: number; dataDir: string }): 
       HTTP_PORT: String(options.httpPort),
       STANDALONE_PG_PORT: String(options.pgPort),
       STANDALONE_DATA_DIR: options.dataDir,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -193,5 +195,28 @@ describe('the standalone gateway stopped or crashed', () => {
     // The VERIFY made before the crash is there: a replay answers it again.
     expect(await verify(again, 'before-crash')).toMatchObject({ status: 201, body: { result: 'SUCCESS', order: { id: 'before-crash' } } });
     expect(await verify(again, 'after-crash')).toMatchObject({ status: 201, body: { result: 'SUCCESS' } });
+  });
+});
+
+describe("the standalone gateway's shutdown grace", () => {
+  it('takes what it needs when SHUTDOWN_GRACE_MS is unset, more than the apps\' 50 s, and stops at once with nothing in flight', async () => {
+    const gateway = await startReady({ httpPort: await freePort(), pgPort: await freePort(), dataDir: folder('default-grace') });
+    expect(logLines(gateway)).toContainEqual(expect.objectContaining({ msg: 'standalone gateway ready for requests', shutdownGraceMs: 60_100 }));
+    const signalled = Date.now();
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+  });
+
+  it('refuses a SHUTDOWN_GRACE_MS set shorter than it needs: exit code 78, one line naming the variable and the value, its Postgres stopped', async () => {
+    const gateway = start({ httpPort: await freePort(), pgPort: await freePort(), dataDir: folder('short-grace'), env: { SHUTDOWN_GRACE_MS: '50000' } });
+
+    expect(await gateway.exited).toBe(78);
+    expect(logLines(gateway).filter((line) => line.level !== 'info')).toEqual([
+      expect.objectContaining({ level: 'fatal', msg: expect.stringContaining('SHUTDOWN_GRACE_MS: must be at least 60100') }),
+    ]);
+    expect(gateway.output()).not.toContain('"stack"');
+    const postmaster = postmasterPid(gateway.dataDir);
+    expect(postmaster === undefined || !isRunning(postmaster)).toBe(true);
   });
 });

@@ -87,9 +87,6 @@ const common = (runId: string): Record<string, string> => ({
   // Production's: the ledger's calls under the edge's wait (REFUND_CALL_TIMEOUT_MS, 5 s, then a
   // timed-out call's reversal, 3 s) must end before it, or order-transaction refuses to start.
   NATS_REQUEST_TIMEOUT_MS: '10000',
-  // Production's, what a stopping ledger needs and above what a stopping edge needs (api-edge
-  // and order-transaction refuse to start with less); a process that has finished exits sooner.
-  SHUTDOWN_GRACE_MS: '50000',
   // Settings changed by a test apply to its next request.
   MERCHANT_CACHE_TTL_MS: '0',
   // Every test calls from 127.0.0.1: their deliberate wrong passwords must not add up to an
@@ -138,6 +135,9 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
       // The standalone gateway listens on the loopback address by default; these apps are told.
       HTTP_HOST: '127.0.0.1',
       GATEWAY_PROFILE: 'distributed',
+      // Production's, what a stopping ledger needs and above what a stopping edge needs (api-edge
+      // and order-transaction refuse to start with less); a process that has finished exits sooner.
+      SHUTDOWN_GRACE_MS: '50000',
       HTTP_PORT: String(ports[app]),
       DATABASE_URL: roleUrl(role, password),
       ...(app === 'api-edge'
@@ -192,6 +192,10 @@ async function startStandalone(runId: string, logDir: string): Promise<E2eState>
     ...common(runId),
     ...webhooks.env,
     ...UNKNOWN_INQUIRY_TEST_ENV,
+    // No SHUTDOWN_GRACE_MS: as `npm start`, the gateway takes what it needs with these settings
+    // (60.1 s: a card operation begun late in an order operation's budget runs on after the edge's
+    // wait), more than the distributed apps' 50 s, which it would refuse. Nothing in flight at the
+    // teardown's SIGTERM: it exits at once.
     HTTP_PORT: String(httpPort),
     STANDALONE_DATA_DIR: dataDir,
     STANDALONE_PG_PORT: String(pgPort),

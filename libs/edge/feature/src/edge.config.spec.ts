@@ -1,5 +1,5 @@
 import { ConfigError, describeConfig, describeVariables, loadConfig, urlCarriesCredentials } from '@gateway/platform';
-import { EdgeConfig, edgeShutdownGraceNeeded, longestEdgeRequest } from './edge.config';
+import { EdgeConfig, edgeShutdownGraceNeeded, latestOrderOperationStart, longestEdgeRequest } from './edge.config';
 import { TrustedProxies } from './http/trusted-proxies';
 
 const BASE = { DATABASE_URL: 'postgres://edge@127.0.0.1/gw', API_PASSWORD_PEPPER: 'p'.repeat(32) };
@@ -188,6 +188,13 @@ describe('EdgeConfig: the shutdown grace', () => {
     const config = loadConfig(EdgeConfig, { ...BASE, NATS_REQUEST_TIMEOUT_MS: '1000', ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '0' });
     expect(longestEdgeRequest(config)).toBe(12_000);
     expect(edgeShutdownGraceNeeded(config)).toBe(15_000);
+  });
+
+  it('says how long after taking an order operation its service may still begin it: the lock wait, then the budget its requests share', () => {
+    expect(latestOrderOperationStart(loadConfig(EdgeConfig, BASE))).toBe(10_100);
+    // Not the LOCK_FAILURE answer's read (1 s), which the longest request counts: it begins no operation.
+    const config = loadConfig(EdgeConfig, { ...BASE, NATS_REQUEST_TIMEOUT_MS: '1000', ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '0' });
+    expect([latestOrderOperationStart(config), longestEdgeRequest(config)]).toEqual([11_000, 12_000]);
   });
 
   it('refuses a grace the longest stop would outlast, naming the settings it is made of', () => {

@@ -287,6 +287,21 @@ export function longestEdgeRequest(config: EdgeConfig): number {
 }
 
 /**
+ * How long after the edge takes an order operation's HTTP request its service may still begin the
+ * operation (a card operation's reservation, then its acquirer call): the wait for the order's
+ * lock (ORDER_LOCK_WAIT_MS), then the one budget the requests under it share
+ * (NATS_REQUEST_TIMEOUT_MS from the lock's acquisition), whose end is the deadline the operation
+ * carries. The replay check and the seals may spend most of that budget first, so the operation
+ * may be sent just before it; the service refuses it unbegun past it (the ledger checks it by the
+ * reservation's write). What the service begins then runs on after the edge stops waiting: a
+ * process holding both (the standalone gateway) counts its longest operation from here. The
+ * session's read and the Redis round trips before the lock are not counted.
+ */
+export function latestOrderOperationStart(config: EdgeConfig): number {
+  return config.ORDER_LOCK_WAIT_MS + config.NATS_REQUEST_TIMEOUT_MS;
+}
+
+/**
  * How long the edge's background job takes to stop: the expired-payment sweep takes no next
  * payment and ends the request in progress (a settlement, or the page of due payments before it),
  * up to NATS_REQUEST_TIMEOUT_MS. Nothing where the sweep is off.

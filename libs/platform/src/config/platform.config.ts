@@ -20,11 +20,23 @@ export const DEFAULT_NATS_MAX_IN_FLIGHT = 128;
  * shutdownGraceNeeded: an inquiry in progress, then a card operation whose completion is retried
  * while the database is away, then the drain), above what a stopping edge needs, 34 s (api-edge's
  * edgeShutdownGraceNeeded: the expired-payment settlement in progress, then a payer's step, two
- * requests about the order's lock, then the drain), and what the standalone gateway needs, 50 s;
- * each refuses to start with less. The same for every app, so a process started without the
- * variable (`npm start`, a plain `docker run`) cuts nothing off; one that has finished exits sooner.
+ * requests about the order's lock, then the drain); each refuses to start with less. The same for
+ * every distributed app, so a process started without the variable (a plain `docker run`) cuts
+ * nothing off; one that has finished exits sooner. The standalone gateway (`npm start`) needs more,
+ * 60.1 s (a card operation its edge begins late in an order operation's budget): unset, its grace
+ * is what it needs with its settings (apps/gateway, withStandaloneShutdownGrace), not this.
  */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 50_000;
+
+/**
+ * The longest SHUTDOWN_GRACE_MS accepted: above the longest stop any accepted setting makes a
+ * process need, so a check never asks for a grace this refuses. That is the standalone gateway's,
+ * 402 s with NATS_REQUEST_TIMEOUT_MS, the lock waits and REFUND_CALL_TIMEOUT_MS at their maxima
+ * (the settlement 120 s + a card operation begun 130 s after its HTTP request and running 150 s +
+ * 2 s); api-edge's is 372 s. Under the 10 min after which `transactions resolve` takes a
+ * reservation as abandoned (ABANDONED_RESERVATION_MS).
+ */
+export const MAX_SHUTDOWN_GRACE_MS = 420_000;
 
 /**
  * After the last handler has answered, a stopping process still flushes its replies and drains
@@ -111,14 +123,11 @@ export class PlatformConfig {
   @Max(30_000)
   HEALTH_CHECK_TIMEOUT_MS = 1_000;
 
-  // At most 400 s: above the longest stop any accepted setting makes an app need (api-edge's, 372 s
-  // with NATS_REQUEST_TIMEOUT_MS and the lock waits at their maxima), so a check never asks for a
-  // grace this refuses.
-  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. api-edge, order-transaction and the standalone gateway refuse to start with less than their longest stop needs (with the defaults: api-edge 34000, an expired-payment settlement in progress, then a payer\'s step waiting for the order\'s lock between two requests, then the drain; order-transaction 50000, an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain; the standalone gateway 50000).')
+  @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. api-edge, order-transaction and the standalone gateway refuse to start with less than their longest stop needs (with the defaults: api-edge 34000, an expired-payment settlement in progress, then a payer\'s step waiting for the order\'s lock between two requests, then the drain; order-transaction 50000, an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain; the standalone gateway 60100, its jobs, then such a card operation begun as late as an order operation\'s lock wait and NATS_REQUEST_TIMEOUT_MS allow, then the drain). Unset, the standalone gateway takes what it needs, not 50000.')
   @IntVar()
   @IsInt()
   @Min(0)
-  @Max(400_000)
+  @Max(MAX_SHUTDOWN_GRACE_MS)
   SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 }
 

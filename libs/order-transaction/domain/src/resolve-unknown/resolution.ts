@@ -120,7 +120,7 @@ export function decideResolution(
  * the settings that bound an operation (order-transaction's config). No operation runs that long: the edge waits 10 s for it, a service's
  * calls are bounded (the vault's 5 s, a reversal's 3 s, the completion's retries while the
  * database is away: DATABASE_UNAVAILABLE_WINDOW_MS, 25 s) and a stopping process exits within its
- * grace (SHUTDOWN_GRACE_MS: 50 s as deployed, 400 s at most). One still PENDING after this was
+ * grace (SHUTDOWN_GRACE_MS: 50 s as deployed, 420 s at most). One still PENDING after this was
  * left by a process that died between the acquirer's answer and its completion, or whose
  * database stayed away longer than the completion's retries, or by a reservation whose commit
  * was reported lost and which was never sent: nothing will complete it any more.
