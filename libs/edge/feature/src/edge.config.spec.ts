@@ -222,6 +222,13 @@ describe('EdgeConfig: the shutdown grace', () => {
     });
   });
 
+  it("keeps the platform's own checks of SHUTDOWN_GRACE_MS beside its own: a whole number of milliseconds, at most 420000", () => {
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '420001' })).toEqual({ SHUTDOWN_GRACE_MS: 'SHUTDOWN_GRACE_MS must not be greater than 420000' });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '420000' })).toEqual({});
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: 'abc' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('SHUTDOWN_GRACE_MS must be an integer number') });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '60000.5' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('SHUTDOWN_GRACE_MS must be an integer number') });
+  });
+
   it('never asks for a grace above what SHUTDOWN_GRACE_MS accepts, whatever the other settings within their bounds', () => {
     // Every term at its maximum: 120 s + (10 s + 2 × 120 s) + 2 s.
     const longest = { NATS_REQUEST_TIMEOUT_MS: '120000', ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '10000', ORDER_LOCK_TTL_MS: '600000' };

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
 import { IsApiPasswordPeppers, LOCK_FAILURE_ORDER_READ_MS } from '@gateway/edge/domain';
-import { DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, SHUTDOWN_DRAIN_MARGIN_MS } from '@gateway/platform';
+import { DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, ShutdownGraceVar, SHUTDOWN_DRAIN_MARGIN_MS } from '@gateway/platform';
 
 /**
  * An admitted request waits at most about the cap divided by the gateway's throughput. 128, as the
@@ -17,7 +17,9 @@ export type ClientCertMode = (typeof CLIENT_CERT_MODES)[number];
 
 /** api-edge's configuration, read once at boot (see docs/operations/configuration.md). */
 export class EdgeConfig extends DatabaseConfig {
-  // The platform's variable, checked here against what a stopping edge must finish.
+  // The platform's variable, checked here against what a stopping edge must finish, and with the
+  // platform's own checks again (the override would drop them).
+  @ShutdownGraceVar()
   @OutlastsTheEdgesStop()
   override SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 

@@ -80,6 +80,12 @@ describe('OrderTransactionConfig: the shutdown grace', () => {
     expect(problemsOf({ UNKNOWN_INQUIRY_INTERVAL_MS: '0', SHUTDOWN_GRACE_MS: '39999' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('at least 40000') });
   });
 
+  it("keeps the platform's own checks of SHUTDOWN_GRACE_MS beside its own: a whole number of milliseconds, at most 420000", () => {
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '420001' })).toEqual({ SHUTDOWN_GRACE_MS: 'SHUTDOWN_GRACE_MS must not be greater than 420000' });
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '420000' })).toEqual({});
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: 'abc' })).toEqual({ SHUTDOWN_GRACE_MS: expect.stringContaining('SHUTDOWN_GRACE_MS must be an integer number') });
+  });
+
   it('asks of a dispatcher only that it finish its deliveries in flight', () => {
     expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', SHUTDOWN_GRACE_MS: '12000' })).toEqual({});
     expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', SHUTDOWN_GRACE_MS: '11999' })).toEqual({

@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
-import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar, SHUTDOWN_DRAIN_MARGIN_MS } from '@gateway/platform';
+import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar, SHUTDOWN_DRAIN_MARGIN_MS, ShutdownGraceVar } from '@gateway/platform';
 
 /**
  * Margin of ABANDONED_RESERVATION_AFTER_MS over the longest reserved operation: the reservation's
@@ -16,7 +16,9 @@ export type OrderTransactionMode = (typeof ORDER_TRANSACTION_MODES)[number];
 export class OrderTransactionConfig extends DatabaseConfig {
   override HTTP_PORT = 8082;
 
-  // The platform's variable, checked here against what a stopping ledger must finish.
+  // The platform's variable, checked here against what a stopping ledger must finish, and with the
+  // platform's own checks again (the override would drop them).
+  @ShutdownGraceVar()
   @OutlastsTheLongestStop()
   override SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 

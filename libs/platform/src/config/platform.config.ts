@@ -39,6 +39,20 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 50_000;
 export const MAX_SHUTDOWN_GRACE_MS = 420_000;
 
 /**
+ * SHUTDOWN_GRACE_MS's own checks: a whole number of milliseconds, 0 to MAX_SHUTDOWN_GRACE_MS. An
+ * app that also checks it against what its own stop needs re-declares the property with that
+ * check, and class-validator then drops every constraint the platform declared on it (it keeps
+ * the subclass's alone), so such an override applies these again.
+ */
+export function ShutdownGraceVar(): PropertyDecorator {
+  return (target, key) => {
+    for (const decorate of [IntVar(), IsInt(), Min(0), Max(MAX_SHUTDOWN_GRACE_MS)]) {
+      decorate(target, key);
+    }
+  };
+}
+
+/**
  * After the last handler has answered, a stopping process still flushes its replies and drains
  * its NATS connection (a round trip to the server), then closes its HTTP server and its pool.
  */
@@ -124,10 +138,7 @@ export class PlatformConfig {
   HEALTH_CHECK_TIMEOUT_MS = 1_000;
 
   @Describe('After SIGTERM: longest time to finish in-flight work before the process exits. api-edge, order-transaction and the standalone gateway refuse to start with less than their longest stop needs (with the defaults: api-edge 34000, an expired-payment settlement in progress, then a payer\'s step waiting for the order\'s lock between two requests, then the drain; order-transaction 50000, an inquiry in progress, then a card operation whose completion is retried while the database is away, then the drain; the standalone gateway 60100, its jobs, then such a card operation begun as late as an order operation\'s lock wait and NATS_REQUEST_TIMEOUT_MS allow, then the drain). Unset, the standalone gateway takes what it needs, not 50000.')
-  @IntVar()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_SHUTDOWN_GRACE_MS)
+  @ShutdownGraceVar()
   SHUTDOWN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 }
 
