@@ -4,6 +4,7 @@ import { ClientProxy } from '@nestjs/microservices';
 import { TerminusModule } from '@nestjs/terminus';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { BackgroundJobs } from './bootstrap/background-jobs';
+import { PersonalDataRetention } from './bootstrap/personal-data-retention';
 import { AllExceptionsFilter } from './errors';
 import { HEALTH_OPTIONS, HealthController, ReadinessChecks } from './health';
 import { AppLogger } from './logging';
@@ -30,7 +31,8 @@ export interface PlatformModuleOptions {
 
 /**
  * What every app gets once, whatever it does: the logger, metrics, health endpoints, the
- * message client, the stop of its background jobs (BackgroundJobs), and the exception filter of
+ * message client, the stop of its background jobs (BackgroundJobs), the payer personal-data
+ * retention job its services' passes join (PersonalDataRetention), and the exception filter of
  * both transports; an app that answers subjects
  * also the request context and handling time of its message handlers (RequestContextInterceptor).
  */
@@ -59,9 +61,10 @@ export class PlatformModule implements OnApplicationBootstrap, OnApplicationShut
         MessageBus,
         ReadinessChecks,
         BackgroundJobs,
+        PersonalDataRetention,
         ...(options.metricsListen ? [{ provide: METRICS_LISTEN, useValue: options.metricsListen }, MetricsServer] : []),
       ],
-      exports: [APP_LOGGER, MESSAGING_OPTIONS, MESSAGE_CLIENT, Metrics, MessageBus, ReadinessChecks, BackgroundJobs],
+      exports: [APP_LOGGER, MESSAGING_OPTIONS, MESSAGE_CLIENT, Metrics, MessageBus, ReadinessChecks, BackgroundJobs, PersonalDataRetention],
     };
   }
 

@@ -4,6 +4,7 @@ import {
   CONFIRMATIONS,
   Confirmation,
   EXPIRY_DUE_PREDICATE,
+  JOURNEY_OVER_PREDICATE,
   inList,
   INTERACTION_STATUSES,
   InteractionStatus,
@@ -44,6 +45,8 @@ import {
 @Check('payments_currency_check', `currency ~ '^[A-Z]{3}$'`)
 @Check('payments_token_hash_check', 'octet_length(token_hash) = 32')
 @Index('payments_expiry_due_idx', ['tokenExpiresAt', 'id'], { where: EXPIRY_DUE_PREDICATE })
+// Built CONCURRENTLY by IndexPaymentLastStep1765600000001 (the payer personal-data retention reads the finished payments idle longest first).
+@Index('payments_last_step_idx', ['updatedAt', 'id'], { where: JOURNEY_OVER_PREDICATE })
 export class BrowserPaymentEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'payments_pkey' })
   id: string;

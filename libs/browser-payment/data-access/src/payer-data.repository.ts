@@ -1,7 +1,7 @@
 import type { JsonObject } from '@gateway/contracts';
 import { inTransaction } from '@gateway/platform';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { PaymentResult } from './payment-columns';
+import { JOURNEY_OVER_PREDICATE, type PaymentResult } from './payment-columns';
 
 /** What a browser payment keeps of its payer (docs/decisions/payer-personal-data.md), with what says whether its journey is over. */
 export interface PaymentPayerData {
@@ -64,4 +64,49 @@ export class BrowserPaymentPayerDataRepository {
   transaction<T>(work: (records: BrowserPaymentPayerDataRecords) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, (manager) => work(new BrowserPaymentPayerDataRecords(manager)));
   }
+
+  /** Where the retention stopped: the last payment it has done (personal_data_retention's one row). */
+  async retentionCursor(): Promise<IdlePayment> {
+    const [cursor]: IdlePayment[] = await this.dataSource.query(
+      `SELECT retained_to::text AS "updatedAt", payment_id AS id, '' AS "merchantId", '' AS "orderId" FROM browser_payment.personal_data_retention`,
+    );
+    return cursor;
+  }
+
+  /**
+   * The next payments after `after` whose journey is over and whose last step is before
+   * `idleSince`, oldest first, at most `limit`: a range of payments_last_step_idx, read without a
+   * lock (the erasure then locks the order's payments). A payment still PENDING is not among them
+   * and comes once its journey ends (its last step then moves `updated_at` ahead of the cursor).
+   */
+  idlePayments(after: IdlePayment, idleSince: Date, limit: number): Promise<IdlePayment[]> {
+    return this.dataSource.query(
+      `SELECT updated_at::text AS "updatedAt", id, merchant_id AS "merchantId", order_id AS "orderId"
+         FROM browser_payment.payments
+        WHERE ${JOURNEY_OVER_PREDICATE} AND (updated_at, id) > ($1::timestamptz, $2::uuid) AND updated_at < $3
+        ORDER BY updated_at, id
+        LIMIT $4`,
+      [after.updatedAt, after.id, idleSince, limit],
+    );
+  }
+
+  /** The cursor past `done`, never back: two replicas' runs keep the later of their moves. */
+  async retainedTo(done: IdlePayment): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE browser_payment.personal_data_retention SET retained_to = $1::timestamptz, payment_id = $2::uuid
+        WHERE (retained_to, payment_id) < ($1::timestamptz, $2::uuid)`,
+      [done.updatedAt, done.id],
+    );
+  }
+}
+
+/**
+ * A payment by its last step, as the retention reads them and its cursor keeps the last one done
+ * (`updatedAt` as Postgres's text, microseconds kept), with the order it belongs to.
+ */
+export interface IdlePayment {
+  updatedAt: string;
+  id: string;
+  merchantId: string;
+  orderId: string;
 }

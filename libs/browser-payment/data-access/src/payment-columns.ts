@@ -35,3 +35,10 @@ export const inList = (column: string, values: readonly string[]) => `${column} 
  * merchant's to settle. The partial index of the same predicate keeps them in expiry order.
  */
 export const EXPIRY_DUE_PREDICATE = `result = 'PENDING' AND (interaction_status <> 'RETURNED_TO_MERCHANT' OR confirmation = 'CONFIRM_AT_PROVIDER')`;
+
+/**
+ * The payments whose journey is over, for the payer personal-data retention's index
+ * (payments_last_step_idx): a PENDING one still needs its request and return URL, and enters the
+ * index when its journey ends (its last step moves `updated_at` too).
+ */
+export const JOURNEY_OVER_PREDICATE = `result <> 'PENDING'`;

@@ -26,3 +26,4 @@ export * from './capture-at-provider/capture-at-provider.use-case';
 export * from './void-at-provider/void-at-provider.use-case';
 export * from './expired-payments/settle-expired-payments.use-case';
 export * from './erase-payer-data/erase-payer-data.use-case';
+export * from './erase-payer-data/retain-payer-data.use-case';

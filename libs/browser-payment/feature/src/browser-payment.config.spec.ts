@@ -27,3 +27,20 @@ describe('REQUEST_HASH_KEY of browser-payment', () => {
     }
   });
 });
+
+describe('PERSONAL_DATA_RETENTION_DAYS of browser-payment', () => {
+  const env = { ...BASE, REQUEST_HASH_KEY: KEY };
+
+  it('is 600 days unless set, as the ledger\'s, 0 turning the job off', () => {
+    expect(loadConfig(BrowserPaymentConfig, env).PERSONAL_DATA_RETENTION_DAYS).toBe(600);
+    expect(loadConfig(BrowserPaymentConfig, { ...env, PERSONAL_DATA_RETENTION_DAYS: '0' }).PERSONAL_DATA_RETENTION_DAYS).toBe(0);
+  });
+
+  it('refuses what is not a whole number of days from 0 to ten years, naming the variable', () => {
+    const refused = (value: string) => problemsOf(() => loadConfig(BrowserPaymentConfig, { ...env, PERSONAL_DATA_RETENTION_DAYS: value }));
+    expect(refused('-1')).toBe('Invalid configuration: PERSONAL_DATA_RETENTION_DAYS: must be at least 0 (0 turns the job off)');
+    expect(refused('3651')).toBe('Invalid configuration: PERSONAL_DATA_RETENTION_DAYS: must be at most 3650 days (ten years)');
+    expect(refused('2.5')).toMatch(/^Invalid configuration: PERSONAL_DATA_RETENTION_DAYS: .*must be a whole number of days/);
+    expect(refused('600 days')).toMatch(/^Invalid configuration: PERSONAL_DATA_RETENTION_DAYS: .*must be a whole number of days/);
+  });
+});

@@ -1,5 +1,5 @@
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { DatabaseConfig, Describe, IntVar, RequestHashKeyVar } from '@gateway/platform';
+import { DatabaseConfig, DEFAULT_PERSONAL_DATA_RETENTION_DAYS, Describe, IntVar, PersonalDataRetentionDaysVar, RequestHashKeyVar } from '@gateway/platform';
 
 /** browser-payment's configuration, read once at boot (see docs/operations/configuration.md). */
 export class BrowserPaymentConfig extends DatabaseConfig {
@@ -19,4 +19,10 @@ export class BrowserPaymentConfig extends DatabaseConfig {
 
   @RequestHashKeyVar('Required.')
   REQUEST_HASH_KEY = '';
+
+  @PersonalDataRetentionDaysVar(
+    'the order\'s browser payments (their stored request, the provider\'s details of the payer\'s account, the query and fragment of the return URL), counted from the last step of a payment whose journey is over; an order with a journey still under way is left whole until it ends',
+    'Run hourly with jitter by each process; replicas share one cursor in the schema, each order stripped in its own transaction on its locked rows. Keep it equal to order-transaction\'s.',
+  )
+  PERSONAL_DATA_RETENTION_DAYS = DEFAULT_PERSONAL_DATA_RETENTION_DAYS;
 }

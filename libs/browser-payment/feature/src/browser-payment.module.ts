@@ -1,6 +1,9 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import {
   BROWSER_PAYMENT_SCHEMA,
+  BrowserPaymentPayerDataRepository,
   BrowserPaymentRepository,
   SimulatedProviderRepository,
 } from '@gateway/browser-payment/data-access';
@@ -8,6 +11,7 @@ import {
   BROWSER_PAYMENT_OPTIONS,
   BrowserPaymentLedger,
   CaptureAtProvider,
+  EraseBrowserPaymentPayerData,
   CLOCK,
   ConfirmBrowserPayment,
   InitiateBrowserPayment,
@@ -18,6 +22,7 @@ import {
   RecordPayerDecision,
   RefundAtProvider,
   ResolvePayerToken,
+  RetainBrowserPaymentPayerData,
   ReturnFromProvider,
   SettleExpiredPayments,
   ShowProviderPage,
@@ -25,7 +30,16 @@ import {
   SYSTEM_CLOCK,
   VoidAtProvider,
 } from '@gateway/browser-payment/domain';
-import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
+import {
+  APP_LOGGER,
+  AppLogger,
+  databaseConnection,
+  PersonalDataRetention,
+  RequestHasher,
+  RETENTION_PASS_ORDER,
+  retentionPassOptions,
+  ServiceDatabaseModule,
+} from '@gateway/platform';
 import { BrowserPaymentConfig } from './browser-payment.config';
 import { BrowserPaymentsNatsController } from './browser-payments.nats-controller';
 import { ExpiredPaymentsNatsController } from './expired-payments.nats-controller';
@@ -82,7 +96,32 @@ export class BrowserPaymentModule {
         CaptureAtProvider,
         VoidAtProvider,
         SettleExpiredPayments,
+        ...(config.PERSONAL_DATA_RETENTION_DAYS > 0 ? retentionProviders(config) : []),
       ],
     };
   }
+}
+
+/**
+ * browser-payment's pass of the payer personal-data retention (RetainBrowserPaymentPayerData),
+ * run by the process's PersonalDataRetention job; in the standalone gateway before the ledger's.
+ */
+function retentionProviders(config: BrowserPaymentConfig): Provider[] {
+  return [
+    {
+      provide: RetainBrowserPaymentPayerData,
+      inject: [getDataSourceToken(BROWSER_PAYMENT_SCHEMA.schema), APP_LOGGER, PersonalDataRetention],
+      useFactory: (dataSource: DataSource, logger: AppLogger, retention: PersonalDataRetention) => {
+        const records = BrowserPaymentPayerDataRepository.over(dataSource);
+        const retain = new RetainBrowserPaymentPayerData(
+          records,
+          new EraseBrowserPaymentPayerData(records, logger),
+          retentionPassOptions(config.PERSONAL_DATA_RETENTION_DAYS),
+          logger,
+        );
+        retention.add('browser-payment', RETENTION_PASS_ORDER.browserPayment, retain);
+        return retain;
+      },
+    },
+  ];
 }

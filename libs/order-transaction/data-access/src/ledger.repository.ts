@@ -156,7 +156,9 @@ const INSERT_NEW_ORDER = new PreparedStatement(
 /**
  * The statement that applies a record to an existing order: the order row updated, the
  * transaction inserted or updated in place (an UPDATE keeps its sequence, creating operation and
- * creation time), its response stored. $1..$23 as INSERT_NEW_ORDER's, $24 the order's operation
+ * creation time), its response stored; the order is again one the payer personal-data retention
+ * has not stripped (`personal_data_stripped_at`, NULL already but after a retention's strip, so
+ * the update stays HOT). $1..$23 as INSERT_NEW_ORDER's, $24 the order's operation
  * count after the record (numbers the new rows), $25 the tax amount. `replacingResponse`: the
  * response stored for the same operation is replaced. `ifVersion`: the order row is written only
  * while it is still version $26 (nothing else is written otherwise).
@@ -172,7 +174,7 @@ function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResp
           SET currency = $3, amount = $4, status = $5, total_authorized_amount = $6,
               total_captured_amount = $7, total_refunded_amount = $8, details = $9::jsonb,
               notification_url = $10, last_fencing_token = $11, operation_count = $24,
-              updated_at = $12
+              updated_at = $12, personal_data_stripped_at = NULL
         WHERE merchant_id = $1 AND order_id = $2${ifVersion ? ' AND xmin = $26::xid' : ''}
        RETURNING merchant_id, order_id, xmin::text AS version
      ), saved_transaction AS (

@@ -13,6 +13,8 @@ import { IndexTransactionCreation1765200000000 } from './migrations/176520000000
 import { InquiriesOfUnknownMode1765200000001 } from './migrations/1765200000001-inquiries-of-unknown-mode';
 import { CreateReservationSweep1765200000002 } from './migrations/1765200000002-create-reservation-sweep';
 import { IndexDeliveredNotificationsByOrder1765400000000 } from './migrations/1765400000000-index-delivered-notifications-by-order';
+import { AddOrderPayerDataStripped1765600000000 } from './migrations/1765600000000-add-order-payer-data-stripped';
+import { IndexOrdersToStrip1765600000001 } from './migrations/1765600000001-index-orders-to-strip';
 import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
@@ -44,5 +46,7 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     InquiriesOfUnknownMode1765200000001,
     CreateReservationSweep1765200000002,
     IndexDeliveredNotificationsByOrder1765400000000,
+    AddOrderPayerDataStripped1765600000000,
+    IndexOrdersToStrip1765600000001,
   ],
 };

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { JsonObject, OrderStatus } from '@gateway/contracts';
 import { MONEY_COLUMN, ORDER_AMOUNTS_CHECK, ORDER_STATUS_CHECK } from './ledger-columns';
 
@@ -13,6 +13,8 @@ import { MONEY_COLUMN, ORDER_AMOUNTS_CHECK, ORDER_STATUS_CHECK } from './ledger-
 @Check('orders_status_check', ORDER_STATUS_CHECK)
 @Check('orders_amounts_check', ORDER_AMOUNTS_CHECK)
 @Check('orders_operation_count_check', 'operation_count > 0')
+// Built CONCURRENTLY by IndexOrdersToStrip1765600000001 (the payer personal-data retention reads the orders it has not stripped by creation).
+@Index('orders_to_strip_idx', ['createdAt', 'merchantId', 'orderId'], { where: 'personal_data_stripped_at IS NULL' })
 export class OrderEntity {
   @PrimaryColumn({ name: 'merchant_id', type: 'varchar', length: 40, primaryKeyConstraintName: 'orders_pkey' })
   merchantId: string;
@@ -58,4 +60,8 @@ export class OrderEntity {
 
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+
+  /** When the payer personal-data retention stripped the order; NULL before, and after any later operation. */
+  @Column({ name: 'personal_data_stripped_at', type: 'timestamptz', nullable: true })
+  personalDataStrippedAt: Date | null;
 }

@@ -43,9 +43,9 @@ export class PayerDataRecords {
    * only, for a dry run, which then never waits for a live operation). Null when the merchant
    * has no such order.
    */
-  async order(merchantId: string, orderId: string, lock: boolean): Promise<{ details: JsonObject; notificationUrl: string | null } | null> {
-    const rows: { details: JsonObject; notificationUrl: string | null }[] = await this.manager.query(
-      `SELECT details, notification_url AS "notificationUrl" FROM order_transaction.orders
+  async order(merchantId: string, orderId: string, lock: boolean): Promise<{ details: JsonObject; notificationUrl: string | null; updatedAt: Date } | null> {
+    const rows: { details: JsonObject; notificationUrl: string | null; updatedAt: Date }[] = await this.manager.query(
+      `SELECT details, notification_url AS "notificationUrl", updated_at AS "updatedAt" FROM order_transaction.orders
         WHERE merchant_id = $1 AND order_id = $2${lock ? ' FOR UPDATE' : ''}`,
       [merchantId, orderId],
     );
@@ -151,6 +151,17 @@ export class PayerDataRecords {
     ]);
   }
 
+  /**
+   * The order as stripped by the payer personal-data retention: it leaves orders_to_strip_idx,
+   * which the retention reads, until its next operation's write sets the marker back to NULL.
+   */
+  async markStripped(merchantId: string, orderId: string): Promise<void> {
+    await this.manager.query(`UPDATE order_transaction.orders SET personal_data_stripped_at = now() WHERE merchant_id = $1 AND order_id = $2`, [
+      merchantId,
+      orderId,
+    ]);
+  }
+
   /** The agreements' custom data; their terms, ids and where they were established stay. */
   async eraseAgreementData(merchantId: string, agreementIds: string[]): Promise<void> {
     await this.manager.query(`UPDATE order_transaction.agreements SET custom_data = NULL WHERE merchant_id = $1 AND agreement_id = ANY($2::text[])`, [
@@ -158,6 +169,17 @@ export class PayerDataRecords {
       agreementIds,
     ]);
   }
+}
+
+/**
+ * An order the payer personal-data retention has not stripped, by creation: where a run is in
+ * its read of orders_to_strip_idx. `createdAt` is the text Postgres gives (microseconds: a JS Date
+ * would drop them, and the next page would then begin before the order, or after one not read).
+ */
+export interface UnstrippedOrder {
+  createdAt: string;
+  merchantId: string;
+  orderId: string;
 }
 
 /** The ledger's records of a payer's personal data, one order at a time, each in a database transaction of its own. */
@@ -170,5 +192,26 @@ export class PayerDataRepository {
 
   transaction<T>(work: (records: PayerDataRecords) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, (manager) => work(new PayerDataRecords(manager)));
+  }
+
+  /**
+   * The next orders after `after` (from the first when null) that the retention has not stripped
+   * and whose last operation is before `idleBefore`, by creation, at most `limit`: a range of
+   * orders_to_strip_idx up to `idleBefore` (an order idle since then was created before it), each
+   * row's `updated_at` checked as it is read. Read without a lock: the erasure locks each order
+   * and checks again. Orders created that long ago but still in use are read and passed by every
+   * run; they are the few orders with operations that far apart.
+   */
+  unstrippedOrders(after: UnstrippedOrder | null, idleBefore: Date, limit: number): Promise<UnstrippedOrder[]> {
+    const from = after ?? { createdAt: '-infinity', merchantId: '', orderId: '' };
+    return this.dataSource.query(
+      `SELECT created_at::text AS "createdAt", merchant_id AS "merchantId", order_id AS "orderId"
+         FROM order_transaction.orders
+        WHERE personal_data_stripped_at IS NULL AND created_at < $4 AND updated_at < $4
+          AND (created_at, merchant_id, order_id) > ($1::timestamptz, $2, $3)
+        ORDER BY created_at, merchant_id, order_id
+        LIMIT $5`,
+      [from.createdAt, from.merchantId, from.orderId, idleBefore, limit],
+    );
   }
 }

@@ -35,3 +35,4 @@ export * from './resolve-unknown/abandoned-reservations';
 export * from './record-lost-transaction/lost-transaction';
 export * from './record-lost-transaction/record-lost-transaction.use-case';
 export * from './erase-payer-data/erase-payer-data.use-case';
+export * from './erase-payer-data/retain-payer-data.use-case';

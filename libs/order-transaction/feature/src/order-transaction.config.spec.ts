@@ -131,3 +131,21 @@ describe('OrderTransactionConfig: when a card reservation is taken as abandoned'
     expect(problemsOf({ ORDER_TRANSACTION_MODE: 'dispatch', ABANDONED_RESERVATION_AFTER_MS: '1000' })).toEqual({});
   });
 });
+
+describe('OrderTransactionConfig: PERSONAL_DATA_RETENTION_DAYS', () => {
+
+  it('is 600 days unless set (past the longest chargeback window, 540 days), 0 turning the job off', () => {
+    expect(loadConfig(OrderTransactionConfig, BASE).PERSONAL_DATA_RETENTION_DAYS).toBe(600);
+    expect(loadConfig(OrderTransactionConfig, { ...BASE, PERSONAL_DATA_RETENTION_DAYS: '0' }).PERSONAL_DATA_RETENTION_DAYS).toBe(0);
+    expect(loadConfig(OrderTransactionConfig, { ...BASE, PERSONAL_DATA_RETENTION_DAYS: '3650' }).PERSONAL_DATA_RETENTION_DAYS).toBe(3650);
+  });
+
+  it('refuses what is not a whole number of days from 0 to ten years, naming the variable and the rule it breaks', () => {
+    const refused = (value: string) => problemsOf({ PERSONAL_DATA_RETENTION_DAYS: value }).PERSONAL_DATA_RETENTION_DAYS;
+    expect(refused('-1')).toBe('must be at least 0 (0 turns the job off)');
+    expect(refused('3651')).toBe('must be at most 3650 days (ten years)');
+    expect(refused('1.5')).toContain('must be a whole number of days');
+    expect(refused('600d')).toContain('must be a whole number of days');
+    expect(refused('P600D')).toContain('must be a whole number of days');
+  });
+});

@@ -1,6 +1,20 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { DATABASE_UNAVAILABLE_WINDOW_MS, INQUIRY_WAIT_MS, REVERSAL_WAIT_MS } from '@gateway/order-transaction/domain';
-import { BoolVar, DATABASE_CONNECT_TIMEOUT_MS, DatabaseConfig, DEFAULT_SHUTDOWN_GRACE_MS, Describe, IntVar, MinMilliseconds, RelatedVariable, RequestHashKeyVar, SHUTDOWN_DRAIN_MARGIN_MS, ShutdownGraceVar } from '@gateway/platform';
+import {
+  BoolVar,
+  DATABASE_CONNECT_TIMEOUT_MS,
+  DatabaseConfig,
+  DEFAULT_PERSONAL_DATA_RETENTION_DAYS,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  Describe,
+  IntVar,
+  MinMilliseconds,
+  PersonalDataRetentionDaysVar,
+  RelatedVariable,
+  RequestHashKeyVar,
+  SHUTDOWN_DRAIN_MARGIN_MS,
+  ShutdownGraceVar,
+} from '@gateway/platform';
 
 /**
  * Margin of ABANDONED_RESERVATION_AFTER_MS over the longest reserved operation: the reservation's
@@ -127,6 +141,12 @@ export class OrderTransactionConfig extends DatabaseConfig {
   @Min(1)
   @Max(3_650)
   WEBHOOK_RETENTION_DAYS = 30;
+
+  @PersonalDataRetentionDaysVar(
+    'the ledger\'s records of the order (its details, every stored operation response, its webhook notifications\' payloads, the query of its notification URL, the custom data of the agreements it named)',
+    'Run hourly with jitter by each request-serving process (not `dispatch` ones); replicas share the work, each order stripped in its own transaction on its locked row and marked so until its next operation.',
+  )
+  PERSONAL_DATA_RETENTION_DAYS = DEFAULT_PERSONAL_DATA_RETENTION_DAYS;
 
   @Describe(
     'How often each request-serving process asks the acquirer about card transactions recorded UNKNOWN (their answer was lost) ' +
@@ -262,7 +282,8 @@ function OutlastsAnyCompletion(): PropertyDecorator {
  * SIGTERM the grace timer starts; Nest first runs the shutdown hooks, among them BackgroundJobs',
  * which stops every background job at the same moment and waits for them together (the round of
  * inquiries stops after the one in progress, INQUIRY_WAIT_MS; the dispatcher claims nothing more
- * and finishes its deliveries, WEBHOOK_TIMEOUT_MS each; the sweep is not waited for), while the
+ * and finishes its deliveries, WEBHOOK_TIMEOUT_MS each; the sweep and the payer personal-data
+ * retention are not waited for), while the
  * NATS subscriptions still take requests; only then does the
  * message server stop taking them and wait for those in flight. The longest of those is a card
  * operation whose vault call timed out (REFUND_CALL_TIMEOUT_MS), whose reversal was waited for
@@ -285,6 +306,8 @@ export function shutdownGraceNeeded(config: OrderTransactionConfig): number {
 export function ledgerJobsStop(config: OrderTransactionConfig): number {
   const deliveries = config.ORDER_TRANSACTION_MODE !== 'serve' ? config.WEBHOOK_TIMEOUT_MS : 0;
   const inquiry = config.ORDER_TRANSACTION_MODE !== 'dispatch' && config.UNKNOWN_INQUIRY_INTERVAL_MS > 0 ? INQUIRY_WAIT_MS : 0;
+  // The payer personal-data retention is not waited for (PersonalDataRetention): an order's
+  // erasure cut off by the pool's close commits nothing, and the next run does it again.
   return Math.max(inquiry, deliveries);
 }
 

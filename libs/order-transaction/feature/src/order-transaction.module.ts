@@ -1,6 +1,8 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { AcquirerModule } from '@gateway/acquirer';
-import { AgreementRepository, LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, UnknownInquiries } from '@gateway/order-transaction/data-access';
+import { AgreementRepository, LedgerRepository, NotificationOutbox, ORDER_TRANSACTION_SCHEMA, PayerDataRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import {
   ABANDONED_RESERVATION_AFTER,
   AbandonedReservations,
@@ -11,6 +13,7 @@ import {
   CardPaymentSideEffects,
   DISPATCH_OPTIONS,
   DispatchNotifications,
+  ErasePayerData,
   InquireUnknown,
   LEDGER_EVENTS,
   NOTIFICATION_SECRET_KEYS,
@@ -21,6 +24,7 @@ import {
   RefundOrder,
   RefundSideEffects,
   ReleaseReservation,
+  RetainPayerData,
   ResolveUnknown,
   RetrieveOrder,
   RetrieveTransaction,
@@ -36,7 +40,16 @@ import {
   WEBHOOK_SENDER,
   WriteNotification,
 } from '@gateway/order-transaction/domain';
-import { databaseConnection, RequestHasher, ServiceDatabaseModule } from '@gateway/platform';
+import {
+  APP_LOGGER,
+  AppLogger,
+  databaseConnection,
+  PersonalDataRetention,
+  RequestHasher,
+  RETENTION_PASS_ORDER,
+  retentionPassOptions,
+  ServiceDatabaseModule,
+} from '@gateway/platform';
 import { ABANDONED_SWEEP_SCHEDULE, AbandonedReservationSweeper, AbandonedSweepSchedule } from './abandoned-reservation-sweeper';
 import { CardPaymentsNatsController } from './card-payments.nats-controller';
 import { LedgerNatsController } from './ledger.nats-controller';
@@ -105,6 +118,7 @@ export class OrderTransactionModule {
         { provide: STORED_CARD_ACQUIRER, useClass: VaultCardCustody },
         VerifyCard,
         ...(serves ? reconcilerProviders(config) : []),
+        ...(serves && config.PERSONAL_DATA_RETENTION_DAYS > 0 ? retentionProviders(config) : []),
         ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };
@@ -140,6 +154,30 @@ function reconcilerProviders(config: OrderTransactionConfig): Provider[] {
       useValue: { intervalMs: config.ABANDONED_RESERVATION_SWEEP_INTERVAL_MS, inquiryIntervalMs: config.UNKNOWN_INQUIRY_INTERVAL_MS } satisfies AbandonedSweepSchedule,
     },
     AbandonedReservationSweeper,
+  ];
+}
+
+/**
+ * The ledger's pass of the payer personal-data retention (RetainPayerData), run by the process's
+ * PersonalDataRetention job, where requests are served (a dispatcher process only delivers).
+ */
+function retentionProviders(config: OrderTransactionConfig): Provider[] {
+  return [
+    {
+      provide: RetainPayerData,
+      inject: [getDataSourceToken(ORDER_TRANSACTION_SCHEMA.schema), APP_LOGGER, PersonalDataRetention],
+      useFactory: (dataSource: DataSource, logger: AppLogger, retention: PersonalDataRetention) => {
+        const records = PayerDataRepository.over(dataSource);
+        const retain = new RetainPayerData(
+          records,
+          new ErasePayerData(records, logger),
+          retentionPassOptions(config.PERSONAL_DATA_RETENTION_DAYS),
+          logger,
+        );
+        retention.add('order-transaction', RETENTION_PASS_ORDER.ledger, retain);
+        return retain;
+      },
+    },
   ];
 }
 

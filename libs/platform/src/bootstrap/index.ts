@@ -2,4 +2,5 @@ export * from './background-jobs';
 export * from './bootstrap';
 export * from './service-main';
 export * from './periodic-job';
+export * from './personal-data-retention';
 export * from './startup-error';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Transform } from 'class-transformer';
-import { Min, ValidateBy } from 'class-validator';
+import { IsInt, Max, Min, ValidateBy } from 'class-validator';
 
 /**
  * Environment variables arrive as strings. These decorators convert them strictly (a typo
@@ -119,4 +119,33 @@ export function RelatedVariable<C extends object>(name: string, relation: Variab
       defaultMessage: (args) => relation.message(args!.object as C),
     },
   });
+}
+
+/** The default of PERSONAL_DATA_RETENTION_DAYS: past the longest chargeback window (540 days for some schemes). */
+export const DEFAULT_PERSONAL_DATA_RETENTION_DAYS = 600;
+/** The longest PERSONAL_DATA_RETENTION_DAYS: ten years, as WEBHOOK_RETENTION_DAYS. */
+const MAX_PERSONAL_DATA_RETENTION_DAYS = 3_650;
+
+/**
+ * PERSONAL_DATA_RETENTION_DAYS, the same variable in order-transaction and browser-payment
+ * (docs/decisions/payer-personal-data.md, item 2), checked as the other retention settings are:
+ * whole days, here 0 (the job off) to ten years. A value that is not a whole number of days
+ * (`600d`, `1.5`) or out of range stops the service with a ConfigError naming the variable.
+ * `what` says what the service strips, `where` where and how the job runs.
+ */
+export function PersonalDataRetentionDaysVar(what: string, where: string): PropertyDecorator {
+  // In the order TypeScript applies a stack of decorators: the lowest first.
+  const decorators = [
+    Max(MAX_PERSONAL_DATA_RETENTION_DAYS, { message: `must be at most ${MAX_PERSONAL_DATA_RETENTION_DAYS} days (ten years)` }),
+    Min(0, { message: 'must be at least 0 (0 turns the job off)' }),
+    IsInt({ message: 'must be a whole number of days' }),
+    IntVar(),
+    Describe(
+      `Days after an order's last operation at which a periodic job strips the payer's personal data (names, e-mails, phones, addresses, device data, notes and custom fields; ` +
+        `ids, amounts, codes and the masked card stay) from ${what}, as \`payer-data erase\` does on request (docs/decisions/payer-personal-data.md). ${where} ` +
+        'The default outlasts the longest chargeback window (540 days for some schemes); the period is the merchant\'s and the acquirer\'s decision. ' +
+        '0 turns the job off: the data is then kept until erased on request.',
+    ),
+  ];
+  return (target, propertyKey) => decorators.forEach((decorate) => decorate(target, propertyKey));
 }

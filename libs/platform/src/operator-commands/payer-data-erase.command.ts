@@ -36,6 +36,11 @@ export interface EraseOrderCommand {
   orderId: string;
   /** Count what would be stripped; write nothing, lock nothing. */
   dryRun: boolean;
+  /**
+   * Run by the retention job (PersonalDataRetention), not an operator: not logged per order (the
+   * run logs its counts), and nothing waited for that the job can do on a later run instead.
+   */
+  byRetention?: boolean;
 }
 
 export interface OrderEraser<E extends OrderErasure> {

@@ -35,7 +35,7 @@ export class EraseBrowserPaymentPayerData {
     private readonly logger: AppLogger,
   ) {}
 
-  execute({ merchantId, orderId, dryRun }: EraseOrderCommand): Promise<BrowserPaymentPayerDataErasure> {
+  execute({ merchantId, orderId, dryRun, byRetention }: EraseOrderCommand): Promise<BrowserPaymentPayerDataErasure> {
     return this.repository.transaction(async (records) => {
       const payments = await records.payments(merchantId, orderId, !dryRun);
       const answer = (status: BrowserPaymentPayerDataErasure['status'], counts: { payments?: number; unfinished?: number } = {}): BrowserPaymentPayerDataErasure => ({
@@ -63,8 +63,11 @@ export class EraseBrowserPaymentPayerData {
       for (const payment of stripped) {
         await records.write(payment);
       }
-      // The lasting record that the erasure was done: ids and counts, as the command prints them.
-      this.logger.info({ merchantId, orderId, payments: stripped.length }, "payer's personal data erased from the order's browser payments");
+      // The lasting record that the erasure was done: ids and counts, as the command prints them
+      // (the retention job's record is its run's counts).
+      if (!byRetention) {
+        this.logger.info({ merchantId, orderId, payments: stripped.length }, "payer's personal data erased from the order's browser payments");
+      }
       return answer('ERASED', { payments: stripped.length });
     });
   }

@@ -61,6 +61,7 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
           order: async () => ({
             details: committed.details,
             notificationUrl: 'https://merchant.example/hooks',
+            updatedAt: new Date('2026-11-27T10:00:00Z'),
           }),
           responses: async () => committed.responses,
           agreements: async () => [],

@@ -8,6 +8,16 @@ export interface ErasePayerDataCommand {
   orderId: string;
   /** Count what would be stripped; write nothing, lock nothing. */
   dryRun: boolean;
+  /**
+   * Run by the retention job (RetainPayerData) for orders idle since `idleBefore`: the order is
+   * stripped only if its last operation is still before then once its row is locked (one that
+   * had an operation since it was read is left as it is, UNCHANGED), and marked stripped
+   * (`markStripped`), whether anything was left to strip or not, so the job reads it no more
+   * until its next operation. Not logged per order (the run logs its counts), and a webhook
+   * delivery in flight is not waited for: the order fails at once, nothing written, and the
+   * job's next run does it again.
+   */
+  retention?: { idleBefore: Date };
 }
 
 /**
@@ -65,7 +75,7 @@ export class ErasePayerData {
   ) {}
 
   async execute(command: ErasePayerDataCommand): Promise<PayerDataErasure> {
-    const giveUpAt = Date.now() + DELIVERY_WAIT_MS;
+    const giveUpAt = Date.now() + (command.retention ? 0 : DELIVERY_WAIT_MS);
     let conflicts = 0;
     for (;;) {
       let erased: PayerDataErasure | typeof DELIVERY_IN_FLIGHT;
@@ -93,17 +103,23 @@ export class ErasePayerData {
       }
       if (Date.now() >= giveUpAt) {
         throw new Error(
-          `${command.merchantId}/${command.orderId}: a webhook notification of the order was still being delivered after ${DELIVERY_WAIT_MS} ms: nothing changed; run the erasure again`,
+          command.retention
+            ? `${command.merchantId}/${command.orderId}: a webhook notification of the order is being delivered: nothing changed; the next retention run does it`
+            : `${command.merchantId}/${command.orderId}: a webhook notification of the order was still being delivered after ${DELIVERY_WAIT_MS} ms: nothing changed; run the erasure again`,
         );
       }
       await sleep(DELIVERY_RETRY_PAUSE_MS);
     }
   }
 
-  private async erasedIn(records: PayerDataRecords, { merchantId, orderId, dryRun }: ErasePayerDataCommand): Promise<PayerDataErasure | typeof DELIVERY_IN_FLIGHT> {
+  private async erasedIn(records: PayerDataRecords, { merchantId, orderId, dryRun, retention }: ErasePayerDataCommand): Promise<PayerDataErasure | typeof DELIVERY_IN_FLIGHT> {
     const order = await records.order(merchantId, orderId, !dryRun);
     if (!order) {
       return { merchantId, orderId, status: 'NOT_FOUND', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
+    }
+    if (retention && order.updatedAt >= retention.idleBefore) {
+      // In use again since the retention read it: its data is not past retention any more.
+      return { merchantId, orderId, status: 'UNCHANGED', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
     }
     const details = withoutPersonalData(order.details);
     const notificationUrl = order.notificationUrl === null ? null : notificationUrlKept(order.notificationUrl);
@@ -130,6 +146,9 @@ export class ErasePayerData {
       agreements: agreements.length,
     };
     if (!counts.details && !counts.notificationUrl && counts.responses === 0 && counts.notifications === 0 && counts.agreements === 0) {
+      if (retention && !dryRun) {
+        await records.markStripped(merchantId, orderId);
+      }
       return { merchantId, orderId, status: 'UNCHANGED', ...counts };
     }
     if (dryRun) {
@@ -145,8 +164,13 @@ export class ErasePayerData {
     if (agreements.length > 0) {
       await records.eraseAgreementData(merchantId, agreements.map((a) => a.agreementId));
     }
-    // The lasting record that the erasure was done: ids and counts, as the command prints them.
-    this.logger.info({ merchantId, orderId, ...counts }, "payer's personal data erased from the order");
+    // The lasting record that the erasure was done: ids and counts, as the command prints them
+    // (the retention job's record is its run's counts: thousands of orders a run are no news each).
+    if (retention) {
+      await records.markStripped(merchantId, orderId);
+    } else {
+      this.logger.info({ merchantId, orderId, ...counts }, "payer's personal data erased from the order");
+    }
     return { merchantId, orderId, status: 'ERASED', ...counts };
   }
 }

@@ -1,0 +1,86 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BrowserPaymentPayerDataRepository, IdlePayment } from '@gateway/browser-payment/data-access';
+import type { AppLogger, RetentionPassOptions } from '@gateway/platform';
+import type { EraseBrowserPaymentPayerData } from './erase-payer-data.use-case';
+
+/** What one run of the retention did, in counts (never data, never ids): its log line. */
+export type BrowserPaymentRetentionReport = {
+  /** Orders whose browser payments were stripped now. */
+  erased: number;
+  /** Orders with nothing left to strip. */
+  unchanged: number;
+  /** Orders passed because another of their payments is still under way: read again once it ends. */
+  unfinished: number;
+  /** An order whose erasure failed: the run stopped there, and the next begins with it. */
+  failed: number;
+};
+
+/**
+ * browser-payment's payer personal-data retention (docs/decisions/payer-personal-data.md, item 2,
+ * amendment 2026-11-27): the orders of the payments whose journey is over and whose last step is
+ * PERSONAL_DATA_RETENTION_DAYS old are stripped exactly as `payer-data erase` strips them
+ * (EraseBrowserPaymentPayerData: one transaction per order, its payment rows locked), oldest first,
+ * a page at a time from the schema's cursor. A payment under way is not read (the index holds
+ * finished ones only); an order with one under way beside a finished one is refused by the
+ * erasure, left whole and passed: it is read again when that journey ends, whose last step puts it
+ * ahead of the cursor. A run stops between orders when the process stops (an order cut off by the shutdown
+ * committed nothing, and is done again), and at an order whose
+ * erasure fails, the cursor before it. Replicas: as the ledger's (RetainPayerData).
+ */
+export class RetainBrowserPaymentPayerData {
+  constructor(
+    private readonly repository: BrowserPaymentPayerDataRepository,
+    private readonly erasure: Pick<EraseBrowserPaymentPayerData, 'execute'>,
+    private readonly options: RetentionPassOptions,
+    private readonly logger: AppLogger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async run(stopping: () => boolean): Promise<BrowserPaymentRetentionReport> {
+    const report: BrowserPaymentRetentionReport = { erased: 0, unchanged: 0, unfinished: 0, failed: 0 };
+    const idleSince = new Date(this.now() - this.options.retentionMs);
+    // An order is done once a run, whichever of its payments names it first.
+    const done = new Set<string>();
+    let cursor = await this.repository.retentionCursor();
+    for (;;) {
+      const page = await this.repository.idlePayments(cursor, idleSince, this.options.pageSize);
+      for (const payment of page) {
+        if (stopping()) {
+          return report;
+        }
+        const order = JSON.stringify([payment.merchantId, payment.orderId]);
+        if (!done.has(order)) {
+          if (!(await this.retain(payment, report, stopping))) {
+            return report;
+          }
+          done.add(order);
+        }
+        await this.repository.retainedTo(payment);
+        cursor = payment;
+      }
+      if (page.length < this.options.pageSize || stopping()) {
+        return report;
+      }
+      await sleep(this.options.pauseMs);
+    }
+  }
+
+  private async retain({ merchantId, orderId }: IdlePayment, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<boolean> {
+    try {
+      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, byRetention: true });
+      report[erased.status === 'ERASED' ? 'erased' : erased.status === 'REFUSED' ? 'unfinished' : 'unchanged'] += 1;
+      return true;
+    } catch (err) {
+      if (stopping()) {
+        // Cut off by the shutdown (the pool closed under it): its transaction committed nothing.
+        return false;
+      }
+      report.failed += 1;
+      this.logger.warn(
+        { merchantId, orderId, reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },
+        "payer's personal data past retention not stripped from the order's browser payments: the next retention run begins with it",
+      );
+      return false;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PayerDataRepository, UnstrippedOrder } from '@gateway/order-transaction/data-access';
+import type { AppLogger, RetentionPassOptions } from '@gateway/platform';
+import type { ErasePayerData } from './erase-payer-data.use-case';
+
+/** What one run of the retention did, in counts (never data, never ids): its log line. */
+export type LedgerRetentionReport = {
+  /** Orders stripped now. */
+  erased: number;
+  /** Orders with nothing to strip (never given any, or stripped on a payer's request), or in use again since they were read. */
+  unchanged: number;
+  /** Orders whose erasure failed: each logged, left for the next run. */
+  failed: number;
+};
+
+/**
+ * The ledger's payer personal-data retention (docs/decisions/payer-personal-data.md, item 2,
+ * amendment 2026-11-27): the orders whose last operation is PERSONAL_DATA_RETENTION_DAYS old are
+ * stripped exactly as `payer-data erase` strips them on request (ErasePayerData: one transaction
+ * per order on its locked row, its notifications held against the dispatcher, a deadlock victim
+ * run again), and marked stripped in the same transaction. A run reads the orders not marked, by
+ * creation, a page at a time, from the first: a stripped order is read no more until its next
+ * operation clears the mark, and an order that fails (a webhook delivery of it in flight, which
+ * a run does not wait for; a statement timeout) is logged, passed, and read again by the next
+ * run. A run stops between orders when the process stops (an order cut off by the shutdown
+ * committed nothing, and is done again).
+ *
+ * Replicas run it side by side: two on the same page each take an order's row in turn, and the
+ * second finds it marked or nothing left to strip.
+ */
+export class RetainPayerData {
+  constructor(
+    private readonly repository: PayerDataRepository,
+    private readonly erasure: Pick<ErasePayerData, 'execute'>,
+    private readonly options: RetentionPassOptions,
+    private readonly logger: AppLogger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async run(stopping: () => boolean): Promise<LedgerRetentionReport> {
+    const report: LedgerRetentionReport = { erased: 0, unchanged: 0, failed: 0 };
+    const idleBefore = new Date(this.now() - this.options.retentionMs);
+    let after: UnstrippedOrder | null = null;
+    for (;;) {
+      const page = await this.repository.unstrippedOrders(after, idleBefore, this.options.pageSize);
+      for (const order of page) {
+        if (stopping()) {
+          return report;
+        }
+        await this.retain(order, idleBefore, report, stopping);
+        after = order;
+      }
+      if (page.length < this.options.pageSize || stopping()) {
+        return report;
+      }
+      await sleep(this.options.pauseMs);
+    }
+  }
+
+  private async retain({ merchantId, orderId }: UnstrippedOrder, idleBefore: Date, report: LedgerRetentionReport, stopping: () => boolean): Promise<void> {
+    try {
+      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, retention: { idleBefore } });
+      // NOT_FOUND cannot be (the order was just read, and orders are never deleted): counted as nothing to strip.
+      report[erased.status === 'ERASED' ? 'erased' : 'unchanged'] += 1;
+    } catch (err) {
+      if (stopping()) {
+        // Cut off by the shutdown (the pool closed under it): its transaction committed nothing.
+        return;
+      }
+      report.failed += 1;
+      // Ids and the message on one line: never the stack or the database's detail (where Postgres may quote values).
+      this.logger.warn(
+        { merchantId, orderId, reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },
+        "payer's personal data past retention not stripped from the order: the next retention run tries it again",
+      );
+    }
+  }
+}

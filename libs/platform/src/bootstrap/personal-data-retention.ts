@@ -1,0 +1,120 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { AppLogger } from '../logging';
+import { APP_LOGGER } from '../tokens';
+import { BackgroundJob, BackgroundJobs } from './background-jobs';
+import { PeriodicJob } from './periodic-job';
+
+/**
+ * One service's part of the payer personal-data retention (docs/decisions/payer-personal-data.md,
+ * item 2): strips the personal data of the orders idle past PERSONAL_DATA_RETENTION_DAYS in its
+ * own schema, page after page, checking `stopping()` between orders; an order done is not read
+ * again by a later run (the ledger marks it, browser-payment's cursor passes it). Answers counts only (never data), which the run's log line carries.
+ */
+export interface RetentionPass {
+  run(stopping: () => boolean): Promise<Record<string, number>>;
+}
+
+/** How a service's pass reads its orders (the ledger's RetainPayerData, browser-payment's RetainBrowserPaymentPayerData). */
+export interface RetentionPassOptions {
+  /** PERSONAL_DATA_RETENTION_DAYS in milliseconds (above 0: no pass is built when off). */
+  retentionMs: number;
+  /** Orders read per page. */
+  pageSize: number;
+  /** Between two pages, so a large backlog does not keep the database busy in one go. */
+  pauseMs: number;
+}
+
+/** A pass's options for PERSONAL_DATA_RETENTION_DAYS: pages of 100 orders, 200 ms apart. */
+export function retentionPassOptions(retentionDays: number): RetentionPassOptions {
+  return { retentionMs: retentionDays * 86_400_000, pageSize: 100, pauseMs: 200 };
+}
+
+/**
+ * The order of the passes in a process that runs several: browser-payment's before the ledger's,
+ * as the standalone `payer-data erase` runs them on an order.
+ */
+export const RETENTION_PASS_ORDER = { browserPayment: 1, ledger: 2 } as const;
+
+/** How often a process runs its passes: an hour, each run at a random point of the interval's second half. */
+const RETENTION_EVERY_MS = 3_600_000;
+/** The first run soon after start (a random point between this and twice it): a process restarted more often than hourly still runs. */
+const FIRST_RUN_AFTER_MS = 60_000;
+
+/**
+ * The process's payer personal-data retention job: the services' passes registered here (at most
+ * one each; the standalone gateway has two) run one after another in RETENTION_PASS_ORDER,
+ * hourly with jitter so that replicas started together spread their runs. Replicas may still run
+ * at once: each order is stripped in its own transaction on its locked rows, as the erasure on
+ * request does, so the second finds it stripped and writes nothing.
+ *
+ * Stopped with the process's other jobs (BackgroundJobs): the timer ends and the run begins no
+ * other order, but the order in progress is not waited for, as the abandoned reservation sweep's
+ * step is not: its transaction, cut off by the pool's close once the requests in flight are
+ * answered, commits nothing (the ledger's mark of it included, browser-payment's cursor not moved
+ * past it), so the next run of any replica does that order again. Waiting would spend the shutdown grace (which counts no
+ * retention: order-transaction's ledgerJobsStop) before the requests in flight are drained.
+ */
+@Injectable()
+export class PersonalDataRetention implements OnApplicationBootstrap, BackgroundJob {
+  private readonly passes: { name: string; rank: number; pass: RetentionPass }[] = [];
+  private readonly job = new PeriodicJob(
+    () => this.runPasses(),
+    () => RETENTION_EVERY_MS / 2 + Math.random() * (RETENTION_EVERY_MS / 2),
+  );
+  private stopping = false;
+
+  constructor(
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    jobs: BackgroundJobs,
+  ) {
+    jobs.add('personal data retention', this);
+  }
+
+  /** A service's pass (registered by its module where its setting is above 0). */
+  add(name: string, rank: number, pass: RetentionPass): void {
+    this.passes.push({ name, rank, pass });
+    this.passes.sort((a, b) => a.rank - b.rank);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.passes.length > 0) {
+      this.job.start(FIRST_RUN_AFTER_MS + Math.random() * FIRST_RUN_AFTER_MS);
+    }
+  }
+
+  stop(): void {
+    this.stopping = true;
+    // Ends the timer at once; the order in progress is not waited for (see above).
+    void this.job.stop();
+  }
+
+  /** Every pass now (or the run in progress): tests, and an operator's one-off run. */
+  runNow(): Promise<Record<string, Record<string, number>>> {
+    return this.job.runNow();
+  }
+
+  private async runPasses(): Promise<Record<string, Record<string, number>>> {
+    const reports: Record<string, Record<string, number>> = {};
+    for (const { name, pass } of this.passes) {
+      if (this.stopping) {
+        break;
+      }
+      try {
+        const report = await pass.run(() => this.stopping);
+        reports[name] = report;
+        if (Object.values(report).some((n) => n > 0)) {
+          this.logger.info({ pass: name, ...report }, "payer's personal data past retention stripped");
+        }
+      } catch (err) {
+        if (this.stopping) {
+          // The pool closed under it: not a database failure; nothing of the order in progress was committed.
+          this.logger.info({ pass: name, reason: err instanceof Error ? err.message : String(err) }, 'personal data retention run cut off by the shutdown; the next run does the rest');
+        } else {
+          // Listing the idle orders failed (the database away): the error, no data.
+          this.logger.warn({ err, pass: name }, 'personal data retention run failed; the next run does the rest');
+        }
+      }
+    }
+    return reports;
+  }
+}
