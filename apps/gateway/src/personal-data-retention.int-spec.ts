@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { BROWSER_PAYMENT_SCHEMA } from '@gateway/browser-payment/data-access';
+import { BROWSER_PAYMENT_SCHEMA, BrowserPaymentPayerDataRepository } from '@gateway/browser-payment/data-access';
+import { EraseBrowserPaymentPayerData } from '@gateway/browser-payment/domain';
 import { JsonObject } from '@gateway/contracts';
 import { ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
-import { dataSourceToken, PersonalDataRetention } from '@gateway/platform';
+import { createLogger, dataSourceToken, PersonalDataRetention } from '@gateway/platform';
 import { createDatabase, databaseUrl, dropDatabase, keptForAtRestScan } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
@@ -152,5 +153,21 @@ describe('payer personal-data retention of browser payments, with the ledger in 
     expect(again.erased).toBe(0);
     expect(again.unchanged).toBeGreaterThanOrEqual(1);
     expect(await rows(order)).toEqual(stripped);
+  });
+
+  it("leaves an order whose payment had a step after the run read it (a capture at the provider): it is not past retention any more", async () => {
+    const order = await completed();
+    await idleFor(order, 610);
+    const records = BrowserPaymentPayerDataRepository.over(payments);
+    const idleBefore = new Date(Date.now() - 600 * 86_400_000);
+    // The run's read of the idle payments, then a step of the payment before its erasure.
+    expect((await records.idlePayments({ updatedAt: '-infinity', id: '00000000-0000-0000-0000-000000000000', merchantId: '', orderId: '' }, idleBefore, 1_000)).map((p) => p.orderId)).toContain(order.orderId);
+    await payments.query(`UPDATE browser_payment.payments SET updated_at = now() WHERE merchant_id = $1 AND order_id = $2`, [order.merchant.id, order.orderId]);
+    const before = await rows(order);
+
+    const erasure = new EraseBrowserPaymentPayerData(records, createLogger({ service: 'browser-payment', level: 'silent' }));
+    expect(await erasure.execute({ merchantId: order.merchant.id, orderId: order.orderId, dryRun: false, retention: { idleBefore } })).toMatchObject({ status: 'UNCHANGED', payments: 0 });
+    expect((await rows(order)).payments).toEqual(before.payments);
+    expect(JSON.stringify(before.payments)).toMatch(PERSONAL);
   });
 });

@@ -11,6 +11,8 @@ export interface PaymentPayerData {
   returnUrl: string;
   request: JsonObject;
   providerDetails: JsonObject | null;
+  /** The payment's last step. */
+  updatedAt: Date;
 }
 
 /**
@@ -33,7 +35,8 @@ export class BrowserPaymentPayerDataRecords {
    */
   payments(merchantId: string, orderId: string, lock: boolean): Promise<PaymentPayerData[]> {
     return this.manager.query(
-      `SELECT id, transaction_id AS "transactionId", result, return_url AS "returnUrl", request, provider_details AS "providerDetails"
+      `SELECT id, transaction_id AS "transactionId", result, return_url AS "returnUrl", request, provider_details AS "providerDetails",
+              updated_at AS "updatedAt"
          FROM browser_payment.payments
         WHERE merchant_id = $1 AND order_id = $2
         ORDER BY transaction_id${lock ? ' FOR UPDATE' : ''}`,

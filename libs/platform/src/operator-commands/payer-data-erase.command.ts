@@ -37,10 +37,13 @@ export interface EraseOrderCommand {
   /** Count what would be stripped; write nothing, lock nothing. */
   dryRun: boolean;
   /**
-   * Run by the retention job (PersonalDataRetention), not an operator: not logged per order (the
-   * run logs its counts), and nothing waited for that the job can do on a later run instead.
+   * Run by the retention job (PersonalDataRetention) for orders idle since `idleBefore`, not by an
+   * operator: the order is stripped only if its last operation (or payment step) is still before
+   * then once its rows are locked (one in use again since the job read it is left whole,
+   * UNCHANGED); not logged per order (the run logs its counts); nothing waited for that the job
+   * can do on a later run instead.
    */
-  byRetention?: boolean;
+  retention?: { idleBefore: Date };
 }
 
 export interface OrderEraser<E extends OrderErasure> {

@@ -35,7 +35,7 @@ export class EraseBrowserPaymentPayerData {
     private readonly logger: AppLogger,
   ) {}
 
-  execute({ merchantId, orderId, dryRun, byRetention }: EraseOrderCommand): Promise<BrowserPaymentPayerDataErasure> {
+  execute({ merchantId, orderId, dryRun, retention }: EraseOrderCommand): Promise<BrowserPaymentPayerDataErasure> {
     return this.repository.transaction(async (records) => {
       const payments = await records.payments(merchantId, orderId, !dryRun);
       const answer = (status: BrowserPaymentPayerDataErasure['status'], counts: { payments?: number; unfinished?: number } = {}): BrowserPaymentPayerDataErasure => ({
@@ -53,6 +53,10 @@ export class EraseBrowserPaymentPayerData {
       if (unfinished > 0) {
         return answer('REFUSED', { unfinished });
       }
+      if (retention && payments.some((payment) => payment.updatedAt >= retention.idleBefore)) {
+        // A step since the retention read the order (a capture at the provider): not past retention any more.
+        return answer('UNCHANGED');
+      }
       const stripped = payments.flatMap(strippedPayment);
       if (stripped.length === 0) {
         return answer('UNCHANGED');
@@ -65,7 +69,7 @@ export class EraseBrowserPaymentPayerData {
       }
       // The lasting record that the erasure was done: ids and counts, as the command prints them
       // (the retention job's record is its run's counts).
-      if (!byRetention) {
+      if (!retention) {
         this.logger.info({ merchantId, orderId, payments: stripped.length }, "payer's personal data erased from the order's browser payments");
       }
       return answer('ERASED', { payments: stripped.length });

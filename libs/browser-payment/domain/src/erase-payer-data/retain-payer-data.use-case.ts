@@ -7,7 +7,7 @@ import type { EraseBrowserPaymentPayerData } from './erase-payer-data.use-case';
 export type BrowserPaymentRetentionReport = {
   /** Orders whose browser payments were stripped now. */
   erased: number;
-  /** Orders with nothing left to strip. */
+  /** Orders with nothing left to strip, or with a payment step since the run read them. */
   unchanged: number;
   /** Orders passed because another of their payments is still under way: read again once it ends. */
   unfinished: number;
@@ -50,7 +50,7 @@ export class RetainBrowserPaymentPayerData {
         }
         const order = JSON.stringify([payment.merchantId, payment.orderId]);
         if (!done.has(order)) {
-          if (!(await this.retain(payment, report, stopping))) {
+          if (!(await this.retain(payment, idleSince, report, stopping))) {
             return report;
           }
           done.add(order);
@@ -65,9 +65,9 @@ export class RetainBrowserPaymentPayerData {
     }
   }
 
-  private async retain({ merchantId, orderId }: IdlePayment, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<boolean> {
+  private async retain({ merchantId, orderId }: IdlePayment, idleSince: Date, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<boolean> {
     try {
-      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, byRetention: true });
+      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, retention: { idleBefore: idleSince } });
       report[erased.status === 'ERASED' ? 'erased' : erased.status === 'REFUSED' ? 'unfinished' : 'unchanged'] += 1;
       return true;
     } catch (err) {

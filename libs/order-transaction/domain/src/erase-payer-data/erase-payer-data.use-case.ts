@@ -1,24 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonObject, notificationUrlKept, withoutPersonalData } from '@gateway/contracts';
 import type { PayerDataRecords, PayerDataRepository } from '@gateway/order-transaction/data-access';
-import { type AppLogger, isDeadlockOrSerializationFailure } from '@gateway/platform';
+import { type AppLogger, type EraseOrderCommand, isDeadlockOrSerializationFailure } from '@gateway/platform';
 
-export interface ErasePayerDataCommand {
-  merchantId: string;
-  orderId: string;
-  /** Count what would be stripped; write nothing, lock nothing. */
-  dryRun: boolean;
-  /**
-   * Run by the retention job (RetainPayerData) for orders idle since `idleBefore`: the order is
-   * stripped only if its last operation is still before then once its row is locked (one that
-   * had an operation since it was read is left as it is, UNCHANGED), and marked stripped
-   * (`markStripped`), whether anything was left to strip or not, so the job reads it no more
-   * until its next operation. Not logged per order (the run logs its counts), and a webhook
-   * delivery in flight is not waited for: the order fails at once, nothing written, and the
-   * job's next run does it again.
-   */
-  retention?: { idleBefore: Date };
-}
+/**
+ * The platform's command (EraseOrderCommand). With `retention` (RetainPayerData), the ledger also
+ * marks the order stripped (`markStripped`), whether anything was left to strip or not, so the job
+ * reads it no more until its next operation; and a webhook delivery in flight is not waited for:
+ * the order fails at once, nothing written, and a later run does it.
+ */
+export type ErasePayerDataCommand = EraseOrderCommand;
 
 /**
  * What the erasure did to one order, in counts: never the data. ERASED: stripped now. WOULD_ERASE:
