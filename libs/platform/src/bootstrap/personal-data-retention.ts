@@ -88,7 +88,7 @@ export class PersonalDataRetention implements OnApplicationBootstrap, Background
     void this.job.stop();
   }
 
-  /** Every pass now (or the run in progress): tests, and an operator's one-off run. */
+  /** Every pass now (or the run in progress joined): for tests. */
   runNow(): Promise<Record<string, Record<string, number>>> {
     return this.job.runNow();
   }
