@@ -13,8 +13,8 @@ import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksO
  * standalone gateway runs them (docs/decisions/payer-personal-data.md, amendment 2026-11-27):
  * browser payments made through the edge's HTTP surface and the payer's journey, made old by
  * moving their times back, then the process's PersonalDataRetention job run: browser-payment's
- * pass, then the ledger's. A database of its own: each schema's cursor is one row, and a run reads
- * every idle order of the schema.
+ * pass, then the ledger's. A database of its own: a run reads every order of each schema it has not
+ * stripped.
  */
 const database = `${process.env.TEST_DATABASE}_personal_data_retention_bp`;
 let gateway: TestGateway;
@@ -77,10 +77,13 @@ async function completed(): Promise<Order> {
   return payment;
 }
 
-/** The order's last step and last operation, in both schemas, moved `days` back. */
+/** The order's last step and last operation, in both schemas, moved `days` back (its initiation and creation a day before). */
 async function idleFor({ merchant, orderId }: Order, days: number): Promise<void> {
   const key = [merchant.id, orderId, days];
-  await payments.query(`UPDATE browser_payment.payments SET updated_at = now() - make_interval(days => $3) WHERE merchant_id = $1 AND order_id = $2`, key);
+  await payments.query(
+    `UPDATE browser_payment.payments SET time_initiated = now() - make_interval(days => $3 + 1), updated_at = now() - make_interval(days => $3) WHERE merchant_id = $1 AND order_id = $2`,
+    key,
+  );
   await ledger.query(
     `UPDATE order_transaction.orders SET created_at = now() - make_interval(days => $3 + 1), updated_at = now() - make_interval(days => $3) WHERE merchant_id = $1 AND order_id = $2`,
     key,
@@ -92,7 +95,8 @@ async function rows({ merchant, orderId }: Order) {
   const key = [merchant.id, orderId];
   return {
     payments: await payments.query(
-      `SELECT xmin::text AS version, result, amount::text, return_url AS "returnUrl", request, provider_details AS "providerDetails"
+      `SELECT xmin::text AS version, result, amount::text, return_url AS "returnUrl", request, provider_details AS "providerDetails",
+              personal_data_stripped_at IS NOT NULL AS marked
          FROM browser_payment.payments WHERE merchant_id = $1 AND order_id = $2`,
       key,
     ),
@@ -142,16 +146,14 @@ describe('payer personal-data retention of browser payments, with the ledger in 
     expect(JSON.stringify((await rows(underWay)).payments)).not.toMatch(PERSONAL);
   });
 
-  it('does not write a stripped payment again, even when read again from the start', async () => {
+  it('marks a stripped payment and reads it no more: the next run writes nothing of it', async () => {
     const order = await completed();
     await idleFor(order, 620);
-    await retentionRun();
+    expect((await retentionRun())['browser-payment']).toEqual({ erased: 1, unchanged: 0, unfinished: 0, failed: 0 });
     const stripped = await rows(order);
     expect(JSON.stringify(stripped)).not.toMatch(PERSONAL);
-    await payments.query(`UPDATE browser_payment.personal_data_retention SET retained_to = '-infinity', payment_id = '00000000-0000-0000-0000-000000000000'`);
-    const again = (await retentionRun())['browser-payment'];
-    expect(again.erased).toBe(0);
-    expect(again.unchanged).toBeGreaterThanOrEqual(1);
+    expect(stripped.payments.map((p: { marked: boolean }) => p.marked)).toEqual([true]);
+    expect((await retentionRun())['browser-payment']).toEqual({ erased: 0, unchanged: 0, unfinished: 0, failed: 0 });
     expect(await rows(order)).toEqual(stripped);
   });
 
@@ -161,13 +163,15 @@ describe('payer personal-data retention of browser payments, with the ledger in 
     const records = BrowserPaymentPayerDataRepository.over(payments);
     const idleBefore = new Date(Date.now() - 600 * 86_400_000);
     // The run's read of the idle payments, then a step of the payment before its erasure.
-    expect((await records.idlePayments({ updatedAt: '-infinity', id: '00000000-0000-0000-0000-000000000000', merchantId: '', orderId: '' }, idleBefore, 1_000)).map((p) => p.orderId)).toContain(order.orderId);
+    expect((await records.unstrippedPayments(null, idleBefore, 1_000)).map((p) => p.orderId)).toContain(order.orderId);
     await payments.query(`UPDATE browser_payment.payments SET updated_at = now() WHERE merchant_id = $1 AND order_id = $2`, [order.merchant.id, order.orderId]);
     const before = await rows(order);
 
     const erasure = new EraseBrowserPaymentPayerData(records, createLogger({ service: 'browser-payment', level: 'silent' }));
     expect(await erasure.execute({ merchantId: order.merchant.id, orderId: order.orderId, dryRun: false, retention: { idleBefore } })).toMatchObject({ status: 'UNCHANGED', payments: 0 });
+    // Neither stripped nor marked: the next run reads it again, once idle that long.
     expect((await rows(order)).payments).toEqual(before.payments);
+    expect(before.payments[0].marked).toBe(false);
     expect(JSON.stringify(before.payments)).toMatch(PERSONAL);
   });
 });

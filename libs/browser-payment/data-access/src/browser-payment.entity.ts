@@ -4,7 +4,6 @@ import {
   CONFIRMATIONS,
   Confirmation,
   EXPIRY_DUE_PREDICATE,
-  JOURNEY_OVER_PREDICATE,
   inList,
   INTERACTION_STATUSES,
   InteractionStatus,
@@ -17,6 +16,7 @@ import {
   PaymentResult,
   ProviderName,
   PROVIDERS,
+  TO_STRIP_PREDICATE,
 } from './payment-columns';
 
 /**
@@ -45,8 +45,8 @@ import {
 @Check('payments_currency_check', `currency ~ '^[A-Z]{3}$'`)
 @Check('payments_token_hash_check', 'octet_length(token_hash) = 32')
 @Index('payments_expiry_due_idx', ['tokenExpiresAt', 'id'], { where: EXPIRY_DUE_PREDICATE })
-// Built CONCURRENTLY by IndexPaymentLastStep1765600000001 (the payer personal-data retention reads the finished payments idle longest first).
-@Index('payments_last_step_idx', ['updatedAt', 'id'], { where: JOURNEY_OVER_PREDICATE })
+// Built CONCURRENTLY by IndexPaymentsToStrip1765600000001 (the payer personal-data retention reads the finished payments it has not stripped by initiation).
+@Index('payments_to_strip_idx', ['timeInitiated', 'id'], { where: TO_STRIP_PREDICATE })
 export class BrowserPaymentEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'payments_pkey' })
   id: string;
@@ -142,4 +142,8 @@ export class BrowserPaymentEntity {
 
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+
+  /** When the payer personal-data retention stripped the payment's order; NULL before, and after any later step. */
+  @Column({ name: 'personal_data_stripped_at', type: 'timestamptz', nullable: true })
+  personalDataStrippedAt: Date | null;
 }

@@ -153,6 +153,17 @@ describe('payments', () => {
     expect(await payments.findByTokenHash(payment.tokenHash)).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE' });
   });
 
+  it("take the payer personal-data retention's mark off with a step: the payment is one to strip again once idle", async () => {
+    const payment = newPayment({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'SUCCESS' });
+    await payments.saveInitiated(payment);
+    const marked = async () =>
+      ((await dataSource.query(`SELECT personal_data_stripped_at IS NOT NULL AS marked FROM browser_payment.payments WHERE id = $1`, [payment.id])) as { marked: boolean }[])[0].marked;
+    await dataSource.query(`UPDATE browser_payment.payments SET personal_data_stripped_at = now() WHERE id = $1`, [payment.id]);
+    expect(await marked()).toBe(true);
+    await payments.transition(payment.id, { interactionStatus: 'RETURNED_TO_MERCHANT', result: 'SUCCESS' }, { interactionStatus: 'COMPLETED' }, async () => null);
+    expect(await marked()).toBe(false);
+  });
+
   it('roll a step back when what runs alongside it (the ledger record) fails', async () => {
     const payment = newPayment();
     await payments.saveInitiated(payment);

@@ -7,8 +7,11 @@ import { EXPIRY_DUE_PREDICATE } from './payment-columns';
 import type { ProviderCaptureEntity } from './provider-capture.entity';
 import type { ProviderRefundEntity } from './provider-refund.entity';
 
-/** A payment as the steps see it; the execution lease is the repository's own (claimExecution). */
-export type BrowserPaymentRow = Omit<BrowserPaymentEntity, 'executionLeaseUntil'>;
+/**
+ * A payment as the steps see it; the execution lease is the repository's own (claimExecution), the
+ * retention's mark the payer-data erasure's (a step's write only clears it).
+ */
+export type BrowserPaymentRow = Omit<BrowserPaymentEntity, 'executionLeaseUntil' | 'personalDataStrippedAt'>;
 export type ProviderRefundRow = Omit<ProviderRefundEntity, 'payment'>;
 export type ProviderCaptureRow = Omit<ProviderCaptureEntity, 'payment'>;
 
@@ -282,6 +285,11 @@ export class BrowserPaymentRepository {
     return rows.length === 1;
   }
 
+  /**
+   * A step's write: `changes` and the step's time, if the payment is still in `expected`; the
+   * payment is again one the payer personal-data retention has not stripped (the mark is NULL
+   * already but after a retention's strip).
+   */
   private async update(
     manager: EntityManager,
     id: string,
@@ -292,7 +300,7 @@ export class BrowserPaymentRepository {
     const sets = keys.map((key, i) => `${COLUMNS[key]} = $${i + 4}${cast(key)}`);
     const rows: [BrowserPaymentRow[], number] = await manager.query(
       `UPDATE browser_payment.payments
-          SET ${[...sets, `updated_at = $${keys.length + 4}`].join(', ')}
+          SET ${[...sets, `updated_at = $${keys.length + 4}`, 'personal_data_stripped_at = NULL'].join(', ')}
         WHERE id = $1 AND interaction_status = $2 AND result = $3
         RETURNING ${SELECT}`,
       [id, expected.interactionStatus, expected.result, ...keys.map((key) => valueOf(key, changes[key])), new Date()],

@@ -7,9 +7,8 @@ import { CreateSimulatedProviderRefunds1764700000000 } from './migrations/176470
 import { CreateProviderCaptures1764800000000 } from './migrations/1764800000000-create-provider-captures';
 import { AddPaymentMerchantMode1764900000000 } from './migrations/1764900000000-add-payment-merchant-mode';
 import { ValidatePaymentMerchantMode1764900000001 } from './migrations/1764900000001-validate-payment-merchant-mode';
-import { CreatePersonalDataRetention1765600000000 } from './migrations/1765600000000-create-personal-data-retention';
-import { IndexPaymentLastStep1765600000001 } from './migrations/1765600000001-index-payment-last-step';
-import { PersonalDataRetentionEntity } from './personal-data-retention.entity';
+import { AddPaymentPayerDataStripped1765600000000 } from './migrations/1765600000000-add-payment-payer-data-stripped';
+import { IndexPaymentsToStrip1765600000001 } from './migrations/1765600000001-index-payments-to-strip';
 import { ProviderCaptureEntity } from './provider-capture.entity';
 import { ProviderRefundEntity } from './provider-refund.entity';
 import { SimulatedProviderCaptureEntity } from './simulated-provider-capture.entity';
@@ -30,7 +29,6 @@ export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
     SimulatedProviderCaptureEntity,
     ProviderRefundEntity,
     ProviderCaptureEntity,
-    PersonalDataRetentionEntity,
   ],
   migrations: [
     CreateBrowserPayments1764100000000,
@@ -40,7 +38,7 @@ export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
     CreateProviderCaptures1764800000000,
     AddPaymentMerchantMode1764900000000,
     ValidatePaymentMerchantMode1764900000001,
-    CreatePersonalDataRetention1765600000000,
-    IndexPaymentLastStep1765600000001,
+    AddPaymentPayerDataStripped1765600000000,
+    IndexPaymentsToStrip1765600000001,
   ],
 };

@@ -1,7 +1,7 @@
 import type { JsonObject } from '@gateway/contracts';
 import { inTransaction } from '@gateway/platform';
 import type { DataSource, EntityManager } from 'typeorm';
-import { JOURNEY_OVER_PREDICATE, type PaymentResult } from './payment-columns';
+import { TO_STRIP_PREDICATE, type PaymentResult } from './payment-columns';
 
 /** What a browser payment keeps of its payer (docs/decisions/payer-personal-data.md), with what says whether its journey is over. */
 export interface PaymentPayerData {
@@ -45,6 +45,17 @@ export class BrowserPaymentPayerDataRecords {
   }
 
   /**
+   * The order's payments as stripped by the payer personal-data retention: they leave
+   * payments_to_strip_idx, which the retention reads, until a later step sets the mark back to NULL.
+   */
+  async markStripped(merchantId: string, orderId: string): Promise<void> {
+    await this.manager.query(`UPDATE browser_payment.payments SET personal_data_stripped_at = now() WHERE merchant_id = $1 AND order_id = $2`, [
+      merchantId,
+      orderId,
+    ]);
+  }
+
+  /**
    * The payment's payer data as the erasure leaves it. `updated_at` stays: it is the payment's
    * last step, and the erasure is not one.
    */
@@ -68,47 +79,35 @@ export class BrowserPaymentPayerDataRepository {
     return inTransaction(this.dataSource, (manager) => work(new BrowserPaymentPayerDataRecords(manager)));
   }
 
-  /** Where the retention stopped: the last payment it has done (personal_data_retention's one row). */
-  async retentionCursor(): Promise<IdlePayment> {
-    const [cursor]: IdlePayment[] = await this.dataSource.query(
-      `SELECT retained_to::text AS "updatedAt", payment_id AS id, '' AS "merchantId", '' AS "orderId" FROM browser_payment.personal_data_retention`,
-    );
-    return cursor;
-  }
-
   /**
-   * The next payments after `after` whose journey is over and whose last step is before
-   * `idleSince`, oldest first, at most `limit`: a range of payments_last_step_idx, read without a
-   * lock (the erasure then locks the order's payments). A payment still PENDING is not among them
-   * and comes once its journey ends (its last step then moves `updated_at` ahead of the cursor).
+   * The next payments after `after` (from the first when null) whose journey is over, whose order
+   * the retention has not stripped since their last step, and whose last step is before
+   * `idleBefore`, by initiation, at most `limit`: a range of payments_to_strip_idx up to
+   * `idleBefore` (a payment idle since then was initiated before it), each row's `updated_at`
+   * checked as it is read. Read without a lock: the erasure locks the order's payments and checks
+   * again.
    */
-  idlePayments(after: IdlePayment, idleSince: Date, limit: number): Promise<IdlePayment[]> {
+  unstrippedPayments(after: UnstrippedPayment | null, idleBefore: Date, limit: number): Promise<UnstrippedPayment[]> {
+    const from = after ?? { timeInitiated: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
     return this.dataSource.query(
-      `SELECT updated_at::text AS "updatedAt", id, merchant_id AS "merchantId", order_id AS "orderId"
+      `SELECT time_initiated::text AS "timeInitiated", id, merchant_id AS "merchantId", order_id AS "orderId"
          FROM browser_payment.payments
-        WHERE ${JOURNEY_OVER_PREDICATE} AND (updated_at, id) > ($1::timestamptz, $2::uuid) AND updated_at < $3
-        ORDER BY updated_at, id
+        WHERE ${TO_STRIP_PREDICATE} AND time_initiated < $3 AND updated_at < $3
+          AND (time_initiated, id) > ($1::timestamptz, $2::uuid)
+        ORDER BY time_initiated, id
         LIMIT $4`,
-      [after.updatedAt, after.id, idleSince, limit],
-    );
-  }
-
-  /** The cursor past `done`, never back: two replicas' runs keep the later of their moves. */
-  async retainedTo(done: IdlePayment): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE browser_payment.personal_data_retention SET retained_to = $1::timestamptz, payment_id = $2::uuid
-        WHERE (retained_to, payment_id) < ($1::timestamptz, $2::uuid)`,
-      [done.updatedAt, done.id],
+      [from.timeInitiated, from.id, idleBefore, limit],
     );
   }
 }
 
 /**
- * A payment by its last step, as the retention reads them and its cursor keeps the last one done
- * (`updatedAt` as Postgres's text, microseconds kept), with the order it belongs to.
+ * A finished payment the retention has not stripped, by initiation, with the order it belongs to:
+ * where a run is in its read of payments_to_strip_idx (`timeInitiated` as Postgres's text,
+ * microseconds kept).
  */
-export interface IdlePayment {
-  updatedAt: string;
+export interface UnstrippedPayment {
+  timeInitiated: string;
   id: string;
   merchantId: string;
   orderId: string;

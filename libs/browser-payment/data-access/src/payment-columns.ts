@@ -37,8 +37,8 @@ export const inList = (column: string, values: readonly string[]) => `${column} 
 export const EXPIRY_DUE_PREDICATE = `result = 'PENDING' AND (interaction_status <> 'RETURNED_TO_MERCHANT' OR confirmation = 'CONFIRM_AT_PROVIDER')`;
 
 /**
- * The payments whose journey is over, for the payer personal-data retention's index
- * (payments_last_step_idx): a PENDING one still needs its request and return URL, and enters the
- * index when its journey ends (its last step moves `updated_at` too).
+ * The payments the payer personal-data retention may still have to strip, for its index
+ * (payments_to_strip_idx): the journey over (a PENDING one still needs its request and return URL)
+ * and not marked stripped since the payment's last step.
  */
-export const JOURNEY_OVER_PREDICATE = `result <> 'PENDING'`;
+export const TO_STRIP_PREDICATE = `personal_data_stripped_at IS NULL AND result <> 'PENDING'`;

@@ -22,7 +22,7 @@ export class BrowserPaymentConfig extends DatabaseConfig {
 
   @PersonalDataRetentionDaysVar(
     'the order\'s browser payments (their stored request, the provider\'s details of the payer\'s account, the query and fragment of the return URL), counted from the last step of a payment whose journey is over; an order with a journey still under way is left whole until it ends',
-    'Run hourly with jitter by each process; replicas share one cursor in the schema, each order stripped in its own transaction on its locked rows. Keep it equal to order-transaction\'s.',
+    'Run hourly with jitter by each process; replicas share the work, each order stripped in its own transaction on its locked rows and its payments marked so until their next step. Keep it equal to order-transaction\'s.',
   )
   PERSONAL_DATA_RETENTION_DAYS = DEFAULT_PERSONAL_DATA_RETENTION_DAYS;
 }

@@ -8,7 +8,7 @@ import { PeriodicJob } from './periodic-job';
  * One service's part of the payer personal-data retention (docs/decisions/payer-personal-data.md,
  * item 2): strips the personal data of the orders idle past PERSONAL_DATA_RETENTION_DAYS in its
  * own schema, page after page, checking `stopping()` between orders; an order done is not read
- * again by a later run (the ledger marks it, browser-payment's cursor passes it). Answers counts only (never data), which the run's log line carries.
+ * again by a later run (each service marks it, until its next operation or step). Answers counts only (never data), which the run's log line carries.
  */
 export interface RetentionPass {
   run(stopping: () => boolean): Promise<Record<string, number>>;
@@ -50,8 +50,8 @@ const FIRST_RUN_AFTER_MS = 60_000;
  * Stopped with the process's other jobs (BackgroundJobs): the timer ends and the run begins no
  * other order, but the order in progress is not waited for, as the abandoned reservation sweep's
  * step is not: its transaction, cut off by the pool's close once the requests in flight are
- * answered, commits nothing (the ledger's mark of it included, browser-payment's cursor not moved
- * past it), so the next run of any replica does that order again. Waiting would spend the shutdown grace (which counts no
+ * answered, commits nothing (its mark included), so the next run of any replica does that order
+ * again. Waiting would spend the shutdown grace (which counts no
  * retention: order-transaction's ledgerJobsStop) before the requests in flight are drained.
  */
 @Injectable()

@@ -59,6 +59,9 @@ export class EraseBrowserPaymentPayerData {
       }
       const stripped = payments.flatMap(strippedPayment);
       if (stripped.length === 0) {
+        if (retention && !dryRun) {
+          await records.markStripped(merchantId, orderId);
+        }
         return answer('UNCHANGED');
       }
       if (dryRun) {
@@ -68,8 +71,10 @@ export class EraseBrowserPaymentPayerData {
         await records.write(payment);
       }
       // The lasting record that the erasure was done: ids and counts, as the command prints them
-      // (the retention job's record is its run's counts).
-      if (!retention) {
+      // (the retention job's record is its run's counts, and its mark on the payments).
+      if (retention) {
+        await records.markStripped(merchantId, orderId);
+      } else {
         this.logger.info({ merchantId, orderId, payments: stripped.length }, "payer's personal data erased from the order's browser payments");
       }
       return answer('ERASED', { payments: stripped.length });

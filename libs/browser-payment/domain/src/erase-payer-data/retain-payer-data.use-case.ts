@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserPaymentPayerDataRepository, IdlePayment } from '@gateway/browser-payment/data-access';
+import type { BrowserPaymentPayerDataRepository, UnstrippedPayment } from '@gateway/browser-payment/data-access';
 import type { AppLogger, RetentionPassOptions } from '@gateway/platform';
 import type { EraseBrowserPaymentPayerData } from './erase-payer-data.use-case';
 
@@ -11,7 +11,7 @@ export type BrowserPaymentRetentionReport = {
   unchanged: number;
   /** Orders passed because another of their payments is still under way: read again once it ends. */
   unfinished: number;
-  /** An order whose erasure failed: the run stopped there, and the next begins with it. */
+  /** Orders whose erasure failed: each logged, left for the next run. */
   failed: number;
 };
 
@@ -19,13 +19,14 @@ export type BrowserPaymentRetentionReport = {
  * browser-payment's payer personal-data retention (docs/decisions/payer-personal-data.md, item 2,
  * amendment 2026-11-27): the orders of the payments whose journey is over and whose last step is
  * PERSONAL_DATA_RETENTION_DAYS old are stripped exactly as `payer-data erase` strips them
- * (EraseBrowserPaymentPayerData: one transaction per order, its payment rows locked), oldest first,
- * a page at a time from the schema's cursor. A payment under way is not read (the index holds
- * finished ones only); an order with one under way beside a finished one is refused by the
- * erasure, left whole and passed: it is read again when that journey ends, whose last step puts it
- * ahead of the cursor. A run stops between orders when the process stops (an order cut off by the shutdown
- * committed nothing, and is done again), and at an order whose
- * erasure fails, the cursor before it. Replicas: as the ledger's (RetainPayerData).
+ * (EraseBrowserPaymentPayerData: one transaction per order, its payment rows locked), and their
+ * payments marked stripped in the same transaction. A run reads the finished payments not marked,
+ * by initiation, a page at a time, from the first, each order once. A payment under way is not
+ * read; an order with one under way beside a finished one is refused by the erasure, left whole,
+ * and read again by every run until that journey ends. An order that fails is logged, passed, and
+ * read again by the next run. A run stops between orders when the process stops (an order cut off
+ * by the shutdown committed nothing, and is done again). Replicas: as the ledger's
+ * (RetainPayerData).
  */
 export class RetainBrowserPaymentPayerData {
   constructor(
@@ -38,25 +39,22 @@ export class RetainBrowserPaymentPayerData {
 
   async run(stopping: () => boolean): Promise<BrowserPaymentRetentionReport> {
     const report: BrowserPaymentRetentionReport = { erased: 0, unchanged: 0, unfinished: 0, failed: 0 };
-    const idleSince = new Date(this.now() - this.options.retentionMs);
+    const idleBefore = new Date(this.now() - this.options.retentionMs);
     // An order is done once a run, whichever of its payments names it first.
     const done = new Set<string>();
-    let cursor = await this.repository.retentionCursor();
+    let after: UnstrippedPayment | null = null;
     for (;;) {
-      const page = await this.repository.idlePayments(cursor, idleSince, this.options.pageSize);
+      const page = await this.repository.unstrippedPayments(after, idleBefore, this.options.pageSize);
       for (const payment of page) {
         if (stopping()) {
           return report;
         }
         const order = JSON.stringify([payment.merchantId, payment.orderId]);
         if (!done.has(order)) {
-          if (!(await this.retain(payment, idleSince, report, stopping))) {
-            return report;
-          }
           done.add(order);
+          await this.retain(payment, idleBefore, report, stopping);
         }
-        await this.repository.retainedTo(payment);
-        cursor = payment;
+        after = payment;
       }
       if (page.length < this.options.pageSize || stopping()) {
         return report;
@@ -65,22 +63,20 @@ export class RetainBrowserPaymentPayerData {
     }
   }
 
-  private async retain({ merchantId, orderId }: IdlePayment, idleSince: Date, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<boolean> {
+  private async retain({ merchantId, orderId }: UnstrippedPayment, idleBefore: Date, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<void> {
     try {
-      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, retention: { idleBefore: idleSince } });
+      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, retention: { idleBefore } });
       report[erased.status === 'ERASED' ? 'erased' : erased.status === 'REFUSED' ? 'unfinished' : 'unchanged'] += 1;
-      return true;
     } catch (err) {
       if (stopping()) {
         // Cut off by the shutdown (the pool closed under it): its transaction committed nothing.
-        return false;
+        return;
       }
       report.failed += 1;
       this.logger.warn(
         { merchantId, orderId, reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },
-        "payer's personal data past retention not stripped from the order's browser payments: the next retention run begins with it",
+        "payer's personal data past retention not stripped from the order's browser payments: the next retention run tries it again",
       );
-      return false;
     }
   }
 }
