@@ -1,6 +1,11 @@
 import { createLogger } from '../logging';
 import { BackgroundJobs } from './background-jobs';
-import { PersonalDataRetention, RETENTION_PASS_ORDER, RetentionPass } from './personal-data-retention';
+import {
+  forEachRetentionPage,
+  PersonalDataRetention,
+  RETENTION_PASS_ORDER,
+  RetentionPass,
+} from './personal-data-retention';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -16,11 +21,14 @@ describe('PersonalDataRetention', () => {
     const pass = (name: string): RetentionPass => ({ run: async () => (ran.push(name), { erased: 1 }) });
     job.add('order-transaction', RETENTION_PASS_ORDER.ledger, pass('ledger'));
     job.add('browser-payment', RETENTION_PASS_ORDER.browserPayment, pass('browser-payment'));
-    expect(await job.runNow()).toEqual({ 'browser-payment': { erased: 1 }, 'order-transaction': { erased: 1 } });
+    expect(await job.runNow()).toEqual({
+      'browser-payment': { erased: 1 },
+      'order-transaction': { erased: 1 },
+    });
     expect(ran).toEqual(['browser-payment', 'ledger']);
   });
 
-  it("goes on with the next pass when one fails, and stops between passes once the process stops (registered with BackgroundJobs)", async () => {
+  it('goes on with the next pass when one fails, and stops between passes once the process stops (registered with BackgroundJobs)', async () => {
     const { job, jobs } = retention();
     const failing: RetentionPass = { run: () => Promise.reject(new Error('database away')) };
     let seenStopping: boolean | undefined;
@@ -31,7 +39,10 @@ describe('PersonalDataRetention', () => {
     expect(seenStopping).toBe(false);
 
     let release!: () => void;
-    const held: RetentionPass = { run: (stopping) => new Promise((resolve) => (release = () => resolve({ stoppedAsked: stopping() ? 1 : 0 }))) };
+    const held: RetentionPass = {
+      run: (stopping) =>
+        new Promise((resolve) => (release = () => resolve({ stoppedAsked: stopping() ? 1 : 0 }))),
+    };
     const { job: other, jobs: otherJobs } = retention();
     const after = { run: jest.fn(async () => ({ erased: 0 })) };
     other.add('browser-payment', RETENTION_PASS_ORDER.browserPayment, held);
@@ -43,5 +54,47 @@ describe('PersonalDataRetention', () => {
     expect(await run).toEqual({ 'browser-payment': { stoppedAsked: 1 } });
     expect(after.run).not.toHaveBeenCalled();
     await jobs.stopAll();
+  });
+});
+
+describe('forEachRetentionPage', () => {
+  const rows = [1, 2, 3, 4, 5];
+  const reader = () => {
+    const asked: (number | null)[] = [];
+    const read = async (after: number | null) => {
+      asked.push(after);
+      return rows.filter((row) => row > (after ?? 0)).slice(0, 2);
+    };
+    return { asked, read };
+  };
+
+  it('reads page after page from the first, each after the last row done, until a page comes back short', async () => {
+    const { asked, read } = reader();
+    const done: number[] = [];
+    await forEachRetentionPage(
+      read,
+      async (row) => void done.push(row),
+      { pageSize: 2, pauseMs: 0 },
+      () => false,
+    );
+    expect(done).toEqual([1, 2, 3, 4, 5]);
+    expect(asked).toEqual([null, 2, 4]);
+  });
+
+  it('begins no other row once the process stops, and reads no other page', async () => {
+    const { asked, read } = reader();
+    const done: number[] = [];
+    let stopping = false;
+    await forEachRetentionPage(
+      read,
+      async (row) => {
+        done.push(row);
+        stopping = row === 3;
+      },
+      { pageSize: 2, pauseMs: 0 },
+      () => stopping,
+    );
+    expect(done).toEqual([1, 2, 3]);
+    expect(asked).toEqual([null, 2]);
   });
 });

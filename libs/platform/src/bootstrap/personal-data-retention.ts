@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AppLogger } from '../logging';
 import { APP_LOGGER } from '../tokens';
@@ -27,6 +28,34 @@ export interface RetentionPassOptions {
 /** A pass's options for PERSONAL_DATA_RETENTION_DAYS: pages of 100 orders, 200 ms apart. */
 export function retentionPassOptions(retentionDays: number): RetentionPassOptions {
   return { retentionMs: retentionDays * 86_400_000, pageSize: 100, pauseMs: 200 };
+}
+
+/**
+ * A pass's reading: `read` pages from the first (`after` null, then the page's last row), each
+ * row through `each`, pausing `pauseMs` between pages, until a page comes back short or the
+ * process stops (checked before each row: the row in progress is finished, no other begun).
+ */
+export async function forEachRetentionPage<T>(
+  read: (after: T | null) => Promise<T[]>,
+  each: (row: T) => Promise<void>,
+  { pageSize, pauseMs }: Pick<RetentionPassOptions, 'pageSize' | 'pauseMs'>,
+  stopping: () => boolean,
+): Promise<void> {
+  let after: T | null = null;
+  for (;;) {
+    const page = await read(after);
+    for (const row of page) {
+      if (stopping()) {
+        return;
+      }
+      await each(row);
+      after = row;
+    }
+    if (page.length < pageSize || stopping()) {
+      return;
+    }
+    await sleep(pauseMs);
+  }
 }
 
 /**

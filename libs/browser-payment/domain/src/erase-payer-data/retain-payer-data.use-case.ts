@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserPaymentPayerDataRepository, UnstrippedPayment } from '@gateway/browser-payment/data-access';
-import type { AppLogger, RetentionPassOptions } from '@gateway/platform';
+import { type AppLogger, forEachRetentionPage, type RetentionPassOptions } from '@gateway/platform';
 import type { EraseBrowserPaymentPayerData } from './erase-payer-data.use-case';
 
 /** What one run of the retention did, in counts (never data, never ids): its log line. */
@@ -42,25 +41,19 @@ export class RetainBrowserPaymentPayerData {
     const idleBefore = new Date(this.now() - this.options.retentionMs);
     // An order is done once a run, whichever of its payments names it first.
     const done = new Set<string>();
-    let after: UnstrippedPayment | null = null;
-    for (;;) {
-      const page = await this.repository.unstrippedPayments(after, idleBefore, this.options.pageSize);
-      for (const payment of page) {
-        if (stopping()) {
-          return report;
-        }
+    await forEachRetentionPage(
+      (after: UnstrippedPayment | null) => this.repository.unstrippedPayments(after, idleBefore, this.options.pageSize),
+      async (payment) => {
         const order = JSON.stringify([payment.merchantId, payment.orderId]);
         if (!done.has(order)) {
           done.add(order);
           await this.retain(payment, idleBefore, report, stopping);
         }
-        after = payment;
-      }
-      if (page.length < this.options.pageSize || stopping()) {
-        return report;
-      }
-      await sleep(this.options.pauseMs);
-    }
+      },
+      this.options,
+      stopping,
+    );
+    return report;
   }
 
   private async retain({ merchantId, orderId }: UnstrippedPayment, idleBefore: Date, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<void> {

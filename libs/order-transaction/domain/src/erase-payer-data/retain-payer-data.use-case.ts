@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PayerDataRepository, UnstrippedOrder } from '@gateway/order-transaction/data-access';
-import type { AppLogger, RetentionPassOptions } from '@gateway/platform';
+import { type AppLogger, forEachRetentionPage, type RetentionPassOptions } from '@gateway/platform';
 import type { ErasePayerData } from './erase-payer-data.use-case';
 
 /** What one run of the retention did, in counts (never data, never ids): its log line. */
@@ -40,21 +39,13 @@ export class RetainPayerData {
   async run(stopping: () => boolean): Promise<LedgerRetentionReport> {
     const report: LedgerRetentionReport = { erased: 0, unchanged: 0, failed: 0 };
     const idleBefore = new Date(this.now() - this.options.retentionMs);
-    let after: UnstrippedOrder | null = null;
-    for (;;) {
-      const page = await this.repository.unstrippedOrders(after, idleBefore, this.options.pageSize);
-      for (const order of page) {
-        if (stopping()) {
-          return report;
-        }
-        await this.retain(order, idleBefore, report, stopping);
-        after = order;
-      }
-      if (page.length < this.options.pageSize || stopping()) {
-        return report;
-      }
-      await sleep(this.options.pauseMs);
-    }
+    await forEachRetentionPage(
+      (after: UnstrippedOrder | null) => this.repository.unstrippedOrders(after, idleBefore, this.options.pageSize),
+      (order) => this.retain(order, idleBefore, report, stopping),
+      this.options,
+      stopping,
+    );
+    return report;
   }
 
   private async retain({ merchantId, orderId }: UnstrippedOrder, idleBefore: Date, report: LedgerRetentionReport, stopping: () => boolean): Promise<void> {
