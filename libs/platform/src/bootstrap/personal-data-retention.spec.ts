@@ -1,4 +1,5 @@
 import { createLogger } from '../logging';
+import { Metrics } from '../metrics';
 import { BackgroundJobs } from './background-jobs';
 import {
   forEachRetentionPage,
@@ -9,9 +10,9 @@ import {
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-function retention(): { job: PersonalDataRetention; jobs: BackgroundJobs } {
+function retention(metrics = new Metrics()): { job: PersonalDataRetention; jobs: BackgroundJobs } {
   const jobs = new BackgroundJobs(logger);
-  return { job: new PersonalDataRetention(logger, jobs), jobs };
+  return { job: new PersonalDataRetention(logger, jobs, metrics), jobs };
 }
 
 describe('PersonalDataRetention', () => {
@@ -26,6 +27,28 @@ describe('PersonalDataRetention', () => {
       'order-transaction': { erased: 1 },
     });
     expect(ran).toEqual(['browser-payment', 'ledger']);
+  });
+
+  it('counts the orders each pass did by outcome, failures exported from 0 as soon as a pass joins', async () => {
+    const metrics = new Metrics();
+    const { job } = retention(metrics);
+    const counted = async () =>
+      (
+        await metrics.registry.getSingleMetric('gateway_personal_data_retention_orders_total')!.get()
+      ).values.map(({ labels, value }) => ({ ...labels, value }));
+    job.add('order-transaction', RETENTION_PASS_ORDER.ledger, {
+      run: async () => ({ erased: 3, unchanged: 1, failed: 0 }),
+    });
+    expect(await counted()).toEqual([{ pass: 'order-transaction', outcome: 'failed', value: 0 }]);
+    await job.runNow();
+    await job.runNow();
+    expect(await counted()).toEqual(
+      expect.arrayContaining([
+        { pass: 'order-transaction', outcome: 'erased', value: 6 },
+        { pass: 'order-transaction', outcome: 'unchanged', value: 2 },
+        { pass: 'order-transaction', outcome: 'failed', value: 0 },
+      ]),
+    );
   });
 
   it('goes on with the next pass when one fails, and stops between passes once the process stops (registered with BackgroundJobs)', async () => {

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { Counter } from 'prom-client';
 import { AppLogger } from '../logging';
+import { Metrics } from '../metrics';
 import { APP_LOGGER } from '../tokens';
 import { BackgroundJob, BackgroundJobs } from './background-jobs';
 import { PeriodicJob } from './periodic-job';
@@ -86,6 +88,8 @@ const FIRST_RUN_AFTER_MS = 60_000;
 @Injectable()
 export class PersonalDataRetention implements OnApplicationBootstrap, BackgroundJob {
   private readonly passes: { name: string; rank: number; pass: RetentionPass }[] = [];
+  /** Orders each run's passes did, by pass and outcome (their reports' counts). */
+  private readonly orders: Counter<string>;
   private readonly job = new PeriodicJob(
     () => this.runPasses(),
     () => RETENTION_EVERY_MS / 2 + Math.random() * (RETENTION_EVERY_MS / 2),
@@ -95,14 +99,22 @@ export class PersonalDataRetention implements OnApplicationBootstrap, Background
   constructor(
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     jobs: BackgroundJobs,
+    metrics: Metrics,
   ) {
     jobs.add('personal data retention', this);
+    this.orders = metrics.counter(
+      'gateway_personal_data_retention_orders_total',
+      'Orders the payer personal-data retention did, by pass (the service) and outcome (the counts of its log line).',
+      ['pass', 'outcome'],
+    );
   }
 
   /** A service's pass (registered by its module where its setting is above 0). */
   add(name: string, rank: number, pass: RetentionPass): void {
     this.passes.push({ name, rank, pass });
     this.passes.sort((a, b) => a.rank - b.rank);
+    // From 0, so an alert on a first failure sees it (Metrics.counter's zeroes).
+    this.orders.inc({ pass: name, outcome: 'failed' }, 0);
   }
 
   onApplicationBootstrap(): void {
@@ -131,6 +143,9 @@ export class PersonalDataRetention implements OnApplicationBootstrap, Background
       try {
         const report = await pass.run(() => this.stopping);
         reports[name] = report;
+        for (const [outcome, count] of Object.entries(report)) {
+          this.orders.inc({ pass: name, outcome }, count);
+        }
         if (Object.values(report).some((n) => n > 0)) {
           this.logger.info({ pass: name, ...report }, "payer's personal data past retention stripped");
         }
