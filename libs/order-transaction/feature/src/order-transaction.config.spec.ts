@@ -133,7 +133,6 @@ describe('OrderTransactionConfig: when a card reservation is taken as abandoned'
 });
 
 describe('OrderTransactionConfig: PERSONAL_DATA_RETENTION_DAYS', () => {
-
   it('is 600 days unless set (past the longest chargeback window, 540 days), 0 turning the job off', () => {
     expect(loadConfig(OrderTransactionConfig, BASE).PERSONAL_DATA_RETENTION_DAYS).toBe(600);
     expect(loadConfig(OrderTransactionConfig, { ...BASE, PERSONAL_DATA_RETENTION_DAYS: '0' }).PERSONAL_DATA_RETENTION_DAYS).toBe(0);

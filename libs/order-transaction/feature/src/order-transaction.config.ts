@@ -143,7 +143,7 @@ export class OrderTransactionConfig extends DatabaseConfig {
   WEBHOOK_RETENTION_DAYS = 30;
 
   @PersonalDataRetentionDaysVar(
-    'the ledger\'s records of the order (its details, every stored operation response, its webhook notifications\' payloads, the query of its notification URL, the custom data of the agreements it named)',
+    'the ledger\'s records of the order (its details, every stored operation response, its webhook notifications\' payloads, the query of its notification URL; an agreement\'s own custom data stays, its series may still be paid on)',
     'Run hourly with jitter by each request-serving process (not `dispatch` ones); replicas share the work, each order stripped in its own transaction on its locked row and marked so until its next operation.',
   )
   PERSONAL_DATA_RETENTION_DAYS = DEFAULT_PERSONAL_DATA_RETENTION_DAYS;

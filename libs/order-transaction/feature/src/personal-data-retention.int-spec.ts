@@ -158,6 +158,32 @@ describe('payer personal-data retention in the ledger', () => {
     expect(JSON.stringify(await ledgerRows(merchant, orderId))).not.toMatch(PERSONAL);
   });
 
+  it("strips an idle order's copies of its agreement's custom data, and leaves the agreement's own: the series may still be paid on", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    const agreementId = `agr-${randomBytes(5).toString('hex')}`;
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '12.00', currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      agreement: { id: agreementId, type: 'UNSCHEDULED', customData: 'member zelda-42' },
+    });
+    await age(merchant, orderId, 700, 650);
+    expect(await retentionRun()).toEqual({ erased: 1, unchanged: 0, failed: 0 });
+    expect(JSON.stringify(await ledgerRows(merchant, orderId))).not.toContain('zelda-42');
+    const [agreement] = await app.dataSource.query(`SELECT custom_data AS "customData" FROM order_transaction.agreements WHERE merchant_id = $1 AND agreement_id = $2`, [
+      merchant.id,
+      agreementId,
+    ]);
+    expect(agreement).toEqual({ customData: 'member zelda-42' });
+    // The series goes on as before: a later payment naming only the id still gets the text.
+    const later = await operateAs(app, merchant, newOrderId(), 'p1', 'PAY', {
+      order: { amount: '12.00', currency: 'USD' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      agreement: { id: agreementId },
+    });
+    expect(later).toMatchObject({ result: 'SUCCESS', agreement: { id: agreementId, customData: 'member zelda-42' } });
+  });
+
   it('lets replicas run at once: each order is stripped once, by one of them, and neither fails', async () => {
     const merchant = notifiedMerchant();
     const orders = [];

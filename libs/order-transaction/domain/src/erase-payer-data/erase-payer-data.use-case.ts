@@ -117,7 +117,10 @@ export class ErasePayerData {
     const stored = await records.responses(merchantId, orderId);
     const responses = stored.flatMap((r) => stripped(r.body, (body) => ({ ...r, body })));
     // Named before stripping: the agreement groups are what tells which agreements the order used.
-    const agreements = await records.agreements(merchantId, agreementIdsOf([order.details, ...stored.map((r) => r.body)]), !dryRun);
+    // Not by the retention: an agreement is the series', and a series whose first order is idle
+    // may still be paid on, each payment given the agreement's custom data (nothing records when a
+    // series was last used); the order's own copies, in its details and responses, are stripped.
+    const agreements = retention ? [] : await records.agreements(merchantId, agreementIdsOf([order.details, ...stored.map((r) => r.body)]), !dryRun);
     const outbox = await records.notifications(merchantId, orderId);
     // Keeps the dispatcher off them until commit; one being delivered: nothing is written yet,
     // so the order's row is let go at once and the erasure tries again.
