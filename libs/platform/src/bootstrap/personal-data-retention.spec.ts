@@ -3,6 +3,7 @@ import { Metrics } from '../metrics';
 import { BackgroundJobs } from './background-jobs';
 import {
   forEachRetentionPage,
+  retainOrder,
   PersonalDataRetention,
   RETENTION_PASS_ORDER,
   RetentionPass,
@@ -119,5 +120,60 @@ describe('forEachRetentionPage', () => {
     );
     expect(done).toEqual([1, 2, 3]);
     expect(asked).toEqual([null, 2]);
+  });
+});
+
+describe('retainOrder', () => {
+  const order = { merchantId: 'TESTM1', orderId: 'order-1' };
+
+  it("counts the erasure's outcome", async () => {
+    const report = { erased: 0, unchanged: 0, failed: 0 };
+    await retainOrder(
+      order,
+      async () => 'erased' as const,
+      report,
+      () => false,
+      logger,
+      'not stripped',
+    );
+    expect(report).toEqual({ erased: 1, unchanged: 0, failed: 0 });
+  });
+
+  it("counts a failed erasure and logs the order's ids with the error's first line only, never its stack or detail", async () => {
+    const warn = jest.fn();
+    const report = { erased: 0, failed: 0 };
+    const failing = async (): Promise<'erased'> => {
+      throw new Error(
+        'canceling statement due to statement timeout\nDETAIL: Key (details)=(zelda@example.org) ...',
+      );
+    };
+    await retainOrder(
+      order,
+      failing,
+      report,
+      () => false,
+      { ...logger, warn } as unknown as typeof logger,
+      'not stripped',
+    );
+    expect(report).toEqual({ erased: 0, failed: 1 });
+    expect(warn).toHaveBeenCalledWith(
+      { ...order, reason: 'canceling statement due to statement timeout' },
+      'not stripped',
+    );
+  });
+
+  it('counts nothing for an erasure the shutdown cut off (it committed nothing)', async () => {
+    const warn = jest.fn();
+    const report = { erased: 0, failed: 0 };
+    await retainOrder(
+      order,
+      () => Promise.reject(new Error('pool closed')),
+      report,
+      () => true,
+      { ...logger, warn } as unknown as typeof logger,
+      'not stripped',
+    );
+    expect(report).toEqual({ erased: 0, failed: 0 });
+    expect(warn).not.toHaveBeenCalled();
   });
 });

@@ -61,6 +61,32 @@ export async function forEachRetentionPage<T>(
 }
 
 /**
+ * One order through a pass's erasure, its outcome (`erase`'s answer) counted in `report`. An
+ * erasure that fails is counted `failed` and logged as `failure` with the order's ids and the
+ * error's first line, never the stack or the database's detail (where Postgres may quote values);
+ * the next run tries it again. One cut off by the shutdown (the pool closed under it) committed
+ * nothing and is not counted.
+ */
+export async function retainOrder<O extends string>(
+  { merchantId, orderId }: { merchantId: string; orderId: string },
+  erase: () => Promise<O>,
+  report: Record<O | 'failed', number>,
+  stopping: () => boolean,
+  logger: AppLogger,
+  failure: string,
+): Promise<void> {
+  try {
+    report[await erase()] += 1;
+  } catch (err) {
+    if (stopping()) {
+      return;
+    }
+    report.failed += 1;
+    logger.warn({ merchantId, orderId, reason: err instanceof Error ? err.message.split('\n')[0] : String(err) }, failure);
+  }
+}
+
+/**
  * The order of the passes in a process that runs several: browser-payment's before the ledger's,
  * as the standalone `payer-data erase` runs them on an order.
  */

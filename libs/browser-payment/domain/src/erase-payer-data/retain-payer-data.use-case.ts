@@ -1,5 +1,5 @@
 import type { BrowserPaymentPayerDataRepository, UnstrippedPayment } from '@gateway/browser-payment/data-access';
-import { type AppLogger, forEachRetentionPage, type RetentionPassOptions } from '@gateway/platform';
+import { type AppLogger, forEachRetentionPage, retainOrder, type RetentionPassOptions } from '@gateway/platform';
 import type { EraseBrowserPaymentPayerData } from './erase-payer-data.use-case';
 
 /** What one run of the retention did, in counts (never data, never ids): its log line. */
@@ -47,29 +47,22 @@ export class RetainBrowserPaymentPayerData {
         const order = JSON.stringify([payment.merchantId, payment.orderId]);
         if (!done.has(order)) {
           done.add(order);
-          await this.retain(payment, idleBefore, report, stopping);
+          await retainOrder(
+            payment,
+            async () => {
+              const { status } = await this.erasure.execute({ merchantId: payment.merchantId, orderId: payment.orderId, dryRun: false, retention: { idleBefore } });
+              return status === 'ERASED' ? 'erased' : status === 'REFUSED' ? 'unfinished' : 'unchanged';
+            },
+            report,
+            stopping,
+            this.logger,
+            "payer's personal data past retention not stripped from the order's browser payments: the next retention run tries it again",
+          );
         }
       },
       this.options,
       stopping,
     );
     return report;
-  }
-
-  private async retain({ merchantId, orderId }: UnstrippedPayment, idleBefore: Date, report: BrowserPaymentRetentionReport, stopping: () => boolean): Promise<void> {
-    try {
-      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, retention: { idleBefore } });
-      report[erased.status === 'ERASED' ? 'erased' : erased.status === 'REFUSED' ? 'unfinished' : 'unchanged'] += 1;
-    } catch (err) {
-      if (stopping()) {
-        // Cut off by the shutdown (the pool closed under it): its transaction committed nothing.
-        return;
-      }
-      report.failed += 1;
-      this.logger.warn(
-        { merchantId, orderId, reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },
-        "payer's personal data past retention not stripped from the order's browser payments: the next retention run tries it again",
-      );
-    }
   }
 }

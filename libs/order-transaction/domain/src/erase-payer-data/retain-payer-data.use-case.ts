@@ -1,5 +1,5 @@
 import type { PayerDataRepository, UnstrippedOrder } from '@gateway/order-transaction/data-access';
-import { type AppLogger, forEachRetentionPage, type RetentionPassOptions } from '@gateway/platform';
+import { type AppLogger, forEachRetentionPage, retainOrder, type RetentionPassOptions } from '@gateway/platform';
 import type { ErasePayerData } from './erase-payer-data.use-case';
 
 /** What one run of the retention did, in counts (never data, never ids): its log line. */
@@ -41,29 +41,22 @@ export class RetainPayerData {
     const idleBefore = new Date(this.now() - this.options.retentionMs);
     await forEachRetentionPage(
       (after: UnstrippedOrder | null) => this.repository.unstrippedOrders(after, idleBefore, this.options.pageSize),
-      (order) => this.retain(order, idleBefore, report, stopping),
+      (order) =>
+        retainOrder(
+          order,
+          async () => {
+            const { status } = await this.erasure.execute({ merchantId: order.merchantId, orderId: order.orderId, dryRun: false, retention: { idleBefore } });
+            // NOT_FOUND cannot be (the order was just read, and orders are never deleted): counted as nothing to strip.
+            return status === 'ERASED' ? 'erased' : 'unchanged';
+          },
+          report,
+          stopping,
+          this.logger,
+          "payer's personal data past retention not stripped from the order: the next retention run tries it again",
+        ),
       this.options,
       stopping,
     );
     return report;
-  }
-
-  private async retain({ merchantId, orderId }: UnstrippedOrder, idleBefore: Date, report: LedgerRetentionReport, stopping: () => boolean): Promise<void> {
-    try {
-      const erased = await this.erasure.execute({ merchantId, orderId, dryRun: false, retention: { idleBefore } });
-      // NOT_FOUND cannot be (the order was just read, and orders are never deleted): counted as nothing to strip.
-      report[erased.status === 'ERASED' ? 'erased' : 'unchanged'] += 1;
-    } catch (err) {
-      if (stopping()) {
-        // Cut off by the shutdown (the pool closed under it): its transaction committed nothing.
-        return;
-      }
-      report.failed += 1;
-      // Ids and the message on one line: never the stack or the database's detail (where Postgres may quote values).
-      this.logger.warn(
-        { merchantId, orderId, reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },
-        "payer's personal data past retention not stripped from the order: the next retention run tries it again",
-      );
-    }
   }
 }
