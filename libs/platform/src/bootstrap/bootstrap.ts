@@ -114,6 +114,9 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     }
     await app.startAllMicroservices();
     if (server instanceof GatewayNatsServer) {
+      // nats.js sends a subscription with its next write: one round trip puts them on the server,
+      // so a request sent once the app has started (another replica's, a test's) finds a responder.
+      await server.connection()?.flush();
       app.get(ReadinessChecks).add('nats-subscriptions', async () => {
         const connection = server.connection();
         if (!connection || connection.isClosed()) {
