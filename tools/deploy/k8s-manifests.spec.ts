@@ -656,6 +656,23 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(unknown).toEqual([]);
     });
 
+    it("points each alert at its runbook entry, a heading of the operator's guide", () => {
+      const rules = find('PrometheusRule').flatMap((r) =>
+        (r.spec as { groups: { rules: { alert?: string; annotations?: { runbook?: string } }[] }[] }).groups.flatMap((g) => g.rules),
+      );
+      // GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+      const anchors = new Set(
+        [...readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+          m[1].trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'),
+        ),
+      );
+      const unanchored = rules
+        .filter((rule) => rule.alert)
+        .map((rule) => [rule.alert, rule.annotations?.runbook] as const)
+        .filter(([, runbook]) => !runbook?.startsWith('docs/operations/README.md#') || !anchors.has(runbook.split('#')[1]));
+      expect(unanchored).toEqual([]);
+    });
+
     it("leaves the throttle's 503s out of the error rate, and still computes it while nobody was throttled", () => {
       // A client guessing passwords, or a merchant over its own rate limit, is answered 503
       // SERVER_BUSY: their doing, not the gateway's. The counter has no series until the first.

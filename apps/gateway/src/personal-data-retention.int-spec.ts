@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { BROWSER_PAYMENT_SCHEMA, BrowserPaymentPayerDataRepository } from '@gateway/browser-payment/data-access';
 import { EraseBrowserPaymentPayerData } from '@gateway/browser-payment/domain';
+import { BrowserPaymentConfig, BrowserPaymentModule } from '@gateway/browser-payment/feature';
 import { JsonObject } from '@gateway/contracts';
 import { ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
-import { createLogger, dataSourceToken, PersonalDataRetention } from '@gateway/platform';
+import { createLogger, dataSourceToken, loadConfig, Metrics, PersonalDataRetention } from '@gateway/platform';
 import { createDatabase, databaseUrl, dropDatabase, keptForAtRestScan } from '@gateway/testing';
 import { DataSource } from 'typeorm';
-import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
+import { startBrowserPaymentGateway, startTestGateway, TestGateway, TestGatewayMerchant, twoBooksOrder } from './testing/test-gateway';
 
 /**
  * The payer personal-data retention with browser-payment and the ledger in one process, as the
@@ -173,5 +174,37 @@ describe('payer personal-data retention of browser payments, with the ledger in 
     expect((await rows(order)).payments).toEqual(before.payments);
     expect(before.payments[0].marked).toBe(false);
     expect(JSON.stringify(before.payments)).toMatch(PERSONAL);
+  });
+});
+
+/** The process's `gateway_personal_data_retention_days` series, as Prometheus scrapes them. */
+async function declaredDays(of: TestGateway): Promise<string[]> {
+  const text = await of.running.app.get(Metrics).registry.metrics();
+  return text.split('\n').filter((line) => line.startsWith('gateway_personal_data_retention_days{'));
+}
+
+// The setting must be the same in browser-payment and order-transaction; the alert
+// GatewayPersonalDataRetentionMismatch compares what each process declares.
+describe("the services' retention settings, as their processes export them", () => {
+  it('exports the setting of each pass the standalone gateway runs', async () => {
+    expect((await declaredDays(gateway)).sort()).toEqual([
+      'gateway_personal_data_retention_days{pass="browser-payment"} 600',
+      'gateway_personal_data_retention_days{pass="order-transaction"} 600',
+    ]);
+  });
+
+  it('exports 0 from a browser-payment process with the retention off, which runs no pass', async () => {
+    // browser-payment alone beside the edge, as its Deployment runs it; on the shared database:
+    // with the retention off it reads no payment.
+    const off = await startTestGateway({
+      services: (config) => [BrowserPaymentModule.forRoot(loadConfig(BrowserPaymentConfig, config))],
+      env: { PERSONAL_DATA_RETENTION_DAYS: '0' },
+    });
+    try {
+      expect(await declaredDays(off)).toEqual(['gateway_personal_data_retention_days{pass="browser-payment"} 0']);
+      expect(await off.running.app.get(PersonalDataRetention).runNow()).toEqual({});
+    } finally {
+      await off.running.shutdown('test done');
+    }
   });
 });

@@ -96,7 +96,7 @@ export class BrowserPaymentModule {
         CaptureAtProvider,
         VoidAtProvider,
         SettleExpiredPayments,
-        ...(config.PERSONAL_DATA_RETENTION_DAYS > 0 ? retentionProviders(config) : []),
+        ...retentionProviders(config),
       ],
     };
   }
@@ -105,13 +105,21 @@ export class BrowserPaymentModule {
 /**
  * browser-payment's pass of the payer personal-data retention (RetainBrowserPaymentPayerData),
  * run by the process's PersonalDataRetention job; in the standalone gateway before the ledger's.
+ *
+ * The setting is declared to the job whatever it is, so that a process with the retention off
+ * exports 0 rather than nothing (alert GatewayPersonalDataRetentionMismatch); the pass is built
+ * only above 0 (the provider is null otherwise: nothing injects it, the job holds it).
  */
 function retentionProviders(config: BrowserPaymentConfig): Provider[] {
   return [
     {
       provide: RetainBrowserPaymentPayerData,
       inject: [getDataSourceToken(BROWSER_PAYMENT_SCHEMA.schema), APP_LOGGER, PersonalDataRetention],
-      useFactory: (dataSource: DataSource, logger: AppLogger, retention: PersonalDataRetention) => {
+      useFactory: (dataSource: DataSource, logger: AppLogger, retention: PersonalDataRetention): RetainBrowserPaymentPayerData | null => {
+        retention.declare('browser-payment', config.PERSONAL_DATA_RETENTION_DAYS);
+        if (config.PERSONAL_DATA_RETENTION_DAYS === 0) {
+          return null;
+        }
         const records = BrowserPaymentPayerDataRepository.over(dataSource);
         const retain = new RetainBrowserPaymentPayerData(
           records,

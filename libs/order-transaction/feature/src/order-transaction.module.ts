@@ -118,7 +118,7 @@ export class OrderTransactionModule {
         { provide: STORED_CARD_ACQUIRER, useClass: VaultCardCustody },
         VerifyCard,
         ...(serves ? reconcilerProviders(config) : []),
-        ...(serves && config.PERSONAL_DATA_RETENTION_DAYS > 0 ? retentionProviders(config) : []),
+        ...(serves ? retentionProviders(config) : []),
         ...(dispatches ? dispatcherProviders(config) : []),
       ],
     };
@@ -160,13 +160,21 @@ function reconcilerProviders(config: OrderTransactionConfig): Provider[] {
 /**
  * The ledger's pass of the payer personal-data retention (RetainPayerData), run by the process's
  * PersonalDataRetention job, where requests are served (a dispatcher process only delivers).
+ *
+ * The setting is declared to the job whatever it is, so that a process with the retention off
+ * exports 0 rather than nothing (alert GatewayPersonalDataRetentionMismatch); the pass is built
+ * only above 0 (the provider is null otherwise: nothing injects it, the job holds it).
  */
 function retentionProviders(config: OrderTransactionConfig): Provider[] {
   return [
     {
       provide: RetainPayerData,
       inject: [getDataSourceToken(ORDER_TRANSACTION_SCHEMA.schema), APP_LOGGER, PersonalDataRetention],
-      useFactory: (dataSource: DataSource, logger: AppLogger, retention: PersonalDataRetention) => {
+      useFactory: (dataSource: DataSource, logger: AppLogger, retention: PersonalDataRetention): RetainPayerData | null => {
+        retention.declare('order-transaction', config.PERSONAL_DATA_RETENTION_DAYS);
+        if (config.PERSONAL_DATA_RETENTION_DAYS === 0) {
+          return null;
+        }
         const records = PayerDataRepository.over(dataSource);
         const retain = new RetainPayerData(
           records,

@@ -253,3 +253,27 @@ describe('payer personal-data retention in the ledger', () => {
     }
   });
 });
+
+/** The app's `gateway_personal_data_retention_days` series, as Prometheus scrapes them. */
+async function declaredDays(of: LedgerTestApp): Promise<string[]> {
+  return (await of.metrics.registry.metrics()).split('\n').filter((line) => line.startsWith('gateway_personal_data_retention_days{'));
+}
+
+// The setting must be the same in order-transaction and browser-payment; the alert
+// GatewayPersonalDataRetentionMismatch compares what each process declares.
+describe("the ledger's retention setting, as a request-serving process exports it", () => {
+  it('exports the setting in days where the pass runs', async () => {
+    expect(await declaredDays(app)).toEqual(['gateway_personal_data_retention_days{pass="order-transaction"} 600']);
+  });
+
+  it('exports 0 where the retention is off, and runs no pass there', async () => {
+    // On the shared database: with the retention off it reads no order.
+    const off = await startLedgerTestApp({ PERSONAL_DATA_RETENTION_DAYS: '0' });
+    try {
+      expect(await declaredDays(off)).toEqual(['gateway_personal_data_retention_days{pass="order-transaction"} 0']);
+      expect(await off.running.app.get(PersonalDataRetention).runNow()).toEqual({});
+    } finally {
+      await off.running.shutdown('test done');
+    }
+  });
+});

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { defaultMerchantSettings, JsonObject, MerchantContext, MerchantMode, notificationSecretContext, RecordOperationMessage, verifyNotificationSignature } from '@gateway/contracts';
 import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
-import { Metrics } from '@gateway/platform';
+import { Metrics, PersonalDataRetention } from '@gateway/platform';
 import { selfSignedCertificate, SelfSignedCertificate, waitFor, WebhookReceiver } from '@gateway/testing';
 import { runNotificationsCommand } from './notifications.command';
 import { runOperatorCommand } from './operator-commands';
@@ -429,5 +429,17 @@ describe('a dispatcher\'s configuration', () => {
   it('refuses to start without the keys that open notification secrets, naming the variable', async () => {
     await expect(startDispatcher({ WEBHOOK_SECRET_KEYS: '' })).rejects.toThrow(/WEBHOOK_SECRET_KEYS: is required when ORDER_TRANSACTION_MODE is dispatch/);
     await expect(startDispatcher({ WEBHOOK_SECRET_KEYS: 'k1:short' })).rejects.toThrow(/WEBHOOK_SECRET_KEYS/);
+  });
+});
+
+describe('a dispatcher and the payer personal-data retention', () => {
+  it('runs no retention pass and exports no retention setting: the request-serving processes do', async () => {
+    const dispatcher = await startDispatcher();
+    expect(await dispatcher.running.app.get(PersonalDataRetention).runNow()).toEqual({});
+    const series = async (app: LedgerTestApp) =>
+      (await app.metrics.registry.metrics()).split('\n').filter((line) => line.startsWith('gateway_personal_data_retention_days{'));
+    expect(await series(dispatcher)).toEqual([]);
+    // The ledger beside it (serve) exports its setting.
+    expect(await series(ledger)).toEqual(['gateway_personal_data_retention_days{pass="order-transaction"} 600']);
   });
 });

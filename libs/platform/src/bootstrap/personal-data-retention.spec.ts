@@ -52,6 +52,25 @@ describe('PersonalDataRetention', () => {
     );
   });
 
+  it("exports each service's declared setting in days by pass, 0 (the retention off) included", async () => {
+    const metrics = new Metrics();
+    const { job } = retention(metrics);
+    const declared = async () =>
+      (await metrics.registry.getSingleMetric('gateway_personal_data_retention_days')!.get()).values.map(
+        ({ labels, value }) => ({ ...labels, value }),
+      );
+    job.declare('order-transaction', 600);
+    job.declare('browser-payment', 0);
+    expect(await declared()).toEqual([
+      { pass: 'order-transaction', value: 600 },
+      { pass: 'browser-payment', value: 0 },
+    ]);
+    // As Prometheus reads it: a service with the retention off is a series at 0, not a missing one.
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('gateway_personal_data_retention_days{pass="order-transaction"} 600');
+    expect(text).toContain('gateway_personal_data_retention_days{pass="browser-payment"} 0');
+  });
+
   it('goes on with the next pass when one fails, and stops between passes once the process stops (registered with BackgroundJobs)', async () => {
     const { job, jobs } = retention();
     const failing: RetentionPass = { run: () => Promise.reject(new Error('database away')) };

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import type { Counter } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import { AppLogger } from '../logging';
 import { Metrics } from '../metrics';
 import { APP_LOGGER } from '../tokens';
@@ -116,6 +116,8 @@ export class PersonalDataRetention implements OnApplicationBootstrap, Background
   private readonly passes: { name: string; rank: number; pass: RetentionPass }[] = [];
   /** Orders each run's passes did, by pass and outcome (their reports' counts). */
   private readonly orders: Counter<string>;
+  /** Each service's PERSONAL_DATA_RETENTION_DAYS, by pass, 0 included (declare). */
+  private readonly days: Gauge<string>;
   private readonly job = new PeriodicJob(
     () => this.runPasses(),
     () => RETENTION_EVERY_MS / 2 + Math.random() * (RETENTION_EVERY_MS / 2),
@@ -133,9 +135,24 @@ export class PersonalDataRetention implements OnApplicationBootstrap, Background
       'Orders the payer personal-data retention did, by pass (the service) and outcome (the counts of its log line).',
       ['pass', 'outcome'],
     );
+    this.days = metrics.gauge(
+      'gateway_personal_data_retention_days',
+      "PERSONAL_DATA_RETENTION_DAYS of the service whose pass this process would run (0: the retention is off); order-transaction's and browser-payment's must be equal.",
+      ['pass'],
+    );
   }
 
-  /** A service's pass (registered by its module where its setting is above 0). */
+  /**
+   * A service's setting, declared by its module wherever its pass would run, whatever the value:
+   * a service with the retention off then exports 0 rather than nothing, so the alert comparing
+   * the services' settings (GatewayPersonalDataRetentionMismatch) sees it. Each service strips its
+   * own copy of an order's payer data: with different settings one keeps what the other erased.
+   */
+  declare(name: string, days: number): void {
+    this.days.set({ pass: name }, days);
+  }
+
+  /** A service's pass (registered by its module where its setting, declared, is above 0). */
   add(name: string, rank: number, pass: RetentionPass): void {
     this.passes.push({ name, rank, pass });
     this.passes.sort((a, b) => a.rank - b.rank);
