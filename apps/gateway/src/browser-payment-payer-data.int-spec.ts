@@ -61,8 +61,8 @@ interface Payment {
   inUrl?: string;
 }
 
-function put(merchant: TestGatewayMerchant, orderId: string, body: JsonObject) {
-  return gateway.fetch(`${merchant.base()}/order/${orderId}/transaction/bp-1`, {
+function put(merchant: TestGatewayMerchant, orderId: string, body: JsonObject, transactionId = 'bp-1') {
+  return gateway.fetch(`${merchant.base()}/order/${orderId}/transaction/${transactionId}`, {
     method: 'PUT',
     headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -136,7 +136,16 @@ const keys = (value: unknown): string[] => Object.keys(value as JsonObject).sort
 
 describe('payer-data erase (browser-payment)', () => {
   it('strips the payer\'s data from a completed payment\'s request, provider details and return URL, and keeps the money', async () => {
-    const payment = await completed();
+    // A payment that ended before its request was minimised at the end of the journey (2026-11-27):
+    // the request it kept while under way is written back, as such a payment still holds it.
+    const open = await initiated();
+    const { request: whole } = await row(open);
+    const payment = await approved(open);
+    await payments.query('UPDATE browser_payment.payments SET request = $3::jsonb WHERE merchant_id = $1 AND order_id = $2', [
+      payment.merchant.id,
+      payment.orderId,
+      JSON.stringify(whole),
+    ]);
     const before = await row(payment);
     expect(before).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', returnUrl: RETURN_URL });
     // The data is really there to erase: in the request, the provider's details and the return URL.
@@ -239,11 +248,12 @@ describe('payer-data erase (browser-payment)', () => {
     expect(await row(open)).toEqual(openBefore);
     expect(await row(waiting)).toEqual(waitingBefore);
 
-    // The merchant confirms: the journey is over, and the same command now erases it.
+    // The merchant confirms: the journey is over (its request kept without the payer from then on),
+    // and the same command now erases the rest (the return URL's query, the payer's account).
     const confirmed = await put(waiting.merchant, waiting.orderId, { apiOperation: 'CONFIRM_BROWSER_PAYMENT' });
     expect(confirmed.body).toMatchObject({ result: 'SUCCESS' });
     expect((await erase('erase', waiting.merchant.id, waiting.orderId)).out).toContain('Orders: 1 erased');
-    expect(JSON.stringify(await row(waiting))).not.toMatch(/zelda|cart=7/);
+    expect(JSON.stringify(await row(waiting))).not.toMatch(/zelda|cart=7|payer@wallet/);
   });
 
   it('run again, changes nothing and says so', async () => {
@@ -316,6 +326,123 @@ describe('payer-data erase (browser-payment)', () => {
     }
     // Read after the step committed, not before: its write is kept, without the payer's data.
     expect((await row(payment)).providerDetails).toEqual({ verified: true });
+  });
+});
+
+/** What may name the payer in a payment's kept request (the return URL's query included); none of it is kept once the journey ended. */
+const PAYER_IN_REQUEST = /zelda|Privet|SW1A 2AA|Quux|\+4479460000|mauve|neighbour|called back|back door|cart=7|#paid/i;
+
+/** The request a finished payment keeps: the payer's groups and fields gone, the return URL cut, the rest as it was. */
+function keptRequest(whole: JsonObject): JsonObject {
+  const { customer: _c, shipping: _s, ...rest } = whole;
+  const { custom: _custom, customerNote: _note, ...order } = rest.order as JsonObject;
+  const { merchantNote: _m, ...transaction } = rest.transaction as JsonObject;
+  return {
+    ...rest,
+    browserPayment: { ...(rest.browserPayment as JsonObject), returnUrl: 'https://shop.example/checkout/return' },
+    order,
+    transaction,
+  };
+}
+
+/** The gateway's way back to the shop, with the merchant's own query and fragment as the merchant wrote them. */
+const backToShop = (orderId: string) => `https://shop.example/checkout/return?cart=7&email=zelda%40example.org&orderId=${orderId}&transactionId=bp-1#paid`;
+
+describe("a browser payment's request once its journey ended (data minimisation, 2026-11-27)", () => {
+  it("completed: kept without the payer in the same write; GET, the replay of the initiate, the way back and a refund answer as before", async () => {
+    const open = await initiated();
+    const pending = await row(open);
+    expect(pending).toMatchObject({ interactionStatus: 'INITIATED', result: 'PENDING' });
+    expect(JSON.stringify(pending.request)).toMatch(PAYER_IN_REQUEST);
+    const payment = await approved(open);
+
+    const ended = await row(payment);
+    expect(ended).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', gatewayCode: 'APPROVED', amount: '30.0000', returnUrl: RETURN_URL });
+    expect(ended.request).toEqual(keptRequest(pending.request as JsonObject));
+    expect(JSON.stringify(ended.request)).not.toMatch(PAYER_IN_REQUEST);
+    expect(keys(ended.request)).toEqual(['browserPayment', 'order', 'sourceOfFunds', 'transaction']);
+    // Kept: the payer's account as the provider gave it (later captures, voids and refunds answer it) and the return URL.
+    expect(ended.providerDetails).toEqual({ accountEmail: 'payer@wallet.example', accountHolder: 'Simulated Payer' });
+
+    // The ledger's records are the completion's, made from the whole request: GET shows the payer's data as before.
+    const got = await retrieveTransaction(payment);
+    expect(got).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'CAPTURED', custom: { colour: 'mauve' }, customerNote: 'leave it with the neighbour' },
+      shipping: { address: { street: '10 Privet Drive' }, contact: { email: 'zelda@example.org', lastName: 'Quux' } },
+      transaction: { merchantNote: 'called back', reference: 'tx-7' },
+      sourceOfFunds: { provided: { provider_a: { accountEmail: 'payer@wallet.example' } } },
+      browserPayment: { interaction: { status: 'COMPLETED' }, returnUrl: RETURN_URL },
+    });
+    // The replay of the initiate: the ledger's stored answer, as first given, and nothing of the payment written.
+    const replay = await put(payment.merchant, payment.orderId, initiateBody());
+    expect(replay.status).toBe(201);
+    expect(replay.body).toEqual(payment.initiated);
+    // The payer's way back, reloaded: to the merchant's page with its own query.
+    const back = await gateway.fetch(payment.inUrl!);
+    expect([back.status, back.headers.get('location')]).toEqual([303, backToShop(payment.orderId)]);
+    expect(await row(payment)).toEqual(ended);
+
+    // A refund after the end: the payer's account in its sourceOfFunds, as the provider gave it.
+    const refund = await put(payment.merchant, payment.orderId, { apiOperation: 'REFUND', transaction: { amount: '5.00', currency: 'EUR' } }, 'refund-1');
+    expect(refund.status).toBe(201);
+    expect(refund.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { type: 'REFUND', amount: 5 },
+      sourceOfFunds: { type: 'PROVIDER_A', provided: { provider_a: { accountEmail: 'payer@wallet.example', accountHolder: 'Simulated Payer' } } },
+    });
+  });
+
+  it('cancelled by the payer: kept without the payer too, and the way back still leads to the shop', async () => {
+    const open = await initiated();
+    const pending = await row(open);
+    const page = await gateway.fetch(open.redirectUrl);
+    const decided = await gateway.fetch(/action="([^"]+\/cancel)"/.exec(page.text)![1], { method: 'POST' });
+    const inUrl = decided.headers.get('location')!;
+    expect((await gateway.fetch(inUrl)).headers.get('location')).toBe(backToShop(open.orderId));
+
+    const ended = await row(open);
+    expect(ended).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE', gatewayCode: 'CANCELLED', returnUrl: RETURN_URL });
+    expect(ended.request).toEqual(keptRequest(pending.request as JsonObject));
+    expect(await retrieveTransaction(open)).toMatchObject({ result: 'FAILURE', shipping: { contact: { lastName: 'Quux' } }, order: { custom: { colour: 'mauve' } } });
+    const back = await gateway.fetch(inUrl);
+    expect([back.status, back.headers.get('location')]).toEqual([303, backToShop(open.orderId)]);
+  });
+
+  it("waiting for the merchant's confirm: kept whole; the confirm merges into it and answers the payer's data; then kept without; its replay answers the same", async () => {
+    const waiting = await approved(await initiated('CONFIRM_AT_MERCHANT'));
+    const before = await row(waiting);
+    expect(before).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING', returnUrl: RETURN_URL });
+    expect(before.request).toMatchObject({
+      customer: { email: 'zelda@example.org' },
+      shipping: { contact: { lastName: 'Quux' } },
+      order: { custom: { colour: 'mauve' }, customerNote: 'leave it with the neighbour' },
+      transaction: { merchantNote: 'called back' },
+    });
+
+    const confirm = { apiOperation: 'CONFIRM_BROWSER_PAYMENT', order: { customerNote: 'by the back door' } };
+    const confirmed = await put(waiting.merchant, waiting.orderId, confirm);
+    expect(confirmed.status).toBe(201);
+    expect(confirmed.body).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'CAPTURED', totalCapturedAmount: 30, custom: { colour: 'mauve' }, customerNote: 'by the back door' },
+      shipping: { address: { street: '10 Privet Drive' }, contact: { email: 'zelda@example.org' } },
+      transaction: { merchantNote: 'called back' },
+      browserPayment: { interaction: { status: 'COMPLETED' }, returnUrl: RETURN_URL },
+    });
+    // The order's details the ledger keeps are the confirmed request's, whole.
+    const order = await gateway.fetch(`${waiting.merchant.base()}/order/${waiting.orderId}`, { headers: { authorization: waiting.merchant.authorization } });
+    expect(order.body).toMatchObject({ customerNote: 'by the back door', custom: { colour: 'mauve' }, shipping: { contact: { lastName: 'Quux' } } });
+
+    const ended = await row(waiting);
+    expect(ended).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS', returnUrl: RETURN_URL });
+    expect(JSON.stringify(ended.request)).not.toMatch(PAYER_IN_REQUEST);
+    const { customerNote: _n, ...initiatedOrder } = (before.request as JsonObject).order as JsonObject;
+    expect(ended.request).toEqual(keptRequest({ ...(before.request as JsonObject), order: initiatedOrder }));
+
+    const replay = await put(waiting.merchant, waiting.orderId, confirm);
+    expect([replay.status, replay.body]).toEqual([201, confirmed.body]);
+    expect(await row(waiting)).toEqual(ended);
   });
 });
 

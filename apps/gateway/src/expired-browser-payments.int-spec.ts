@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { BROWSER_PAYMENT_SCHEMA } from '@gateway/browser-payment/data-access';
 import type { JsonObject } from '@gateway/contracts';
+import { dataSourceToken } from '@gateway/platform';
 import { waitFor } from '@gateway/testing';
+import type { DataSource } from 'typeorm';
 import { startBrowserPaymentGateway, TestGateway, TestGatewayMerchant } from './testing/test-gateway';
 
 /**
@@ -53,9 +56,9 @@ async function order(orderId: string): Promise<JsonObject> {
 const transactionOf = (body: JsonObject) => (body.transaction as JsonObject[])[0];
 const interactionStatus = (transaction: JsonObject) => ((transaction.browserPayment as JsonObject).interaction as JsonObject).status;
 
-async function initiated(paymentConfirmation?: 'CONFIRM_AT_PROVIDER' | 'CONFIRM_AT_MERCHANT') {
+async function initiated(paymentConfirmation?: 'CONFIRM_AT_PROVIDER' | 'CONFIRM_AT_MERCHANT', body = initiateBody(paymentConfirmation)) {
   const orderId = `exp-${randomBytes(5).toString('hex')}`;
-  const response = await put(orderId, initiateBody(paymentConfirmation));
+  const response = await put(orderId, body);
   expect(response.status).toBe(201);
   const redirectUrl = (response.body.browserPayment as JsonObject).redirectUrl as string;
   return { orderId, redirectUrl, initiatedAt: Date.now() };
@@ -91,6 +94,36 @@ describe('browser payments past their redirect token', () => {
       result: 'FAILURE',
       response: { gatewayCode: 'TIMED_OUT' },
       browserPayment: { interaction: { status: 'INITIATED' } },
+    });
+  });
+
+  it("timed out: the payment keeps its request without the payer's data, and the ledger's record of it still has it", async () => {
+    const payments = gateway.running.app.get<string, DataSource>(dataSourceToken(BROWSER_PAYMENT_SCHEMA.schema) as string, { strict: false });
+    const request = async (orderId: string): Promise<JsonObject> =>
+      (await payments.query('SELECT request FROM browser_payment.payments WHERE merchant_id = $1 AND order_id = $2', [merchant.id, orderId]))[0].request;
+    const body = initiateBody();
+    Object.assign(body, {
+      order: { amount: '30.00', currency: 'EUR', reference: 'ref-7', custom: { colour: 'mauve' }, customerNote: 'leave it with the neighbour' },
+      customer: { email: 'zelda@example.org' },
+      shipping: { contact: { firstName: 'Zelda', phone: '+4479460000' } },
+      transaction: { merchantNote: 'called back' },
+    });
+    const journey = await initiated(undefined, body);
+    expect(await request(journey.orderId)).toMatchObject({ customer: { email: 'zelda@example.org' }, order: { custom: { colour: 'mauve' } } });
+
+    const settledBody = await settled(journey.orderId);
+    expect(transactionOf(settledBody)).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'TIMED_OUT' },
+      order: { custom: { colour: 'mauve' } },
+      shipping: { contact: { firstName: 'Zelda' } },
+      transaction: { merchantNote: 'called back' },
+    });
+    expect(await request(journey.orderId)).toEqual({
+      browserPayment: { returnUrl: RETURN_URL, provider_a: { operation: 'PAY', paymentConfirmation: 'CONFIRM_AT_PROVIDER' } },
+      order: { amount: '30.00', currency: 'EUR', reference: 'ref-7' },
+      sourceOfFunds: { type: 'PROVIDER_A' },
+      transaction: {},
     });
   });
 

@@ -27,7 +27,10 @@ export interface BrowserPaymentPayerDataErasure extends OrderErasure {
  * A payment whose journey is not over (result PENDING) still needs what it keeps: its request
  * for the merchant's confirm and the ledger's record of it, its return URL for the payer's way
  * back. Its order is refused, nothing of it changed, until the journey ends (the payer's return
- * and the provider's answer, the merchant's confirm, or the expiry sweep's TIMED_OUT).
+ * and the provider's answer, the merchant's confirm, or the expiry sweep's TIMED_OUT). The step
+ * that ends it already wrote the request without the payer's data (PaymentSteps, keptAtEnd); what
+ * is left here is the provider's details and the return URL, and the request of a payment that
+ * ended before that was so.
  */
 export class EraseBrowserPaymentPayerData {
   constructor(

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { BrowserPaymentRow, PaymentChanges, PaymentState } from '@gateway/browser-payment/data-access';
-import { GatewayError, JsonObject, RequestEnvelope } from '@gateway/contracts';
+import { GatewayError, JsonObject, RequestEnvelope, withoutPersonalData } from '@gateway/contracts';
 import type { Money } from '@gateway/money';
 import { APP_LOGGER, AppLogger, Metrics, RequestHasher } from '@gateway/platform';
 import type { Counter } from 'prom-client';
@@ -83,13 +83,20 @@ export class PaymentSteps {
     return { envelope, apiOperation, requestHash: this.requestHasher.hash({ apiOperation, transactionId: payment.transactionId }) };
   }
 
-  /** Applies `changes` to the payment as it is and records it; ORDER_LOCK_LOST if another step moved it first. */
+  /**
+   * Applies `changes` to the payment as it is and records it; ORDER_LOCK_LOST if another step moved
+   * it first. A step that ends the journey writes the request without the payer's data
+   * (keptAtEnd); its record, and the payment it answers, still have the whole request.
+   */
   async apply(payment: BrowserPaymentRow, changes: PaymentChanges, adapter: ProviderAdapter, record: RecordedAs): Promise<StepOutcome> {
-    const done = await this.store.transition(payment.id, stateOf(payment), changes, (updated) => this.recordStep(updated, adapter, record));
+    const step = keptAtEnd(payment, changes);
+    const done = await this.store.transition(payment.id, stateOf(payment), step.written, (updated) =>
+      this.recordStep(step.seen(updated), adapter, record),
+    );
     if (!done) {
       throw stepLost();
     }
-    return { payment: done.payment, body: done.outcome };
+    return { payment: step.seen(done.payment), body: done.outcome };
   }
 
   /**
@@ -195,11 +202,12 @@ export class PaymentSteps {
 
   private async adopt(payment: BrowserPaymentRow, completion: PaymentChanges): Promise<BrowserPaymentRow> {
     try {
-      const done = await this.store.transition(payment.id, stateOf(payment), completion, async () => undefined);
+      const step = keptAtEnd(payment, completion);
+      const done = await this.store.transition(payment.id, stateOf(payment), step.written, async () => undefined);
       if (done) {
         this.mismatches.inc({ event: 'caught_up' });
         this.logger.warn({ paymentId: payment.id, result: completion.result }, 'browser payment brought up to the ledger\'s record of it');
-        return done.payment;
+        return step.seen(done.payment);
       }
       return (await this.store.findById(payment.id)) ?? payment;
     } catch (err) {
@@ -219,6 +227,34 @@ export class PaymentSteps {
       orderChanged: record.orderChanged ?? false,
     });
   }
+}
+
+/**
+ * What a step writes, and the payment as the rest of the request sees it (docs/decisions/payer-personal-data.md,
+ * item 4). A step that ends the journey (moves `result` out of PENDING: the execution's
+ * completion, the payer's cancellation, the sweep's TIMED_OUT, a catch-up with the ledger's end)
+ * writes, in the same UPDATE, the request without the payer's personal data, as the erasure strips
+ * it (contracts' withoutPersonalData: the customer, shipping, the order's custom fields and note,
+ * the transaction's merchant note; the request's copies of the return and notification URLs cut).
+ * Nothing reads those once the journey is over: replays answer the ledger's stored responses, and
+ * the ledger holds the order's details; the confirm reads the request only while PENDING. Kept as
+ * they are: `provider_details` (every later CAPTURE, VOID and REFUND answers it in
+ * `sourceOfFunds.provided`), `return_url` (a payer's browser coming back after the end is sent to
+ * it, with the merchant's own query) and the rest of the request (`sourceOfFunds`, the order's
+ * amounts and items, the provider's options).
+ *
+ * `seen`: the step's ledger record (the completion's response and, for the confirm, the order's
+ * details and notification URL) and the caller still get the whole request. It is the request
+ * the step read (or the one the confirm writes): the UPDATE is conditional on the payment's id
+ * and PENDING state, and nothing writes a PENDING payment's request but a step that moves it out
+ * of that state (the erasure and the retention write finished payments only; an initiate that
+ * replaces an unrecorded payment gives the row a new id).
+ */
+function keptAtEnd(payment: BrowserPaymentRow, changes: PaymentChanges): { written: PaymentChanges; seen: (row: BrowserPaymentRow) => BrowserPaymentRow } {
+  const request = changes.request ?? payment.request;
+  const ends = payment.result === 'PENDING' && changes.result !== undefined && changes.result !== 'PENDING';
+  const kept = ends ? withoutPersonalData(request) : request;
+  return kept === request ? { written: changes, seen: (row) => row } : { written: { ...changes, request: kept }, seen: (row) => ({ ...row, request }) };
 }
 
 function stateOf(payment: BrowserPaymentRow): PaymentState {

@@ -4,7 +4,9 @@ import type { InitiateBrowserPaymentRequest, JsonObject } from '@gateway/contrac
 /**
  * What a payment keeps of the merchant's initiate request (later changed by its confirm): the
  * validated body without what is transient (`correlationId`, `session`, `responseControls`) or
- * implied (`apiOperation`). Amounts stay the request's exact decimal strings.
+ * implied (`apiOperation`). Amounts stay the request's exact decimal strings. Once the journey
+ * ends, the payment keeps it without the payer's personal data (PaymentSteps, keptAtEnd): only
+ * a payment still PENDING has the customer, shipping, the order's custom fields and notes.
  */
 export type StoredRequest = Pick<
   InitiateBrowserPaymentRequest,
