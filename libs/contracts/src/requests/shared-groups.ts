@@ -126,7 +126,12 @@ export class KeyedCard {
   @GroupField(() => CardExpiry)
   expiry?: CardExpiry;
 
-  @StringField(1, 256)
+  /**
+   * Text written by a person, keyed beside the number, where a checkout form's mix-up or a
+   * browser's autofill puts the number: refused like the notes (docs/decisions/card-numbers-in-free-text.md),
+   * or it would be stored and shown in clear with the ledger's responses, the session and the token.
+   */
+  @FreeTextField(1, 256)
   nameOnCard?: string;
 
   /** Digits(9-19) passing the Luhn check: a number failing it reaches no acquirer, vault or session. */

@@ -164,6 +164,28 @@ describe('request validation through the HTTP edge', () => {
     expect(number.text).not.toContain(TEST_CARD);
   });
 
+  it('refuses a card number keyed as the name on card, masked in the explanation, before any service sees it', async () => {
+    const withName = (operation: 'TOKEN' | 'VERIFY' | 'PAY', nameOnCard: string): JsonObject => {
+      const body = BASE_BODIES[operation] as { sourceOfFunds: { provided: { card: JsonObject } } };
+      const card = { ...body.sourceOfFunds.provided.card, nameOnCard };
+      return { ...BASE_BODIES[operation], sourceOfFunds: { ...body.sourceOfFunds, provided: { card } } };
+    };
+    for (const operation of ['TOKEN', 'VERIFY', 'PAY'] as const) {
+      for (const nameOnCard of [TEST_CARD, '5123 4500 0000 0008']) {
+        const result = await outcome(operation, withName(operation, nameOnCard));
+        expect({ operation, nameOnCard, ...result }).toMatchObject({
+          operation,
+          nameOnCard,
+          status: 400,
+          error: { field: 'sourceOfFunds.provided.card.nameOnCard', validationType: 'INVALID' },
+          serviceCalls: 0,
+        });
+        expect(result.text).not.toContain(nameOnCard);
+      }
+      expect(await outcome(operation, withName(operation, 'A. N. Other'))).toMatchObject({ status: 201, serviceCalls: 1 });
+    }
+  });
+
   it('refuses an amount above 1000000000000 as a 400 on its field, before any service sees it', async () => {
     const subject = OPERATION_SUBJECTS.PAY;
     const before = received[subject].length;
