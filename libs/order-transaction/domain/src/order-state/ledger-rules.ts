@@ -38,10 +38,13 @@ export const VOID_DEPENDENTS: Record<keyof typeof VOID_TYPE_OF, readonly Transac
  *     transaction voided or being voided, nor a transaction voided while something recorded
  *     against it stands: docs/decisions/card-payment-rules.md);
  *   - an order a standalone refund opened takes no money in;
- *   - no total goes negative, nor beyond the largest amount the API answers;
+ *   - no total goes negative;
  *   - the capture limit, order-wide and per authorisation;
  *   - the refund limit, order-wide and per payment or capture, unless the merchant has the
- *     Excessive Refund privilege (an order a standalone refund opened has none: it is its own).
+ *     Excessive Refund privilege (an order a standalone refund opened has none: it is its own);
+ *   - no total goes beyond the largest amount the API answers. After the limits: a refund or
+ *     capture beyond what is left of an order near that amount is answered with what is left
+ *     (on transaction.amount), not told to use another order, which it cannot.
  * A limit only refuses a write that takes the order (further) beyond it: writes that add no
  * exposure pass even on an order already beyond it (a privilege since withdrawn), so its other
  * transactions can still be recorded. A void counts from its reservation on, so its completion
@@ -67,12 +70,12 @@ export function assertLedgerRules(
     );
   }
   assertTotalsNotNegative(currency, before, after, totals);
-  assertTotalsAnswerable(currency, before, after);
   assertCaptureLimits(currency, before, after, incoming);
   // A standalone refund has nothing captured to be limited by: it is its own order.
   if (!excessiveRefundAllowed && !standaloneRefund) {
     assertRefundLimits(currency, before, after, incoming);
   }
+  assertTotalsAnswerable(currency, before, after);
 }
 
 /**

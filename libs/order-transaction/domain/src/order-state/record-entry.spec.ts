@@ -452,6 +452,25 @@ describe('order lifecycles', () => {
     );
   });
 
+  it('answers a refund beyond what an order captured up to the largest amount holds with the refund limit, on transaction.amount', () => {
+    const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('KWD', before, e, { excessiveRefundAllowed: false }).entries;
+    const paid = record([], { ...entry('PAYMENT', '1000000000000'), id: 'p1' });
+    const refunded = record(paid, { ...entry('REFUND', '999999999999.901'), id: 'r1', targetTransactionId: 'p1' });
+    let refused: unknown;
+    try {
+      record(refunded, { ...entry('REFUND', '999000000000'), id: 'r2', targetTransactionId: 'p1' });
+    } catch (err) {
+      refused = err;
+    }
+    // Not "the order's totalRefundedAmount would exceed 1000000000000 KWD ... Use another order": a
+    // refund cannot move to another order, and what the merchant needs is what is left to refund.
+    expect(refused).toMatchObject({
+      field: 'transaction.amount',
+      validationType: 'INVALID',
+      explanation: "Value '999000000000.000' is invalid. The amount available for refund on this order is 0.099 KWD.",
+    });
+  });
+
   it('counts what a void under way would take back toward the largest amount: the void may yet fail', () => {
     const record = (before: LedgerEntry[], e: LedgerEntry) => recordEntry('USD', before, e, { excessiveRefundAllowed: false }).entries;
     const paid = record([], { ...entry('PAYMENT', '1000000000000.00'), id: 'p1' });
