@@ -16,8 +16,15 @@ export interface CardOutcome extends OperationOutcome {
   approvedAmount?: Money;
 }
 
-/** A capture's or void's result: no card, no approval amount. */
+/** A capture's or void's result: no card, no approval amount (a capture's amount only for the check). */
 export function outcomeOfFollowOn(result: CaptureResult | VoidResult): CardOutcome {
+  return {
+    ...processedOutcome(result),
+    answered: 'amount' in result ? { amount: result.amount } : {},
+  };
+}
+
+function processedOutcome(result: CaptureResult | VoidResult | AuthorizeCardResult): CardOutcome {
   return {
     result: result.result,
     gatewayCode: result.gatewayCode,
@@ -32,11 +39,12 @@ export function outcomeOfFollowOn(result: CaptureResult | VoidResult): CardOutco
 /** An authorisation's or payment's result, its card masked. */
 export function outcomeOfAuthorization(result: AuthorizeCardResult): CardOutcome {
   return {
-    ...outcomeOfFollowOn(result),
+    ...processedOutcome(result),
     ...(result.authorizationCode ? { authorizationCode: result.authorizationCode } : {}),
     card: cardForResponse(result.card),
     cardSecurityCode: { ...result.cardSecurityCode },
     avs: { ...result.avs },
     approvedAmount: result.approvedAmount,
+    answered: { amount: result.approvedAmount, requestedAmount: result.requestedAmount },
   };
 }

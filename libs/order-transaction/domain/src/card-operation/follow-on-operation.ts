@@ -115,6 +115,8 @@ export class RunFollowOnOperation {
       seen,
       deadline: command.deadline,
       ...sideEffect,
+      // A capture or void has no partial approval: it is made for what was asked or declined.
+      asked: { amount: plan.amount, partialApproval: false },
       completion: (outcome) => message(outcome, 'UPDATE'),
     });
     return { body };

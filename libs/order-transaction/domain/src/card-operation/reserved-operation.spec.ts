@@ -1,11 +1,14 @@
 import { GatewayError, RecordOperationMessage, RequestEnvelope } from '@gateway/contracts';
+import { Money } from '@gateway/money';
 import { Metrics, PastDeadlineError, type AppLogger } from '@gateway/platform';
 import { CompletionAfterResolution, type RecordOperation } from '../record-operation/record-operation.use-case';
 import type { RecordInput } from '../record-operation/record-input';
 import type { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
-import type { CardOutcome } from './card-outcome';
-import { OUTCOME_UNKNOWN } from './operation-outcome';
-import { ReservedOperation, RunReservedOperation } from './reserved-operation';
+import { outcomeOfAcquirer } from '../refund-order/refund-outcome';
+import { CardOutcome, outcomeOfAuthorization, outcomeOfFollowOn } from './card-outcome';
+import { OUTCOME_UNKNOWN, type OperationOutcome } from './operation-outcome';
+import { ACQUIRER_ANSWERS_REFUSED_METRIC, ReservedOperation, RunReservedOperation } from './reserved-operation';
+import { authorizationAnswer, captureAnswer, refundAnswer, voidAnswer } from './testing-acquirer-answers';
 
 /**
  * The runner with the ledger's steps stubbed: what it calls, answers and logs. The ledger's own
@@ -35,6 +38,7 @@ describe('RunReservedOperation', () => {
       reservation,
       seen: null,
       perform: jest.fn(async (): Promise<CardOutcome> => ({ result: 'SUCCESS', gatewayCode: 'APPROVED' })),
+      asked: { amount: Money.of('10.00', 'USD'), partialApproval: false },
       completion: jest.fn((outcome) => completed(outcome.result)),
       unavailable: () => GatewayError.serverBusy(),
       log: { name: 'refund', fields: { route: 'PROVIDER' } },
@@ -136,5 +140,71 @@ describe('RunReservedOperation', () => {
     expect(logger.error).not.toHaveBeenCalledWith(expect.anything(), expect.stringContaining('it stays PENDING'));
     const counted = (await metrics.registry.getSingleMetric('gateway_completions_after_resolution_total')!.get()).values;
     expect(counted).toEqual([expect.objectContaining({ value: 1, labels: { operation: 'PAY', recorded: 'DECLINED', performed: 'APPROVED' } })]);
+  });
+
+  describe("an acquirer's success that disagrees with what was asked (docs/decisions/acquirer-answer-checks.md)", () => {
+    const usd = (amount: string) => Money.of(amount, 'USD');
+    /** The operation's call made by a connector stub answering `answer`, mapped as the operation maps it. */
+    const answering = (answer: () => OperationOutcome) => jest.fn(async () => answer() as CardOutcome);
+
+    const wrong: [string, string, boolean, () => OperationOutcome, string][] = [
+      ['PAY approved for more than asked', 'PAY', true, () => outcomeOfAuthorization(authorizationAnswer(usd('10.01'), usd('10.00'))), 'MORE_THAN_ASKED'],
+      ['PAY partially approved though the request accepted no partial approval', 'PAY', false, () => outcomeOfAuthorization(authorizationAnswer(usd('5.00'), usd('10.00'), 'PARTIALLY_APPROVED')), 'PARTIAL_NOT_ACCEPTED'],
+      ['AUTHORIZE answered in another currency', 'AUTHORIZE', true, () => outcomeOfAuthorization(authorizationAnswer(Money.of('10.00', 'EUR'), Money.of('10.00', 'EUR'))), 'CURRENCY'],
+      ['AUTHORIZE approved for nothing', 'AUTHORIZE', true, () => outcomeOfAuthorization(authorizationAnswer(usd('0.00'), usd('10.00'), 'PARTIALLY_APPROVED')), 'NOT_POSITIVE'],
+      ['CAPTURE of a part', 'CAPTURE', false, () => outcomeOfFollowOn(captureAnswer(usd('4.00'))), 'PARTIAL_NOT_ACCEPTED'],
+      ['REFUND of a part', 'REFUND', false, () => outcomeOfAcquirer(refundAnswer(usd('4.00'), 'PARTIALLY_APPROVED')), 'PARTIAL_NOT_ACCEPTED'],
+      ['REFUND of more than asked', 'REFUND', false, () => outcomeOfAcquirer(refundAnswer(usd('40.00'))), 'MORE_THAN_ASKED'],
+      ['VOID answered PARTIALLY_APPROVED', 'VOID', false, () => outcomeOfFollowOn(voidAnswer('PARTIALLY_APPROVED')), 'PARTIAL_NOT_ACCEPTED'],
+    ];
+
+    it.each(wrong)('records UNKNOWN when the acquirer answers a %s, logs it as an error naming the transaction and counts it', async (_case, apiOperation, partialApproval, answer, discrepancy) => {
+      const { record, logger, runner, operation, metrics } = setUp();
+      const op = operation({ apiOperation, log: undefined, asked: { amount: usd('10.00'), partialApproval }, perform: answering(answer) });
+      await runner.execute(op);
+      // The operation's completion records OUTCOME_UNKNOWN at the amount it reserved (the amount asked).
+      expect(op.completion).toHaveBeenCalledWith(OUTCOME_UNKNOWN);
+      expect(record.execute).toHaveBeenLastCalledWith(completed('UNKNOWN'), 'COMPLETE', written);
+      expect(logger.error).toHaveBeenCalledWith(
+        expect.objectContaining({ orderId: 'o-1', transactionId: 't-1', apiOperation, discrepancy, acquirerTransactionId: 'MCC0000011121' }),
+        'card operation answered by the acquirer with a success that disagrees with what was asked: recorded as UNKNOWN, amount asked kept reserved; reconcile this transaction with the acquirer',
+      );
+      const line = JSON.stringify(logger.error.mock.calls);
+      expect(line).not.toMatch(/512345|0008|authorizationCode/);
+      const counted = (await metrics.registry.getSingleMetric(ACQUIRER_ANSWERS_REFUSED_METRIC)!.get()).values;
+      expect(counted.filter((v) => v.value > 0)).toEqual([expect.objectContaining({ value: 1, labels: { operation: apiOperation, discrepancy } })]);
+    });
+
+    it('records a partial approval the PAY or AUTHORIZE accepted as it was answered, PARTIALLY_APPROVED at the approved amount', async () => {
+      for (const apiOperation of ['PAY', 'AUTHORIZE']) {
+        const { logger, runner, operation, metrics } = setUp();
+        const outcome = outcomeOfAuthorization(authorizationAnswer(usd('5.25'), usd('10.51'), 'PARTIALLY_APPROVED'));
+        const op = operation({ apiOperation, asked: { amount: usd('10.51'), partialApproval: true }, perform: jest.fn(async () => outcome) });
+        await runner.execute(op);
+        expect(op.completion).toHaveBeenCalledWith(outcome);
+        expect(outcome).toMatchObject({ result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED' });
+        expect(outcome.approvedAmount?.toFixed()).toBe('5.25');
+        expect(logger.error).not.toHaveBeenCalled();
+        const counted = (await metrics.registry.getSingleMetric(ACQUIRER_ANSWERS_REFUSED_METRIC)!.get()).values;
+        expect(counted.every((v) => v.value === 0)).toBe(true);
+      }
+    });
+
+    it('records the answers that agree as they are: a full approval, a capture and a refund of what was asked, a decline', async () => {
+      const agreeing = [
+        outcomeOfAuthorization(authorizationAnswer(usd('10.00'), usd('10.00'))),
+        outcomeOfFollowOn(captureAnswer(usd('10.00'))),
+        outcomeOfAcquirer(refundAnswer(usd('10.00'))),
+        outcomeOfFollowOn(voidAnswer()),
+        outcomeOfAuthorization(authorizationAnswer(usd('99.00'), usd('10.00'), 'DECLINED', 'FAILURE')),
+      ];
+      for (const outcome of agreeing) {
+        const { logger, runner, operation } = setUp();
+        const op = operation({ perform: jest.fn(async () => outcome as CardOutcome) });
+        await runner.execute(op);
+        expect(op.completion).toHaveBeenCalledWith(outcome);
+        expect(logger.error).not.toHaveBeenCalled();
+      }
+    });
   });
 });

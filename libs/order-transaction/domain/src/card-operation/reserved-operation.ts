@@ -5,11 +5,16 @@ import { APP_LOGGER, AppLogger, Metrics, NotDeliveredError, refuseIfPastDeadline
 import type { Counter } from 'prom-client';
 import { CompletionAfterResolution, RecordedOperation, RecordOperation } from '../record-operation/record-operation.use-case';
 import { ReleaseReservation } from '../release-reservation/release-reservation.use-case';
+import { AcquirerAsk, ANSWER_DISCREPANCIES, discrepancyOf } from './acquirer-answer';
 import type { CardOutcome } from './card-outcome';
 import { OperationOutcome, OUTCOME_UNKNOWN } from './operation-outcome';
 import { hadNoEffect, writeAfterSideEffect } from './reservation-writes';
 
 export const COMPLETIONS_AFTER_RESOLUTION_METRIC = 'gateway_completions_after_resolution_total';
+export const ACQUIRER_ANSWERS_REFUSED_METRIC = 'gateway_acquirer_answers_refused_total';
+
+/** The operations that run reserved: the refused answers' counter starts each at 0, so increase() sees the first. */
+const RESERVED_API_OPERATIONS = ['AUTHORIZE', 'PAY', 'CAPTURE', 'VOID', 'REFUND'] as const;
 
 /** An order operation as its NATS controller hands it over. */
 export interface CardOperationCommand<R> {
@@ -45,6 +50,12 @@ export interface ReservedOperation<O extends OperationOutcome = CardOutcome> {
   deadline?: number;
   /** The call that moves the money. Throws what the callee threw; this decides whether anything can have happened. */
   perform: () => Promise<O>;
+  /**
+   * What the call asked for: an acquirer's successful answer that disagrees with it (more than
+   * asked, a part not accepted, another currency, nothing) is recorded UNKNOWN, never as it stands
+   * (docs/decisions/acquirer-answer-checks.md).
+   */
+  asked: AcquirerAsk;
   /** The record of the call's outcome (OUTCOME_UNKNOWN when it gave none), replacing the reservation. */
   completion: (outcome: O | typeof OUTCOME_UNKNOWN) => RecordOperationMessage;
   /** The clear error when the one who would move the money did not answer at all. */
@@ -67,6 +78,7 @@ export interface ReservedOperation<O extends OperationOutcome = CardOutcome> {
 @Injectable()
 export class RunReservedOperation {
   private readonly disagreements: Counter<string>;
+  private readonly refusedAnswers: Counter<string>;
 
   constructor(
     private readonly record: RecordOperation,
@@ -78,6 +90,12 @@ export class RunReservedOperation {
       COMPLETIONS_AFTER_RESOLUTION_METRIC,
       'Card operations whose own outcome arrived after their reservation had been resolved as abandoned (by an inquiry or an operator) with another outcome: the ledger and the acquirer disagree until reconciled, by API operation, outcome recorded and outcome performed.',
       ['operation', 'recorded', 'performed'],
+    );
+    this.refusedAnswers = metrics.counter(
+      ACQUIRER_ANSWERS_REFUSED_METRIC,
+      'Successful acquirer answers that disagreed with what the card operation asked (more than asked, a partial approval not accepted, another currency, nothing approved), recorded UNKNOWN instead, by API operation and discrepancy.',
+      ['operation', 'discrepancy'],
+      RESERVED_API_OPERATIONS.flatMap((operation) => ANSWER_DISCREPANCIES.map((discrepancy) => ({ operation, discrepancy }))),
     );
   }
 
@@ -94,8 +112,42 @@ export class RunReservedOperation {
       // The same request reserved first (it raced this one without the order lock).
       return reserved;
     }
-    const outcome = await this.perform(operation);
+    const outcome = this.checked(operation, await this.perform(operation));
     return this.complete(operation, outcome, reserved.written);
+  }
+
+  /**
+   * The acquirer's answer as the ledger may record it. A success that disagrees with what was
+   * asked would move the order's totals by money the merchant never asked to move (or in another
+   * currency): the acquirer did answer, so money may have moved, in an amount nobody can vouch
+   * for. It is recorded UNKNOWN, the amount asked kept reserved until an inquiry or an operator
+   * learns the outcome, and logged and counted for reconciliation.
+   */
+  private checked<O extends OperationOutcome>(operation: ReservedOperation<O>, outcome: O | typeof OUTCOME_UNKNOWN): O | typeof OUTCOME_UNKNOWN {
+    const answer: OperationOutcome = outcome;
+    const discrepancy = discrepancyOf(operation.asked, answer);
+    if (!discrepancy) {
+      return outcome;
+    }
+    const { orderId, transactionId, apiOperation } = operation;
+    this.refusedAnswers.inc({ operation: apiOperation, discrepancy: discrepancy.kind });
+    this.logger.error(
+      {
+        orderId,
+        transactionId,
+        apiOperation,
+        discrepancy: discrepancy.kind,
+        detail: discrepancy.detail,
+        answeredGatewayCode: answer.gatewayCode,
+        // The acquirer's own references, to find the transaction in its records; never card data.
+        ...(typeof answer.acquirer?.id === 'string' ? { acquirerId: answer.acquirer.id } : {}),
+        ...(typeof answer.acquirer?.transactionId === 'string' ? { acquirerTransactionId: answer.acquirer.transactionId } : {}),
+        ...(answer.receipt ? { receipt: answer.receipt } : {}),
+        ...operation.log?.fields,
+      },
+      `${logName(operation)} answered by the acquirer with a success that disagrees with what was asked: recorded as UNKNOWN, amount asked kept reserved; reconcile this transaction with the acquirer`,
+    );
+    return OUTCOME_UNKNOWN;
   }
 
   /**

@@ -78,6 +78,7 @@ export class PayByCard {
       seen,
       deadline: command.deadline,
       perform: () => this.sideEffects.authorize(command, plan, connector),
+      asked: { amount: plan.amount, partialApproval: plan.acceptPartialAmount },
       completion: (outcome) => message(outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(),
     });

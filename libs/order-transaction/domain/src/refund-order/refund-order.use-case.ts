@@ -100,6 +100,8 @@ export class RefundOrder {
       seen,
       deadline: command.deadline,
       perform: () => this.sideEffects.refund({ command, plan, connector, original }),
+      // A refund has no partial approval: the acquirer returns what was asked or declines.
+      asked: { amount: plan.amount, partialApproval: false },
       completion: (outcome) => this.recordMessage(context, outcome, 'UPDATE'),
       unavailable: () => this.sideEffects.unavailable(plan.route),
       log: { name: 'refund', fields: { route: plan.route.kind } },

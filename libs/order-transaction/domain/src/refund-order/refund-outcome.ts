@@ -20,6 +20,7 @@ export function outcomeOfAcquirer(result: RefundResult): RefundOutcome {
     authorizationResponse: { ...result.authorizationResponse },
     receipt: result.receipt,
     ...(result.card ? { card: cardForResponse(result.card) } : {}),
+    answered: { amount: result.amount },
   };
 }
 
