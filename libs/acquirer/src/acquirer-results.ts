@@ -117,4 +117,9 @@ export interface InquiryResult extends AcquirerOutcome {
   readonly acquirerTransactionId?: string;
   /** The issuer's approval code, when it approved. */
   readonly authorizationCode?: string;
+  /**
+   * PARTIALLY_APPROVED (an AUTHORIZE or PAY): what the issuer approved, less than was asked.
+   * Without it the ledger cannot record the partial approval by itself (an operator does).
+   */
+  readonly approvedAmount?: Money;
 }

@@ -14,6 +14,7 @@ import {
 } from '@gateway/order-transaction/domain';
 import { AppLogger, BackgroundJobs, createLogger, Metrics } from '@gateway/platform';
 import { createDatabase, dropDatabase, keptForAtRestScan, sentStatements, TEST_CARD, TEST_EXPIRY, testRequestHasher, waitFor } from '@gateway/testing';
+import { Money } from '@gateway/money';
 import { DataSource } from 'typeorm';
 import { AbandonedReservationSweeper } from './abandoned-reservation-sweeper';
 import { LedgerTestApp, newOrderId, nextFence, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
@@ -131,6 +132,38 @@ describe('inquiries about UNKNOWN card transactions', () => {
       response: { gatewayCode: 'DECLINED', acquirerCode: '25', acquirerMessage: 'Unable to locate record' },
       order: { status: 'FAILED', totalCapturedAmount: 0 },
     });
+  });
+
+  it('a partial approval the acquirer answers with its amount is recorded at it where the request accepted partial amounts, and left to an operator where not', async () => {
+    const merchant = testMerchant();
+    const [accepting, whole] = [newOrderId(), newOrderId()];
+    await operateAs(app, merchant, accepting, 'p1', 'PAY', { order: { amount: '10.51', currency: 'USD', acceptPartialAmount: true }, sourceOfFunds: unknownCard });
+    await payUnknown(merchant, whole, '10.51');
+    // The test acquirer's inquiry answers from the reference alone and never knows of a partial
+    // approval (test-acquirer.md): an acquirer that does, for this merchant's transactions.
+    class Partial extends TestAcquirer {
+      override async inquire(request: InquiryRequest): Promise<InquiryResult> {
+        if (request.merchantId !== merchant.id) return super.inquire(request);
+        const reference = request.reference ? { acquirerTransactionId: request.reference.acquirerTransactionId } : {};
+        return { result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED', acquirerCode: '10', ...reference, approvedAmount: Money.of('5.25', 'USD') };
+      }
+    }
+    const resolutions = await counted(UNKNOWN_RESOLUTIONS_METRIC, { source: 'INQUIRY', outcome: 'PARTIALLY_APPROVED' });
+    expect(await inquirer({}, new AcquirerRegistry(new Metrics(), new Partial())).round()).toMatchObject({ claimed: 2, resolved: 1, retried: 1 });
+
+    expect(await retrieve(merchant, accepting)).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'PARTIALLY_APPROVED', acquirerCode: '10' },
+      order: { amount: 5.25, status: 'CAPTURED', totalCapturedAmount: 5.25 },
+      transaction: { amount: 5.25, requestedAmount: 10.51 },
+    });
+    expect(await counted(UNKNOWN_RESOLUTIONS_METRIC, { source: 'INQUIRY', outcome: 'PARTIALLY_APPROVED' })).toBe(resolutions + 1);
+    // The other refused by the ledger (its request did not accept partial amounts): still UNKNOWN, queued for an operator.
+    expect(await retrieve(merchant, whole)).toMatchObject({ result: 'UNKNOWN', order: { amount: 10.51, totalCapturedAmount: 0 } });
+    expect(await queued(merchant)).toEqual([expect.objectContaining({ orderId: whole, attempts: 1, lastResult: 'REFUSED PARTIALLY_APPROVED' })]);
+    // The operator's resolution dequeues it (the rounds of the tests after this one would claim it).
+    await app.running.app.get(ResolveUnknown).execute({ merchantId: merchant.id, orderId: whole, transactionId: 'p1', learned: { gatewayCode: 'DECLINED' }, source: 'OPERATOR' });
+    expect(await queued(merchant)).toEqual([]);
   });
 
   it('asks the acquirer the transaction names, whatever mode queued it: a test-era order operated on after a switch to LIVE', async () => {

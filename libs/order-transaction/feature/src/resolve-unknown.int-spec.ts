@@ -229,6 +229,163 @@ describe('an AUTHORIZE answered UNKNOWN, then learned APPROVED', () => {
   });
 });
 
+describe('a PAY or AUTHORIZE answered UNKNOWN, then learned PARTIALLY_APPROVED (unknown-resolution.md, amendment 2026-11-27)', () => {
+  // 110.51 with a tax of 10.00, partial amounts accepted: with an approving card the test acquirer
+  // approves 55.25 at once (test-acquirer-partial-approvals.md); with 05/37 its answer is lost.
+  const partialBody = (expiry: { month: string; year: string }, notificationUrl?: string): JsonObject => ({
+    order: { amount: '110.51', currency: 'USD', itemAmount: '100.51', taxAmount: '10.00', acceptPartialAmount: true, ...(notificationUrl ? { notificationUrl } : {}) },
+    sourceOfFunds: card(expiry),
+  });
+
+  async function ledgerRows(merchant: MerchantContext, orderId: string, transactionId: string) {
+    const [order] = await app.dataSource.query(`SELECT amount::text AS amount, status FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`, [merchant.id, orderId]);
+    const [transaction] = await app.dataSource.query(
+      `SELECT amount::text AS amount, result, gateway_code AS "gatewayCode", tax_amount::text AS "taxAmount"
+         FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3`,
+      [merchant.id, orderId, transactionId],
+    );
+    return { order, transaction };
+  }
+
+  it('a PAY is recorded at the approved amount as a live partial approval is: totals, status, stored response (GET, replay), notification', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const request = partialBody(TEST_EXPIRY.UNKNOWN, HOOKS);
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toMatchObject({ result: 'UNKNOWN', order: { amount: 110.51, status: 'INITIATED' } });
+    const before = await orderRow(merchant, orderId);
+
+    const resolved = await resolve([
+      ...ids(merchant, orderId, 'p1'),
+      '--outcome',
+      'PARTIALLY_APPROVED',
+      '--approved-amount',
+      '55.25',
+      '--acquirer-transaction-id',
+      'MCC7654320101',
+      '--authorization-code',
+      '123456',
+      '--json',
+    ]);
+    expect(resolved).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(resolved.out)).toEqual({
+      status: 'RESOLVED',
+      merchantId: merchant.id,
+      orderId,
+      transactionId: 'p1',
+      type: 'PAYMENT',
+      amount: '55.25',
+      currency: 'USD',
+      result: 'SUCCESS',
+      gatewayCode: 'PARTIALLY_APPROVED',
+      order: { status: 'CAPTURED', totalAuthorizedAmount: '55.25', totalCapturedAmount: '55.25', totalRefundedAmount: '0.00' },
+      notified: true,
+    });
+    expect(await orderRow(merchant, orderId)).toEqual({
+      status: 'CAPTURED',
+      authorized: '55.2500',
+      captured: '55.2500',
+      refunded: '0.0000',
+      operationCount: Number(before.operationCount) + 1,
+      fence: before.fence,
+    });
+    // As the completion records a partial approval: the order and the transaction at the amount approved, no tax kept.
+    expect(await ledgerRows(merchant, orderId, 'p1')).toEqual({
+      order: { amount: '55.2500', status: 'CAPTURED' },
+      transaction: { amount: '55.2500', result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED', taxAmount: null },
+    });
+
+    const retrieved = await retrieveTransaction(merchant, orderId, 'p1');
+    expect(retrieved).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'PARTIALLY_APPROVED' },
+      order: { amount: 55.25, status: 'CAPTURED', totalAuthorizedAmount: 55.25, totalCapturedAmount: 55.25, acceptPartialAmount: true, taxAmount: 10 },
+      transaction: { id: 'p1', type: 'PAYMENT', amount: 55.25, requestedAmount: 110.51, currency: 'USD', authorizationCode: '123456', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC7654320101' } },
+    });
+    expect(retrieved.transaction).not.toHaveProperty('taxAmount');
+    expect(await retrieveOrder(merchant, orderId)).toMatchObject({
+      amount: 55.25,
+      status: 'CAPTURED',
+      totalCapturedAmount: 55.25,
+      transaction: [{ result: 'SUCCESS', response: { gatewayCode: 'PARTIALLY_APPROVED' }, transaction: { amount: 55.25, requestedAmount: 110.51 } }],
+    });
+
+    // The same request answered at once on another order: the ledger's fields of both answers agree.
+    const live = await operateAs(app, merchant, newOrderId(), 'p1', 'PAY', partialBody(TEST_EXPIRY.APPROVED));
+    expect(live).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'PARTIALLY_APPROVED' } });
+    const ledgerFields = (body: JsonObject) => {
+      const { id: _id, creationTime: _c, lastUpdatedTime: _l, notificationUrl: _n, ...order } = body.order as JsonObject;
+      const { amount, requestedAmount, currency, taxAmount, type } = body.transaction as JsonObject;
+      return { result: body.result, gatewayCode: (body.response as JsonObject).gatewayCode, order, transaction: { amount, requestedAmount, currency, taxAmount, type } };
+    };
+    expect(ledgerFields(retrieved)).toEqual(ledgerFields(live));
+
+    // The merchant's retry of its PUT answers the partial approval, and nothing reaches the acquirer again.
+    const payments = await acquirerCalls('PAY');
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toEqual(retrieved);
+    expect(await acquirerCalls('PAY')).toBe(payments);
+    expect((await outboxRows(merchant, orderId)).map((r) => r.payload)).toEqual([expect.objectContaining({ result: 'UNKNOWN' }), { ...retrieved, merchant: merchant.id }]);
+
+    // What is left to refund is what was approved, with no default tax.
+    await expect(operateAs(app, merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '55.26', currency: 'USD' } })).rejects.toMatchObject({ field: 'transaction.amount' });
+    const refunded = await operateAs(app, merchant, orderId, 'r1', 'REFUND', { transaction: { amount: '55.25', currency: 'USD' } });
+    expect(refunded).toMatchObject({ result: 'SUCCESS', order: { status: 'REFUNDED', totalRefundedAmount: 55.25 } });
+    expect(refunded.transaction).not.toHaveProperty('taxAmount');
+  });
+
+  it('an AUTHORIZE is authorised at the approved amount, which bounds its capture; a second resolution writes nothing', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await operateAs(app, merchant, orderId, 'a1', 'AUTHORIZE', partialBody(TEST_EXPIRY.UNKNOWN));
+    const partially = [...ids(merchant, orderId, 'a1'), '--outcome', 'PARTIALLY_APPROVED', '--approved-amount', '20.1'];
+    const resolved = await resolve(partially);
+    expect(resolved.code).toBe(0);
+    expect(resolved.out.split('\t')).toEqual(['Recorded:', `${merchant.id}/${orderId}/a1`, 'AUTHORIZATION', '20.10 USD', 'SUCCESS', 'PARTIALLY_APPROVED', 'order AUTHORIZED', 'no notification']);
+    const after = { order: await orderRow(merchant, orderId), body: await retrieveTransaction(merchant, orderId, 'a1') };
+    expect(await resolve(partially)).toMatchObject({ code: 0, out: expect.stringMatching(/^Already recorded, nothing written:/) });
+    expect(await resolve([...ids(merchant, orderId, 'a1'), '--outcome', 'PARTIALLY_APPROVED', '--approved-amount', '20.00'])).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('is recorded SUCCESS (PARTIALLY_APPROVED), not UNKNOWN'),
+    });
+    expect({ order: await orderRow(merchant, orderId), body: await retrieveTransaction(merchant, orderId, 'a1') }).toEqual(after);
+
+    await expect(operateAs(app, merchant, orderId, 'c1', 'CAPTURE', { transaction: { amount: '20.11', currency: 'USD' } })).rejects.toMatchObject({
+      explanation: "Value '20.11' is invalid. The amount available for capture on this order is 20.10 USD.",
+    });
+    expect(await operateAs(app, merchant, orderId, 'c1', 'CAPTURE', { transaction: { amount: '20.10', currency: 'USD' } })).toMatchObject({
+      result: 'SUCCESS',
+      order: { status: 'CAPTURED', totalCapturedAmount: 20.1 },
+    });
+  });
+
+  it('is refused, writing nothing, when the request did not accept partial amounts, or for an amount not below the one asked', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const request = payBody('40.00', TEST_EXPIRY.UNKNOWN, HOOKS);
+    const unknown = await operateAs(app, merchant, orderId, 'p1', 'PAY', request);
+    const before = { order: await orderRow(merchant, orderId), rows: await ledgerRows(merchant, orderId, 'p1'), outbox: await outboxRows(merchant, orderId) };
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'PARTIALLY_APPROVED', '--approved-amount', '20.00'])).toEqual({
+      code: 1,
+      out: '',
+      err: expect.stringContaining('was requested without order.acceptPartialAmount: it is approved in full or not at all'),
+    });
+    // Usage: the amount goes with a partial approval, and only with it.
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'PARTIALLY_APPROVED'])).toMatchObject({ code: 2, err: expect.stringContaining('--approved-amount') });
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED', '--approved-amount', '20.00'])).toMatchObject({ code: 2 });
+    expect({ order: await orderRow(merchant, orderId), rows: await ledgerRows(merchant, orderId, 'p1'), outbox: await outboxRows(merchant, orderId) }).toEqual(before);
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toEqual(unknown);
+
+    const accepting = newOrderId();
+    await operateAs(app, merchant, accepting, 'p1', 'PAY', partialBody(TEST_EXPIRY.UNKNOWN));
+    for (const amount of ['110.51', '0', '55.255']) {
+      expect(await resolve([...ids(merchant, accepting, 'p1'), '--outcome', 'PARTIALLY_APPROVED', '--approved-amount', amount])).toMatchObject({
+        code: 1,
+        err: expect.stringContaining('approvedAmount'),
+      });
+    }
+    expect(await ledgerRows(merchant, accepting, 'p1')).toMatchObject({ transaction: { amount: '110.5100', result: 'UNKNOWN' } });
+  });
+});
+
 describe('a standalone REFUND answered UNKNOWN', () => {
   it('learned DECLINED frees its amount: the order FAILED with nothing refunded', async () => {
     const merchant = notifiedMerchant();
@@ -336,7 +493,7 @@ describe('what is refused, writing nothing', () => {
       code: 1,
       err: expect.stringContaining('authorizationCode is given on approvals only'),
     });
-    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'MAYBE'])).toMatchObject({ code: 2, err: 'error: --outcome must be APPROVED or DECLINED' });
+    expect(await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'MAYBE'])).toMatchObject({ code: 2, err: 'error: --outcome must be APPROVED, PARTIALLY_APPROVED or DECLINED' });
     expect(await resolve(['--merchant', merchant.id, '--outcome', 'APPROVED'])).toMatchObject({ code: 2 });
     expect(await orderRow(merchant, orderId)).toEqual(before);
   });

@@ -23,14 +23,20 @@ Transactions whose outcome the ledger does not know for sure (docs/operations/RE
   unresolved [--older-than-minutes <n>] [--merchant <id>] [--limit <n>]
       PENDING or UNKNOWN transactions the ledger has not written for n minutes (default 60),
       oldest first (default limit 100): reconcile them with the acquirer or provider
-  resolve --merchant <id> --order <id> --transaction <id> --outcome APPROVED|DECLINED
+  resolve --merchant <id> --order <id> --transaction <id>
+          --outcome APPROVED|PARTIALLY_APPROVED|DECLINED [--approved-amount <amount>]
           [--acquirer-transaction-id <reference> [--acquirer-id <id>]] [--authorization-code <code>]
       record what the acquirer's records say of a card transaction the ledger holds UNKNOWN,
       or of a card operation's reservation left PENDING for 10 minutes (resolved the same way).
       APPROVED: the money moved as the operation's approval moves it (AUTHORIZE authorised,
       PAY captured, REFUND refunded); give the acquirer's reference, which later captures,
       voids and refunds are sent by (and the acquirer's id, TEST_ACQUIRER for test merchants, if
-      the transaction's response names none), and the approval code. DECLINED: the issuer declined it or
+      the transaction's response names none), and the approval code. PARTIALLY_APPROVED (an
+      AUTHORIZE or PAY whose request set order.acceptPartialAmount; refused otherwise): the
+      issuer approved --approved-amount (required: a decimal in the order's currency, e.g. 5.25,
+      above 0 and below the transaction's amount); the transaction and the order are recorded at
+      it, transaction.requestedAmount keeps what was asked, no transaction tax is kept, as when
+      the partial approval is answered at once. DECLINED: the issuer declined it or
       the acquirer never processed it; the amount it held is freed. GET and a replay of the
       original request then answer the learned outcome, and a webhook notification is written
       if the UNKNOWN outcome was announced. Exit code 0 when recorded, or when the ledger
@@ -119,6 +125,7 @@ function parse(argv: string[]) {
       'acquirer-transaction-id': { type: 'string' },
       'acquirer-id': { type: 'string' },
       'authorization-code': { type: 'string' },
+      'approved-amount': { type: 'string' },
       file: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -149,7 +156,12 @@ async function resolve(values: Options, resolution: TransactionsLedger['resoluti
     return 2;
   }
   if (!(LEARNED_CODES as readonly string[]).includes(outcome)) {
-    io.err(`error: --outcome must be ${LEARNED_CODES.join(' or ')}`);
+    io.err(`error: --outcome must be ${LEARNED_CODES.slice(0, -1).join(', ')} or ${LEARNED_CODES[LEARNED_CODES.length - 1]}`);
+    return 2;
+  }
+  const approvedAmount = values['approved-amount'];
+  if ((outcome === 'PARTIALLY_APPROVED') !== (approvedAmount !== undefined)) {
+    io.err('error: --approved-amount is given with --outcome PARTIALLY_APPROVED, and only with it');
     return 2;
   }
   const acquirerTransactionId = values['acquirer-transaction-id'];
@@ -167,6 +179,7 @@ async function resolve(values: Options, resolution: TransactionsLedger['resoluti
         ...(acquirerTransactionId !== undefined ? { acquirerTransactionId } : {}),
         ...(acquirerId !== undefined ? { acquirerId } : {}),
         ...(authorizationCode !== undefined ? { authorizationCode } : {}),
+        ...(approvedAmount !== undefined ? { approvedAmount } : {}),
       },
     });
   } catch (err) {

@@ -2,7 +2,15 @@ import { GatewayError, isJsonObject, JsonObject, JsonValue, TransactionResult, T
 import type { LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
 import { holdsSchemeCardNumber } from '@gateway/crypto';
 import { Money, MoneyError } from '@gateway/money';
-import { LEARNED_CODES, LearnedCode, resultOf } from '../resolve-unknown/learned-outcome';
+import { resultOf } from '../resolve-unknown/learned-outcome';
+
+/**
+ * The outcomes a lost transaction is recorded with. Not a partial approval: a record gives the
+ * amount that moved, and a partial approval's requested amount and tax are not in the acquirer's
+ * records the file is made from.
+ */
+const LOST_CODES = ['APPROVED', 'DECLINED'] as const;
+type LostCode = (typeof LOST_CODES)[number];
 
 /**
  * The transaction types `transactions record-lost` records, with the operation that creates
@@ -49,7 +57,7 @@ export interface LostTransaction {
   targetTransactionId?: string;
   amount: Money;
   /** APPROVED: the money moved (authorised, or captured for a PAYMENT). DECLINED: it did not. */
-  gatewayCode: LearnedCode;
+  gatewayCode: LostCode;
   result: TransactionResult;
   /** transaction.acquirer: id (ALWAYS PROVIDED), the acquirer's transaction id, its date and time. */
   acquirer: { id: string; transactionId?: string; date?: string; time?: string };
@@ -176,10 +184,10 @@ export function parseLostTransaction(value: unknown, now: Date): LostTransaction
   if (gatewayCode === undefined) {
     throw absent('gatewayCode');
   }
-  if (typeof gatewayCode !== 'string' || !(LEARNED_CODES as readonly string[]).includes(gatewayCode)) {
-    throw bad('gatewayCode', `must be one of ${LEARNED_CODES.join(', ')}`);
+  if (typeof gatewayCode !== 'string' || !(LOST_CODES as readonly string[]).includes(gatewayCode)) {
+    throw bad('gatewayCode', `must be one of ${LOST_CODES.join(', ')}`);
   }
-  const code = gatewayCode as LearnedCode;
+  const code = gatewayCode as LostCode;
   const acquirer = acquirerOf(record.acquirer, code);
   const receipt = shortCode(text('receipt', ASCII_100, 'must be 1 to 100 printable ASCII characters', false), 'receipt');
   const authorizationCode = shortCode(text('authorizationCode', ASCII_100, 'must be 1 to 100 printable ASCII characters', false), 'authorizationCode');
@@ -248,7 +256,7 @@ function moneyOf(amount: JsonValue | undefined, currency: JsonValue | undefined)
   }
 }
 
-function acquirerOf(value: JsonValue | undefined, code: LearnedCode): LostTransaction['acquirer'] {
+function acquirerOf(value: JsonValue | undefined, code: LostCode): LostTransaction['acquirer'] {
   if (value === undefined) throw absent('acquirer');
   if (!isJsonObject(value)) throw bad('acquirer', 'must be an object (id, transactionId, date, time)');
   const allowed = ['id', 'transactionId', 'date', 'time'];

@@ -1,4 +1,5 @@
 import type { InquiryResult } from '@gateway/acquirer';
+import { Money } from '@gateway/money';
 import { learnedFrom } from './inquire-unknown.use-case';
 
 describe('learnedFrom (what an inquiry\'s answer says was learned)', () => {
@@ -23,7 +24,29 @@ describe('learnedFrom (what an inquiry\'s answer says was learned)', () => {
     expect(learnedFrom({ gatewayCode: 'EXPIRED_CARD', result: 'FAILURE', acquirerCode: '54', authorizationCode: '1' } as InquiryResult, 'TEST_ACQUIRER')).toEqual({ gatewayCode: 'DECLINED', acquirerCode: '54' });
   });
 
-  it('nothing from a partial approval, nor from an acquirer that cannot tell yet', () => {
+  it('a partial approval: PARTIALLY_APPROVED with the approved amount as exact decimal text in its currency, the reference and the approval code', () => {
+    const answer: InquiryResult = {
+      gatewayCode: 'PARTIALLY_APPROVED',
+      result: 'SUCCESS',
+      acquirerCode: '10',
+      acquirerMessage: 'Partial approval',
+      acquirerTransactionId: 'MCC1234560101',
+      authorizationCode: '123456',
+      approvedAmount: Money.of('0.3', 'BHD'),
+    };
+    expect(learnedFrom(answer, 'TEST_ACQUIRER')).toEqual({
+      gatewayCode: 'PARTIALLY_APPROVED',
+      approvedAmount: '0.300',
+      approvedCurrency: 'BHD',
+      acquirerTransactionId: 'MCC1234560101',
+      acquirerId: 'TEST_ACQUIRER',
+      authorizationCode: '123456',
+      acquirerCode: '10',
+      acquirerMessage: 'Partial approval',
+    });
+  });
+
+  it('nothing from a partial approval that does not say what was approved, nor from an acquirer that cannot tell yet', () => {
     expect(learnedFrom({ gatewayCode: 'PARTIALLY_APPROVED', result: 'SUCCESS' }, 'TEST_ACQUIRER')).toBeNull();
     expect(learnedFrom({ gatewayCode: 'UNKNOWN', result: 'UNKNOWN' }, 'TEST_ACQUIRER')).toBeNull();
   });

@@ -192,22 +192,28 @@ export class InquireUnknown {
 }
 
 /**
- * What `acquirerId`'s answer says was learned: the issuer approved (APPROVED), or nothing moved
- * (any FAILURE: declined, or unknown to the acquirer; its codes kept). A partial approval, or
- * another success, is not recorded by itself: null.
+ * What `acquirerId`'s answer says was learned: the issuer approved (APPROVED), approved part of it
+ * (PARTIALLY_APPROVED, with the amount it approved: ResolveUnknown records it only where the
+ * request accepted partial amounts, and refuses it otherwise, for an operator), or nothing moved
+ * (any FAILURE: declined, or unknown to the acquirer; its codes kept). A partial approval that
+ * does not say what was approved, or another success, is not recorded by itself: null.
  */
 export function learnedFrom(answer: InquiryResult, acquirerId: string): LearnedOutcome | null {
   const codes = {
     ...(answer.acquirerCode !== undefined ? { acquirerCode: answer.acquirerCode } : {}),
     ...(answer.acquirerMessage !== undefined ? { acquirerMessage: answer.acquirerMessage } : {}),
   };
+  const approval = {
+    ...(answer.acquirerTransactionId !== undefined ? { acquirerTransactionId: answer.acquirerTransactionId, acquirerId } : {}),
+    ...(answer.authorizationCode !== undefined ? { authorizationCode: answer.authorizationCode } : {}),
+    ...codes,
+  };
   if (answer.result === 'SUCCESS' && answer.gatewayCode === 'APPROVED') {
-    return {
-      gatewayCode: 'APPROVED',
-      ...(answer.acquirerTransactionId !== undefined ? { acquirerTransactionId: answer.acquirerTransactionId, acquirerId } : {}),
-      ...(answer.authorizationCode !== undefined ? { authorizationCode: answer.authorizationCode } : {}),
-      ...codes,
-    };
+    return { gatewayCode: 'APPROVED', ...approval };
+  }
+  if (answer.result === 'SUCCESS' && answer.gatewayCode === 'PARTIALLY_APPROVED' && answer.approvedAmount !== undefined) {
+    // Exact decimal text: the amount never passes through a JS number.
+    return { gatewayCode: 'PARTIALLY_APPROVED', approvedAmount: answer.approvedAmount.toFixed(), approvedCurrency: answer.approvedAmount.currency, ...approval };
   }
   return answer.result === 'FAILURE' ? { gatewayCode: 'DECLINED', ...codes } : null;
 }

@@ -1,14 +1,16 @@
 import { GatewayError, JsonObject, TransactionResult } from '@gateway/contracts';
+import { Money, MoneyError } from '@gateway/money';
 import { objectOrEmpty } from '../ledger-response/order-snapshot';
 
 /**
  * The outcomes that can be learned about a transaction recorded UNKNOWN. APPROVED: the acquirer
- * processed it and the issuer approved (the answer was lost). DECLINED: it moved no money, the
- * issuer refused it or the acquirer never processed it (the spec's result FAILURE, "declined or
- * rejected by gateway, acquirer or issuer"; docs/decisions/unknown-resolution.md says why one
- * code serves both).
+ * processed it and the issuer approved (the answer was lost). PARTIALLY_APPROVED: an AUTHORIZE or
+ * PAY whose request accepted partial amounts, approved for less (`approvedAmount`), recorded as
+ * its completion would have recorded it. DECLINED: it moved no money, the issuer refused it or
+ * the acquirer never processed it (the spec's result FAILURE, "declined or rejected by gateway,
+ * acquirer or issuer"; docs/decisions/unknown-resolution.md says why one code serves both).
  */
-export const LEARNED_CODES = ['APPROVED', 'DECLINED'] as const;
+export const LEARNED_CODES = ['APPROVED', 'PARTIALLY_APPROVED', 'DECLINED'] as const;
 export type LearnedCode = (typeof LEARNED_CODES)[number];
 
 /** What was learned, from the acquirer's records or its inquiry. */
@@ -21,15 +23,27 @@ export interface LearnedOutcome {
    * stored response names no acquirer (its call threw, so no answer named one).
    */
   acquirerId?: string;
-  /** transaction.authorizationCode: the issuer's approval code (approvals only). */
+  /** transaction.authorizationCode: the issuer's approval code (approvals only, partial ones too). */
   authorizationCode?: string;
+  /**
+   * PARTIALLY_APPROVED only, and required there: what the issuer approved, an exact decimal
+   * string in the order's currency and its decimals, above 0 and below the transaction's amount.
+   */
+  approvedAmount?: string;
+  /** The currency of `approvedAmount` when its source names one (an acquirer's answer): must be the order's. */
+  approvedCurrency?: string;
   /** response.acquirerCode and authorizationResponse.responseCode (ISO 8583). */
   acquirerCode?: string;
   acquirerMessage?: string;
 }
 
 export function resultOf(code: LearnedCode): TransactionResult {
-  return code === 'APPROVED' ? 'SUCCESS' : 'FAILURE';
+  return isApproval(code) ? 'SUCCESS' : 'FAILURE';
+}
+
+/** The issuer approved, in full or in part: the money moved, an approval code may come with it. */
+export function isApproval(code: LearnedCode): boolean {
+  return code === 'APPROVED' || code === 'PARTIALLY_APPROVED';
 }
 
 /** The spec's types of what an outcome carries: String(1-100), ASCII(1-100), ASCII(1-255). */
@@ -38,7 +52,11 @@ const ASCII_100 = /^[\x20-\x7e]{1,100}$/;
 const ASCII_255 = /^[\x20-\x7e]{1,255}$/;
 const ACQUIRER_ID = /^[^\x00-\x1f\x7f]{1,40}$/;
 
-/** Refuses an outcome the spec's fields could not hold, or an approval code on a decline. */
+/**
+ * Refuses an outcome the spec's fields could not hold, an approval code on a decline, or an
+ * approved amount missing from a partial approval (or given with another outcome). The amount's
+ * currency and bounds are the transaction's: decideResolution checks them (approvedAmountOf).
+ */
 export function assertLearnedOutcome(learned: LearnedOutcome): void {
   const bad = (field: string, why: string) => GatewayError.invalidField(field, 'INVALID', `The learned outcome's ${field} ${why}.`);
   if (!(LEARNED_CODES as readonly string[]).includes(learned.gatewayCode)) {
@@ -50,8 +68,14 @@ export function assertLearnedOutcome(learned: LearnedOutcome): void {
   if (learned.acquirerId !== undefined && !ACQUIRER_ID.test(learned.acquirerId)) {
     throw bad('acquirerId', 'must be 1 to 40 characters without control characters');
   }
+  if (learned.gatewayCode === 'PARTIALLY_APPROVED' && learned.approvedAmount === undefined) {
+    throw GatewayError.invalidField('approvedAmount', 'MISSING', 'A partial approval is recorded with the amount the issuer approved.');
+  }
+  if (learned.gatewayCode !== 'PARTIALLY_APPROVED' && (learned.approvedAmount !== undefined || learned.approvedCurrency !== undefined)) {
+    throw bad('approvedAmount', 'is given on partial approvals only');
+  }
   if (learned.authorizationCode !== undefined) {
-    if (learned.gatewayCode !== 'APPROVED') {
+    if (!isApproval(learned.gatewayCode)) {
       throw bad('authorizationCode', 'is given on approvals only');
     }
     if (!ASCII_100.test(learned.authorizationCode)) {
@@ -75,7 +99,7 @@ export function assertLearnedOutcome(learned: LearnedOutcome): void {
  */
 export function learnedResponse(stored: JsonObject, learned: LearnedOutcome): JsonObject {
   const transaction = { ...objectOrEmpty(stored.transaction) };
-  if (learned.gatewayCode !== 'APPROVED') {
+  if (!isApproval(learned.gatewayCode)) {
     delete transaction.authorizationCode;
   }
   if (learned.acquirerTransactionId !== undefined) {
@@ -89,7 +113,7 @@ export function learnedResponse(stored: JsonObject, learned: LearnedOutcome): Js
     }
     transaction.acquirer = { ...(learned.acquirerId !== undefined ? { id: learned.acquirerId } : {}), ...acquirer, transactionId: learned.acquirerTransactionId };
   }
-  if (learned.gatewayCode === 'APPROVED' && learned.authorizationCode !== undefined) {
+  if (isApproval(learned.gatewayCode) && learned.authorizationCode !== undefined) {
     transaction.authorizationCode = learned.authorizationCode;
   }
   const body: JsonObject = { ...stored, transaction };
@@ -104,4 +128,40 @@ export function learnedResponse(stored: JsonObject, learned: LearnedOutcome): Js
     body.authorizationResponse = { ...objectOrEmpty(stored.authorizationResponse), responseCode: learned.acquirerCode };
   }
   return body;
+}
+
+/**
+ * A partial approval's amount as Money in the transaction's currency: an exact decimal string
+ * with no more decimals than the currency has, above 0 and below what was asked (an approval of
+ * all of it is APPROVED). Refused (400 on approvedAmount) otherwise.
+ */
+export function approvedAmountOf(learned: LearnedOutcome, requested: Money): Money {
+  const bad = (why: string) => GatewayError.invalidField('approvedAmount', 'INVALID', `The learned outcome's approvedAmount ${why}.`);
+  if (learned.approvedCurrency !== undefined && learned.approvedCurrency !== requested.currency) {
+    throw bad(`is in ${learned.approvedCurrency}, not the transaction's currency ${requested.currency}`);
+  }
+  let approved: Money;
+  try {
+    approved = Money.ofRequest(learned.approvedAmount ?? '', requested.currency);
+  } catch (err) {
+    if (err instanceof MoneyError) {
+      throw bad(`'${String(learned.approvedAmount).slice(0, 20)}' is invalid: ${err.message}`);
+    }
+    throw err;
+  }
+  if (!approved.isPositive() || !approved.lessThan(requested)) {
+    throw bad(`must be above 0 and below the transaction's amount, ${requested.toFixed()} ${requested.currency} (an approval of all of it is APPROVED)`);
+  }
+  return approved;
+}
+
+/**
+ * The stored response of a partial approval, as its completion answers one (card-payment-response.ts):
+ * `transaction.requestedAmount` the amount asked for (the ledger sets `transaction.amount` and
+ * `order.amount` to the approved one), and no `transaction.taxAmount`: the tax of the part approved
+ * is not known (test-acquirer-partial-approvals.md, amendment 2026-11-26).
+ */
+export function partiallyApprovedResponse(body: JsonObject, requested: Money): JsonObject {
+  const { taxAmount: _requestsTax, ...transaction } = objectOrEmpty(body.transaction);
+  return { ...body, transaction: { ...transaction, requestedAmount: requested.toJSON() } };
 }

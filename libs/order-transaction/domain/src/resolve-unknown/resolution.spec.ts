@@ -1,4 +1,5 @@
 import { GatewayError, JsonObject, TransactionResult, TransactionType } from '@gateway/contracts';
+import { Money } from '@gateway/money';
 import type { LockedOrder, OrderRow, TransactionRow } from '@gateway/order-transaction/data-access';
 import { refusal } from '../card-operation/testing-orders';
 import { refundable } from '../order-state/ledger-rules';
@@ -215,6 +216,88 @@ describe('decideResolution', () => {
   });
 });
 
+/** The UNKNOWN response of a PAY or AUTHORIZE whose request accepted partial amounts, with the request's tax. */
+const PARTIAL_ALLOWED_BODY: JsonObject = {
+  ...UNKNOWN_BODY,
+  order: { id: 'o1', status: 'INITIATED', totalCapturedAmount: 0, acceptPartialAmount: true, taxAmount: 2.5 },
+  transaction: { id: 'p2', type: 'PAYMENT', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC9999990101' }, taxAmount: 2.5 },
+};
+
+function partialOrder(type: TransactionType, body: JsonObject = PARTIAL_ALLOWED_BODY, extra: Partial<TransactionRow> = {}): LockedOrder {
+  const order = orderWith([row('p2', type, '25.0000', 'UNKNOWN', { taxAmount: '2.5000', ...extra })]);
+  order.contents.stored = { requestHash: 'hash-of-the-original-request', body };
+  return order;
+}
+
+const PARTIAL: LearnedOutcome = { gatewayCode: 'PARTIALLY_APPROVED', approvedAmount: '12.5', acquirerTransactionId: 'MCC1234560101', authorizationCode: '654321' };
+
+describe('decideResolution of a partial approval (learned later, recorded as its completion records one)', () => {
+  it('a PAY is captured at the approved amount: the transaction and the order hold it, requestedAmount what was asked, no tax', () => {
+    const { write, body, transaction } = written(partialOrder('PAYMENT'), PARTIAL);
+    expect(write.order).toMatchObject({
+      status: 'CAPTURED',
+      amount: '12.50',
+      totalAuthorizedAmount: '12.50',
+      totalCapturedAmount: '12.50',
+      totalRefundedAmount: '0.00',
+      details: { reference: 'kept' },
+      lastFencingToken: '77',
+      operationCount: 3,
+    });
+    expect(write.transaction).toMatchObject({ transactionId: 'p2', type: 'PAYMENT', amount: '12.50', result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED', taxAmount: null });
+    expect(transaction).toMatchObject({ amount: '12.50', result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED', taxAmount: null });
+    expect(write.response).toEqual({ apiOperation: 'PAY', requestHash: 'hash-of-the-original-request', body, replaces: true });
+    expect(body).toMatchObject({
+      result: 'SUCCESS',
+      response: { gatewayCode: 'PARTIALLY_APPROVED' },
+      // order.taxAmount echoes the request, as a live partial approval's does.
+      order: { amount: 12.5, status: 'CAPTURED', totalCapturedAmount: 12.5, acceptPartialAmount: true, taxAmount: 2.5 },
+      transaction: { id: 'p2', amount: 12.5, requestedAmount: 25, currency: 'USD', authorizationCode: '654321', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC1234560101' } },
+      timeOfRecord: RECORDED_AT.toISOString(),
+    });
+    expect(body.transaction).not.toHaveProperty('taxAmount');
+  });
+
+  it('an AUTHORIZE is authorised at the approved amount, which bounds its captures', () => {
+    const { write, transaction } = written(partialOrder('AUTHORIZATION'), { gatewayCode: 'PARTIALLY_APPROVED', approvedAmount: '0.01', approvedCurrency: 'USD' });
+    expect(write.order).toMatchObject({ status: 'AUTHORIZED', amount: '0.01', totalAuthorizedAmount: '0.01', totalCapturedAmount: '0.00' });
+    expect(Money.of(transaction.amount, 'USD').toFixed()).toBe('0.01');
+  });
+
+  it('is refused when the request did not accept partial amounts, or for another operation than AUTHORIZE and PAY', () => {
+    const { order: _asked, ...withoutOrder } = PARTIAL_ALLOWED_BODY;
+    const notAccepted = { ...PARTIAL_ALLOWED_BODY, order: { id: 'o1', acceptPartialAmount: false } };
+    for (const body of [notAccepted, withoutOrder]) {
+      expect(refusal(() => decideResolution(partialOrder('PAYMENT', body), KEY, PARTIAL, LEARNED_AT))).toMatchObject({
+        code: 'INVALID_REQUEST',
+        explanation: expect.stringContaining('was requested without order.acceptPartialAmount'),
+      });
+    }
+    const refund = orderWith([row('p1', 'PAYMENT', '25.0000', 'SUCCESS'), row('p2', 'REFUND', '25.0000', 'UNKNOWN', { targetTransactionId: 'p1' })], { status: 'CAPTURED' });
+    refund.contents.stored = { requestHash: 'hash-of-the-original-request', body: PARTIAL_ALLOWED_BODY };
+    expect(refusal(() => decideResolution(refund, KEY, PARTIAL, LEARNED_AT)).explanation).toContain('only an AUTHORIZE or a PAY is approved in part');
+  });
+
+  it('is refused for an amount that is not above 0 and below the amount asked, in the order\'s currency and decimals', () => {
+    const field = (approvedAmount: string, approvedCurrency?: string) =>
+      refusal(() => decideResolution(partialOrder('PAYMENT'), KEY, { gatewayCode: 'PARTIALLY_APPROVED', approvedAmount, ...(approvedCurrency ? { approvedCurrency } : {}) }, LEARNED_AT));
+    for (const amount of ['0', '0.00', '-1.00', '25.00', '25.01', '12.505', '12,50', '1e1', '']) {
+      expect(field(amount)).toMatchObject({ field: 'approvedAmount', validationType: 'INVALID' });
+    }
+    expect(field('12.50', 'EUR')).toMatchObject({ field: 'approvedAmount', explanation: expect.stringContaining("is in EUR, not the transaction's currency USD") });
+    expect(field('25.00').explanation).toContain('below the transaction\'s amount, 25.00 USD');
+  });
+
+  it('answers the stored response when that partial approval is already recorded; another amount or outcome is refused', () => {
+    const recorded = partialOrder('PAYMENT', { ...PARTIAL_ALLOWED_BODY, result: 'SUCCESS' }, { amount: '12.5000', result: 'SUCCESS', gatewayCode: 'PARTIALLY_APPROVED', taxAmount: null });
+    expect(decideResolution(recorded, KEY, PARTIAL, LEARNED_AT)).toEqual({ replay: { ...PARTIAL_ALLOWED_BODY, result: 'SUCCESS' } });
+    expect(refusal(() => decideResolution(recorded, KEY, { ...PARTIAL, approvedAmount: '10.00' }, LEARNED_AT)).explanation).toContain(
+      'is recorded SUCCESS (PARTIALLY_APPROVED), not UNKNOWN',
+    );
+    expect(refusal(() => decideResolution(recorded, KEY, APPROVED, LEARNED_AT)).explanation).toContain('is recorded SUCCESS (PARTIALLY_APPROVED), not UNKNOWN');
+  });
+});
+
 describe('the learned outcome', () => {
   it('keeps what the stored response knew and adds what was learned', () => {
     const body = learnedResponse(UNKNOWN_BODY, { gatewayCode: 'APPROVED' });
@@ -241,7 +324,10 @@ describe('the learned outcome', () => {
       }
     };
     expect(refused(APPROVED)).toBeUndefined();
-    expect(refused({ gatewayCode: 'PARTIALLY_APPROVED' as LearnedOutcome['gatewayCode'] })).toBe('gatewayCode');
+    expect(refused({ gatewayCode: 'PARTIALLY_REFUNDED' as LearnedOutcome['gatewayCode'] })).toBe('gatewayCode');
+    expect(refused({ gatewayCode: 'PARTIALLY_APPROVED' })).toBe('approvedAmount');
+    expect(refused({ gatewayCode: 'APPROVED', approvedAmount: '5.00' })).toBe('approvedAmount');
+    expect(refused({ gatewayCode: 'PARTIALLY_APPROVED', approvedAmount: '5.00', authorizationCode: '654321' })).toBeUndefined();
     expect(refused({ gatewayCode: 'DECLINED', authorizationCode: '123456' })).toBe('authorizationCode');
     expect(refused({ gatewayCode: 'APPROVED', acquirerTransactionId: 'x'.repeat(101) })).toBe('acquirerTransactionId');
     expect(refused({ gatewayCode: 'APPROVED', authorizationCode: 'é' })).toBe('authorizationCode');

@@ -2,10 +2,10 @@ import { GatewayError, JsonObject } from '@gateway/contracts';
 import { isCardReservationRow, isReservationRow, LedgerWrite, LockedOrder, TransactionRow } from '@gateway/order-transaction/data-access';
 import { Money } from '@gateway/money';
 import { completeResponse } from '../ledger-response/complete-response';
-import type { OrderSnapshot } from '../ledger-response/order-snapshot';
+import { objectOrEmpty, OrderSnapshot } from '../ledger-response/order-snapshot';
 import { recordEntry } from '../order-state/record-entry';
 import { entryOfRow, orderRowWrite } from '../record-operation/ledger-write';
-import { LearnedOutcome, learnedResponse, resultOf } from './learned-outcome';
+import { approvedAmountOf, LearnedOutcome, learnedResponse, partiallyApprovedResponse, resultOf } from './learned-outcome';
 
 /** The transaction an outcome was learned about. */
 export interface UnknownTransactionKey {
@@ -27,7 +27,9 @@ export type ResolutionDecision = { write: LedgerWrite; body: JsonObject; transac
  *
  * - UNKNOWN: resolved. An approval moves the money as the operation's approval would have
  *   (AUTHORIZATION authorised, PAYMENT captured, REFUND refunded...); a decline frees the amount
- *   the UNKNOWN outcome held against the order's limits.
+ *   the UNKNOWN outcome held against the order's limits. A partial approval (an AUTHORIZE or PAY
+ *   whose request accepted partial amounts) is recorded as its completion records one: the
+ *   transaction and the order at the approved amount, `requestedAmount` what was asked, no tax.
  * - the learned outcome already recorded (a second resolution, two racing): the stored
  *   response, nothing written.
  * - a card operation's reservation PENDING for ABANDONED_RESERVATION_MS: resolved as if UNKNOWN.
@@ -51,12 +53,24 @@ export function decideResolution(
     throw new Error(`no stored response of ${existing.apiOperation} ${key.orderId}/${key.transactionId}`);
   }
   const result = resultOf(learned.gatewayCode);
-  if (existing.result === result && existing.gatewayCode === learned.gatewayCode) {
+  if (existing.result === result && existing.gatewayCode === learned.gatewayCode && sameApprovedAmount(existing, learned)) {
     return { replay: stored.body };
   }
   assertResolvable(existing, key, at, abandonedAfterMs);
+  // What was asked for: the transaction's amount until an outcome is known (PayByCard records the
+  // requested amount on its reservation and on an UNKNOWN outcome).
+  const requested = Money.of(existing.amount, existing.currency);
+  const partial = learned.gatewayCode === 'PARTIALLY_APPROVED' ? partialApproval(existing, stored.body, key, learned, requested) : null;
+  const amount = partial ?? requested;
 
-  const transaction: TransactionRow = { ...existing, result, gatewayCode: learned.gatewayCode, updatedAt: at };
+  const transaction: TransactionRow = {
+    ...existing,
+    amount: partial ? partial.toFixed() : existing.amount,
+    result,
+    gatewayCode: learned.gatewayCode,
+    taxAmount: partial ? null : existing.taxAmount,
+    updatedAt: at,
+  };
   const replacing = contents.transactions.indexOf(existing);
   // The Excessive Refund privilege is the merchant profile's, which no request brought; it
   // cannot matter: an UNKNOWN outcome already counts wherever a limit counts what may have moved
@@ -70,19 +84,21 @@ export function decideResolution(
     ...state,
     id: row.orderId,
     currency: row.currency,
-    amount: Money.of(row.amount, row.currency),
+    // A partial approval's completion sets the order's amount to what was approved (PayByCard).
+    amount: partial ?? Money.of(row.amount, row.currency),
     createdAt: row.createdAt,
     updatedAt: at,
   };
   const recorded = {
     id: existing.transactionId,
     type: existing.type,
-    amount: Money.of(existing.amount, existing.currency),
+    amount,
     result,
     gatewayCode: learned.gatewayCode,
     targetTransactionId: existing.targetTransactionId,
   };
-  const body = completeResponse(learnedResponse(stored.body, learned), snapshot, recorded, at);
+  const learnedBody = learnedResponse(stored.body, learned);
+  const body = completeResponse(partial ? partiallyApprovedResponse(learnedBody, requested) : learnedBody, snapshot, recorded, at);
   const sequence = row.operationCount + 1;
   const write: LedgerWrite = {
     order: orderRowWrite(snapshot, {
@@ -97,13 +113,13 @@ export function decideResolution(
       transactionId: existing.transactionId,
       apiOperation: existing.apiOperation,
       type: existing.type,
-      amount: existing.amount,
+      amount: transaction.amount,
       currency: existing.currency,
       result,
       gatewayCode: learned.gatewayCode,
       targetTransactionId: existing.targetTransactionId,
       fundingType: existing.fundingType,
-      taxAmount: existing.taxAmount,
+      taxAmount: transaction.taxAmount,
     },
     // Under the original request's hash: a replay of that request answers what was learned.
     response: { apiOperation: existing.apiOperation, requestHash: stored.requestHash, body, replaces: true },
@@ -167,6 +183,43 @@ function assertResolvable(existing: TransactionRow, key: UnknownTransactionKey, 
     throw GatewayError.invalidRequest(
       `Transaction '${key.transactionId}' on order '${key.orderId}' is recorded ${existing.result} (${existing.gatewayCode}), not UNKNOWN: only an unknown outcome is replaced by a learned one.${reservation}`,
     );
+  }
+}
+
+/**
+ * A partial approval is recorded only where its completion could have recorded one: an AUTHORIZE
+ * or PAY whose request accepted partial amounts (`order.acceptPartialAmount` true, which the
+ * operation passed to the acquirer: PayByCard; the stored response of the transaction's own
+ * request echoes it). Without it an issuer approves all of it or nothing (the test acquirer
+ * answers INSUFFICIENT_FUNDS), so a partial approval learned of it is refused for a person to
+ * look at. Answers the approved amount (approvedAmountOf).
+ */
+function partialApproval(existing: TransactionRow, stored: JsonObject, key: UnknownTransactionKey, learned: LearnedOutcome, requested: Money): Money {
+  if (existing.apiOperation !== 'AUTHORIZE' && existing.apiOperation !== 'PAY') {
+    throw GatewayError.invalidRequest(
+      `Transaction '${key.transactionId}' on order '${key.orderId}' is a ${existing.apiOperation}: only an AUTHORIZE or a PAY is approved in part.`,
+    );
+  }
+  if (objectOrEmpty(stored.order).acceptPartialAmount !== true) {
+    throw GatewayError.invalidRequest(
+      `Transaction '${key.transactionId}' on order '${key.orderId}' was requested without order.acceptPartialAmount: it is approved in full or not at all, never in part.`,
+    );
+  }
+  return approvedAmountOf(learned, requested);
+}
+
+/** A partial approval already recorded is the same outcome only at the same amount. */
+function sameApprovedAmount(existing: TransactionRow, learned: LearnedOutcome): boolean {
+  if (learned.gatewayCode !== 'PARTIALLY_APPROVED') {
+    return true;
+  }
+  if (learned.approvedCurrency !== undefined && learned.approvedCurrency !== existing.currency) {
+    return false;
+  }
+  try {
+    return Money.of(learned.approvedAmount ?? '', existing.currency).equals(Money.of(existing.amount, existing.currency));
+  } catch {
+    return false;
   }
 }
 

@@ -55,7 +55,7 @@ export class ResolveUnknown {
   ) {
     this.resolutions = metrics.counter(
       UNKNOWN_RESOLUTIONS_METRIC,
-      'Card transactions recorded UNKNOWN, or reservations abandoned PENDING, whose outcome was learned later, by who learned it (OPERATOR, INQUIRY) and outcome (APPROVED, DECLINED).',
+      'Card transactions recorded UNKNOWN, or reservations abandoned PENDING, whose outcome was learned later, by who learned it (OPERATOR, INQUIRY) and outcome (APPROVED, PARTIALLY_APPROVED, DECLINED).',
       ['source', 'outcome'],
     );
   }
@@ -91,7 +91,15 @@ export class ResolveUnknown {
         };
       },
     });
-    const about = { merchantId, orderId, transactionId, apiOperation, source, gatewayCode: learned.gatewayCode };
+    const about = {
+      merchantId,
+      orderId,
+      transactionId,
+      apiOperation,
+      source,
+      gatewayCode: learned.gatewayCode,
+      ...(learned.approvedAmount !== undefined ? { approvedAmount: learned.approvedAmount } : {}),
+    };
     if (recorded.replayed) {
       this.logger.info(about, 'outcome already recorded: nothing written');
       return { status: 'UNCHANGED', body: recorded.body, notified: false };
