@@ -1,4 +1,5 @@
-const BASIC = /^Basic ([A-Za-z0-9+/=]{4,1024})$/i;
+// RFC 7235 credentials: the scheme in any case, then one or more spaces (1*SP) before the token.
+const BASIC = /^Basic +([A-Za-z0-9+/=]{4,1024})$/i;
 const USER = /^merchant\.([0-9A-Za-z_-]{1,40})$/;
 
 export interface BasicCredentials {

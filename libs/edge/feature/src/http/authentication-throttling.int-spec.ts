@@ -156,6 +156,23 @@ describe('failed authentication throttling (one edge, in-memory)', () => {
     }
     expect((await verify(edge, merchant, { from: '192.0.2.200' })).status).toBe(201);
   });
+
+  it('takes the right password in every form of the Basic header HTTP allows', async () => {
+    const merchant = await edge.createMerchant();
+    const encoded = Buffer.from(`merchant.${merchant.id}:${merchant.password}`).toString('base64');
+    // RFC 7235: the scheme is case-insensitive and 1*SP separates it from the credentials. Named, not printed: they hold the password.
+    const forms: Record<string, string> = {
+      'one space': `Basic ${encoded}`,
+      'lower-case scheme': `basic ${encoded}`,
+      'upper-case scheme': `BASIC ${encoded}`,
+      'two spaces': `Basic  ${encoded}`,
+      'three spaces': `Basic   ${encoded}`,
+      'no base64 padding': `Basic ${encoded.replace(/=+$/, '')}`,
+    };
+    for (const [form, authorization] of Object.entries(forms)) {
+      expect({ form, status: (await verify(edge, merchant, { from: '192.0.2.210', headers: { authorization } })).status }).toEqual({ form, status: 201 });
+    }
+  });
 });
 
 describe('a password rotated while the edge holds the merchant\'s profile in its cache', () => {
