@@ -152,6 +152,24 @@ describe('the outbox writer (inside the ledger record)', () => {
     expect((await outboxRows(context.id)).map((r) => r.transactionId)).toEqual(['p2']);
   });
 
+  it('dates each change after the one before, even from a clock behind, so receivers can order notifications by order.lastUpdatedTime', async () => {
+    const { context } = merchantWithNotifications();
+    const orderId = newOrderId();
+    await ledger.record(pay(context, orderId, 'p1', '10.00', 'https://merchant.example/hooks'));
+    const lastUpdated = (payload: JsonObject) => Date.parse((payload.order as JsonObject).lastUpdatedTime as string);
+    const paid = lastUpdated((await outboxRows(context.id))[0].payload);
+    // The refund recorded by a replica whose clock is a minute behind the one that recorded the payment.
+    const behind = jest.spyOn(Date, 'now').mockReturnValue(paid - 60_000);
+    try {
+      await ledger.record(refund(context, orderId, 'r1', '4.00'));
+    } finally {
+      behind.mockRestore();
+    }
+    const rows = await outboxRows(context.id);
+    expect(rows.map((r) => r.transactionId)).toEqual(['p1', 'r1']);
+    expect(lastUpdated(rows[1].payload)).toBeGreaterThan(paid);
+  });
+
   it('records the order but writes no notification when notifications are on without a secret', async () => {
     const { context } = merchantWithNotifications();
     const unsigned: MerchantContext = { ...context, settings: { ...context.settings, notifications: { enabled: true } } };

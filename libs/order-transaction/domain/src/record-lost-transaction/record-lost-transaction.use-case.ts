@@ -163,9 +163,9 @@ function withEarlierRecords(read: LockedOrder | null, writes: readonly LedgerWri
   }, read);
 }
 
-/** Never before the order's last update (RecordOperation's record time). */
+/** After the order's last update, by a millisecond at least (RecordOperation's record time). */
 function recordTime(order: OrderRow): Date {
-  return new Date(Math.max(Date.now(), order.updatedAt.getTime()));
+  return new Date(Math.max(Date.now(), order.updatedAt.getTime() + 1));
 }
 
 /**

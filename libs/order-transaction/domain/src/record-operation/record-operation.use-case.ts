@@ -493,13 +493,14 @@ async function assertAgreementTextHeld(manager: EntityManager, merchantId: strin
 }
 
 /**
- * Taken once the order is locked, so records are timed in the order they are applied; never
- * before the order's last update, so a replica with a slower clock cannot move
- * lastUpdatedTime backwards.
+ * Taken once the order is locked, so records are timed in the order they are applied; after
+ * the order's last update (by a millisecond at least), so a replica with a slower clock, or two
+ * records within one millisecond, cannot move lastUpdatedTime backwards or leave two changes
+ * with the same one: receivers order notifications by it (docs/webhooks.md).
  */
 function recordTime(order: OrderRow): Date {
   const now = Date.now();
-  return new Date(Math.max(now, order.updatedAt.getTime()));
+  return new Date(Math.max(now, order.updatedAt.getTime() + 1));
 }
 
 /**
