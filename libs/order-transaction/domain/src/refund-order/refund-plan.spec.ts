@@ -66,6 +66,18 @@ describe('a linked refund (the order exists)', () => {
     expect(err.explanation).not.toContain(TEST_CARD);
   });
 
+  it("takes the CARD type a named session's card filled in, and still refuses a source (UNSUPPORTED)", () => {
+    const session = { id: 'SESSION0002ABCDEFGHIJKLMNOPQRSTU', sealedCard: 'sealed-by-the-vault' };
+    const typeOnly = refund({}, { sourceOfFunds: { type: 'CARD' } });
+    expect(planRefund(typeOnly, paid, merchant(), session)).toMatchObject({ linked: true, type: 'REFUND', target: { id: 'pay-1' }, route: { kind: 'ACQUIRER' } });
+    // Without a session's card the type came from the request itself.
+    expect(refusal(() => planRefund(typeOnly, paid, merchant(), { id: session.id }))).toMatchObject({ field: 'sourceOfFunds', validationType: 'UNSUPPORTED' });
+    expect(refusal(() => planRefund(typeOnly, paid, merchant()))).toMatchObject({ field: 'sourceOfFunds', validationType: 'UNSUPPORTED' });
+    for (const sourceOfFunds of [{ type: 'CARD', token: '9123456789012345' }, { type: 'CARD', provided: { card: { securityCode: '100' } } }]) {
+      expect(refusal(() => planRefund(refund({}, { sourceOfFunds }), paid, merchant(), session))).toMatchObject({ field: 'sourceOfFunds', validationType: 'UNSUPPORTED' });
+    }
+  });
+
   it("refuses a currency other than the order's", () => {
     const err = refusal(() => planRefund(refund({ currency: 'EUR' }), paid, merchant()));
     expect(err.toResponseBody()).toEqual({

@@ -10,6 +10,7 @@ import {
   OperationSession,
   refundNeedsApproval,
   RefundRequest,
+  RefundSourceOfFunds,
   TransactionType,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
@@ -71,7 +72,7 @@ export function planRefund(
   const approval = needsApproval(request, merchant);
   const retried = order !== null && request.sourceOfFunds !== undefined && declinedStandaloneRefundsOnly(order);
   if (order && !retried) {
-    return planLinked(request, order, merchant, amount, approval);
+    return planLinked(request, order, merchant, amount, approval, session);
   }
   if (order) {
     assertOrderCurrency(order, amount);
@@ -81,8 +82,15 @@ export function planRefund(
   return acquirerId === undefined ? plan : { ...plan, acquirerId };
 }
 
-function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: MerchantContext, amount: Money, approval: boolean): RefundPlan {
-  if (request.sourceOfFunds !== undefined) {
+function planLinked(
+  request: RefundRequest,
+  order: LedgerOrderView,
+  merchant: MerchantContext,
+  amount: Money,
+  approval: boolean,
+  session: OperationSession | undefined,
+): RefundPlan {
+  if (request.sourceOfFunds !== undefined && !onlySessionCardType(request.sourceOfFunds, session)) {
     throw unsupported(
       'sourceOfFunds',
       `Order '${order.id}' exists: a refund on it returns funds to the source of the refunded transaction. A standalone refund to another card needs a new order id.`,
@@ -97,6 +105,16 @@ function planLinked(request: RefundRequest, order: LedgerOrderView, merchant: Me
       ? { kind: 'PROVIDER' }
       : { kind: 'ACQUIRER' };
   return { linked: true, type: approval ? 'REFUND_REQUEST' : 'REFUND', amount, taxAmount, target, route };
+}
+
+/**
+ * A `sourceOfFunds` that names no source, in a refund naming a session with a card: the CARD type
+ * that session's card details gave it fills the refund like any session value (card details never
+ * do), and a refund of the payment that card made (docs/sessions.md) must not be refused for it.
+ * A token or card fields are a source, whoever gave them: a linked refund still refuses those.
+ */
+function onlySessionCardType(sourceOfFunds: RefundSourceOfFunds, session: OperationSession | undefined): boolean {
+  return session?.sealedCard !== undefined && sourceOfFunds.token === undefined && sourceOfFunds.provided === undefined;
 }
 
 /**
