@@ -3,7 +3,8 @@ import { PastDeadlineError } from '@gateway/platform';
 import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
 import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
-import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed } from '../testing/browser-payment-test-bed';
+import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, RETURN_URL, TEST_OPTIONS, TestBed } from '../testing/browser-payment-test-bed';
+import { SettleExpiredPayments } from '../expired-payments/settle-expired-payments.use-case';
 import { LEDGER_MISMATCH_METRIC } from '../payment/payment-steps';
 import { ConfirmBrowserPayment } from './confirm-browser-payment.use-case';
 
@@ -142,6 +143,26 @@ describe('ConfirmBrowserPayment', () => {
       if (upTo === 'approve' && initiate === AT_MERCHANT) {
         expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
       }
+    }
+  });
+
+  it('refuses a payment the gateway timed out (token expired before the payer came back) as ended, not as one to confirm later', async () => {
+    for (const upTo of ['initiated', 'redirected'] as const) {
+      const bed = browserPaymentTestBed();
+      const merchant = await journey(bed, AT_MERCHANT, upTo);
+      bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
+      const returns = new ReturnFromProvider(bed.journeys, bed.providers, bed.steps);
+      await new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns).settle({
+        envelope: envelopeFor(merchant, 'GATEWAY'),
+        paymentId: bed.payments.only().id,
+      });
+      expect(bed.payments.only()).toMatchObject({ result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
+      const recorded = bed.ledger.recorded.length;
+      const err = await rejection(confirm(bed, merchant));
+      expect([upTo, err.httpStatus, err.field]).toEqual([upTo, 400, 'apiOperation']);
+      expect(err.explanation).toMatch(/timed out/);
+      expect(err.explanation).not.toMatch(/confirm once the payer is back/);
+      expect(bed.ledger.recorded).toHaveLength(recorded);
     }
   });
 

@@ -123,6 +123,15 @@ function assertConfirmable(payment: BrowserPaymentRow, request: ConfirmBrowserPa
       `Value '${currency}' is invalid. The currency of a browser payment cannot change: this payment is in ${payment.currency}.`,
     );
   }
+  if (payment.result === 'FAILURE' && payment.gatewayCode === 'TIMED_OUT') {
+    // Ended by the gateway before the payer came back: no return will follow, so "confirm once
+    // the payer is back" would have the merchant wait for ever.
+    throw GatewayError.invalidField(
+      'apiOperation',
+      'INVALID',
+      `${CONFIRM} The payment timed out (response.gatewayCode TIMED_OUT): the payer did not come back from the provider before the payment link expired. Initiate a new payment.`,
+    );
+  }
   if (payment.interactionStatus === 'INITIATED' || payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {
     throw GatewayError.invalidField(
       'apiOperation',
