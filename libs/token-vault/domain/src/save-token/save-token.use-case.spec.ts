@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AuthMethod, GatewayError, MerchantContext, TOKEN_GENERATION_STRATEGIES, TOKEN_MANAGEMENT_STRATEGIES, validateTokenRequest } from '@gateway/contracts';
 import { Pan, passesLuhn } from '@gateway/crypto';
 import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
-import { simulatedSchemeTokenNumber } from '../token-service-provider/simulated-token-service-provider';
+import { SimulatedTokenServiceProvider, simulatedSchemeTokenNumber } from '../token-service-provider/simulated-token-service-provider';
 import { testEnvelope, testMerchant, TestRepository, vaultTestBed } from '../testing/vault-test-bed';
 import type { AcquirerVerificationRequest, VerificationOutcome } from '../verification/card-verification';
 
@@ -794,6 +794,25 @@ describe('SaveToken: scheme tokens', () => {
       expect(await ctx.post(provisioning('SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED'))).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: code } });
       expect(ctx.bed.store.rows.size).toBe(1);
     });
+
+    it.each(['RANDOM', 'PRESERVE_6_4'] as const)(
+      'refuses a PUT to an unknown token of a %s repository before asking the token service provider',
+      async (generation) => {
+        const ctx = await setUp({ generation });
+        const provision = jest.spyOn(SimulatedTokenServiceProvider.prototype, 'provision');
+        try {
+          for (const identifier of ['ISSUER-REF-1', 'SCHEME_TOKENIZATION_DECLINED']) {
+            const error = await rejected(ctx.put('9123450000000005', provisioning(identifier)));
+            expect(error).toMatchObject({ code: 'INVALID_REQUEST', httpStatus: 400 });
+            expect(error.explanation).toContain('does not exist');
+          }
+          expect(provision).not.toHaveBeenCalled();
+          expect(ctx.bed.store.rows.size).toBe(0);
+        } finally {
+          provision.mockRestore();
+        }
+      },
+    );
 
     it('rejects card details alongside, and needs type CARD', async () => {
       const ctx = await setUp();

@@ -137,6 +137,10 @@ export class SaveToken {
     let requested: RequestedInstrument;
     let provisioned: SaveContext['provisioned'] = null;
     if (isPushProvisioning(resolved)) {
+      // A PUT creates no token outside Merchant-Supplied generation: an unknown token is refused
+      // before the token service provider is asked (its scheme token would be for nothing, and a
+      // declined provisioning would answer FAILURE for a token that does not exist).
+      await this.refuseUnknownToken(command, repository);
       const result = await tsp.provision(resolved.provisioningIdentifier, tokenizationContext(command.fields));
       if (!isSuccessful(result.code) || !result.card) {
         return failedSaveBody({
@@ -191,12 +195,16 @@ export class SaveToken {
     return this.sessionCards.open({ merchantId: command.envelope.merchant.id, bindingId: command.session!.id }, sealed);
   }
 
+  private async refuseUnknownToken(command: SaveTokenCommand, repository: RepositoryPolicy): Promise<void> {
+    if (command.tokenId !== undefined && repository.generation !== 'MERCHANT_SUPPLIED') {
+      refuseIfUnknown(command, repository, await this.store.findByToken(repository.id, command.tokenId));
+    }
+  }
+
   private async attempt(context: SaveContext): Promise<JsonObject> {
     const { command, repository, target } = context;
     const stored = target ? await this.store.findByToken(repository.id, target) : null;
-    if (command.tokenId !== undefined && !stored && repository.generation !== 'MERCHANT_SUPPLIED') {
-      throw unknownTokenError(command.tokenId, repository);
-    }
+    refuseIfUnknown(command, repository, stored);
     const plan = await this.plan(context, stored, this.store);
     if (plan.outcome === 'FAILED') {
       return plan.body;
@@ -392,6 +400,13 @@ export class SaveToken {
       context.tsp.tokenize(instrument, tokenizationContext(context.command.fields, context.sessionCard)),
     );
     return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
+  }
+}
+
+/** PUT updates under every strategy and creates only under Merchant-Supplied: elsewhere an unknown token is a 400. */
+function refuseIfUnknown(command: SaveTokenCommand, repository: RepositoryPolicy, stored: TokenRecord | null): void {
+  if (command.tokenId !== undefined && !stored && repository.generation !== 'MERCHANT_SUPPLIED') {
+    throw unknownTokenError(command.tokenId, repository);
   }
 }
 
