@@ -816,6 +816,23 @@ describe("the operator's guides", () => {
     const unknown = guides.flatMap((guide) => metricsNamedIn(readFileSync(path.join(ROOT, guide), 'utf8')).filter((name) => !exported.has(name)).map((name) => `${guide}: ${name}`));
     expect(unknown).toEqual([]);
   });
+
+  it("delete the last release's migration Job before a release applies the new one (its pod template is immutable; it is kept a day)", () => {
+    const problems: string[] = [];
+    for (const guide of ['k8s/README.md', 'docs/operations/README.md']) {
+      for (const [, block] of readFileSync(path.join(ROOT, guide), 'utf8').matchAll(/```sh\n([\s\S]*?)\n```/g)) {
+        const lines = block.split('\n');
+        lines.forEach((line, i) => {
+          const applied = /kubectl .*apply -k (\S*migrate)\b/.exec(line)?.[1];
+          const production = applied !== undefined && (applied.includes('production') || /cd \S*overlays\/production\b/.test(block));
+          if (production && !lines.slice(0, i).some((before) => /delete job gateway-migrate\b/.test(before))) {
+            problems.push(`${guide}: ${line.trim()}`);
+          }
+        });
+      }
+    }
+    expect(problems).toEqual([]);
+  });
 });
 
 /**
