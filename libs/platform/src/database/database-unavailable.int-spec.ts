@@ -7,7 +7,9 @@ const ADMIN_URL = testServers.pgAdminUrl;
 
 describe('isDatabaseUnavailable, on the errors node-pg really raises', () => {
   it('recognises a pool with no connection free within its timeout', async () => {
-    const pool = new Pool({ connectionString: ADMIN_URL, max: 1, connectionTimeoutMillis: 100 });
+    // Long enough for the first connection to be made on a loaded machine (100 ms was not, once
+    // in a full run); the second request then waits that long for the one held.
+    const pool = new Pool({ connectionString: ADMIN_URL, max: 1, connectionTimeoutMillis: 1_500 });
     const held = await pool.connect();
     try {
       const err = await rejectionOf(pool.query('SELECT 1'));
