@@ -6,10 +6,29 @@ import { dropDatabase, keptForAtRestScan, testInfra } from '@gateway/testing';
 import { readState } from './e2e-state';
 import { vaultDumpFindings } from './vault-dump-check';
 
+/**
+ * How long an app is given to exit after SIGTERM before SIGKILL: more than any app's own shutdown
+ * grace (the standalone's 60.1 s with these settings, the distributed apps' 50 s). An app that
+ * spends its grace finishing work in flight is not broken; one that outlives it is. 20 s killed a
+ * standalone still within its grace once (a full run of 2026-11-27).
+ */
+const STOP_WITHIN_MS = 70_000;
+
 export default async function teardown(): Promise<void> {
   const state = readState();
   const processes = globalThis.__E2E_PROCESSES__ ?? [];
-  const codes = await Promise.all(processes.map(async (p) => [p.name, await p.stop()] as const));
+  const codes = await Promise.all(
+    processes.map(async (p) => {
+      const started = Date.now();
+      const code = await p.stop('SIGTERM', STOP_WITHIN_MS);
+      return [p.name, code, Date.now() - started] as const;
+    }),
+  );
+  const slow = codes.filter(([, , ms]) => ms > 5_000);
+  if (slow.length > 0) {
+    // Work was in flight at the SIGTERM (a delivery, an inquiry, a sweep): which, its log says.
+    process.stderr.write(`e2e: apps that took over 5 s to stop (name, exit code, ms): ${JSON.stringify(slow)}\n`);
+  }
   const unclean = codes.filter(([, code]) => code !== 0);
   if (unclean.length > 0) {
     process.stderr.write(`e2e: apps that did not shut down cleanly: ${JSON.stringify(unclean)}\n`);
