@@ -9,7 +9,7 @@ import { OrderSnapshot, orderView, snapshotOf } from '../ledger-response/order-s
 import { LedgerEntry } from '../order-state/derive-order-state';
 import { recordEntry } from '../order-state/record-entry';
 import { entryOfRow, orderRowWrite } from '../record-operation/ledger-write';
-import { OrderRecord, RecordOperation, RecordWrite } from '../record-operation/record-operation.use-case';
+import { OrderRecord, RecordOperation, recordTime, RecordWrite } from '../record-operation/record-operation.use-case';
 import { asRecordField, LOST_TARGET_TYPES, lostTarget } from './lost-target';
 import { actsOnEarlier, conflict, currencyConflict, LostTransaction, lostTransactionResponse, sameRecord } from './lost-transaction';
 
@@ -161,11 +161,6 @@ function withEarlierRecords(read: LockedOrder | null, writes: readonly LedgerWri
       },
     };
   }, read);
-}
-
-/** After the order's last update, by a millisecond at least (RecordOperation's record time). */
-function recordTime(order: OrderRow): Date {
-  return new Date(Math.max(Date.now(), order.updatedAt.getTime() + 1));
 }
 
 /**

@@ -496,11 +496,11 @@ async function assertAgreementTextHeld(manager: EntityManager, merchantId: strin
  * Taken once the order is locked, so records are timed in the order they are applied; after
  * the order's last update (by a millisecond at least), so a replica with a slower clock, or two
  * records within one millisecond, cannot move lastUpdatedTime backwards or leave two changes
- * with the same one: receivers order notifications by it (docs/webhooks.md).
+ * with the same one: receivers order notifications by it (docs/webhooks.md). Every ledger write
+ * on an order takes its time here (RecordLostTransaction too).
  */
-function recordTime(order: OrderRow): Date {
-  const now = Date.now();
-  return new Date(Math.max(now, order.updatedAt.getTime() + 1));
+export function recordTime(order: OrderRow): Date {
+  return new Date(Math.max(Date.now(), order.updatedAt.getTime() + 1));
 }
 
 /**
