@@ -1,4 +1,10 @@
-import type { JsonObject, OrderStatus, TransactionResult, TransactionType } from '@gateway/contracts';
+import type {
+  JsonObject,
+  MerchantMode,
+  OrderStatus,
+  TransactionResult,
+  TransactionType,
+} from '@gateway/contracts';
 
 /** An order as the ledger reads it. Money and fencing tokens are exact decimal strings. */
 export interface OrderRow {
@@ -104,6 +110,27 @@ export interface TransactionWrite {
   targetTransactionId: string | null;
   fundingType: string | null;
   taxAmount: string | null;
+  /**
+   * What the notification of this card transaction's outcome needs, kept while the outcome is
+   * open (a reservation, an UNKNOWN outcome) for a resolution that serves no request: null when
+   * the outcome would not be announced, and on every other write (a completion, a resolution:
+   * it is then used up). Undefined: null.
+   */
+  announcement?: ReservedAnnouncement | null;
+}
+
+/**
+ * How the completion of an open card transaction would have announced it, kept on the
+ * transaction (`transactions.announcement`) when the merchant had notifications enabled and the
+ * order an https URL (docs/decisions/unknown-resolution.md, amendment 2026-11-27): the URL in
+ * force for that operation, the merchant's mode, and the notification secret as the request's
+ * profile carried it, sealed under WEBHOOK_SECRET_KEYS (which the ledger does not hold: the same
+ * ciphertext the outbox row would have held). Never a secret in clear, never card data.
+ */
+export interface ReservedAnnouncement {
+  url: string;
+  merchantMode: MerchantMode;
+  sealedSecret: string;
 }
 
 /** Everything one record writes: the order row, the transaction, the stored response. */

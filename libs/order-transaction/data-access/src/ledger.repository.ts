@@ -8,6 +8,7 @@ import {
   LockedOrder,
   OrderContents,
   OrderRow,
+  ReservedAnnouncement,
   SeenOrder,
   SeenOrderWithTargets,
   StoredResponse,
@@ -107,6 +108,12 @@ const OPERATION_OF_TRANSACTION = new PreparedStatement(
     WHERE t.merchant_id = $1 AND t.order_id = $2 AND t.transaction_id = $3`,
 );
 
+/** What a resolution reads of the transaction before it decides (LedgerRepository.openTransactionOf). */
+const OPEN_TRANSACTION = new PreparedStatement(
+  `SELECT t.api_operation AS "apiOperation", t.announcement FROM order_transaction.transactions t
+    WHERE t.merchant_id = $1 AND t.order_id = $2 AND t.transaction_id = $3`,
+);
+
 /** The lock, the contents and whether they are current (LedgerWriter.lockOrder). */
 const LOCK_ORDER = new PreparedStatement(
   `SELECT ${ORDER_COLUMNS}, ${TRANSACTIONS_OF_ORDER} AS transactions, ${STORED_RESPONSE} AS stored,
@@ -127,7 +134,8 @@ const READ_CONTENTS = new PreparedStatement(
  * A new order, its first transaction and their stored response, each written only if the one
  * before it was (the order's insert does nothing when the order exists: then nothing is written
  * and no row returned). $1..$11 the order (orderValues), $12 the time, $13..$23 the transaction
- * and response (transactionAndResponseValues), $24 the transaction's tax amount.
+ * and response (transactionAndResponseValues), $24 the transaction's tax amount, $25 its
+ * announcement (ReservedAnnouncement, or null).
  */
 const INSERT_NEW_ORDER = new PreparedStatement(
   `WITH new_order AS (
@@ -140,9 +148,9 @@ const INSERT_NEW_ORDER = new PreparedStatement(
    ), new_transaction AS (
      INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
        api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
-       funding_type, tax_amount, created_at, updated_at)
+       funding_type, tax_amount, announcement, created_at, updated_at)
      SELECT merchant_id, order_id, $13, 1, $14, $15, $16::numeric, $17, $18, $19, $20, $21,
-       $24::numeric, $12::timestamptz, $12::timestamptz
+       $24::numeric, $25::jsonb, $12::timestamptz, $12::timestamptz
        FROM new_order
      RETURNING merchant_id, order_id, transaction_id
    )
@@ -159,9 +167,11 @@ const INSERT_NEW_ORDER = new PreparedStatement(
  * creation time), its response stored; the order is again one the payer personal-data retention
  * has not stripped (`personal_data_stripped_at`, NULL already but after a retention's strip, so
  * the update stays HOT). $1..$23 as INSERT_NEW_ORDER's, $24 the order's operation
- * count after the record (numbers the new rows), $25 the tax amount. `replacingResponse`: the
- * response stored for the same operation is replaced. `ifVersion`: the order row is written only
- * while it is still version $26 (nothing else is written otherwise).
+ * count after the record (numbers the new rows), $25 the tax amount, $26 the announcement
+ * (ReservedAnnouncement or null: an update replaces it too, so a completion or a resolution uses
+ * it up). `replacingResponse`: the response stored for the same operation is replaced.
+ * `ifVersion`: the order row is written only while it is still version $27 (nothing else is
+ * written otherwise).
  */
 function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResponse: boolean; ifVersion: boolean }): PreparedStatement {
   const replaceResponse = replacingResponse
@@ -175,21 +185,21 @@ function applyToOrderStatement({ replacingResponse, ifVersion }: { replacingResp
               total_captured_amount = $7, total_refunded_amount = $8, details = $9::jsonb,
               notification_url = $10, last_fencing_token = $11, operation_count = $24,
               updated_at = $12, personal_data_stripped_at = NULL
-        WHERE merchant_id = $1 AND order_id = $2${ifVersion ? ' AND xmin = $26::xid' : ''}
+        WHERE merchant_id = $1 AND order_id = $2${ifVersion ? ' AND xmin = $27::xid' : ''}
        RETURNING merchant_id, order_id, xmin::text AS version
      ), saved_transaction AS (
        INSERT INTO order_transaction.transactions (merchant_id, order_id, transaction_id, sequence,
          api_operation, type, amount, currency, result, gateway_code, target_transaction_id,
-         funding_type, tax_amount, created_at, updated_at)
+         funding_type, tax_amount, announcement, created_at, updated_at)
        SELECT merchant_id, order_id, $13, $24::integer, $14, $15, $16::numeric, $17, $18, $19, $20,
-         $21, $25::numeric, $12::timestamptz, $12::timestamptz
+         $21, $25::numeric, $26::jsonb, $12::timestamptz, $12::timestamptz
          FROM updated_order
        ON CONFLICT (merchant_id, order_id, transaction_id) DO UPDATE
           SET type = EXCLUDED.type, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
               result = EXCLUDED.result, gateway_code = EXCLUDED.gateway_code,
               target_transaction_id = EXCLUDED.target_transaction_id,
               funding_type = EXCLUDED.funding_type, tax_amount = EXCLUDED.tax_amount,
-              updated_at = EXCLUDED.updated_at
+              announcement = EXCLUDED.announcement, updated_at = EXCLUDED.updated_at
        RETURNING merchant_id, order_id, transaction_id
      )
      INSERT INTO order_transaction.operation_responses (merchant_id, order_id, transaction_id,
@@ -352,6 +362,23 @@ export class LedgerRepository {
   }
 
   /**
+   * The operation that created the transaction, and the announcement its open outcome keeps
+   * (ReservedAnnouncement; null when none: not announced, or the outcome already recorded). Null
+   * when there is no such transaction. What a resolution (ResolveUnknown) reads first, in the
+   * one statement that was operationOf's: the announcement is not among the contents every read
+   * of an order carries, and only a write that records the outcome, which decides on a view where
+   * it is still open, replaces it.
+   */
+  async openTransactionOf(
+    merchantId: string,
+    orderId: string,
+    transactionId: string,
+  ): Promise<{ apiOperation: string; announcement: ReservedAnnouncement | null } | null> {
+    const rows = await OPEN_TRANSACTION.rows<{ apiOperation: string; announcement: ReservedAnnouncement | null }>(this.manager, [merchantId, orderId, transactionId]);
+    return rows[0] ?? null;
+  }
+
+  /**
    * A writer outside any transaction: each of its statements commits on its own when it
    * returns. Only for a record that is a single statement (a new order's insert, a write
    * conditioned on the order's version).
@@ -440,6 +467,7 @@ export class LedgerWriter {
       write.at,
       ...transactionAndResponseValues(write),
       write.transaction.taxAmount,
+      announcementValue(write),
     ]);
     return row ? orderAfter(null, write, row.version) : null;
   }
@@ -483,6 +511,7 @@ export class LedgerWriter {
       ...transactionAndResponseValues(write),
       write.sequence,
       write.transaction.taxAmount,
+      announcementValue(write),
       ...(version === undefined ? [] : [version]),
     ]);
   }
@@ -533,7 +562,8 @@ export type ReleasedOrderState = Pick<
  */
 function orderAfter(before: LockedOrder | null, write: LedgerWrite, version: string): SeenOrder {
   const { transaction, at } = write;
-  const { apiOperation, ...columns } = transaction;
+  // The announcement is not among the contents a read of the order carries (openTransactionOf reads it).
+  const { apiOperation, announcement: _announcement, ...columns } = transaction;
   const transactions = before?.contents.transactions ?? [];
   const existing = transactions.find((row) => row.transactionId === transaction.transactionId);
   const written: TransactionRow = existing
@@ -565,6 +595,11 @@ function transactionAndResponseValues({ transaction: t, response }: LedgerWrite)
     response.requestHash,
     JSON.stringify(response.body),
   ];
+}
+
+/** The transaction's announcement as its jsonb parameter (null: none kept). */
+function announcementValue({ transaction }: LedgerWrite): string | null {
+  return transaction.announcement ? JSON.stringify(transaction.announcement) : null;
 }
 
 /** $1..$11 of both writes. */

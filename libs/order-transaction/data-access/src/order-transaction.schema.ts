@@ -15,6 +15,7 @@ import { CreateReservationSweep1765200000002 } from './migrations/1765200000002-
 import { IndexDeliveredNotificationsByOrder1765400000000 } from './migrations/1765400000000-index-delivered-notifications-by-order';
 import { AddOrderPayerDataStripped1765600000000 } from './migrations/1765600000000-add-order-payer-data-stripped';
 import { IndexOrdersToStrip1765600000001 } from './migrations/1765600000001-index-orders-to-strip';
+import { AddTransactionAnnouncement1765800000000 } from './migrations/1765800000000-add-transaction-announcement';
 import { AgreementEntity } from './agreement.entity';
 import { NotificationEntity } from './notification.entity';
 import { OperationResponseEntity } from './operation-response.entity';
@@ -48,5 +49,6 @@ export const ORDER_TRANSACTION_SCHEMA: ServiceSchema = {
     IndexDeliveredNotificationsByOrder1765400000000,
     AddOrderPayerDataStripped1765600000000,
     IndexOrdersToStrip1765600000001,
+    AddTransactionAnnouncement1765800000000,
   ],
 };

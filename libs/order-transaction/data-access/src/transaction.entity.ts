@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import type { TransactionResult, TransactionType } from '@gateway/contracts';
 import { MONEY_COLUMN, TRANSACTION_RESULT_CHECK, TRANSACTION_TYPE_CHECK } from './ledger-columns';
+import type { ReservedAnnouncement } from './ledger-rows';
 import { OrderEntity } from './order.entity';
 
 /** A transaction on an order, of any type; its id is unique within the order. */
@@ -62,6 +63,14 @@ export class TransactionEntity {
   /** The tax included in `amount`, when the operation named it (null: not known). */
   @Column({ name: 'tax_amount', ...MONEY_COLUMN, nullable: true })
   taxAmount: string | null;
+
+  /**
+   * How the outcome of an open card transaction (a reservation, an UNKNOWN outcome) would be
+   * announced, for a resolution that serves no request (ReservedAnnouncement: URL, merchant mode,
+   * sealed notification secret); null otherwise. Added by AddTransactionAnnouncement1765800000000.
+   */
+  @Column({ type: 'jsonb', nullable: true })
+  announcement: ReservedAnnouncement | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

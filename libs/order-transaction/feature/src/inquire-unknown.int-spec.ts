@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { AcquirerRegistry, InquiryRequest, InquiryResult, TestAcquirer } from '@gateway/acquirer';
-import { JsonObject, MerchantContext, OperationReply, SUBJECTS } from '@gateway/contracts';
+import { JsonObject, MerchantContext, notificationSecretContext, OperationReply, SUBJECTS } from '@gateway/contracts';
+import { SealingKeyRing, Secret } from '@gateway/crypto';
 import { LedgerRepository, UnknownInquiries } from '@gateway/order-transaction/data-access';
 import {
   ABANDONED_RESERVATION_AFTER,
@@ -342,7 +344,10 @@ describe('inquiries about UNKNOWN card transactions', () => {
  */
 describe('card reservations abandoned PENDING', () => {
   const approvedCard = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '100' } } };
-  const payRequest = (amount: string) => ({ order: { amount, currency: 'USD' }, sourceOfFunds: approvedCard });
+  const payRequest = (amount: string, notificationUrl?: string) => ({
+    order: { amount, currency: 'USD', ...(notificationUrl ? { notificationUrl } : {}) },
+    sourceOfFunds: approvedCard,
+  });
   const afterMs = () => app.running.app.get<number>(ABANDONED_RESERVATION_AFTER);
 
   /**
@@ -350,7 +355,7 @@ describe('card reservations abandoned PENDING', () => {
    * the two leaves it: every COMPLETE write of the ledger is lost while it runs. Its last write
    * is then made `ageMs` old.
    */
-  async function abandonedPay(merchant: MerchantContext, orderId: string, amount: string, ageMs: number): Promise<void> {
+  async function abandonedPay(merchant: MerchantContext, orderId: string, amount: string, ageMs: number, notificationUrl?: string): Promise<void> {
     const records = app.running.app.get(RecordOperation);
     const write = records.execute.bind(records);
     const lost = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen, deadline) => {
@@ -360,7 +365,7 @@ describe('card reservations abandoned PENDING', () => {
       return write(message, step, seen, deadline);
     });
     try {
-      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest(amount))).rejects.toBeDefined();
+      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest(amount, notificationUrl))).rejects.toBeDefined();
     } finally {
       lost.mockRestore();
     }
@@ -547,6 +552,33 @@ describe('card reservations abandoned PENDING', () => {
       expect(await transactionOf(merchant, orderId)).toEqual({ result: 'SUCCESS', gatewayCode: 'APPROVED' });
       expect(await queued(merchant)).toEqual([]);
       expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 30 } });
+    });
+
+    it('a PAY of a merchant with notifications on, swept and recorded: notified once, as its completion would have been (amendment 2026-11-27)', async () => {
+      const hooks = 'https://merchant.example/hooks';
+      const plain = testMerchant();
+      // Sealed as the admin CLI seals it (the ledger only copies it).
+      const ring = SealingKeyRing.parse(`t1:${randomBytes(32).toString('base64')}`, 'KEYS');
+      const sealed = ring.seal(new Secret(randomBytes(32).toString('base64url')), notificationSecretContext(plain.id));
+      const merchant: MerchantContext = { ...plain, settings: { ...plain.settings, notifications: { enabled: true, secret: { current: sealed } } } };
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, '30.00', afterMs() + 1_000, hooks);
+      const outbox = () =>
+        app.dataSource.query(
+          `SELECT url, merchant_mode AS mode, sealed_secret AS "sealedSecret", payload FROM order_transaction.notification_outbox WHERE merchant_id = $1 AND order_id = $2`,
+          [merchant.id, orderId],
+        );
+      expect(await outbox()).toEqual([]);
+      await sweep();
+      const acquirer = acquirerThatApproved({ merchantId: merchant.id, orderId, transactionId: 'p1' });
+      expect(await inquirer({}, acquirer).round()).toMatchObject({ resolved: expect.any(Number) });
+      const retrieved = await retrieve(merchant, orderId);
+      expect(retrieved).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 30 } });
+      expect(await outbox()).toEqual([{ url: hooks, mode: 'TEST', sealedSecret: sealed, payload: { ...retrieved, merchant: merchant.id } }]);
+      // Another round, or a read, finds nothing open: no second notification.
+      await operateAs(app, merchant, orderId, 'p1', 'PAY', payRequest('30.00', hooks));
+      await inquirer({}, acquirer).round();
+      expect(await outbox()).toHaveLength(1);
     });
 
     it('a PAY the acquirer has no record of, that nobody reads: swept, recorded FAILURE, its amount freed', async () => {

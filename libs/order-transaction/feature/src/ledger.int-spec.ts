@@ -685,7 +685,7 @@ describe('a record on an existing order', () => {
     });
     expect(sent.map((sql) => sql.split(' ')[0])).toEqual(['SELECT', 'WITH']);
     expect(sent[0]).not.toMatch(/FOR UPDATE/);
-    expect(sent[1]).toMatch(/AND xmin = \$26::xid/);
+    expect(sent[1]).toMatch(/AND xmin = \$27::xid/);
     expect(body.order).toMatchObject({ status: 'PARTIALLY_CAPTURED', totalCapturedAmount: 4 });
     expect(await orderRow(merchant, orderId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', captured: '4.0000', operationCount: 2 });
   });

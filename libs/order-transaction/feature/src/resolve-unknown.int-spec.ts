@@ -481,6 +481,97 @@ describe('a PAY approved at the acquirer whose completion never reached the ledg
   });
 });
 
+describe('a card reservation abandoned PENDING, resolved (unknown-resolution.md, amendment 2026-11-27)', () => {
+  /** A PAY approved at the acquirer whose completion never reached the ledger (the process died in between), its last write 11 minutes old. */
+  async function abandonedPay(merchant: MerchantContext, orderId: string, request: JsonObject): Promise<void> {
+    const records = app.running.app.get(RecordOperation);
+    const write = records.execute.bind(records);
+    const lost = jest.spyOn(records, 'execute').mockImplementation(async (message, step, seen, deadline) => {
+      if (step === 'COMPLETE') {
+        throw new Error('process killed before its completion');
+      }
+      return write(message, step, seen, deadline);
+    });
+    try {
+      await expect(operateAs(app, merchant, orderId, 'p1', 'PAY', request)).rejects.toMatchObject({ code: 'SERVER_FAILED' });
+    } finally {
+      lost.mockRestore();
+    }
+    await app.dataSource.query(
+      `UPDATE order_transaction.transactions SET updated_at = updated_at - interval '11 minutes'
+        WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`,
+      [merchant.id, orderId],
+    );
+  }
+
+  const announcementOf = async (merchant: MerchantContext, orderId: string): Promise<JsonObject | null> =>
+    (await app.dataSource.query(`SELECT announcement FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`, [merchant.id, orderId]))[0]
+      .announcement;
+
+  it('with notifications on: one notification, as the completion would have written it, whose payload is GET\'s body; a second resolution writes none', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const request = payBody('12.00', TEST_EXPIRY.APPROVED, HOOKS);
+    await abandonedPay(merchant, orderId, request);
+    // A reservation is not announced; it keeps what its completion's notification needs, sealed, no card data.
+    expect(await outboxRows(merchant, orderId)).toEqual([]);
+    const kept = await announcementOf(merchant, orderId);
+    expect(kept).toEqual({ url: HOOKS, merchantMode: 'TEST', sealedSecret: merchant.settings.notifications.secret?.current });
+    expect(JSON.stringify(kept)).not.toContain(TEST_CARD);
+
+    const resolved = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED', '--acquirer-transaction-id', 'MCC7654320101', '--json']);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.out)).toMatchObject({ status: 'RESOLVED', result: 'SUCCESS', order: { status: 'CAPTURED' }, notified: true });
+    const retrieved = await retrieveTransaction(merchant, orderId, 'p1');
+    expect(retrieved).toMatchObject({ result: 'SUCCESS', response: { gatewayCode: 'APPROVED' }, order: { status: 'CAPTURED', totalCapturedAmount: 12 } });
+    expect(await outboxRows(merchant, orderId)).toEqual([
+      {
+        transactionId: 'p1',
+        apiOperation: 'PAY',
+        url: HOOKS,
+        mode: 'TEST',
+        sealedSecret: merchant.settings.notifications.secret?.current,
+        payload: { ...retrieved, merchant: merchant.id },
+      },
+    ]);
+    // Used up with the outcome recorded.
+    expect(await announcementOf(merchant, orderId)).toBeNull();
+
+    // A resolution replayed (the operator's command run again) writes nothing, nor does the merchant's retry.
+    const again = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED', '--acquirer-transaction-id', 'MCC7654320101', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({ status: 'UNCHANGED', notified: false });
+    expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', request)).toEqual(retrieved);
+    expect(await outboxRows(merchant, orderId)).toHaveLength(1);
+  });
+
+  it('learned DECLINED: notified with the FAILURE GET answers', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    await abandonedPay(merchant, orderId, payBody('7.00', TEST_EXPIRY.APPROVED, HOOKS));
+    expect((await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'DECLINED'])).code).toBe(0);
+    const retrieved = await retrieveTransaction(merchant, orderId, 'p1');
+    expect(retrieved).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED' } });
+    expect((await outboxRows(merchant, orderId)).map((r) => r.payload)).toEqual([{ ...retrieved, merchant: merchant.id }]);
+  });
+
+  it('with notifications off, or no notification URL on the order: nothing kept, none written', async () => {
+    const off = testMerchant();
+    const noUrl = notifiedMerchant();
+    for (const [merchant, request] of [
+      [off, payBody('12.00', TEST_EXPIRY.APPROVED, HOOKS)],
+      [noUrl, payBody('12.00', TEST_EXPIRY.APPROVED)],
+    ] as const) {
+      const orderId = newOrderId();
+      await abandonedPay(merchant, orderId, request);
+      expect(await announcementOf(merchant, orderId)).toBeNull();
+      const resolved = await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED', '--json']);
+      expect(JSON.parse(resolved.out)).toMatchObject({ status: 'RESOLVED', notified: false });
+      expect(await outboxRows(merchant, orderId)).toEqual([]);
+    }
+  });
+});
+
 describe('what is refused, writing nothing', () => {
   it('a transaction that never was UNKNOWN, an unknown one, and a malformed outcome', async () => {
     const merchant = testMerchant();

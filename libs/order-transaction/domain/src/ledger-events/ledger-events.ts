@@ -1,4 +1,5 @@
 import type { JsonObject, MerchantContext } from '@gateway/contracts';
+import type { ReservedAnnouncement } from '@gateway/order-transaction/data-access';
 import type { EntityManager } from 'typeorm';
 
 /** An order was created or updated by a record. */
@@ -30,6 +31,13 @@ export interface OutcomeLearnedEvent {
   /** The transaction's stored response as the learned outcome replaced it, order group completed. */
   body: JsonObject;
   recordedAt: Date;
+  /**
+   * How the operation's completion would have announced the outcome, as kept with its
+   * reservation (LedgerEvents.reservedAnnouncement): null when it would not have been announced,
+   * or for a transaction recorded before the ledger kept it (undefined: a seam or caller
+   * without it).
+   */
+  reserved?: ReservedAnnouncement | null;
 }
 
 /**
@@ -46,8 +54,16 @@ export interface LedgerEvents {
   announces(event: OrderRecordedEvent): boolean;
   orderRecorded(manager: EntityManager, event: OrderRecordedEvent): Promise<void>;
   /**
-   * Announces a learned outcome if the UNKNOWN one was announced; answers whether it wrote
-   * anything. Called the same way, inside the record's database transaction. A seam without it
+   * What a record that leaves a card transaction's outcome open (a reservation, an UNKNOWN
+   * outcome) keeps on the transaction so that its resolution, which serves no request, announces
+   * the outcome as the completion would have: null when `event` (the record as its completion
+   * would announce it) would write nothing. No I/O. A seam without it keeps nothing.
+   */
+  reservedAnnouncement?(event: OrderRecordedEvent): ReservedAnnouncement | null;
+  /**
+   * Announces a learned outcome as the operation's completion would have (its reserved
+   * announcement), or, for a transaction recorded before the ledger kept one, if the UNKNOWN one
+   * was announced; answers whether it wrote anything. Called the same way, inside the record's database transaction. A seam without it
    * announces no learned outcome.
    */
   outcomeLearned?(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean>;

@@ -7,6 +7,7 @@ import {
   LockedOrder,
   lockedAgreementText,
   OrderRow,
+  ReservedAnnouncement,
   SeenOrder,
   StoredResponse,
   TransactionRow,
@@ -377,8 +378,9 @@ export class RecordOperation {
       updatedAt: at,
     };
     const body = completeResponse(input.response, order, input.transaction, at);
+    const write = ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence);
     return {
-      write: ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence),
+      write: { ...write, transaction: { ...write.transaction, announcement: this.keptAnnouncement(input, true, input.notificationUrl, body, at) } },
       body,
       alongside: this.writtenAlongside(step === 'RESERVE' ? null : eventOf(input, true, input.notificationUrl, body, at), input),
     };
@@ -440,11 +442,29 @@ export class RecordOperation {
     const write = ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at, fence);
     // A completed reservation that opened the order announces its creation now.
     const createdOrder = step === 'COMPLETE' && existing?.sequence === 1;
+    // The URL the completion announces to: a reservation leaves the order's as it is (above).
+    const announcement = this.keptAnnouncement(input, createdOrder, input.notificationUrl ?? row.notificationUrl, body, at);
     return {
-      write: { ...write, response: { ...write.response, replaces: step === 'COMPLETE' } },
+      write: { ...write, transaction: { ...write.transaction, announcement }, response: { ...write.response, replaces: step === 'COMPLETE' } },
       body,
       alongside: this.writtenAlongside(step === 'RESERVE' ? null : eventOf(input, createdOrder, notificationUrl, body, at), input),
     };
+  }
+
+  /**
+   * What a card transaction whose outcome this record leaves open (a reservation, PENDING; an
+   * UNKNOWN outcome) keeps for its resolution, which serves no request: how the record that
+   * completes it would announce it, with this request's merchant context (`notificationUrl` the
+   * one that record would use), or null where it would not be announced. Every other record keeps
+   * nothing, and by writing null uses up what a reservation kept
+   * (docs/decisions/unknown-resolution.md, amendment 2026-11-27).
+   */
+  private keptAnnouncement(input: RecordInput, createdOrder: boolean, notificationUrl: string | null, body: JsonObject, at: Date): ReservedAnnouncement | null {
+    const { result, fundingType } = input.transaction;
+    if (fundingType !== 'CARD' || (result !== 'PENDING' && result !== 'UNKNOWN')) {
+      return null;
+    }
+    return this.events.reservedAnnouncement?.(eventOf(input, createdOrder, notificationUrl, body, at)) ?? null;
   }
 
   private assertModeFits(input: RecordInput, existing: TransactionRow | undefined): void {

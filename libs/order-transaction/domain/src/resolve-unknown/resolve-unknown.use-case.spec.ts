@@ -75,7 +75,9 @@ function bed(order: LockedOrder, announces = true): Bed {
     },
   } as unknown as UnknownInquiries;
   const logged: Bed['logged'] = [];
-  const ledger = { operationOf: async (_m: string, _o: string, t: string) => (t === 'p1' ? 'PAY' : null) } as unknown as LedgerRepository;
+  const ledger = {
+    openTransactionOf: async (_m: string, _o: string, t: string) => (t === 'p1' ? { apiOperation: 'PAY', announcement: KEPT } : null),
+  } as unknown as LedgerRepository;
   const records = {
     recordDecided: async (record: DecidedRecord): Promise<RecordedOperation> => {
       decided.push(record);
@@ -103,6 +105,9 @@ function bed(order: LockedOrder, announces = true): Bed {
   return { resolve: new ResolveUnknown(ledger, records, events, inquiries, logger, metrics), decided, announced, dequeued, logged, counted };
 }
 
+/** What the transaction kept for its notification (RecordOperation.keptAnnouncement). */
+const KEPT = { url: 'https://merchant.example/pay-hooks', merchantMode: 'TEST', sealedSecret: 'sealed' } as const;
+
 const COMMAND: ResolveUnknownCommand = {
   merchantId: 'M1',
   orderId: 'o1',
@@ -118,7 +123,17 @@ describe('ResolveUnknown', () => {
     expect(resolved).toMatchObject({ status: 'RESOLVED', notified: true, body: { result: 'SUCCESS', order: { status: 'CAPTURED' } } });
     expect(decided.map((d) => [d.merchantId, d.orderId, d.transactionId, d.apiOperation])).toEqual([['M1', 'o1', 'p1', 'PAY']]);
     expect(announced).toEqual([
-      { merchantId: 'M1', orderId: 'o1', transactionId: 'p1', apiOperation: 'PAY', notificationUrl: 'https://merchant.example/hooks', body: resolved.body, recordedAt: AT },
+      {
+        merchantId: 'M1',
+        orderId: 'o1',
+        transactionId: 'p1',
+        apiOperation: 'PAY',
+        notificationUrl: 'https://merchant.example/hooks',
+        body: resolved.body,
+        recordedAt: AT,
+        // What the transaction kept for its notification while its outcome was open.
+        reserved: KEPT,
+      },
     ]);
     // In the record's database transaction, as the announcement: nothing is left to ask the acquirer.
     expect(dequeued).toEqual([{ merchantId: 'M1', orderId: 'o1', transactionId: 'p1' }]);

@@ -34,7 +34,8 @@ export interface ResolveUnknownResult {
  * lock and written only if the order row is still that version, else decided again on the
  * locked row (RecordOperation.recordDecided). So it is safe against any operation racing it on
  * the order, with or without the edge's lock, and a resolution racing another records one
- * outcome once. The transaction's notification, when its UNKNOWN outcome was announced, is
+ * outcome once. The transaction's notification, as its operation's completion would have written
+ * it (what its reservation kept; before that was kept, when its UNKNOWN outcome was announced), is
  * written in the same database transaction (WriteNotification.outcomeLearned), and its queued
  * inquiry deleted (InquireUnknown). Each
  * resolution is logged (ids, outcome, reference: never card data) and counted in
@@ -64,10 +65,12 @@ export class ResolveUnknown {
     const { merchantId, orderId, transactionId, learned, source } = command;
     assertLearnedOutcome(learned);
     // The view must carry the stored response of the operation that created the transaction.
-    const apiOperation = await this.ledger.operationOf(merchantId, orderId, transactionId);
-    if (!apiOperation) {
+    // With what the transaction kept for its notification while its outcome is open.
+    const open = await this.ledger.openTransactionOf(merchantId, orderId, transactionId);
+    if (!open) {
       throw noSuchTransaction(command);
     }
+    const { apiOperation, announcement } = open;
     let notified = false;
     const recorded = await this.records.recordDecided({
       merchantId,
@@ -80,7 +83,18 @@ export class ResolveUnknown {
         if ('replay' in decided) {
           return decided;
         }
-        const event = { merchantId, orderId, transactionId, apiOperation, notificationUrl: order.order.notificationUrl, body: decided.body, recordedAt: at };
+        // Decided on a view where the outcome is still open, which no record that replaced
+        // `announcement` (a completion, another resolution) can have written.
+        const event = {
+          merchantId,
+          orderId,
+          transactionId,
+          apiOperation,
+          notificationUrl: order.order.notificationUrl,
+          body: decided.body,
+          recordedAt: at,
+          reserved: announcement,
+        };
         return {
           ...decided,
           alongside: async (manager) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JsonObject, MerchantMode, NotificationSettings } from '@gateway/contracts';
-import { NotificationOutbox } from '@gateway/order-transaction/data-access';
+import { NotificationOutbox, ReservedAnnouncement } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger } from '@gateway/platform';
 import type { EntityManager } from 'typeorm';
 import { LedgerEvents, OrderRecordedEvent, OutcomeLearnedEvent } from '../ledger-events/ledger-events';
@@ -51,14 +51,46 @@ export class WriteNotification implements LedgerEvents {
   }
 
   /**
-   * A learned outcome is announced when the UNKNOWN one was: the outbox still holding that
-   * notification is the ledger's own record that the merchant had notifications enabled (and a
-   * secret) and the order an https URL when the transaction was recorded. The merchant's
-   * profile is the edge's and is not asked for (webhook-notification-secret.md), so the new
-   * notification is written for the merchant mode and with the sealed secret that one carries,
-   * to the order's notification URL as it is now (docs/decisions/unknown-resolution.md).
+   * What an open card transaction keeps for its resolution: exactly what orderRecorded would
+   * write the completion's notification with (its URL, the merchant's mode, the current sealed
+   * secret), or null where orderRecorded would write nothing. The previous secret of a rotation
+   * is not kept: whether it is still valid when the outcome is learned is the profile's to say.
+   */
+  reservedAnnouncement(event: OrderRecordedEvent): ReservedAnnouncement | null {
+    const url = event.notificationUrl;
+    const secret = event.merchant.settings.notifications.secret;
+    if (!url || !this.announces(event) || !secret) {
+      return null;
+    }
+    return { url, merchantMode: event.merchant.mode, sealedSecret: secret.current };
+  }
+
+  /**
+   * A learned outcome is announced as the operation's completion would have announced it: with
+   * what the transaction kept while its outcome was open (reservedAnnouncement: the URL in force
+   * for that operation, the mode, the sealed secret), whether it was a reservation abandoned
+   * PENDING or an UNKNOWN outcome (unknown-resolution.md, amendment 2026-11-27). A transaction
+   * that kept nothing, because it would not have been announced or was recorded before the
+   * ledger kept it, falls back to the earlier rule (outcomeLearnedAsUnknown), which finds nothing
+   * for the first.
    */
   async outcomeLearned(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean> {
+    if (event.reserved) {
+      return this.announceAs(manager, event, event.reserved.url, event.reserved);
+    }
+    return this.outcomeLearnedAsUnknown(manager, event);
+  }
+
+  /**
+   * A transaction recorded before the ledger kept its announcement: its learned outcome is
+   * announced when the UNKNOWN one was. The outbox still holding that notification is the
+   * ledger's own record that the merchant had notifications enabled (and a secret) and the order
+   * an https URL when the transaction was recorded. The merchant's profile is the edge's and is
+   * not asked for (webhook-notification-secret.md), so the new notification is written for the
+   * merchant mode and with the sealed secret that one carries, to the order's notification URL as
+   * it is now (docs/decisions/unknown-resolution.md).
+   */
+  private async outcomeLearnedAsUnknown(manager: EntityManager, event: OutcomeLearnedEvent): Promise<boolean> {
     const url = event.notificationUrl;
     if (!url) {
       return false;
