@@ -175,6 +175,8 @@ function slowed(inner: SimulatedProviderAdapter): SimulatedProviderAdapter {
       log({ call: 'refund', reference, amount: amount.toFixed(), answer: result.providerCode });
       return result;
     },
+    // Passed through: the rounds run far within the default confirm window (72 h), so the sweep never releases an approval here.
+    releaseApproval: (reference) => inner.releaseApproval(reference),
     // The rounds neither capture nor void: the merchant's operations here are confirms and refunds.
     capture: (reference, captureId, amount) => inner.capture(reference, captureId, amount),
     voidAuthorization: (reference) => inner.voidAuthorization(reference),

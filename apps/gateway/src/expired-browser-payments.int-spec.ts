@@ -173,4 +173,53 @@ describe('browser payments past their redirect token', () => {
     const confirmed = await put(journey.orderId, { apiOperation: 'CONFIRM_BROWSER_PAYMENT' });
     expect(confirmed.body).toMatchObject({ result: 'SUCCESS', order: { status: 'CAPTURED', totalCapturedAmount: 30 } });
   });
+
+  it('approved and back (CONFIRM_AT_MERCHANT), never confirmed: left alone within the confirm window; past it, released at the provider and TIMED_OUT, and a late confirm refused', async () => {
+    const payments = gateway.running.app.get<string, DataSource>(dataSourceToken(BROWSER_PAYMENT_SCHEMA.schema) as string, { strict: false });
+    const row = async (orderId: string): Promise<{ request: JsonObject; providerStatus: string }> =>
+      (
+        await payments.query(
+          `SELECT p.request, s.status AS "providerStatus"
+             FROM browser_payment.payments p JOIN browser_payment.simulated_provider_payments s ON s.reference = p.provider_reference
+            WHERE p.merchant_id = $1 AND p.order_id = $2`,
+          [merchant.id, orderId],
+        )
+      )[0];
+    const body = initiateBody('CONFIRM_AT_MERCHANT');
+    Object.assign(body, { customer: { email: 'zelda@example.org' } });
+    const journey = await initiated('CONFIRM_AT_MERCHANT', body);
+    const wayBack = await payerLeavesAfter(journey.redirectUrl, 'approve');
+    const back = await gateway.fetch(wayBack!);
+    expect(back.status).toBe(303);
+
+    // The token expired, and the sweep has run several times since: within the window, nothing moves.
+    await new Promise((resolve) => setTimeout(resolve, journey.initiatedAt + TOKEN_TTL_MS + 1_500 - Date.now()));
+    const waiting = await order(journey.orderId);
+    expect(waiting.status).toBe('INITIATED');
+    expect(transactionOf(waiting)).toMatchObject({ result: 'PENDING', browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT' } } });
+    expect(await row(journey.orderId)).toMatchObject({ providerStatus: 'APPROVED', request: { customer: { email: 'zelda@example.org' } } });
+
+    // The payer came back longer ago than the confirm window (72 hours unless configured).
+    await payments.query(
+      `UPDATE browser_payment.payments SET time_returned = time_returned - interval '72 hours 1 minute' WHERE merchant_id = $1 AND order_id = $2`,
+      [merchant.id, journey.orderId],
+    );
+    const ended = await settled(journey.orderId);
+    expect(ended).toMatchObject({ status: 'FAILED', totalCapturedAmount: 0 });
+    expect(transactionOf(ended)).toMatchObject({
+      result: 'FAILURE',
+      response: { gatewayCode: 'TIMED_OUT' },
+      browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT' } },
+    });
+    const after = await row(journey.orderId);
+    expect(after.providerStatus).toBe('ABANDONED');
+    expect(after.request).not.toHaveProperty('customer');
+
+    const late = await put(journey.orderId, { apiOperation: 'CONFIRM_BROWSER_PAYMENT' });
+    expect(late.status).toBe(400);
+    expect(late.body).toMatchObject({ result: 'ERROR', error: { field: 'apiOperation', validationType: 'INVALID' } });
+    expect((late.body.error as JsonObject).explanation).toMatch(/timed out.*not confirmed within the confirm window/);
+    expect(await order(journey.orderId)).toMatchObject({ status: 'FAILED', totalCapturedAmount: 0 });
+    expect((await row(journey.orderId)).providerStatus).toBe('ABANDONED');
+  });
 });

@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { type JsonObject, MERCHANT_MODES, type MerchantMode } from '@gateway/contracts';
 import {
+  CONFIRM_AWAITED_PREDICATE,
   CONFIRMATIONS,
   Confirmation,
   EXPIRY_DUE_PREDICATE,
@@ -47,6 +48,8 @@ import {
 @Index('payments_expiry_due_idx', ['tokenExpiresAt', 'id'], { where: EXPIRY_DUE_PREDICATE })
 // Built CONCURRENTLY by IndexPaymentsToStrip1765600000001 (the payer personal-data retention reads the finished payments it has not stripped by initiation).
 @Index('payments_to_strip_idx', ['timeInitiated', 'id'], { where: TO_STRIP_PREDICATE })
+// Built CONCURRENTLY by IndexPaymentsAwaitingConfirm1765800000000 (the sweep reads the payments whose confirm window passed by return time).
+@Index('payments_confirm_awaited_idx', ['timeReturned'], { where: CONFIRM_AWAITED_PREDICATE })
 export class BrowserPaymentEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'payments_pkey' })
   id: string;

@@ -3,7 +3,7 @@ import { openTestDataSource, waitFor } from '@gateway/testing';
 import { DataSource } from 'typeorm';
 import { BROWSER_PAYMENT_SCHEMA } from './browser-payment.schema';
 import { BrowserPaymentRepository, BrowserPaymentRow } from './browser-payment.repository';
-import { EXPIRY_DUE_PREDICATE } from './payment-columns';
+import { CONFIRM_AWAITED_PREDICATE, EXPIRY_DUE_PREDICATE } from './payment-columns';
 import { SimulatedProviderRepository } from './simulated-provider.repository';
 
 /**
@@ -61,34 +61,48 @@ describe('payments past their redirect token', () => {
   // Tokens of a day long gone, so payments other specs of the run write are never among them.
   const at = (second: number) => new Date(Date.UTC(2001, 0, 1, 0, 0, second));
 
-  it('are listed oldest token first, when pending and not waiting for the merchant\'s confirm, page by page', async () => {
+  it('are listed oldest token first, when pending and not waiting for the merchant\'s confirm within its window, page by page', async () => {
     const merchantId = `INT${randomBytes(4).toString('hex')}`;
     const save = async (second: number, changes: Partial<BrowserPaymentRow> = {}) => {
       const payment = newPayment({ merchantId, orderId: `order-${second}-${randomBytes(2).toString('hex')}`, tokenExpiresAt: at(second), ...changes });
       expect(await payments.saveInitiated(payment)).toBe(true);
       return { paymentId: payment.id, merchantId, orderId: payment.orderId, tokenExpiresAt: at(second).toISOString() };
     };
+    const awaitingConfirm = (returnedAt: number): Partial<BrowserPaymentRow> => ({
+      interactionStatus: 'RETURNED_TO_MERCHANT',
+      payerOutcome: 'APPROVED',
+      confirmation: 'CONFIRM_AT_MERCHANT',
+      timeReturned: at(returnedAt),
+    });
     const third = await save(3);
     const first = await save(1, { interactionStatus: 'REDIRECTED_TO_PROVIDER' });
     const second = await save(2, { interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED' });
     const alsoThird = await save(3);
-    await save(4, { interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', confirmation: 'CONFIRM_AT_MERCHANT' });
+    // Waiting for the merchant's confirm: back at second 4 (within the window), back at second 1 (past it).
+    await save(4, awaitingConfirm(4));
+    const unconfirmed = await save(7, awaitingConfirm(1));
     await save(5, { result: 'FAILURE', gatewayCode: 'TIMED_OUT' });
     await save(6, { interactionStatus: 'COMPLETED', result: 'SUCCESS', gatewayCode: 'APPROVED' });
+    await save(8, { ...awaitingConfirm(1), result: 'SUCCESS', gatewayCode: 'APPROVED', interactionStatus: 'COMPLETED' });
     await save(30);
     // Two tokens expiring together are ordered by id, so a page can end between them.
     const [thirdA, thirdB] = [third, alsoThird].sort((a, b) => (a.paymentId < b.paymentId ? -1 : 1));
 
-    expect(await payments.findExpired(at(10), 100)).toEqual([first, second, thirdA, thirdB]);
-    expect(await payments.findExpired(at(2), 100)).toEqual([first, second]);
-    const page = await payments.findExpired(at(10), 3);
+    // Returned by second 2 or before: the confirm window has passed.
+    const returnedBy = at(2);
+    expect(await payments.findExpired(at(10), returnedBy, 100)).toEqual([first, second, thirdA, thirdB, unconfirmed]);
+    expect(await payments.findExpired(at(10), at(0), 100)).toEqual([first, second, thirdA, thirdB]);
+    expect(await payments.findExpired(at(10), at(5), 100)).toHaveLength(6);
+    expect(await payments.findExpired(at(2), returnedBy, 100)).toEqual([first, second]);
+    const page = await payments.findExpired(at(10), returnedBy, 3);
     expect(page).toEqual([first, second, thirdA]);
-    expect(await payments.findExpired(at(10), 3, page[2])).toEqual([thirdB]);
-    expect(await payments.findExpired(at(10), 3, thirdB)).toEqual([]);
+    expect(await payments.findExpired(at(10), returnedBy, 3, page[2])).toEqual([thirdB, unconfirmed]);
+    expect(await payments.findExpired(at(10), returnedBy, 1, thirdB)).toEqual([unconfirmed]);
+    expect(await payments.findExpired(at(10), returnedBy, 3, unconfirmed)).toEqual([]);
     expect(await payments.findById(first.paymentId)).toMatchObject({ id: first.paymentId, interactionStatus: 'REDIRECTED_TO_PROVIDER' });
   });
 
-  it('are found, page after page, through the partial index of open journeys', async () => {
+  it('are found, page after page, through the partial indexes of open journeys and of payments awaiting the confirm', async () => {
     const runner = dataSource.createQueryRunner();
     try {
       // With too few rows to matter, the planner may prefer a scan; what counts is that the index serves the query.
@@ -103,6 +117,16 @@ describe('payments past their redirect token', () => {
       expect(text).toMatch(/Index (Only )?Scan using payments_expiry_due_idx/);
       // The page boundary is a condition of the index scan, not a filter over what it read.
       expect(text).toMatch(/Index Cond: .*ROW\(token_expires_at, id\) > ROW\(/);
+      // The other half, the payments waiting for the merchant's confirm, by the time of the return.
+      const awaited: { 'QUERY PLAN': string }[] = await runner.query(
+        `EXPLAIN SELECT id FROM browser_payment.payments
+          WHERE ${CONFIRM_AWAITED_PREDICATE} AND time_returned <= $1 AND token_expires_at <= $2
+          ORDER BY token_expires_at, id LIMIT 100`,
+        [at(1), at(10)],
+      );
+      const awaitedText = awaited.map((row) => row['QUERY PLAN']).join('\n');
+      expect(awaitedText).toMatch(/Index (Only )?Scan using payments_confirm_awaited_idx/);
+      expect(awaitedText).toMatch(/Index Cond: \(time_returned <= /);
     } finally {
       await runner.query('RESET enable_seqscan');
       await runner.release();

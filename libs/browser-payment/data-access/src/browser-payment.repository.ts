@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ExpiredPayment, ExpiredPaymentsCursor, JsonObject } from '@gateway/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import type { BrowserPaymentEntity } from './browser-payment.entity';
-import { EXPIRY_DUE_PREDICATE } from './payment-columns';
+import { CONFIRM_AWAITED_PREDICATE, EXPIRY_DUE_PREDICATE } from './payment-columns';
 import type { ProviderCaptureEntity } from './provider-capture.entity';
 import type { ProviderRefundEntity } from './provider-refund.entity';
 
@@ -140,18 +140,29 @@ export class BrowserPaymentRepository {
   }
 
   /**
-   * Payments whose token expired by `now` with their journey still open, oldest token first
-   * (then by id), after `after` when given (payments_expiry_due_idx).
+   * Payments whose token expired by `now` with their journey still open, and those waiting for
+   * the merchant's confirm since `returnedBy` or before (their confirm window passed), oldest
+   * token first (then by id), after `after` when given. Each half is read by its own partial
+   * index (payments_expiry_due_idx by expiry, payments_confirm_awaited_idx by return time) and
+   * cut to the page before they are merged: a plain OR of the two would read every payment
+   * still within its window on each sweep.
    */
-  async findExpired(now: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
+  async findExpired(now: Date, returnedBy: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
+    const cursor = after ? 'AND (token_expires_at, id) > ($4::timestamptz, $5::uuid)' : '';
+    const columns = 'id AS "paymentId", merchant_id AS "merchantId", order_id AS "orderId", token_expires_at AS "tokenExpiresAt"';
     const rows: (Omit<ExpiredPayment, 'tokenExpiresAt'> & { tokenExpiresAt: Date })[] = await this.dataSource.query(
-      `SELECT id AS "paymentId", merchant_id AS "merchantId", order_id AS "orderId", token_expires_at AS "tokenExpiresAt"
-         FROM browser_payment.payments
-        WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1
-          ${after ? 'AND (token_expires_at, id) > ($3::timestamptz, $4::uuid)' : ''}
-        ORDER BY token_expires_at, id
-        LIMIT $2`,
-      after ? [now, limit, after.tokenExpiresAt, after.paymentId] : [now, limit],
+      `SELECT * FROM (
+         (SELECT ${columns} FROM browser_payment.payments
+           WHERE ${EXPIRY_DUE_PREDICATE} AND token_expires_at <= $1 ${cursor}
+           ORDER BY token_expires_at, id LIMIT $3)
+         UNION ALL
+         (SELECT ${columns} FROM browser_payment.payments
+           WHERE ${CONFIRM_AWAITED_PREDICATE} AND time_returned <= $2 AND token_expires_at <= $1 ${cursor}
+           ORDER BY token_expires_at, id LIMIT $3)
+       ) due
+       ORDER BY "tokenExpiresAt", "paymentId"
+       LIMIT $3`,
+      after ? [now, returnedBy, limit, after.tokenExpiresAt, after.paymentId] : [now, returnedBy, limit],
     );
     return rows.map((row) => ({ ...row, tokenExpiresAt: row.tokenExpiresAt.toISOString() }));
   }

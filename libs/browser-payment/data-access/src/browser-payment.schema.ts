@@ -9,6 +9,7 @@ import { AddPaymentMerchantMode1764900000000 } from './migrations/1764900000000-
 import { ValidatePaymentMerchantMode1764900000001 } from './migrations/1764900000001-validate-payment-merchant-mode';
 import { AddPaymentPayerDataStripped1765600000000 } from './migrations/1765600000000-add-payment-payer-data-stripped';
 import { IndexPaymentsToStrip1765600000001 } from './migrations/1765600000001-index-payments-to-strip';
+import { IndexPaymentsAwaitingConfirm1765800000000 } from './migrations/1765800000000-index-payments-awaiting-confirm';
 import { ProviderCaptureEntity } from './provider-capture.entity';
 import { ProviderRefundEntity } from './provider-refund.entity';
 import { SimulatedProviderCaptureEntity } from './simulated-provider-capture.entity';
@@ -40,5 +41,6 @@ export const BROWSER_PAYMENT_SCHEMA: ServiceSchema = {
     ValidatePaymentMerchantMode1764900000001,
     AddPaymentPayerDataStripped1765600000000,
     IndexPaymentsToStrip1765600000001,
+    IndexPaymentsAwaitingConfirm1765800000000,
   ],
 };

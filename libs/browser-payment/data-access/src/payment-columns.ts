@@ -37,6 +37,15 @@ export const inList = (column: string, values: readonly string[]) => `${column} 
 export const EXPIRY_DUE_PREDICATE = `result = 'PENDING' AND (interaction_status <> 'RETURNED_TO_MERCHANT' OR confirmation = 'CONFIRM_AT_PROVIDER')`;
 
 /**
+ * The rest of the pending payments: back and approved, waiting for the merchant's confirm
+ * (CONFIRM_AT_MERCHANT). The gateway settles one once its confirm window passed, counted from
+ * `time_returned` (written by the return, with the status). The partial index of the same
+ * predicate (payments_confirm_awaited_idx) keeps them by return time; together with
+ * EXPIRY_DUE_PREDICATE it covers every PENDING payment, each in one of the two.
+ */
+export const CONFIRM_AWAITED_PREDICATE = `result = 'PENDING' AND interaction_status = 'RETURNED_TO_MERCHANT' AND confirmation = 'CONFIRM_AT_MERCHANT'`;
+
+/**
  * The payments the payer personal-data retention may still have to strip, for its index
  * (payments_to_strip_idx): the journey over (a PENDING one still needs its request and return URL)
  * and not marked stripped since the payment's last step.

@@ -5,6 +5,12 @@ export interface BrowserPaymentOptions {
   publicBaseUrl: string;
   /** How long a redirect token opens its journey. */
   tokenTtlMs: number;
+  /**
+   * How long a CONFIRM_AT_MERCHANT payment the payer approved waits for the merchant's confirm,
+   * counted from the payer's return (`time_returned`): once it passed (and the token expired),
+   * the sweep releases the approval at the provider and ends the payment TIMED_OUT.
+   */
+  confirmWindowMs: number;
 }
 
 export const CLOCK = Symbol('CLOCK');

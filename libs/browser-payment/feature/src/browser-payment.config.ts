@@ -17,6 +17,15 @@ export class BrowserPaymentConfig extends DatabaseConfig {
   @Max(86_400)
   BROWSER_PAYMENT_TOKEN_TTL_SECONDS = 3_600;
 
+  @Describe(
+    'How long a CONFIRM_AT_MERCHANT browser payment the payer approved waits for the merchant\'s CONFIRM_BROWSER_PAYMENT, in seconds, counted from the payer\'s return. Once it passed, the expiry sweep releases the payer\'s approval at the provider and ends the payment FAILURE, gatewayCode TIMED_OUT; a later confirm is refused. Default 72 hours (docs/decisions/browser-payment-journey.md, amendment 2026-11-27).',
+  )
+  @IntVar()
+  @IsInt()
+  @Min(1)
+  @Max(2_592_000)
+  BROWSER_PAYMENT_CONFIRM_WINDOW_SECONDS = 259_200;
+
   @RequestHashKeyVar('Required.')
   REQUEST_HASH_KEY = '';
 

@@ -73,7 +73,11 @@ export class BrowserPaymentModule {
         { provide: BrowserPaymentConfig, useValue: config },
         {
           provide: BROWSER_PAYMENT_OPTIONS,
-          useValue: { publicBaseUrl: config.PUBLIC_BASE_URL, tokenTtlMs: config.BROWSER_PAYMENT_TOKEN_TTL_SECONDS * 1_000 },
+          useValue: {
+            publicBaseUrl: config.PUBLIC_BASE_URL,
+            tokenTtlMs: config.BROWSER_PAYMENT_TOKEN_TTL_SECONDS * 1_000,
+            confirmWindowMs: config.BROWSER_PAYMENT_CONFIRM_WINDOW_SECONDS * 1_000,
+          },
         },
         { provide: CLOCK, useValue: SYSTEM_CLOCK },
         // The replay hashes' key, checked at start: missing or malformed stops the service.

@@ -152,7 +152,7 @@ describe('ConfirmBrowserPayment', () => {
       const merchant = await journey(bed, AT_MERCHANT, upTo);
       bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
       const returns = new ReturnFromProvider(bed.journeys, bed.providers, bed.steps);
-      await new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns).settle({
+      await new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns, bed.options).settle({
         envelope: envelopeFor(merchant, 'GATEWAY'),
         paymentId: bed.payments.only().id,
       });

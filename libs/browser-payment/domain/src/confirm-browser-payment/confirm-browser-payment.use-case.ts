@@ -125,11 +125,16 @@ function assertConfirmable(payment: BrowserPaymentRow, request: ConfirmBrowserPa
   }
   if (payment.result === 'FAILURE' && payment.gatewayCode === 'TIMED_OUT') {
     // Ended by the gateway before the payer came back: no return will follow, so "confirm once
-    // the payer is back" would have the merchant wait for ever.
+    // the payer is back" would have the merchant wait for ever. Or back, and not confirmed
+    // within the confirm window: the payer's approval was released at the provider.
+    const why =
+      payment.interactionStatus === 'RETURNED_TO_MERCHANT'
+        ? 'it was not confirmed within the confirm window after the payer came back, and the payer\'s approval at the provider was released'
+        : 'the payer did not come back from the provider before the payment link expired';
     throw GatewayError.invalidField(
       'apiOperation',
       'INVALID',
-      `${CONFIRM} The payment timed out (response.gatewayCode TIMED_OUT): the payer did not come back from the provider before the payment link expired. Initiate a new payment.`,
+      `${CONFIRM} The payment timed out (response.gatewayCode TIMED_OUT): ${why}. Initiate a new payment.`,
     );
   }
   if (payment.interactionStatus === 'INITIATED' || payment.interactionStatus === 'REDIRECTED_TO_PROVIDER') {

@@ -1,4 +1,6 @@
-import { GatewayError, JsonObject, PayerDecision } from '@gateway/contracts';
+import { GatewayError, JsonObject, PayerDecision, validateOrderOperationRequest } from '@gateway/contracts';
+import { Money } from '@gateway/money';
+import { ConfirmBrowserPayment } from '../confirm-browser-payment/confirm-browser-payment.use-case';
 import { RecordPayerDecision } from '../payer-journey/record-payer-decision.use-case';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
 import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
@@ -35,7 +37,7 @@ async function leftAt(bed: TestBed, stage: 'initiated' | 'redirected' | PayerDec
     await returns.execute(step);
   }
   bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
-  const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns);
+  const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns, bed.options);
   const settle = () => settlement.settle({ envelope: envelopeFor(journey.merchant, 'GATEWAY'), paymentId: bed.payments.only().id });
   return { journey, settlement, settle };
 }
@@ -55,7 +57,8 @@ describe('SettleExpiredPayments', () => {
     const findExpired = jest.spyOn(bed.payments, 'findExpired');
     const after = { tokenExpiresAt: '2031-05-04T09:00:00.000Z', paymentId: payment.id };
     await settlement.due({ requestId: 'r', limit: 7, after });
-    expect(findExpired).toHaveBeenCalledWith(bed.clock.now(), 7, after);
+    // Returned by the database's now minus the confirm window: the payments waiting for a confirm past it.
+    expect(findExpired).toHaveBeenCalledWith(bed.clock.now(), new Date(bed.clock.now().getTime() - TEST_OPTIONS.confirmWindowMs), 7, after);
     bed.clock.advance(-1);
     expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });
   });
@@ -107,6 +110,89 @@ describe('SettleExpiredPayments', () => {
     expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
   });
 
+  describe('approved and back (CONFIRM_AT_MERCHANT), never confirmed', () => {
+    /** The payer came back approved; the token expired; the merchant has not confirmed. */
+    async function unconfirmed() {
+      const bed = browserPaymentTestBed();
+      const left = await leftAt(bed, 'returned', { ...AT_MERCHANT, customer: { email: 'zelda@example.org' } });
+      expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING', payerOutcome: 'APPROVED' });
+      const confirm = () => {
+        const body = { apiOperation: 'CONFIRM_BROWSER_PAYMENT' };
+        return new ConfirmBrowserPayment(bed.payments, bed.providers, bed.ledger, bed.steps, bed.requestHasher).execute({
+          envelope: envelopeFor(left.journey.merchant),
+          orderId: 'order-1',
+          transactionId: 'bp-1',
+          request: validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', body),
+          body,
+        });
+      };
+      /** The confirm window, counted from the return (the token's lifetime has already passed since). */
+      const toWindowEnd = (ms = 0) => bed.clock.advance(TEST_OPTIONS.confirmWindowMs - TEST_OPTIONS.tokenTtlMs + ms);
+      return { bed, ...left, confirm, toWindowEnd };
+    }
+
+    it('within the confirm window: neither listed nor settled, the approval kept at the provider', async () => {
+      const { bed, settlement, settle, toWindowEnd } = await unconfirmed();
+      toWindowEnd(-1);
+      expect(await settlement.due({ requestId: 'r', limit: 10 })).toEqual({ payments: [] });
+      expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
+      expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+      expect(providerStatus(bed)).toBe('APPROVED');
+    });
+
+    it('past the window: the approval released at the provider, TIMED_OUT recorded, the payer\'s data stripped, and a late confirm refused as timed out', async () => {
+      const { bed, settlement, settle, confirm, toWindowEnd } = await unconfirmed();
+      toWindowEnd();
+      const payment = bed.payments.only();
+      expect(payment.request).toMatchObject({ customer: { email: 'zelda@example.org' } });
+      expect((await settlement.due({ requestId: 'r', limit: 10 })).payments).toEqual([expect.objectContaining({ paymentId: payment.id })]);
+      expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+      expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'FAILURE', gatewayCode: 'TIMED_OUT', payerOutcome: 'APPROVED' });
+      expect(providerStatus(bed)).toBe('ABANDONED');
+      const timedOut = bed.ledger.recorded.at(-1)!;
+      expect(timedOut).toMatchObject({ apiOperation: 'BROWSER_PAYMENT_TIMED_OUT', mode: 'UPDATE', envelope: { authMethod: 'GATEWAY' } });
+      expect(timedOut.response).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'TIMED_OUT' } });
+      expect(bed.payments.only().request).not.toHaveProperty('customer');
+      expect(await settle()).toEqual({ outcome: 'NOT_DUE' });
+
+      const recorded = bed.ledger.recorded.length;
+      const refused = await confirm().catch((err: unknown) => err as GatewayError);
+      expect(refused).toMatchObject({ httpStatus: 400, field: 'apiOperation' });
+      expect((refused as GatewayError).explanation).toMatch(/timed out.*not confirmed within the confirm window/);
+      expect(bed.ledger.recorded).toHaveLength(recorded);
+      // Nor could the provider execute it any more.
+      const execution = await bed.providers.forPayment(payment).execute(payment.providerReference, 'PAY', Money.of('20.00', 'EUR'));
+      expect(execution).toMatchObject({ approved: false, providerCode: 'NOT_APPROVED_BY_PAYER' });
+    });
+
+    it('executed at the provider by a confirm whose record has not landed: left to that confirm, nothing released or recorded', async () => {
+      const { bed, settle, confirm, toWindowEnd } = await unconfirmed();
+      bed.ledger.failNextRecord = new GatewayError('SERVER_BUSY');
+      await expect(confirm()).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+      expect(providerStatus(bed)).toBe('CAPTURED');
+      toWindowEnd();
+      const recorded = bed.ledger.recorded.length;
+      expect(await settle()).toEqual({ outcome: 'RETURNED' });
+      expect(providerStatus(bed)).toBe('CAPTURED');
+      expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
+      expect(bed.ledger.recorded).toHaveLength(recorded);
+      // The confirm retried records the execution the provider made.
+      expect(await confirm()).toMatchObject({ result: 'SUCCESS' });
+    });
+
+    it('a confirm under way (holding the execution lease): the sweep releases nothing and retries later', async () => {
+      const { bed, settle, toWindowEnd } = await unconfirmed();
+      toWindowEnd();
+      const payment = bed.payments.only();
+      bed.payments.leases.set(payment.id, new Date(bed.clock.now().getTime() + 60_000));
+      await expect(settle()).rejects.toMatchObject({ code: 'ORDER_LOCK_LOST' });
+      expect(providerStatus(bed)).toBe('APPROVED');
+      expect(bed.payments.only()).toMatchObject({ result: 'PENDING' });
+      bed.payments.leases.delete(payment.id);
+      expect(await settle()).toEqual({ outcome: 'TIMED_OUT' });
+    });
+  });
+
   it('returned, its execution never recorded: executed once at the provider and recorded COMPLETED', async () => {
     const bed = browserPaymentTestBed();
     const journey = await initiatedPayment(bed);
@@ -127,7 +213,7 @@ describe('SettleExpiredPayments', () => {
     bed.ledger.record = original;
 
     bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
-    const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns);
+    const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns, bed.options);
     expect(await settlement.settle({ envelope: envelopeFor(journey.merchant, 'GATEWAY'), paymentId: bed.payments.only().id })).toEqual({
       outcome: 'COMPLETED',
     });

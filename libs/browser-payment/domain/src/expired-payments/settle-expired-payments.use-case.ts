@@ -9,7 +9,8 @@ import type {
   SettleExpiredPaymentReply,
 } from '@gateway/contracts';
 import { ReturnFromProvider } from '../payer-journey/return-from-provider.use-case';
-import { completionDue, expiryDue, JOURNEY_STEPS, TIMED_OUT } from '../payment/journey';
+import { BROWSER_PAYMENT_OPTIONS, BrowserPaymentOptions } from '../browser-payment.options';
+import { completionDue, confirmAwaited, confirmWindowPassed, expiryDue, JOURNEY_STEPS, TIMED_OUT } from '../payment/journey';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { PaymentSteps } from '../payment/payment-steps';
 import type { ProviderAdapter } from '../providers/provider-adapter';
@@ -30,6 +31,11 @@ import { ProviderAdapters } from '../providers/provider-adapters';
  *   approve it afterwards).
  * - Never sent to the provider: TIMED_OUT; DISCARDED if the ledger never recorded its initiate
  *   (answered LOCK_FAILURE): the journey is removed, so the transaction id can be used again.
+ * - Returned and approved, CONFIRM_AT_MERCHANT, and the merchant's confirm window
+ *   (`confirmWindowMs` since the return) passed without a confirm: the approval is released at
+ *   the provider (no confirm can execute it afterwards) and the payment TIMED_OUT. Left alone
+ *   while the provider holds it executed (a confirm whose record has not landed: the confirm
+ *   retried records it).
  *
  * TIMED_OUT is `result` FAILURE with `response.gatewayCode` TIMED_OUT; the interaction status
  * stays where the journey stopped.
@@ -41,18 +47,22 @@ export class SettleExpiredPayments {
     private readonly providers: ProviderAdapters,
     private readonly steps: PaymentSteps,
     private readonly returns: ReturnFromProvider,
+    @Inject(BROWSER_PAYMENT_OPTIONS) private readonly options: Pick<BrowserPaymentOptions, 'confirmWindowMs'>,
   ) {}
 
   /** Expiry is judged by the database's clock, as the payer's steps judge it (PayerJourneys.find), never this replica's. */
   async due(query: ExpiredPaymentsQuery): Promise<ExpiredPaymentsReply> {
-    return { payments: await this.store.findExpired(await this.store.databaseNow(), query.limit, query.after) };
+    const now = await this.store.databaseNow();
+    const returnedBy = new Date(now.getTime() - this.options.confirmWindowMs);
+    return { payments: await this.store.findExpired(now, returnedBy, query.limit, query.after) };
   }
 
   async settle(message: SettleExpiredPaymentMessage): Promise<SettleExpiredPaymentReply> {
     const { envelope } = message;
     let payment = await this.store.findById(message.paymentId);
+    const now = await this.store.databaseNow();
     // Settled by another sweep, moved by a step, or not this merchant's: nothing to do.
-    if (!payment || payment.merchantId !== envelope.merchant.id || !expiryDue(payment, await this.store.databaseNow())) {
+    if (!payment || payment.merchantId !== envelope.merchant.id || !expiryDue(payment, now, this.options.confirmWindowMs)) {
       return { outcome: 'NOT_DUE' };
     }
     const adapter = this.providers.forPayment(payment);
@@ -66,17 +76,30 @@ export class SettleExpiredPayments {
       await this.returns.complete(envelope, payment, adapter);
       return { outcome: 'COMPLETED' };
     }
-    if (payment.interactionStatus === 'RETURNED_TO_MERCHANT') {
+    if (confirmAwaited(payment) && !confirmWindowPassed(payment, now, this.options.confirmWindowMs)) {
       return { outcome: 'RETURNED' };
     }
     return this.timeOut(envelope, payment, adapter);
   }
 
-  /** A journey that got nowhere: TIMED_OUT; DISCARDED when the ledger never held it; NOT_DUE when the ledger holds its end already. */
+  /**
+   * A journey that got nowhere, or an approval the merchant never confirmed (released at the
+   * provider first): TIMED_OUT; DISCARDED when the ledger never held it; NOT_DUE when the ledger
+   * holds its end already; RETURNED when the provider holds the approval executed.
+   */
   private async timeOut(envelope: RequestEnvelope, payment: BrowserPaymentRow, adapter: ProviderAdapter): Promise<SettleExpiredPaymentReply> {
+    const record = this.steps.journeyStepRecordedAs(JOURNEY_STEPS.timedOut, envelope, payment);
     try {
-      await this.steps.apply(payment, TIMED_OUT, adapter, this.steps.journeyStepRecordedAs(JOURNEY_STEPS.timedOut, envelope, payment));
-      return { outcome: 'TIMED_OUT' };
+      if (!confirmAwaited(payment)) {
+        await this.steps.apply(payment, TIMED_OUT, adapter, record);
+        return { outcome: 'TIMED_OUT' };
+      }
+      if (await this.steps.releaseApproval(payment, TIMED_OUT, adapter, record)) {
+        return { outcome: 'TIMED_OUT' };
+      }
+      // Executed at the provider by a confirm whose record has not landed here: the confirm's to
+      // record. If the ledger holds it already (the commit here was lost), the payment catches up.
+      return (await this.steps.catchUp(payment, envelope)) !== payment ? { outcome: 'NOT_DUE' } : { outcome: 'RETURNED' };
     } catch (err) {
       if (payment.interactionStatus === 'INITIATED' && unknownToTheLedger(err) && (await this.store.discardUnrecorded(payment.id))) {
         return { outcome: 'DISCARDED' };

@@ -138,7 +138,7 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     const bed = browserPaymentTestBed();
     const { step, back } = await payerAt(bed, null);
     bed.clock.advance(60_000);
-    const sweep = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, back);
+    const sweep = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, back, bed.options);
     expect(await sweep.settle({ envelope: step.envelope, paymentId: bed.payments.only().id })).toEqual({ outcome: 'TIMED_OUT' });
     const before = bed.payments.only();
     expect(await back.execute(step)).toMatchObject({ kind: 'page', status: 410 });

@@ -16,7 +16,7 @@ import type { PayerReturn, ProviderResult } from '../providers/provider-adapter'
  * lease (PaymentSteps.execute); a provider's decline completes it as FAILURE.
  * Two ends come before COMPLETED, with `result` FAILURE and the interaction left where it stopped:
  * the payer back without approving (`returned`: gatewayCode CANCELLED), and the redirect token
- * expired first (`TIMED_OUT`, the sweep). Besides these, a row whose step the ledger recorded but
+ * expired first or the merchant's confirm window passed (`TIMED_OUT`, the sweep). Besides these, a row whose step the ledger recorded but
  * whose commit here was lost takes the end the ledger holds (PaymentSteps.catchUp, recordedEnd).
  */
 
@@ -30,7 +30,7 @@ export const JOURNEY_STEPS = {
   redirected: 'BROWSER_PAYMENT_REDIRECTED',
   returned: 'BROWSER_PAYMENT_RETURNED',
   completed: 'BROWSER_PAYMENT_COMPLETED',
-  /** The gateway's settlement of a journey whose redirect token expired before it ended (result FAILURE, TIMED_OUT). */
+  /** The gateway's settlement of a journey whose redirect token expired before it ended, or whose confirm window passed (result FAILURE, TIMED_OUT). */
   timedOut: 'BROWSER_PAYMENT_TIMED_OUT',
 } as const;
 export type JourneyStep = (typeof JOURNEY_STEPS)[keyof typeof JOURNEY_STEPS];
@@ -59,7 +59,7 @@ export function executed(result: ProviderResult, amount: Money, now: Date): Paym
   };
 }
 
-/** The sweep's end of a journey whose token expired (the spec: treat TIMED_OUT as declined). */
+/** The sweep's end of a journey whose token expired, or whose confirm window passed (the spec: treat TIMED_OUT as declined). */
 export const TIMED_OUT: PaymentChanges = { result: 'FAILURE', gatewayCode: 'TIMED_OUT' };
 
 /** Returned and approved, to be confirmed at the provider: the return's second half (the execution) is still due. */
@@ -77,16 +77,34 @@ export function journeyOver(payment: BrowserPaymentRow): boolean {
   return ['RETURNED_TO_MERCHANT', 'COMPLETED'].includes(payment.interactionStatus) && !completionDue(payment);
 }
 
+/** Back and approved under CONFIRM_AT_MERCHANT, still pending: the merchant's confirm is awaited. */
+export function confirmAwaited(payment: BrowserPaymentRow): boolean {
+  return (
+    payment.interactionStatus === 'RETURNED_TO_MERCHANT' && payment.confirmation === 'CONFIRM_AT_MERCHANT' && payment.result === 'PENDING'
+  );
+}
+
+/**
+ * The merchant's confirm window has passed: `confirmWindowMs` since the payer's return
+ * (`timeReturned`, written with RETURNED_TO_MERCHANT). From then on the payer's approval is the
+ * gateway's to release (SettleExpiredPayments), as a wallet lets an approval nobody acted on lapse.
+ */
+export function confirmWindowPassed(payment: BrowserPaymentRow, now: Date, confirmWindowMs: number): boolean {
+  return payment.timeReturned !== null && new Date(payment.timeReturned).getTime() + confirmWindowMs <= now.getTime();
+}
+
 /**
  * The gateway settles the payment on its own (SettleExpiredPayments): its redirect token
  * expired, so the payer can no longer move it, and it is still pending without waiting for the
- * merchant's confirm. The repository's EXPIRY_DUE_PREDICATE is the same rule in SQL (without the
- * expiry, which it compares with the database's clock): change both together.
+ * merchant's confirm, or has waited for it past the confirm window. The repository's
+ * EXPIRY_DUE_PREDICATE and CONFIRM_AWAITED_PREDICATE (with `time_returned` compared with now
+ * minus the window) are the same rule in SQL (without the expiry, which it compares with the
+ * database's clock): change them together.
  */
-export function expiryDue(payment: BrowserPaymentRow, now: Date): boolean {
+export function expiryDue(payment: BrowserPaymentRow, now: Date, confirmWindowMs: number): boolean {
   return (
     payment.result === 'PENDING' &&
-    (payment.interactionStatus !== 'RETURNED_TO_MERCHANT' || payment.confirmation === 'CONFIRM_AT_PROVIDER') &&
+    (!confirmAwaited(payment) || confirmWindowPassed(payment, now, confirmWindowMs)) &&
     new Date(payment.tokenExpiresAt).getTime() <= now.getTime()
   );
 }

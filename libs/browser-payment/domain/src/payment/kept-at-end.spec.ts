@@ -152,7 +152,7 @@ describe("a browser payment's request at the end of its journey", () => {
     const initiated = await journey(bed, personalBody(), null);
     bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
     const returns = new ReturnFromProvider(bed.journeys, bed.providers, bed.steps);
-    const settle = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns);
+    const settle = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, returns, bed.options);
     expect(
       await settle.settle({
         envelope: envelopeFor(initiated.merchant, 'GATEWAY'),

@@ -121,10 +121,7 @@ export class PaymentSteps {
     record: RecordedAs,
     alsoChanges: PaymentChanges = {},
   ): Promise<StepOutcome> {
-    const lease = new Date(this.now().getTime() + EXECUTION_LEASE_MS);
-    if (!(await this.store.claimExecution(payment.id, stateOf(payment), lease, this.now()))) {
-      throw stepLost();
-    }
+    const lease = await this.claimExecution(payment);
     try {
       const result = await adapter.execute(payment.providerReference, payment.operation, amount);
       if (result.executedFor) {
@@ -143,10 +140,41 @@ export class PaymentSteps {
         throw err;
       }
     } finally {
-      await this.store.releaseExecution(payment.id, lease).catch((err: unknown) =>
-        this.logger.warn({ err, paymentId: payment.id }, 'execution lease not released; it lapses on its own'),
-      );
+      await this.releaseExecution(payment, lease);
     }
+  }
+
+  /**
+   * Ends an approved payment nobody executed (the merchant's confirm window passed): the provider
+   * lets go of the payer's approval, so no later execution can follow, then `changes` (TIMED_OUT)
+   * is applied and recorded as `apply` does. Under the execution lease, as an execution is: a
+   * confirm under way meanwhile is answered ORDER_LOCK_LOST, and one that comes later finds the
+   * approval released at the provider and the payment ended here. Null, with nothing recorded,
+   * when the provider holds the payment executed (a confirm whose record has not landed here):
+   * that money is the confirm's to record, never timed out.
+   */
+  async releaseApproval(payment: BrowserPaymentRow, changes: PaymentChanges, adapter: ProviderAdapter, record: RecordedAs): Promise<StepOutcome | null> {
+    const lease = await this.claimExecution(payment);
+    try {
+      return (await adapter.releaseApproval(payment.providerReference)) ? await this.apply(payment, changes, adapter, record) : null;
+    } finally {
+      await this.releaseExecution(payment, lease);
+    }
+  }
+
+  /** The payment's execution lease, claimed in the state it was read in: ORDER_LOCK_LOST if another attempt holds it. */
+  private async claimExecution(payment: BrowserPaymentRow): Promise<Date> {
+    const lease = new Date(this.now().getTime() + EXECUTION_LEASE_MS);
+    if (!(await this.store.claimExecution(payment.id, stateOf(payment), lease, this.now()))) {
+      throw stepLost();
+    }
+    return lease;
+  }
+
+  private async releaseExecution(payment: BrowserPaymentRow, lease: Date): Promise<void> {
+    await this.store.releaseExecution(payment.id, lease).catch((err: unknown) =>
+      this.logger.warn({ err, paymentId: payment.id }, 'execution lease not released; it lapses on its own'),
+    );
   }
 
   /**

@@ -148,7 +148,7 @@ describe('a payment initiated while the merchant was LIVE, the merchant TEST now
   it('is not settled at a simulator by the expiry sweep', async () => {
     const { bed, merchant, before } = await liveEra();
     bed.clock.advance(TEST_OPTIONS.tokenTtlMs);
-    const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, new ReturnFromProvider(bed.journeys, bed.providers, bed.steps));
+    const settlement = new SettleExpiredPayments(bed.payments, bed.providers, bed.steps, new ReturnFromProvider(bed.journeys, bed.providers, bed.steps), bed.options);
 
     await expect(settlement.settle({ envelope: envelopeFor(inMode(merchant, 'TEST'), 'GATEWAY'), paymentId: bed.payments.only().id })).rejects.toMatchObject(NOT_CONFIGURED);
     expect(simulated(bed)).toEqual(before);

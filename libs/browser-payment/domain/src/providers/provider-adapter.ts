@@ -31,6 +31,15 @@ export interface ProviderAdapter {
   reverse(reference: string): Promise<void>;
 
   /**
+   * Lets go of the payer's approval of a payment nobody executed (the merchant's confirm window
+   * passed), so that no later execution can follow: the provider declines one from then on. True
+   * when nothing is executed at the provider (released now, or earlier, or never approved); false
+   * when the payment is executed there (an execution whose record has not landed yet), which is
+   * left as it is. Safe to repeat. A real wallet's adapter voids the approved order at the provider.
+   */
+  releaseApproval(reference: string): Promise<boolean>;
+
+  /**
    * Moves `amount` of an authorised payment (executed with AUTHORIZE), as the capture
    * `captureId`: its idempotency key at the provider, the capture's transaction id on the order,
    * with the same promises as a refund's key (below): one capture per key, a repeat answered with

@@ -104,7 +104,7 @@ export class TestClock implements Clock {
   }
 }
 
-export const TEST_OPTIONS: BrowserPaymentOptions = { publicBaseUrl: 'https://pay.gateway.test', tokenTtlMs: 60_000 };
+export const TEST_OPTIONS: BrowserPaymentOptions = { publicBaseUrl: 'https://pay.gateway.test', tokenTtlMs: 60_000, confirmWindowMs: 3_600_000 };
 
 export function testMerchant(mode: 'TEST' | 'LIVE' = 'TEST'): MerchantContext {
   return { id: 'SHOP1', mode, name: 'Book shop', settings: defaultMerchantSettings() };

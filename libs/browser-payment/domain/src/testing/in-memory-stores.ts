@@ -62,10 +62,10 @@ export class InMemoryPaymentStore implements PaymentStore {
     return this.databaseClock.now();
   }
 
-  async findExpired(now: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
+  async findExpired(now: Date, returnedBy: Date, limit: number, after?: ExpiredPaymentsCursor): Promise<ExpiredPayment[]> {
     const key = (expiresAt: Date | string, id: string) => `${new Date(expiresAt).toISOString()} ${id}`;
     return [...this.payments.values()]
-      .filter((p) => expiryDue(p, now) && (!after || key(p.tokenExpiresAt, p.id) > key(after.tokenExpiresAt, after.paymentId)))
+      .filter((p) => expiryDue(p, now, now.getTime() - returnedBy.getTime()) && (!after || key(p.tokenExpiresAt, p.id) > key(after.tokenExpiresAt, after.paymentId)))
       .sort((a, b) => (key(a.tokenExpiresAt, a.id) < key(b.tokenExpiresAt, b.id) ? -1 : 1))
       .slice(0, limit)
       .map((p) => ({ paymentId: p.id, merchantId: p.merchantId, orderId: p.orderId, tokenExpiresAt: new Date(p.tokenExpiresAt).toISOString() }));

@@ -50,6 +50,37 @@ describe('a simulated provider', () => {
     expect(await adapter.payerReturned(reference)).toMatchObject({ outcome: 'APPROVED' });
   });
 
+  it.each(['provider_a', 'provider_b', 'provider_c'] as const)(
+    '%s releases an approval nobody executed (the confirm window passed): a late execution is declined, a repeat changes nothing',
+    async (provider) => {
+      const { adapter, store } = simulator(provider);
+      for (const operation of provider === 'provider_a' ? (['PAY', 'AUTHORIZE'] as const) : (['PAY'] as const)) {
+        const reference = await adapter.createPayment({ operation, amount: eur('10.00') });
+        await adapter.decide(reference, 'approve');
+        expect(await adapter.releaseApproval(reference)).toBe(true);
+        expect(await store.find(reference)).toMatchObject({ status: 'ABANDONED' });
+        expect(await adapter.releaseApproval(reference)).toBe(true);
+        expect(await adapter.execute(reference, operation, eur('10.00'))).toMatchObject({ approved: false, providerCode: 'NOT_APPROVED_BY_PAYER' });
+        expect(await adapter.payerReturned(reference)).toEqual({ outcome: 'CANCELLED' });
+      }
+    },
+  );
+
+  it('keeps an execution already made when asked to release the approval, and says so', async () => {
+    const { adapter, store } = simulator();
+    const paid = await captured(adapter, '10.00');
+    expect(await adapter.releaseApproval(paid)).toBe(false);
+    expect(await store.find(paid)).toMatchObject({ status: 'CAPTURED', capturedAmount: '10.00' });
+    const held = await authorized(adapter, '10.00');
+    expect(await adapter.releaseApproval(held)).toBe(false);
+    expect(await store.find(held)).toMatchObject({ status: 'AUTHORIZED' });
+    // Never approved, cancelled, or reversed: nothing is held, nothing to release.
+    const cancelled = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });
+    await adapter.decide(cancelled, 'cancel');
+    expect(await adapter.releaseApproval(cancelled)).toBe(true);
+    expect(await store.find(cancelled)).toMatchObject({ status: 'CANCELLED' });
+  });
+
   it('treats a payer back without a decision as abandoned: a late approval is refused', async () => {
     const { adapter } = simulator();
     const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });

@@ -98,6 +98,13 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
     await this.store.void(reference, this.clock.now());
   }
 
+  /** An approval released lapses as an abandoned payment does: its execution is declined (NOT_APPROVED_BY_PAYER). */
+  async releaseApproval(reference: string): Promise<boolean> {
+    await this.store.move(reference, ['APPROVED'], 'ABANDONED', this.clock.now());
+    const simulated = await this.require(reference);
+    return !['AUTHORIZED', 'CAPTURED'].includes(simulated.status);
+  }
+
   /**
    * One refund per key: the books store it with its outcome, and a repeat is answered that
    * outcome (the same reference, or the same decline) and moves nothing. A repeat asking another
