@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { JsonObject, OperationReply, OrderOperationMessage, SUBJECTS } from '@gateway/contracts';
+import { FindReplayReply, JsonObject, OperationReply, OrderOperationMessage, SUBJECTS } from '@gateway/contracts';
 import { MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants, API_PASSWORD_PEPPERS } from '@gateway/edge/domain';
 import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
@@ -47,6 +47,12 @@ class RecordingServices {
   capture(@Payload() message: OrderOperationMessage): OperationReply {
     received.push(message);
     return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
+  }
+
+  /** The ledger's answer to an operation naming a gone session: no stored response (none is recorded here). */
+  @MessagePattern(SUBJECTS.orderTransaction.findReplay)
+  findReplay(): FindReplayReply {
+    return {};
   }
 }
 

@@ -36,6 +36,8 @@ export const SUBJECTS = {
     /** GET .../order/{orderid} and GET .../order/{orderid}/transaction/{transactionid} (retrieval.messages.ts). */
     retrieveOrder: 'order-transaction.order.retrieve.v1',
     retrieveTransaction: 'order-transaction.transaction.retrieve.v1',
+    /** An operation naming a session that is gone: its stored response, if it is a replay (FindReplayMessage). */
+    findReplay: 'order-transaction.replay.find.v1',
   },
   browserPayment: {
     ping: 'browser-payment.ping.v1',

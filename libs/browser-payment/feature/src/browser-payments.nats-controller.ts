@@ -22,6 +22,7 @@ export class BrowserPaymentsNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.asSent ? { asSent: message.asSent } : {}),
       ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
     });
     return { body };
@@ -36,6 +37,7 @@ export class BrowserPaymentsNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.asSent ? { asSent: message.asSent } : {}),
       ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
     });
     return { body };

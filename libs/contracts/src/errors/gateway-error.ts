@@ -11,6 +11,8 @@ export interface WireError {
   readonly validationType?: ValidationType;
   readonly supportCode?: string;
   readonly retryAfterSeconds?: number;
+  /** See GatewayErrorDetails.beforeAnyAcquirer. Absent from a service of the release before. */
+  readonly beforeAnyAcquirer?: true;
 }
 
 export interface GatewayErrorDetails {
@@ -19,6 +21,12 @@ export interface GatewayErrorDetails {
   validationType?: ValidationType;
   supportCode?: string;
   retryAfterSeconds?: number;
+  /**
+   * The operation was refused before it presented anything to an acquirer (ORDER_LOCK_LOST at
+   * the ledger's begin or reservation): a session's security code it took is unused, and the edge
+   * gives it back (docs/decisions/security-code-used-once.md, amendment 2026-11-27).
+   */
+  beforeAnyAcquirer?: boolean;
 }
 
 /**
@@ -35,6 +43,7 @@ export class GatewayError extends Error {
   readonly validationType?: ValidationType;
   readonly supportCode?: string;
   readonly retryAfterSeconds?: number;
+  readonly beforeAnyAcquirer?: true;
 
   constructor(code: ErrorCode, details: GatewayErrorDetails = {}) {
     const explanation = details.explanation === undefined ? undefined : safeExplanation(details.explanation);
@@ -46,6 +55,9 @@ export class GatewayError extends Error {
     this.validationType = details.validationType;
     this.supportCode = details.supportCode;
     this.retryAfterSeconds = details.retryAfterSeconds;
+    if (details.beforeAnyAcquirer === true) {
+      this.beforeAnyAcquirer = true;
+    }
   }
 
   get errorCause(): ErrorCause {
@@ -86,6 +98,7 @@ export class GatewayError extends Error {
       validationType: this.validationType,
       supportCode: this.supportCode,
       retryAfterSeconds: this.retryAfterSeconds,
+      ...(this.beforeAnyAcquirer ? { beforeAnyAcquirer: true as const } : {}),
     };
   }
 

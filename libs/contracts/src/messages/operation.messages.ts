@@ -77,9 +77,68 @@ export class OrderOperationMessage {
   @Type(() => OperationSession)
   session?: OperationSession;
 
+  /**
+   * The body as the merchant sent it, when a session filled `body` (absent otherwise, and from an
+   * edge of the release before). The request hash is computed over it (`requestHashBasis`), so a
+   * retry is recognised from what the merchant sent, even once the session has expired
+   * (docs/decisions/payment-sessions.md, amendment 2026-11-27). Hashed only, never acted on.
+   */
+  @IsOptional()
+  @Verbatim()
+  @IsObject()
+  asSent?: JsonObject;
+
   /** The edge's deadline (OperationDeadline). */
   @OperationDeadline()
   deadline?: number;
+}
+
+/**
+ * What an order operation's request hash is computed over: the body as the merchant sent it
+ * (`asSent`, when a session filled the body), else the body. A service of the release before
+ * hashes the filled body: a retry that meets the other release during a roll may be refused as
+ * "already processed with different values", with no side effect (keyed-request-hash.md).
+ */
+export function requestHashBasis(command: { body: JsonObject; asSent?: JsonObject }): JsonObject {
+  return command.asSent ?? command.body;
+}
+
+/**
+ * `order-transaction.replay.find.v1`: an order operation whose named session is unknown or
+ * expired, so the edge could not fill it. The ledger answers the stored response of this
+ * (order, transaction, apiOperation) if its request hash is that of `body` (the body as sent), and
+ * nothing otherwise; it runs, reserves, locks and records nothing. The edge then answers the
+ * replay, or the session's 400 (docs/decisions/payment-sessions.md, amendment 2026-11-27).
+ */
+export class FindReplayMessage {
+  @ValidateNested()
+  @Type(() => RequestEnvelope)
+  envelope: RequestEnvelope;
+
+  @IsIn(ORDER_API_OPERATIONS)
+  apiOperation: OrderApiOperation;
+
+  @IsString()
+  @Length(1, 40)
+  orderId: string;
+
+  @IsString()
+  @Length(1, 40)
+  transactionId: string;
+
+  /** The body as the merchant sent it, naming the session. */
+  @Verbatim()
+  @IsObject()
+  body: JsonObject;
+
+  /** The edge's deadline (OperationDeadline): the ledger reads nothing once it has passed. */
+  @OperationDeadline()
+  deadline?: number;
+}
+
+/** FindReplayMessage's answer: `body`, the stored response, only when the request is a replay. */
+export interface FindReplayReply {
+  body?: JsonObject;
 }
 
 /** `PUT .../token/{tokenid}` (and the vault's other token operations). */

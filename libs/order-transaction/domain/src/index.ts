@@ -2,6 +2,7 @@ export * from './begin-operation/begin-operation.use-case';
 export * from './record-operation/record-operation.use-case';
 export * from './retrieve-order/retrieve-order.use-case';
 export * from './retrieve-transaction/retrieve-transaction.use-case';
+export * from './find-replay/find-replay.use-case';
 export * from './ledger-events/ledger-events';
 export * from './order-state/derive-order-state';
 export * from './order-state/ledger-rules';

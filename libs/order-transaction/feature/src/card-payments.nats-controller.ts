@@ -48,6 +48,7 @@ function commandOf<K extends OrderApiOperation>({ message, request }: ReceivedOr
     transactionId: message.transactionId,
     request,
     body: message.body,
+    ...(message.asSent ? { asSent: message.asSent } : {}),
     ...(message.session ? { session: message.session } : {}),
     ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
   };

@@ -331,8 +331,12 @@ describe('fencing tokens', () => {
 
     const staleBegin = await rejection(ledger.begin(beginMessage(at('1700000000000001', 'p2'))));
     expect(staleBegin.code).toBe('ORDER_LOCK_LOST');
+    // Begin comes before any acquirer call, and says so across the wire (security-code-used-once.md,
+    // amendment 2026-11-27); a record may come after one (a VERIFY's), and does not.
+    expect(staleBegin.beforeAnyAcquirer).toBe(true);
     const staleRecord = await rejection(ledger.record(recordMessage(at('1700000000000001', 'p2'), { transaction: txn('PAYMENT', '1.00') })));
     expect(staleRecord.code).toBe('ORDER_LOCK_LOST');
+    expect(staleRecord.beforeAnyAcquirer).toBeUndefined();
     expect(await counts(merchant, orderId)).toEqual({ transactions: 1, responses: 1 });
 
     // The same token again (one lease, two steps) and newer ones are fine; the newest is kept.

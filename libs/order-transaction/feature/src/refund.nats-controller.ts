@@ -18,6 +18,7 @@ export class RefundNatsController {
       transactionId: message.transactionId,
       request,
       body: message.body,
+      ...(message.asSent ? { asSent: message.asSent } : {}),
       ...(message.session ? { session: message.session } : {}),
       ...(message.deadline !== undefined ? { deadline: message.deadline } : {}),
     });

@@ -93,6 +93,25 @@ describe('messages across a rolling deploy (docs/decisions/message-compatibility
     });
   });
 
+  describe("an order operation's body as sent (payment-sessions.md, amendment 2026-11-27)", () => {
+    const operation = {
+      envelope: { merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: contracts.defaultMerchantSettings() }, apiVersion: 100, requestId: 'req-1', authMethod: 'PASSWORD', fencingToken: '7' },
+      apiOperation: 'VERIFY',
+      orderId: 'o-1',
+      transactionId: 't-1',
+      body: { apiOperation: 'VERIFY', order: { currency: 'USD' }, session: { id: 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA' } },
+    };
+    const asSent = { apiOperation: 'VERIFY', session: { id: 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA' } };
+
+    it('is received from an edge of this release and hashed; without it (an edge of the release before) the filled body is hashed, as before', () => {
+      expect(refusedProperties(contracts.OrderOperationMessage, { ...operation, asSent })).toEqual([]);
+      const received = parseMessage(contracts.OrderOperationMessage, { ...operation, asSent });
+      expect(received.asSent).toEqual(asSent);
+      expect(contracts.requestHashBasis(received)).toEqual(asSent);
+      expect(contracts.requestHashBasis(parseMessage(contracts.OrderOperationMessage, operation))).toEqual(operation.body);
+    });
+  });
+
   describe("a read's deadline (operation-deadline.md, amendments on reads)", () => {
     const envelope = { merchant: { id: 'TESTMERCHANT', mode: 'TEST', settings: contracts.defaultMerchantSettings() }, apiVersion: 100, requestId: 'req-1', authMethod: 'CERTIFICATE' };
     const messages = [
@@ -100,6 +119,11 @@ describe('messages across a rolling deploy (docs/decisions/message-compatibility
       ['RetrieveTransactionMessage (GET transaction, the replay check)', contracts.RetrieveTransactionMessage, { envelope, orderId: 'o-1', transactionId: 't-1' }],
       ['SealCardMessage (the session\'s seal)', contracts.SealCardMessage, { envelope, bindingId: 'SESSION1', card: {} }],
       ['RevealCardMessage (GET session with UNMASK)', contracts.RevealCardMessage, { envelope, bindingId: 'SESSION1', sealed: 'sealed' }],
+      [
+        "FindReplayMessage (a gone session's replay)",
+        contracts.FindReplayMessage,
+        { envelope, apiOperation: 'VERIFY', orderId: 'o-1', transactionId: 't-1', body: { apiOperation: 'VERIFY', session: { id: 'SESSION0002AAAAAAAAAAAAAAAAAAAAAA' } } },
+      ],
     ] as const;
 
     it.each(messages)('%s: received with one (an edge of this release) and without (an edge of the release before)', (_name, messageClass, message) => {

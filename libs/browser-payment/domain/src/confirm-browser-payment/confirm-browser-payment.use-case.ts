@@ -8,6 +8,7 @@ import {
   GatewayError,
   JsonObject,
   RequestEnvelope,
+  requestHashBasis,
 } from '@gateway/contracts';
 import type { FieldProblem } from '@gateway/api-fields';
 import { Money } from '@gateway/money';
@@ -24,6 +25,8 @@ export interface ConfirmBrowserPaymentCommand {
   transactionId: string;
   request: ConfirmBrowserPaymentRequest;
   body: JsonObject;
+  /** The body as the merchant sent it, when a session filled `body`: the request hash is computed over it (requestHashBasis). */
+  asSent?: JsonObject;
   /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */
   deadline?: number;
 }
@@ -48,7 +51,7 @@ export class ConfirmBrowserPayment {
   ) {}
 
   async execute(command: ConfirmBrowserPaymentCommand): Promise<JsonObject> {
-    const requestHash = this.requestHasher.hash(command.body);
+    const requestHash = this.requestHasher.hash(requestHashBasis(command));
     const begun = await this.begin(command, requestHash);
     if (begun.outcome === 'REPLAY') {
       await this.caughtUp(command, begun.body);

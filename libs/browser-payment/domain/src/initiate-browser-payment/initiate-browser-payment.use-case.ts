@@ -9,6 +9,7 @@ import {
   LedgerOrderView,
   PROVIDER_OF_SOURCE,
   RequestEnvelope,
+  requestHashBasis,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
@@ -26,8 +27,10 @@ export interface InitiateBrowserPaymentCommand {
   orderId: string;
   transactionId: string;
   request: InitiateBrowserPaymentRequest;
-  /** The body as received: its canonical hash identifies the request for replays. */
+  /** The body as received, filled from a session the request named. */
   body: JsonObject;
+  /** The body as the merchant sent it, when a session filled `body`: the request hash is computed over it (requestHashBasis). */
+  asSent?: JsonObject;
   /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */
   deadline?: number;
 }
@@ -55,7 +58,7 @@ export class InitiateBrowserPayment {
     const provider = PROVIDER_OF_SOURCE[request.sourceOfFunds.type];
     assertProviderFields(request, provider);
     const adapter = this.providers.forMerchant(envelope.merchant, provider);
-    const requestHash = this.requestHasher.hash(command.body);
+    const requestHash = this.requestHasher.hash(requestHashBasis(command));
     const begun = await this.ledger.begin({
       envelope,
       orderId: command.orderId,

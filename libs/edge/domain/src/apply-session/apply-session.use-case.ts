@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GroupField, RequestClass } from '@gateway/api-fields';
-import { jsonObjectAt, JsonObject, MerchantContext, OperationSession, SessionReference, validateRequest } from '@gateway/contracts';
+import { GatewayError, jsonObjectAt, JsonObject, MerchantContext, OperationSession, SessionReference, validateRequest } from '@gateway/contracts';
 import { SESSION_STORE, SessionStore } from '@gateway/edge/data-access';
 import { noSuchSession, sessionExpired, staleSessionVersion } from '../sessions/session-errors';
 import { acceptsPath, mergeValues, valuesFor } from '../sessions/session-fields';
@@ -18,6 +18,13 @@ export interface FilledRequest {
   session?: OperationSession;
   /** The session's card goes with its security code: to be taken out of the session just before the operation is sent (UsedSecurityCodes). */
   securityCode?: SecurityCodeInUse;
+  /** The body as the merchant sent it, when the session filled `body`: the services hash it (requestHashBasis). */
+  asSent?: JsonObject;
+}
+
+/** The request named a session that is unknown or expired: `gone` is how it is answered, unless it is a replay. */
+export interface GoneSession {
+  gone: GatewayError;
 }
 
 /**
@@ -33,6 +40,20 @@ export class ApplySession {
   constructor(@Inject(SESSION_STORE) private readonly store: SessionStore) {}
 
   async fill(merchant: MerchantContext, target: RequestClass, body: JsonObject): Promise<FilledRequest> {
+    const filled = await this.fillUnlessGone(merchant, target, body);
+    if ('gone' in filled) {
+      throw filled.gone;
+    }
+    return filled;
+  }
+
+  /**
+   * fill, but a session that is unknown or expired is answered, not thrown: an order operation
+   * naming it may be the retry of one that succeeded while it lived, which the ledger answers from
+   * its stored response (DispatchOrderOperation; docs/decisions/payment-sessions.md, amendment
+   * 2026-11-27). A stale `session.version` still throws: that session lives.
+   */
+  async fillUnlessGone(merchant: MerchantContext, target: RequestClass, body: JsonObject): Promise<FilledRequest | GoneSession> {
     const reference = body.session;
     if (reference === undefined) {
       return { body };
@@ -44,10 +65,10 @@ export class ApplySession {
     }
     const found = await this.store.find(merchant.id, session.id);
     if (found.state === 'UNKNOWN') {
-      throw noSuchSession('session.id', session.id);
+      return { gone: noSuchSession('session.id', session.id) };
     }
     if (found.state === 'EXPIRED') {
-      throw sessionExpired('session.id', session.id);
+      return { gone: sessionExpired('session.id', session.id) };
     }
     const stored = found.session;
     if (session.version !== undefined && session.version !== stored.version) {
@@ -60,6 +81,7 @@ export class ApplySession {
       body: mergeValues(valuesFor(target, stored.fields), body),
       session: { id: stored.id, ...(card ? { sealedCard: card.sealed } : {}) },
       ...(sessionCodeUsable ? { securityCode: { session: { ...stored, card } } } : {}),
+      asSent: body,
     };
   }
 }

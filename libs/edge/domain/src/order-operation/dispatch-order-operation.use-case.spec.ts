@@ -302,6 +302,25 @@ describe('DispatchOrderOperation: a session\'s security code', () => {
     expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
   });
 
+  it('is given back when the ledger refused a stale fencing token before any acquirer call (LOCK_FAILURE): the retry sends it', async () => {
+    let refuse = true;
+    const lockLost = new GatewayError('ORDER_LOCK_LOST', { explanation: 'lost', beforeAnyAcquirer: true });
+    const { execute, request, stored } = await withSession(async () => (refuse ? Promise.reject(GatewayError.fromWire(lockLost.toWire())) : { body: { result: 'SUCCESS' } }));
+    expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' }, result: 'FAILURE' });
+    expect(await stored()).toMatchObject({ version: 'aaaaaaaaaa', card: { sealed: 'sealed-with-code', securityCodePresent: true, securityCodeGivenIn: 'aaaaaaaaaa' } });
+
+    refuse = false;
+    expect((await execute()).body).toEqual({ result: 'SUCCESS' });
+    expect(sentCards(request)).toEqual(['sealed-with-code', 'sealed-with-code']);
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
+  it('is not given back after a stale fencing token refused once the acquirer may have had it (or by a ledger that does not say)', async () => {
+    const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('ORDER_LOCK_LOST', { explanation: 'lost' })));
+    expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' } });
+    expect(await stored()).toMatchObject({ card: { sealed: 'sealed-without-code', securityCodePresent: false } });
+  });
+
   it('is kept when the operation was never sent (LOCK_FAILURE)', async () => {
     const { execute, stored } = await withSession(() => Promise.reject(new GatewayError('NOT_FOUND', { explanation: 'no order' })), busy);
     expect((await execute()).body).toMatchObject({ response: { gatewayCode: 'LOCK_FAILURE' } });
@@ -522,5 +541,62 @@ describe('DispatchOrderOperation: one budget for everything sent under the lock'
     expect(services.sent.map(({ subject }) => subject)).toEqual([SUBJECTS.orderTransaction.retrieveTransaction]);
     expect(await services.stored()).toMatchObject({ card: { sealed: 'sealed-with-code', securityCodePresent: true } });
     services.close();
+  });
+});
+
+describe('DispatchOrderOperation: a session that is gone (payment-sessions.md, amendment 2026-11-27)', () => {
+  const sessionBody = { apiOperation: 'VERIFY', session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } };
+  const stored = { result: 'SUCCESS', transaction: { id: 'txn-1' } };
+
+  /** Counts the lock's acquisitions: a request naming a gone session takes none. */
+  function countingLocks(): { locks: LockService; acquired: () => number } {
+    const locks = new MemoryLockService();
+    const acquire = jest.spyOn(locks, 'acquire');
+    return { locks, acquired: () => acquire.mock.calls.length };
+  }
+
+  it('answers the stored response the ledger finds for the body as sent, with no lock and no operation sent', async () => {
+    const { locks, acquired } = countingLocks();
+    const { dispatch, request } = dispatcherAnswering(async () => ({ body: stored }), locks);
+    const result = await dispatch.execute({ ...command, body: sessionBody });
+    expect(result).toEqual({ apiOperation: 'VERIFY', body: stored });
+    expect(request).toHaveBeenCalledTimes(1);
+    expect(request).toHaveBeenCalledWith(
+      SUBJECTS.orderTransaction.findReplay,
+      { envelope: expect.objectContaining({ merchant: command.merchant }), apiOperation: 'VERIFY', orderId: 'order-1', transactionId: 'txn-1', body: sessionBody, deadline: DEADLINE },
+      { deadline: DEADLINE },
+    );
+    expect(acquired()).toBe(0);
+  });
+
+  it("answers the session's 400, as before, when the ledger holds no response for that body", async () => {
+    const { dispatch, request } = dispatcherAnswering(async () => ({}));
+    const err = await dispatch.execute({ ...command, body: sessionBody }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as GatewayError).toResponseBody()).toEqual({
+      error: { cause: 'INVALID_REQUEST', explanation: expect.stringContaining('must name a session of this merchant'), field: 'session.id', validationType: 'INVALID' },
+      result: 'ERROR',
+    });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.findReplay]);
+  });
+
+  it('answers SERVER_BUSY, never the operation, when no ledger serves the look-up yet (a roll in progress)', async () => {
+    const { dispatch, request } = dispatcherAnswering((subject) => Promise.reject(new NotDeliveredError(subject)));
+    await expect(dispatch.execute({ ...command, body: sessionBody })).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.orderTransaction.findReplay]);
+  });
+
+  it('sends the body as sent beside the filled one when the session lives, and no look-up', async () => {
+    const { dispatch, request, sessions } = dispatcherAnswering(async () => ({ body: stored }));
+    await sessions.create(
+      { id: SESSION, merchantId: command.merchant.id, version: 'aaaaaaaaaa', updateStatus: 'SUCCESS', fields: { order: { currency: 'USD' } }, createdAt: '2026-11-27T00:00:00.000Z', updatedAt: '2026-11-27T00:00:00.000Z' },
+      { ttlMs: 60_000, expiredNoticeMs: 60_000 },
+    );
+    await dispatch.execute({ ...command, body: sessionBody });
+    expect(request).toHaveBeenCalledTimes(1);
+    expect(request.mock.calls[0][0]).toBe(SUBJECTS.orderTransaction.verify);
+    expect(request.mock.calls[0][1]).toMatchObject({ body: { ...sessionBody, order: { currency: 'USD' } }, asSent: sessionBody, session: { id: SESSION } });
   });
 });

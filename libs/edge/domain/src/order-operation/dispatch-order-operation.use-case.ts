@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  FindReplayMessage,
+  FindReplayReply,
   GatewayError,
   JsonObject,
   ORDER_OPERATION_REQUESTS,
@@ -19,7 +21,7 @@ import { Lease, LOCK_SERVICE, LockService } from '@gateway/locking';
 import { APP_LOGGER, AppLogger, MessageBus, Metrics } from '@gateway/platform';
 import { envelopeOf, RequestContext } from '../api/request-envelope';
 import { answerOrWarn } from '../api/unanswered-request';
-import { ApplySession, FilledRequest } from '../apply-session/apply-session.use-case';
+import { ApplySession, FilledRequest, GoneSession } from '../apply-session/apply-session.use-case';
 import { TakenSecurityCode, UsedSecurityCodes } from '../sessions/used-security-codes';
 import { lockFailureBody, ORDER_UNREAD } from './lock-failure-response';
 import { assertNotificationUrlAllowed } from './notification-url';
@@ -89,6 +91,9 @@ export class DispatchOrderOperation {
 
   async execute(command: OrderOperationCommand): Promise<OrderOperationResult> {
     const operation = await this.checked(command);
+    if ('gone' in operation) {
+      return this.replayOrRefuse(command, operation.apiOperation, operation.gone);
+    }
     const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {
       return this.lockFailure(command, operation);
@@ -114,9 +119,12 @@ export class DispatchOrderOperation {
    * never reaches a service. A session the request names fills it first (its own values win);
    * then every field of the whole is checked.
    */
-  private async checked(command: OrderOperationCommand): Promise<CheckedOperation> {
+  private async checked(command: OrderOperationCommand): Promise<CheckedOperation | (GoneSession & { apiOperation: OrderApiOperation })> {
     const apiOperation = readApiOperation(command.body);
-    const filled = await this.sessions.fill(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
+    const filled = await this.sessions.fillUnlessGone(command.merchant, ORDER_OPERATION_REQUESTS[apiOperation], command.body);
+    if ('gone' in filled) {
+      return { apiOperation, gone: filled.gone };
+    }
     const request = validateOrderOperationRequest(apiOperation, filled.body);
     // UNMASK without the permission and certificate authentication is a 400 on the field for
     // every operation, whatever it could show (ARCHITECTURE 6, docs/decisions/unmasking.md):
@@ -145,6 +153,7 @@ export class DispatchOrderOperation {
       transactionId: command.transactionId,
       body: filled.body,
       ...(session ? { session } : {}),
+      ...(filled.asSent ? { asSent: filled.asSent } : {}),
       // The service refuses the operation unprocessed if it could only begin it after this edge
       // stopped waiting (docs/decisions/operation-deadline.md).
       deadline,
@@ -214,6 +223,36 @@ export class DispatchOrderOperation {
       }
       throw err;
     }
+  }
+
+  /**
+   * An operation naming a session that is unknown or expired (deleted, or past its lifetime): the
+   * edge cannot fill it, so it is never sent for execution. It may be the merchant's retry of one
+   * that succeeded while the session lived (their first attempt timed out on their side): the
+   * ledger answers the stored response if this transaction's request hash is that of the body as
+   * sent (services hash that body, not the filled one: requestHashBasis), and the merchant gets the
+   * replay a live session would have got. Otherwise (a first attempt, another body, a transaction
+   * recorded before hashes were of the body as sent) the session's 400, as before.
+   * One read, no lock, nothing reserved or recorded, no security code taken; only on this path,
+   * so an operation whose session exists costs what it did. A ledger of the release before serves
+   * no such subject: NotDeliveredError, SERVER_BUSY, retryable (message-compatibility-across-a-roll.md,
+   * rule 5); never the operation sent without the session's values.
+   */
+  private async replayOrRefuse(command: OrderOperationCommand, apiOperation: OrderApiOperation, gone: GatewayError): Promise<OrderOperationResult> {
+    const deadline = this.bus.deadline();
+    const find: FindReplayMessage = {
+      envelope: envelopeOf(command),
+      apiOperation,
+      orderId: command.orderId,
+      transactionId: command.transactionId,
+      body: command.body,
+      deadline,
+    };
+    const reply = await this.bus.request<FindReplayReply>(SUBJECTS.orderTransaction.findReplay, find, { deadline });
+    if (!reply.body) {
+      throw gone;
+    }
+    return { apiOperation, body: reply.body };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { OperationSession } from '@gateway/contracts';
+import { GatewayError, type OperationSession } from '@gateway/contracts';
 import { SESSION_STORE, SessionCard, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
 import { APP_LOGGER, AppLogger, NotDeliveredError } from '@gateway/platform';
 import type { RequestContext } from '../api/request-envelope';
@@ -95,7 +95,7 @@ export class UsedSecurityCodes {
     try {
       return await send();
     } catch (err) {
-      if (err instanceof NotDeliveredError && sent) {
+      if (sent && (err instanceof NotDeliveredError || refusedBeforeAnyAcquirer(err))) {
         await this.giveBack(sent);
       }
       throw err;
@@ -127,4 +127,14 @@ export class UsedSecurityCodes {
       this.logger.warn({ err, sessionId: amended.id }, 'session security code not given back: the session store failed; the code stays out of the session');
     }
   }
+}
+
+/**
+ * LOCK_FAILURE from a stale fencing token, refused at the ledger's begin or reservation, before
+ * the operation presented the card to an acquirer: the code is unused, like one refused
+ * unprocessed. A service of the release before does not say so: the code then stays used, as it
+ * was (security-code-used-once.md, amendment 2026-11-27).
+ */
+function refusedBeforeAnyAcquirer(err: unknown): boolean {
+  return err instanceof GatewayError && err.code === 'ORDER_LOCK_LOST' && err.beforeAnyAcquirer === true;
 }

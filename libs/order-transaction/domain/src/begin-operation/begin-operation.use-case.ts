@@ -44,7 +44,8 @@ export class BeginOperation {
     if (!seen) {
       return { reply: { outcome: 'PROCEED', order: null }, seen, targetResponses };
     }
-    assertFenceCurrent(fence, seen.order);
+    // Begin comes before every operation's side effects.
+    assertFenceCurrent(fence, seen.order, true);
     // A reservation abandoned PENDING on the order (the merchant's retry of it, or another
     // operation held back by the amount it holds) is queued for inquiry: a check of the rows
     // read, a write only when one is found.

@@ -16,6 +16,7 @@ import {
   RecordMode,
   RecordOperationMessage,
   TransactionType,
+  requestHashBasis,
 } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import { RequestHasher } from '@gateway/platform';
@@ -89,7 +90,7 @@ export class RunFollowOnOperation {
   ): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
     const { apiOperation } = operation;
-    const requestHash = this.requestHasher.hash(command.body);
+    const requestHash = this.requestHasher.hash(requestHashBasis(command));
     const targets = { types: operation.targetTypes, transactionId: request.transaction.targetTransactionId };
     const { reply: begun, seen, targetResponses } = await this.begin.read(
       { envelope, orderId, transactionId, apiOperation, requestHash },

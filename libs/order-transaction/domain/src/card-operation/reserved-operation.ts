@@ -23,8 +23,10 @@ export interface CardOperationCommand<R> {
   transactionId: string;
   /** The validated request. */
   request: R;
-  /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
+  /** The body as the merchant sent it, filled from a session the request named. */
   body: JsonObject;
+  /** The body as the merchant sent it, when a session filled `body`: the request hash is computed over it (requestHashBasis). */
+  asSent?: JsonObject;
   /** The payment session the request named, with its card sealed by the vault (if it has one). */
   session?: OperationSession;
   /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */

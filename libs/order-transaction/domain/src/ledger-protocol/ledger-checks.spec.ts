@@ -92,6 +92,16 @@ describe('fencing tokens (stale-fencing-token.md)', () => {
     expect(refusal(() => assertFenceCurrent(9007199254740993n, order('9007199254740994')))).toMatchObject({ code: 'ORDER_LOCK_LOST' });
   });
 
+  it('says a refusal came before any acquirer call only when the caller says the check is made before one', () => {
+    const before = refusal(() => assertFenceCurrent(1n, order('2'), true));
+    expect(before).toMatchObject({ code: 'ORDER_LOCK_LOST', beforeAnyAcquirer: true });
+    expect(before.toWire()).toMatchObject({ code: 'ORDER_LOCK_LOST', beforeAnyAcquirer: true });
+    expect(GatewayError.fromWire(before.toWire()).beforeAnyAcquirer).toBe(true);
+    const after = refusal(() => assertFenceCurrent(1n, order('2')));
+    expect(after.beforeAnyAcquirer).toBeUndefined();
+    expect(after.toWire()).not.toHaveProperty('beforeAnyAcquirer');
+  });
+
   it('takes the token of a ledger message, and treats one without as a fault between processes', () => {
     expect(requireFencingToken({ fencingToken: '9007199254740993' } as RequestEnvelope)).toBe(9007199254740993n);
     expect(() => requireFencingToken({} as RequestEnvelope)).toThrow(MalformedMessageError);

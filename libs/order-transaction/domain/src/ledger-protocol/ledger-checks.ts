@@ -19,11 +19,15 @@ export function requireFencingToken(envelope: RequestEnvelope): bigint {
 /**
  * A token older than the newest the order has seen means the caller's lock lapsed and another
  * operation has had the order since: its view may be stale, so nothing it says is written.
+ * `beforeAnyAcquirer`: the check is one made before the operation presents a card to anyone
+ * (begin, a reservation): the refusal says so, and the edge gives a session's security code the
+ * operation took back for the merchant's retry (security-code-used-once.md, amendment 2026-11-27).
  */
-export function assertFenceCurrent(token: bigint, order: OrderRow): void {
+export function assertFenceCurrent(token: bigint, order: OrderRow, beforeAnyAcquirer = false): void {
   if (token < BigInt(order.lastFencingToken)) {
     throw new GatewayError('ORDER_LOCK_LOST', {
       explanation: 'Another operation took the order while this one was in progress. Please retry the request.',
+      beforeAnyAcquirer,
     });
   }
 }

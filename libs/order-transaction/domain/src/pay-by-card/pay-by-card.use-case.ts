@@ -8,6 +8,7 @@ import {
   RecordOperationMessage,
   TransactionResult,
   unmaskRequested,
+  requestHashBasis,
 } from '@gateway/contracts';
 import { RequestHasher } from '@gateway/platform';
 import { carriesStoredAgreementText } from '../agreements/agreement-terms';
@@ -50,7 +51,7 @@ export class PayByCard {
   async execute(command: CardPaymentCommand): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
     const apiOperation = request.apiOperation;
-    const requestHash = this.requestHasher.hash(command.body);
+    const requestHash = this.requestHasher.hash(requestHashBasis(command));
     // The amount asked for, read only against a payment recorded from the acquirer's records: a retry of it is answered from it.
     const asked = () => ({ amount: amountAsked(request.order.amount, request.order.currency) });
     const { reply: begun, seen } = await this.begin.read({ envelope, orderId, transactionId, apiOperation, requestHash }, undefined, asked);

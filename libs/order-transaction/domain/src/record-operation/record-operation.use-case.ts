@@ -399,7 +399,8 @@ export class RecordOperation {
   /** The record on the order as read (locked or not), or the refusal it throws: no I/O. */
   private recordOnOrder({ order: row, contents }: LockedOrder, input: RecordInput, step: RecordStep, at: Date): OrderRecord {
     if (step !== 'COMPLETE') {
-      assertFenceCurrent(input.fence, row);
+      // A reservation comes before its operation's call; a RECORD (a VERIFY's) may come after one.
+      assertFenceCurrent(input.fence, row, step === 'RESERVE');
     }
     const existing = contents.transactions.find((t) => t.transactionId === input.transactionId);
     if (step === 'COMPLETE') {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AcquirerConnector, AcquirerRegistry } from '@gateway/acquirer';
-import { JsonObject, OperationReply, RecordMode, RecordOperationMessage, RefundRequest, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
+import { JsonObject, OperationReply, RecordMode, RecordOperationMessage, RefundRequest, RequestEnvelope, requestHashBasis, unmaskRequested } from '@gateway/contracts';
 import { SeenOrder } from '@gateway/order-transaction/data-access';
 import { refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import { BeginOperation } from '../begin-operation/begin-operation.use-case';
@@ -51,7 +51,7 @@ export class RefundOrder {
 
   async execute(command: RefundCommand): Promise<OperationReply> {
     const { envelope, orderId, transactionId, request } = command;
-    const requestHash = this.requestHasher.hash(command.body);
+    const requestHash = this.requestHasher.hash(requestHashBasis(command));
     const targets = { types: FUNDS_TRANSFERS, transactionId: request.transaction.targetTransactionId };
     const { reply: begun, seen, targetResponses } = await this.begin.read(
       { envelope, orderId, transactionId, apiOperation: API_OPERATION, requestHash },

@@ -33,8 +33,10 @@ export interface VerifyCardCommand {
   readonly orderId: string;
   readonly transactionId: string;
   readonly request: VerifyRequest;
-  /** The body as the merchant sent it: its canonical hash identifies the request for replays. */
+  /** The body as the merchant sent it, filled from a session the request named. */
   readonly body: JsonObject;
+  /** The body as the merchant sent it, when a session filled `body`: the request hash is computed over it (requestHashBasis). */
+  readonly asSent?: JsonObject;
   /** The payment session the request named, with its card sealed by the vault (if it has one). */
   readonly session?: OperationSession;
   /** When the edge stops waiting (OrderOperationMessage.deadline); none from an older edge. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
-import { GatewayError, JsonObject, OperationReply, RecordOperationMessage } from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, requestHashBasis } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, Metrics, refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import type { Counter } from 'prom-client';
@@ -65,7 +65,7 @@ export class VerifyCard {
   }
 
   async execute(command: VerifyCardCommand): Promise<OperationReply> {
-    const requestHash = this.requestHasher.hash(command.body);
+    const requestHash = this.requestHasher.hash(requestHashBasis(command));
     const { reply: begun, seen } = await this.beginOperation.read({
       envelope: command.envelope,
       orderId: command.orderId,
