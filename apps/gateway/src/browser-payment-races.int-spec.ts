@@ -143,6 +143,7 @@ function slowed(inner: SimulatedProviderAdapter): SimulatedProviderAdapter {
       return inner.acquirerId;
     },
     createPayment: (spec) => inner.createPayment(spec),
+    highestConfirmable: (approved) => inner.highestConfirmable(approved),
     payerPage: (context) => inner.payerPage(context),
     decide: (reference, decision) => inner.decide(reference, decision),
     async payerReturned(reference) {

@@ -88,6 +88,12 @@ async function initiated(provider: Provider, extra: JsonObject = {}, merchant?: 
   return { merchant: owner, orderId, transactionId: 'bp-1', initiated: response.body, redirectUrl: at(response.body, 'browserPayment.redirectUrl') as string };
 }
 
+/** The simulator's books for the journey's payment: what "the provider" holds. */
+async function atProvider(journey: Journey) {
+  const books = gateway.running.app.get(SimulatedProviderRepository, { strict: false });
+  return (await books.find(at(journey.initiated, 'transaction.acquirer.transactionId') as string))!;
+}
+
 /** The simulator page's form actions, as a browser would submit them. */
 function formAction(html: string, decision: 'approve' | 'cancel'): string {
   const match = new RegExp(`action="([^"]+/${decision})"`).exec(html);
@@ -433,6 +439,40 @@ describe('CONFIRM_BROWSER_PAYMENT', () => {
     expect(await retrieveOrder(journey.merchant, journey.orderId)).toMatchObject({ amount: 27, totalCapturedAmount: 27, status: 'CAPTURED' });
   });
 
+  it('above what the provider allows over the approved amount: 400 on order.amount naming the highest, nothing executed or recorded; a confirm at the highest completes', async () => {
+    const journey = await initiated('provider_a', providerA('PAY', 'CONFIRM_AT_MERCHANT'));
+    await payerDecides(journey, 'approve');
+    // The payer approved 30.00 EUR; the simulated wallet allows a confirm up to 115% of it, 34.50.
+    const above = await confirm(journey, { order: { amount: '35.00', itemAmount: '30.00', item: [{ name: 'Book one', quantity: '2', unitPrice: '15.00' }] } });
+    expect(above.status).toBe(400);
+    expect(above.body).toEqual({
+      error: {
+        cause: 'INVALID_REQUEST',
+        field: 'order.amount',
+        validationType: 'INVALID',
+        explanation:
+          "Value '35.00' is invalid. The payer approved 30.00 EUR at the provider, which allows a confirm of at most 34.50 EUR: confirm 34.50 or less, or initiate a new payment for the higher amount.",
+      },
+      result: 'ERROR',
+    });
+    expect(await atProvider(journey)).toMatchObject({ status: 'APPROVED', amount: '30.0000', capturedAmount: '0.0000' });
+    expect(await retrieveTransaction(journey.merchant, journey.orderId, 'bp-1')).toMatchObject({
+      result: 'PENDING',
+      transaction: { amount: 30 },
+      order: { amount: 30, status: 'INITIATED', totalCapturedAmount: 0 },
+      browserPayment: { interaction: { status: 'RETURNED_TO_MERCHANT' } },
+    });
+
+    const highest = await confirm(journey, { order: { amount: '34.50', itemAmount: '29.50', item: [{ name: 'Book one', quantity: '2', unitPrice: '14.75' }] } });
+    expect(highest.status).toBe(201);
+    expect(highest.body).toMatchObject({
+      result: 'SUCCESS',
+      transaction: { id: 'bp-1', type: 'PAYMENT', amount: 34.5 },
+      order: { amount: 34.5, status: 'CAPTURED', totalCapturedAmount: 34.5, itemAmount: 29.5 },
+    });
+    expect(await atProvider(journey)).toMatchObject({ status: 'CAPTURED', amount: '34.5000', capturedAmount: '34.5000' });
+  });
+
   it('AUTHORIZE confirmed: order AUTHORIZED', async () => {
     const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_MERCHANT'));
     await payerDecides(journey, 'approve');
@@ -542,12 +582,6 @@ describe('the payer\'s return under the order lock', () => {
 });
 
 describe('CAPTURE and VOID of a provider_a AUTHORIZE, at the provider (spec browser payment rule 4)', () => {
-  /** The simulator's books for the journey's payment: what "the provider" holds. */
-  async function atProvider(journey: Journey) {
-    const books = gateway.running.app.get(SimulatedProviderRepository, { strict: false });
-    return (await books.find(at(journey.initiated, 'transaction.acquirer.transactionId') as string))!;
-  }
-
   async function authorized(): Promise<Journey> {
     const journey = await initiated('provider_a', providerA('AUTHORIZE', 'CONFIRM_AT_PROVIDER'));
     await payerDecides(journey, 'approve');

@@ -9,6 +9,20 @@ describe('Money', () => {
     expect(JSON.stringify({ amount: sum })).toBe('{"amount":0.3}');
   });
 
+  it('multiplies by a decimal factor rounded down to the digits an amount of the currency has, never up', () => {
+    expect(Money.of('30.00', 'EUR').timesRoundedDown('1.15').toFixed()).toBe('34.50');
+    // 19.99 × 1.15 = 22.9885: the cent below, not the nearest.
+    expect(Money.of('19.99', 'USD').timesRoundedDown('1.15').toFixed()).toBe('22.98');
+    expect(Money.of('0.01', 'USD').timesRoundedDown('1.15').toFixed()).toBe('0.01');
+    expect(Money.of('999', 'JPY').timesRoundedDown('1.15').toFixed()).toBe('1148');
+    expect(Money.of('1.999', 'BHD').timesRoundedDown('1.15').toFixed()).toBe('2.298');
+    // ISO 4217 gives CLF 4 decimals; a request amount has at most 3: 1.2345 × 1 cut to 1.234.
+    expect(Money.of('1.2345', 'CLF').timesRoundedDown('1').toString()).toBe('1.234');
+    // Exact in decimal: 0.1 × 3 is 0.3, not 0.30000000000000004.
+    expect(Money.of('0.10', 'USD').timesRoundedDown('3').equals(Money.of('0.3', 'USD'))).toBe(true);
+    expect(() => Money.of('1', 'USD').timesRoundedDown('1.1x')).toThrow(MoneyError);
+  });
+
   it('rejects more decimals than the currency has minor units', () => {
     expect(() => Money.of('1.5', 'JPY')).toThrow(MoneyError);
     expect(() => Money.of('1.005', 'USD')).toThrow(MoneyError);

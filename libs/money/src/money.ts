@@ -109,6 +109,17 @@ export class Money {
     return new Money(this.amount.times(new D(quantity.toString())), this.currency);
   }
 
+  /**
+   * Multiplied by an exact decimal `factor` ('1.15'), rounded down (toward zero) to the decimal
+   * places an amount of the currency may have (amountDecimalPlaces: its minor units, at most 3),
+   * so the result is an amount a request can carry and never more than the exact product: for a
+   * limit derived from an amount (the most a confirm may charge above what the payer approved).
+   */
+  timesRoundedDown(factor: string): Money {
+    const places = amountDecimalPlaces(this.currency) ?? MAX_AMOUNT_DECIMAL_PLACES;
+    return new Money(this.amount.times(parseDecimal(factor)).toDecimalPlaces(places, D.ROUND_DOWN), this.currency);
+  }
+
   compare(other: Money): -1 | 0 | 1 {
     this.sameCurrency(other);
     return this.amount.comparedTo(other.amount) as -1 | 0 | 1;

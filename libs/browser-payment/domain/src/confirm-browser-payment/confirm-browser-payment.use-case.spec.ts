@@ -6,6 +6,7 @@ import { ShowProviderPage } from '../payer-journey/show-provider-page.use-case';
 import { browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, payerStep, RETURN_URL, TEST_OPTIONS, TestBed } from '../testing/browser-payment-test-bed';
 import { SettleExpiredPayments } from '../expired-payments/settle-expired-payments.use-case';
 import { LEDGER_MISMATCH_METRIC } from '../payment/payment-steps';
+import { highestConfirmable, NO_INCREASE } from '../providers/confirm-allowance';
 import { ConfirmBrowserPayment } from './confirm-browser-payment.use-case';
 
 const AT_MERCHANT = initiateBody({
@@ -144,6 +145,39 @@ describe('ConfirmBrowserPayment', () => {
         expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('APPROVED');
       }
     }
+  });
+
+  it('refuses a confirm above what the provider allows over the approved amount before the provider is asked or anything recorded; the allowed highest is confirmed after', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const adapter = bed.providers.forPayment(bed.payments.only());
+    const execute = jest.spyOn(adapter, 'execute');
+    const recorded = bed.ledger.recorded.length;
+    // Approved 25.00 EUR; the simulator allows 115%: 28.75.
+    const err = await rejection(confirm(bed, merchant, { order: { amount: '28.76', shippingAndHandlingAmount: '8.76' } }));
+    expect([err.httpStatus, err.errorCause, err.field, err.validationType]).toEqual([400, 'INVALID_REQUEST', 'order.amount', 'INVALID']);
+    expect(err.explanation).toBe(
+      "Value '28.76' is invalid. The payer approved 25.00 EUR at the provider, which allows a confirm of at most 28.75 EUR: confirm 28.75 or less, or initiate a new payment for the higher amount.",
+    );
+    expect(execute).not.toHaveBeenCalled();
+    expect(bed.ledger.recorded).toHaveLength(recorded);
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'APPROVED', capturedAmount: '0' });
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING', amount: '25.00' });
+
+    const body = await confirm(bed, merchant, { order: { amount: '28.75', shippingAndHandlingAmount: '8.75' } });
+    expect(body).toMatchObject({ result: 'SUCCESS', order: { amount: 28.75 } });
+    expect(execute).toHaveBeenCalledTimes(1);
+    expect(bed.simulator.rows.get(bed.payments.only().providerReference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '28.75' });
+  });
+
+  it('with a provider that allows no increase, the approved amount is the most a confirm executes; less is confirmed', async () => {
+    const bed = browserPaymentTestBed();
+    const merchant = await journey(bed, AT_MERCHANT, 'approve');
+    const adapter = bed.providers.forPayment(bed.payments.only());
+    jest.spyOn(adapter, 'highestConfirmable').mockImplementation((approved) => highestConfirmable(approved, NO_INCREASE));
+    const err = await rejection(confirm(bed, merchant, { order: { amount: '25.01', shippingAndHandlingAmount: '5.01' } }));
+    expect([err.field, err.explanation]).toEqual(['order.amount', expect.stringContaining('at most 25.00 EUR')]);
+    expect(await confirm(bed, merchant, { order: { amount: '24.00', shippingAndHandlingAmount: '4.00' } })).toMatchObject({ result: 'SUCCESS', order: { amount: 24 } });
   });
 
   it('refuses a payment the gateway timed out (token expired before the payer came back) as ended, not as one to confirm later', async () => {

@@ -17,6 +17,7 @@ import { BrowserPaymentLedger } from '../ledger/browser-payment-ledger';
 import { PAYMENT_STORE, PaymentStore } from '../payment/payment-store';
 import { PaymentSteps } from '../payment/payment-steps';
 import { asJson, requestOf, StoredRequest } from '../payment/stored-request';
+import type { ProviderAdapter } from '../providers/provider-adapter';
 import { ProviderAdapters } from '../providers/provider-adapters';
 
 export interface ConfirmBrowserPaymentCommand {
@@ -37,7 +38,8 @@ const API_OPERATION = 'CONFIRM_BROWSER_PAYMENT';
  * CONFIRM_BROWSER_PAYMENT (browser payment rule 3): executes a CONFIRM_AT_MERCHANT payment the
  * payer approved and came back from, under the initiate's transaction id. The confirm may
  * change the amount, the items, the tax and shipping amounts and the order's descriptive
- * fields (the amount consistency rules hold on the result), never the currency. The same
+ * fields (the amount consistency rules hold on the result), never the currency, and the amount
+ * no higher than the provider allows above what the payer approved. The same
  * confirm again replays its response; another one is refused by the ledger.
  */
 @Injectable()
@@ -68,13 +70,15 @@ export class ConfirmBrowserPayment {
     assertConfirmable(payment, command.request);
     const confirmed = confirmedRequest(requestOf(payment), command.request, payment.currency);
     const amount = Money.of(confirmed.order.amount, payment.currency);
+    const adapter = this.providers.forPayment(payment);
+    assertWithinApproval(payment, confirmed.order.amount, amount, adapter);
     // Nothing has happened yet (begin and the payment were only read); the execution's claim and
     // the provider's execution come next, and run to their record (docs/decisions/operation-deadline.md).
     refuseIfPastDeadline(command.deadline, this.steps.now().getTime());
     const { body } = await this.steps.execute(
       payment,
       amount,
-      this.providers.forPayment(payment),
+      adapter,
       { envelope: command.envelope, apiOperation: API_OPERATION, requestHash, orderChanged: true },
       { request: asJson(confirmed) },
     );
@@ -152,6 +156,28 @@ function assertConfirmable(payment: BrowserPaymentRow, request: ConfirmBrowserPa
   }
   if (payment.interactionStatus === 'COMPLETED') {
     throw GatewayError.invalidField('apiOperation', 'INVALID', `${CONFIRM} The payment was already confirmed.`);
+  }
+}
+
+/**
+ * The spec lets a confirm change the amount; the payer approved one amount at the provider, and
+ * a provider lets an execution go only so far above it (ProviderAdapter.highestConfirmable). A
+ * confirm above that is refused here, before the provider is asked or anything is recorded, so
+ * the payment stays confirmable at an allowed amount. A decrease is always allowed. The approved
+ * amount is the payment's `amount`: the initiate's, which the provider's page showed the payer
+ * and the provider holds the approval for; only the execution (completion) changes it, and a
+ * completed payment is not confirmed again (assertConfirmable).
+ */
+function assertWithinApproval(payment: BrowserPaymentRow, sent: string, amount: Money, adapter: ProviderAdapter): void {
+  const approved = Money.of(payment.amount, payment.currency);
+  const highest = adapter.highestConfirmable(approved);
+  if (amount.greaterThan(highest)) {
+    const currency = payment.currency;
+    throw GatewayError.invalidField(
+      'order.amount',
+      'INVALID',
+      `Value '${sent}' is invalid. The payer approved ${approved.toFixed()} ${currency} at the provider, which allows a confirm of at most ${highest.toFixed()} ${currency}: confirm ${highest.toFixed()} or less, or initiate a new payment for the higher amount.`,
+    );
   }
 }
 

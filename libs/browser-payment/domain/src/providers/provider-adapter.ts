@@ -24,6 +24,16 @@ export interface ProviderAdapter {
    */
   payerReturned(reference: string): Promise<PayerReturn>;
 
+  /**
+   * The most a merchant's CONFIRM_BROWSER_PAYMENT may execute of a payment the payer approved
+   * for `approved` (same currency, at least `approved`): how far the provider lets an execution
+   * go above the payer's approval, as real wallets cap it (one allows 115% of the approved
+   * amount, and no more than 75 USD above it). A provider that allows no increase answers
+   * `approved`. Any amount below it (above zero) is allowed. Asked before the execution: a
+   * confirm above it is refused and the provider never sees it (ConfirmBrowserPayment).
+   */
+  highestConfirmable(approved: Money): Money;
+
   /** Authorises (AUTHORIZE) or moves (PAY) `amount` of an approved payment; safe to repeat. */
   execute(reference: string, operation: PaymentOperation, amount: Money): Promise<ProviderResult>;
 

@@ -81,6 +81,28 @@ describe('a simulated provider', () => {
     expect(await store.find(cancelled)).toMatchObject({ status: 'CANCELLED' });
   });
 
+  it.each(['provider_a', 'provider_b', 'provider_c'] as const)(
+    '%s lets a confirm go up to 115%% of the approved amount, rounded down to the currency\'s digits',
+    (provider) => {
+      const { adapter } = simulator(provider);
+      expect(adapter.highestConfirmable(eur('30.00')).toFixed()).toBe('34.50');
+      expect(adapter.highestConfirmable(Money.of('19.99', 'USD')).toFixed()).toBe('22.98');
+      expect(adapter.highestConfirmable(Money.of('0.01', 'USD')).toFixed()).toBe('0.01');
+      expect(adapter.highestConfirmable(Money.of('999', 'JPY')).toFixed()).toBe('1148');
+      expect(adapter.highestConfirmable(Money.of('1.999', 'BHD')).toFixed()).toBe('2.298');
+    },
+  );
+
+  it('declines, moving nothing, an execution above its allowance over what the payer approved; the allowed amount is executed after', async () => {
+    const { adapter, store } = simulator();
+    const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('30.00') });
+    await adapter.decide(reference, 'approve');
+    expect(await adapter.execute(reference, 'PAY', eur('34.51'))).toEqual({ approved: false, gatewayCode: 'DECLINED', providerCode: 'AMOUNT_ABOVE_APPROVAL' });
+    expect(await store.find(reference)).toMatchObject({ status: 'APPROVED', amount: '30.00', capturedAmount: '0' });
+    expect(await adapter.execute(reference, 'PAY', eur('34.50'))).toMatchObject({ approved: true, providerCode: 'EXECUTED' });
+    expect(await store.find(reference)).toMatchObject({ status: 'CAPTURED', capturedAmount: '34.50' });
+  });
+
   it('treats a payer back without a decision as abandoned: a late approval is refused', async () => {
     const { adapter } = simulator();
     const reference = await adapter.createPayment({ operation: 'PAY', amount: eur('10.00') });

@@ -9,6 +9,7 @@ import type {
 import type { PayerDecision, PayerReply } from '@gateway/contracts';
 import { Money } from '@gateway/money';
 import type { Clock } from '../../browser-payment.options';
+import { highestConfirmable } from '../confirm-allowance';
 import type {
   PayerReturn,
   ProviderPageContext,
@@ -80,7 +81,18 @@ export class SimulatedProvider implements SimulatedProviderAdapter {
     return approved ? { outcome: 'APPROVED', ...(this.profile.payer ? { payer: { ...this.profile.payer } } : {}) } : { outcome: 'CANCELLED' };
   }
 
+  highestConfirmable(approved: Money): Money {
+    return highestConfirmable(approved, this.profile.confirmAllowance);
+  }
+
   async execute(reference: string, operation: PaymentOperation, amount: Money): Promise<ProviderResult> {
+    // As a wallet does, never more than its allowance above what the payer approved (the books'
+    // amount until executed, and it does not change before): the gateway refuses such a confirm
+    // before it gets here, so this is the provider's own line behind it.
+    const before = await this.require(reference);
+    if (before.status === 'APPROVED' && amount.greaterThan(this.highestConfirmable(Money.of(before.amount, before.currency)))) {
+      return declined('AMOUNT_ABOVE_APPROVAL');
+    }
     const executed = await this.store.execute(reference, operation, amount.toFixed(), this.clock.now());
     if (executed) {
       return approved('EXECUTED');

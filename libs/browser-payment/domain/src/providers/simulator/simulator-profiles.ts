@@ -3,6 +3,7 @@ import { type JsonObject, PROVIDER_SIMULATOR_ACQUIRER_IDS } from '@gateway/contr
 import { html, SafeHtml } from '../../pages/escape-html';
 import { providerAOptions } from '../../payment/payment-response';
 import { requestOf } from '../../payment/stored-request';
+import { type ConfirmAllowance, SIMULATOR_ALLOWANCE } from '../confirm-allowance';
 
 /** What tells the three simulators apart: their name, their page's own part, their payer. */
 export interface SimulatorProfile {
@@ -17,6 +18,8 @@ export interface SimulatorProfile {
   details(payment: BrowserPaymentRow): SafeHtml;
   /** How the provider reports the payer's account once the payer approved (already masked). */
   payer?: JsonObject;
+  /** How far above the payer's approval a merchant's confirm may execute (ProviderAdapter.highestConfirmable). */
+  confirmAllowance: ConfirmAllowance;
 }
 
 /** A wallet: the payer logs in, sees the shop's shipping address (unless hidden) and approves. */
@@ -25,6 +28,7 @@ const PROVIDER_A: SimulatorProfile = {
   title: 'Provider A wallet',
   acquirerId: PROVIDER_SIMULATOR_ACQUIRER_IDS.provider_a,
   referencePrefix: 'PA',
+  confirmAllowance: SIMULATOR_ALLOWANCE,
   details(payment) {
     const request = requestOf(payment);
     const options = providerAOptions(request);
@@ -49,6 +53,7 @@ const PROVIDER_B: SimulatorProfile = {
   title: 'Provider B bank transfer',
   acquirerId: PROVIDER_SIMULATOR_ACQUIRER_IDS.provider_b,
   referencePrefix: 'PB',
+  confirmAllowance: SIMULATOR_ALLOWANCE,
   details(payment) {
     const bank = requestOf(payment).sourceOfFunds.provided?.provider_b?.bankIdentifier ?? '';
     return html`<dl id="bank"><dt>Bank</dt><dd>Simulated bank, bank identifier <span class="bank-identifier">${bank}</span></dd></dl>
@@ -62,6 +67,7 @@ const PROVIDER_C: SimulatorProfile = {
   title: 'Provider C online banking',
   acquirerId: PROVIDER_SIMULATOR_ACQUIRER_IDS.provider_c,
   referencePrefix: 'PC',
+  confirmAllowance: SIMULATOR_ALLOWANCE,
   details() {
     return html`<p class="notice">Log in to your online banking to transfer the amount to the shop.</p>`;
   },
