@@ -3,6 +3,7 @@ import {
   isOrderApiOperation,
   JsonObject,
   JsonValue,
+  SUBJECTS,
   validateOrderOperationRequest,
   validateTokenRequest,
 } from '@gateway/contracts';
@@ -41,12 +42,16 @@ describe('fuzzing the edge with mutated requests', () => {
         return { body: { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } } };
       });
     }
+    // A body naming a session that does not exist is looked up as a possible replay first; the
+    // ledger holds nothing for these orders (docs/decisions/payment-sessions.md, 2026-11-27).
+    standaloneBus.register(SUBJECTS.orderTransaction.findReplay, async () => ({}));
     edge = await startEdgeTestApp();
     ({ id: merchantId, authorization } = await edge.createMerchant());
   });
 
   afterAll(async () => {
     for (const subject of Object.values(OPERATION_SUBJECTS)) standaloneBus.unregister(subject);
+    standaloneBus.unregister(SUBJECTS.orderTransaction.findReplay);
     await edge?.close();
   });
 
