@@ -72,4 +72,23 @@ describe('GatewayNatsServer direct dispatch (docs/decisions/direct-message-dispa
     expect(respond).toHaveBeenCalledTimes(1);
     expect(logged).toHaveBeenCalledWith(closed);
   });
+
+  it('answers a reply NATS refuses for its size with SERVER_FAILED, logged with a support code, instead of leaving the requester to time out', async () => {
+    const server = new GatewayNatsServer({ servers: ['nats://127.0.0.1:1'], name: 't', queue: 't', subjectPrefix: '', drainTimeoutMs: 10, maxInFlight: 10 });
+    const handler = () => ({ ok: 1 });
+    const logger = createLogger({ service: 't', level: 'silent' });
+    const errors = jest.spyOn(logger, 'error');
+    server.dispatchDirectly({ handlers: new Map([['t.v1', handler]]), interceptor: new RequestContextInterceptor(new Metrics()), filter: new AllExceptionsFilter(logger) });
+    const tooLarge = Object.assign(new Error("'payload' max_payload size exceeded"), { name: 'InvalidArgumentError' });
+    const respond = jest.fn().mockImplementationOnce(() => {
+      throw tooLarge;
+    });
+    const handleDirectly = (server as unknown as { handleDirectly: (...args: unknown[]) => Promise<void> }).handleDirectly.bind(server);
+    await handleDirectly('t.v1', { respond }, { id: 'packet-1', data: {} }, handler);
+    expect(respond).toHaveBeenCalledTimes(2);
+    const [data] = respond.mock.calls[1] as [Uint8Array | string];
+    const reply = JSON.parse(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')) as Record<string, unknown>;
+    expect(reply).toMatchObject({ id: 'packet-1', isDisposed: true, err: { code: 'SERVER_FAILED', supportCode: expect.any(String) } });
+    expect(errors).toHaveBeenCalledWith(expect.objectContaining({ err: tooLarge, supportCode: (reply.err as { supportCode: string }).supportCode }), 'request failed');
+  });
 });

@@ -1,6 +1,7 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { isObservable } from 'rxjs';
+import { GatewayError, newSupportCode, type WireError } from '@gateway/contracts';
 import type { AllExceptionsFilter } from '../errors';
 import type { AppLogger } from '../logging';
 import type { Metrics } from '../metrics';
@@ -142,6 +143,13 @@ export class GatewayNatsServer extends ServerNats {
     return (response: { isDisposed?: boolean; status?: string }) => {
       try {
         return publish(response);
+      } catch (err) {
+        if (!isUnsendable(err)) {
+          throw err;
+        }
+        // A reply NATS will not carry (over max_payload) or JSON cannot hold: its failure instead,
+        // as one disposed reply, so the requester is not left to time out.
+        return publish({ err: this.unsendable(err), isDisposed: true } as { isDisposed: boolean });
       } finally {
         // Nest marks a request's last reply (a value, an error or completion) as disposed; the
         // answer to a subject without a handler is a lone error.
@@ -230,12 +238,39 @@ export class GatewayNatsServer extends ServerNats {
       const reply = await interceptor.handleDirectly(pattern, packet.data, () => answerOf(handler(packet.data)), (outcome: DirectOutcome) =>
         outcome.failed ? { err: filter.toWireError(outcome.err), isDisposed: true, id: packet.id } : { response: outcome.response, isDisposed: true, id: packet.id },
       );
-      const outgoing = this.serializer.serialize(reply);
-      message.respond(outgoing.data, { headers: outgoing.headers });
+      try {
+        this.respond(message, reply);
+      } catch (err) {
+        if (!isUnsendable(err)) {
+          throw err;
+        }
+        // A reply NATS will not carry (over max_payload) or JSON cannot hold (a BigInt): the
+        // requester gets its failure at once (SERVER_FAILED, logged with a support code) instead
+        // of waiting out its timeout, as the in-process bus answers it.
+        this.respond(message, { err: this.unsendable(err), isDisposed: true, id: packet.id });
+      }
     } catch (err) {
       // As Nest's send: a reply that cannot be made or published is logged, not thrown.
       this.logger.error(err);
     }
+  }
+
+  private respond(message: Msg, reply: { id: string; isDisposed: boolean; err?: unknown; response?: unknown }): void {
+    const outgoing = this.serializer.serialize(reply);
+    message.respond(outgoing.data, { headers: outgoing.headers });
+  }
+
+  /**
+   * The wire error answering a reply that could not be sent: the exception filter's SERVER_FAILED
+   * (logged with its support code), or the same without the filter (before dispatchDirectly).
+   */
+  private unsendable(err: unknown): WireError {
+    if (this.direct) {
+      return this.direct.filter.toWireError(err);
+    }
+    const supportCode = newSupportCode();
+    (this.observed?.logger ?? this.logger).error({ supportCode, err }, 'reply not sent');
+    return GatewayError.serverFailed(supportCode).toWire();
   }
 
   private settle(): void {
@@ -245,6 +280,15 @@ export class GatewayNatsServer extends ServerNats {
       this.idle = null;
     }
   }
+}
+
+/**
+ * A reply refused for what it holds, not for the connection (closed or draining: nothing can be
+ * answered then): JSON cannot hold it (a BigInt, a cycle: TypeError), or nats.js will not publish
+ * it (over the server's max_payload: InvalidArgumentError).
+ */
+function isUnsendable(err: unknown): boolean {
+  return err instanceof TypeError || (err instanceof Error && err.name === 'InvalidArgumentError');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { InProcessBus, InProcessServer } from './in-process.transport';
+import { InProcessBus, InProcessClient, InProcessServer } from './in-process.transport';
+import { describeTransportContract, startTransportProbe } from './testing/transport-contract';
 
 /**
  * The standalone gateway's message server on shutdown: Nest closes it after the HTTP server and
@@ -73,4 +74,11 @@ describe('InProcessServer.close', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(bus.has('ledger.refund')).toBe(false);
   });
+});
+
+describeTransportContract('in-process', async () => {
+  const bus = new InProcessBus();
+  const app = await startTransportProbe(new InProcessServer(bus, 1_000));
+  await app.listen();
+  return { client: new InProcessClient(bus), subjectPrefix: '', close: () => app.close() };
 });

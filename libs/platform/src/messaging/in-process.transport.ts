@@ -16,11 +16,15 @@ type Dispatch = (data: unknown) => Promise<unknown>;
 /**
  * The standalone profile's message bus: the same subjects, payloads and error semantics as
  * NATS, inside one process. Payloads are copied through JSON both ways, exactly as they
- * would be serialised on the wire, so code that works here cannot rely on sharing objects.
+ * would be serialised on the wire, so code that works here cannot rely on sharing objects, and
+ * a packet NATS would refuse for its size is refused here too.
  * It is for trying the gateway on a laptop and for fast tests, never for production.
  */
 export class InProcessBus {
   private readonly routes = new Map<string, Dispatch>();
+
+  /** `maxPayloadBytes`: the largest message it carries, as NATS's max_payload. */
+  constructor(private readonly maxPayloadBytes: number = NATS_MAX_PAYLOAD_BYTES) {}
 
   register(subject: string, dispatch: Dispatch): void {
     this.routes.set(subject, dispatch);
@@ -39,10 +43,34 @@ export class InProcessBus {
     if (!dispatch) {
       throw transportFailure('NoResponders', `no responders for ${subject}`);
     }
-    const reply = await dispatch(wireCopy(data));
-    return wireCopy(reply);
+    const request = this.onTheWire({ pattern: subject, data, id: REQUEST_ID }).data;
+    const reply = await dispatch(request);
+    return this.onTheWire({ id: REQUEST_ID, response: reply, isDisposed: true }).response;
+  }
+
+  /**
+   * The packet as the other side reads it: through JSON, in Nest's NATS packet, refused over the
+   * payload limit as NATS refuses it (before anything is sent; over NATS, a reply too large is
+   * answered SERVER_FAILED by the service's server, here the requester's MessageBus does).
+   */
+  private onTheWire<T extends object>(packet: T): T {
+    const json = JSON.stringify(packet);
+    if (Buffer.byteLength(json) > this.maxPayloadBytes) {
+      throw Object.assign(new Error("'payload' max_payload size exceeded"), { name: 'InvalidArgumentError' });
+    }
+    return JSON.parse(json) as T;
   }
 }
+
+/**
+ * The largest message a NATS server takes unless configured otherwise (its `max_payload`, 1 MiB),
+ * which no deployment here changes: a message the distributed gateway cannot send is not sent in
+ * standalone either.
+ */
+export const NATS_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+/** The packet id the in-process bus's packets carry, for their size (GatewayNatsClient's count up: a few bytes more at most). */
+const REQUEST_ID = '1';
 
 function wireCopy<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
