@@ -206,7 +206,7 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(10_000)
   AUTH_FAILURES_PER_MERCHANT = 10;
 
-  @Describe('Failed authentications from one client address, within the window, before the address is blocked.')
+  @Describe('Failed authentications from one client address (an IPv6 client: its /64), within the window, before the address is blocked.')
   @IntVar()
   @IsInt()
   @Min(1)

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Admission control at the edge, shared by every edge replica (Redis) or held in the process
  * (standalone), behind one contract:
@@ -66,6 +68,47 @@ export function throttled(reason: ThrottleReason, retryAfterMs: number): Throttl
 
 export const throttleKeys = {
   merchantFailures: (merchantId: string) => `throttle:fail:merchant:${merchantId}`,
-  addressFailures: (address: string) => `throttle:fail:address:${address}`,
+  addressFailures: (address: string) => `throttle:fail:address:${addressSource(address)}`,
   merchantRate: (merchantId: string) => `throttle:rate:${merchantId}`,
 };
+
+/**
+ * The source an address's failures count against. An IPv4 address is itself (an IPv4-mapped
+ * IPv6 one, as a dual-stack listener reports IPv4 peers, its IPv4 address); an IPv6 address is its
+ * /64, the block a single host or site is given and can send from at will: counted per address,
+ * each guess from a new address of it would go unlimited
+ * (docs/decisions/authentication-throttling.md, amendment 2026-11-27 (3)). Anything that is not an
+ * address (a test's name) is kept as it is.
+ */
+export function addressSource(address: string): string {
+  const unzoned = address.split('%')[0];
+  if (isIP(unzoned) !== 6) {
+    return address;
+  }
+  const groups = ipv6Groups(unzoned);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted IPv4 as two groups). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase();
+  const lastColon = text.lastIndexOf(':');
+  if (text.includes('.', lastColon)) {
+    const [a, b, c, d] = text
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const read = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const before = read(head);
+  const after = read(tail);
+  return tail === undefined ? before : [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+}

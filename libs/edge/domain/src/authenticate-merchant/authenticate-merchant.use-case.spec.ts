@@ -54,16 +54,47 @@ describe('AuthenticateMerchant', () => {
     expect(throttle.admitted).toEqual([{ merchantId: 'SHOP1', address: '192.0.2.1', subjectToFailureBlock: true, ratePerSecond: 7 }]);
   });
 
+  /** The blocks read, nothing changed: what a refused password asks first (amendment 2026-11-27 (4)). */
+  const blocksOf = (merchantId: string): AdmitRequest => ({ merchantId, address: '192.0.2.1', subjectToFailureBlock: true, ratePerSecond: 0 });
+
   it.each([
-    ['a wrong password', basic('merchant.SHOP1', 'wrong'), { merchantId: 'SHOP1', address: '192.0.2.1' }],
-    ['an unknown merchant (against the id it claims, like a wrong password)', basic('merchant.NOSUCH', PASSWORD), { merchantId: 'NOSUCH', address: '192.0.2.1' }],
-    ['a malformed header', 'Basic !!!', { address: '192.0.2.1' }],
-    ['a user that is not merchant.<id>', basic('xmerchant.SHOP1', PASSWORD), { address: '192.0.2.1' }],
-  ])('counts %s as a failure and answers 401', async (_what, authorization, failure) => {
+    ['a wrong password', basic('merchant.SHOP1', 'wrong'), { merchantId: 'SHOP1', address: '192.0.2.1' }, [blocksOf('SHOP1')]],
+    [
+      'an unknown merchant (against the id it claims, like a wrong password)',
+      basic('merchant.NOSUCH', PASSWORD),
+      { merchantId: 'NOSUCH', address: '192.0.2.1' },
+      [blocksOf('NOSUCH')],
+    ],
+    ['a malformed header', 'Basic !!!', { address: '192.0.2.1' }, []],
+    ['a user that is not merchant.<id>', basic('xmerchant.SHOP1', PASSWORD), { address: '192.0.2.1' }, []],
+  ])('counts %s as a failure and answers 401', async (_what, authorization, failure, blocksRead) => {
     const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
     await expect(useCase(throttle).execute(request(authorization))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     expect(throttle.failures).toEqual([failure]);
-    expect(throttle.admitted).toEqual([]);
+    expect(throttle.admitted).toEqual(blocksRead);
+  });
+
+  it.each([
+    ['a wrong password', 'SHOP1', 'wrong'],
+    ['an unknown merchant', 'NOSUCH', PASSWORD],
+  ])('answers %s during a block at once, as the right password: no re-read, nothing counted', async (_what, merchantId, password) => {
+    const throttle = new ScriptedThrottle(async () => throttled('AUTHENTICATION_FAILURES', 30_000));
+    const storedSince = jest.fn();
+    const directory = { find: async (id: string) => (id === merchant.id ? merchant : null), storedSince } as unknown as MerchantDirectory;
+    await expect(useCaseOver(directory, throttle).execute(request(basic(`merchant.${merchantId}`, password)))).rejects.toMatchObject({
+      code: 'THROTTLED',
+      retryAfterSeconds: 30,
+    });
+    expect(storedSince).not.toHaveBeenCalled();
+    expect(throttle.failures).toEqual([]);
+    expect(throttle.admitted).toEqual([blocksOf(merchantId)]);
+  });
+
+  it("answers a disabled merchant's right password during a block as a wrong one (503), not with its 403", async () => {
+    const throttle = new ScriptedThrottle(async () => throttled('AUTHENTICATION_FAILURES', 30_000));
+    const disabled = { ...merchant, status: 'DISABLED' } as MerchantEntity;
+    await expect(useCase(throttle, false, disabled).execute(request(basic('merchant.SHOP1', PASSWORD)))).rejects.toMatchObject({ code: 'THROTTLED' });
+    expect(throttle.admitted).toEqual([blocksOf('SHOP1')]);
   });
 
   it('answers no credentials with the challenge without counting or asking the throttle', async () => {
@@ -152,7 +183,8 @@ describe('AuthenticateMerchant', () => {
       expect(storedSince.mock.calls[0][0]).toBe('SHOP1');
       expect(storedSince.mock.calls[0][1]).toBeGreaterThanOrEqual(before);
       expect(throttle.failures).toEqual([]);
-      expect(throttle.admitted).toHaveLength(1);
+      // The blocks read before the re-read, then the admission with the merchant's rate.
+      expect(throttle.admitted.map((a) => a.ratePerSecond)).toEqual([0, 7]);
     });
 
     it('admits a merchant created after its id was cached as unknown', async () => {

@@ -95,9 +95,12 @@ export class AuthenticateMerchant {
     }
     const byPassword = credentials.authorization === undefined ? null : await this.checkPassword(credentials);
     const authenticated = certificate
-      ? await this.checkCertificate(certificate, byPassword?.id ?? credentials.pathMerchantId, byPassword)
+      ? await this.checkCertificate(certificate, byPassword?.id ?? credentials.pathMerchantId, byPassword, credentials.clientAddress)
       : byPassword!;
     if (authenticated.status !== 'ENABLED') {
+      if (!certificate) {
+        await this.refuseIfPasswordBlocked(authenticated.id, credentials.clientAddress);
+      }
       const supportCode = newSupportCode();
       this.logger.warn({ supportCode, merchantId: authenticated.id }, 'disabled merchant refused');
       throw new GatewayError('REQUEST_REJECTED', { supportCode });
@@ -141,6 +144,11 @@ export class AuthenticateMerchant {
       await this.rehashIfOld(cached!, matchedCached, basic.password);
       return cached!;
     }
+    // During a block the answer is the block's 503 whatever the password, and the right one gets
+    // it at once: a refusal must not wait for the re-read below then, or the time it takes would
+    // tell a wrong password from the right one (amendment 2026-11-27 (4)). Not counted: a guess
+    // during a block learns nothing, and the work is the right password's (an HMAC, one read).
+    await this.refuseIfPasswordBlocked(basic.merchantId, credentials.clientAddress);
     // Refused by a profile that may be older than the merchant's new password (or than the
     // merchant): judged again by one read since the request came before it counts as a failure.
     // An unknown id takes the same path (and HMACs) as a wrong password, so timing tells neither apart.
@@ -176,10 +184,14 @@ export class AuthenticateMerchant {
     throw verdict.throttled ? this.throttledError(verdict) : invalidCredentials();
   }
 
-  private async checkCertificate(certificate: ClientCertificate, merchantId: string, known: MerchantEntity | null): Promise<MerchantEntity> {
+  /** `known`: the merchant whose password the request also presented, and matched. */
+  private async checkCertificate(certificate: ClientCertificate, merchantId: string, known: MerchantEntity | null, address: string): Promise<MerchantEntity> {
     const merchant = known ?? (MERCHANT_ID.test(merchantId) ? await this.directory.find(merchantId) : null);
     const standing = merchant ? certificateStanding(merchant.settings.clientCertificates, certificate) : 'UNREGISTERED';
     if (standing !== 'REGISTERED') {
+      if (known) {
+        await this.refuseIfPasswordBlocked(known.id, address);
+      }
       throw this.refuseCertificate(standing, certificate, merchantId);
     }
     return merchant!;
@@ -197,6 +209,22 @@ export class AuthenticateMerchant {
       'client certificate refused',
     );
     return new GatewayError('REQUEST_REJECTED', { supportCode });
+  }
+
+  /**
+   * While the merchant or the address is blocked for failed passwords, every answer to a password
+   * is the block's 503, the right password's included, so nothing tells a guess right or wrong
+   * (docs/decisions/authentication-throttling.md, amendments 2026-11-27 (2) and (4)): checked
+   * before a refusal only the right password reaches (its merchant disabled, or a certificate that
+   * merchant did not register sent with it), and before a refused password waits for the profile's
+   * re-read. The blocks are only read (no rate: nothing changes); the success path keeps its
+   * single round trip.
+   */
+  private async refuseIfPasswordBlocked(merchantId: string, address: string): Promise<void> {
+    const verdict = await this.guarded(() => this.throttle.admit({ merchantId, address, subjectToFailureBlock: true, ratePerSecond: 0 }));
+    if (verdict.throttled) {
+      throw this.throttledError(verdict);
+    }
   }
 
   private throttledError(verdict: Extract<ThrottleVerdict, { throttled: true }>): GatewayError {

@@ -143,6 +143,18 @@ describe('failed authentication throttling (one edge, in-memory)', () => {
     expectBusy(await verify(edge, honest, { from: attacker, headers: { 'x-forwarded-for': '203.0.113.200' } }), TOO_MANY_FAILURES);
   });
 
+  it('throttles an IPv6 client by its /64, as one source, whichever of its addresses it sends from', async () => {
+    // One host holds a whole /64: counted per address, each guess from a new one went unlimited.
+    for (let i = 0; i < 8; i++) {
+      const target = await edge.createMerchant();
+      expect((await verify(edge, target, { ...wrong(target), from: `2001:db8:77:1::${(i + 1).toString(16)}` })).status).toBe(401);
+    }
+    const honest = await edge.createMerchant();
+    expectBusy(await verify(edge, honest, { from: '2001:db8:77:1:ffff:ffff:ffff:ffff' }), TOO_MANY_FAILURES);
+    expectBusy(await verify(edge, honest, { from: '2001:0db8:0077:0001:0:0:0:abcd' }), TOO_MANY_FAILURES);
+    expect((await verify(edge, honest, { from: '2001:db8:77:2::1' })).status).toBe(201);
+  });
+
   it('does not count a request without credentials (the Basic challenge) as a failure', async () => {
     const merchant = await edge.createMerchant();
     for (let i = 0; i < 10; i++) {
@@ -218,6 +230,26 @@ describe('a password rotated while the edge holds the merchant\'s profile in its
       expect((await verify(edge, after, wrong(after))).status).toBe(401);
     }
     expectBusy(await verify(edge, after), TOO_MANY_FAILURES);
+  });
+
+  it('answers a wrong password during the block as soon as the right one, so the time taken does not tell them apart', async () => {
+    const merchant = await edge.createMerchant();
+    expect((await verify(edge, merchant)).status).toBe(201);
+    for (let i = 0; i < 3; i++) {
+      expect((await verify(edge, merchant, wrong(merchant))).status).toBe(401);
+    }
+    const timed = async (options: { password?: string }) => {
+      const started = performance.now();
+      const answer = await verify(edge, merchant, options);
+      return { answer, ms: performance.now() - started };
+    };
+    const wrongOne = await timed(wrong(merchant));
+    const rightOne = await timed({});
+    expectBusy(wrongOne.answer, TOO_MANY_FAILURES);
+    expectBusy(rightOne.answer, TOO_MANY_FAILURES);
+    // Before, the wrong one waited for the profile's re-read (up to a second after the previous
+    // one, amendment 2026-11-26 (2)) and the right one did not: a guess's time told whether it was right.
+    expect(wrongOne.ms).toBeLessThan(rightOne.ms + 400);
   });
 });
 

@@ -262,6 +262,79 @@ describe('certificate authentication', () => {
     });
   });
 
+  describe('a password guessed while its merchant is blocked for failed passwords', () => {
+    // docs/decisions/authentication-throttling.md, amendment 2026-11-27 (2): past the limit every
+    // attempt, right or wrong, is the same 503; no later check may tell the right password apart.
+    let blocking: EdgeTestApp;
+
+    beforeAll(async () => {
+      blocking = await startEdgeTestApp({
+        env: {
+          TLS_CERT_FILE: pki.server.certFile,
+          TLS_KEY_FILE: pki.server.keyFile,
+          TLS_CLIENT_CA_FILE: pki.caFile,
+          TLS_CLIENT_CERT: 'request',
+          CLIENT_CERT_HEADER: 'ssl-client-cert',
+          TRUSTED_PROXIES: PROXY,
+          AUTH_FAILURES_PER_MERCHANT: '3',
+          AUTH_FAILURES_PER_ADDRESS: '1000',
+          AUTH_FAILURE_WINDOW_SECONDS: '60',
+          AUTH_FAILURE_BLOCK_SECONDS: '60',
+        },
+      });
+    });
+
+    afterAll(async () => {
+      await blocking?.close();
+    });
+
+    /** Status, body and whether Retry-After came: what tells one answer from another (the header's seconds tick down). */
+    async function attempt(merchant: TestMerchantCredentials, password: string, certificate?: IssuedCertificate): Promise<unknown> {
+      const response = await blocking.fastify.inject({
+        method: 'PUT',
+        url: orderPath(merchant),
+        remoteAddress: PROXY,
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`merchant.${merchant.id}:${password}`).toString('base64')}`,
+          ...(certificate ? { 'ssl-client-cert': asHeader(certificate) } : {}),
+        },
+        payload: VERIFY,
+      });
+      return { status: response.statusCode, body: response.json(), retryAfter: response.headers['retry-after'] !== undefined };
+    }
+
+    /** Three wrong passwords reach the limit; then a wrong one and the right one get the same answer. */
+    async function expectRightLikeWrong(victim: TestMerchantCredentials, certificate?: IssuedCertificate): Promise<void> {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) {
+        statuses.push(((await attempt(victim, 'not-the-password', certificate)) as { status: number }).status);
+      }
+      expect(statuses).toEqual([401, 401, 401]);
+      const wrongAnswer = await attempt(victim, 'not-the-password', certificate);
+      expect(wrongAnswer).toMatchObject({ status: 503, retryAfter: true });
+      expect(await attempt(victim, victim.password, certificate)).toEqual(wrongAnswer);
+    }
+
+    it('answers the right password as a wrong one, though it comes with a trusted certificate the merchant did not register', async () => {
+      // Any certificate of the trusted CA will do (here merchant A's own): before, the right
+      // password got the certificate's 403 and a wrong one the block's 503.
+      await expectRightLikeWrong(await blocking.createMerchant(), certs.a);
+    });
+
+    it('answers the right password of a disabled merchant as a wrong one', async () => {
+      const victim = await blocking.createMerchant();
+      await blocking.merchants.setStatus(victim.id, 'DISABLED');
+      await expectRightLikeWrong(victim);
+    });
+
+    it("still takes the merchant's own certificate while its password is blocked", async () => {
+      const victim = await blocking.createMerchant({ clientCertificates: { fingerprints: [certs.b.fingerprint] } });
+      await expectRightLikeWrong(victim);
+      expect(await attempt(victim, victim.password, certs.b)).toMatchObject({ status: 201 });
+    });
+  });
+
   describe('with TLS_CLIENT_CERT=require', () => {
     let strict: EdgeTestApp;
     let merchant: TestMerchantCredentials;
