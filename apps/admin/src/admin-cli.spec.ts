@@ -30,6 +30,12 @@ describe('admin: usage', () => {
     [['rotate-pasword', 'SHOP1'], "unknown command 'rotate-pasword'"],
     [['rotate-password', 'SHOP1', '--keep-previous-hour', '2'], "Unknown option '--keep-previous-hour'"],
     [['rotate-password', 'SHOP1', '--keep-previous-hours'], "--keep-previous-hours <value>' argument missing"],
+    // Bad values the line alone shows: exit code 2 as --help says, not 1 once the database is open.
+    [['create', '--name', 'Shop', '--mode', 'live'], "--mode must be TEST or LIVE, not 'live'"],
+    [['create', '--mode', 'LIVE'], 'create needs --name <name>'],
+    [['create', '--name', '', '--mode', 'LIVE'], 'create needs --name <name>'],
+    [['mode', 'SHOP1', 'Live'], "mode must be TEST or LIVE, not 'Live'"],
+    [['add-certificate', 'SHOP1', 'shop.pem', '--by', 'issuer'], "--by must be fingerprint or subject, not 'issuer'"],
   ])('refuses %j with a usage error (exit 2) naming the problem, before opening the database', async (args, message) => {
     const result = await cli(...args);
     expect(result).toMatchObject({ code: 2, out: '' });

@@ -196,6 +196,19 @@ function usageProblem(command: string, args: string[], values: Values): string |
   if (values['keep-previous-hours'] !== undefined && keepPreviousHours(values['keep-previous-hours']) === undefined) {
     return `--keep-previous-hours must be a number of hours from 0 to 720, not '${values['keep-previous-hours']}'`;
   }
+  // Bad values the line alone shows, refused as usage too (exit code 2, the database not opened),
+  // as --help says: they were refused with exit code 1 only once the database (or the standalone's
+  // embedded Postgres) was open, as if the merchant or its settings were at fault.
+  if (command === 'create' && !values.name) {
+    return 'create needs --name <name>';
+  }
+  const mode = command === 'create' ? values.mode : command === 'mode' ? args[1] : undefined;
+  if (mode !== undefined && !isMode(mode)) {
+    return `${command === 'create' ? '--mode' : 'mode'} must be TEST or LIVE, not '${mode}'`;
+  }
+  if (values.by !== undefined && values.by !== 'fingerprint' && values.by !== 'subject') {
+    return `--by must be fingerprint or subject, not '${values.by}'`;
+  }
   return undefined;
 }
 
@@ -390,8 +403,12 @@ function readCertificate(file: string): { fingerprint: string; subject: string }
   }
 }
 
+function isMode(value: string): value is MerchantMode {
+  return (MERCHANT_MODES as readonly string[]).includes(value);
+}
+
 function parseMode(value: string): MerchantMode {
-  if (!(MERCHANT_MODES as readonly string[]).includes(value)) {
+  if (!isMode(value)) {
     throw GatewayError.invalidRequest(`Mode must be TEST or LIVE, not '${value}'.`);
   }
   return value as MerchantMode;

@@ -84,6 +84,26 @@ describe('admin: notification secrets', () => {
     expect((await storedSettings(id)).notifications.secret.previous).toBeUndefined();
   });
 
+  it('keeps the issued secret, and a rotation in progress, when set writes the whole notifications object; refuses a secret set as a setting', async () => {
+    const id = newId();
+    const first = (await cli(['create', '--id', id, '--name', 'Shop', '--set', 'notifications.enabled=true'])).json.notificationSecret;
+    const rotated = (await cli(['rotate-notification-secret', id, '--keep-previous-hours', '2'])).json.notificationSecret;
+    const before = (await storedSettings(id)).notifications.secret;
+
+    // Before: the secret was dropped and a new one issued at once, the previous one's window ended.
+    const set = await cli(['set', id, 'notifications={"enabled":true}']);
+    expect(set.code).toBe(0);
+    expect(set.json.notificationSecret).toBeUndefined();
+    expect((await storedSettings(id)).notifications.secret).toEqual(before);
+    expect(ring.open(before.current, notificationSecretContext(id)).reveal()).toBe(rotated);
+    expect(ring.open(before.previous, notificationSecretContext(id)).reveal()).toBe(first);
+
+    for (const change of ['notifications.secret=null', 'notifications.secret.previous=null', 'notifications={"enabled":true,"secret":null}']) {
+      expect(await cli(['set', id, change])).toMatchObject({ code: 1, err: expect.stringContaining('rotate-notification-secret') });
+    }
+    expect((await storedSettings(id)).notifications.secret).toEqual(before);
+  });
+
   it('re-seals every secret under a new first key of WEBHOOK_SECRET_KEYS, unchanged for the merchant', async () => {
     const id = newId();
     const issued = (await cli(['create', '--id', id, '--name', 'Shop', '--set', 'notifications.enabled=true'])).json.notificationSecret;

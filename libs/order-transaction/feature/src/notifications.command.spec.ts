@@ -25,6 +25,11 @@ describe('notifications command: usage', () => {
     [['resend', '--merchnt', 'SHOP1'], "Unknown option '--merchnt'"],
     [['list-failed', '--limit'], "'--limit <value>' argument missing"],
     [['resend', '--json=yes', '0b8a1f6e-4c2d-4f3a-9a8b-1c2d3e4f5a6b'], "--json"],
+    // An option the subcommand does not read: refused, not ignored (resend queued every one of the merchant's).
+    [['resend', '--merchant', 'SHOP1', '--limit', '5'], 'resend does not take --limit'],
+    [['show', '0b8a1f6e-4c2d-4f3a-9a8b-1c2d3e4f5a6b', '--merchant', 'SHOP1'], 'show does not take --merchant'],
+    [['show', '0b8a1f6e-4c2d-4f3a-9a8b-1c2d3e4f5a6b', '0b8a1f6e-4c2d-4f3a-9a8b-1c2d3e4f5a6c'], "show takes 1 argument, not '0b8a1f6e-4c2d-4f3a-9a8b-1c2d3e4f5a6c'"],
+    [['list-failed', 'SHOP1'], "list-failed takes no argument, not 'SHOP1'"],
   ])('refuses %j with exit code 2 and a message, never a stack trace', async (argv, message) => {
     const result = await run(...argv);
     expect(result).toMatchObject({ code: 2, out: '' });

@@ -71,3 +71,42 @@ describe('transactions record-lost: a line refused before the ledger is read', (
     expect(run).toMatchObject({ code: 2, err: expect.stringMatching(/^error: line 1: not JSON: Unexpected end of JSON input/) });
   });
 });
+
+/**
+ * An option is read by its own subcommand or refused: parseArgs knows every subcommand's options,
+ * so `resolve ... --dry-run` (record-lost's option) parsed, and the UNKNOWN transaction was
+ * resolved for real with exit code 0. Refused with exit code 2, the ledger untouched.
+ */
+describe("transactions: another subcommand's option is a usage error, never ignored", () => {
+  const unused = new Proxy(
+    {},
+    {
+      get: () => () => {
+        throw new Error('the ledger must not be used');
+      },
+    },
+  );
+  const ledger = { unresolved: unused, resolution: unused, lost: unused } as TransactionsLedger;
+  const resolve = ['resolve', '--merchant', 'M1', '--order', 'o-1', '--transaction', 't-1', '--outcome', 'DECLINED'];
+
+  async function run(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runTransactionsCommand(argv, ledger, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it.each([
+    [[...resolve, '--dry-run'], 'resolve does not take --dry-run'],
+    [[...resolve, '--limit', '1'], 'resolve does not take --limit'],
+    [[...resolve, 'APPROVED'], "resolve takes no argument, not 'APPROVED'"],
+    [['record-lost', '--file', '-', '--merchant', 'M1'], 'record-lost does not take --merchant'],
+    [['unresolved', '--outcome', 'DECLINED'], 'unresolved does not take --outcome'],
+    [['unresolved', 'M1'], "unresolved takes no argument, not 'M1'"],
+    [['resolv', '--merchant', 'M1'], "unknown command 'resolv'"],
+  ])('refuses %j with exit code 2 before the ledger is used', async (argv, message) => {
+    const result = await run(...argv);
+    expect(result).toMatchObject({ code: 2, out: '' });
+    expect(result.err).toBe(`error: ${message}. Run with --help.`);
+  });
+});

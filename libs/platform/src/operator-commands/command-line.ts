@@ -39,3 +39,30 @@ export function lineOrAnswer<T extends { values: { help?: boolean }; positionals
   }
   return parsed;
 }
+
+/**
+ * What is wrong with a subcommand's line once it parsed, if anything: an option of another
+ * subcommand, or a positional argument beyond `positionals` (the subcommand's name included).
+ * node's parseArgs knows every subcommand's options at once, so without this `transactions
+ * resolve ... --dry-run` parsed and resolved for real, and `notifications resend --merchant M
+ * --limit 5` queued every failed notification of the merchant: an option given is either read
+ * or refused (exit code 2), never ignored. `--json` and `--help` go with every subcommand.
+ */
+export function subcommandMisuse(
+  subcommand: string,
+  values: Record<string, unknown>,
+  positionals: string[],
+  spec: { options: readonly string[]; positionals: number },
+): string | undefined {
+  const ignored = Object.keys(values).find(
+    (name) => name !== 'json' && name !== 'help' && !spec.options.includes(name) && values[name] !== undefined && values[name] !== false,
+  );
+  if (ignored) {
+    return `${subcommand} does not take --${ignored}`;
+  }
+  if (positionals.length > spec.positionals) {
+    const extra = positionals.slice(spec.positionals).map((a) => `'${a}'`).join(' ');
+    return `${subcommand} takes ${spec.positionals === 1 ? 'no argument' : `${spec.positionals - 1} argument${spec.positionals === 2 ? '' : 's'}`}, not ${extra}`;
+  }
+  return undefined;
+}

@@ -95,7 +95,20 @@ export class ManageMerchants {
     const merchant = await this.require(id);
     const changed = storedSettings(merchant) as unknown as Record<string, unknown>;
     for (const [path, value] of Object.entries(changes)) {
+      if (writesNotificationSecret(path, value)) {
+        throw GatewayError.invalidRequest(
+          'The notification secret is not a setting: enabling notifications issues it, rotate-notification-secret replaces it.',
+        );
+      }
       setPath(changed, path, value);
+    }
+    // A whole `notifications` object written (`notifications={"enabled":true}`) keeps the issued
+    // secret: dropping it issued a new one at once, a rotation without the previous secret's
+    // window (and the end of one in progress), so every receiver refused the next notification.
+    const secret = merchant.settings.notifications.secret;
+    const notifications = changed.notifications;
+    if (secret && typeof notifications === 'object' && notifications !== null && !Array.isArray(notifications)) {
+      (notifications as Record<string, unknown>).secret = secret;
     }
     const { settings, notificationSecret } = this.signedIfEnabled(id, validatedSettings(changed));
     await this.merchants.update(id, { settings });
@@ -293,6 +306,14 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
     const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m}`);
     return [...own, ...describe(e.children ?? [], `${path}.`)];
   });
+}
+
+/** Whether a change names the sealed notification secret, which only the CLI's own commands write. */
+function writesNotificationSecret(path: string, value: unknown): boolean {
+  if (path === 'notifications.secret' || path.startsWith('notifications.secret.')) {
+    return true;
+  }
+  return path === 'notifications' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'secret');
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
