@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { notificationSecretContext } from '@gateway/contracts';
 import { DecryptionError, SealingKeyRing } from '@gateway/crypto';
 import type { FailedNotificationSecrets, NotificationOutbox, NotificationSummary } from '@gateway/order-transaction/data-access';
-import { CommandIo, lineOrAnswer, subcommandMisuse } from '@gateway/platform';
+import { CommandIo, SubcommandSpec, subcommandLineOrAnswer } from '@gateway/platform';
 
 export const NOTIFICATIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js notifications <command> [options]
        (standalone profile: node dist/apps/gateway/src/main.js notifications <command> [options])
@@ -85,28 +85,15 @@ export async function runNotificationsCommand(
   }
 }
 
-/** The command's line, or its answer when the line alone answers it (lineOrAnswer): no database needed. */
+/** The command's line, or its answer when the line alone answers it (subcommandLineOrAnswer): no database needed. */
 export function notificationsLine(argv: string[], io: CommandIo): ReturnType<typeof parse> | number {
-  const line = lineOrAnswer(io, () => parse(argv), NOTIFICATIONS_USAGE);
-  if (typeof line === 'number') {
-    return line;
-  }
-  const [command] = line.positionals;
-  if (!Object.hasOwn(SUBCOMMANDS, command)) {
-    io.err(`error: unknown command '${command}'. Run with --help.`);
-    return 2;
-  }
-  // An option the subcommand does not read is refused: `resend --merchant M --limit 5` queued them all.
-  const misuse = subcommandMisuse(command, line.values, line.positionals, SUBCOMMANDS[command]);
-  if (misuse) {
-    io.err(`error: ${misuse}. Run with --help.`);
-    return 2;
-  }
-  return line;
+  // A subcommand given an option it does not read is refused, not run: `transactions resolve ...
+  // --dry-run` resolved for real, `notifications resend --merchant M --limit 5` queued them all.
+  return subcommandLineOrAnswer(io, () => parse(argv), NOTIFICATIONS_USAGE, SUBCOMMANDS);
 }
 
 /** Each subcommand's own options (--json and --help go with any) and how many words its line holds, its name included. */
-const SUBCOMMANDS: Record<string, { options: string[]; positionals: number }> = {
+const SUBCOMMANDS: Record<string, SubcommandSpec> = {
   'list-failed': { options: ['merchant', 'limit'], positionals: 1 },
   show: { options: [], positionals: 2 },
   resend: { options: ['merchant'], positionals: Infinity },

@@ -14,7 +14,7 @@ import {
   ResolveUnknownResult,
 } from '@gateway/order-transaction/domain';
 import { Money } from '@gateway/money';
-import { CommandIo, lineOrAnswer, subcommandMisuse } from '@gateway/platform';
+import { CommandIo, SubcommandSpec, subcommandLineOrAnswer } from '@gateway/platform';
 
 export const TRANSACTIONS_USAGE = `Usage: node dist/apps/order-transaction/src/main.js transactions <command> [options]
        (standalone profile: node dist/apps/gateway/src/main.js transactions <command> [options])
@@ -106,28 +106,15 @@ export async function runTransactionsCommand(argv: string[], ledger: Transaction
   }
 }
 
-/** The command's line, or its answer when the line alone answers it (lineOrAnswer): no database needed. */
+/** The command's line, or its answer when the line alone answers it (subcommandLineOrAnswer): no database needed. */
 export function transactionsLine(argv: string[], io: CommandIo): ReturnType<typeof parse> | number {
-  const line = lineOrAnswer(io, () => parse(argv), TRANSACTIONS_USAGE);
-  if (typeof line === 'number') {
-    return line;
-  }
-  const [command] = line.positionals;
-  if (!Object.hasOwn(SUBCOMMANDS, command)) {
-    io.err(`error: unknown command '${command}'. Run with --help.`);
-    return 2;
-  }
-  // An option of another subcommand is refused, not ignored: `resolve ... --dry-run` resolved for real.
-  const misuse = subcommandMisuse(command, line.values, line.positionals, SUBCOMMANDS[command]);
-  if (misuse) {
-    io.err(`error: ${misuse}. Run with --help.`);
-    return 2;
-  }
-  return line;
+  // A subcommand given an option it does not read is refused, not run: `transactions resolve ...
+  // --dry-run` resolved for real, `notifications resend --merchant M --limit 5` queued them all.
+  return subcommandLineOrAnswer(io, () => parse(argv), TRANSACTIONS_USAGE, SUBCOMMANDS);
 }
 
 /** Each subcommand's own options (--json and --help go with any); none takes an argument. */
-const SUBCOMMANDS: Record<string, { options: string[]; positionals: number }> = {
+const SUBCOMMANDS: Record<string, SubcommandSpec> = {
   unresolved: { options: ['older-than-minutes', 'merchant', 'limit'], positionals: 1 },
   resolve: {
     options: ['merchant', 'order', 'transaction', 'outcome', 'acquirer-transaction-id', 'acquirer-id', 'authorization-code', 'approved-amount'],

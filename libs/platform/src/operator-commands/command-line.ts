@@ -40,6 +40,37 @@ export function lineOrAnswer<T extends { values: { help?: boolean }; positionals
   return parsed;
 }
 
+/** A subcommand's own options (`--json` and `--help` go with every one) and how many words its line holds, its name included. */
+export interface SubcommandSpec {
+  readonly options: readonly string[];
+  readonly positionals: number;
+}
+
+/**
+ * lineOrAnswer for a command of subcommands, which also refuses (exit code 2, no database opened)
+ * an unknown subcommand and a line its subcommand does not read all of (subcommandMisuse).
+ */
+export function subcommandLineOrAnswer<T extends { values: Record<string, unknown> & { help?: boolean }; positionals: string[] }>(
+  io: CommandIo,
+  parse: () => T,
+  usage: string,
+  subcommands: Readonly<Record<string, SubcommandSpec>>,
+): T | number {
+  const line = lineOrAnswer(io, parse, usage);
+  if (typeof line === 'number') {
+    return line;
+  }
+  const [subcommand] = line.positionals;
+  const problem = Object.hasOwn(subcommands, subcommand)
+    ? subcommandMisuse(subcommand, line.values, line.positionals, subcommands[subcommand])
+    : `unknown command '${subcommand}'`;
+  if (problem) {
+    io.err(`error: ${problem}. Run with --help.`);
+    return 2;
+  }
+  return line;
+}
+
 /**
  * What is wrong with a subcommand's line once it parsed, if anything: an option of another
  * subcommand, or a positional argument beyond `positionals` (the subcommand's name included).
@@ -52,7 +83,7 @@ export function subcommandMisuse(
   subcommand: string,
   values: Record<string, unknown>,
   positionals: string[],
-  spec: { options: readonly string[]; positionals: number },
+  spec: SubcommandSpec,
 ): string | undefined {
   const ignored = Object.keys(values).find(
     (name) => name !== 'json' && name !== 'help' && !spec.options.includes(name) && values[name] !== undefined && values[name] !== false,
