@@ -92,7 +92,7 @@ const EXAMPLES: [string, FieldType, unknown[], unknown[]][] = [
   ['Upper3 currency', upper3Type({ currency: true }), ['USD', 'JPY', 'BHD'], ['ZZZ', 'usd']],
   ['Email', emailType(), ['a@bc', 'payer@example.com', 'first.last+tag@sub.example.co.uk', 'jörg@bücher.de', 'a@[127.0.0.1]'], ['a@b', 'payer', '@example.com', 'a@', 'a..b@example.com', 'a b@example.com']],
   ['Tel', telType(), ['+1 2', '+44 20 7946 0000', '+353 12 345 678 9012'], ['+44 20 7946 00000 000', '44 20', '+44  20', '+4420', '+1234 56', '+44 20 ', '+44-20']],
-  ['Date', dateType(), ['2024-02-29', '2000-02-29', '1999-12-31'], ['2023-02-29', '1900-02-29', '2024-04-31', '2024-00-10', '2024-1-1', '20240101']],
+  ['Date', dateType(), ['2024-02-29', '2000-02-29', '1999-12-31', '0001-01-01'], ['2023-02-29', '1900-02-29', '2024-04-31', '2024-00-10', '2024-1-1', '20240101', '0000-01-01']],
   [
     'DateTime',
     dateTimeType(),

@@ -382,9 +382,13 @@ export function telType(): FieldType {
   };
 }
 
-/** A real calendar date (2024-02-29 yes, 2023-02-29 no). */
+/**
+ * A real calendar date (2024-02-29 yes, 2023-02-29 no). The Gregorian calendar has no year 0
+ * (1 BC precedes AD 1), nor has Postgres: an agreement's dates are date columns
+ * (docs/decisions/agreements.md, amendment 2026-11-27).
+ */
 function isCalendarDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   return day <= days[month - 1];
 }

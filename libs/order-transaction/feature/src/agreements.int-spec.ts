@@ -165,6 +165,21 @@ describe('an agreement established by a VERIFY', () => {
     expect((await verify(first, { id })).agreement).toMatchObject({ type: 'RECURRING' });
     expect(await agreementRows(second, id)).toMatchObject([{ type: 'UNSCHEDULED' }]);
   });
+
+  it('refuses a date of year 0000, which the table cannot keep: it is no calendar date', async () => {
+    // Postgres has no year 0: the insert after a successful first payment would fail, and the
+    // agreement its 201 answered would never be established.
+    const merchant = testMerchant();
+    const id = agreementId();
+    for (const [field, date] of [
+      ['expiryDate', '0000-12-31'],
+      ['startDate', '0000-01-01'],
+    ] as const) {
+      const error = await refusal(verify(merchant, { id, type: 'UNSCHEDULED', [field]: date }));
+      expect(error).toMatchObject({ field: `agreement.${field}`, validationType: 'INVALID' });
+    }
+    expect(await agreementRows(merchant, id)).toEqual([]);
+  });
 });
 
 describe('a later payment on an established agreement', () => {

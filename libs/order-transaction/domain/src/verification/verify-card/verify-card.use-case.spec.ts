@@ -478,6 +478,17 @@ describe('VERIFY', () => {
       expect(agreements.rows.get('TESTMERCHANT1/agr-9')).toMatchObject({ type: 'UNSCHEDULED' });
     });
 
+    it('is established by what the ledger recorded: a copy of the request recorded first as declined establishes nothing', async () => {
+      const { useCase, agreements, ledger } = harness();
+      // This copy was approved, but the one racing past begin was recorded first, declined: the
+      // transaction is a FAILURE, and that is what this copy answers.
+      const declined = { result: 'FAILURE', response: { gatewayCode: 'DECLINED' } };
+      ledger.recordedFirst = declined;
+      const reply = await useCase.execute(command(body({ agreement: established })));
+      expect(reply.body).toEqual(declined);
+      expect(agreements.rows.size).toBe(0);
+    });
+
     it('costs a read only when the request names an agreement id', async () => {
       const { useCase, agreements } = harness();
       await useCase.execute(command(body()));

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AcquirerRegistry, lookupBin, Pan, VerifyCardResult, withCardDetails } from '@gateway/acquirer';
-import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, requestHashBasis } from '@gateway/contracts';
+import { GatewayError, JsonObject, OperationReply, RecordOperationMessage, requestHashBasis, TransactionResult } from '@gateway/contracts';
 import type { SeenOrder } from '@gateway/order-transaction/data-access';
 import { APP_LOGGER, AppLogger, Metrics, refuseIfPastDeadline, RequestHasher } from '@gateway/platform';
 import type { Counter } from 'prom-client';
@@ -107,7 +107,9 @@ export class VerifyCard {
       currency: plan.currency,
       agreement: plan.request.agreement,
       established,
-      result: parts.outcome.result,
+      // The outcome as recorded, as AUTHORIZE and PAY read it: a copy of the request recorded
+      // first (a replay) answers its own result, and only a recorded SUCCESS establishes.
+      result: recorded.body.result as TransactionResult,
       at: now,
     });
     // A replay (the same request recorded first: a copy racing past begin) is answered as stored, as begin's replays are.
