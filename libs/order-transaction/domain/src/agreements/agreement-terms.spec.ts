@@ -105,12 +105,16 @@ describe('the agreement rules on the filled agreement', () => {
     });
   });
 
-  it('accept the established start date though it is past, and refuse a past start date the request gives', () => {
+  it('accept the established start date though it is past, left out or repeated, and refuse another past start date the request gives', () => {
     expect(agreementForOperation({ id: 'agr-1' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)).toMatchObject({
       startDate: '2026-11-25',
     });
+    // A merchant that sends the whole agreement with every payment of the series repeats it.
+    expect(agreementForOperation({ id: 'agr-1', startDate: '2026-11-25' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)).toMatchObject({
+      startDate: '2026-11-25',
+    });
     expect(
-      refusal(() => agreementForOperation({ id: 'agr-1', startDate: '2026-11-25' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)),
+      refusal(() => agreementForOperation({ id: 'agr-1', startDate: '2026-11-24' }, ESTABLISHED, 'USD', NOW, CARD_GIVEN)),
     ).toMatchObject({
       field: 'agreement.startDate',
       validationType: 'INVALID',

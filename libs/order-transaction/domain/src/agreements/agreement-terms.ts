@@ -28,8 +28,11 @@ export function agreementForOperation(
     checkSeriesNamed(given);
   }
   const agreement = fillAgreement(given, established, currency);
+  // The established start date is reused whether the request leaves it out or repeats it, as
+  // merchants that send the whole agreement with every payment of the series do.
+  const startDateGiven = given?.startDate !== undefined && given.startDate !== established?.startDate;
   checkAgreement(agreement, currency, now, {
-    reusedStartDate: given?.startDate === undefined && agreement?.startDate !== undefined,
+    reusedStartDate: !startDateGiven && agreement?.startDate !== undefined,
   });
   return agreement;
 }

@@ -445,14 +445,16 @@ describe('VERIFY', () => {
       expect(agreements.rows.get('TESTMERCHANT1/agr-9')).not.toHaveProperty('numberOfPayments');
     });
 
-    it('accepts the established start date once it has passed; a start date the request gives must still be today or later', async () => {
+    it('accepts the established start date once it has passed, left out or repeated; another start date the request gives must still be today or later', async () => {
       const first = harness();
       await first.useCase.execute(command(body({ agreement: established })));
       const later = harness(new Date('2027-03-01T10:00:00.000Z'));
       later.agreements.rows.set('TESTMERCHANT1/agr-9', first.agreements.rows.get('TESTMERCHANT1/agr-9')!);
       const reply = await later.useCase.execute(second());
       expect(reply.body.agreement).toMatchObject({ startDate: '2026-11-25' });
-      const error = await rejection(later.useCase.execute(second({ startDate: '2026-11-25' })));
+      const repeated = await later.useCase.execute(second({ startDate: '2026-11-25' }));
+      expect(repeated.body.agreement).toMatchObject({ startDate: '2026-11-25' });
+      const error = await rejection(later.useCase.execute(second({ startDate: '2026-11-26' })));
       expect(error).toMatchObject({ field: 'agreement.startDate', validationType: 'INVALID' });
     });
 
