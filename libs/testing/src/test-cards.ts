@@ -21,7 +21,13 @@ export const TEST_CARD_LUHN_FAILURE = '5123450000000009';
 /** The test card with its first digit changed (Luhn recomputed): in no scheme's range. */
 export const TEST_CARD_UNKNOWN_BIN = '1123450000000007';
 
-export const TEST_CARD_NUMBERS = [TEST_CARD, TEST_CARD_SECOND, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN] as const;
+/**
+ * The test card's first six and last four digits around two digits (Luhn recomputed): the
+ * shortest number Preserve 6.4 takes (12 digits), whose 90 possible tokens a test can use up.
+ */
+export const TEST_CARD_SHORT = '512345180008';
+
+export const TEST_CARD_NUMBERS = [TEST_CARD, TEST_CARD_SECOND, TEST_CARD_LUHN_FAILURE, TEST_CARD_UNKNOWN_BIN, TEST_CARD_SHORT] as const;
 
 /** Expiries that drive the test acquirer (ARCHITECTURE section 5). */
 export const TEST_EXPIRY = {

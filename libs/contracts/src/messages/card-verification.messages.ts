@@ -81,7 +81,8 @@ export class CardVerificationMessage {
 
   /**
    * How the acquirer references the call, in place of an order and transaction id (the vault
-   * sends the token id, or its request id for a token not generated yet). Never card data.
+   * sends the token id, or its request id for a token not generated yet, cut to fit and followed by
+   * a suffix unique per verification). Never card data.
    */
   @IsString()
   @Length(1, 40)

@@ -158,6 +158,26 @@ export function generateToken(repository: RepositoryPolicy, instrument: Instrume
 }
 
 /**
+ * A save drew `attempts` new tokens and every one was already another token of the repository: the
+ * ids this card can have are (all but perhaps a few) taken. Under Preserve 6.4 that happens to
+ * short card numbers stored many times (Unique Token management gives each save its own token); a
+ * 400 on the number, like the other Preserve 6.4 refusals, since retrying would meet the same ids.
+ * The number is never echoed.
+ */
+export function tokenIdsExhausted(repository: RepositoryPolicy, instrument: Instrument, attempts: number): GatewayError {
+  if (repository.generation === 'PRESERVE_6_4' && instrument.type === 'CARD') {
+    return GatewayError.invalidField(
+      NUMBER,
+      'INVALID',
+      `The value is invalid. This repository keeps the first six and last four digits of the card number in its tokens, and no free token is left for this card: ${attempts} token ids drawn for it were all taken by tokens already stored. Delete tokens of this card that are no longer needed, or reuse one of them.`,
+    );
+  }
+  return GatewayError.invalidRequest(
+    `No free token could be generated in repository ${repository.id}: ${attempts} token ids drawn were all taken by tokens already stored.`,
+  );
+}
+
+/**
  * A token is kept in clear (the token column, every response, request paths, logs): it must never
  * be the card number it holds. Checked on every save, whether the token is new, updated, or the
  * one a Unique Card redirect returns.

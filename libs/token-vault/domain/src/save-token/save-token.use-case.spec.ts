@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { AuthMethod, GatewayError, MerchantContext, TOKEN_GENERATION_STRATEGIES, TOKEN_MANAGEMENT_STRATEGIES, validateTokenRequest } from '@gateway/contracts';
 import { Pan, passesLuhn } from '@gateway/crypto';
-import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_SECOND, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
+import { TEST_CARD, TEST_CARD_LUHN_FAILURE, TEST_CARD_SECOND, TEST_CARD_SHORT, TEST_CARD_UNKNOWN_BIN, TEST_EXPIRY } from '@gateway/testing';
 import { SimulatedTokenServiceProvider, simulatedSchemeTokenNumber } from '../token-service-provider/simulated-token-service-provider';
 import { testEnvelope, testMerchant, TestRepository, vaultTestBed } from '../testing/vault-test-bed';
+import { GENERATED_TOKEN_ATTEMPTS } from './save-token.use-case';
 import type { AcquirerVerificationRequest, VerificationOutcome } from '../verification/card-verification';
 
 type Bed = Awaited<ReturnType<typeof vaultTestBed>>;
@@ -491,15 +492,41 @@ describe('SaveToken: verification strategies', () => {
     expect(ctx.bed.store.rows.size).toBe(0);
   });
 
-  it('ACQUIRER references the call with the token saved, or with the request id for a token not generated yet', async () => {
+  it('ACQUIRER references the call with the token saved, or with the request id for a token not generated yet, plus a suffix of its own', async () => {
     const references: string[] = [];
     const acquirer = { verify: async ({ reference }: AcquirerVerificationRequest): Promise<VerificationOutcome> => (references.push(reference), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) };
     const body = { ...cardBody(), verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } };
-    await (await setUp({ generation: 'MERCHANT_SUPPLIED' }, { acquirer })).put('tok1', body);
+    const longToken = 'T'.repeat(40);
+    const supplied = await setUp({ generation: 'MERCHANT_SUPPLIED' }, { acquirer });
+    await supplied.put('tok1', body);
+    await supplied.put(longToken, cardBody(TEST_CARD_SECOND, TEST_EXPIRY.APPROVED, {}));
+    await supplied.put(longToken, { ...cardBody(TEST_CARD_SECOND), verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
     const generated = await setUp({}, { acquirer });
     const envelope = testEnvelope(generated.merchant);
     await generated.bed.save.execute({ envelope, fields: validateTokenRequest(body) });
-    expect(references).toEqual(['tok1', envelope.requestId]);
+    expect(references).toHaveLength(3);
+    expect(references[0]).toMatch(/^tok1-[0-9a-f]{8}$/);
+    // A 40-character token is cut to fit the verify subject's 40 characters.
+    expect(references[1]).toMatch(new RegExp(`^${longToken.slice(0, 31)}-[0-9a-f]{8}$`));
+    expect(references[2]).toMatch(new RegExp(`^${envelope.requestId.slice(0, 31)}-[0-9a-f]{8}$`));
+    for (const reference of references) {
+      expect(reference.length).toBeLessThanOrEqual(40);
+    }
+  });
+
+  it('ACQUIRER gives every verification of one token a reference of its own, so an acquirer de-duplicating by reference answers each', async () => {
+    const references: string[] = [];
+    const acquirer = { verify: async ({ reference }: AcquirerVerificationRequest): Promise<VerificationOutcome> => (references.push(reference), { strategy: 'ACQUIRER', passed: true, gatewayCode: 'EXTERNAL_VERIFICATION_SUCCESSFUL' }) };
+    const ctx = await setUp({}, { acquirer });
+    const verified = (expiry: { month: string; year: string }) => ({ ...cardBody(TEST_CARD, expiry), verificationStrategy: 'ACQUIRER', transaction: { currency: 'USD' } });
+    const token = (await ctx.post(cardBody())).token as string;
+    expect(await ctx.put(token, verified(TEST_EXPIRY.APPROVED))).toMatchObject({ result: 'SUCCESS', token });
+    expect(await ctx.put(token, verified({ month: '2', year: '39' }))).toMatchObject({ result: 'SUCCESS', token });
+    expect(references).toHaveLength(2);
+    expect(references[0]).not.toBe(references[1]);
+    for (const reference of references) {
+      expect(reference.startsWith(`${token}-`)).toBe(true);
+    }
   });
 
   it('ACQUIRER hands the name on card and the billing address (AVS) to the acquirer verifier', async () => {
@@ -1173,5 +1200,40 @@ describe('SaveToken: a payment session\'s card', () => {
     const { post } = await withSession({ number: TEST_CARD, expiry: { month: '1', year: '39' } }, `${SESSION.slice(0, -1)}2`);
     const error = await rejected(post({ session: { id: SESSION }, sourceOfFunds: { type: 'CARD' } }));
     expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'session.id', validationType: 'INVALID' });
+  });
+});
+
+describe('SaveToken: Preserve 6.4 token ids of a short card running out', () => {
+  it('refuses with a 400 on the card number, after a bounded number of draws, once a 12-digit card\'s tokens are taken', async () => {
+    const ctx = await setUp({ generation: 'PRESERVE_6_4', management: 'UNIQUE_TOKEN' });
+    const insert = jest.spyOn(ctx.bed.store, 'insert');
+    // 12 digits leave two to vary: 100 candidates, 10 of them Luhn-valid, so 90 possible tokens.
+    let refusal: GatewayError | undefined;
+    let insertsOfRefusedSave = 0;
+    for (let save = 0; save < 200 && !refusal; save++) {
+      const before = insert.mock.calls.length;
+      try {
+        await ctx.post(cardBody(TEST_CARD_SHORT));
+      } catch (err) {
+        if (!(err instanceof GatewayError)) {
+          throw err;
+        }
+        refusal = err;
+        insertsOfRefusedSave = insert.mock.calls.length - before;
+      }
+    }
+    expect(refusal).toMatchObject({ code: 'INVALID_FIELD', field: 'sourceOfFunds.provided.card.number', validationType: 'INVALID' });
+    expect(refusal!.explanation).toContain('no free token is left for this card');
+    expect(refusal!.explanation).not.toContain(TEST_CARD_SHORT);
+    expect(insertsOfRefusedSave).toBe(GENERATED_TOKEN_ATTEMPTS);
+    const tokens = [...ctx.bed.store.rows.values()].map((row) => row.token);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    // Refused only once most ids are taken: with k of 90 taken, all ten draws collide with chance (k/90)^10.
+    expect(tokens.length).toBeGreaterThan(20);
+    expect(tokens.length).toBeLessThanOrEqual(90);
+    for (const token of tokens) {
+      expect(token).toMatch(/^512345[0-9]{2}0008$/);
+      expect(passesLuhn(token)).toBe(false);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, JsonObject, OperationSession, RequestEnvelope, unmaskRequested } from '@gateway/contracts';
 import { maskPan, Secret } from '@gateway/crypto';
@@ -33,6 +34,7 @@ import {
   generateToken,
   mergeInstrument,
   RequestedInstrument,
+  tokenIdsExhausted,
   unknownTokenError,
   verificationStrategyFor,
 } from './save-token.rules';
@@ -52,8 +54,20 @@ export interface SaveTokenCommand {
 /** `verification.card.verify.v1` references the call with at most 40 characters (a token id's length). */
 const REFERENCE_LENGTH = 40;
 
+/** Random hex characters that make each verification's reference its own. */
+const REFERENCE_SUFFIX_LENGTH = 8;
+
 /** Attempts before telling the caller to retry: each retry follows a concurrent write to the same token or account. */
 const MAX_ATTEMPTS = 4;
+
+/**
+ * Tokens a save generates for one new row before it gives up: each draw after the first follows a
+ * generated token another row of the repository already has. Preserve 6.4 tokens of a short card
+ * have few ids to draw from (90 for 12 digits), and Unique Token management stores the same card
+ * again and again, so they can run out; a Random token or a 16-digit card's draw is practically
+ * never taken. Running out is refused with a 400 (tokenIdsExhausted), not retried as contention.
+ */
+export const GENERATED_TOKEN_ATTEMPTS = 10;
 
 /** Another request changed the token between this save's read and its write. */
 class StaleRead extends Error {}
@@ -211,8 +225,9 @@ export class SaveToken {
     }
     if (!plan.subject) {
       // A new token is the save's only write: one INSERT, atomic and committed on its own. A
-      // token or account created meanwhile makes it fail as a conflict, and the save starts over.
-      return this.respond(context, plan, await this.store.insert(plan.row, beforeWriteOf(context)));
+      // token or account created meanwhile makes it fail as a conflict, and the save starts over
+      // (a generated token already taken is drawn again first: insertNew).
+      return this.respond(context, plan, await this.insertNew(context, plan));
     }
     const subject = plan.subject;
     return this.store.inTransaction(async (tx) => {
@@ -245,6 +260,30 @@ export class SaveToken {
       }
       return this.respond(context, current, updated);
     });
+  }
+
+  /**
+   * Inserts a new token. A token the vault generated (no token named by the request or kept from a
+   * holder) that another row already has is drawn again, at most GENERATED_TOKEN_ATTEMPTS times in
+   * all; then the repository has no free id for this card that the save could find: a 400, since
+   * retrying would meet the same full id space. Any other conflict starts the save over.
+   */
+  private async insertNew(context: SaveContext, plan: WritePlan): Promise<TokenRecord> {
+    const generated = context.target === null;
+    let row = plan.row;
+    for (let draw = 1; ; draw++) {
+      try {
+        return await this.store.insert(row, beforeWriteOf(context));
+      } catch (err) {
+        if (!generated || !(err instanceof TokenConflictError) || err.conflict !== 'TOKEN') {
+          throw err;
+        }
+        if (draw >= GENERATED_TOKEN_ATTEMPTS) {
+          throw tokenIdsExhausted(context.repository, plan.instrument, GENERATED_TOKEN_ATTEMPTS);
+        }
+        row = { ...row, token: generateToken(context.repository, plan.instrument) };
+      }
+    }
   }
 
   /**
@@ -288,8 +327,8 @@ export class SaveToken {
     }
 
     const strategy = verificationStrategyFor(command.fields, repository, instrument);
-    const reference = subject?.token ?? context.target ?? command.envelope.requestId.slice(0, REFERENCE_LENGTH);
-    const verification = await this.verify(context, strategy, instrument, fingerprint, reference);
+    const referenceBase = subject?.token ?? context.target ?? command.envelope.requestId;
+    const verification = await this.verify(context, strategy, instrument, fingerprint, referenceBase);
     if (!verification.passed) {
       return {
         outcome: 'FAILED',
@@ -349,7 +388,7 @@ export class SaveToken {
     strategy: VerificationOutcome['strategy'],
     instrument: Instrument,
     fingerprint: Buffer,
-    reference: string,
+    referenceBase: string,
   ): Promise<VerificationOutcome> {
     if (instrument.type !== 'CARD' || strategy === 'NONE') {
       return Promise.resolve(NO_VERIFICATION);
@@ -366,7 +405,8 @@ export class SaveToken {
         nameOnCard: card?.nameOnCard ?? session?.nameOnCard,
         billingAddress: fields.billing?.address,
         currency: fields.transaction?.currency,
-        reference,
+        // Drawn only for a verification that is made (a save without one pays nothing for it).
+        reference: verificationReference(referenceBase),
       }),
     );
   }
@@ -401,6 +441,20 @@ export class SaveToken {
     );
     return { reported: result.code, token: result.schemeToken ?? null, outcome: result.code };
   }
+}
+
+/**
+ * How an ACQUIRER verification references its call at the acquirer (which stands it for the order
+ * and transaction ids, and may de-duplicate on it): the token (or, for a token not generated yet,
+ * the request id), cut to fit, then '-' and random hex characters, at most REFERENCE_LENGTH in
+ * all. Each verification gets its own reference, so an acquirer that de-duplicates by reference
+ * never answers a later verification of the token (an updated card) with an earlier one's result,
+ * and the reference still starts with the token it verified for
+ * (docs/decisions/token-vault-acquirer-verification.md, amendment of 2026-11-27).
+ */
+function verificationReference(base: string): string {
+  const suffix = randomBytes(REFERENCE_SUFFIX_LENGTH / 2).toString('hex');
+  return `${base.slice(0, REFERENCE_LENGTH - REFERENCE_SUFFIX_LENGTH - 1)}-${suffix}`;
 }
 
 /** PUT updates under every strategy and creates only under Merchant-Supplied: elsewhere an unknown token is a 400. */

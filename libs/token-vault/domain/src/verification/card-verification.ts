@@ -38,7 +38,7 @@ export interface AcquirerVerificationRequest {
   billingAddress?: Address;
   /** `transaction.currency`: the acquirer needs it (ACQUIRER refuses a request without it). */
   currency?: string;
-  /** How the acquirer references the call (a token save has no order): the token, or the request id. */
+  /** How the acquirer references the call (a token save has no order): the token, or the request id, with a suffix unique per verification. */
   reference: string;
 }
 
