@@ -176,6 +176,41 @@ describe('decideResolution', () => {
     expect(() => decideResolution(approved, KEY, APPROVED, LEARNED_AT)).toThrow(GatewayError);
   });
 
+  it('an approved VERIFY whose AVS result a REJECT rule named is DECLINED_AVS, as its record would have been: FAILURE, no approval code, order FAILED', () => {
+    // Recorded UNKNOWN with the AVS result the issuer never gave and the rule's decision under risk
+    // (the REJECT could not act on an unknown outcome: transaction-filtering.rule.ts).
+    const verifyBody: JsonObject = {
+      ...UNKNOWN_BODY,
+      order: { id: 'o1', status: 'INITIATED', amount: 0, currency: 'USD' },
+      response: {
+        gatewayCode: 'UNKNOWN',
+        cardSecurityCode: { gatewayCode: 'NOT_PROCESSED', acquirerCode: 'P' },
+        cardholderVerification: { avs: { gatewayCode: 'SERVICE_NOT_AVAILABLE_RETRY', acquirerCode: 'R' } },
+      },
+      risk: { response: { gatewayCode: 'REJECTED', rule: [{ data: 'R', name: 'AVS', recommendation: 'REJECT', type: 'MSO_AVS' }] } },
+      transaction: { id: 'p2', type: 'VERIFICATION', acquirer: { id: 'TEST_ACQUIRER', transactionId: 'MCC9999990101' } },
+    };
+    const order = orderWith([row('p2', 'VERIFICATION', '0.0000', 'UNKNOWN', { apiOperation: 'VERIFY' })], { amount: '0' });
+    order.contents.stored = { requestHash: 'hash-of-the-original-request', body: verifyBody };
+    const { write, body } = written(order, APPROVED);
+    expect(write.transaction).toMatchObject({ result: 'FAILURE', gatewayCode: 'DECLINED_AVS' });
+    expect(write.order).toMatchObject({ status: 'FAILED' });
+    expect(body).toMatchObject({ result: 'FAILURE', response: { gatewayCode: 'DECLINED_AVS' }, risk: verifyBody.risk });
+    expect((body.transaction as JsonObject).authorizationCode).toBeUndefined();
+    // A second resolution with the same learned approval finds it recorded: nothing written.
+    const resolved = orderWith([row('p2', 'VERIFICATION', '0.0000', 'FAILURE', { apiOperation: 'VERIFY', gatewayCode: 'DECLINED_AVS' })], { amount: '0' });
+    resolved.contents.stored = { requestHash: 'hash-of-the-original-request', body };
+    expect(decideResolution(resolved, KEY, APPROVED, LEARNED_AT)).toEqual({ replay: body });
+    // Without a REJECT under risk (a REVIEW, or no rule), the approval is the verification's.
+    const reviewed = orderWith([row('p2', 'VERIFICATION', '0.0000', 'UNKNOWN', { apiOperation: 'VERIFY' })], { amount: '0' });
+    reviewed.contents.stored = {
+      requestHash: 'hash-of-the-original-request',
+      body: { ...verifyBody, risk: { response: { gatewayCode: 'REVIEW_REQUIRED', review: { decision: 'PENDING' }, rule: [] } } },
+    };
+    expect(written(reviewed, APPROVED).write.transaction).toMatchObject({ result: 'SUCCESS', gatewayCode: 'APPROVED' });
+    expect(written(reviewed, APPROVED).write.order).toMatchObject({ status: 'VERIFIED' });
+  });
+
   it('refuses a PENDING reservation its operation may still complete (reserved minutes ago) and a browser payment\'s transaction', () => {
     const recent = orderWith([row('p2', 'PAYMENT', '25.0000', 'PENDING', { updatedAt: new Date(LEARNED_AT.getTime() - 60_000) })]);
     expect(refusal(() => decideResolution(recent, KEY, APPROVED, LEARNED_AT)).explanation).toContain(

@@ -5,7 +5,7 @@ import { completeResponse } from '../ledger-response/complete-response';
 import { objectOrEmpty, OrderSnapshot } from '../ledger-response/order-snapshot';
 import { recordEntry } from '../order-state/record-entry';
 import { entryOfRow, orderRowWrite } from '../record-operation/ledger-write';
-import { approvedAmountOf, LearnedOutcome, learnedResponse, partiallyApprovedResponse, resultOf } from './learned-outcome';
+import { approvedAmountOf, isApproval, LearnedOutcome, learnedResponse, partiallyApprovedResponse, resultOf } from './learned-outcome';
 
 /** The transaction an outcome was learned about. */
 export interface UnknownTransactionKey {
@@ -52,8 +52,10 @@ export function decideResolution(
     // Every recorded transaction has the response of its creating operation, which this view was read for.
     throw new Error(`no stored response of ${existing.apiOperation} ${key.orderId}/${key.transactionId}`);
   }
-  const result = resultOf(learned.gatewayCode);
-  if (existing.result === result && existing.gatewayCode === learned.gatewayCode && sameApprovedAmount(existing, learned)) {
+  const avsRejected = rejectedByAvsRule(existing, stored.body, learned);
+  const gatewayCode = avsRejected ? 'DECLINED_AVS' : learned.gatewayCode;
+  const result = avsRejected ? 'FAILURE' : resultOf(learned.gatewayCode);
+  if (existing.result === result && existing.gatewayCode === gatewayCode && sameApprovedAmount(existing, learned)) {
     return { replay: stored.body };
   }
   assertResolvable(existing, key, at, abandonedAfterMs);
@@ -67,7 +69,7 @@ export function decideResolution(
     ...existing,
     amount: partial ? partial.toFixed() : existing.amount,
     result,
-    gatewayCode: learned.gatewayCode,
+    gatewayCode,
     taxAmount: partial ? null : existing.taxAmount,
     updatedAt: at,
   };
@@ -94,10 +96,12 @@ export function decideResolution(
     type: existing.type,
     amount,
     result,
-    gatewayCode: learned.gatewayCode,
+    gatewayCode,
     targetTransactionId: existing.targetTransactionId,
   };
-  const learnedBody = learnedResponse(stored.body, learned);
+  // The gateway declined what the issuer approved: no approval code to quote (transaction-filtering.rule.ts).
+  const { authorizationCode: _declined, ...withoutApproval } = learned;
+  const learnedBody = learnedResponse(stored.body, avsRejected ? withoutApproval : learned);
   const body = completeResponse(partial ? partiallyApprovedResponse(learnedBody, requested) : learnedBody, snapshot, recorded, at);
   const sequence = row.operationCount + 1;
   const write: LedgerWrite = {
@@ -116,7 +120,7 @@ export function decideResolution(
       amount: transaction.amount,
       currency: existing.currency,
       result,
-      gatewayCode: learned.gatewayCode,
+      gatewayCode,
       targetTransactionId: existing.targetTransactionId,
       fundingType: existing.fundingType,
       taxAmount: transaction.taxAmount,
@@ -127,6 +131,20 @@ export function decideResolution(
     at,
   };
   return { write, body, transaction };
+}
+
+/**
+ * A VERIFY recorded UNKNOWN under an AVS REJECT rule for the AVS result it got (its stored
+ * `risk.response.gatewayCode` REJECTED: the rule could not act on an unknown outcome) and now
+ * learned approved: the rule acts as it would have on the approval when it was recorded
+ * (transaction-filtering.rule.ts, docs/decisions/avs-rules-override-per-code.md): DECLINED_AVS,
+ * result FAILURE. A REVIEW or NO_ACTION decision leaves the approval as it is.
+ */
+function rejectedByAvsRule(existing: TransactionRow, stored: JsonObject, learned: LearnedOutcome): boolean {
+  if (existing.type !== 'VERIFICATION' || !isApproval(learned.gatewayCode)) {
+    return false;
+  }
+  return objectOrEmpty(objectOrEmpty(stored.risk).response).gatewayCode === 'REJECTED';
 }
 
 /**
