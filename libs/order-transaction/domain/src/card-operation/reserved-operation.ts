@@ -23,7 +23,7 @@ export interface CardOperationCommand<R> {
   transactionId: string;
   /** The validated request. */
   request: R;
-  /** The body as the merchant sent it, filled from a session the request named. */
+  /** The request body, filled from a session the request named (what the merchant sent wins). */
   body: JsonObject;
   /** The body as the merchant sent it, when a session filled `body`: the request hash is computed over it (requestHashBasis). */
   asSent?: JsonObject;

@@ -33,7 +33,7 @@ export interface VerifyCardCommand {
   readonly orderId: string;
   readonly transactionId: string;
   readonly request: VerifyRequest;
-  /** The body as the merchant sent it, filled from a session the request named. */
+  /** The request body, filled from a session the request named (what the merchant sent wins). */
   readonly body: JsonObject;
   /** The body as the merchant sent it, when a session filled `body`: the request hash is computed over it (requestHashBasis). */
   readonly asSent?: JsonObject;
