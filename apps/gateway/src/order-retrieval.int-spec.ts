@@ -7,8 +7,9 @@ import {
   SUBJECTS,
 } from '@gateway/contracts';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
-import { canonicalJson, loadConfig, MessageBus, RunningApp } from '@gateway/platform';
+import { canonicalJson, loadConfig, MessageBus, PreparedStatement, RunningApp } from '@gateway/platform';
 import { TEST_CARD, testRequestHasher } from '@gateway/testing';
+import type { EntityManager } from 'typeorm';
 import { startTestGateway, TestGateway } from './testing/test-gateway';
 
 /**
@@ -160,6 +161,68 @@ describe('GET .../order/{orderid}', () => {
     expect(text).toBe(
       `{"error":{"cause":"INVALID_REQUEST","explanation":"No order '${orderId}' was found for this merchant."},"result":"ERROR"}`,
     );
+  });
+});
+
+describe('GET .../order/{orderid}, read while an operation is recorded', () => {
+  it('shows totals and status that account for exactly the transactions it lists', async () => {
+    const merchant = await newMerchant();
+    const orderId = `ord-${randomBytes(4).toString('hex')}`;
+    await record(merchant, orderId, 'auth-1', 'AUTHORIZE', {
+      transaction: { type: 'AUTHORIZATION', amount: '100.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
+      order: { currency: 'USD', amount: '100.00' },
+      response: { sourceOfFunds: card },
+    });
+    // A capture commits right after the GET's first read of the order (reads take no order
+    // lock, so any write may land there); the answer must still be one state of the order.
+    let armed = true;
+    let injected = false;
+    const rows = PreparedStatement.prototype.rows;
+    const spy = jest.spyOn(PreparedStatement.prototype, 'rows').mockImplementation(async function <R>(this: PreparedStatement, manager: EntityManager, values: unknown[]) {
+      const result = await rows.call<PreparedStatement, [EntityManager, unknown[]], Promise<R[]>>(this, manager, values);
+      if (armed && values[1] === orderId && this.text.includes('FROM order_transaction.orders o')) {
+        armed = false;
+        await record(merchant, orderId, 'capture-1', 'CAPTURE', {
+          transaction: { type: 'CAPTURE', amount: '100.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', targetTransactionId: 'auth-1' },
+          response: {},
+        });
+        injected = true;
+      }
+      return result;
+    });
+    try {
+      const { status, body } = await get(`${merchant.base}/order/${orderId}`, merchant.authorization);
+      expect(injected).toBe(true);
+      expect(status).toBe(200);
+      const transactions = body.transaction as JsonObject[];
+      const captured = transactions.some((t) => (t.transaction as JsonObject).id === 'capture-1');
+      expect(body).toMatchObject({ status: captured ? 'CAPTURED' : 'AUTHORIZED', totalCapturedAmount: captured ? 100 : 0 });
+      for (const t of transactions) {
+        expect(t.order).toMatchObject({ status: body.status, totalCapturedAmount: body.totalCapturedAmount });
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    // The capture did commit: the next GET shows it.
+    const after = await get(`${merchant.base}/order/${orderId}`, merchant.authorization);
+    expect(after.body).toMatchObject({ status: 'CAPTURED', totalCapturedAmount: 100 });
+    expect((after.body.transaction as JsonObject[]).map((t) => (t.transaction as JsonObject).id)).toEqual(['auth-1', 'capture-1']);
+  });
+});
+
+describe('GET with percent-encoded ids', () => {
+  it('finds the order and the transaction by their decoded ids', async () => {
+    const merchant = await newMerchant();
+    const orderId = `o ${randomBytes(4).toString('hex')}?#%é`;
+    await record(merchant, orderId, 'a b?#', 'AUTHORIZE', {
+      transaction: { type: 'AUTHORIZATION', amount: '5.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
+      order: { currency: 'USD', amount: '5.00' },
+      response: { sourceOfFunds: card },
+    });
+    const order = await get(`${merchant.base}/order/${encodeURIComponent(orderId)}`, merchant.authorization);
+    expect(order).toMatchObject({ status: 200, body: { id: orderId, transaction: [{ transaction: { id: 'a b?#' } }] } });
+    const tx = await get(`${merchant.base}/order/${encodeURIComponent(orderId)}/transaction/${encodeURIComponent('a b?#')}`, merchant.authorization);
+    expect(tx).toMatchObject({ status: 200, body: { order: { id: orderId }, transaction: { id: 'a b?#' } } });
   });
 });
 

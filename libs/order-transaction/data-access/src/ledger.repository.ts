@@ -81,8 +81,20 @@ const FIND_FOR_BEGIN_WITH_TARGETS = new PreparedStatement(
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
 
-const FIND_ORDER = new PreparedStatement(
-  `SELECT ${ORDER_COLUMNS} FROM order_transaction.orders o WHERE o.merchant_id = $1 AND o.order_id = $2`,
+/**
+ * GET of an order in one statement, so one snapshot: the order row and the latest stored
+ * response of each of its transactions, in transaction order. Two statements could put a write
+ * between them: totals and status of one state over the transactions of another.
+ */
+const FIND_ORDER_WITH_RESPONSES = new PreparedStatement(
+  `SELECT ${ORDER_COLUMNS},
+          COALESCE((
+            SELECT json_agg(latest.body ORDER BY t.sequence)
+              FROM order_transaction.transactions t ${LATEST_RESPONSE_OF_T}
+             WHERE t.merchant_id = o.merchant_id AND t.order_id = o.order_id
+          ), '[]'::json) AS "latestBodies"
+     FROM order_transaction.orders o
+    WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
 
 const LATEST_RESPONSES = new PreparedStatement(
@@ -323,10 +335,24 @@ export class LedgerRepository {
     return { seen: seenOrderOf(row, { transactionId, apiOperation }), targetResponses: new Map(Object.entries(targetResponses)) };
   }
 
-  /** `connected`: as for the retrieval reads below (`read`). */
-  async findOrder(merchantId: string, orderId: string, connected?: () => void): Promise<OrderRow | null> {
-    const rows = await this.read(connected, (manager) => FIND_ORDER.rows<OrderRow>(manager, [merchantId, orderId]));
-    return rows[0] ?? null;
+  /**
+   * The order and the stored response of each transaction's latest operation, in transaction
+   * order, read together (one statement: the same committed state). Null: no such order.
+   * `connected`: as for the retrieval reads below (`read`).
+   */
+  async findOrderWithResponses(
+    merchantId: string,
+    orderId: string,
+    connected?: () => void,
+  ): Promise<{ order: OrderRow; responses: JsonObject[] } | null> {
+    const rows = await this.read(connected, (manager) =>
+      FIND_ORDER_WITH_RESPONSES.rows<OrderRow & { latestBodies: JsonObject[] }>(manager, [merchantId, orderId]),
+    );
+    if (rows.length === 0) {
+      return null;
+    }
+    const { latestBodies, ...order } = rows[0];
+    return { order, responses: latestBodies };
   }
 
   /** The stored response of each transaction's latest operation, in transaction order. */

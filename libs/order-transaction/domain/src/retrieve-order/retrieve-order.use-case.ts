@@ -19,20 +19,22 @@ export class RetrieveOrder {
   ) {}
 
   /**
-   * Refused unprocessed (PastDeadlineError) once the edge's deadline has passed: before the first
-   * read, once each read holds its connection, and before the abandoned reservations' check
+   * Refused unprocessed (PastDeadlineError) once the edge's deadline has passed: before the read,
+   * once it holds its connection, and before the abandoned reservations' check
    * (docs/decisions/operation-deadline.md, amendment on reads).
    */
   async execute(message: RetrieveOrderMessage): Promise<OperationReply> {
     const merchantId = message.envelope.merchant.id;
     const inTime = pastDeadlineCheck(message.deadline);
     inTime?.();
-    const row = await this.ledger.findOrder(merchantId, message.orderId, inTime);
-    if (!row) {
+    // One read: the order's fields and its transactions as of the same commit.
+    const found = await this.ledger.findOrderWithResponses(merchantId, message.orderId, inTime);
+    if (!found) {
       throw orderNotFound(message.orderId);
     }
+    const row = found.order;
     const order = snapshotOf(row);
-    const transactions = await this.ledger.latestResponses(merchantId, message.orderId, inTime);
+    const transactions = found.responses;
     const pending = transactions.find(answersPending);
     if (pending && typeof (pending.transaction as JsonObject | undefined)?.id === 'string') {
       inTime?.();
