@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { BlockList } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
@@ -679,6 +680,74 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(unknown).toEqual([]);
     });
 
+    it("filters and aggregates its alerts' and autoscalers' metrics only by labels they carry, with values the apps set and the series of their type", () => {
+      // An alert over a label a metric does not carry, a value the apps never set, or a series
+      // its type does not have (a counter's _count, a histogram without _bucket/_sum/_count)
+      // evaluates to nothing: it never fires.
+      const rules = find('PrometheusRule').flatMap((r) =>
+        (
+          r.spec as {
+            groups: {
+              rules: {
+                alert?: string;
+                record?: string;
+                expr: string;
+                annotations?: Record<string, string>;
+              }[];
+            }[];
+          }
+        ).groups.flatMap((g) => g.rules),
+      );
+      const { metrics, literals } = exportedMetrics();
+      // The reading of the sources finds what the apps register (the Metrics service's own too); one
+      // it missed would fail below as a series no metric has, never pass unchecked.
+      expect(metrics.size).toBeGreaterThanOrEqual(25);
+      expect(metrics.get('gateway_http_request_duration_seconds')).toEqual({
+        type: 'histogram',
+        labels: ['route', 'operation', 'status', 'result'],
+      });
+      expect(metrics.get('gateway_timed_out_reversals_total')).toEqual({
+        type: 'counter',
+        labels: ['outcome'],
+      });
+      const problems = rules.flatMap((rule) =>
+        metricProblemsIn(rule.expr, metrics, literals).map(
+          (problem) => `${rule.alert ?? rule.record}: ${problem}`,
+        ),
+      );
+      expect(problems).toEqual([]);
+      // What an alert's annotations name of `$labels` its expression's result carries: an
+      // aggregation keeps its `by` labels alone, a selection its metric's and the target's.
+      const unlabelled = rules.flatMap((rule) => {
+        const aggregated =
+          /\b(?:sum|min|max|avg|count|topk|bottomk|quantile|stddev|stdvar|group)\b\s*(?:by|without|\()/.test(
+            rule.expr,
+          );
+        const kept = aggregated
+          ? [...rule.expr.matchAll(/\bby\s*\(([^)]*)\)/g)].flatMap((m) =>
+              m[1].split(',').map((l) => l.trim()),
+            )
+          : [
+              ...TARGET_LABELS,
+              ...metricsNamedIn(rule.expr).flatMap((name) => metrics.get(name)?.labels ?? []),
+            ];
+        const named = [...JSON.stringify(rule.annotations ?? {}).matchAll(/\$labels\.(\w+)/g)].map(
+          (m) => m[1],
+        );
+        return named
+          .filter((label) => !kept.includes(label))
+          .map((label) => `${rule.alert}: $labels.${label}`);
+      });
+      expect(unlabelled).toEqual([]);
+      const external = find('HorizontalPodAutoscaler').flatMap((hpa) =>
+        ((hpa.spec as { metrics: { external?: { metric: { name: string } } }[] }).metrics ?? []).flatMap(
+          (m) => (m.external ? [m.external.metric.name] : []),
+        ),
+      );
+      expect(external.length).toBeGreaterThan(0);
+      expect(external.filter((name) => metrics.get(name)?.type !== 'gauge')).toEqual([]);
+    });
+
     it("points each alert at its runbook entry, a heading of the operator's guide", () => {
       const rules = find('PrometheusRule').flatMap((r) =>
         (r.spec as { groups: { rules: { alert?: string; annotations?: { runbook?: string } }[] }[] }).groups.flatMap((g) => g.rules),
@@ -883,6 +952,222 @@ function exportedMetricNames(): Set<string> {
 /** The gateway_* metrics a PromQL expression or a text names, a histogram's series (_bucket, _count, _sum) by the histogram's name. */
 function metricsNamedIn(text: string): string[] {
   return [...new Set([...text.matchAll(/\bgateway_[a-z0-9_]*[a-z0-9]/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')))];
+}
+
+type MetricType = 'counter' | 'gauge' | 'histogram';
+
+/** Labels every scraped series carries besides its own: the target's (Prometheus, the Prometheus Operator, the ServiceMonitor's targetLabels). */
+const TARGET_LABELS = new Set([
+  'job',
+  'instance',
+  'namespace',
+  'service',
+  'pod',
+  'container',
+  'endpoint',
+  'app_kubernetes_io_name',
+]);
+
+/** The non-test TypeScript sources of the apps and libs (e2e apps aside). */
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && !entry.name.endsWith('-e2e')) walk(file);
+      } else if (entry.name.endsWith('.ts') && !/\.(int-)?spec\.ts$/.test(entry.name)) {
+        files.push(file);
+      }
+    }
+  };
+  walk(path.join(ROOT, 'libs'));
+  walk(path.join(ROOT, 'apps'));
+  return files;
+}
+
+/**
+ * The gateway_* metrics the sources register, with their type and label names, read from the
+ * code without running it: `new Counter|Gauge|Histogram({ name, labelNames })` and the Metrics
+ * service's `counter`/`gauge(name, help, labelNames)`, `sampledGauge(name, ...)` and the
+ * webhook dispatcher's `registerOutboxGauge(name, ...)` (unlabelled), a name given as a string or
+ * as a constant holding one. Also every string literal of the sources: the label values they set.
+ */
+function exportedMetrics(): {
+  metrics: Map<string, { type: MetricType; labels: string[] }>;
+  literals: Set<string>;
+} {
+  const sources = sourceFiles().map((file) =>
+    ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true),
+  );
+  const constants = new Map<string, string>();
+  const literals = new Set<string>();
+  const visitAll = (visit: (node: ts.Node, source: ts.SourceFile) => void): void => {
+    for (const source of sources) {
+      const walk = (node: ts.Node): void => {
+        visit(node, source);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+  };
+  visitAll((node) => {
+    if (ts.isStringLiteralLike(node)) literals.add(node.text);
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      ts.isStringLiteralLike(node.initializer)
+    ) {
+      constants.set(node.name.text, node.initializer.text);
+    }
+  });
+  const unwrap = (node: ts.Expression): ts.Expression =>
+    ts.isAsExpression(node) || ts.isParenthesizedExpression(node) ? unwrap(node.expression) : node;
+  const nameOf = (node: ts.Expression | undefined): string | undefined => {
+    const value =
+      node &&
+      (ts.isStringLiteralLike(node)
+        ? node.text
+        : ts.isIdentifier(node)
+          ? constants.get(node.text)
+          : undefined);
+    return value?.startsWith('gateway_') ? value : undefined;
+  };
+  const labelsOf = (node: ts.Expression | undefined, source: ts.SourceFile): string[] => {
+    if (!node) return [];
+    const array = unwrap(node);
+    if (!ts.isArrayLiteralExpression(array) || !array.elements.every(ts.isStringLiteralLike)) {
+      throw new Error(
+        `${source.fileName}: label names not given as a literal array: ${node.getText(source)}`,
+      );
+    }
+    return array.elements.map((element) => (element as ts.StringLiteralLike).text);
+  };
+  const metrics = new Map<string, { type: MetricType; labels: string[] }>();
+  const add = (name: string, type: MetricType, labels: string[], source: ts.SourceFile): void => {
+    const known = metrics.get(name);
+    if (known && (known.type !== type || known.labels.join() !== labels.join())) {
+      throw new Error(`${source.fileName}: ${name} registered again with another type or labels`);
+    }
+    metrics.set(name, { type, labels });
+  };
+  visitAll((node, source) => {
+    if (
+      ts.isNewExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      ['Counter', 'Gauge', 'Histogram'].includes(node.expression.text)
+    ) {
+      const options = node.arguments?.[0];
+      if (!options || !ts.isObjectLiteralExpression(options)) return;
+      const property = (key: string) =>
+        options.properties.find(
+          (p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(source) === key,
+        )?.initializer;
+      const name = nameOf(property('name'));
+      if (name)
+        add(
+          name,
+          node.expression.text.toLowerCase() as MetricType,
+          labelsOf(property('labelNames'), source),
+          source,
+        );
+    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const method = node.expression.name.text;
+      const name = nameOf(node.arguments[0]);
+      if (!name) return;
+      if (method === 'counter' || method === 'gauge')
+        add(name, method, labelsOf(node.arguments[2], source), source);
+      else if (method === 'sampledGauge' || method === 'registerOutboxGauge') add(name, 'gauge', [], source);
+    }
+  });
+  return { metrics, literals };
+}
+
+/**
+ * What is wrong with the gateway_* metrics a PromQL expression selects: a series their type
+ * does not have, a matcher or an aggregation (`by`/`without`) over a label they do not carry,
+ * an equality matcher on a value the sources never hold.
+ */
+function metricProblemsIn(
+  expr: string,
+  metrics: Map<string, { type: MetricType; labels: string[] }>,
+  literals: Set<string>,
+): string[] {
+  const problems: string[] = [];
+  /** The labels of a series, or undefined (and a problem) when no metric has it. */
+  const labelsOfSeries = (series: string): string[] | undefined => {
+    const metric = metrics.get(series);
+    if (metric && metric.type !== 'histogram') {
+      if (metric.type === 'counter' && !series.endsWith('_total'))
+        problems.push(`${series}: a counter not named *_total`);
+      return metric.labels;
+    }
+    if (metric) {
+      problems.push(`${series}: a histogram has no series of that name (_bucket, _sum, _count)`);
+      return undefined;
+    }
+    const [, base, suffix] = /^(.*)_(bucket|sum|count)$/.exec(series) ?? [];
+    if (base && metrics.get(base)?.type === 'histogram')
+      return suffix === 'bucket' ? [...metrics.get(base)!.labels, 'le'] : metrics.get(base)!.labels;
+    problems.push(`${series}: no metric of the apps has this series`);
+    return undefined;
+  };
+  const carries = (labels: string[], label: string) => labels.includes(label) || TARGET_LABELS.has(label);
+
+  for (const selector of expr.matchAll(/\b(gateway_[a-z0-9_]*[a-z0-9])\b(?:\{([^}]*)\})?/g)) {
+    const labels = labelsOfSeries(selector[1]);
+    if (!labels) continue;
+    for (const [, label, op, value] of (selector[2] ?? '').matchAll(
+      /(\w+)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"/g,
+    )) {
+      if (!carries(labels, label)) problems.push(`${selector[1]}: no label ${label}`);
+      else if ((op === '=' || op === '!=') && !TARGET_LABELS.has(label) && !literals.has(value))
+        problems.push(`${selector[1]}: ${label}="${value}" is set nowhere`);
+    }
+  }
+
+  // An aggregation's labels must be carried by every metric of what it aggregates: the
+  // parenthesised argument after `by (...)`, or before it in `sum(...) by (...)`.
+  for (const clause of expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)) {
+    const after = clause.index + clause[0].length;
+    const argument = /^\s*\(/.test(expr.slice(after))
+      ? balancedFrom(expr, expr.indexOf('(', after))
+      : balancedBefore(expr, clause.index);
+    const aggregated = [...argument.matchAll(/\b(gateway_[a-z0-9_]*[a-z0-9])\b/g)].map((m) => m[1]);
+    for (const label of clause[1]
+      .split(',')
+      .map((l) => l.trim())
+      .filter(Boolean)) {
+      for (const series of aggregated) {
+        const labels = metrics.get(series)?.type === 'histogram' ? undefined : labelsOfSeries(series);
+        if (labels && !carries(labels, label))
+          problems.push(`${series}: aggregated by ${label}, a label it does not carry`);
+      }
+    }
+  }
+  return [...new Set(problems)];
+}
+
+/** The text of the parenthesised group opening at `open`. */
+function balancedFrom(text: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    depth += text[i] === '(' ? 1 : text[i] === ')' ? -1 : 0;
+    if (depth === 0) return text.slice(open, i + 1);
+  }
+  throw new Error(`unbalanced parentheses in ${text}`);
+}
+
+/** The text of the parenthesised group closing at the last `)` before `end`. */
+function balancedBefore(text: string, end: number): string {
+  const close = text.lastIndexOf(')', end);
+  let depth = 0;
+  for (let i = close; i >= 0; i--) {
+    depth += text[i] === ')' ? 1 : text[i] === '(' ? -1 : 0;
+    if (depth === 0) return text.slice(i, close + 1);
+  }
+  throw new Error(`unbalanced parentheses in ${text}`);
 }
 
 /** The `kubectl run` of the operator's guide's "Provisioning merchants": its pod labels and its overrides. */
