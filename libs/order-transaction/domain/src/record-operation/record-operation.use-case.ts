@@ -378,9 +378,9 @@ export class RecordOperation {
       updatedAt: at,
     };
     const body = completeResponse(input.response, order, input.transaction, at);
-    const write = ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence);
+    const announcement = this.keptAnnouncement(input, true, input.notificationUrl, body, at);
     return {
-      write: { ...write, transaction: { ...write.transaction, announcement: this.keptAnnouncement(input, true, input.notificationUrl, body, at) } },
+      write: ledgerWrite(input, order, input.details, input.notificationUrl, 1, body, at, input.fence, announcement),
       body,
       alongside: this.writtenAlongside(step === 'RESERVE' ? null : eventOf(input, true, input.notificationUrl, body, at), input),
     };
@@ -440,13 +440,13 @@ export class RecordOperation {
     const details = reserving ? row.details : { ...row.details, ...input.details };
     // A completion may carry an older token than the order's newest: keep the newest.
     const fence = input.fence > BigInt(row.lastFencingToken) ? input.fence : BigInt(row.lastFencingToken);
-    const write = ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at, fence);
     // A completed reservation that opened the order announces its creation now.
     const createdOrder = step === 'COMPLETE' && existing?.sequence === 1;
     // The URL the completion announces to: a reservation leaves the order's as it is (above).
     const announcement = this.keptAnnouncement(input, createdOrder, input.notificationUrl ?? row.notificationUrl, body, at);
+    const write = ledgerWrite(input, order, details, notificationUrl, row.operationCount + 1, body, at, fence, announcement);
     return {
-      write: { ...write, transaction: { ...write.transaction, announcement }, response: { ...write.response, replaces: step === 'COMPLETE' } },
+      write: { ...write, response: { ...write.response, replaces: step === 'COMPLETE' } },
       body,
       alongside: this.writtenAlongside(step === 'RESERVE' ? null : eventOf(input, createdOrder, notificationUrl, body, at), input),
     };
@@ -618,6 +618,7 @@ function ledgerWrite(
   body: JsonObject,
   at: Date,
   fence: bigint,
+  announcement: ReservedAnnouncement | null,
 ): LedgerWrite {
   const t = input.transaction;
   return {
@@ -633,6 +634,7 @@ function ledgerWrite(
       targetTransactionId: t.targetTransactionId,
       fundingType: t.fundingType,
       taxAmount: t.taxAmount?.toFixed() ?? null,
+      announcement,
     },
     response: { apiOperation: input.apiOperation, requestHash: input.requestHash, body },
     sequence,
