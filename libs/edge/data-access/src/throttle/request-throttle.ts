@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Admission control at the edge, shared by every edge replica (Redis) or held in the process
@@ -85,30 +86,12 @@ export function addressSource(address: string): string {
   if (isIP(unzoned) !== 6) {
     return address;
   }
-  const groups = ipv6Groups(unzoned);
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+  const parsed = ipaddr.IPv6.parse(unzoned);
+  if (parsed.isIPv4MappedAddress()) {
+    return parsed.toIPv4Address().toString();
   }
-  return `${groups
+  return `${parsed.parts
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted IPv4 as two groups). */
-function ipv6Groups(address: string): number[] {
-  let text = address.toLowerCase();
-  const lastColon = text.lastIndexOf(':');
-  if (text.includes('.', lastColon)) {
-    const [a, b, c, d] = text
-      .slice(lastColon + 1)
-      .split('.')
-      .map(Number);
-    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
-  const read = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
-  const before = read(head);
-  const after = read(tail);
-  return tail === undefined ? before : [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
 }
