@@ -97,13 +97,6 @@ const FIND_ORDER_WITH_RESPONSES = new PreparedStatement(
     WHERE o.merchant_id = $1 AND o.order_id = $2`,
 );
 
-const LATEST_RESPONSES = new PreparedStatement(
-  `SELECT latest.body
-     FROM order_transaction.transactions t ${LATEST_RESPONSE_OF_T}
-    WHERE t.merchant_id = $1 AND t.order_id = $2
-    ORDER BY t.sequence`,
-);
-
 const FIND_TRANSACTION_RESPONSE = new PreparedStatement(
   `SELECT ${ORDER_COLUMNS}, latest.body AS "latestBody"
      FROM order_transaction.orders o
@@ -353,12 +346,6 @@ export class LedgerRepository {
     }
     const { latestBodies, ...order } = rows[0];
     return { order, responses: latestBodies };
-  }
-
-  /** The stored response of each transaction's latest operation, in transaction order. */
-  async latestResponses(merchantId: string, orderId: string, connected?: () => void): Promise<JsonObject[]> {
-    const rows = await this.read(connected, (manager) => LATEST_RESPONSES.rows<{ body: JsonObject }>(manager, [merchantId, orderId]));
-    return rows.map((r) => r.body);
   }
 
   /** The order and the stored response of the transaction's latest operation (null: no such transaction). */

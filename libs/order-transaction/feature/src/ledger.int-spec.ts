@@ -509,7 +509,7 @@ describe('a browser payment completing later (UPDATE)', () => {
       order: { transactions: [{ id: 'bp-1', amount: '18.00', result: 'SUCCESS' }] },
     });
     const repository = ledger.running.app.get(LedgerRepository);
-    expect(await repository.latestResponses(merchant.id, orderId)).toEqual([confirmed.body]);
+    expect((await repository.findOrderWithResponses(merchant.id, orderId))?.responses).toEqual([confirmed.body]);
     const found = await repository.findForBeginWithTargets(merchant.id, orderId, 'r1', 'REFUND', { types: ['PAYMENT'] });
     expect(found?.targetResponses.get('bp-1')).toEqual(confirmed.body);
   });
