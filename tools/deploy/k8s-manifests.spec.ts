@@ -771,6 +771,27 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(alertExpr('GatewayHighErrorRate').replace(/\s+/g, ' ')).toContain('- (sum(rate(gateway_edge_throttled_requests_total[5m])) or vector(0))');
     });
 
+    it("leaves the edge's own refusals at its in-flight cap out of the error rate, and pages on them in an alert of their own at the same line", () => {
+      // A request refused at EDGE_MAX_IN_FLIGHT is the designed answer to overload, not a fault:
+      // its remedy is capacity, so it must not page as an error storm, nor dilute the error rate
+      // of the requests the edge took on. But each is a failed request for the merchant who got
+      // it, so the share that paged as errors before still pages, under its own name.
+      const errorRate = alertExpr('GatewayHighErrorRate').replace(/\s+/g, ' ');
+      const shed = '(sum(rate(gateway_edge_requests_shed_total[5m])) or vector(0))';
+      const [, numerator, denominator, line] = /^\((.*)\) \/ \((.*)\) > ([\d.]+) $/.exec(errorRate) ?? [];
+      expect(numerator).toContain(`- ${shed}`);
+      expect(denominator).toContain(`- ${shed}`);
+      const requests = denominator.replace(` - ${shed}`, '');
+      expect(requests).toMatch(/^sum\(rate\(gateway_http_request_duration_seconds_count\{[^}]*\}\[5m\]\)\)$/);
+      const rules = find('PrometheusRule').flatMap((r) =>
+        (r.spec as { groups: { rules: { alert?: string; expr: string; for?: string; labels?: Record<string, string> }[] }[] }).groups.flatMap((g) => g.rules),
+      );
+      const paging = rules.find((rule) => rule.alert === 'GatewayHighErrorRate')!;
+      const overloaded = rules.find((rule) => rule.alert === 'GatewayEdgeOverloaded');
+      expect(overloaded?.expr.replace(/\s+/g, ' ').trim()).toBe(`sum(rate(gateway_edge_requests_shed_total[5m])) / ${requests} > ${line}`);
+      expect(overloaded).toMatchObject({ for: paging.for, labels: { severity: paging.labels?.severity } });
+    });
+
     it('believes forwarded headers from the pod network at most, never from a whole private range', () => {
       const config = Object.assign({}, ...find('ConfigMap').map((c) => c.data)) as Record<string, string>;
       const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
