@@ -17,6 +17,15 @@ export interface OutboxNotification {
   payload: JsonObject;
 }
 
+/**
+ * What an open card transaction of the order (a reservation, an UNKNOWN outcome) keeps for the
+ * notification of its outcome (`transactions.announcement`, ReservedAnnouncement), by its id.
+ */
+export interface KeptAnnouncement {
+  transactionId: string;
+  announcement: JsonObject & { url: string };
+}
+
 /** An agreement the order's operations named, by its id, with the merchant's free text about it. */
 export interface NamedAgreement {
   agreementId: string;
@@ -58,6 +67,20 @@ export class PayerDataRecords {
          FROM order_transaction.operation_responses
         WHERE merchant_id = $1 AND order_id = $2
         ORDER BY sequence`,
+      [merchantId, orderId],
+    );
+  }
+
+  /**
+   * The announcements the order's open card transactions keep (docs/decisions/unknown-resolution.md,
+   * amendment 2026-11-27): the notification URL a later resolution announces the outcome to, as
+   * the operation's request or the order named it then. By the transactions' primary key.
+   */
+  announcements(merchantId: string, orderId: string): Promise<KeptAnnouncement[]> {
+    return this.manager.query(
+      `SELECT transaction_id AS "transactionId", announcement FROM order_transaction.transactions
+        WHERE merchant_id = $1 AND order_id = $2 AND announcement IS NOT NULL
+        ORDER BY transaction_id`,
       [merchantId, orderId],
     );
   }
@@ -139,6 +162,14 @@ export class PayerDataRecords {
       `UPDATE order_transaction.operation_responses SET body = $5::jsonb
         WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3 AND api_operation = $4`,
       [merchantId, orderId, response.transactionId, response.apiOperation, JSON.stringify(response.body)],
+    );
+  }
+
+  /** The announcement only: the transaction's money, status and times are the ledger's record. */
+  async writeAnnouncement(merchantId: string, orderId: string, kept: KeptAnnouncement): Promise<void> {
+    await this.manager.query(
+      `UPDATE order_transaction.transactions SET announcement = $4::jsonb WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = $3`,
+      [merchantId, orderId, kept.transactionId, JSON.stringify(kept.announcement)],
     );
   }
 

@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { TEST_CARD, TEST_EXPIRY, waitFor } from '@gateway/testing';
 import { LedgerTestApp, newOrderId, operateAs, startLedgerTestApp, testMerchant } from './testing/ledger-test-app';
 import { runPayerDataCommand } from './payer-data.command';
+import { resolveUnknownOver } from './operator-commands';
 
 /**
  * `payer-data erase` (ErasePayerData) against the real ledger: orders paid through
@@ -678,6 +679,42 @@ describe('payer-data erase', () => {
     // The erasure decided on the order as the refund left it: its response and notification are stripped too.
     const after = await ledgerRows(merchant, orderId);
     expect(after.responses.map((r: { id: string }) => r.id)).toContain('r2');
+    expect(JSON.stringify(after)).not.toMatch(/zelda/i);
+  });
+
+  it('cuts the URL an UNKNOWN outcome keeps for its announcement, so the outcome learned after the erasure is announced without the payer\'s query', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const withQuery = `${HOOKS}?customer=zelda-42`;
+    const unknownPay = { ...payRequest, order: { ...(payRequest.order as JsonObject), notificationUrl: withQuery } };
+    const card = group(unknownPay, 'sourceOfFunds', 'provided', 'card');
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', { ...unknownPay, sourceOfFunds: { type: 'CARD', provided: { card: { ...card, expiry: TEST_EXPIRY.UNKNOWN } } } });
+    const announcementOf = async (): Promise<JsonObject | null> =>
+      (await app.dataSource.query(`SELECT announcement FROM order_transaction.transactions WHERE merchant_id = $1 AND order_id = $2 AND transaction_id = 'p1'`, [merchant.id, orderId]))[0]
+        .announcement;
+    expect(await announcementOf()).toMatchObject({ url: withQuery });
+
+    const dry = JSON.parse((await erase('erase', merchant.id, orderId, '--dry-run', '--json')).out);
+    expect(dry.orders[0]).toMatchObject({ status: 'WOULD_ERASE', notificationUrl: true });
+    expect(await announcementOf()).toMatchObject({ url: withQuery });
+    expect((await erase('erase', merchant.id, orderId)).code).toBe(0);
+    // The receiver, mode and sealed secret stay: the resolution still announces the outcome, signed as before.
+    expect(await announcementOf()).toEqual({ url: HOOKS, merchantMode: 'TEST', sealedSecret: merchant.settings.notifications.secret?.current });
+
+    const resolution = resolveUnknownOver(app.dataSource, logger);
+    await resolution.execute({
+      merchantId: merchant.id,
+      orderId,
+      transactionId: 'p1',
+      learned: { gatewayCode: 'APPROVED', acquirerTransactionId: 'MCC7654320101' },
+      source: 'OPERATOR',
+    });
+    const after = await ledgerRows(merchant, orderId);
+    expect(after.transactions[0]).toMatchObject({ id: 'p1', result: 'SUCCESS' });
+    expect(after.outbox.map((n: { id: string; url: string }) => [n.id, n.url])).toEqual([
+      ['p1', HOOKS],
+      ['p1', HOOKS],
+    ]);
     expect(JSON.stringify(after)).not.toMatch(/zelda/i);
   });
 });

@@ -54,4 +54,25 @@ describe('createLogger', () => {
     expect(lines[1]).toMatchObject({ err: { message: "Value '[email]' is invalid." } });
     expect(lines[2].msg).toBe('payer [email] returned');
   });
+
+  it('scrubs what pino writes besides the object and the message: values formatted into it, an error\'s message standing for it', () => {
+    const { lines, logger } = capturing();
+    logger.info('card %s declined for %s', '5123450000000008', 'zelda.privacy@example.org');
+    logger.info({ orderId: 'o-1' }, 'request %o', { password: 'hunter2-secret', card: { number: '5123450000000008' } });
+    // pino logs the error's message as the line's message when the call gives none.
+    logger.error(new Error('card 5123450000000008 of zelda.privacy@example.org refused'));
+    logger.warn({ err: new Error('webhook to https://user:pa55word@merchant.example/hooks?customer=zelda failed') });
+    logger.warn('lookup failed: %s', new Error('no session for 5123450000000008'));
+    const logged = JSON.stringify(lines);
+    for (const value of ['5123450000000008', 'zelda.privacy@example.org', 'hunter2-secret', 'pa55word', 'customer=zelda']) {
+      expect(logged).not.toContain(value);
+    }
+    expect(lines.map((line) => line.msg)).toEqual([
+      'card 512345…0008 declined for [email]',
+      'request {"password":"[REDACTED]","card":{"number":"[REDACTED]"}}',
+      'card 512345…0008 of [email] refused',
+      'webhook to https://merchant.example/hooks failed',
+      'lookup failed: Error: no session for 512345…0008',
+    ]);
+  });
 });

@@ -30,12 +30,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
       },
       hooks: {
         logMethod(args, method) {
-          if (typeof args[0] === 'string') {
-            args[0] = scrubString(args[0]);
-          } else if (typeof args[1] === 'string') {
-            args[1] = scrubString(args[1]);
-          }
-          return method.apply(this, args);
+          return method.apply(this, scrubbedArguments(args) as typeof args);
         },
       },
       mixin: () => {
@@ -45,4 +40,37 @@ export function createLogger(options: LoggerOptions): AppLogger {
     },
     options.destination ?? pino.destination({ fd: 1, sync: false }),
   );
+}
+
+/**
+ * A log call's arguments as pino reads them, the message scrubbed as the object is by the
+ * formatter: the message (the first argument when a string, else the second), the values pino
+ * formats into it (`%s`, `%o`...: written as they are), and, when the call gives no message, the
+ * error's message pino takes instead (`logger.error(err)`, `logger.warn({ err })`: it is written
+ * as the line's `msg` whatever the formatter does with the error).
+ */
+function scrubbedArguments(args: unknown[]): unknown[] {
+  const at = typeof args[0] === 'string' ? 0 : 1;
+  if (typeof args[at] === 'string') {
+    return args.map((arg, i) => (i < at ? arg : i === at ? scrubString(arg as string) : formatted(arg)));
+  }
+  if (args.length === 1 && args[0] !== null && typeof args[0] === 'object') {
+    const message = errorMessageOf(args[0] as Record<string, unknown>);
+    if (message !== undefined) {
+      return [args[0], scrubString(message)];
+    }
+  }
+  return args;
+}
+
+/** A value pino formats into the message, scrubbed; an error as `%s` shows it (its name and message), not as an object. */
+function formatted(value: unknown): unknown {
+  return value instanceof Error ? scrubString(String(value)) : scrub(value);
+}
+
+/** The message pino gives a line logged without one: the error's, when it logs an error. */
+function errorMessageOf(object: Record<string, unknown>): string | undefined {
+  const error = object instanceof Error ? object : object.msg === undefined ? object.err : undefined;
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : undefined;
 }

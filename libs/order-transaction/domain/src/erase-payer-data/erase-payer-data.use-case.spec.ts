@@ -65,6 +65,7 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
           }),
           responses: async () => committed.responses,
           agreements: async () => [],
+          announcements: async () => [],
           notifications: async () => committed.notifications,
           holdNotifications: async () => true,
           writeOrder: async (_merchantId, _orderId, details) => {

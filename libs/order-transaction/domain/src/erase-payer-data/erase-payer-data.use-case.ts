@@ -22,7 +22,10 @@ export interface PayerDataErasure {
   status: 'ERASED' | 'WOULD_ERASE' | 'UNCHANGED' | 'NOT_FOUND';
   /** Whether the order's details held personal data. */
   details: boolean;
-  /** Whether the order's notification URL had a query or fragment (cut to what delivery needs). */
+  /**
+   * Whether the order's notification URL had a query or fragment (cut to what delivery needs),
+   * there or in what an open card transaction of the order keeps for announcing its outcome.
+   */
   notificationUrl: boolean;
   /** Stored operation responses that held some. */
   responses: number;
@@ -37,7 +40,8 @@ export interface PayerDataErasure {
  * the merchant forwards the payer's erasure request (docs/decisions/payer-personal-data.md, item
  * 3): the fields the log scrubber hides (contracts' withoutPersonalData), from the order's
  * details, every stored response and every webhook payload of the order; the query and fragment
- * of the order's notification URL and of its notifications' URLs; the custom data of the
+ * of the order's notification URL, of its notifications' URLs and of the URL its open card
+ * transactions keep for announcing their outcome (`transactions.announcement`); the custom data of the
  * agreements the order named (amendment 2026-11-27). Everything else stays: ids, amounts,
  * currency, status, result and gateway codes, the masked card, the acquirer's references, the
  * agreements' terms, and each response's request hash, so a replay of the original request
@@ -116,6 +120,12 @@ export class ErasePayerData {
     const notificationUrl = order.notificationUrl === null ? null : notificationUrlKept(order.notificationUrl);
     const stored = await records.responses(merchantId, orderId);
     const responses = stored.flatMap((r) => stripped(r.body, (body) => ({ ...r, body })));
+    // An open outcome (a reservation, UNKNOWN) keeps the URL its resolution will announce it to,
+    // days later maybe: cut as the order's, or that notification would carry the payer's query.
+    const announcements = (await records.announcements(merchantId, orderId)).flatMap((kept) => {
+      const url = notificationUrlKept(kept.announcement.url);
+      return url === kept.announcement.url ? [] : [{ ...kept, announcement: { ...kept.announcement, url } }];
+    });
     // Named before stripping: the agreement groups are what tells which agreements the order used.
     // Not by the retention: an agreement is the series', and a series whose first order is idle
     // may still be paid on, each payment given the agreement's custom data (nothing records when a
@@ -134,7 +144,7 @@ export class ErasePayerData {
     });
     const counts = {
       details: details !== order.details,
-      notificationUrl: notificationUrl !== order.notificationUrl,
+      notificationUrl: notificationUrl !== order.notificationUrl || announcements.length > 0,
       responses: responses.length,
       notifications: notifications.length,
       agreements: agreements.length,
@@ -151,6 +161,9 @@ export class ErasePayerData {
     await records.writeOrder(merchantId, orderId, details, notificationUrl);
     for (const response of responses) {
       await records.writeResponse(merchantId, orderId, response);
+    }
+    for (const kept of announcements) {
+      await records.writeAnnouncement(merchantId, orderId, kept);
     }
     for (const notification of notifications) {
       await records.writeNotification(notification);
