@@ -41,6 +41,12 @@ describe('admin certificate commands', () => {
 
     // A revocation is final: registering the certificate again is refused, not half done.
     expect(await cli('add-certificate', id, shop.certFile)).toMatchObject({ code: 1, err: expect.stringContaining('is revoked') });
+    // Nor is it undone by set, whether it names the list or writes the whole object.
+    expect(await cli('set', id, 'clientCertificates.revokedFingerprints=[]')).toMatchObject({ code: 1, err: expect.stringContaining('is revoked') });
+    expect(await cli('set', id, `clientCertificates.fingerprints=["${shop.fingerprint}"]`)).toMatchObject({ code: 1, err: expect.stringContaining('is revoked') });
+    expect(await cli('set', id, 'clientCertificates=null')).toMatchObject({ code: 1, err: expect.stringContaining('is revoked') });
+    const rewritten = await cli('set', id, 'clientCertificates={"fingerprints":[]}');
+    expect(rewritten.json.settings.clientCertificates.revokedFingerprints).toEqual([shop.fingerprint, renewed.fingerprint]);
     expect((await cli('show', id)).json.settings.clientCertificates).toMatchObject({ fingerprints: [], revokedFingerprints: [shop.fingerprint, renewed.fingerprint] });
   });
 

@@ -36,6 +36,7 @@ describe('admin: usage', () => {
     [['create', '--name', '', '--mode', 'LIVE'], 'create needs --name <name>'],
     [['mode', 'SHOP1', 'Live'], "mode must be TEST or LIVE, not 'Live'"],
     [['add-certificate', 'SHOP1', 'shop.pem', '--by', 'issuer'], "--by must be fingerprint or subject, not 'issuer'"],
+    [['--standalone', 'provision-database'], 'provision-database does not take --standalone'],
   ])('refuses %j with a usage error (exit 2) naming the problem, before opening the database', async (args, message) => {
     const result = await cli(...args);
     expect(result).toMatchObject({ code: 2, out: '' });

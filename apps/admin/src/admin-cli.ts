@@ -173,9 +173,14 @@ async function runCommand(io: CliIo, json: boolean, command: () => Promise<{ jso
 }
 
 /** What is wrong with the command line as written, if anything. */
-function usageProblem(command: string, args: string[], values: Values): string | undefined {
+function usageProblem(command: string, args: string[], values: Values & { standalone?: boolean }): string | undefined {
   if (!Object.hasOwn(COMMANDS, command)) {
     return `unknown command '${command}'`;
+  }
+  // provision-database always works on DATABASE_ADMIN_URL's database: --standalone was ignored,
+  // and the distributed profile's roles provisioned by an operator who meant the embedded one.
+  if (command === 'provision-database' && values.standalone) {
+    return 'provision-database does not take --standalone (it provisions the distributed profile\'s database, DATABASE_ADMIN_URL)';
   }
   const spec = COMMANDS[command];
   const min = spec.min ?? spec.args.length;

@@ -3,12 +3,15 @@ import { DataSource } from 'typeorm';
 import { VaultKeys } from '@gateway/crypto';
 import {
   AppLogger,
+  CommandIo,
   createLogger,
   createServiceDataSource,
   databaseConnection,
   failStartup,
   loadConfig,
+  parsedOrUsageError,
   ProcessSignals,
+  stdio,
 } from '@gateway/platform';
 import { DataKeyRepository, TOKEN_VAULT_SCHEMA, TokenRepository } from '@gateway/token-vault/data-access';
 import { ReencryptTokens, TokenSealing } from '@gateway/token-vault/domain';
@@ -24,11 +27,56 @@ Rotates the vault's keys while the service keeps serving:
      and once more after the replicas have switched, for rows they wrote meanwhile.
 
 Options:
-  --rewrap-only       only step 1 (master key rotation: then remove the old master key)
+  --rewrap-only       only step 1 (master key rotation: then remove the old master key); takes
+                      no other option
   --resume            steps 1 and 3: finish re-encrypting under the ACTIVE key, no new data key
   --destroy-retired   afterwards, delete retired data keys no token uses any more
   --help
+The batch size and the refresh interval are the service's settings (VAULT_REENCRYPT_BATCH_SIZE,
+VAULT_KEY_REFRESH_MS), not options.
+
+Exit code 0: every token under the ACTIVE key. 2: some remain (rerun with --resume). 64: an
+option or argument this command does not take, or options that do not go together: nothing done.
 `;
+
+/** Usage mistakes (sysexits' EX_USAGE): 2 already means tokens remain to re-encrypt. */
+export const ROTATE_KEYS_USAGE_ERROR = 64;
+
+/**
+ * The command's options, or the exit code once its line is answered: usage (--help, 0) or a
+ * usage error (64), before the configuration is read or the database opened. --rewrap-only stops
+ * after step 1, so --resume and --destroy-retired beside it were silently not done (an operator
+ * believed retired keys were deleted); they are refused, as other operator commands refuse an
+ * option they do not read. An unknown option or an argument is a usage error too (it exited 1
+ * as a failed startup).
+ */
+export function rotateKeysLine(argv: string[], io: CommandIo): RotateKeysOptions | number {
+  const parsed = parsedOrUsageError(io, () =>
+    parseArgs({
+      args: argv,
+      options: {
+        'rewrap-only': { type: 'boolean', default: false },
+        resume: { type: 'boolean', default: false },
+        'destroy-retired': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    }),
+  );
+  if (!parsed) {
+    return ROTATE_KEYS_USAGE_ERROR;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.out(ROTATE_KEYS_USAGE);
+    return 0;
+  }
+  const ignored = values['rewrap-only'] ? (['resume', 'destroy-retired'] as const).find((name) => values[name]) : undefined;
+  if (ignored) {
+    io.err(`error: --rewrap-only does not take --${ignored} (it only re-wraps the data keys; run --${ignored} on its own). Run with --help.`);
+    return ROTATE_KEYS_USAGE_ERROR;
+  }
+  return { rewrapOnly: values['rewrap-only'], resume: values.resume, destroyRetired: values['destroy-retired'] };
+}
 
 export interface RotateKeysOptions {
   rewrapOnly?: boolean;
@@ -54,6 +102,9 @@ export async function rotateVaultKeys(
   options: RotateKeysOptions,
   logger?: AppLogger,
 ): Promise<RotationReport> {
+  if (options.rewrapOnly && (options.resume || options.destroyRetired)) {
+    throw new Error('rewrapOnly re-wraps the data keys only: it does not go with resume or destroyRetired.');
+  }
   const secrets = loadVaultSecrets(config);
   const keys = new VaultKeys(DataKeyRepository.over(dataSource), secrets.masterKeys, { refreshIntervalMs: 0 });
   await keys.start();
@@ -97,23 +148,16 @@ export async function rotateVaultKeys(
 }
 
 /**
- * `main.js rotate-keys`: exit 0 when every token is under the ACTIVE key, 2 when some remain. A
+ * `main.js rotate-keys`: exit 0 when every token is under the ACTIVE key, 2 when some remain, 64
+ * for a usage mistake (nothing done). A
  * signal before the rotation's end exits 143/130 (`signals`, the main's): `--resume` goes on.
  */
 export async function runRotateKeysMain(argv: string[], signals: Pick<ProcessSignals, 'finished'>): Promise<void> {
   let logger: AppLogger | undefined;
   try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        'rewrap-only': { type: 'boolean', default: false },
-        resume: { type: 'boolean', default: false },
-        'destroy-retired': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-    if (values.help) {
-      process.stdout.write(ROTATE_KEYS_USAGE);
+    const options = rotateKeysLine(argv, stdio);
+    if (typeof options === 'number') {
+      process.exitCode = options;
       return;
     }
     const config = loadConfig(TokenVaultConfig);
@@ -124,7 +168,7 @@ export async function runRotateKeysMain(argv: string[], signals: Pick<ProcessSig
       const report = await rotateVaultKeys(
         dataSource,
         config,
-        { rewrapOnly: values['rewrap-only'], resume: values.resume, destroyRetired: values['destroy-retired'] },
+        options,
         logger,
       );
       signals.finished();

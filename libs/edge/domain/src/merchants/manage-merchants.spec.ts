@@ -92,3 +92,57 @@ describe('ManageMerchants: a revoked certificate', () => {
     expect(merchant.settings.clientCertificates).toMatchObject({ subjects: ['CN=shop.example'], revokedFingerprints: [fingerprint] });
   });
 });
+
+describe('ManageMerchants: configure (admin set) does not undo a revocation', () => {
+  const revoked = Array.from({ length: 32 }, (_, i) => (i * 5).toString(16).padStart(2, '0').toUpperCase()).join(':');
+  const other = Array.from({ length: 32 }, (_, i) => (i * 3).toString(16).padStart(2, '0').toUpperCase()).join(':');
+
+  async function revokedShop() {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    await manage.create({ id: 'SHOP6', name: 'Shop', mode: 'TEST' });
+    await manage.addCertificate('SHOP6', { fingerprint: revoked });
+    await manage.revokeCertificate('SHOP6', revoked);
+    writes.length = 0;
+    return { manage, writes };
+  }
+
+  it.each([
+    ['an emptied list', { 'clientCertificates.revokedFingerprints': [] }],
+    ['a list without it', { 'clientCertificates.revokedFingerprints': [other] }],
+    ['an element of the list replaced', { 'clientCertificates.revokedFingerprints.0': other }],
+    ['the whole object written with another list', { clientCertificates: { fingerprints: [], revokedFingerprints: [other] } }],
+    ['the whole object removed', { clientCertificates: null }],
+    ['its fingerprint registered again', { 'clientCertificates.fingerprints': [revoked] }],
+    ['its fingerprint registered again in a whole object', { clientCertificates: { fingerprints: [revoked], revokedFingerprints: [revoked] } }],
+  ])('refuses %s: nothing written, still revoked', async (_, changes) => {
+    const { manage, writes } = await revokedShop();
+    await expect(manage.configure('SHOP6', changes)).rejects.toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('is revoked') });
+    expect(writes).toEqual([]);
+    expect((await manage.show('SHOP6')).settings.clientCertificates).toMatchObject({ fingerprints: [], revokedFingerprints: [revoked] });
+  });
+
+  it('keeps the revocations when a whole clientCertificates object is written without them', async () => {
+    const { manage } = await revokedShop();
+    const { merchant } = await manage.configure('SHOP6', { clientCertificates: { fingerprints: [other] } });
+    expect(merchant.settings.clientCertificates).toEqual({ fingerprints: [other], revokedFingerprints: [revoked] });
+  });
+
+  it('still takes other certificate changes and revocations added', async () => {
+    const { manage } = await revokedShop();
+    await manage.configure('SHOP6', { 'clientCertificates.fingerprints': [other], 'privileges.excessiveRefund': true });
+    const { merchant } = await manage.configure('SHOP6', { 'clientCertificates.revokedFingerprints': [revoked, other], 'clientCertificates.fingerprints': [] });
+    expect(merchant.settings.clientCertificates).toMatchObject({ fingerprints: [], revokedFingerprints: [revoked, other] });
+  });
+});
+
+describe('ManageMerchants: create', () => {
+  it('refuses a notification secret among the settings, as configure does: nothing stored', async () => {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS, issuer);
+    await expect(
+      manage.create({ id: 'SHOP7', name: 'Shop', mode: 'TEST', settings: { notifications: { enabled: true, secret: { current: 'A'.repeat(48) } } } }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('not a setting') });
+    expect(writes).toEqual([]);
+  });
+});

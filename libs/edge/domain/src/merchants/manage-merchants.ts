@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import {
+  ClientCertificateSettings,
   defaultMerchantSettings,
   GatewayError,
   MerchantMode,
@@ -59,6 +60,11 @@ export class ManageMerchants {
     if (await this.merchants.findById(id)) {
       throw GatewayError.invalidRequest(`Merchant ${id} already exists.`);
     }
+    // As configure refuses it: a secret given here was stored as the sealed one (none issued), a
+    // secret no key opens, so every notification of the merchant failed.
+    if (writesNotificationSecret('notifications', input.settings?.notifications)) {
+      throw GatewayError.invalidRequest('The notification secret is not a setting: enabling notifications issues it.');
+    }
     // A token repository of its own unless the settings name one: merchants share a repository
     // (and each other's tokens) only when configured to (docs/decisions/token-repository-per-merchant.md).
     const ownRepository = mergeDeep(defaultMerchantSettings(), { tokenRepository: { id: await this.unusedRepositoryId() } });
@@ -110,6 +116,7 @@ export class ManageMerchants {
     if (secret && typeof notifications === 'object' && notifications !== null && !Array.isArray(notifications)) {
       (notifications as Record<string, unknown>).secret = secret;
     }
+    keepRevocations(id, merchant.settings.clientCertificates, changed, Object.keys(changes));
     const { settings, notificationSecret } = this.signedIfEnabled(id, validatedSettings(changed));
     await this.merchants.update(id, { settings });
     return { merchant: await this.require(id), ...(notificationSecret ? { notificationSecret } : {}) };
@@ -306,6 +313,43 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
     const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m}`);
     return [...own, ...describe(e.children ?? [], `${path}.`)];
   });
+}
+
+/**
+ * A revoked certificate stays revoked: `set` (configure) could undo a revocation, by writing
+ * `clientCertificates.revokedFingerprints=[]`, a whole `clientCertificates` object without the
+ * list (as written by hand, or `null`), or by registering a revoked fingerprint again (which
+ * add-certificate refuses). A `clientCertificates` object written without `revokedFingerprints`
+ * keeps the stored ones (as a `notifications` object keeps its secret); a change that names the
+ * list, or the whole object as something else, without every revoked fingerprint is refused, as is
+ * one that registers a revoked fingerprint. Changes not naming `clientCertificates` are untouched.
+ */
+function keepRevocations(id: string, stored: ClientCertificateSettings | undefined, changed: Record<string, unknown>, paths: string[]): void {
+  if (!paths.some((path) => path === 'clientCertificates' || path.startsWith('clientCertificates.'))) {
+    return;
+  }
+  const revoked = stored?.revokedFingerprints ?? [];
+  const certificates = changed.clientCertificates;
+  const isObject = typeof certificates === 'object' && certificates !== null && !Array.isArray(certificates);
+  if (isObject && revoked.length > 0 && !Object.hasOwn(certificates, 'revokedFingerprints')) {
+    (certificates as Record<string, unknown>).revokedFingerprints = [...revoked];
+  }
+  const listed = isObject ? (certificates as Record<string, unknown>).revokedFingerprints : undefined;
+  const now = Array.isArray(listed) ? listed : [];
+  const dropped = revoked.filter((fingerprint) => !now.includes(fingerprint));
+  if (dropped.length > 0) {
+    throw GatewayError.invalidRequest(
+      `Certificate ${dropped[0]} is revoked for merchant ${id}${dropped.length > 1 ? ` (and ${dropped.length - 1} more)` : ''}: a revocation is not undone; register the certificate that replaces it.`,
+    );
+  }
+  const registered = isObject ? (certificates as Record<string, unknown>).fingerprints : undefined;
+  const before = new Set(stored?.fingerprints ?? []);
+  const readmitted = (Array.isArray(registered) ? registered : []).find((fingerprint) => now.includes(fingerprint) && !before.has(fingerprint as string));
+  if (readmitted !== undefined) {
+    throw GatewayError.invalidRequest(
+      `Certificate ${String(readmitted)} is revoked for merchant ${id}: a revoked certificate stays refused; register its replacement.`,
+    );
+  }
 }
 
 /** Whether a change names the sealed notification secret, which only the CLI's own commands write. */
