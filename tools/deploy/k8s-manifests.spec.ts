@@ -3,6 +3,7 @@ import { BlockList } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { parse as parseYaml } from 'yaml';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { AdminConfig, ProvisionDatabaseConfig } from '../../apps/admin/src/admin.config';
 import { SECTIONS } from '../config-reference/config-reference';
@@ -24,7 +25,7 @@ import { EdgeConfig, edgeShutdownGraceNeeded, longestEdgeRequest } from '@gatewa
 import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
 import { IN_FLIGHT_HEAP, liveHeapAtCapMb } from '../bench/in-flight-heap-figures';
-import { K8sObject, kustomizeVersion, OVERLAYS, render, ROOT } from './kustomize';
+import { K8sObject, kustomizeVersion, OVERLAYS, render, renderPatched, ROOT } from './kustomize';
 
 jest.setTimeout(60_000);
 
@@ -59,6 +60,7 @@ function modelOf(object: K8sObject): new (data: object) => { validate(): void } 
   return require(`${group}/${object.kind}`)[object.kind];
 }
 
+type HttpGet = { path: string; port?: string | number; scheme?: string };
 type Container = {
   name: string;
   image: string;
@@ -66,9 +68,9 @@ type Container = {
   ports?: { name?: string; containerPort: number }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: { runAsNonRoot?: boolean; allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
-  startupProbe?: { httpGet?: { path: string } } & Probe;
-  livenessProbe?: { httpGet?: { path: string } } & Probe;
-  readinessProbe?: { httpGet?: { path: string } } & Probe;
+  startupProbe?: { httpGet?: HttpGet } & Probe;
+  livenessProbe?: { httpGet?: HttpGet } & Probe;
+  readinessProbe?: { httpGet?: HttpGet } & Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
   envFrom?: { secretRef?: { name: string }; configMapRef?: { name: string } }[];
@@ -635,6 +637,20 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         expect([deployment.metadata.name, volume?.secret?.items]).toEqual([deployment.metadata.name, [{ key: 'ca.crt', path: 'ca.crt' }]]);
         const mount = spec.containers[0].volumeMounts?.find((m) => m.name === volume!.name);
         expect([deployment.metadata.name, mount?.mountPath, mount?.readOnly]).toEqual([deployment.metadata.name, '/etc/gateway/nats-ca', true]);
+      }
+    });
+
+    it("switches the edge's probes to HTTPS with the guide's patch for TLS at the edge itself, and no other app's", () => {
+      // With TLS_CERT_FILE the edge answers on its port over HTTPS only: plain-HTTP probes fail,
+      // and the kubelet restarts the edge's pods before they ever start.
+      const patched = renderPatched(overlay, documentedEdgeTlsPatches());
+      const schemes = (deployment: K8sObject) => {
+        const [c] = podSpecOf(deployment)!.containers;
+        return (['startupProbe', 'livenessProbe', 'readinessProbe'] as const).map((probe) => [probe, c[probe]?.httpGet?.port, c[probe]?.httpGet?.scheme ?? 'HTTP']);
+      };
+      for (const deployment of patched.filter((o) => o.kind === 'Deployment')) {
+        const scheme = deployment.metadata.name === 'api-edge' ? 'HTTPS' : 'HTTP';
+        expect([deployment.metadata.name, schemes(deployment)]).toEqual([deployment.metadata.name, ['startupProbe', 'livenessProbe', 'readinessProbe'].map((probe) => [probe, 'http', scheme])]);
       }
     });
 
@@ -1205,6 +1221,16 @@ function documentedAdminPod(): { labels: Record<string, string>; overrides: { sp
       .map((pair) => pair.split('=') as [string, string]),
   );
   return { labels, overrides: JSON.parse(command.match(/--overrides='([\s\S]*?)'/)![1]) };
+}
+
+/** The kustomize patches the guide gives for TLS at the edge itself (its YAML block after the paragraph). */
+function documentedEdgeTlsPatches(): object[] {
+  const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
+  const block = /\*\*TLS at the edge itself\*\*[^`]*`TLS_CERT_FILE`[\s\S]*?```yaml\n([\s\S]*?)\n```/.exec(guide)?.[1];
+  if (!block) {
+    throw new Error('the guide has no patch (a yaml block) under "TLS at the edge itself"');
+  }
+  return parseYaml(block) as object[];
 }
 
 /** `10.0.0.0` as `a00:0`: an IPv4 address as the last two groups of an IPv6 one. */
