@@ -8,7 +8,7 @@ import {
 } from '@gateway/contracts';
 import { OrderTransactionConfig, OrderTransactionModule } from '@gateway/order-transaction/feature';
 import { canonicalJson, loadConfig, MessageBus, PreparedStatement, RunningApp } from '@gateway/platform';
-import { TEST_CARD, testRequestHasher } from '@gateway/testing';
+import { TEST_CARD, testInfra, testRequestHasher } from '@gateway/testing';
 import type { EntityManager } from 'typeorm';
 import { startTestGateway, TestGateway } from './testing/test-gateway';
 
@@ -59,6 +59,7 @@ function record(
   transactionId: string,
   apiOperation: string,
   recorded: Pick<RecordOperationMessage, 'transaction' | 'response'> & Partial<Pick<RecordOperationMessage, 'mode' | 'order'>>,
+  on: MessageBus = bus,
 ): Promise<RecordOperationReply> {
   fence += 1n;
   const message: RecordOperationMessage = {
@@ -78,11 +79,11 @@ function record(
     transaction: recorded.transaction,
     response: recorded.response,
   };
-  return bus.request(SUBJECTS.orderTransaction.ledgerRecord, message);
+  return on.request(SUBJECTS.orderTransaction.ledgerRecord, message);
 }
 
-async function get(path: string, authorization: string, method = 'GET') {
-  const response = await fetch(`${running.url}${path}`, { method, headers: { authorization } });
+async function get(path: string, authorization: string, method = 'GET', on: RunningApp = running) {
+  const response = await fetch(`${on.url}${path}`, { method, headers: { authorization } });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as JsonObject };
 }
@@ -306,5 +307,90 @@ describe('retrieval requests the edge refuses', () => {
     const onTransaction = await get(`${merchant.base}/order/o1/transaction/t1`, merchant.authorization, 'DELETE');
     expect(onTransaction.status).toBe(405);
     expect(onTransaction.headers.get('allow')).toBe('GET, PUT');
+  });
+});
+
+/**
+ * An order whose GET answer is over NATS's max_payload (1 MiB): its ledger reply goes in parts
+ * over NATS and whole on the in-process bus, up to NATS_MAX_REPLY_BYTES (docs/decisions/
+ * subject-prefix-and-in-process-bus.md and order-retrieval.md, amendments on replies in parts).
+ * Before, the ledger could not send it and the merchant got SERVER_FAILED for that order, always.
+ */
+describe('GET .../order/{orderid} of an order whose answer is over 1 MiB', () => {
+  /** Transactions, each with about 40 KB of order.custom fields: about 1.4 MiB in all. */
+  const TRANSACTIONS = 36;
+  const customFields = (n: number) => ({ custom: { notes: `${n}:${'n'.repeat(40_000)}` } });
+
+  async function largeOrder(merchant: Merchant, on: MessageBus): Promise<string> {
+    const orderId = `ord-${randomBytes(5).toString('hex')}`;
+    await record(
+      merchant,
+      orderId,
+      'auth-0',
+      'AUTHORIZE',
+      {
+        transaction: { type: 'AUTHORIZATION', amount: '1000.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', fundingType: 'CARD' },
+        order: { currency: 'USD', amount: '1000.00' },
+        response: { sourceOfFunds: card, order: customFields(0) },
+      },
+      on,
+    );
+    for (let n = 1; n < TRANSACTIONS; n++) {
+      await record(
+        merchant,
+        orderId,
+        `capture-${n}`,
+        'CAPTURE',
+        {
+          transaction: { type: 'CAPTURE', amount: '1.00', currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', targetTransactionId: 'auth-0' },
+          response: { order: customFields(n) },
+        },
+        on,
+      );
+    }
+    return orderId;
+  }
+
+  async function expectWhole(merchant: Merchant, orderId: string, on: RunningApp): Promise<void> {
+    const { status, text, body } = await get(`${merchant.base}/order/${orderId}`, merchant.authorization, 'GET', on);
+    expect(status).toBe(200);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+    const transactions = body.transaction as JsonObject[];
+    expect(transactions.map((t) => (t.transaction as JsonObject).id)).toEqual(['auth-0', ...Array.from({ length: TRANSACTIONS - 1 }, (_, i) => `capture-${i + 1}`)]);
+    transactions.forEach((t, n) => expect((t.order as JsonObject).custom).toEqual(customFields(n).custom));
+    expect(body).toMatchObject({ id: orderId, status: 'PARTIALLY_CAPTURED', totalCapturedAmount: TRANSACTIONS - 1 });
+  }
+
+  it('answers 200 with every transaction on the in-process bus (standalone)', async () => {
+    const merchant = await newMerchant();
+    await expectWhole(merchant, await largeOrder(merchant, bus), running);
+  });
+
+  describe('over NATS (distributed)', () => {
+    let distributed: TestGateway;
+
+    beforeAll(async () => {
+      distributed = await startTestGateway({
+        services: (config) => [OrderTransactionModule.forRoot(loadConfig(OrderTransactionConfig, config))],
+        env: {
+          GATEWAY_PROFILE: 'distributed',
+          NATS_URL: testInfra.natsUrl,
+          NATS_SUBJECT_PREFIX: `t${randomBytes(5).toString('hex')}.`,
+          REDIS_URL: testInfra.redisUrl,
+          REDIS_KEY_PREFIX: process.env.TEST_REDIS_PREFIX ?? '',
+        },
+        merchantDefaults: { name: 'Retrieval test', idPrefix: 'INTR' },
+      });
+    });
+
+    afterAll(async () => {
+      await distributed?.running.shutdown('tests done');
+    });
+
+    it('answers 200 with every transaction, the ledger\'s reply sent in parts', async () => {
+      const merchant = await distributed.newMerchant();
+      const m: Merchant = { context: merchant.context, authorization: merchant.authorization, base: merchant.base(), baseAt: (version) => merchant.base(version) };
+      await expectWhole(m, await largeOrder(m, distributed.bus), distributed.running);
+    });
   });
 });

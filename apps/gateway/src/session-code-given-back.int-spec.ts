@@ -37,12 +37,12 @@ function call(method: string, path: string, body?: JsonObject): Promise<GatewayR
  * its routes private: read here, in a test, to put the very same handler back.
  */
 function withoutService(subject: string): () => void {
-  const handler = standaloneBus['routes'].get(subject);
-  if (!handler) {
+  const route = standaloneBus['routes'].get(subject);
+  if (!route) {
     throw new Error(`nobody serves ${subject}`);
   }
   standaloneBus.unregister(subject);
-  return () => standaloneBus.register(subject, handler);
+  return () => standaloneBus.register(subject, route.dispatch, route.maxReplyBytes);
 }
 
 describe('an operation naming a session, refused unprocessed', () => {

@@ -20,7 +20,7 @@ export interface ServiceMainSpec<C extends DatabaseConfig> {
 
 type MessagingConfig = Pick<
   PlatformConfig,
-  'GATEWAY_PROFILE' | 'NATS_URL' | 'NATS_TLS_CA_FILE' | 'NATS_TLS_CERT_FILE' | 'NATS_TLS_KEY_FILE' | 'NATS_SUBJECT_PREFIX' | 'NATS_REQUEST_TIMEOUT_MS' | 'NATS_MAX_IN_FLIGHT'
+  'GATEWAY_PROFILE' | 'NATS_URL' | 'NATS_TLS_CA_FILE' | 'NATS_TLS_CERT_FILE' | 'NATS_TLS_KEY_FILE' | 'NATS_SUBJECT_PREFIX' | 'NATS_REQUEST_TIMEOUT_MS' | 'NATS_MAX_IN_FLIGHT' | 'NATS_MAX_REPLY_BYTES'
 >;
 
 /** The PEM files of NATS's TLS (PlatformConfig's NATS_TLS_*): '' for none. */
@@ -40,6 +40,7 @@ export function messagingOptions(config: MessagingConfig, serviceName: string): 
     subjectPrefix: config.GATEWAY_PROFILE === 'standalone' ? '' : config.NATS_SUBJECT_PREFIX,
     requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
     maxInFlight: config.NATS_MAX_IN_FLIGHT,
+    maxReplyBytes: config.NATS_MAX_REPLY_BYTES,
     serviceName,
   };
 }

@@ -11,6 +11,8 @@ export interface GatewayNatsClientOptions {
   tls?: NatsTls | null;
   name: string;
   requestTimeoutMs: number;
+  /** The largest reply accepted, in parts (NATS_MAX_REPLY_BYTES); unset: its default. */
+  maxReplyBytes?: number;
 }
 
 /**
@@ -48,7 +50,7 @@ export class GatewayNatsClient extends ClientNats implements RequestReplyClient 
     const connection = (this.natsClient ?? (await this.connectWithin(timeoutMs, subject))) as unknown as NatsConnection;
     if (!this.inbox?.servesConnection(connection)) {
       try {
-        this.inbox = new ReplyInbox(connection);
+        this.inbox = new ReplyInbox(connection, this.clientOptions.maxReplyBytes);
       } catch (err) {
         throw refusedToSend(err);
       }

@@ -1,4 +1,4 @@
-import { connect } from '@nats-io/transport-node';
+import { connect, createInbox, type Msg } from '@nats-io/transport-node';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { freePort, rejectionOf, testServers } from '../test-support';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { GatewayNatsServer } from './gateway-nats.server';
 import { MessageBus, NotDeliveredError } from './message-bus';
+import { REPLY_PART_HEADER } from './reply-parts';
 
 const NATS_URL = testServers.natsUrl;
 const prefix = `t${randomBytes(6).toString('hex')}.`;
@@ -165,6 +166,65 @@ no_auth_user: "service"
       await client.close();
       await server.close();
     }
+  });
+});
+
+/**
+ * The wire format of a reply over max_payload (docs/decisions/subject-prefix-and-in-process-bus.md,
+ * amendment on replies in parts), read with a bare nats.js connection: parts in order, each with
+ * its Gateway-Reply-Part header; a reply within max_payload exactly as before, without headers.
+ */
+describe('GatewayNatsServer replies over max_payload', () => {
+  const server = new GatewayNatsServer({ servers: [NATS_URL], name: 'parts-test', queue: 'parts-test', subjectPrefix: prefix, drainTimeoutMs: 1_000, maxInFlight: 4 });
+
+  beforeAll(async () => {
+    server.addHandler('sized.v1', Object.assign(async (data: { size: number }) => 'r'.repeat(data.size), { isEventHandler: false }));
+    await new Promise<void>((resolve, reject) => server.listen((err?: unknown) => (err ? reject(err) : resolve())));
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  /** The messages answering a request for a reply of `size` characters, up to the last part (or the one reply). */
+  async function repliesTo(size: number): Promise<Msg[]> {
+    const raw = await connect({ servers: NATS_URL });
+    try {
+      const inbox = createInbox();
+      const received: Msg[] = [];
+      const done = new Promise<void>((resolve) => {
+        raw.subscribe(inbox, {
+          callback: (_err, msg) => {
+            received.push(msg);
+            const part = msg.headers?.get(REPLY_PART_HEADER);
+            if (!part || part.split('/')[0] === part.split('/')[1]) {
+              resolve();
+            }
+          },
+        });
+      });
+      raw.publish(`${prefix}sized.v1`, JSON.stringify({ pattern: `${prefix}sized.v1`, data: { size }, id: '7' }), { reply: inbox });
+      await done;
+      return received;
+    } finally {
+      await raw.close();
+    }
+  }
+
+  it('sends a reply within max_payload as one message without headers, and one over it in numbered parts that make up the same packet', async () => {
+    const small = await repliesTo(10);
+    expect(small).toHaveLength(1);
+    expect(small[0].headers).toBeUndefined();
+    expect(small[0].json()).toEqual({ id: '7', response: 'r'.repeat(10), isDisposed: true });
+
+    const size = 2 * 1024 * 1024 + 10;
+    const parts = await repliesTo(size);
+    expect(parts.map((msg) => msg.headers?.get(REPLY_PART_HEADER))).toEqual(['1/3', '2/3', '3/3']);
+    for (const part of parts) {
+      expect(part.data.length).toBeLessThanOrEqual(1024 * 1024);
+    }
+    const whole = Buffer.concat(parts.map((msg) => msg.data)).toString('utf8');
+    expect(JSON.parse(whole)).toEqual({ id: '7', response: 'r'.repeat(size), isDisposed: true });
   });
 });
 

@@ -1,12 +1,14 @@
-import { NatsContext, ServerNats } from '@nestjs/microservices';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { ServerNats } from '@nestjs/microservices';
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { isObservable } from 'rxjs';
 import { GatewayError, newSupportCode, type WireError } from '@gateway/contracts';
+import { DEFAULT_NATS_MAX_REPLY_BYTES } from '../config/platform.config';
 import type { AllExceptionsFilter } from '../errors';
 import type { AppLogger } from '../logging';
 import type { Metrics } from '../metrics';
 import type { DirectHandler } from './direct-handlers';
 import { notActedOnReply, type NatsTls } from './message-bus';
+import { publishInParts } from './reply-parts';
 import type { DirectOutcome, RequestContextInterceptor } from './request-context.interceptor';
 
 export interface GatewayNatsServerOptions {
@@ -24,6 +26,11 @@ export interface GatewayNatsServerOptions {
    * docs/decisions/load-shedding.md).
    */
   maxInFlight: number;
+  /**
+   * The largest reply sent (NATS_MAX_REPLY_BYTES): over the server's max_payload a reply goes in
+   * parts (reply-parts.ts), over this it is answered SERVER_FAILED. Unset: its default.
+   */
+  maxReplyBytes?: number;
 }
 
 /**
@@ -137,9 +144,15 @@ export class GatewayNatsServer extends ServerNats {
     await super.close();
   }
 
-  override getPublisher(message: Msg, id: string, context: NatsContext): (response: { isDisposed?: boolean; status?: string }) => unknown {
+  /**
+   * Nest's publisher (the packet, its id set, through the serializer) publishing through
+   * `respond`, so that a reply over max_payload goes in parts on this path too.
+   */
+  override getPublisher(message: Msg, id: string): (response: { isDisposed?: boolean; status?: string }) => unknown {
     this.answering.add(message);
-    const publish = super.getPublisher(message as never, id, context);
+    const publish = message.reply
+      ? (response: object) => this.respond(message, Object.assign(response, { id }) as { id: string; isDisposed: boolean })
+      : () => undefined;
     return (response: { isDisposed?: boolean; status?: string }) => {
       try {
         return publish(response);
@@ -147,7 +160,7 @@ export class GatewayNatsServer extends ServerNats {
         if (!isUnsendable(err)) {
           throw err;
         }
-        // A reply NATS will not carry (over max_payload) or JSON cannot hold: its failure instead,
+        // A reply over NATS_MAX_REPLY_BYTES or JSON cannot hold: its failure instead,
         // as one disposed reply, so the requester is not left to time out.
         return publish({ err: this.unsendable(err), isDisposed: true } as { isDisposed: boolean });
       } finally {
@@ -244,8 +257,8 @@ export class GatewayNatsServer extends ServerNats {
         if (!isUnsendable(err)) {
           throw err;
         }
-        // A reply NATS will not carry (over max_payload) or JSON cannot hold (a BigInt): the
-        // requester gets its failure at once (SERVER_FAILED, logged with a support code) instead
+        // A reply over NATS_MAX_REPLY_BYTES or JSON cannot hold (a BigInt): the requester gets
+        // its failure at once (SERVER_FAILED, logged with a support code) instead
         // of waiting out its timeout, as the in-process bus answers it.
         this.respond(message, { err: this.unsendable(err), isDisposed: true, id: packet.id });
       }
@@ -256,8 +269,18 @@ export class GatewayNatsServer extends ServerNats {
   }
 
   private respond(message: Msg, reply: { id: string; isDisposed: boolean; err?: unknown; response?: unknown }): void {
-    const outgoing = this.serializer.serialize(reply);
-    message.respond(outgoing.data, { headers: outgoing.headers });
+    const outgoing = this.serializer.serialize(reply) as { data: string | Uint8Array; headers?: MsgHdrs };
+    try {
+      message.respond(outgoing.data, { headers: outgoing.headers });
+    } catch (err) {
+      // Only a reply nats.js refused for its size pays for this; every other reply is published
+      // as it was before replies had parts.
+      const maxPayload = this.connection()?.info?.max_payload;
+      if (!isOverMaxPayload(err) || !maxPayload) {
+        throw err;
+      }
+      publishInParts(message, outgoing.data, outgoing.headers, maxPayload, this.serverOptions.maxReplyBytes ?? DEFAULT_NATS_MAX_REPLY_BYTES);
+    }
   }
 
   /**
@@ -282,10 +305,15 @@ export class GatewayNatsServer extends ServerNats {
   }
 }
 
+/** nats.js's refusal of a payload over the server's max_payload. */
+function isOverMaxPayload(err: unknown): boolean {
+  return err instanceof Error && err.name === 'InvalidArgumentError' && err.message.includes('max_payload');
+}
+
 /**
  * A reply refused for what it holds, not for the connection (closed or draining: nothing can be
  * answered then): JSON cannot hold it (a BigInt, a cycle: TypeError), or nats.js will not publish
- * it (over the server's max_payload: InvalidArgumentError).
+ * it (over NATS_MAX_REPLY_BYTES, as publishInParts throws it: InvalidArgumentError).
  */
 function isUnsendable(err: unknown): boolean {
   return err instanceof TypeError || (err instanceof Error && err.name === 'InvalidArgumentError');

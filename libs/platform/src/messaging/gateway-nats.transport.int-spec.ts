@@ -3,7 +3,7 @@ import { testServers } from '../test-support';
 import { dispatchAppDirectly } from './direct-handlers';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { GatewayNatsServer } from './gateway-nats.server';
-import { describeTransportContract, startTransportProbe } from './testing/transport-contract';
+import { describeTransportContract, PROBE_MAX_REPLY_BYTES, startTransportProbe } from './testing/transport-contract';
 
 /** The transport contract on NATS, through each of the server's paths: direct dispatch (the services') and Nest's pipeline. */
 for (const direct of [true, false]) {
@@ -16,6 +16,7 @@ for (const direct of [true, false]) {
       subjectPrefix,
       drainTimeoutMs: 1_000,
       maxInFlight: 16,
+      maxReplyBytes: PROBE_MAX_REPLY_BYTES,
     });
     const app = await startTransportProbe(server);
     if (direct) {

@@ -1,5 +1,5 @@
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process.transport';
-import { describeTransportContract, startTransportProbe } from './testing/transport-contract';
+import { describeTransportContract, PROBE_MAX_REPLY_BYTES, startTransportProbe } from './testing/transport-contract';
 
 /**
  * The standalone gateway's message server on shutdown: Nest closes it after the HTTP server and
@@ -78,7 +78,7 @@ describe('InProcessServer.close', () => {
 
 describeTransportContract('in-process', async () => {
   const bus = new InProcessBus();
-  const app = await startTransportProbe(new InProcessServer(bus, 1_000));
+  const app = await startTransportProbe(new InProcessServer(bus, 1_000, PROBE_MAX_REPLY_BYTES));
   await app.listen();
   return { client: new InProcessClient(bus), subjectPrefix: '', close: () => app.close() };
 });

@@ -7,27 +7,37 @@ import {
   WritePacket,
 } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
+import { DEFAULT_NATS_MAX_REPLY_BYTES } from '../config/platform.config';
 import { withinDeadline } from './deadline';
 import { transportFailure } from './transport-failure';
 import type { RequestReplyClient } from './message-bus';
 
 type Dispatch = (data: unknown) => Promise<unknown>;
 
+/** A subject's handler, and the largest reply its server sends (NATS_MAX_REPLY_BYTES). */
+interface Route {
+  dispatch: Dispatch;
+  maxReplyBytes: number;
+}
+
 /**
  * The standalone profile's message bus: the same subjects, payloads and error semantics as
  * NATS, inside one process. Payloads are copied through JSON both ways, exactly as they
  * would be serialised on the wire, so code that works here cannot rely on sharing objects, and
- * a packet NATS would refuse for its size is refused here too.
+ * a packet NATS would refuse for its size is refused here too: a request over max_payload, a reply
+ * over its server's NATS_MAX_REPLY_BYTES (NATS carries a reply between the two in parts; here it
+ * arrives whole, as the requester on NATS reads it).
  * It is for trying the gateway on a laptop and for fast tests, never for production.
  */
 export class InProcessBus {
-  private readonly routes = new Map<string, Dispatch>();
+  private readonly routes = new Map<string, Route>();
 
   /** `maxPayloadBytes`: the largest message it carries, as NATS's max_payload. */
   constructor(private readonly maxPayloadBytes: number = NATS_MAX_PAYLOAD_BYTES) {}
 
-  register(subject: string, dispatch: Dispatch): void {
-    this.routes.set(subject, dispatch);
+  /** `maxReplyBytes`: the largest reply `dispatch`'s answer may be, as its server's NATS_MAX_REPLY_BYTES. */
+  register(subject: string, dispatch: Dispatch, maxReplyBytes: number = DEFAULT_NATS_MAX_REPLY_BYTES): void {
+    this.routes.set(subject, { dispatch, maxReplyBytes });
   }
 
   unregister(subject: string): void {
@@ -39,27 +49,27 @@ export class InProcessBus {
   }
 
   async request(subject: string, data: unknown): Promise<unknown> {
-    const dispatch = this.routes.get(subject);
-    if (!dispatch) {
+    const route = this.routes.get(subject);
+    if (!route) {
       throw transportFailure('NoResponders', `no responders for ${subject}`);
     }
-    const request = this.onTheWire({ pattern: subject, data, id: REQUEST_ID }).data;
-    const reply = await dispatch(request);
-    return this.onTheWire({ id: REQUEST_ID, response: reply, isDisposed: true }).response;
+    const request = onTheWire({ pattern: subject, data, id: REQUEST_ID }, this.maxPayloadBytes).data;
+    const reply = await route.dispatch(request);
+    return onTheWire({ id: REQUEST_ID, response: reply, isDisposed: true }, route.maxReplyBytes).response;
   }
+}
 
-  /**
-   * The packet as the other side reads it: through JSON, in Nest's NATS packet, refused over the
-   * payload limit as NATS refuses it (before anything is sent; over NATS, a reply too large is
-   * answered SERVER_FAILED by the service's server, here the requester's MessageBus does).
-   */
-  private onTheWire<T extends object>(packet: T): T {
-    const json = JSON.stringify(packet);
-    if (Buffer.byteLength(json) > this.maxPayloadBytes) {
-      throw Object.assign(new Error("'payload' max_payload size exceeded"), { name: 'InvalidArgumentError' });
-    }
-    return JSON.parse(json) as T;
+/**
+ * The packet as the other side reads it: through JSON, in Nest's NATS packet, refused over
+ * `maxBytes` as NATS refuses it (before anything is sent; over NATS, a reply too large is answered
+ * SERVER_FAILED by the service's server, here the requester's MessageBus does).
+ */
+function onTheWire<T extends object>(packet: T, maxBytes: number): T {
+  const json = JSON.stringify(packet);
+  if (Buffer.byteLength(json) > maxBytes) {
+    throw Object.assign(new Error(`'payload' of ${maxBytes} bytes at most exceeded`), { name: 'InvalidArgumentError' });
   }
+  return JSON.parse(json) as T;
 }
 
 /**
@@ -88,10 +98,14 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   private inFlight = 0;
   private idle: (() => void) | undefined;
 
-  /** `drainTimeoutMs`: how long `close` waits for the requests in flight (the shutdown grace). */
+  /**
+   * `drainTimeoutMs`: how long `close` waits for the requests in flight (the shutdown grace).
+   * `maxReplyBytes`: the largest reply it sends (NATS_MAX_REPLY_BYTES).
+   */
   constructor(
     private readonly bus: InProcessBus,
     private readonly drainTimeoutMs: number,
+    private readonly maxReplyBytes: number = DEFAULT_NATS_MAX_REPLY_BYTES,
   ) {
     super();
   }
@@ -109,7 +123,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
             this.idle?.();
           }
         }
-      });
+      }, this.maxReplyBytes);
     }
     callback();
   }

@@ -25,6 +25,8 @@ export interface MessagingOptions {
   serviceName: string;
   /** Most requests the service's NATS server handles at once (NATS_MAX_IN_FLIGHT); unset: its default. */
   maxInFlight?: number;
+  /** The largest reply sent or accepted (NATS_MAX_REPLY_BYTES); unset: its default. */
+  maxReplyBytes?: number;
 }
 
 /** Transport failures: the dependency is unavailable, not broken (NEVER_SENT's are read before). */

@@ -1,4 +1,6 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { DEFAULT_NATS_MAX_REPLY_BYTES } from '../config/platform.config';
+import { REPLY_PART_HEADER, ReplyParts } from './reply-parts';
 import { refusedToSend, transportFailure } from './transport-failure';
 
 interface Waiting {
@@ -6,6 +8,8 @@ interface Waiting {
   readonly resolve: (msg: Msg) => void;
   readonly reject: (err: Error) => void;
   readonly timer: NodeJS.Timeout;
+  /** The parts received of a reply sent in parts (reply-parts.ts); null until its first. */
+  parts: ReplyParts | null;
 }
 
 /**
@@ -16,6 +20,11 @@ interface Waiting {
  * instance serves the subject: never delivered), NotSent (publish refused: the connection was
  * closed), DrainingConnectionError (refused: it is draining), TimeoutError, ClosedConnectionError
  * (the connection closed while the reply was awaited).
+ *
+ * A reply over max_payload arrives in parts (reply-parts.ts): they are collected under the
+ * request's token and the request resolves once the last is in, with them put together as one
+ * message; the request's timeout covers them all. A part out of order or range fails the request
+ * (RequestError) at once.
  */
 export class ReplyInbox {
   private readonly prefix = `${createInbox()}.`;
@@ -31,7 +40,11 @@ export class ReplyInbox {
   private lastToken = 0;
   private closed = false;
 
-  constructor(private readonly connection: NatsConnection) {
+  /** `maxReplyBytes`: the most the parts of one reply may hold together (NATS_MAX_REPLY_BYTES). */
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly maxReplyBytes: number = DEFAULT_NATS_MAX_REPLY_BYTES,
+  ) {
     const subscription = connection.subscribe(`${this.prefix}*`, {
       callback: (err, msg) => {
         if (!err) {
@@ -61,7 +74,7 @@ export class ReplyInbox {
         delete this.waiting[token];
         reject(transportFailure('TimeoutError', `no reply from ${subject} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.waiting[token] = { subject, resolve, reject, timer };
+      this.waiting[token] = { subject, resolve, reject, timer, parts: null };
       try {
         this.connection.publish(subject, data, { reply: `${this.prefix}${token}`, headers });
       } catch (err) {
@@ -76,7 +89,13 @@ export class ReplyInbox {
     const token = msg.subject.slice(this.prefix.length);
     const waiting = this.waiting[token];
     if (!waiting) {
-      return; // Its time ran out: the caller has its TimeoutError already.
+      return; // Its time ran out (or a part before failed): the caller has its error already.
+    }
+    // An ordinary reply has no headers: nats.js answers `headers` without decoding anything then.
+    const part = msg.headers?.get(REPLY_PART_HEADER);
+    if (part) {
+      this.settlePart(token, waiting, part, msg);
+      return;
     }
     delete this.waiting[token];
     clearTimeout(waiting.timer);
@@ -85,6 +104,21 @@ export class ReplyInbox {
       waiting.reject(transportFailure('NoResponders', `no responders for ${waiting.subject}`));
     } else {
       waiting.resolve(msg);
+    }
+  }
+
+  private settlePart(token: string, waiting: Waiting, part: string, msg: Msg): void {
+    waiting.parts ??= new ReplyParts(waiting.subject, this.maxReplyBytes);
+    const whole = waiting.parts.add(part, msg);
+    if (whole === undefined) {
+      return;
+    }
+    delete this.waiting[token];
+    clearTimeout(waiting.timer);
+    if (whole instanceof Error) {
+      waiting.reject(whole);
+    } else {
+      waiting.resolve(whole);
     }
   }
 

@@ -1,5 +1,5 @@
 import { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
-import { DEFAULT_NATS_MAX_IN_FLIGHT } from '../config/platform.config';
+import { DEFAULT_NATS_MAX_IN_FLIGHT, DEFAULT_NATS_MAX_REPLY_BYTES } from '../config/platform.config';
 import { GatewayNatsClient } from './gateway-nats.client';
 import { GatewayNatsServer } from './gateway-nats.server';
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process.transport';
@@ -18,6 +18,7 @@ export function createMessageClient(options: MessagingOptions): ClientProxy<any,
     tls: options.tls,
     name: `${options.serviceName}-client`,
     requestTimeoutMs: options.requestTimeoutMs,
+    maxReplyBytes: options.maxReplyBytes ?? DEFAULT_NATS_MAX_REPLY_BYTES,
   });
   return client as unknown as ClientProxy & RequestReplyClient;
 }
@@ -27,7 +28,7 @@ export function createMessageServer(
   drainTimeoutMs: number,
 ): CustomTransportStrategy & (GatewayNatsServer | InProcessServer) {
   if (options.profile === 'standalone') {
-    return new InProcessServer(standaloneBus, drainTimeoutMs);
+    return new InProcessServer(standaloneBus, drainTimeoutMs, options.maxReplyBytes ?? DEFAULT_NATS_MAX_REPLY_BYTES);
   }
   return new GatewayNatsServer({
     servers: options.servers,
@@ -37,5 +38,6 @@ export function createMessageServer(
     subjectPrefix: options.subjectPrefix,
     drainTimeoutMs,
     maxInFlight: options.maxInFlight ?? DEFAULT_NATS_MAX_IN_FLIGHT,
+    maxReplyBytes: options.maxReplyBytes ?? DEFAULT_NATS_MAX_REPLY_BYTES,
   });
 }
