@@ -38,11 +38,13 @@ const SERVICES = APPS.filter((app) => app !== 'api-edge');
 const MODE_OF: Record<string, string> = { 'order-transaction-dispatcher': 'order-transaction' };
 
 /**
- * Postgres sessions a replica opens beside its pool (DATABASE_POOL_SIZE): the edge's LISTEN for
- * merchant changes (libs/edge/feature/src/merchant-changes.listener.ts). The dispatcher's claim
- * sessions come from its pool (decisions/resource-bounds.md).
+ * Postgres sessions a replica opens beside its pool (DATABASE_POOL_SIZE): every app's readiness
+ * check of its database (libs/platform/src/database/database-health-session.ts), and the edge's
+ * LISTEN for merchant changes (libs/edge/feature/src/merchant-changes.listener.ts). The
+ * dispatcher's claim sessions come from its pool (decisions/resource-bounds.md).
  */
-const SESSIONS_BESIDE_THE_POOL: Record<string, number> = { 'api-edge': 1 };
+const READINESS_SESSION = 1;
+const SESSIONS_BESIDE_THE_POOL = (deployment: string): number => READINESS_SESSION + (deployment === 'api-edge' ? 1 : 0);
 /** Sessions kept for operators at full scale: the admin CLI (a pool of 2), an operator command in an app's pod, psql. */
 const OPERATOR_SESSIONS = 10;
 /** Postgres's superuser_reserved_connections (its default): slots the apps' roles never get. */
@@ -432,7 +434,7 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       const apps = find('Deployment')
         .filter((d) => podSpecOf(d)!.containers.some(usesDatabase))
         .map((d) => {
-          const perPod = poolOf(podSpecOf(d)!.containers[0], configMaps) + (SESSIONS_BESIDE_THE_POOL[d.metadata.name] ?? 0);
+          const perPod = poolOf(podSpecOf(d)!.containers[0], configMaps) + SESSIONS_BESIDE_THE_POOL(d.metadata.name);
           return [d.metadata.name, podsAtFullScale(d, find('HorizontalPodAutoscaler')) * perPod] as const;
         });
       expect(apps.map(([name]) => name).sort()).toEqual([...APPS, ...Object.keys(MODE_OF)].sort());

@@ -5,8 +5,9 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { constants } from 'node:os';
+import { GatewayError } from '@gateway/contracts';
 import { ConfigError } from '../config';
-import { answerClientError, answerFrameworkError } from '../errors';
+import { answerClientError, answerFrameworkError, sendGatewayError } from '../errors';
 import { HealthController, ReadinessChecks } from '../health';
 import { AppLogger, NestPinoLogger } from '../logging';
 import { dispatchAppDirectly, GatewayNatsServer } from '../messaging';
@@ -71,7 +72,9 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     ...(options.requestTimeoutMs ? { requestTimeout: options.requestTimeoutMs } : {}),
     // Path ids are validated by us, with the spec's error; do not let the router reject them first.
     routerOptions: { maxParamLength: options.maxParamLength ?? 1000, ignoreDuplicateSlashes: false },
-    return503OnClosing: true,
+    // Its own 503 (`{"error":"Service Unavailable"}`, no Retry-After) is not the API's: the
+    // onRequest hook below answers in its place.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // What Node's HTTP parser refuses (oversized headers, malformed request lines) is answered
     // in the API's error shape too.
@@ -90,6 +93,23 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
       reply.header('connection', 'close');
     }
     return payload;
+  });
+  // Once the HTTP server closes, a request read on a keep-alive connection that was busy at that
+  // moment (only idle ones are closed) is refused before any other hook: the API's 503
+  // SERVER_BUSY with Retry-After, whose plain wording says nothing was done, and the connection
+  // closed so the caller retries on another replica.
+  let httpClosing = false;
+  fastify.addHook('preClose', (done) => {
+    httpClosing = true;
+    done();
+  });
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    if (!httpClosing) {
+      done();
+      return;
+    }
+    reply.header('connection', 'close');
+    sendGatewayError(reply, GatewayError.serverBusy());
   });
   options.configureHttp?.(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(options.module, adapter, {

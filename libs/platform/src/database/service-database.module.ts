@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Module, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ReadinessChecks } from '../health';
@@ -6,7 +6,8 @@ import { AppLogger } from '../logging';
 import { Metrics, PoolStats } from '../metrics';
 import { APP_LOGGER } from '../tokens';
 import { migrateSchema } from './migrate';
-import { DatabaseConnection, ServiceSchema, serviceDataSourceOptions } from './service-data-source';
+import { DatabaseHealthSession } from './database-health-session';
+import { DatabaseConnection, ServiceSchema, serviceDataSourceOptions, sessionClientConfig } from './service-data-source';
 
 export interface ServiceDatabaseOptions {
   service: ServiceSchema;
@@ -30,7 +31,13 @@ export function dataSourceToken(schema: string): string | symbol | object {
 export class ServiceDatabaseModule {
   static forRoot(options: ServiceDatabaseOptions): DynamicModule {
     const token = getDataSourceToken(options.service.schema);
-    class DatabaseLifecycle implements OnModuleInit {
+    class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
+      // Not the pool: a check queued behind the requests waiting for a connection would turn the
+      // service unready exactly when busy (database-health-session.ts).
+      private readonly health = new DatabaseHealthSession(
+        sessionClientConfig(options.connection, `${options.connection.applicationName}:health`),
+      );
+
       constructor(
         @Inject(token) private readonly dataSource: DataSource,
         private readonly checks: ReadinessChecks,
@@ -45,15 +52,17 @@ export class ServiceDatabaseModule {
             lockTimeoutMs: options.connection.migrationLockTimeoutMs,
           });
         }
-        this.checks.add(`database:${options.service.schema}`, async () => {
-          await this.dataSource.query('SELECT 1');
-        });
+        this.checks.add(`database:${options.service.schema}`, () => this.health.ping());
         this.metrics.registerDatabasePool({
           schema: options.service.schema,
           maxConnections: options.connection.poolSize,
           // TypeORM's Postgres driver keeps its pg Pool as `master`.
           stats: () => (this.dataSource.driver as unknown as { master?: PoolStats }).master,
         });
+      }
+
+      async onApplicationShutdown(): Promise<void> {
+        await this.health.close();
       }
     }
     return {

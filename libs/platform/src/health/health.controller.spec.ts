@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { AddressInfo, connect, createServer, Socket } from 'node:net';
 import { HttpException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TerminusModule } from '@nestjs/terminus';
@@ -53,6 +55,38 @@ describe('HealthController', () => {
     expect(await readyBody(health)).toMatchObject({ error: { 'database:edge': { status: 'down', message: 'timeout of 200ms exceeded' } } });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(logged.map((l) => [l.level, l.message, l.fields.reason])).toEqual([['warn', 'readiness check failing', 'no answer within 200 ms']]);
+  });
+
+  it('counts an answer that arrived while the event loop was stalled past the timeout, though the timer is due first', async () => {
+    // A ping over a real socket, its reply sent at once by the other end; then the loop is held
+    // (a long synchronous task) past the timeout. When it turns again, the timer is due before
+    // the reply is read: a timeout that fires right then marks down a dependency that answered.
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const [peer] = (await once(server, 'connection')) as [Socket];
+    await once(client, 'connect');
+    try {
+      const { health, logged } = await controllerWith(async () => {
+        const reply = once(client, 'data');
+        peer.write('+PONG\r\n');
+        // Once the check is under way (its timer set): the stall of another task.
+        queueMicrotask(() => {
+          const stalledUntil = Date.now() + 400;
+          while (Date.now() < stalledUntil) {
+            // The event loop is stalled: the reply waits in the socket's buffer.
+          }
+        });
+        await reply;
+      });
+      expect(await readyBody(health)).toMatchObject({ status: 'ok', info: { 'database:edge': { status: 'up' } } });
+      expect(logged).toEqual([]);
+    } finally {
+      client.destroy();
+      peer.destroy();
+      server.close();
+    }
   });
 
   it('logs a check that times out once while it keeps timing out, though each probe fails late with its own error', async () => {

@@ -50,10 +50,8 @@ export class HealthController {
       ...this.checks.entries().map(
         ([name, probe]) =>
           () =>
-            this.indicators
-              .check(name)
-              .attempt(({ signal }) => this.probe(name, probe, signal))
-              .withTimeout(this.options.checkTimeoutMs),
+            // The timeout is ours, not terminus's `withTimeout` (see `probe`).
+            this.indicators.check(name).attempt(({ signal }) => this.probe(name, probe, signal)),
       ),
     ]);
   }
@@ -64,25 +62,23 @@ export class HealthController {
   }
 
   private async probe(name: string, probe: ReadinessProbe, signal: AbortSignal): Promise<void> {
-    // A probe that hangs is answered by terminus's timeout; logged from here all the same. What
-    // it ends with later is not: the check was answered down, and a database that drops packets
-    // would otherwise alternate the timeout and the driver's late error, two lines every probe.
+    // A probe that hangs is answered down at the timeout, and logged. What it ends with later is
+    // not: the check was answered down, and a database that drops packets would otherwise
+    // alternate the timeout and the driver's late error, two lines every probe.
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      this.noteFailing(name, `no answer within ${this.options.checkTimeoutMs} ms`);
-    }, this.options.checkTimeoutMs);
     try {
-      await probe(signal);
+      await withinTimeout(probe(signal), this.options.checkTimeoutMs, () => {
+        timedOut = true;
+        this.noteFailing(name, `no answer within ${this.options.checkTimeoutMs} ms`);
+      });
     } catch (err) {
-      if (!timedOut) {
-        this.noteFailing(name, err instanceof Error ? `${err.name}: ${err.message}` : String(err), err);
+      if (timedOut) {
+        throw new Error(`timeout of ${this.options.checkTimeoutMs}ms exceeded`);
       }
+      this.noteFailing(name, err instanceof Error ? `${err.name}: ${err.message}` : String(err), err);
       throw new Error(NOT_ANSWERING);
-    } finally {
-      clearTimeout(timer);
     }
-    if (!timedOut && this.failing.delete(name)) {
+    if (this.failing.delete(name)) {
       this.logger.info({ check: name }, 'readiness check passing again');
     }
   }
@@ -93,4 +89,37 @@ export class HealthController {
       this.logger.warn({ check: name, ...(err === undefined ? { reason: error } : { err }) }, 'readiness check failing');
     }
   }
+}
+
+/**
+ * `work`, or a rejection once `ms` have passed without its answer. A timer is due when the event
+ * loop comes out of a stall (a long synchronous task) longer than `ms`, and Node runs due timers
+ * before it reads the I/O that arrived meanwhile: a ping answered in time would count as timed
+ * out, and a busy replica turn unready. So when the timer fires, the answer gets one more turn of
+ * the loop (setImmediate runs after the poll phase has read what arrived) before the timeout counts.
+ */
+function withinTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (!settled) {
+          settled = true;
+          onTimeout();
+          reject(new Error(`no answer within ${ms} ms`));
+        }
+      });
+    }, ms);
+    const settle = (answer: () => void) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        answer();
+      }
+    };
+    work.then(
+      (value) => settle(() => resolve(value)),
+      (err: unknown) => settle(() => reject(err)),
+    );
+  });
 }
