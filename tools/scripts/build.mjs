@@ -40,6 +40,9 @@ async function build() {
         ...options,
         filename: file,
         sourceFileName: path.relative(path.dirname(target), file),
+        // The maps name the sources without carrying them: stack traces need only the mappings
+        // (--enable-source-maps), and the images (docker/Dockerfile copies dist/) carry no source.
+        inlineSourcesContent: false,
         swcrc: false,
       });
       await mkdir(path.dirname(target), { recursive: true });
