@@ -18,11 +18,13 @@ export const DEFAULT_NATS_MAX_IN_FLIGHT = 128;
 /**
  * The largest reply a service sends (in parts over NATS when over max_payload, whole on the
  * in-process bus). A GET of an order carries every transaction's stored response (about 1 KB each,
- * tens of KB with large custom fields): 16 MiB holds thousands, while a requester never holds more
- * than this for one reply (docs/decisions/subject-prefix-and-in-process-bus.md, amendment on replies
- * in parts).
+ * tens of KB with large custom fields): 4 MiB holds a few thousand. Bounded by the edge's memory,
+ * not NATS: the edge parses a reply and renders it again (keys sorted), several times the
+ * reply's size in heap while it does (measured: a 5.4 MiB order, 34 MB; a 21.6 MiB one, 104 MB,
+ * more than a 128 MB old space holds beside the edge's own 50 MB)
+ * (docs/decisions/subject-prefix-and-in-process-bus.md, amendment on replies in parts).
  */
-export const DEFAULT_NATS_MAX_REPLY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_NATS_MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 /**
  * What a stopping ledger needs at the longest with the defaults, 50 s (order-transaction's
@@ -139,11 +141,11 @@ export class PlatformConfig {
   @Max(100_000)
   NATS_MAX_IN_FLIGHT = DEFAULT_NATS_MAX_IN_FLIGHT;
 
-  @Describe('Largest reply a service sends, in bytes. Over NATS\'s max_payload (1 MiB) a reply is sent in parts; over this it is answered SERVER_FAILED instead (a GET of an order with that many transactions), so no process holds more for one reply. The same value in every app: a requester refuses a reply over its own.')
+  @Describe('Largest reply a service sends, in bytes. Over NATS\'s max_payload (1 MiB) a reply is sent in parts; over this it is answered SERVER_FAILED instead (a GET of an order with that many transactions), so no process holds more for one reply. The same value in every app: a requester refuses a reply over its own. The edge needs several times a reply in heap while it renders it: raise its memory with this.')
   @IntVar()
   @IsInt()
   @Min(1024 * 1024)
-  @Max(256 * 1024 * 1024)
+  @Max(64 * 1024 * 1024)
   NATS_MAX_REPLY_BYTES = DEFAULT_NATS_MAX_REPLY_BYTES;
 
   @Describe('Timeout of each readiness check (database, NATS, Redis, services). The checks run together: keep it under the readiness probe\'s timeout (3 s in k8s/), or a slow dependency times the probe out before the answer names it.')

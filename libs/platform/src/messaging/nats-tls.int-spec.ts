@@ -76,7 +76,7 @@ function clientFor(natsUrl: string, files: Partial<NatsTlsFiles> = {}): GatewayN
       NATS_SUBJECT_PREFIX: '',
       NATS_REQUEST_TIMEOUT_MS: 1_000,
       NATS_MAX_IN_FLIGHT: 256,
-      NATS_MAX_REPLY_BYTES: 16 * 1024 * 1024,
+      NATS_MAX_REPLY_BYTES: 4 * 1024 * 1024,
     },
     'nats-tls-test',
   );

@@ -87,7 +87,7 @@ const MAX_PAYLOAD = 1024 * 1024;
 
 /**
  * The probe's servers' NATS_MAX_REPLY_BYTES (start them with it): the largest reply they send, in
- * parts over NATS. Smaller than the default (16 MiB) to keep the tests quick.
+ * parts over NATS. Smaller than the default (4 MiB) to keep the tests quick.
  */
 export const PROBE_MAX_REPLY_BYTES = 3 * MAX_PAYLOAD;
 
