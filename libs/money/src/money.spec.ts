@@ -34,6 +34,15 @@ describe('Money', () => {
     expect(() => Money.of('1', 'ZZZ')).toThrow(/Unknown currency/);
     expect(() => Money.zero('ZZZ')).toThrow(/Unknown currency/);
     expect(() => Money.of('1', 'USD').plus(Money.of('1', 'EUR'))).toThrow(/Cannot combine/);
+    // Subtracted or compared, too: 100 JPY is not more than 1 USD, nor 1 USD less 100 JPY anything.
+    expect(() => Money.of('1', 'USD').minus(Money.of('1', 'EUR'))).toThrow(/Cannot combine USD and EUR/);
+    for (const compare of [
+      () => Money.of('100', 'JPY').compare(Money.of('1', 'USD')),
+      () => Money.of('100', 'JPY').greaterThan(Money.of('1', 'USD')),
+      () => Money.of('1', 'USD').lessThan(Money.of('100', 'JPY')),
+    ]) {
+      expect(compare).toThrow(/Cannot combine/);
+    }
   });
 
   it('never equals the same amount in another currency', () => {

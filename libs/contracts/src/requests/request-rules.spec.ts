@@ -133,6 +133,15 @@ describe('amounts against the currency minor units', () => {
     expect(rejection(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', body))).toMatchObject({ field: 'order.tax[0].amount' });
     const refund = { apiOperation: 'REFUND', transaction: { amount: '1', currency: 'JPY', item: [item('1', '1'), item('1', '0.5')] } };
     expect(rejection(() => validateOrderOperationRequest('REFUND', refund))).toMatchObject({ field: 'transaction.item[1].unitPrice' });
+    // A transaction's tax too, though within its amount: a capture's or refund's tax of 1.5 JPY is no amount.
+    for (const operation of ['REFUND', 'CAPTURE'] as const) {
+      const taxed = { apiOperation: operation, transaction: { amount: '10', currency: 'JPY', taxAmount: '1.5' } };
+      expect(rejection(() => validateOrderOperationRequest(operation, taxed))).toEqual({
+        field: 'transaction.taxAmount',
+        validationType: 'INVALID',
+        explanation: "Value '1.5' is invalid. taxAmount must be a whole number for JPY, which has no minor unit.",
+      });
+    }
     const verify = {
       apiOperation: 'VERIFY',
       order: { currency: 'JPY' },

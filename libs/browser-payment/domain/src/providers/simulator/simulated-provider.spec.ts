@@ -1,5 +1,6 @@
 import { Money } from '@gateway/money';
 import { InMemorySimulatorStore } from '../../testing/in-memory-stores';
+import { highestConfirmable, NO_INCREASE } from '../confirm-allowance';
 import { TestClock } from '../../testing/browser-payment-test-bed';
 import { SimulatedProvider } from './simulated-provider';
 import { SIMULATOR_PROFILES } from './simulator-profiles';
@@ -92,6 +93,14 @@ describe('a simulated provider', () => {
       expect(adapter.highestConfirmable(Money.of('1.999', 'BHD')).toFixed()).toBe('2.298');
     },
   );
+
+  it('never lets a confirm\'s limit fall below the approved amount itself, when the rounding would cut it', () => {
+    // CLF has 4 decimals in ISO 4217 and a request amount at most 3: an approval of 1.2345
+    // (stored before that cut) rounds down to 1.234, and confirming the approval must still pass.
+    expect(highestConfirmable(Money.of('1.2345', 'CLF'), NO_INCREASE).toString()).toBe('1.2345');
+    expect(highestConfirmable(Money.of('1.2345', 'CLF'), { increase: '0.0001' }).toString()).toBe('1.2345');
+    expect(highestConfirmable(eur('30.00'), NO_INCREASE).toFixed()).toBe('30.00');
+  });
 
   it('declines, moving nothing, an execution above its allowance over what the payer approved; the allowed amount is executed after', async () => {
     const { adapter, store } = simulator();
