@@ -94,6 +94,9 @@ describe('ApiPasswordPeppers (pepper rotation)', () => {
     const peppers = ApiPasswordPeppers.fromConfig({ API_PASSWORD_PEPPERS: `${p2},${p1}` });
     const underP1 = peppers.hash('secret').replace(/^h2\$p2\$/, 'h2$p1$');
     expect(peppers.verify('secret', underP1)).toBe(false);
+    // A pepper no longer configured: not checked under the current pepper instead, even with its MAC.
+    const underDropped = peppers.hash('secret').replace(/^h2\$p2\$/, 'h2$p9$');
+    expect(peppers.check('secret', underDropped)).toEqual({ matches: false, rehash: false });
     for (const stored of ['', 'h2$p1$$', 'h2$$abc$def', 'h2$legacy$abc$def', 'h2$p1$abc', 'h1$abc$def$ghi', 'h3$p1$abc$def']) {
       expect(peppers.check('secret', stored)).toEqual({ matches: false, rehash: false });
     }

@@ -68,6 +68,15 @@ describe('maskCardNumbers', () => {
     expect(maskCardNumbers('+1 5123 4500 0000 0008', 'short')).toBe('+1 512345…0008');
   });
 
+  it('masks a 19-digit card number written as two groups, its first six digits apart', () => {
+    // Two groups of 6 and 13 digits joined by a space: 19 digits, a card number's most. Each
+    // group alone holds none (the second starts with 0), so only reading them together masks it.
+    const nineteen = `512345000000000000${luhnCheckDigit('512345000000000000')}`;
+    const written = `${nineteen.slice(0, 6)} ${nineteen.slice(6)}`;
+    expect(maskCardNumbers(`pan ${written}`, 'keep-length')).toBe(`pan 512345 xxxxxxxxx${nineteen.slice(-4)}`);
+    expect(maskCardNumbers(`pan ${written}`, 'short')).toBe(`pan 512345…${nineteen.slice(-4)}`);
+  });
+
   it('masks the groups that hold a card number and leaves the groups around them readable', () => {
     expect(maskCardNumbers('ref 123 5123 4500 0000 0008 0139', 'short')).toBe('ref 123512…0008 0139');
     expect(maskCardNumbers('5123450000000008 0139', 'keep-length')).toBe('512345xxxxxx0008 0139');
@@ -167,6 +176,9 @@ describe('holdsSchemeCardNumber (fields of human text)', () => {
     const amex = withCheckDigit('37123450000000');
     expect(holdsSchemeCardNumber(`amex ${amex.slice(0, 4)} ${amex.slice(4, 10)} ${amex.slice(10)}`)).toBe(true);
     expect(holdsSchemeCardNumber(`visa ${withCheckDigit('412345000000000')}`)).toBe(true);
+    // Visa's 19 digits, a card number's most, as two groups.
+    const nineteen = withCheckDigit('412345000000000000');
+    expect(holdsSchemeCardNumber(`visa ${nineteen.slice(0, 6)} ${nineteen.slice(6)}`)).toBe(true);
   });
 
   it('leaves alone what holdsCardNumber would take but a reference may be: other prefixes, other lengths, longer runs', () => {

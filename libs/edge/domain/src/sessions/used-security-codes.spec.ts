@@ -1,6 +1,6 @@
 import { defaultMerchantSettings, GatewayError, SUBJECTS } from '@gateway/contracts';
 import { MemorySessionStore, SessionCard, SessionState, sessionState, SessionStore, StoredSession } from '@gateway/edge/data-access';
-import { createLogger, MessageBus } from '@gateway/platform';
+import { createLogger, MessageBus, NotDeliveredError, UnansweredError } from '@gateway/platform';
 import type { RequestContext } from '../api/request-envelope';
 import { SessionEditor } from './session-editor';
 import { UsedSecurityCodes } from './used-security-codes';
@@ -109,6 +109,22 @@ describe('UsedSecurityCodes', () => {
     expect(amend).toHaveBeenCalledTimes(3);
     expect(warn).toHaveBeenCalledWith({ sessionId: SESSION }, expect.stringContaining('kept changing'));
     expect(await memory.find(context.merchant.id, SESSION)).toMatchObject({ session: session('with-code', 'v1') });
+  });
+});
+
+describe('UsedSecurityCodes.sending (the operation that took the code)', () => {
+  it('gives the code back only when the operation was refused unprocessed: after any other failure an acquirer may have had it', async () => {
+    const { store, used, stored } = setUp();
+    await store.create(session('with-code', 'v1'), lifetime);
+    const taken = await used.take(context, { session: session('with-code', 'v1') }, DEADLINE);
+    // Sent, then no answer in time, or a failure: the code stays out of the session.
+    for (const failure of [new UnansweredError('order-transaction.pay.v1'), GatewayError.serverFailed()]) {
+      await expect(used.sending(taken, () => Promise.reject(failure))).rejects.toBe(failure);
+      expect(await stored()).toEqual(session('sealed-1'));
+    }
+    const refused = new NotDeliveredError('order-transaction.pay.v1');
+    await expect(used.sending(taken, () => Promise.reject(refused))).rejects.toBe(refused);
+    expect(await stored()).toEqual(session('with-code', 'v1'));
   });
 });
 
