@@ -18,6 +18,8 @@ export interface EdgeHttpLimits {
   maxUrlLength: number;
   /** Most requests answered at once (EDGE_MAX_IN_FLIGHT); 0: no cap. */
   maxInFlight: number;
+  /** The edge terminates TLS itself (TLS_CERT_FILE): its answers carry HSTS. */
+  servesTls?: boolean;
 }
 
 /** EdgeConfig's defaults, for callers that set up the HTTP plumbing without a config. */
@@ -36,16 +38,21 @@ export function edgeServerOptions(
   metrics: Metrics,
 ): Pick<BootstrapOptions, 'bodyLimit' | 'trustProxy' | 'https' | 'requestTimeoutMs' | 'maxHeaderBytes' | 'maxParamLength' | 'configureHttp'> {
   const proxies = new TrustedProxies(config.TRUSTED_PROXIES);
+  const https = edgeHttpsOptions(config);
   return {
     bodyLimit: config.HTTP_BODY_LIMIT_BYTES,
     trustProxy: proxies.entries.length > 0 ? proxies.entries : false,
-    https: edgeHttpsOptions(config),
+    https,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     maxHeaderBytes: config.HTTP_HEADERS_MAX_BYTES,
     // Every URL within the length limit reaches its route, so a long id gets the id's error.
     maxParamLength: config.HTTP_URL_MAX_LENGTH,
     configureHttp: (fastify) =>
-      configureEdgeHttp(fastify, logger, metrics, { maxUrlLength: config.HTTP_URL_MAX_LENGTH, maxInFlight: config.EDGE_MAX_IN_FLIGHT }),
+      configureEdgeHttp(fastify, logger, metrics, {
+        maxUrlLength: config.HTTP_URL_MAX_LENGTH,
+        maxInFlight: config.EDGE_MAX_IN_FLIGHT,
+        servesTls: https !== undefined,
+      }),
   };
 }
 
@@ -58,6 +65,7 @@ export function edgeServerOptions(
  * - an over-long URL is refused before anything else looks at it, as is an Expect header other
  *   than 100-continue (Node's own answer would be an empty 417);
  * - past EDGE_MAX_IN_FLIGHT requests in flight, one more is refused at once (EdgeAdmission);
+ * - every response carries the security headers (securityHeaders);
  * - every response is counted in the latency histogram and written to the access log.
  */
 export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, metrics: Metrics, limits: EdgeHttpLimits = DEFAULT_LIMITS): void {
@@ -125,6 +133,19 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
     }
   });
 
+  // Every answer, whoever sends it (a controller, the exception filter, a hook refusing early):
+  // only the headers a response has not set itself, so a payer page keeps its own CSP and the
+  // health checks their own Cache-Control.
+  const headers = securityHeaders(limits.servesTls ?? false);
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    for (const [name, value] of headers) {
+      if (!reply.hasHeader(name)) {
+        void reply.header(name, value);
+      }
+    }
+    done(null, payload);
+  });
+
   // One access log line and one latency observation per request, once the response is sent.
   fastify.addHook('onResponse', (request, reply, done) => {
     const api = request as ApiRequest;
@@ -156,6 +177,27 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
     }
     done();
   });
+}
+
+/**
+ * What every answer of the edge carries (docs/decisions/http-security-headers.md). API answers
+ * hold card data masked, session ids, tokens and order details: no shared cache or proxy may
+ * keep them (`no-store`), no browser may read a JSON body as HTML or script (`nosniff`, a CSP
+ * that allows nothing), and nothing the edge answers may be framed. With TLS at the edge itself,
+ * HSTS: a browser that once reached the payer pages over HTTPS never tries plain HTTP again
+ * (where a redirect token could be read or a page rewritten). Behind an ingress that terminates
+ * TLS, the ingress sets it. No Access-Control-Allow-* header is ever sent: the API is for
+ * merchants' servers, and a browser on another origin must not be able to call it.
+ */
+function securityHeaders(servesTls: boolean): [string, string][] {
+  return [
+    ['Cache-Control', 'no-store'],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+    ['X-Frame-Options', 'DENY'],
+    ['Referrer-Policy', 'no-referrer'],
+    ...(servesTls ? [['Strict-Transport-Security', 'max-age=31536000'] as [string, string]] : []),
+  ];
 }
 
 function isProbeOrMetrics(route: string): boolean {
