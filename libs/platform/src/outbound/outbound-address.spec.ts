@@ -28,6 +28,17 @@ describe('isNonPublicAddress', () => {
     '2002:a00:1::1',
     '2001:0:4136:e378:8000:63bf:3fff:fdd2',
     '64:ff9b:1::7f00:1',
+    // An address in each range of NON_PUBLIC_IPV4/IPV6 not covered above (198.19.x: the /15's upper half).
+    '192.0.0.170',
+    '192.0.2.1',
+    '192.88.99.1',
+    '198.18.0.1',
+    '198.19.255.254',
+    '198.51.100.7',
+    '203.0.113.9',
+    '100.127.255.254',
+    '100::1',
+    '2001:db8::1',
     'not-an-address',
   ])('refuses %s', (address) => {
     expect(isNonPublicAddress(address)).toBe(true);

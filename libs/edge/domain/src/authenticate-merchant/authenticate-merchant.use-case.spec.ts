@@ -67,6 +67,7 @@ describe('AuthenticateMerchant', () => {
     ],
     ['a malformed header', 'Basic !!!', { address: '192.0.2.1' }, []],
     ['a user that is not merchant.<id>', basic('xmerchant.SHOP1', PASSWORD), { address: '192.0.2.1' }, []],
+    ['an empty password (not Basic credentials at all)', basic('merchant.SHOP1', ''), { address: '192.0.2.1' }, []],
   ])('counts %s as a failure and answers 401', async (_what, authorization, failure, blocksRead) => {
     const throttle = new ScriptedThrottle(async () => NOT_THROTTLED);
     await expect(useCase(throttle).execute(request(authorization))).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
