@@ -973,18 +973,9 @@ describe("the operator's guides", () => {
  */
 function exportedMetricNames(): Set<string> {
   const names = new Set<string>();
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && !entry.name.endsWith('-e2e')) walk(file);
-      } else if (entry.name.endsWith('.ts') && !/\.(int-)?spec\.ts$/.test(entry.name)) {
-        for (const m of readFileSync(file, 'utf8').matchAll(/['"`](gateway_[a-z0-9_]+)['"`]/g)) names.add(m[1]);
-      }
-    }
-  };
-  walk(path.join(ROOT, 'libs'));
-  walk(path.join(ROOT, 'apps'));
+  for (const file of sourceFiles()) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/['"`](gateway_[a-z0-9_]+)['"`]/g)) names.add(m[1]);
+  }
   return names;
 }
 
