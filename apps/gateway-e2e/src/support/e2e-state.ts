@@ -28,9 +28,15 @@ export interface E2eState {
   webhookReceiverTls?: { certFile: string; keyFile: string };
 }
 
-/** The profile's run: `npm test` runs the two profiles' tiers side by side, each with its own gateway. */
+/** The profile's run: `npm test` runs the profiles' tiers side by side, each with its own gateway. */
 export const E2E_PROFILE_NAME = process.env.E2E_PROFILE === 'standalone' ? 'standalone' : 'distributed';
-export const STATE_FILE = path.join(ROOT, 'tmp', `e2e-state-${E2E_PROFILE_NAME}.json`);
+/**
+ * Which of the tier's files a run takes (jest.config.js): `infra` (the *.infra.e2e-spec.ts that
+ * start and stop processes and servers of their own), `others`, or all (unset). `npm test` runs
+ * the distributed profile's two halves at the same time, each with a gateway and state of its own.
+ */
+export const E2E_SUITES = process.env.E2E_SUITES ?? '';
+export const STATE_FILE = path.join(ROOT, 'tmp', `e2e-state-${E2E_PROFILE_NAME}${E2E_SUITES ? `-${E2E_SUITES}` : ''}.json`);
 
 export function writeState(state: E2eState): void {
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
