@@ -61,3 +61,16 @@ describe('RetrieveSession with UNMASK', () => {
     expect(request).not.toHaveBeenCalled();
   });
 });
+
+describe('RetrieveSession of a session that is gone', () => {
+  const gone = (state: 'EXPIRED' | 'UNKNOWN') => new RetrieveSession({ find: async () => ({ state }) } as unknown as SessionStore, {} as MessageBus);
+
+  it('answers an expired session as expired (400 on sessionid) and an unknown one as NOT_FOUND', async () => {
+    await expect(gone('EXPIRED').execute(context, session.id)).rejects.toMatchObject({
+      code: 'INVALID_FIELD',
+      field: 'sessionid',
+      explanation: expect.stringContaining('expired'),
+    });
+    await expect(gone('UNKNOWN').execute(context, session.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

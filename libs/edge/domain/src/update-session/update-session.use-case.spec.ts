@@ -73,6 +73,54 @@ describe('UpdateSession', () => {
     }
   });
 
+  it("refuses an update naming a version other than the session's current one (400 on session.version), the session left as it was", async () => {
+    const memory = new MemorySessionStore();
+    stores.push(memory);
+    const session = await storedSession(memory, 'SESSION0006FFFFFFFFFFFFFFFFFFFFFF', { updateStatus: 'NO_UPDATE', fields: { order: { amount: '1.00' } } });
+    const update = new UpdateSession(new SessionEditor({ deadline: () => DEADLINE } as unknown as MessageBus), memory, lifetime);
+
+    const error = await update
+      .execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' }, session: { version: 'bbbbbbbbbb' } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'session.version' });
+    expect(await memory.find('TESTMERCHANT', session.id)).toEqual({ state: 'ACTIVE', session });
+
+    // The current version is accepted, and the update gives the session a new one.
+    const view = await update.execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' }, session: { version: 'aaaaaaaaaa' } } });
+    expect(view).toMatchObject({ session: { id: session.id, updateStatus: 'SUCCESS' } });
+    expect((view.session as { version: string }).version).not.toBe('aaaaaaaaaa');
+  });
+
+  it('gives the session its whole lifetime again from each update (ARCHITECTURE 5: sessions live in Redis with an expiry)', async () => {
+    let now = 1_000_000;
+    const memory = new MemorySessionStore(() => now);
+    stores.push(memory);
+    const session = await storedSession(memory, 'SESSION0007GGGGGGGGGGGGGGGGGGGGGG', { updateStatus: 'NO_UPDATE', fields: {} });
+    const update = new UpdateSession(new SessionEditor({ deadline: () => DEADLINE } as unknown as MessageBus), memory, lifetime);
+
+    now += lifetime.ttlMs - 1_000;
+    await update.execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' } } });
+    now += lifetime.ttlMs - 1_000;
+    expect((await memory.find('TESTMERCHANT', session.id)).state).toBe('ACTIVE');
+    now += 2_000;
+    expect((await memory.find('TESTMERCHANT', session.id)).state).toBe('EXPIRED');
+  });
+
+  it('answers an update whose session expired between its read and its write as expired (400 on sessionid), not as busy', async () => {
+    const memory = new MemorySessionStore();
+    stores.push(memory);
+    const session = await storedSession(memory, 'SESSION0008HHHHHHHHHHHHHHHHHHHHHH', { updateStatus: 'NO_UPDATE', fields: {} });
+    const replace = jest.fn(async () => 'GONE' as const);
+    const store: SessionStore = { create: (s, l) => memory.create(s, l), find: (m, id) => memory.find(m, id), replace, amend: replace };
+    const update = new UpdateSession(new SessionEditor({ deadline: () => DEADLINE } as unknown as MessageBus), store, lifetime);
+
+    const error = await update.execute({ ...context, sessionId: session.id, body: { order: { amount: '5.00' } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', field: 'sessionid' });
+    expect((error as GatewayError).explanation).toContain('expired');
+    expect(replace).toHaveBeenCalledTimes(1);
+  });
+
   it('refuses an update that would leave the session holding more than 50 custom fields (400 on order.custom)', async () => {
     const memory = new MemorySessionStore();
     stores.push(memory);

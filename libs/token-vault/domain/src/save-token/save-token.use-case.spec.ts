@@ -936,6 +936,23 @@ describe('SaveToken: concurrent writers', () => {
     expect([...ctx.bed.store.rows.values()][0].version).toBe(2);
   });
 
+  it.each(['UNIQUE_CARD', 'UNIQUE_ACCOUNT_IDENTIFIER'] as const)(
+    '%s: a generated creation that meets the same card created meanwhile starts over and returns that token (not a new token id drawn, not a 400)',
+    async (management) => {
+      const ctx = await setUp({ generation: 'RANDOM', management });
+      let holder: string | undefined;
+      ctx.bed.store.beforeWrite = async () => {
+        if (holder === undefined) {
+          holder = '';
+          holder = (await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.APPROVED))).token as string;
+        }
+      };
+      const body = await ctx.post(cardBody(TEST_CARD, TEST_EXPIRY.DECLINED));
+      expect(body).toMatchObject({ result: 'SUCCESS', token: holder, sourceOfFunds: { provided: { card: { expiry: '0539' } } } });
+      expect(ctx.bed.store.rows.size).toBe(1);
+    },
+  );
+
   it('plans again on the locked row when another save landed between its read and its write', async () => {
     const ctx = await setUp({ generation: 'MERCHANT_SUPPLIED' });
     await ctx.put('t1', cardBody(TEST_CARD, TEST_EXPIRY.APPROVED));

@@ -39,6 +39,21 @@ describe('SealSessionCard', () => {
     expect(inTime.securityCodePresent).toBe(false);
   });
 
+  it("keeps the previous card's fields an update leaves out, also when the update's card holds them as undefined (a parsed message's declared fields)", async () => {
+    const bed = await vaultTestBed();
+    const merchant = testMerchant();
+    const first = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION6', card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, nameOnCard: 'Ada' } });
+    // The payer enters only the security code: number, expiry and name stay as they were.
+    const codeOnly = { number: undefined, expiry: undefined, nameOnCard: undefined, securityCode: '100' };
+    const next = await bed.sealSessionCard.execute({ merchant, bindingId: 'SESSION6', card: codeOnly, previous: first.sealed });
+    expect(next).toMatchObject({ securityCodePresent: true, card: first.card });
+    const opened = await bed.sessionCards.open({ merchantId: merchant.id, bindingId: 'SESSION6' }, next.sealed);
+    expect(opened.number?.reveal()).toBe(TEST_CARD);
+    expect(opened.expiry).toEqual(TEST_EXPIRY.APPROVED);
+    expect(opened.nameOnCard).toBe('Ada');
+    expect(opened.securityCode?.reveal()).toBe('100');
+  });
+
   it('seals the same card differently every time, with nothing of it in clear', async () => {
     const bed = await vaultTestBed();
     const card = { number: TEST_CARD, securityCode: '7319' };
