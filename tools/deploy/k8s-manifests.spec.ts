@@ -140,6 +140,35 @@ function environmentOf(c: Container, configMaps: K8sObject[]): Record<string, st
   }
   return env;
 }
+/** Variables the apps' containers set that no config class reads: Node's own. */
+const RUNTIME_VARIABLES = ['NODE_OPTIONS'];
+/**
+ * What the manifests set for an app that the app never reads, each as `<Deployment>: env <name>`
+ * or `ConfigMap <name>: <key>`: a misspelt name, or a setting given to the wrong app (the ledger's
+ * ConfigMap setting the edge's lock lease), starts the app with the default instead. A container's
+ * own env is held against its app's config class; a ConfigMap's key against those of every app that
+ * loads it (gateway-config is shared: PUBLIC_BASE_URL is the edge's and browser-payment's).
+ */
+function unreadVariables(objects: K8sObject[]): string[] {
+  const problems: string[] = [];
+  const readers = new Map<string, Set<string>>();
+  for (const name of [...APPS, ...Object.keys(MODE_OF)]) {
+    const read = new Set([...Object.keys(new (configClassOf(name))()), ...RUNTIME_VARIABLES]);
+    for (const deployment of objects.filter((o) => o.kind === 'Deployment' && o.metadata.name === name)) {
+      for (const c of podSpecOf(deployment)!.containers) {
+        problems.push(...(c.env ?? []).filter((e) => !read.has(e.name)).map((e) => `${name}: env ${e.name}`));
+        for (const configMap of (c.envFrom ?? []).flatMap((e) => (e.configMapRef ? [e.configMapRef.name] : []))) {
+          readers.set(configMap, new Set([...(readers.get(configMap) ?? []), ...read]));
+        }
+      }
+    }
+  }
+  for (const configMap of objects.filter((o) => o.kind === 'ConfigMap' && readers.has(o.metadata.name))) {
+    const read = readers.get(configMap.metadata.name)!;
+    problems.push(...Object.keys((configMap.data ?? {}) as object).filter((key) => !read.has(key)).map((key) => `ConfigMap ${configMap.metadata.name}: ${key}`));
+  }
+  return problems;
+}
 /** The config class an app's Deployment (or one running its image in another mode) reads. */
 function configClassOf(deployment: string): new () => PlatformConfig {
   const app = MODE_OF[deployment] ?? deployment;
@@ -359,6 +388,25 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
   });
 
   if (!overlay.endsWith('/migrate')) {
+    it("sets on each app only variables that app reads: in its container's env, and in the ConfigMaps it loads", () => {
+      expect(unreadVariables(objects)).toEqual([]);
+    });
+
+    it('would name a variable a Deployment sets that its app does not read, and a ConfigMap key none of its apps reads', () => {
+      const patched = renderPatched(overlay, [
+        {
+          target: { kind: 'Deployment', name: 'order-transaction-dispatcher' },
+          patch: '- op: add\n  path: /spec/template/spec/containers/0/env/-\n  value: { name: WEBHOOK_WORKER, value: "4" }',
+        },
+        // The edge's lock lease in the ConfigMap only the dispatcher loads: every name is right, on the wrong app.
+        { target: { kind: 'ConfigMap', name: 'webhook-dispatcher-config' }, patch: '- op: add\n  path: /data/ORDER_LOCK_TTL_MS\n  value: "60000"' },
+      ]);
+      expect(unreadVariables(patched)).toEqual([
+        'order-transaction-dispatcher: env WEBHOOK_WORKER',
+        expect.stringMatching(/^ConfigMap webhook-dispatcher-config-\w+: ORDER_LOCK_TTL_MS$/),
+      ]);
+    });
+
     it('gives every app a Deployment that rolls with no unavailability, a Service, an HPA and a PDB', () => {
       for (const app of APPS) {
         const [deployment] = find('Deployment', app);
@@ -874,6 +922,17 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(provisioned).toEqual(new Set(Object.keys(describeVariables(ProvisionDatabaseConfig)).filter((v) => v.endsWith('DATABASE_URL') || v === 'DATABASE_ADMIN_URL')));
       expect(Object.keys(describeVariables(AdminConfig))).toEqual(expect.arrayContaining(['API_PASSWORD_PEPPER', 'API_PASSWORD_PEPPERS']));
       expect(steps.flatMap(secretsOf)).not.toContain('api-edge-secrets');
+    });
+
+    it("gives one step a longer lock wait with the guide's patch, and no other step", () => {
+      const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
+      const block = /give one run a longer wait[\s\S]*?```yaml\n([\s\S]*?)\n```/.exec(guide)?.[1];
+      if (!block) throw new Error('the guide has no patch (a yaml block) after "give one run a longer wait"');
+      const steps = containersOf(podSpecOf(renderPatched(overlay, (parseYaml(block) as { patches: object[] }).patches).find((o) => o.kind === 'Job')!)!);
+      const waits = steps
+        .filter((c) => c.name.startsWith('migrate-'))
+        .map((c) => [c.name, loadConfig(DatabaseConfig, environmentOf(c, [])).DATABASE_MIGRATION_LOCK_TIMEOUT_MS]);
+      expect(waits).toEqual(APPS.map((app) => [`migrate-${app}`, app === 'order-transaction' ? 30_000 : 5_000]));
     });
 
     it('retries a run that failed or was stopped (exit 143) in a new pod, a few times and within the release’s wait, then fails', () => {

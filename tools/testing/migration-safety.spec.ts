@@ -8,12 +8,11 @@ import { SERVICE_SCHEMAS } from './service-schemas';
  * index on an existing table is built CONCURRENTLY outside a transaction, and a constraint
  * added to one is added NOT VALID and validated in a transaction of its own.
  */
-const MIGRATIONS = SERVICE_SCHEMAS.flatMap((service) =>
-  (service.migrations as (new () => MigrationInterface)[]).map((Migration) => {
-    const migration = new Migration();
-    return [`${service.schema}: ${migration.name ?? Migration.name}`, migration] as const;
-  }),
-);
+const MIGRATIONS = SERVICE_SCHEMAS.flatMap((service) => {
+  const migrations = (service.migrations as (new () => MigrationInterface)[]).map((Migration) => new Migration());
+  // Each with the service's migrations before it, in the order they run.
+  return migrations.map((migration, i) => [`${service.schema}: ${migration.name ?? migration.constructor.name}`, migration, migrations.slice(0, i)] as const);
+});
 
 describe('every service migration', () => {
   it('comes from every service schema', () => {
@@ -22,8 +21,9 @@ describe('every service migration', () => {
     );
   });
 
-  it.each(MIGRATIONS)('%s can run against tables in use', async (_name, migration) => {
-    expect(unsafeStatements(await recordMigration(migration))).toEqual([]);
+  it.each(MIGRATIONS)('%s can run against tables in use', async (_name, migration, earlier) => {
+    const before = await Promise.all(earlier.map((m) => recordMigration(m)));
+    expect(unsafeStatements(await recordMigration(migration), before)).toEqual([]);
   });
 });
 
@@ -81,6 +81,38 @@ describe('the migration guard', () => {
       true,
       /VALIDATE CONSTRAINT in the transaction that altered s.t/,
     ],
+    [
+      'a new column whose default is volatile',
+      ['ALTER TABLE s.t ADD COLUMN b uuid DEFAULT gen_random_uuid()'],
+      true,
+      /default calls gen_random_uuid\(\), which may be volatile \(Postgres writes every row/,
+    ],
+    [
+      'a new column whose default is clock_timestamp()',
+      ['ALTER TABLE s.t ADD COLUMN b timestamptz NOT NULL DEFAULT clock_timestamp()'],
+      true,
+      /default calls clock_timestamp\(\)/,
+    ],
+    ['a new serial column', ['ALTER TABLE s.t ADD COLUMN b bigserial'], true, /a bigserial column added to s.t/],
+    [
+      'a new identity column',
+      ['ALTER TABLE s.t ADD COLUMN b bigint GENERATED ALWAYS AS IDENTITY'],
+      true,
+      /an identity or stored generated column added to s.t/,
+    ],
+    [
+      'a new stored generated column',
+      ['ALTER TABLE s.t ADD COLUMN b int GENERATED ALWAYS AS (a * 2) STORED'],
+      true,
+      /an identity or stored generated column added to s.t/,
+    ],
+    [
+      'a new NOT NULL column without a default',
+      ['ALTER TABLE s.t ADD COLUMN b varchar(4) NOT NULL'],
+      true,
+      /a NOT NULL column without a default added to s.t/,
+    ],
+    ['SET NOT NULL with no check before it', ['ALTER TABLE s.t ALTER COLUMN a SET NOT NULL'], true, /SET NOT NULL on s.t, .* without a validated CHECK \(a IS NOT NULL\)/],
   ])('flags %s, naming the migration and the statement', (_case, statements, inTransaction, problem) => {
     const problems = unsafeStatements(migration(statements, inTransaction));
     expect(problems).toHaveLength(1);
@@ -115,8 +147,34 @@ describe('the migration guard', () => {
       ["ALTER TABLE s.t ADD COLUMN b text DEFAULT 'CHECK'"],
       true,
     ],
+    ["a new NOT NULL column with a constant default", ["ALTER TABLE s.t ADD COLUMN b varchar(4) NOT NULL DEFAULT 'TEST'"], true],
+    ['a new column whose default is now()', ['ALTER TABLE s.t ADD COLUMN b timestamptz NOT NULL DEFAULT now()'], true],
+    ["a new column whose default is cast", ["ALTER TABLE s.t ADD COLUMN b numeric(17,4) DEFAULT '0'::numeric(17,4) NOT NULL"], true],
+    ['a new nullable column of a sized type', ['ALTER TABLE s.t ADD COLUMN b numeric(17,4)'], true],
+    ["a new column whose default is cast to character varying(n)", ["ALTER TABLE s.t ADD COLUMN b varchar(4) NOT NULL DEFAULT 'TEST'::character varying(4)"], true],
+    ['a serial column of a new table', ['CREATE TABLE s.u (id bigserial PRIMARY KEY)', 'ALTER TABLE s.u ADD COLUMN b bigserial'], true],
   ])('lets %s pass', (_case, statements, inTransaction) => {
     expect(unsafeStatements(migration(statements, inTransaction))).toEqual([]);
+  });
+
+  describe('SET NOT NULL', () => {
+    const setNotNull = migration(['ALTER TABLE s.t ALTER COLUMN a SET NOT NULL']);
+    const earlier = (statements: string[]): RecordedMigration => ({ name: 'Earlier1600000000000', inTransaction: true, statements });
+
+    it('passes once an earlier migration validated a CHECK (column IS NOT NULL): Postgres then skips the scan', () => {
+      const added = earlier(['ALTER TABLE s.t ADD CONSTRAINT t_a_not_null CHECK (a IS NOT NULL) NOT VALID']);
+      const validated = earlier(['ALTER TABLE s.t VALIDATE CONSTRAINT t_a_not_null']);
+      expect(unsafeStatements(setNotNull, [added, validated])).toEqual([]);
+    });
+
+    it.each([
+      ['the check not validated', ['ALTER TABLE s.t ADD CONSTRAINT t_a_not_null CHECK (a IS NOT NULL) NOT VALID']],
+      ['the check on another column', ['ALTER TABLE s.t ADD CONSTRAINT t_b_not_null CHECK (b IS NOT NULL)']],
+      ['the check on another table', ['ALTER TABLE s.u ADD CONSTRAINT u_a_not_null CHECK (a IS NOT NULL)']],
+      ['the check dropped since', ['ALTER TABLE s.t ADD CONSTRAINT t_a_not_null CHECK (a IS NOT NULL)', 'ALTER TABLE s.t DROP CONSTRAINT t_a_not_null']],
+    ])('is flagged with %s', (_case, statements) => {
+      expect(unsafeStatements(setNotNull, [earlier(statements)])).toEqual([expect.stringMatching(/SET NOT NULL on s.t/)]);
+    });
   });
 
   it('records what up sends, statement by statement, and refuses the QueryRunner API', async () => {

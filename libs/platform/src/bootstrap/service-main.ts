@@ -1,6 +1,9 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DatabaseConfig, loadConfig, PlatformConfig } from '../config';
+import { ConfigError, ConfigProblem, DatabaseConfig, loadConfig, PlatformConfig } from '../config';
 import { createServiceDataSource, migrateSchema, ServiceSchema } from '../database';
 import { AppLogger, createLogger } from '../logging';
 import { createMessageServer, MessagingOptions, NatsTls } from '../messaging';
@@ -30,7 +33,18 @@ export interface NatsTlsFiles {
   keyFile: string;
 }
 
+/**
+ * The options of the app's message bus. In the distributed profile the NATS_TLS_* files are read
+ * first (natsTlsFilesProblems): a missing or unreadable one stops the start with a ConfigError
+ * naming it.
+ */
 export function messagingOptions(config: MessagingConfig, serviceName: string): MessagingOptions {
+  if (config.GATEWAY_PROFILE === 'distributed') {
+    const problems = natsTlsFilesProblems({ caFile: config.NATS_TLS_CA_FILE, certFile: config.NATS_TLS_CERT_FILE, keyFile: config.NATS_TLS_KEY_FILE });
+    if (problems.length > 0) {
+      throw new ConfigError(problems);
+    }
+  }
   const servers = config.NATS_URL.split(',');
   return {
     profile: config.GATEWAY_PROFILE,
@@ -62,6 +76,45 @@ export function natsTls(servers: string[], files: NatsTlsFiles): NatsTls | null 
     return null;
   }
   return { ...(caFile === '' ? {} : { caFile }), ...(certFile === '' ? {} : { certFile, keyFile }) };
+}
+
+/**
+ * What is wrong with the NATS_TLS_* files, each naming its variable (never a file's contents).
+ * nats.js reads them at every connection attempt, and a start waits for NATS by retrying its
+ * connection for ever: a CA file that was not mounted, a key that does not fit its certificate,
+ * or a CA file with no certificate in it left the process retrying in silence, never ready,
+ * with nothing in its log to say which setting was wrong.
+ */
+export function natsTlsFilesProblems(files: NatsTlsFiles): ConfigProblem[] {
+  const read = (variable: string, file: string): { file: Buffer } | { problem: ConfigProblem } | null => {
+    if (file === '') {
+      return null;
+    }
+    try {
+      return { file: readFileSync(file) };
+    } catch (err) {
+      return { problem: { variable, problem: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` } };
+    }
+  };
+  const ca = read('NATS_TLS_CA_FILE', files.caFile);
+  const cert = read('NATS_TLS_CERT_FILE', files.certFile);
+  const key = read('NATS_TLS_KEY_FILE', files.keyFile);
+  const problems = [ca, cert, key].flatMap((r) => (r && 'problem' in r ? [r.problem] : []));
+  if (ca && 'file' in ca) {
+    try {
+      new X509Certificate(ca.file);
+    } catch {
+      problems.push({ variable: 'NATS_TLS_CA_FILE', problem: 'holds no PEM certificate' });
+    }
+  }
+  if (cert && 'file' in cert && key && 'file' in key) {
+    try {
+      createSecureContext({ cert: cert.file, key: key.file });
+    } catch (err) {
+      problems.push({ variable: 'NATS_TLS_KEY_FILE', problem: `does not fit NATS_TLS_CERT_FILE: ${(err as Error).message}` });
+    }
+  }
+  return problems;
 }
 
 export function databaseConnection(config: DatabaseConfig, applicationName: string) {
@@ -103,7 +156,7 @@ export async function runServiceMain<C extends DatabaseConfig>(spec: ServiceMain
     // opens no NATS connection, so NATS is neither its dependency nor in its readiness.
     const messaging: MessagingOptions = servesMessages
       ? messagingOptions(config, spec.name)
-      : { ...messagingOptions(config, spec.name), profile: 'standalone' };
+      : messagingOptions({ ...config, GATEWAY_PROFILE: 'standalone' }, spec.name);
     @Module({
       imports: [
         PlatformModule.forRoot({

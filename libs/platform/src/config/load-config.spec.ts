@@ -63,6 +63,26 @@ describe('loadConfig', () => {
     expect(problems({})).toEqual([]);
   });
 
+  it('refuses METRICS_PORT on HTTP_PORT, naming both, and takes it unset, elsewhere, or both 0', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(PlatformConfig, env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ HTTP_PORT: '8082', METRICS_PORT: '8082' })).toEqual([
+      { variable: 'METRICS_PORT', problem: 'must not be HTTP_PORT (8082): /metrics is served on a port of its own; unset METRICS_PORT to serve it on HTTP_PORT' },
+    ]);
+    expect(problems({ METRICS_PORT: '8080' })).toEqual([expect.objectContaining({ variable: 'METRICS_PORT' })]);
+    expect(problems({ HTTP_PORT: '8082', METRICS_PORT: '9464' })).toEqual([]);
+    expect(problems({ HTTP_PORT: '8082' })).toEqual([]);
+    expect(problems({ HTTP_PORT: '0', METRICS_PORT: '0' })).toEqual([]);
+    // An invalid HTTP_PORT is reported on its own line only.
+    expect(problems({ HTTP_PORT: '80x', METRICS_PORT: '9464' }).map((p) => p.variable)).toEqual(['HTTP_PORT']);
+  });
+
   it('never shows a secret when describing the configuration', () => {
     const config = loadConfig(SampleConfig, { KEY: 'abcdefgh-secret' });
     expect(JSON.stringify(describeConfig(SampleConfig, config))).not.toContain('abcdefgh-secret');

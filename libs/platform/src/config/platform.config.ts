@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { DEFAULT_MIGRATION_LOCK_TIMEOUT_MS } from '../database/migrate';
-import { BoolVar, Describe, IntVar, MinMilliseconds } from './config-decorators';
+import { BoolVar, Describe, IntVar, MinMilliseconds, RelatedVariable } from './config-decorators';
 
 export const PROFILES = ['distributed', 'standalone'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -69,6 +69,18 @@ export function ShutdownGraceVar(): PropertyDecorator {
  */
 export const SHUTDOWN_DRAIN_MARGIN_MS = 2_000;
 
+/**
+ * METRICS_PORT equal to HTTP_PORT: the second server cannot listen where the first does, and the
+ * start failed only once both servers were up, with a message about HTTP_PORT alone.
+ */
+function NotTheHttpPort(): PropertyDecorator {
+  return RelatedVariable<PlatformConfig>('notTheHttpPort', {
+    reads: (config) => [config.HTTP_PORT],
+    holds: (port, config) => port === 0 || port !== config.HTTP_PORT,
+    message: (config) => `must not be HTTP_PORT (${config.HTTP_PORT}): /metrics is served on a port of its own; unset METRICS_PORT to serve it on HTTP_PORT`,
+  });
+}
+
 /** Variables every app reads. */
 export class PlatformConfig {
   @Describe('Runtime profile: `distributed` (NATS, Redis, one process per app) or `standalone` (one process, in-process transport).')
@@ -90,12 +102,13 @@ export class PlatformConfig {
   @Max(65535)
   HTTP_PORT = 8080;
 
-  @Describe('Port of a second HTTP server that serves only /metrics, so that Prometheus can be let in to it and kept out of the API\'s port (a NetworkPolicy tells ports apart, not paths). Unset: /metrics is served on HTTP_PORT.')
+  @Describe('Port of a second HTTP server that serves only /metrics, so that Prometheus can be let in to it and kept out of the API\'s port (a NetworkPolicy tells ports apart, not paths). Unset: /metrics is served on HTTP_PORT. Not HTTP_PORT itself (0 for both, any free ports, excepted).')
   @IsOptional()
   @IntVar()
   @IsInt()
   @Min(0)
   @Max(65535)
+  @NotTheHttpPort()
   METRICS_PORT: number | undefined = undefined;
 
   @Describe('NATS server URLs, comma-separated. With a user and password or a token in them (`tls://<user>:<password>@host:4222`), keep it in a Secret.', {
