@@ -2,9 +2,10 @@
 # `npm test`: every tier against real servers. Unit; integration (real Postgres, Redis, NATS);
 # end-to-end against the distributed profile (each app its own process) and the standalone
 # profile (one process, embedded Postgres); then a scan of everything the run logged for card
-# numbers, API passwords and credentials, and a scan of everything it left at rest (every
-# database and schema, Redis key and standalone data folder it created) for the same and for
-# security codes and keys. Exits non-zero on the first failure.
+# numbers, API passwords and credentials, and for card data and credentials under their keys
+# (security codes, expiries, passwords, Authorization headers), and a scan of everything it left
+# at rest (every database and schema, Redis key and standalone data folder it created) for the
+# same and for security codes and keys. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -2,9 +2,10 @@ import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CustomTransportStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import { constants } from 'node:os';
+import type { Duplex } from 'node:stream';
 import { GatewayError } from '@gateway/contracts';
 import { ConfigError } from '../config';
 import { answerClientError, answerFrameworkError, sendGatewayError } from '../errors';
@@ -40,6 +41,11 @@ export interface BootstrapOptions {
   maxHeaderBytes?: number;
   /** Longest path parameter the router matches; longer ones fall through to the 404 route. */
   maxParamLength?: number;
+  /**
+   * Headers for the answers given before any hook runs (Node's parser refusals, a URL that is
+   * not valid percent-encoding), which an app's onSend hook never sees: the edge's security headers.
+   */
+  refusalHeaders?: readonly (readonly [string, string])[];
 }
 
 export interface RunningApp {
@@ -78,8 +84,9 @@ export async function bootstrapApp(options: BootstrapOptions): Promise<RunningAp
     forceCloseConnections: 'idle',
     // What Node's HTTP parser refuses (oversized headers, malformed request lines) is answered
     // in the API's error shape too.
-    clientErrorHandler: answerClientError,
-    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: (err: Error & { code?: string }, socket: Duplex) => answerClientError(err, socket, options.refusalHeaders),
+    frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) =>
+      answerFrameworkError(error, request, reply, options.refusalHeaders),
     ...(options.https ? { https: { ...options.https, ...serverOptions } } : { http: serverOptions }),
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;

@@ -118,9 +118,18 @@ function isClientGone(exception: unknown, request: FastifyRequest): boolean {
 
 /**
  * What Fastify refuses before routing (a URL that is not valid percent-encoding), answered
- * through its `frameworkErrors` option in the API's error shape.
+ * through its `frameworkErrors` option in the API's error shape, with `headers` (no hook runs on
+ * this answer: an app's onSend hook does not add them).
  */
-export function answerFrameworkError(error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  error: Error & { code?: string },
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  headers: readonly (readonly [string, string])[] = [],
+): void {
+  for (const [name, value] of headers) {
+    void reply.header(name, value);
+  }
   sendGatewayError(reply, fastifyClientError(error) ?? GatewayError.invalidRequest('The request is not valid.'));
 }
 
@@ -145,9 +154,10 @@ function isApiPath(url: string): boolean {
  * Node's HTTP parser refused the request before any route could see it: request line and
  * headers over the limit, bytes that are not HTTP (a CR or LF inside a header, a control
  * character in the URL). Answered in the API's error shape with a 400 (or 408 when the client
- * was too slow), then the connection is closed, as Node does.
+ * was too slow), with `headers` (written to the socket here: no hook runs), then the connection
+ * is closed, as Node does.
  */
-export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(err: Error & { code?: string }, socket: Duplex, headers: readonly (readonly [string, string])[] = []): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) {
     return;
   }
@@ -164,7 +174,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   if (socket.writable && !answering) {
     // Closed once the answer is flushed: the rest of the stream cannot be trusted to be HTTP.
     socket.end(
-      `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
       () => socket.destroy(),
     );
   } else {

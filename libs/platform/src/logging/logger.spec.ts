@@ -1,6 +1,7 @@
 import { GatewayError } from '@gateway/contracts';
 import { Writable } from 'node:stream';
 import { createLogger } from './logger';
+import { runWithRequestContext } from './request-context';
 
 /** A logger writing into an array of parsed lines. */
 function capturing() {
@@ -74,5 +75,33 @@ describe('createLogger', () => {
       'webhook to https://merchant.example/hooks failed',
       'lookup failed: Error: no session for 512345…0008',
     ]);
+  });
+
+  it("scrubs a child logger's bindings, a child's child's and what setBindings adds (to a child or the parent), as it scrubs a line's object", () => {
+    const { lines, logger } = capturing();
+    const child = logger.child({ card: { number: '5123450000000008', securityCode: '123' }, note: 'pan 5123450000000008', pan: 5123450000000008 });
+    child.info('from the child');
+    const grandchild = child.child({ csc: '456', payer: 'zelda.privacy@example.org' }, { formatters: { bindings: (given) => ({ ...given, step: 'own' }) } });
+    grandchild.info('from its child');
+    child.setBindings({ authorization: 'Basic dXNlcjpwYXNzd29yZA==' });
+    child.info('after setBindings');
+    logger.setBindings({ cvv: '789' });
+    logger.info('the parent after setBindings');
+    const logged = JSON.stringify(lines);
+    for (const value of ['5123450000000008', '"123"', '456', '789', 'zelda.privacy@example.org', 'dXNlcjpwYXNzd29yZA==']) {
+      expect(logged).not.toContain(value);
+    }
+    expect(lines[0]).toMatchObject({ card: { number: '[REDACTED]', securityCode: '[REDACTED]' }, note: 'pan 512345…0008', pan: '[REDACTED]', msg: 'from the child' });
+    // The caller's own bindings formatter still applies, before the scrub.
+    expect(lines[1]).toMatchObject({ csc: '[REDACTED]', payer: '[email]', step: 'own', note: 'pan 512345…0008' });
+    expect(lines[2]).toMatchObject({ authorization: '[REDACTED]', msg: 'after setBindings' });
+    expect(lines[3]).toMatchObject({ cvv: '[REDACTED]', msg: 'the parent after setBindings' });
+  });
+
+  it('scrubs what the mixin adds (the request context, whose correlation id the merchant chose)', () => {
+    // pino merges the mixin into the line's object before the log formatter scrubs it.
+    const { lines, logger } = capturing();
+    runWithRequestContext({ requestId: 'r-1', correlationId: 'card 5123450000000008' }, () => logger.info('in a request'));
+    expect(lines[0]).toMatchObject({ requestId: 'r-1', correlationId: 'card 512345…0008' });
   });
 });

@@ -16,7 +16,7 @@ export interface LoggerOptions {
  * merchant correlation id of the request being served, on every line.
  */
 export function createLogger(options: LoggerOptions): AppLogger {
-  return pino(
+  const logger = pino(
     {
       level: options.level,
       base: { service: options.service },
@@ -26,6 +26,8 @@ export function createLogger(options: LoggerOptions): AppLogger {
       serializers: { err: (err: unknown) => err },
       formatters: {
         level: (label) => ({ level: label }),
+        // The bindings: `base`, and what setBindings adds to this logger.
+        bindings: scrubbedBindings,
         log: (object) => scrub(object) as Record<string, unknown>,
       },
       hooks: {
@@ -40,6 +42,23 @@ export function createLogger(options: LoggerOptions): AppLogger {
     },
     options.destination ?? pino.destination({ fd: 1, sync: false }),
   );
+  // pino gives every child the identity as its bindings formatter unless the child's options name
+  // one (lib/proto.js child()), so `logger.child({ card })` would be written as given: every child,
+  // a child's child included (it inherits this method), gets the scrub after the caller's own.
+  const child = logger.child;
+  logger.child = function (this: AppLogger, bindings, childOptions) {
+    const own = childOptions?.formatters?.bindings;
+    return child.call(this, bindings, {
+      ...childOptions,
+      formatters: { ...childOptions?.formatters, bindings: (given) => scrubbedBindings(own ? own(given) : given) },
+    });
+  } as typeof child;
+  return logger;
+}
+
+/** A logger's bindings as they are written once, at the start of each of its lines: scrubbed. */
+function scrubbedBindings(bindings: object): Record<string, unknown> {
+  return scrub(bindings) as Record<string, unknown>;
 }
 
 /**

@@ -79,8 +79,10 @@ describe('scrub', () => {
     'authorization', 'Proxy-Authorization', 'cookie', 'password', 'passwd', 'apiPassword', 'secret', 'notificationSecret',
     'X-Notification-Secret', 'securityCode', 'cvv', 'cvc', 'csc', 'track1', 'track2', 'trackData', 'pan', 'cardNumber',
     'number', 'accountNumber', 'bankAccountNumber', 'iban', 'payload', 'masterKey', 'dataKey', 'privateKey', 'apiKey',
+    // Card data too, though no secret alone (a response shows it beside the masked number).
+    'expiry', 'expiryMonth', 'expiryYear',
   ])('redacts %s whatever its value', (key) => {
-    expect(scrub({ card: { [key]: '123', expiry: '1239' } })).toEqual({ card: { [key]: '[REDACTED]', expiry: '1239' } });
+    expect(scrub({ card: { [key]: '123', type: 'CARD' } })).toEqual({ card: { [key]: '[REDACTED]', type: 'CARD' } });
     expect(scrub({ card: { [key]: { value: 'GB82WEST12345698765432' } } })).toEqual({ card: { [key]: '[REDACTED]' } });
   });
 });

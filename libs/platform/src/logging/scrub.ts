@@ -12,7 +12,7 @@ import { maskCardNumbers } from '@gateway/crypto';
  * MAX_DEPTH is dropped, since it is not looked at.
  */
 const SENSITIVE_KEY =
-  /^(authorization|proxy-authorization|cookie|password|passwd|apipassword|secret|.*secret|securitycode|cvv|cvc|csc|track1|track2|trackdata|pan|cardnumber|number|accountnumber|bankaccountnumber|iban|payload|masterkey|datakey|privatekey|apikey|notificationsecret|x-notification-secret)$/i;
+  /^(authorization|proxy-authorization|cookie|password|passwd|apipassword|secret|.*secret|securitycode|cvv|cvc|csc|expiry|expirymonth|expiryyear|track1|track2|trackdata|pan|cardnumber|number|accountnumber|bankaccountnumber|iban|payload|masterkey|datakey|privatekey|apikey|notificationsecret|x-notification-secret)$/i;
 
 const EMAIL_LOCAL_CHAR = /[A-Za-z0-9._%+-]/;
 const EMAIL_DOMAIN_CHAR = /[A-Za-z0-9.-]/;

@@ -36,7 +36,10 @@ export function edgeServerOptions(
   config: EdgeConfig,
   logger: AppLogger,
   metrics: Metrics,
-): Pick<BootstrapOptions, 'bodyLimit' | 'trustProxy' | 'https' | 'requestTimeoutMs' | 'maxHeaderBytes' | 'maxParamLength' | 'configureHttp'> {
+): Pick<
+  BootstrapOptions,
+  'bodyLimit' | 'trustProxy' | 'https' | 'requestTimeoutMs' | 'maxHeaderBytes' | 'maxParamLength' | 'refusalHeaders' | 'configureHttp'
+> {
   const proxies = new TrustedProxies(config.TRUSTED_PROXIES);
   const https = edgeHttpsOptions(config);
   return {
@@ -47,6 +50,9 @@ export function edgeServerOptions(
     maxHeaderBytes: config.HTTP_HEADERS_MAX_BYTES,
     // Every URL within the length limit reaches its route, so a long id gets the id's error.
     maxParamLength: config.HTTP_URL_MAX_LENGTH,
+    // What is refused before any hook (Node's parser, a URL not valid percent-encoding) carries
+    // the headers the onSend hook gives every other answer.
+    refusalHeaders: securityHeaders(https !== undefined),
     configureHttp: (fastify) =>
       configureEdgeHttp(fastify, logger, metrics, {
         maxUrlLength: config.HTTP_URL_MAX_LENGTH,
@@ -86,12 +92,20 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
     }
   });
 
-  // An Expect other than 100-continue: Node would answer an empty 417 itself, before any hook.
+  const headers = securityHeaders(limits.servesTls ?? false);
+
+  // An Expect other than 100-continue: Node would answer an empty 417 itself, before any hook
+  // (so with the security headers set here).
   fastify.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const error = GatewayError.invalidRequest(`The Expect header '${safeText(String(request.headers.expect))}' is not supported; only 100-continue is.`);
     const body = JSON.stringify(sortKeysDeep(error.toResponseBody()));
     response
-      .writeHead(error.httpStatus, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+      .writeHead(error.httpStatus, {
+        ...Object.fromEntries(headers),
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+        Connection: 'close',
+      })
       .end(body);
   });
 
@@ -136,7 +150,6 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
   // Every answer, whoever sends it (a controller, the exception filter, a hook refusing early):
   // only the headers a response has not set itself, so a payer page keeps its own CSP and the
   // health checks their own Cache-Control.
-  const headers = securityHeaders(limits.servesTls ?? false);
   fastify.addHook('onSend', (_request, reply, payload, done) => {
     for (const [name, value] of headers) {
       if (!reply.hasHeader(name)) {

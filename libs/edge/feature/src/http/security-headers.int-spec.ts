@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { SealCardMessage, SealCardReply, SUBJECTS } from '@gateway/contracts';
@@ -36,6 +38,49 @@ function expectSecured(label: string, headers: IncomingHttpHeaders | Record<stri
     label,
     Object.keys(headers).filter((name) => /^access-control-|^server$|^x-powered-by$/i.test(name)),
   ]).toEqual([label, []]);
+}
+
+/**
+ * What refuses a request before any hook runs, over a real connection (inject bypasses Node's
+ * parser): a bare CR in a header and headers over the limit (Node's parser, clientErrorHandler),
+ * an Expect other than 100-continue (Node's checkExpectation), a URL that is not valid
+ * percent-encoding (Fastify's frameworkErrors). Each with what it must explain.
+ */
+const EARLY_REFUSALS: [string, string, string][] = [
+  ['a bare CR in a header', 'GET /nope HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\rSet-Cookie: b\r\n\r\n', 'The request is not valid HTTP.'],
+  ['headers over the limit', `GET /nope HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`, 'The request line and headers are too large.'],
+  [
+    'an unsupported Expect',
+    'PUT /api/rest/version/100/merchant/m-1/order/o-1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}',
+    "The Expect header '200-ok' is not supported; only 100-continue is.",
+  ],
+  ['bad percent-encoding', 'GET /api/rest/version/100/merchant/m-1/order/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'The request path is not valid.'],
+];
+
+/** Writes `bytes` on a fresh connection and reads the answer until the server closes it. */
+function rawExchange(url: string, bytes: string, ca?: string): Promise<{ statusLine: string; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = ca
+      ? tlsConnect({ host: hostname, port: Number(port), ca, servername: 'localhost' }, () => socket.write(bytes))
+      : connect(Number(port), hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('close', () => {
+      const [head, ...body] = answer.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ statusLine, headers, body: body.join('\r\n\r\n') });
+    });
+    socket.on('error', (error) => (answer ? undefined : reject(error)));
+  });
+}
+
+/** The API's error body, with no stack or framework fields. */
+function expectApiError(label: string, answer: { statusLine: string; headers: Record<string, string>; body: string }, explanation: string) {
+  expect([label, answer.statusLine, answer.headers['content-type']]).toEqual([label, 'HTTP/1.1 400 Bad Request', 'application/json; charset=utf-8']);
+  expect([label, JSON.parse(answer.body)]).toEqual([label, { error: { cause: 'INVALID_REQUEST', explanation }, result: 'ERROR' }]);
+  expect(answer.body).not.toMatch(/\n\s+at |FST_|statusCode/);
 }
 
 /**
@@ -110,6 +155,15 @@ describe('security headers on every answer of the edge', () => {
     expectSecured('preflight', preflight.headers);
   });
 
+  it('sends them on what is refused before any hook runs, in the API\'s error shape', async () => {
+    for (const [label, bytes, explanation] of EARLY_REFUSALS) {
+      const answer = await rawExchange(edge.running.url, bytes);
+      expectApiError(label, answer, explanation);
+      expectSecured(label, answer.headers);
+      expect([label, answer.headers['strict-transport-security']]).toEqual([label, undefined]);
+    }
+  });
+
   it("sends them on payer paths no payer route answers (which could be cached with their token), keeping a payer page's own and the health check's own", async () => {
     const token = 'BP-0123456789abcdef0123456789abcdef';
     for (const [method, url] of [
@@ -165,5 +219,14 @@ describe('HSTS when the edge serves TLS itself', () => {
     });
     expect(headers['strict-transport-security']).toBe('max-age=31536000');
     expectSecured('over TLS', headers);
+  });
+
+  it('sends it, with the others, on what is refused before any hook runs', async () => {
+    for (const [label, bytes, explanation] of EARLY_REFUSALS) {
+      const answer = await rawExchange(edge.running.url, bytes, readFileSync(pki.caFile, 'utf8'));
+      expectApiError(label, answer, explanation);
+      expect([label, answer.headers['strict-transport-security']]).toEqual([label, 'max-age=31536000']);
+      expectSecured(label, answer.headers);
+    }
   });
 });
