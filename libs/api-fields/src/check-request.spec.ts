@@ -153,6 +153,29 @@ describe('checkRequest', () => {
     expect(problem({ ...body, card: {} }).field).toBe('flag');
   });
 
+  it('reports fields in alphabetical order whatever order the class declares them in', () => {
+    class Backwards {
+      @StringField(1, 3)
+      zeta?: string;
+
+      @StringField(1, 3, { required: true })
+      alpha: string;
+    }
+    expect(checkRequest(Backwards, { zeta: 'toolong' })).toMatchObject({ field: 'alpha', validationType: 'MISSING' });
+    expect(describeRequest(Backwards).map((f) => f.path)).toEqual(['alpha', 'zeta']);
+  });
+
+  it('checks a field a subclass declares again with the type the subclass gives it', () => {
+    class Base {
+      @StringField(1, 40)
+      reference?: string;
+    }
+    class Narrow extends Base {}
+    StringField(1, 3)(Narrow.prototype, 'reference');
+    expect(checkRequest(Base, { reference: 'abcd' })).toBeInstanceOf(Base);
+    expect(checkRequest(Narrow, { reference: 'abcd' })).toMatchObject({ field: 'reference', validationType: 'INVALID' });
+  });
+
   it('treats wrong JSON types as INVALID: a number for digits, a string for a Boolean, a scalar for a group', () => {
     expect(problem({ apiOperation: 'SAMPLE', card: { expiry: { month: 1, year: '39' } } })).toEqual({
       field: 'card.expiry.month',
@@ -182,6 +205,12 @@ describe('checkRequest', () => {
     expect(code.explanation).not.toContain('12345');
     const group = problem({ apiOperation: 'SAMPLE', card: '5123450000000008' });
     expect(group.explanation).not.toContain('5123450000000008');
+    // Nor an array element that is not an object: it may hold anything too.
+    expect(problem({ ...valid(), order: { item: ['1 x gift card, code 0123-4567'] } })).toEqual({
+      field: 'order.item[0]',
+      validationType: 'INVALID',
+      explanation: 'Value is invalid. item[0] must be a JSON object.',
+    });
   });
 
   it('masks anything that looks like a card number in an echoed value or field name', () => {

@@ -159,6 +159,28 @@ describe('amounts against the currency minor units', () => {
     });
   });
 
+  it.each([
+    ['REFUND', 'transaction.currency', (currency: string) => validateOrderOperationRequest('REFUND', { apiOperation: 'REFUND', transaction: { amount: '1', currency } })],
+    ['CAPTURE', 'transaction.currency', (currency: string) => validateOrderOperationRequest('CAPTURE', { apiOperation: 'CAPTURE', transaction: { amount: '1', currency } })],
+    ['INITIATE_BROWSER_PAYMENT', 'order.currency', (currency: string) => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', initiate({ amount: '1', currency }))],
+    ['CONFIRM_BROWSER_PAYMENT', 'order.currency', (currency: string) => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ amount: '1', currency }))],
+    [
+      'PAY',
+      'order.currency',
+      (currency: string) =>
+        validateOrderOperationRequest('PAY', { apiOperation: 'PAY', order: { amount: '1', currency }, sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } }),
+    ],
+    ['VERIFY', 'order.currency', (currency: string) => validateOrderOperationRequest('VERIFY', { apiOperation: 'VERIFY', order: { currency }, sourceOfFunds: { type: 'CARD' } })],
+    ['TOKEN', 'transaction.currency', (currency: string) => validateTokenRequest({ sourceOfFunds: { type: 'CARD' }, transaction: { currency } })],
+  ])('%s refuses %s that ISO 4217 does not list, and takes one it does', (_operation, field, send) => {
+    expect(rejection(() => send('ZZZ'))).toEqual({
+      field,
+      validationType: 'INVALID',
+      explanation: "Value 'ZZZ' is invalid. currency must be an ISO 4217 currency code.",
+    });
+    expect(() => send('EUR')).not.toThrow();
+  });
+
   it('leaves a confirm without a currency to browser-payment, which knows the initiate', () => {
     expect(() => validateOrderOperationRequest('CONFIRM_BROWSER_PAYMENT', confirm({ amount: '1.005' }))).not.toThrow();
   });
@@ -192,6 +214,10 @@ describe('fields required in context', () => {
     });
     const complete = initiate({ amount: '1' }, { sourceOfFunds: { type: 'PROVIDER_B', provided: { provider_b: { bankIdentifier: '12345678' } } } });
     expect(validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', complete).sourceOfFunds.provided?.provider_b?.bankIdentifier).toBe('12345678');
+    // Only provider_b: the payer gives provider_a and provider_c nothing before the redirect.
+    for (const type of ['PROVIDER_A', 'PROVIDER_C']) {
+      expect(() => validateOrderOperationRequest('INITIATE_BROWSER_PAYMENT', initiate({ amount: '1' }, { sourceOfFunds: { type } }))).not.toThrow();
+    }
   });
 
   const card = { number: '5123450000000008' };
@@ -203,6 +229,11 @@ describe('fields required in context', () => {
   it('requires sourceOfFunds.type on a token request unless a token alone is given', () => {
     expect(() => validateTokenRequest({ sourceOfFunds: { token: '9123456789012345' } })).not.toThrow();
     expect(rejection(() => validateTokenRequest({ sourceOfFunds: { provided: { card } } }))).toMatchObject({
+      field: 'sourceOfFunds.type',
+      validationType: 'MISSING',
+    });
+    // Card details beside the token are card data passed: the type is no longer optional.
+    expect(rejection(() => validateTokenRequest({ sourceOfFunds: { token: '9123456789012345', provided: { card } } }))).toMatchObject({
       field: 'sourceOfFunds.type',
       validationType: 'MISSING',
     });

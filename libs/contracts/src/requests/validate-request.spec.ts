@@ -58,6 +58,13 @@ describe('validateOrderOperationRequest', () => {
     });
   });
 
+  it('reports a verify without order.currency as MISSING on it: the acquirer verifies in a currency', () => {
+    expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, order: {} }))).toMatchObject({
+      field: 'order.currency',
+      validationType: 'MISSING',
+    });
+  });
+
   it('reports an expiry without its month as MISSING on the month', () => {
     const card = { ...verify.sourceOfFunds.provided.card, expiry: { year: '39' } };
     expect(rejection(() => validateOrderOperationRequest('VERIFY', { ...verify, sourceOfFunds: { type: 'CARD', provided: { card } } }))).toMatchObject({
