@@ -21,6 +21,7 @@ import {
   urlCarriesCredentials,
 } from '@gateway/platform';
 import { ORDER_TRANSACTION_MODES, OrderTransactionConfig, shutdownGraceNeeded } from '@gateway/order-transaction/feature';
+import { BrowserPaymentConfig } from '@gateway/browser-payment/feature';
 import { EdgeConfig, edgeShutdownGraceNeeded, longestEdgeRequest } from '@gateway/edge/feature';
 import { TrustedProxies } from '../../libs/edge/feature/src/http/trusted-proxies';
 import { DEPLOYED_NODE_OPTIONS } from '../bench/deployed-node-options';
@@ -880,6 +881,15 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       // The longest request the shutdown grace counts: a payer's step (its lock wait between two requests), or an order operation's lock wait, one budget for its requests and a LOCK_FAILURE answer's read.
       const longestAnswerMs = longestEdgeRequest(edge);
       expect([longestAnswerMs, readTimeoutMs, longestAnswerMs < readTimeoutMs]).toEqual([longestAnswerMs, readTimeoutMs, true]);
+    });
+
+    it("sends payers' browsers through the Ingress: browser-payment's PUBLIC_BASE_URL is HTTPS on the host the Ingress serves with TLS", () => {
+      type IngressSpec = { tls: { hosts: string[] }[]; rules: { host: string }[] };
+      const spec = find('Ingress', 'api-edge')[0].spec as IngressSpec;
+      const [, browserPayment] = deployedConfigs().find(([name]) => name === 'browser-payment') as [string, BrowserPaymentConfig];
+      const url = new URL(browserPayment.PUBLIC_BASE_URL);
+      // An operator who changes the Ingress's host (ingress.yaml) changes this with it, or redirect URLs lead elsewhere.
+      expect([url.protocol, spec.rules.map((r) => r.host), spec.tls.flatMap((t) => t.hosts)]).toEqual(['https:', [url.hostname], [url.hostname]]);
     });
 
     it("routes only the edge's public paths from the Ingress: health and metrics stay inside the cluster", () => {

@@ -22,6 +22,8 @@ describe('the standalone profile\'s PUBLIC_BASE_URL', () => {
 
   it('is the edge\'s default address when nothing is set, and an empty value counts as unset', () => {
     expect(withStandalonePublicBaseUrl(SETTINGS).PUBLIC_BASE_URL).toBe('http://127.0.0.1:8080');
+    // browser-payment, which requires the variable, starts with nothing set (`npm start`).
+    expect(loadConfig(BrowserPaymentConfig, withStandalonePublicBaseUrl(SETTINGS)).PUBLIC_BASE_URL).toBe('http://127.0.0.1:8080');
     expect(withStandalonePublicBaseUrl({ ...SETTINGS, PUBLIC_BASE_URL: '', HTTP_PORT: '9000' }).PUBLIC_BASE_URL).toBe('http://127.0.0.1:9000');
   });
 

@@ -41,6 +41,8 @@ describe('readiness follows the dependencies', () => {
             VAULT_MASTER_KEYS: `readiness:${randomBytes(32).toString('base64')}`,
             VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
             REQUEST_HASH_KEY: randomBytes(32).toString('base64'),
+            // Required by browser-payment; no payer is sent anywhere here.
+            PUBLIC_BASE_URL: 'https://pay.readiness.test',
             HEALTH_CHECK_TIMEOUT_MS: '500',
             LOG_LEVEL: 'warn',
           },

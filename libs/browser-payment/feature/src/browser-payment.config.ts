@@ -1,14 +1,30 @@
+import { Transform } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { DatabaseConfig, DEFAULT_PERSONAL_DATA_RETENTION_DAYS, Describe, IntVar, PersonalDataRetentionDaysVar, RequestHashKeyVar } from '@gateway/platform';
+
+/**
+ * An absolute http(s) origin: a scheme, a host name or IP address (IPv6 in brackets) and an
+ * optional port, nothing after (its one trailing `/` is dropped first). Redirect URLs are this
+ * followed by `/bpui/...`: under a path they would be served nowhere, and a query or fragment
+ * would swallow the path.
+ */
+const PUBLIC_BASE_URL_PATTERN = /^https?:\/\/([a-z0-9]([a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(:[0-9]{1,5})?$/i;
 
 /** browser-payment's configuration, read once at boot (see docs/operations/configuration.md). */
 export class BrowserPaymentConfig extends DatabaseConfig {
   override HTTP_PORT = 8083;
 
-  @Describe('Address of the gateway as payers\' browsers reach it: browser payments\' redirect URLs start with it (the same value as api-edge\'s).')
+  // No default: the fixed `http://127.0.0.1:8080` it had let a deployment that forgot it start,
+  // ready, and hand merchants redirect URLs no payer's browser can open. The standalone gateway
+  // sets it, unless the operator did, to where it serves (apps/gateway, withStandalonePublicBaseUrl).
+  @Describe(
+    'Address of the gateway as payers\' browsers reach it (the ingress\'s public address, e.g. `https://pay.example.com`): browser payments\' redirect URLs start with it (the same value as api-edge\'s); a trailing `/` is dropped. Required: browser-payment refuses to start without it. The standalone gateway, unset, takes the address it serves on.',
+  )
+  // Its one trailing `/` dropped first: `https://pay.example.com/` would make `//bpui/...` URLs.
+  @Transform(({ value }) => (typeof value === 'string' ? value.replace(/\/$/, '') : value))
   @IsString()
-  @Matches(/^https?:\/\/[^\s/]+(:\d+)?$/, { message: 'must be an http(s) origin without a path' })
-  PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
+  @Matches(PUBLIC_BASE_URL_PATTERN, { message: 'must be an http(s) origin such as https://pay.example.com: no path, query, fragment or credentials' })
+  PUBLIC_BASE_URL: string = undefined as unknown as string;
 
   @Describe('How long a browser payment\'s redirect token (the payer\'s link) opens its journey, in seconds.')
   @IntVar()
