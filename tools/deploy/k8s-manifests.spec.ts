@@ -815,6 +815,27 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       expect(external.filter((name) => metrics.get(name)?.type !== 'gauge')).toEqual([]);
     });
 
+    it("alerts on a single event over counters that show a process's first one", () => {
+      // `increase()` reads nothing from a series whose first sample is already 1: a counter
+      // series appears at its first event, so an alert on a rare event (once in a process's life)
+      // would never fire. Such a counter is exported from 0 (Metrics.counter's `zeroes`), or its
+      // alert also fires on a series that was not there 15 minutes before (`unless ... offset`).
+      const rules = find('PrometheusRule').flatMap((r) => (r.spec as { groups: { rules: { alert?: string; expr: string }[] }[] }).groups.flatMap((g) => g.rules));
+      const { metrics, fromZero } = exportedMetrics();
+      const singleEvent = rules.filter((rule) => /\bincrease\(/.test(rule.expr));
+      expect(singleEvent.length).toBeGreaterThanOrEqual(5);
+      expect(fromZero).toContain('gateway_timed_out_reversals_total');
+      expect(fromZero).toContain('gateway_personal_data_retention_orders_total');
+      const unseen = singleEvent.flatMap((rule) =>
+        [...rule.expr.matchAll(/\bincrease\((gateway_[a-z0-9_]+)/g)]
+          .map((m) => m[1])
+          .filter((name) => metrics.get(name)?.type === 'counter' && !fromZero.has(name))
+          .filter((name) => !new RegExp(`\\bunless\\s+${name}\\s+offset\\b`).test(rule.expr))
+          .map((name) => `${rule.alert}: ${name}`),
+      );
+      expect(unseen).toEqual([]);
+    });
+
     it("points each alert at its runbook entry, a heading of the operator's guide", () => {
       const rules = find('PrometheusRule').flatMap((r) =>
         (r.spec as { groups: { rules: { alert?: string; annotations?: { runbook?: string } }[] }[] }).groups.flatMap((g) => g.rules),
@@ -1095,6 +1116,7 @@ function sourceFiles(): string[] {
 function exportedMetrics(): {
   metrics: Map<string, { type: MetricType; labels: string[] }>;
   literals: Set<string>;
+  fromZero: Set<string>;
 } {
   const sources = sourceFiles().map((file) =>
     ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true),
@@ -1144,6 +1166,9 @@ function exportedMetrics(): {
     return array.elements.map((element) => (element as ts.StringLiteralLike).text);
   };
   const metrics = new Map<string, { type: MetricType; labels: string[] }>();
+  // Counters exported from 0 before their first event: registered with `counter`'s `zeroes`, or
+  // in a file that increments a counter by 0 (`inc(labels, 0)`).
+  const fromZero = new Set<string>();
   const add = (name: string, type: MetricType, labels: string[], source: ts.SourceFile): void => {
     const known = metrics.get(name);
     if (known && (known.type !== type || known.labels.join() !== labels.join())) {
@@ -1177,10 +1202,11 @@ function exportedMetrics(): {
       if (!name) return;
       if (method === 'counter' || method === 'gauge')
         add(name, method, labelsOf(node.arguments[2], source), source);
+      if (method === 'counter' && (node.arguments.length > 3 || /\.inc\([^;]*,\s*0\)/.test(source.text))) fromZero.add(name);
       else if (method === 'sampledGauge' || method === 'registerOutboxGauge') add(name, 'gauge', [], source);
     }
   });
-  return { metrics, literals };
+  return { metrics, literals, fromZero };
 }
 
 /**

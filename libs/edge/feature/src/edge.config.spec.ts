@@ -1,4 +1,4 @@
-import { ConfigError, describeConfig, describeVariables, loadConfig, urlCarriesCredentials } from '@gateway/platform';
+import { ConfigError, describeConfig, describeVariables, loadConfig, Metrics, urlCarriesCredentials } from '@gateway/platform';
 import { EdgeConfig, edgeShutdownGraceNeeded, latestOrderOperationStart, longestEdgeRequest } from './edge.config';
 import { TrustedProxies } from './http/trusted-proxies';
 
@@ -99,6 +99,29 @@ describe('EdgeConfig: the order lock', () => {
     // Enough now that the replay check, the seals and the operation share one 25 s (not 2 × 25 s).
     expect(problemsOf({ ...slow, ORDER_LOCK_TTL_MS: '40000' })).toEqual({});
     expect(problemsOf({ NATS_REQUEST_TIMEOUT_MS: '5s' })).toEqual({ NATS_REQUEST_TIMEOUT_MS: expect.any(String) });
+  });
+});
+
+describe('EdgeConfig: the lock waits and their histogram', () => {
+  it('has gateway_order_lock_wait_seconds tell apart every lock wait the edge accepts, the payer step\'s 2 s included', async () => {
+    // The longest waits the settings take (a timed-out wait lasts that long, a little more).
+    expect(problemsOf({ ORDER_LOCK_WAIT_MS: '10000', PAYER_LOCK_WAIT_MS: '10000' })).toEqual({});
+    expect(Object.keys(problemsOf({ ORDER_LOCK_WAIT_MS: '10001', PAYER_LOCK_WAIT_MS: '10001' })).sort()).toEqual(['ORDER_LOCK_WAIT_MS', 'PAYER_LOCK_WAIT_MS']);
+    const defaults = new EdgeConfig();
+    const waits = [defaults.ORDER_LOCK_WAIT_MS, defaults.PAYER_LOCK_WAIT_MS, 10_000].map((ms) => ms / 1000 + 0.005);
+    const metrics = new Metrics();
+    for (const seconds of waits) {
+      metrics.lockWait.observe({ outcome: 'timeout' }, seconds);
+    }
+    const finite = (await metrics.lockWait.get()).values
+      .filter((v) => v.metricName === 'gateway_order_lock_wait_seconds_bucket')
+      .map((b) => ({ le: String((b.labels as Record<string, string | number>).le), value: b.value }))
+      .filter((b) => b.le !== '+Inf');
+    // Each wait lands below the top finite bucket, none past it (where a quantile reads only "more").
+    expect(finite[finite.length - 1].value).toBe(waits.length);
+    // And each in a bucket of its own: a timeout at one wait is not read as one at another.
+    const firstBucketOf = (seconds: number) => finite.find((b) => Number(b.le) >= seconds)?.le;
+    expect(new Set(waits.map(firstBucketOf)).size).toBe(waits.length);
   });
 });
 

@@ -43,6 +43,29 @@ describe('MessageBus', () => {
     expect(err).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1, subject: 'busy.v1' });
   });
 
+  it("observes a service's refusal unprocessed as refused, apart from a service that is away or does not answer", async () => {
+    // GatewayServiceUnavailable (critical) pages on `unavailable`: a service shedding at its
+    // in-flight cap answered at once, and has its own alert (GatewayRequestsShed, a warning) and
+    // the 5xx rate's page.
+    const metrics = new Metrics();
+    const bus = (reply: () => Promise<unknown>) => new MessageBus(clientReplying(reply), options, createLogger({ service: 'test', level: 'silent' }), metrics);
+    const noResponders = Object.assign(new Error("no responders: 'x'"), { name: 'NoResponders' });
+    const timeout = Object.assign(new Error('timeout'), { name: 'TimeoutError' });
+    await rejectionOf(bus(() => Promise.reject(notActedOnReply())).request('busy.v1', {}));
+    await rejectionOf(bus(() => Promise.reject(noResponders)).request('away.v1', {}));
+    await rejectionOf(bus(() => Promise.reject(timeout)).request('slow.v1', {}));
+    await rejectionOf(bus(() => Promise.reject(GatewayError.serverBusy().toWire())).request('database-away.v1', {}));
+    const counts = (await metrics.natsRequestDuration.get()).values
+      .filter((v) => v.metricName === 'gateway_nats_request_duration_seconds_count')
+      .map((v) => [v.labels.subject, v.labels.outcome, v.value]);
+    expect(counts).toEqual([
+      ['busy.v1', 'refused', 1],
+      ['away.v1', 'unavailable', 1],
+      ['slow.v1', 'unavailable', 1],
+      ['database-away.v1', 'unavailable', 1],
+    ]);
+  });
+
   it('keeps a SERVER_BUSY the service sent without that mark (it may have acted) a plain SERVER_BUSY', async () => {
     const err = await rejectionOf(busOver(clientReplying(() => Promise.reject(GatewayError.serverBusy().toWire()))).request('busy.v1', {}));
     expect(err).toBeInstanceOf(GatewayError);

@@ -142,7 +142,11 @@ export class MessageBus {
       return (await this.client.request(`${this.options.subjectPrefix}${subject}`, payload, timeoutMs)) as TReply;
     } catch (err) {
       const mapped = this.mapError(subject, err);
-      outcome = mapped.code === 'SERVER_BUSY' ? 'unavailable' : mapped.code === 'SERVER_FAILED' ? 'failed' : 'rejected';
+      // `refused`: the service answered at once that it did not act on the request (its in-flight
+      // cap, or past the request's deadline); it is up and counts its refusals itself
+      // (GatewayRequestsShed). `unavailable` (GatewayServiceUnavailable) is a service away or not
+      // answering in time, or answering SERVER_BUSY for its own dependency.
+      outcome = isNotActedOn(err) ? 'refused' : mapped.code === 'SERVER_BUSY' ? 'unavailable' : mapped.code === 'SERVER_FAILED' ? 'failed' : 'rejected';
       throw mapped;
     } finally {
       this.metrics.natsRequestDuration.observe(

@@ -41,11 +41,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Past 10 s, the longest ORDER_LOCK_WAIT_MS and PAYER_LOCK_WAIT_MS accept (a wait that timed out
+   * lasts a little more than its setting, hence 20): a payer's step waits 2 s by default, and
+   * buckets ending at 1 s read all its longer waits, and its timeouts, as "more than 1 s".
+   */
   readonly lockWait = new Histogram({
     name: 'gateway_order_lock_wait_seconds',
     help: 'Time spent waiting for a per-order lock, by outcome (acquired or timeout).',
     labelNames: ['outcome'] as const,
-    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
     registers: [this.registry],
   });
 

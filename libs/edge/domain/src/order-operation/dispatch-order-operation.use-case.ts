@@ -96,6 +96,9 @@ export class DispatchOrderOperation {
     }
     const lease = await this.orderLocks.acquire(command.merchant.id, command.orderId, this.lockOptions);
     if (!lease) {
+      // Counted here, not by OrderLocks: a payer's step that finds the order busy gets the retry
+      // page, not a LOCK_FAILURE.
+      this.metrics.lockFailures.inc();
       return this.lockFailure(command, operation);
     }
     try {

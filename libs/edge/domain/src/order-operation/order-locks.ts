@@ -27,9 +27,6 @@ export class OrderLocks {
       throw GatewayError.serverBusy();
     }
     this.metrics.lockWait.observe({ outcome: lease ? 'acquired' : 'timeout' }, Number(process.hrtime.bigint() - started) / 1e9);
-    if (!lease) {
-      this.metrics.lockFailures.inc();
-    }
     return lease;
   }
 

@@ -18,9 +18,10 @@ function journeyAnswering(answer: () => Promise<unknown>, merchant = enabled) {
   const lockService = new MemoryLockService();
   const logger = createLogger({ service: 'test', level: 'silent' });
   const directory = { find: async (id: string) => (id === merchant.id ? merchant : null) } as unknown as MerchantDirectory;
+  const metrics = new Metrics();
   const journey = new DispatchPayerJourney(
     { request } as unknown as MessageBus,
-    new OrderLocks(lockService, logger, new Metrics()),
+    new OrderLocks(lockService, logger, metrics),
     directory,
     { waitMs: 0, ttlMs: 10_000, apiVersion: 100 },
   );
@@ -30,7 +31,7 @@ function journeyAnswering(answer: () => Promise<unknown>, merchant = enabled) {
     await lease?.release();
     return lease !== null;
   };
-  return { journey, request, lockService, lockFree };
+  return { journey, request, lockService, lockFree, metrics };
 }
 
 describe('DispatchPayerJourney', () => {
@@ -55,6 +56,15 @@ describe('DispatchPayerJourney', () => {
     await lockService.acquire('SHOP1:order-1', { waitMs: 0, ttlMs: 10_000 });
     expect(await journey.step('return', 'provider_a', TOKEN, 'req-1')).toEqual({ kind: 'unavailable' });
     expect(request.mock.calls.map(([subject]) => subject)).toEqual([SUBJECTS.browserPayment.payerResolve]);
+  });
+
+  it("does not count a busy order as a merchant's LOCK_FAILURE: the payer got the retry page, and GatewayLockContention is about order operations", async () => {
+    const { journey, lockService, metrics } = journeyAnswering(async () => ({ kind: 'redirect', location: 'https://shop.example/done' }));
+    await lockService.acquire('SHOP1:order-1', { waitMs: 0, ttlMs: 10_000 });
+    expect(await journey.step('return', 'provider_a', TOKEN, 'req-1')).toEqual({ kind: 'unavailable' });
+    expect((await metrics.lockFailures.get()).values.reduce((sum, v) => sum + v.value, 0)).toBe(0);
+    // Its wait is still in the lock wait histogram, as a timeout.
+    expect((await metrics.lockWait.get()).values.find((v) => v.metricName === 'gateway_order_lock_wait_seconds_count')?.labels.outcome).toBe('timeout');
   });
 
   it("refuses a disabled merchant's payer before the provider, forwarding nothing and leaving the order unlocked", async () => {

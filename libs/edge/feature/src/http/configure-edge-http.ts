@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeText } from '@gateway/api-fields';
 import { GatewayError } from '@gateway/contracts';
 import { AppLogger, BootstrapOptions, enterRequestContext, Metrics, sendGatewayError, sortKeysDeep } from '@gateway/platform';
@@ -150,17 +150,42 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
   // Every answer, whoever sends it (a controller, the exception filter, a hook refusing early):
   // only the headers a response has not set itself, so a payer page keeps its own CSP and the
   // health checks their own Cache-Control.
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     for (const [name, value] of headers) {
       if (!reply.hasHeader(name)) {
         void reply.header(name, value);
       }
+    }
+    // A client that left before its answer was sent (its own timeout, a cut connection) gets no
+    // onResponse: Fastify waits for the response's 'finish', which a response written to a closed
+    // connection never emits. Its request is recorded here, once its answer is ready (this hook
+    // still runs), with that answer's status and the time it took: otherwise the slowest
+    // requests, those clients give up on, are the ones missing from the latency histogram, the
+    // 5xx rate and the access log.
+    if (reply.raw.destroyed) {
+      record(request, reply, true);
+    } else {
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) {
+          record(request, reply, true);
+        }
+      });
     }
     done(null, payload);
   });
 
   // One access log line and one latency observation per request, once the response is sent.
   fastify.addHook('onResponse', (request, reply, done) => {
+    record(request, reply, false);
+    done();
+  });
+
+  const recorded = new WeakSet<FastifyRequest>();
+  function record(request: FastifyRequest, reply: FastifyReply, clientGone: boolean): void {
+    if (recorded.has(request)) {
+      return;
+    }
+    recorded.add(request);
     const api = request as ApiRequest;
     const route = request.routeOptions.url ?? 'unknown';
     const seconds = reply.elapsedTime / 1000;
@@ -184,12 +209,12 @@ export function configureEdgeHttp(fastify: FastifyInstance, logger: AppLogger, m
           status: reply.statusCode,
           result: api.apiResult,
           ms: Math.round(reply.elapsedTime * 10) / 10,
+          ...(clientGone ? { clientGone } : {}),
         },
         'request',
       );
     }
-    done();
-  });
+  }
 }
 
 /**

@@ -70,6 +70,41 @@ describe('the purge schedule', () => {
   });
 });
 
+/**
+ * The outbox gauges are read when Prometheus scrapes; a count that does not come (the database
+ * away: a connection waits 5 s) must not hold the scrape past its 5 s timeout, which would lose
+ * every metric of the dispatcher and page GatewayTargetDown.
+ */
+describe('the outbox gauges', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('answer a scrape within its timeout when the outbox does not answer, keeping their last counts', async () => {
+    let count: () => Promise<number> = async () => 7;
+    const outbox = { depth: jest.fn(() => count()), due: jest.fn(() => count()), purgeDelivered: jest.fn().mockResolvedValue(0), purgeFailed: jest.fn().mockResolvedValue(0) };
+    const metrics = new Metrics();
+    const dispatcher = new NotificationDispatcher(
+      {} as DispatchNotifications,
+      outbox as unknown as NotificationOutbox,
+      { workers: 0, pollIntervalMs: 1_000, retentionMs: 60_000 },
+      createLogger({ service: 'test', level: 'silent' }),
+      metrics,
+      new BackgroundJobs(createLogger({ service: 'test', level: 'silent' })),
+    );
+    dispatcher.onApplicationBootstrap();
+    expect(await metrics.registry.metrics()).toMatch(/^gateway_webhook_outbox_depth 7$/m);
+
+    count = () => new Promise<number>(() => undefined);
+    let scraped: string | undefined;
+    void metrics.registry.metrics().then((text) => (scraped = text));
+    // Inside the ServiceMonitor's scrapeTimeout (5 s).
+    await jest.advanceTimersByTimeAsync(4_000);
+    expect(scraped).toMatch(/^gateway_webhook_outbox_depth 7$/m);
+    expect(scraped).toMatch(/^gateway_webhook_outbox_due 7$/m);
+    await dispatcher.stop();
+  });
+});
+
 /** Claiming while the database is away: backed off and logged once per streak, not every poll. */
 describe('claims that keep failing', () => {
   beforeEach(() => jest.useFakeTimers());

@@ -20,6 +20,13 @@ const PURGE_BATCH = 5_000;
 const PURGE_PAUSE_MS = 200;
 /** The longest wait between two claims while claiming keeps failing (the database away). */
 const MAX_CLAIM_BACKOFF_MS = 30_000;
+/**
+ * The longest a scrape waits for an outbox count, well inside the ServiceMonitor's 5 s
+ * scrapeTimeout: with the database away a count waits DATABASE_CONNECT_TIMEOUT_MS (5 s) for a
+ * connection, and the whole scrape would fail, taking every metric of the dispatcher with it and
+ * paging GatewayTargetDown for a pod that runs. Past it the gauge keeps its last count.
+ */
+const OUTBOX_GAUGE_READ_MS = 2_000;
 
 export interface PurgeReport {
   delivered: number;
@@ -190,10 +197,16 @@ export class NotificationDispatcher implements OnApplicationBootstrap, Backgroun
       help,
       registers: [this.metrics.registry],
       async collect() {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`the outbox did not answer within ${OUTBOX_GAUGE_READ_MS} ms`)), OUTBOX_GAUGE_READ_MS);
+        });
         try {
-          this.set(await read());
+          this.set(await Promise.race([read(), late]));
         } catch (err) {
           logger.warn({ err, metric: name }, 'outbox gauge unavailable');
+        } finally {
+          clearTimeout(timer);
         }
       },
     });
