@@ -1,7 +1,7 @@
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
 import { GatewayError, SUBJECTS } from '@gateway/contracts';
 import type { MessageBus } from '@gateway/platform';
-import { envelopeFor, testMerchant } from '../testing/browser-payment-test-bed';
+import { authorizeBody, browserPaymentTestBed, envelopeFor, initiateBody, initiatedPayment, testMerchant } from '../testing/browser-payment-test-bed';
 import { BrowserPaymentLedger } from './browser-payment-ledger';
 
 const payment = { id: 'payment-1', orderId: 'order-1', transactionId: 'bp-1' } as BrowserPaymentRow;
@@ -27,5 +27,29 @@ describe('BrowserPaymentLedger.readRecord', () => {
   it('fails when the ledger does not answer: an unreadable record is no missing one', async () => {
     const { ledger } = ledgerAnswering(() => Promise.reject(GatewayError.serverBusy()));
     await expect(ledger.readRecord(envelope, payment)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+  });
+});
+
+describe('BrowserPaymentLedger.record', () => {
+  // The test bed's ledger takes the type from the same table, so only the real one's message proves it.
+  it.each([
+    ['AUTHORIZE', authorizeBody(), 'AUTHORIZATION'],
+    ['PAY', initiateBody(), 'PAYMENT'],
+  ])('records a %s payment as a transaction of type %s (the order AUTHORIZED or CAPTURED)', async (_operation, body, type) => {
+    const bed = browserPaymentTestBed();
+    await initiatedPayment(bed, body);
+    const { ledger, request } = ledgerAnswering(async () => ({ body: {} }));
+    await ledger.record({
+      envelope,
+      payment: bed.payments.only(),
+      apiOperation: 'BROWSER_PAYMENT_COMPLETED',
+      requestHash: 'hash',
+      mode: 'UPDATE',
+      response: {},
+      orderChanged: false,
+    });
+    const [subject, message] = request.mock.calls[0] as unknown[];
+    expect(subject).toBe(SUBJECTS.orderTransaction.ledgerRecord);
+    expect(message).toMatchObject({ transaction: { type } });
   });
 });

@@ -1,4 +1,5 @@
-import { browserPaymentTestBed, initiatedPayment, payerStep } from '../testing/browser-payment-test-bed';
+import { GatewayError } from '@gateway/contracts';
+import { browserPaymentTestBed, initiatedPayment, payerStep, TestBed } from '../testing/browser-payment-test-bed';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
 import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
@@ -50,4 +51,39 @@ describe('RecordPayerDecision (POST /bpui/<provider>/out/BP-.../approve|cancel)'
     expect(text).not.toContain('already');
     expect(bed.simulator.rows.get(bed.payments.only().providerReference)!.status).toBe('CREATED');
   });
+
+  it('a decision after a return whose completion was interrupted sends the browser to the return, which completes it', async () => {
+    const bed = browserPaymentTestBed();
+    const { provider, token, step } = await interruptedCompletion(bed);
+    const before = bed.payments.only();
+    // The execution took place at the provider; its record is what failed.
+    const atProvider = { ...bed.simulator.rows.get(before.providerReference)! };
+
+    const reply = await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'cancel' });
+    expect(reply).toEqual({ kind: 'redirect', location: `https://pay.gateway.test/bpui/provider_a/in/${token}` });
+    expect(bed.payments.only()).toEqual(before);
+    expect(bed.simulator.rows.get(before.providerReference)).toEqual(atProvider);
+    await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step);
+    expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
+  });
 });
+
+/** Approved and back, the return recorded, its completion's record failed: RETURNED_TO_MERCHANT, approved, PENDING. */
+async function interruptedCompletion(bed: TestBed) {
+  const { provider, token, merchant } = await initiatedPayment(bed);
+  const step = payerStep(merchant, provider, token);
+  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+  const original = bed.ledger.record.bind(bed.ledger);
+  let calls = 0;
+  bed.ledger.record = async (record) => {
+    calls += 1;
+    if (calls === 2) {
+      throw new GatewayError('SERVER_BUSY');
+    }
+    return original(record);
+  };
+  await expect(new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+  expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', result: 'PENDING' });
+  return { provider, token, step };
+}

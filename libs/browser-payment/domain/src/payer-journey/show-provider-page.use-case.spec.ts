@@ -1,5 +1,7 @@
-import { PayerPage } from '@gateway/contracts';
+import { GatewayError, PayerPage } from '@gateway/contracts';
 import { browserPaymentTestBed, initiatedPayment, payerStep, testMerchant } from '../testing/browser-payment-test-bed';
+import { RecordPayerDecision } from './record-payer-decision.use-case';
+import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
 
 function setUp() {
@@ -30,6 +32,21 @@ describe('ShowProviderPage (GET /bpui/<provider>/out/BP-...)', () => {
     // A reload shows the page again and records nothing more.
     await show.execute(payerStep(merchant, provider, token));
     expect(bed.ledger.recorded).toHaveLength(2);
+  });
+
+  it('after the decision, a reload of the page links back to the gateway\'s in URL, never straight to the merchant', async () => {
+    const { bed, show } = setUp();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    const step = payerStep(merchant, provider, token);
+    await show.execute(step);
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+
+    const page = (await show.execute(step)) as PayerPage;
+    expect(page).toMatchObject({ kind: 'page', status: 200 });
+    expect(page.html).toContain('You approved this payment.');
+    // The return is where the gateway learns the outcome: a link to returnUrl would leave the payment pending.
+    expect(page.html).toContain(`href="https://pay.gateway.test/bpui/provider_a/in/${token}"`);
+    expect(page.html).not.toContain('shop.example');
   });
 
   it('shows nothing and changes nothing once the token expired', async () => {
@@ -66,5 +83,33 @@ describe('ShowProviderPage (GET /bpui/<provider>/out/BP-...)', () => {
     expect(bed.payments.only().interactionStatus).toBe('INITIATED');
     await show.execute(payerStep(merchant, provider, token));
     expect(bed.payments.only().interactionStatus).toBe('REDIRECTED_TO_PROVIDER');
+  });
+
+  it('answers "already used" once the payer is back, even while the return\'s completion is still due, and changes nothing', async () => {
+    const { bed, show } = setUp();
+    const { provider, token, merchant } = await initiatedPayment(bed);
+    const step = payerStep(merchant, provider, token);
+    await show.execute(step);
+    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+    // The return is recorded, the completion's record fails: back, approved, the execution still due.
+    const original = bed.ledger.record.bind(bed.ledger);
+    let calls = 0;
+    bed.ledger.record = async (record) => {
+      calls += 1;
+      if (calls === 2) {
+        throw new GatewayError('SERVER_BUSY');
+      }
+      return original(record);
+    };
+    await expect(new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    const before = bed.payments.only();
+    expect(before).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', result: 'PENDING' });
+    const recorded = bed.ledger.recorded.length;
+
+    const page = (await show.execute(step)) as PayerPage;
+    expect(page).toMatchObject({ kind: 'page', status: 410 });
+    expect(page.html).toContain('already been used');
+    expect(bed.payments.only()).toEqual(before);
+    expect(bed.ledger.recorded).toHaveLength(recorded);
   });
 });

@@ -1,5 +1,5 @@
 import type { BrowserPaymentRow } from '@gateway/browser-payment/data-access';
-import { confirmAwaited, confirmWindowPassed, expiryDue } from './journey';
+import { completionDue, confirmAwaited, confirmWindowPassed, expiryDue } from './journey';
 
 const WINDOW = 72 * 3_600_000;
 const RETURNED_AT = new Date('2031-05-04T10:00:00.000Z');
@@ -59,5 +59,17 @@ describe("expiryDue with the merchant's confirm window", () => {
       expect(confirmAwaited(open)).toBe(false);
       expect(expiryDue(open, at(0), WINDOW)).toBe(true);
     }
+  });
+});
+
+describe('completionDue', () => {
+  it('is due only for a CONFIRM_AT_PROVIDER payment back, approved and still pending: a final result is never executed again', () => {
+    const back = awaitingConfirm({ confirmation: 'CONFIRM_AT_PROVIDER' });
+    expect(completionDue(back)).toBe(true);
+    expect(completionDue(awaitingConfirm())).toBe(false);
+    expect(completionDue({ ...back, result: 'FAILURE', gatewayCode: 'TIMED_OUT' })).toBe(false);
+    expect(completionDue({ ...back, result: 'SUCCESS', gatewayCode: 'APPROVED' })).toBe(false);
+    expect(completionDue({ ...back, interactionStatus: 'REDIRECTED_TO_PROVIDER' })).toBe(false);
+    expect(completionDue({ ...back, payerOutcome: 'CANCELLED' })).toBe(false);
   });
 });

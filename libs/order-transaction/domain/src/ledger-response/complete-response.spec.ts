@@ -51,6 +51,16 @@ describe('completeResponse', () => {
     expect(JSON.stringify(body)).toContain('"totalRefundedAmount":0.3');
   });
 
+  it('answers the transaction a refund or void was recorded against, the ledger\'s and not the caller\'s', () => {
+    const body = completeResponse(
+      { transaction: { targetTransactionId: 'stale' }, result: 'SUCCESS' },
+      order,
+      { id: 'txn-3', type: 'VOID_CAPTURE', amount: Money.of('0.10', 'USD'), result: 'SUCCESS', gatewayCode: 'APPROVED', targetTransactionId: 'cap-1' },
+      at,
+    );
+    expect(body.transaction).toEqual({ id: 'txn-3', type: 'VOID_CAPTURE', amount: 0.1, currency: 'USD', targetTransactionId: 'cap-1' });
+  });
+
   it('keeps the caller\'s timeOfRecord and never stores a card number', () => {
     const body = completeResponse(
       { timeOfRecord: '2026-01-02T03:04:00.000Z', sourceOfFunds: { provided: { card: { number: TEST_CARD } } } },
