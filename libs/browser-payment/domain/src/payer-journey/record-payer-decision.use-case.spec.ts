@@ -1,5 +1,4 @@
-import { GatewayError } from '@gateway/contracts';
-import { browserPaymentTestBed, initiatedPayment, payerStep, TestBed } from '../testing/browser-payment-test-bed';
+import { browserPaymentTestBed, initiatedPayment, interruptedCompletion, payerStep } from '../testing/browser-payment-test-bed';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
 import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
@@ -67,23 +66,3 @@ describe('RecordPayerDecision (POST /bpui/<provider>/out/BP-.../approve|cancel)'
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'COMPLETED', result: 'SUCCESS' });
   });
 });
-
-/** Approved and back, the return recorded, its completion's record failed: RETURNED_TO_MERCHANT, approved, PENDING. */
-async function interruptedCompletion(bed: TestBed) {
-  const { provider, token, merchant } = await initiatedPayment(bed);
-  const step = payerStep(merchant, provider, token);
-  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
-  await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
-  const original = bed.ledger.record.bind(bed.ledger);
-  let calls = 0;
-  bed.ledger.record = async (record) => {
-    calls += 1;
-    if (calls === 2) {
-      throw new GatewayError('SERVER_BUSY');
-    }
-    return original(record);
-  };
-  await expect(new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
-  expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', result: 'PENDING' });
-  return { provider, token, step };
-}

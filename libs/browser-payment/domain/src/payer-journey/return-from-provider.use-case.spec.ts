@@ -1,5 +1,5 @@
-import { GatewayError, JsonObject, PayerDecision } from '@gateway/contracts';
-import { browserPaymentTestBed, initiateBody, initiatedPayment, payerStep, RETURN_URL, TestBed, testMerchant } from '../testing/browser-payment-test-bed';
+import { JsonObject, PayerDecision } from '@gateway/contracts';
+import { browserPaymentTestBed, initiateBody, initiatedPayment, ledgerBusyAtRecord, payerStep, RETURN_URL, TestBed, testMerchant } from '../testing/browser-payment-test-bed';
 import { SettleExpiredPayments } from '../expired-payments/settle-expired-payments.use-case';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
 import { ReturnFromProvider } from './return-from-provider.use-case';
@@ -98,15 +98,7 @@ describe('ReturnFromProvider (GET /bpui/<provider>/in/BP-...)', () => {
     const { step, back } = await payerAt(bed, 'approve');
     const recordsBefore = bed.ledger.recorded.length;
     // The return is recorded, then the completion's record fails: the payment waits, returned and approved.
-    const original = bed.ledger.record.bind(bed.ledger);
-    let calls = 0;
-    bed.ledger.record = async (record) => {
-      calls += 1;
-      if (calls === 2) {
-        throw new GatewayError('SERVER_BUSY');
-      }
-      return original(record);
-    };
+    ledgerBusyAtRecord(bed, 2);
     await expect(back.execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
     expect(bed.payments.only()).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', result: 'PENDING' });
 

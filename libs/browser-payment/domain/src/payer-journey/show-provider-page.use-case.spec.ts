@@ -1,7 +1,6 @@
-import { GatewayError, PayerPage } from '@gateway/contracts';
-import { browserPaymentTestBed, initiatedPayment, payerStep, testMerchant } from '../testing/browser-payment-test-bed';
+import { PayerPage } from '@gateway/contracts';
+import { browserPaymentTestBed, initiatedPayment, interruptedCompletion, payerStep, testMerchant } from '../testing/browser-payment-test-bed';
 import { RecordPayerDecision } from './record-payer-decision.use-case';
-import { ReturnFromProvider } from './return-from-provider.use-case';
 import { ShowProviderPage } from './show-provider-page.use-case';
 
 function setUp() {
@@ -87,23 +86,8 @@ describe('ShowProviderPage (GET /bpui/<provider>/out/BP-...)', () => {
 
   it('answers "already used" once the payer is back, even while the return\'s completion is still due, and changes nothing', async () => {
     const { bed, show } = setUp();
-    const { provider, token, merchant } = await initiatedPayment(bed);
-    const step = payerStep(merchant, provider, token);
-    await show.execute(step);
-    await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
-    // The return is recorded, the completion's record fails: back, approved, the execution still due.
-    const original = bed.ledger.record.bind(bed.ledger);
-    let calls = 0;
-    bed.ledger.record = async (record) => {
-      calls += 1;
-      if (calls === 2) {
-        throw new GatewayError('SERVER_BUSY');
-      }
-      return original(record);
-    };
-    await expect(new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    const { step } = await interruptedCompletion(bed);
     const before = bed.payments.only();
-    expect(before).toMatchObject({ interactionStatus: 'RETURNED_TO_MERCHANT', payerOutcome: 'APPROVED', result: 'PENDING' });
     const recorded = bed.ledger.recorded.length;
 
     const page = (await show.execute(step)) as PayerPage;

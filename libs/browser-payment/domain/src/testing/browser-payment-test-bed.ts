@@ -172,6 +172,40 @@ export async function approvedPayment(bed: TestBed, body: JsonObject = initiateB
   return merchant;
 }
 
+/** From now on, the bed's ledger refuses its `nth` record with SERVER_BUSY, once: a ledger away for a moment. */
+export function ledgerBusyAtRecord(bed: TestBed, nth: number): void {
+  const original = bed.ledger.record.bind(bed.ledger);
+  let calls = 0;
+  bed.ledger.record = async (record) => {
+    calls += 1;
+    if (calls === nth) {
+      throw new GatewayError('SERVER_BUSY');
+    }
+    return original(record);
+  };
+}
+
+/**
+ * A payment the payer approved and came back from, the return recorded and its completion's
+ * record refused: RETURNED_TO_MERCHANT, approved, PENDING, its execution still due.
+ */
+export async function interruptedCompletion(bed: TestBed) {
+  const { provider, token, merchant } = await initiatedPayment(bed);
+  const step = payerStep(merchant, provider, token);
+  await new ShowProviderPage(bed.journeys, bed.providers, bed.steps).execute(step);
+  await new RecordPayerDecision(bed.journeys, bed.providers).execute({ requestId: 'r', provider, token, decision: 'approve' });
+  ledgerBusyAtRecord(bed, 2);
+  const refused = await new ReturnFromProvider(bed.journeys, bed.providers, bed.steps).execute(step).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  const { interactionStatus, payerOutcome, result } = bed.payments.only();
+  if (!(refused instanceof GatewayError && refused.code === 'SERVER_BUSY') || interactionStatus !== 'RETURNED_TO_MERCHANT' || payerOutcome !== 'APPROVED' || result !== 'PENDING') {
+    throw new Error(`the return's completion was not interrupted: ${JSON.stringify({ refused, interactionStatus, payerOutcome, result })}`);
+  }
+  return { provider, token, step, merchant };
+}
+
 /** initiateBody of a provider_a AUTHORIZE, confirmed at the provider. */
 export function authorizeBody(): JsonObject {
   return initiateBody({
