@@ -48,15 +48,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig(DatabaseConfig, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   });
 
+  /** PlatformConfig's problems with `env`: none when it loads. */
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(PlatformConfig, env);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+  };
+
   it('wants a NATS client certificate and its key together', () => {
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(PlatformConfig, env);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
     expect(problems({ NATS_TLS_CERT_FILE: '/tls.crt' })).toEqual([{ variable: 'NATS_TLS_KEY_FILE', problem: 'is required with NATS_TLS_CERT_FILE' }]);
     expect(problems({ NATS_TLS_KEY_FILE: '/tls.key' })).toEqual([{ variable: 'NATS_TLS_CERT_FILE', problem: 'is required with NATS_TLS_KEY_FILE' }]);
     expect(problems({ NATS_TLS_CERT_FILE: '/tls.crt', NATS_TLS_KEY_FILE: '/tls.key' })).toEqual([]);
@@ -64,14 +66,6 @@ describe('loadConfig', () => {
   });
 
   it('refuses METRICS_PORT on HTTP_PORT, naming both, and takes it unset, elsewhere, or both 0', () => {
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(PlatformConfig, env);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
     expect(problems({ HTTP_PORT: '8082', METRICS_PORT: '8082' })).toEqual([
       { variable: 'METRICS_PORT', problem: 'must not be HTTP_PORT (8082): /metrics is served on a port of its own; unset METRICS_PORT to serve it on HTTP_PORT' },
     ]);
