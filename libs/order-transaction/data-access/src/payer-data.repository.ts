@@ -32,6 +32,9 @@ export interface NamedAgreement {
   customData: string;
 }
 
+/** The row lock of each way `PayerDataRecords.order` reads the order. */
+const ROW_LOCKS = { wait: ' FOR UPDATE', skip: ' FOR UPDATE SKIP LOCKED', none: '' } as const;
+
 /**
  * Where the ledger keeps a payer's personal data for one order (docs/decisions/payer-personal-data.md):
  * the order's details and notification URL, every stored operation response, the payloads and
@@ -48,14 +51,16 @@ export class PayerDataRecords {
   constructor(private readonly manager: EntityManager) {}
 
   /**
-   * The order's details and notification URL, its row locked until commit (`lock` false: read
-   * only, for a dry run, which then never waits for a live operation). Null when the merchant
-   * has no such order.
+   * The order's details and notification URL, its row locked until commit. `lock`: `wait` for a
+   * transaction holding the row (an operation being recorded) to end; `skip` it instead, the
+   * order then read as not there (the retention's: an order held is in use, or being stripped by
+   * another replica); `none`, read only, for a dry run, which then never waits for a live
+   * operation. Null when the merchant has no such order.
    */
-  async order(merchantId: string, orderId: string, lock: boolean): Promise<{ details: JsonObject; notificationUrl: string | null; updatedAt: Date } | null> {
+  async order(merchantId: string, orderId: string, lock: 'wait' | 'skip' | 'none'): Promise<{ details: JsonObject; notificationUrl: string | null; updatedAt: Date } | null> {
     const rows: { details: JsonObject; notificationUrl: string | null; updatedAt: Date }[] = await this.manager.query(
       `SELECT details, notification_url AS "notificationUrl", updated_at AS "updatedAt" FROM order_transaction.orders
-        WHERE merchant_id = $1 AND order_id = $2${lock ? ' FOR UPDATE' : ''}`,
+        WHERE merchant_id = $1 AND order_id = $2${ROW_LOCKS[lock]}`,
       [merchantId, orderId],
     );
     return rows[0] ?? null;

@@ -102,7 +102,8 @@ const FIRST_RUN_AFTER_MS = 60_000;
  * one each; the standalone gateway has two) run one after another in RETENTION_PASS_ORDER,
  * hourly with jitter so that replicas started together spread their runs. Replicas may still run
  * at once: each order is stripped in its own transaction on its locked rows, as the erasure on
- * request does, so the second finds it stripped and writes nothing.
+ * request does, so the second finds it stripped (or, in the ledger, passes it while held) and
+ * writes nothing.
  *
  * Stopped with the process's other jobs (BackgroundJobs): the timer ends and the run begins no
  * other order, but the order in progress is not waited for, as the abandoned reservation sweep's

@@ -108,9 +108,12 @@ export class ErasePayerData {
   }
 
   private async erasedIn(records: PayerDataRecords, { merchantId, orderId, dryRun, retention }: ErasePayerDataCommand): Promise<PayerDataErasure | typeof DELIVERY_IN_FLIGHT> {
-    const order = await records.order(merchantId, orderId, !dryRun);
+    // The retention does not queue behind a transaction holding the order's row: an operation
+    // being recorded (the order is in use) or another replica stripping it. Skipped, it is read
+    // again by the next run unless marked by then.
+    const order = await records.order(merchantId, orderId, dryRun ? 'none' : retention ? 'skip' : 'wait');
     if (!order) {
-      return { merchantId, orderId, status: 'NOT_FOUND', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
+      return { merchantId, orderId, status: retention ? 'UNCHANGED' : 'NOT_FOUND', details: false, notificationUrl: false, responses: 0, notifications: 0, agreements: 0 };
     }
     if (retention && order.updatedAt >= retention.idleBefore) {
       // In use again since the retention read it: its data is not past retention any more.

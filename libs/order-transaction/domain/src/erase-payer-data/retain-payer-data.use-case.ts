@@ -6,7 +6,10 @@ import type { ErasePayerData } from './erase-payer-data.use-case';
 export type LedgerRetentionReport = {
   /** Orders stripped now. */
   erased: number;
-  /** Orders with nothing to strip (never given any, or stripped on a payer's request), or in use again since they were read. */
+  /**
+   * Orders with nothing to strip (never given any, or stripped on a payer's request), in use again
+   * since they were read, or held at that moment by another transaction (passed, not waited for).
+   */
   unchanged: number;
   /** Orders whose erasure failed: each logged, left for the next run. */
   failed: number;
@@ -24,8 +27,10 @@ export type LedgerRetentionReport = {
  * run. A run stops between orders when the process stops (an order cut off by the shutdown
  * committed nothing, and is done again).
  *
- * Replicas run it side by side: two on the same page each take an order's row in turn, and the
- * second finds it marked or nothing left to strip.
+ * An order whose row another transaction holds is passed, not waited for: an operation being
+ * recorded (the order is in use) or another replica stripping it. So replicas run it side by side,
+ * each order stripped by the one that took its row first, and the run never queues behind a live
+ * operation's lock (amendment 2026-11-28).
  */
 export class RetainPayerData {
   constructor(
