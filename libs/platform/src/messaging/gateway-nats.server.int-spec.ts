@@ -59,6 +59,11 @@ describe('GatewayNatsServer in-flight cap', () => {
     }
   }
 
+  /** The in-flight gauges' samples as Prometheus scrapes them. */
+  async function inFlightScraped(): Promise<string[]> {
+    return (await serverMetrics.registry.metrics()).split('\n').filter((line) => /^gateway_messages_(max_)?in_flight /.test(line));
+  }
+
   it('refuses a request beyond the cap at once, unprocessed, and serves again once handlers finish', async () => {
     const first = bus.request('block.v1', { n: 1 });
     const second = bus.request('block.v1', { n: 2 });
@@ -72,9 +77,12 @@ describe('GatewayNatsServer in-flight cap', () => {
     expect(refused).toMatchObject({ code: 'SERVER_BUSY', httpStatus: 503, retryAfterSeconds: 1 });
     expect(started).toBe(2);
     expect((await serverMetrics.messagesShed.get()).values).toEqual([{ labels: { subject: 'block.v1' }, value: 1 }]);
+    // The scrape shows the service at its cap.
+    expect(await inFlightScraped()).toEqual(['gateway_messages_in_flight 2', 'gateway_messages_max_in_flight 2']);
 
     blocked.splice(0).forEach((release) => release());
     await expect(Promise.all([first, second])).resolves.toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await inFlightScraped()).toEqual(['gateway_messages_in_flight 0', 'gateway_messages_max_in_flight 2']);
     const later = bus.request('block.v1', { n: 4 });
     await handlersStarted(3);
     blocked.splice(0).forEach((release) => release());

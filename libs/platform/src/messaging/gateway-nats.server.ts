@@ -122,9 +122,23 @@ export class GatewayNatsServer extends ServerNats {
     this.direct = direct;
   }
 
-  /** Where refusals are counted and logged (the app's Metrics and logger, once it is created). */
+  /**
+   * Where refusals are counted and logged (the app's Metrics and logger, once it is created), and
+   * where the handlers running are published against the cap, read when Prometheus scrapes: how
+   * close the service runs to shedding, which the shed counter shows only once it sheds.
+   */
   observeWith(metrics: Metrics, logger: AppLogger): void {
     this.observed = { metrics, logger };
+    metrics.sampledGauge(
+      'gateway_messages_in_flight',
+      "Requests the service's NATS server is handling now; at gateway_messages_max_in_flight it refuses more (gateway_messages_shed_total).",
+      () => this.inFlight,
+    );
+    metrics.sampledGauge(
+      'gateway_messages_max_in_flight',
+      'Most requests the service handles at once (NATS_MAX_IN_FLIGHT); beyond it, requests are refused unprocessed.',
+      () => this.serverOptions.maxInFlight,
+    );
   }
 
   override async close(): Promise<void> {
