@@ -154,7 +154,10 @@ function deriveStatus(entries: readonly LedgerEntry[], totals: OrderTotals): Ord
   if (has(VOIDS_OF_INITIAL, ['SUCCESS']) || (isStandaloneRefundOrder(entries) && has(['VOID_REFUND'], ['SUCCESS']))) {
     return 'CANCELLED';
   }
-  if (has(FUNDS_OPERATIONS, ['SUCCESS', 'FAILURE', 'PENDING', 'UNKNOWN'])) {
+  // A funds operation failed. (One that succeeded and is here was voided whole: a linked refund
+  // under the Excessive Refund privilege on an order that moved no money, voided. The order reads
+  // as before it, as a voided refund on a captured order does: rule 8 on a verified order.)
+  if (has(FUNDS_OPERATIONS, ['FAILURE'])) {
     return 'FAILED';
   }
   return has(['VERIFICATION'], ['SUCCESS']) ? 'VERIFIED' : 'FAILED';

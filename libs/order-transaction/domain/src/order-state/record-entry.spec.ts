@@ -550,6 +550,15 @@ describe('order lifecycles', () => {
     expect(() => recordAll([entry('PAYMENT', '1.5')], 'JPY')).toThrow(/JPY amounts are whole numbers/);
   });
 
+  it('a refund on a verified order (the Excessive Refund privilege), then its void: EXCESSIVELY_REFUNDED, then VERIFIED again, as a voided refund on a captured order reads CAPTURED', () => {
+    const steps = [entry('VERIFICATION', '0.00'), { ...entry('REFUND', '5.00'), id: 'r1' }, { ...entry('VOID_REFUND', '5.00'), targetTransactionId: 'r1' }];
+    expect(statuses(steps, true)).toEqual(['VERIFIED', 'EXCESSIVELY_REFUNDED', 'VERIFIED']);
+    const captured = [entry('PAYMENT', '10.00'), { ...entry('REFUND', '5.00'), id: 'r1' }, { ...entry('VOID_REFUND', '5.00'), targetTransactionId: 'r1' }];
+    expect(statuses(captured)).toEqual(['CAPTURED', 'PARTIALLY_REFUNDED', 'CAPTURED']);
+    // After a declined payment the order stays FAILED whatever the refund did.
+    expect(statuses([entry('PAYMENT', '10.00', 'FAILURE'), ...steps.slice(1)], true)).toEqual(['FAILED', 'EXCESSIVELY_REFUNDED', 'FAILED']);
+  });
+
   it('an order whose payment was declined after a verification is FAILED, not VERIFIED', () => {
     expect(statuses([entry('VERIFICATION', '0.00'), entry('PAYMENT', '10.00', 'FAILURE')])).toEqual(['VERIFIED', 'FAILED']);
   });
