@@ -194,7 +194,7 @@ export async function startDistributed(
     GATEWAY_PROFILE: 'distributed',
     HTTP_PORT: String(ports[app]),
     DATABASE_URL: roleUrl(role, password),
-    ...(app === 'api-edge' ? { REDIS_URL: testInfra.redisUrl, REDIS_KEY_PREFIX: redisPrefix, API_PASSWORD_PEPPER: pepper, PUBLIC_BASE_URL: baseUrl } : {}),
+    ...(app === 'api-edge' ? { REDIS_URL: testInfra.redisUrl, REDIS_KEY_PREFIX: redisPrefix, API_PASSWORD_PEPPER: pepper } : {}),
     ...(app === 'browser-payment' ? { PUBLIC_BASE_URL: baseUrl, REQUEST_HASH_KEY: requestHashKey } : {}),
     ...(app === 'token-vault'
       ? { VAULT_MASTER_KEYS: `bench-1:${recordSecret(randomBytes(32).toString('base64'))}`, VAULT_FINGERPRINT_KEY: recordSecret(randomBytes(32).toString('base64')) }

@@ -14,6 +14,7 @@ import {
   describeVariables,
   HealthController,
   loadConfig,
+  Metrics,
   MetricsController,
   NON_PUBLIC_IPV4,
   NON_PUBLIC_IPV6,
@@ -148,7 +149,7 @@ const RUNTIME_VARIABLES = ['NODE_OPTIONS'];
  * or `ConfigMap <name>: <key>`: a misspelt name, or a setting given to the wrong app (the ledger's
  * ConfigMap setting the edge's lock lease), starts the app with the default instead. A container's
  * own env is held against its app's config class; a ConfigMap's key against those of every app that
- * loads it (gateway-config is shared: PUBLIC_BASE_URL is the edge's and browser-payment's).
+ * loads it (gateway-config is shared: PUBLIC_BASE_URL is browser-payment's alone).
  */
 function unreadVariables(objects: K8sObject[]): string[] {
   const problems: string[] = [];
@@ -474,6 +475,23 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
         expect(preStopMs).toBeGreaterThan(0);
         expect(spec.terminationGracePeriodSeconds! * 1000).toBeGreaterThan(preStopMs + Math.max(shutdownGrace, longestRequest + lockTtl));
       }
+    });
+
+    it("counts the edge's longest request in a bucket of the latency histogram, not only in +Inf", async () => {
+      // Timed from its headers: the client's body (at most HTTP_REQUEST_TIMEOUT_MS), then the
+      // edge's longest work (a payer's step waiting for the order's lock between two requests).
+      // Past the last finite bucket, histogram_quantile reads every such request as that bucket's
+      // bound, and GatewayHighLatency and the dashboards' p99 with it.
+      const [, edge] = deployedConfigs().find(([name]) => name === 'api-edge') as [string, EdgeConfig];
+      const longestSeconds = (edge.HTTP_REQUEST_TIMEOUT_MS + longestEdgeRequest(edge)) / 1000;
+      const metrics = new Metrics();
+      metrics.httpRequestDuration.observe({ route: '/bpui/:provider/in/:token', operation: 'none', status: '303', result: 'none' }, longestSeconds);
+      const counted = (await metrics.httpRequestDuration.get()).values
+        .filter((v) => v.metricName === 'gateway_http_request_duration_seconds_bucket' && v.value === 1)
+        .map((v) => String((v.labels as Record<string, string | number>).le))
+        .filter((le) => le !== '+Inf');
+      // The value in the failure: a finite bucket that counts it (the smallest is its reading).
+      expect([longestSeconds, counted.length > 0]).toEqual([longestSeconds, true]);
     });
 
     it("keeps the apps' Postgres sessions at full scale, mid-rollout, within what the database accepts", () => {
@@ -878,6 +896,25 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
       const overloaded = rules.find((rule) => rule.alert === 'GatewayEdgeOverloaded');
       expect(overloaded?.expr.replace(/\s+/g, ' ').trim()).toBe(`sum(rate(gateway_edge_requests_shed_total[5m])) / ${requests} > ${line}`);
       expect(overloaded).toMatchObject({ for: paging.for, labels: { severity: paging.labels?.severity } });
+    });
+
+    it('pages on a service unavailable at a share of its requests held for minutes, not at any rate, as its runbook says', () => {
+      // A timeout or two under a spike, or a replica's restart, is no outage; a sustained share of
+      // a subject's requests answered 503 is one (docs/decisions/edge-admission.md, 2026-11-28).
+      const rules = find('PrometheusRule').flatMap((r) =>
+        (r.spec as { groups: { rules: { alert?: string; expr: string; for?: string; labels?: Record<string, string> }[] }[] }).groups.flatMap((g) => g.rules),
+      );
+      const rule = rules.find((r) => r.alert === 'GatewayServiceUnavailable')!;
+      const expr = rule.expr.replace(/\s+/g, ' ').trim();
+      const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const unavailable = escaped('sum by (subject) (rate(gateway_nats_request_duration_seconds_count{outcome="unavailable"}[5m]))');
+      const requests = escaped('sum by (subject) (rate(gateway_nats_request_duration_seconds_count[5m]))');
+      const [, share, least] = new RegExp(`^${unavailable} / ${requests} > ([\\d.]+) and ${unavailable} > ([\\d.]+)$`).exec(expr) ?? [];
+      expect([expr, Number(share) > 0 && Number(share) <= 0.1, Number(least) > 0]).toEqual([expr, true, true]);
+      expect(rule).toMatchObject({ for: '5m', labels: { severity: 'critical' } });
+      const guide = readFileSync(path.join(ROOT, 'docs/operations/README.md'), 'utf8');
+      const runbook = /^### GatewayServiceUnavailable\n([\s\S]*?)^###/m.exec(guide)?.[1] ?? '';
+      expect([runbook.includes(`${Number(share) * 100}%`), /\bcritical\b/i.test(runbook)]).toEqual([true, true]);
     });
 
     it('believes forwarded headers from the pod network at most, never from a whole private range', () => {

@@ -78,7 +78,8 @@ Distributed profile: DATABASE_URL (the edge's database) and API_PASSWORD_PEPPER 
 API_PASSWORD_PEPPERS (api-edge's values) from the environment,
 and WEBHOOK_SECRET_KEYS (order-transaction's) for notification secrets;
 provision-database reads DATABASE_ADMIN_URL and EDGE_, TOKEN_VAULT_, ORDER_TRANSACTION_,
-BROWSER_PAYMENT_ and VERIFICATION_DATABASE_URL instead.
+BROWSER_PAYMENT_ and VERIFICATION_DATABASE_URL instead. Every setting is listed in
+docs/operations/configuration.md (admin CLI, admin provision-database, Standalone profile).
 `;
 
 export interface CliIo {

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { EDGE_SCHEMA } from '@gateway/edge/data-access';
 import { EdgeConfig, EdgeModule, edgeServerOptions } from '@gateway/edge/feature';
 import {
+  answerEntryPointLine,
   AppLogger,
   bootstrapApp,
   createLogger,
@@ -15,7 +16,15 @@ import {
   Metrics,
   PlatformModule,
   runMigrateCommand,
+  stdio,
 } from '@gateway/platform';
+
+const USAGE = {
+  command: 'node dist/apps/api-edge/src/main.js',
+  what: "api-edge: the payment gateway's HTTP edge, the merchant API (/api/rest/...) and the payer's pages (/bpui/...).",
+  settings: 'docs/operations/configuration.md (Every app, Apps with a database, api-edge)',
+  commands: [{ name: 'migrate', rest: '', what: "apply the edge's database migrations, then exit (the migration Job)", readsItsLine: false }],
+};
 
 async function main(): Promise<void> {
   const migrate = process.argv[2] === 'migrate';
@@ -64,4 +73,10 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// `--help`, or an argument it does not take, is answered before anything is read or connected.
+const answered = answerEntryPointLine(process.argv.slice(2), USAGE, stdio);
+if (answered === undefined) {
+  void main();
+} else {
+  process.exitCode = answered;
+}

@@ -12,6 +12,7 @@ import {
 } from '@gateway/edge/feature';
 import { isOperatorCommand, OrderTransactionConfig, OrderTransactionModule, runStandaloneOperatorCommand } from '@gateway/order-transaction/feature';
 import {
+  answerEntryPointLine,
   AppLogger,
   bootstrapApp,
   createLogger,
@@ -28,6 +29,7 @@ import {
   StandaloneConfig,
   standaloneWebhookSecretKeys,
   startEmbeddedPostgres,
+  stdio,
 } from '@gateway/platform';
 import { TokenVaultConfig, TokenVaultModule } from '@gateway/token-vault/feature';
 import { VerificationConfig, VerificationModule } from '@gateway/verification/feature';
@@ -186,8 +188,26 @@ function announceDemoMerchant(
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+const USAGE = {
+  command: 'node dist/apps/gateway/src/main.js',
+  image: false,
+  what:
+    'The standalone gateway (npm start): every app in one process, with an embedded Postgres, the in-process message bus ' +
+    'and a demo merchant; for a laptop and tests, never production.',
+  settings: "docs/operations/configuration.md (Standalone profile, and each app's section: one process reads them all)",
+  commands: [
+    { name: 'payer-data', rest: 'erase ...', what: "erase payers' personal data of given orders, the ledger's and browser-payment's", readsItsLine: true },
+    { name: 'notifications', rest: 'list-failed|resend ...', what: 'webhook notifications that ran out of retries (docs/webhooks.md)', readsItsLine: true },
+    { name: 'transactions', rest: 'unresolved|resolve|record-lost ...', what: 'transactions to reconcile with the acquirer (docs/operations/README.md)', readsItsLine: true },
+  ],
+};
+
 const [command, ...args] = process.argv.slice(2);
-if (command === 'payer-data') {
+// `--help`, or an argument it does not take, is answered before anything is read, started or connected.
+const answered = answerEntryPointLine(process.argv.slice(2), USAGE, stdio);
+if (answered !== undefined) {
+  process.exitCode = answered;
+} else if (command === 'payer-data') {
   // Both services register it (the ledger's and browser-payment's erasure): one invocation runs both here.
   void runStandalonePayerDataCommand(args, loadConfig(StandaloneConfig));
 } else if (isOperatorCommand(command)) {

@@ -1,5 +1,4 @@
 import { BrowserPaymentConfig } from '@gateway/browser-payment/feature';
-import { EdgeConfig } from '@gateway/edge/feature';
 import { loadConfig } from '@gateway/platform';
 import { testRequestHashKey } from '@gateway/testing';
 import { standalonePublicBaseUrl, withStandalonePublicBaseUrl } from './standalone-public-base-url';
@@ -17,7 +16,6 @@ describe('the standalone profile\'s PUBLIC_BASE_URL', () => {
     const env = withStandalonePublicBaseUrl({ ...SETTINGS, HTTP_PORT: '18611' });
     expect(env.PUBLIC_BASE_URL).toBe('http://127.0.0.1:18611');
     expect(loadConfig(BrowserPaymentConfig, env).PUBLIC_BASE_URL).toBe('http://127.0.0.1:18611');
-    expect(loadConfig(EdgeConfig, env).PUBLIC_BASE_URL).toBe('http://127.0.0.1:18611');
   });
 
   it('is the edge\'s default address when nothing is set, and an empty value counts as unset', () => {

@@ -31,7 +31,7 @@ describe('expired browser payments, distributed', () => {
         { ...state.appEnv['browser-payment'], ...common, HTTP_PORT: String(paymentsPort), PUBLIC_BASE_URL: base, BROWSER_PAYMENT_TOKEN_TTL_SECONDS: '2' },
         logDir,
       ),
-      startApp('api-edge', { ...state.appEnv['api-edge'], ...common, HTTP_PORT: String(edgePort), PUBLIC_BASE_URL: base, BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '300' }, logDir),
+      startApp('api-edge', { ...state.appEnv['api-edge'], ...common, HTTP_PORT: String(edgePort), BROWSER_PAYMENT_SWEEP_INTERVAL_MS: '300' }, logDir),
     );
     for (const port of [ledgerPort, paymentsPort, edgePort]) {
       await waitFor(() => httpOk(`http://127.0.0.1:${port}/health/ready`), { timeoutMs: 60_000, what: `the app on ${port}` });

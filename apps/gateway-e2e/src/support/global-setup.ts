@@ -145,7 +145,6 @@ async function startDistributed(runId: string, logDir: string): Promise<E2eState
             REDIS_URL: testInfra.redisUrl,
             REDIS_KEY_PREFIX: redisPrefix,
             API_PASSWORD_PEPPER: pepper,
-            PUBLIC_BASE_URL: base,
           }
         : {}),
       // browser-payment builds the payer's redirect URLs on the edge's address.

@@ -18,7 +18,7 @@ export class BrowserPaymentConfig extends DatabaseConfig {
   // ready, and hand merchants redirect URLs no payer's browser can open. The standalone gateway
   // sets it, unless the operator did, to where it serves (apps/gateway, withStandalonePublicBaseUrl).
   @Describe(
-    'Address of the gateway as payers\' browsers reach it (the ingress\'s public address, e.g. `https://pay.example.com`): browser payments\' redirect URLs start with it (the same value as api-edge\'s); a trailing `/` is dropped. Required: browser-payment refuses to start without it. The standalone gateway, unset, takes the address it serves on.',
+    'Address of the gateway as payers\' browsers reach it (the ingress\'s public address, e.g. `https://pay.example.com`): browser payments\' redirect URLs start with it; a trailing `/` is dropped. Required: browser-payment refuses to start without it. The standalone gateway, unset, takes the address it serves on.',
   )
   // Its one trailing `/` dropped first: `https://pay.example.com/` would make `//bpui/...` URLs.
   @Transform(({ value }) => (typeof value === 'string' ? value.replace(/\/$/, '') : value))

@@ -23,6 +23,9 @@ const OPERATOR_COMMANDS = {
 
 export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 
+/** The commands' names: each entry point that runs them lists them in its `--help` (a test holds it). */
+export const OPERATOR_COMMAND_NAMES = Object.keys(OPERATOR_COMMANDS) as readonly OperatorCommand[];
+
 export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
   return name !== undefined && Object.hasOwn(OPERATOR_COMMANDS, name);
 }

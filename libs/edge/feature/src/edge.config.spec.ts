@@ -181,7 +181,11 @@ describe('EdgeConfig: URLs with credentials', () => {
     expect(docs.DATABASE_URL.credentialsInUrl).toBeUndefined();
     expect(docs.REDIS_URL).toMatchObject({ secret: true, credentialsInUrl: true });
     expect(docs.NATS_URL).toMatchObject({ secret: true, credentialsInUrl: true });
-    expect(docs.PUBLIC_BASE_URL).toMatchObject({ secret: false });
+  });
+
+  it("reads no PUBLIC_BASE_URL: browser-payment builds the payer's URLs from its own, and the edge serves /bpui at whatever address it is reached", () => {
+    // A setting the edge declared but never used told operators to set it for nothing.
+    expect(Object.keys(describeVariables(EdgeConfig))).not.toContain('PUBLIC_BASE_URL');
   });
 
   it('tells a URL with credentials from one without, in each of a list', () => {

@@ -128,11 +128,6 @@ export class EdgeConfig extends DatabaseConfig {
   @Max(10_485_760)
   HTTP_BODY_LIMIT_BYTES = 65_536;
 
-  @Describe('Address of the gateway as payers\' browsers reach it (redirect URLs of browser payments).')
-  @IsString()
-  @Matches(/^https?:\/\/[^\s/]+(:\d+)?$/, { message: 'must be an http(s) origin without a path' })
-  PUBLIC_BASE_URL = 'http://127.0.0.1:8080';
-
   @Describe('Comma-separated addresses or CIDR ranges of trusted proxies (the ingress): their X-Forwarded-For is believed, and their client certificate header if CLIENT_CERT_HEADER is set. Empty trusts none.')
   @IsOptional()
   @IsString()

@@ -113,6 +113,9 @@ function answeredFromTheLine(command: OperatorCommand, argv: string[], io: Comma
   return typeof line === 'number' ? line : undefined;
 }
 
+/** The commands' names: each entry point that runs them lists them in its `--help` (a test holds it). */
+export const OPERATOR_COMMAND_NAMES = Object.keys(OPERATOR_COMMANDS) as readonly OperatorCommand[];
+
 export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
   return name !== undefined && Object.hasOwn(OPERATOR_COMMANDS, name);
 }

@@ -18,6 +18,16 @@ export interface DatabasePool {
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
+ * The edge's requests run longer than a service's handler: with the defaults a payer's step may
+ * take 22 s (PAYER_LOCK_WAIT_MS, then two requests of NATS_REQUEST_TIMEOUT_MS each), and the time
+ * is counted from the request's headers, so a slow client's body adds up to HTTP_REQUEST_TIMEOUT_MS
+ * (30 s). Buckets ending at 10 s counted those only in +Inf, where histogram_quantile reads them as
+ * 10 s. Three more, up to 60 s, cover the longest request the edge lets run with its defaults
+ * (k8s-manifests.spec.ts holds it for the deployed settings) at three more series per label set.
+ */
+export const HTTP_LATENCY_BUCKETS = [...LATENCY_BUCKETS, 20, 30, 60];
+
+/**
  * The process's Prometheus metrics, on a registry of its own (so several apps in one
  * process, as in tests and the standalone profile, do not collide).
  */
@@ -29,7 +39,7 @@ export class Metrics {
     name: 'gateway_http_request_duration_seconds',
     help: 'HTTP requests at the edge by route, API operation, status and result.',
     labelNames: ['route', 'operation', 'status', 'result'] as const,
-    buckets: LATENCY_BUCKETS,
+    buckets: HTTP_LATENCY_BUCKETS,
     registers: [this.registry],
   });
 
