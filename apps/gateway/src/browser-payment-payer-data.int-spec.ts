@@ -287,6 +287,25 @@ describe('payer-data erase (browser-payment)', () => {
     expect(await row(payment)).toEqual(before);
   });
 
+  it('--dry-run does not wait for a step holding the payment\'s row', async () => {
+    const payment = await completed();
+    const before = await row(payment);
+    const step = payments.createQueryRunner();
+    await step.connect();
+    await step.startTransaction();
+    try {
+      await step.query('SELECT 1 FROM browser_payment.payments WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [payment.merchant.id, payment.orderId]);
+      const dry = erase('erase', payment.merchant.id, payment.orderId, '--dry-run', '--json');
+      const answered = await Promise.race([dry.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
+      expect(answered).toBe(true);
+      expect(JSON.parse((await dry).out).orders).toEqual([{ merchantId: payment.merchant.id, orderId: payment.orderId, status: 'WOULD_ERASE', payments: 1, unfinished: 0 }]);
+    } finally {
+      await step.rollbackTransaction();
+      await step.release();
+    }
+    expect(await row(payment)).toEqual(before);
+  });
+
   it('refuses an order the merchant has no browser payment on (another merchant\'s), and changes nothing of it', async () => {
     const payment = await completed();
     const stranger = await gateway.newMerchant();

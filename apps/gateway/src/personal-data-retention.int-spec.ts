@@ -175,6 +175,21 @@ describe('payer personal-data retention of browser payments, with the ledger in 
     expect(before.payments[0].marked).toBe(false);
     expect(JSON.stringify(before.payments)).toMatch(PERSONAL);
   });
+
+  it('marks a payment that had nothing left to strip (erased on request before), and reads it no more', async () => {
+    const order = await completed();
+    // The merchant forwarded the payer's request: erased by the operator's command, which marks nothing.
+    const erasure = new EraseBrowserPaymentPayerData(BrowserPaymentPayerDataRepository.over(payments), createLogger({ service: 'browser-payment', level: 'silent' }));
+    expect(await erasure.execute({ merchantId: order.merchant.id, orderId: order.orderId, dryRun: false })).toMatchObject({ status: 'ERASED' });
+    await idleFor(order, 605);
+    expect((await rows(order)).payments.map((p: { marked: boolean }) => p.marked)).toEqual([false]);
+
+    expect((await retentionRun())['browser-payment']).toEqual({ erased: 0, unchanged: 1, unfinished: 0, failed: 0 });
+    const done = await rows(order);
+    expect(done.payments.map((p: { marked: boolean }) => p.marked)).toEqual([true]);
+    expect((await retentionRun())['browser-payment']).toEqual({ erased: 0, unchanged: 0, unfinished: 0, failed: 0 });
+    expect((await rows(order)).payments).toEqual(done.payments);
+  });
 });
 
 /** The process's `gateway_personal_data_retention_days` series, as Prometheus scrapes them. */

@@ -433,6 +433,50 @@ describe('payer-data erase', () => {
     expect(await ledgerRows(merchant, orderId)).toEqual(before);
   });
 
+  it('--dry-run waits for nothing: not a record holding the order\'s row or its agreement\'s, nor a delivery in flight', async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const agreementId = `agr-${randomBytes(5).toString('hex')}`;
+    await operateAs(app, merchant, orderId, 'p1', 'PAY', {
+      order: { amount: '12.00', currency: 'USD', notificationUrl: HOOKS, customerNote: 'leave it with the neighbour' },
+      sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+      agreement: { id: agreementId, type: 'UNSCHEDULED', customData: 'member zelda-42' },
+    });
+    const [[pending]] = await app.dataSource.query(
+      `UPDATE order_transaction.notification_outbox SET next_attempt_at = '2000-01-01T00:00:00Z' WHERE merchant_id = $1 AND order_id = $2 RETURNING id`,
+      [merchant.id, orderId],
+    );
+    const before = await ledgerRows(merchant, orderId);
+    // A record in flight holding the order's row and the agreement's (as a payment of the series
+    // records its text), and a dispatcher worker delivering the order's notification.
+    const record = app.dataSource.createQueryRunner();
+    await record.connect();
+    const claims = new NotificationClaims(app.dataSource);
+    try {
+      await record.startTransaction();
+      await record.query('SELECT 1 FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2 FOR UPDATE', [merchant.id, orderId]);
+      await record.query('SELECT 1 FROM order_transaction.agreements WHERE merchant_id = $1 AND agreement_id = $2 FOR UPDATE', [merchant.id, agreementId]);
+      const claimed = await claims.claim({ limit: 1, now: new Date(), skipTargets: [], choose: (due) => due.filter((d) => d.id === pending.id).map((d) => d.id) });
+      expect(claimed.map((c) => c.id)).toEqual([pending.id]);
+
+      const dry = erase('erase', merchant.id, orderId, '--dry-run', '--json');
+      const answered = await Promise.race([dry.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
+      expect(answered).toBe(true);
+      expect(JSON.parse((await dry).out).orders).toEqual([
+        { merchantId: merchant.id, orderId, status: 'WOULD_ERASE', details: true, notificationUrl: false, responses: 1, notifications: 1, agreements: 1 },
+      ]);
+      expect(await ledgerRows(merchant, orderId)).toEqual(before);
+    } finally {
+      if (record.isTransactionActive) {
+        await record.rollbackTransaction();
+      }
+      await record.release();
+      const at = new Date();
+      await claims.finish({ id: pending.id, status: 'DELIVERED', attempts: 1, nextAttemptAt: at, lastAttemptAt: at, lastResult: 'HTTP 200', deliveredAt: at }, 0);
+      await claims.close();
+    }
+  });
+
   it('moves the order row\'s version when only responses held personal data, so a record that read it before decides again', async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
@@ -613,6 +657,30 @@ describe('payer-data erase', () => {
     expect((await erase('erase', merchant.id, orderId)).out).toContain('Nothing to erase');
   });
 
+  it("erases the custom data of the merchant's agreement only, not another merchant's agreement of the same id", async () => {
+    const [merchant, other] = [testMerchant(), testMerchant()];
+    const agreementId = `agr-${randomBytes(5).toString('hex')}`;
+    const establish = (as: MerchantContext, orderId: string, customData: string) =>
+      operateAs(app, as, orderId, 'p1', 'PAY', {
+        order: { amount: '12.00', currency: 'USD' },
+        sourceOfFunds: { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED } } },
+        agreement: { id: agreementId, type: 'UNSCHEDULED', customData },
+      });
+    const orderId = newOrderId();
+    await establish(merchant, orderId, 'member zelda-42');
+    await establish(other, newOrderId(), 'member of another shop');
+
+    expect((await erase('erase', merchant.id, orderId)).out.split('\n')[0]).toContain('1 agreement');
+    const texts = await app.dataSource.query(`SELECT merchant_id AS "merchantId", custom_data AS "customData" FROM order_transaction.agreements WHERE agreement_id = $1`, [agreementId]);
+    expect(texts).toEqual(
+      expect.arrayContaining([
+        { merchantId: merchant.id, customData: null },
+        { merchantId: other.id, customData: 'member of another shop' },
+      ]),
+    );
+    expect(texts).toHaveLength(2);
+  });
+
   it('waits for a notification a dispatcher is delivering, keeps the outcome it writes, and strips the payload after it', async () => {
     const merchant = notifiedMerchant();
     const orderId = await paidOrder(merchant);
@@ -668,7 +736,7 @@ describe('payer-data erase', () => {
       // A delivery may take WEBHOOK_TIMEOUT_MS (up to a minute): the merchant's refund of the
       // order, its money moved at the acquirer, is not kept waiting for the order's row meanwhile.
       const refund = operateAs(app, merchant, orderId, 'r2', 'REFUND', { transaction: { amount: '1.00', currency: 'USD' }, customer: { email: 'zelda@example.org' } });
-      const recorded = await Promise.race([refund.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000))]);
+      const recorded = await Promise.race([refund.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
       expect(recorded).toBe(true);
     } finally {
       const at = new Date();

@@ -27,9 +27,10 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
   /**
    * A ledger holding one order with a payer's data in its details, a stored response and a
    * pending notification; `failures[i]` (when given) aborts the i-th transaction at its
-   * notification write. Only a transaction that returns is committed.
+   * notification write. Only a transaction that returns is committed. `deliveryInFlight`: a
+   * dispatcher worker holds the order's notification (holdNotifications answers false).
    */
-  function ledger(failures: (Error | undefined)[]) {
+  function ledger(failures: (Error | undefined)[], { deliveryInFlight = false } = {}) {
     const committed = {
       details: { reference: 'ref-7', customer: { email: 'zelda@example.org' } } as JsonObject,
       responses: [
@@ -48,6 +49,7 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
       ] as OutboxNotification[],
     };
     let transactions = 0;
+    let marks = 0;
     const repository = {
       async transaction<T>(work: (records: PayerDataRecords) => Promise<T>): Promise<T> {
         const failure = failures[transactions];
@@ -67,7 +69,7 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
           agreements: async () => [],
           announcements: async () => [],
           notifications: async () => committed.notifications,
-          holdNotifications: async () => true,
+          holdNotifications: async () => !deliveryInFlight,
           writeOrder: async (_merchantId, _orderId, details) => {
             written.details = details;
           },
@@ -85,6 +87,9 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
             );
           },
           eraseAgreementData: async () => undefined,
+          markStripped: async () => {
+            marks += 1;
+          },
         };
         // Rolled back on a throw: nothing of `written` is kept.
         const result = await work(records as PayerDataRecords);
@@ -101,6 +106,7 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
       erasure: new ErasePayerData(repository as unknown as PayerDataRepository, logger),
       committed,
       transactions: () => transactions,
+      marks: () => marks,
       warnings,
     };
   }
@@ -159,6 +165,20 @@ describe('ErasePayerData, when the database aborts its transaction', () => {
     await expect(erasure.execute(COMMAND)).rejects.toBe(error);
     expect(transactions()).toBe(1);
     expect(warnings).toEqual([]);
+  });
+
+  it('run by the retention, does not wait for a webhook delivery of the order in flight: the order fails at once, nothing written, not marked', async () => {
+    const { erasure, committed, transactions, marks } = ledger([], { deliveryInFlight: true });
+    const before = JSON.stringify(committed);
+    const started = Date.now();
+    // The erasure on request tries again for up to 65 s; a run of the retention would stall that long per order.
+    await expect(erasure.execute({ ...COMMAND, retention: { idleBefore: new Date('2026-11-28T00:00:00Z') } })).rejects.toThrow(
+      'M1/o-1: a webhook notification of the order is being delivered: nothing changed; the next retention run does it',
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(transactions()).toBe(1);
+    expect(JSON.stringify(committed)).toBe(before);
+    expect(marks()).toBe(0);
   });
 
   it('does not run the transaction again after another error that follows a deadlock', async () => {
