@@ -136,6 +136,23 @@ describe('inquiries about UNKNOWN card transactions', () => {
     });
   });
 
+  it("a provider's transaction recorded UNKNOWN is not queued: browser-payment follows its provider, no acquirer is asked about it", async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await app.record({
+      envelope: { merchant, apiVersion: 100, requestId: `provider-${orderId}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
+      orderId,
+      transactionId: 'p1',
+      apiOperation: 'PAY',
+      requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
+      mode: 'CREATE',
+      order: { currency: 'USD', amount: '8.00' },
+      transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'PROVIDER_A' },
+      response: { sourceOfFunds: { type: 'PROVIDER_A' } },
+    });
+    expect(await queued(merchant)).toEqual([]);
+  });
+
   it('a partial approval the acquirer answers with its amount is recorded at it where the request accepted partial amounts, and left to an operator where not', async () => {
     const merchant = testMerchant();
     const [accepting, whole] = [newOrderId(), newOrderId()];
@@ -220,6 +237,25 @@ describe('inquiries about UNKNOWN card transactions', () => {
     expect(row.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 50_000);
     expect(await retrieve(merchant, orderId)).toMatchObject({ result: 'UNKNOWN' });
     expect(await inquirer().round()).toMatchObject({ claimed: 0 });
+  });
+
+  it('an acquirer that goes on not answering is asked again within the hour, however many times it was asked', async () => {
+    const merchant = testMerchant();
+    const orderId = newOrderId();
+    await payUnknown(merchant, orderId);
+    // Asked eleven times already: the doubling wait alone would be 60 s × 2^11, about 34 hours
+    // more of the payer's money held; the wait stops doubling at an hour.
+    await app.dataSource.query(`UPDATE order_transaction.unknown_inquiries SET attempts = 11 WHERE merchant_id = $1`, [merchant.id]);
+    const silentAcquirer = { forMerchantMode: () => ({ inquire: () => Promise.reject(new Error('acquirer link down')) }) } as unknown as AcquirerRegistry;
+    const startedAt = Date.now();
+    expect(await inquirer({ retryBaseMs: 60_000 }, silentAcquirer).round()).toMatchObject({ claimed: 1, retried: 1 });
+    const [row] = await queued(merchant);
+    expect(row).toMatchObject({ attempts: 12, lastResult: 'ERROR' });
+    expect(row.nextAttemptAt.getTime()).toBeGreaterThanOrEqual(startedAt + 3_600_000);
+    expect(row.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    // Resolved by an operator, which dequeues it.
+    await app.running.app.get(ResolveUnknown).execute({ merchantId: merchant.id, orderId, transactionId: 'p1', learned: { gatewayCode: 'DECLINED' }, source: 'OPERATOR' });
+    expect(await queued(merchant)).toEqual([]);
   });
 
   /** An acquirer that fails each inquiry, having first done `meanwhile` (the process told to stop, another replica's claim). */

@@ -167,6 +167,33 @@ describe('a PAY answered UNKNOWN, then learned APPROVED', () => {
     });
   });
 
+  it('recorded UNKNOWN before the ledger kept its announcement: notified as its UNKNOWN outcome was, while the outbox still holds that notification', async () => {
+    const merchant = notifiedMerchant();
+    const [announced, purged] = [newOrderId(), newOrderId()];
+    for (const orderId of [announced, purged]) {
+      expect(await operateAs(app, merchant, orderId, 'p1', 'PAY', payBody('12.00', TEST_EXPIRY.UNKNOWN, HOOKS))).toMatchObject({ result: 'UNKNOWN' });
+      // As the release before AddTransactionAnnouncement1765800000000 recorded it: nothing kept.
+      await app.dataSource.query(`UPDATE order_transaction.transactions SET announcement = NULL WHERE merchant_id = $1 AND order_id = $2`, [merchant.id, orderId]);
+    }
+    // The second's UNKNOWN notification purged since its delivery (WEBHOOK_RETENTION_DAYS).
+    await app.dataSource.query(`DELETE FROM order_transaction.notification_outbox WHERE merchant_id = $1 AND order_id = $2`, [merchant.id, purged]);
+    const [announcedUnknown] = await outboxRows(merchant, announced);
+
+    expect(JSON.parse((await resolve([...ids(merchant, announced, 'p1'), '--outcome', 'APPROVED', '--json'])).out)).toMatchObject({ status: 'RESOLVED', notified: true });
+    const retrieved = await retrieveTransaction(merchant, announced, 'p1');
+    expect((await outboxRows(merchant, announced))[1]).toEqual({
+      transactionId: 'p1',
+      apiOperation: 'PAY',
+      url: HOOKS,
+      mode: 'TEST',
+      sealedSecret: announcedUnknown.sealedSecret,
+      payload: { ...retrieved, merchant: merchant.id },
+    });
+
+    expect(JSON.parse((await resolve([...ids(merchant, purged, 'p1'), '--outcome', 'APPROVED', '--json'])).out)).toMatchObject({ status: 'RESOLVED', notified: false });
+    expect(await outboxRows(merchant, purged)).toEqual([]);
+  });
+
   it('a second resolution with the same outcome writes nothing; another outcome is refused', async () => {
     const merchant = notifiedMerchant();
     const orderId = newOrderId();
@@ -555,11 +582,33 @@ describe('a card reservation abandoned PENDING, resolved (unknown-resolution.md,
     expect((await outboxRows(merchant, orderId)).map((r) => r.payload)).toEqual([{ ...retrieved, merchant: merchant.id }]);
   });
 
+  it("on an order opened earlier: notified at the URL of the reservation's own request, as its completion would have been, not the order's earlier one", async () => {
+    const merchant = notifiedMerchant();
+    const orderId = newOrderId();
+    const earlier = 'https://merchant.example/earlier-hooks';
+    // The order opened by a declined PAY naming another URL; a reservation on it leaves the order's URL as it was.
+    expect(await operateAs(app, merchant, orderId, 'p0', 'PAY', payBody('12.00', TEST_EXPIRY.DECLINED, earlier))).toMatchObject({ result: 'FAILURE' });
+    await abandonedPay(merchant, orderId, payBody('12.00', TEST_EXPIRY.APPROVED, HOOKS));
+    expect(await announcementOf(merchant, orderId)).toMatchObject({ url: HOOKS });
+    const [{ url }] = await app.dataSource.query(`SELECT notification_url AS url FROM order_transaction.orders WHERE merchant_id = $1 AND order_id = $2`, [merchant.id, orderId]);
+    expect(url).toBe(earlier);
+
+    expect((await resolve([...ids(merchant, orderId, 'p1'), '--outcome', 'APPROVED'])).code).toBe(0);
+    const retrieved = await retrieveTransaction(merchant, orderId, 'p1');
+    expect((await outboxRows(merchant, orderId)).filter((row) => row.transactionId === 'p1')).toEqual([
+      expect.objectContaining({ url: HOOKS, payload: { ...retrieved, merchant: merchant.id } }),
+    ]);
+  });
+
   it('with notifications off, or no notification URL on the order: nothing kept, none written', async () => {
     const off = testMerchant();
     const noUrl = notifiedMerchant();
+    // Notifications turned off after a secret was issued: the profile keeps the secret.
+    const issued = notifiedMerchant();
+    const turnedOff: MerchantContext = { ...issued, settings: { ...issued.settings, notifications: { ...issued.settings.notifications, enabled: false } } };
     for (const [merchant, request] of [
       [off, payBody('12.00', TEST_EXPIRY.APPROVED, HOOKS)],
+      [turnedOff, payBody('12.00', TEST_EXPIRY.APPROVED, HOOKS)],
       [noUrl, payBody('12.00', TEST_EXPIRY.APPROVED)],
     ] as const) {
       const orderId = newOrderId();
