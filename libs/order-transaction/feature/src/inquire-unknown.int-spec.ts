@@ -64,8 +64,11 @@ function inquirer(options: Partial<UnknownInquiryOptions> = {}, acquirers?: Acqu
   );
 }
 
-/** A PAY of 8.00 recorded UNKNOWN, as RunReservedOperation records a call that threw, with `response` stored. */
-function recordUnknownPay(merchant: MerchantContext, orderId: string, response: JsonObject) {
+/**
+ * A PAY of 8.00 recorded UNKNOWN, as RunReservedOperation records a call that threw, with
+ * `response` stored; funded by a card unless `fundingType` says otherwise.
+ */
+function recordUnknownPay(merchant: MerchantContext, orderId: string, response: JsonObject, fundingType = 'CARD') {
   return app.record({
     envelope: { merchant, apiVersion: 100, requestId: `lost-${orderId}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
     orderId,
@@ -74,7 +77,7 @@ function recordUnknownPay(merchant: MerchantContext, orderId: string, response: 
     requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
     mode: 'CREATE',
     order: { currency: 'USD', amount: '8.00' },
-    transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'CARD' },
+    transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType },
     response,
   });
 }
@@ -139,17 +142,7 @@ describe('inquiries about UNKNOWN card transactions', () => {
   it("a provider's transaction recorded UNKNOWN is not queued: browser-payment follows its provider, no acquirer is asked about it", async () => {
     const merchant = testMerchant();
     const orderId = newOrderId();
-    await app.record({
-      envelope: { merchant, apiVersion: 100, requestId: `provider-${orderId}`, authMethod: 'PASSWORD', fencingToken: nextFence() },
-      orderId,
-      transactionId: 'p1',
-      apiOperation: 'PAY',
-      requestHash: testRequestHasher().hash({ apiOperation: 'PAY', orderId }),
-      mode: 'CREATE',
-      order: { currency: 'USD', amount: '8.00' },
-      transaction: { type: 'PAYMENT', amount: '8.00', currency: 'USD', result: 'UNKNOWN', gatewayCode: 'UNKNOWN', fundingType: 'PROVIDER_A' },
-      response: { sourceOfFunds: { type: 'PROVIDER_A' } },
-    });
+    await recordUnknownPay(merchant, orderId, { sourceOfFunds: { type: 'PROVIDER_A' } }, 'PROVIDER_A');
     expect(await queued(merchant)).toEqual([]);
   });
 
