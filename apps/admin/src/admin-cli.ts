@@ -10,6 +10,7 @@ import {
   normalizeFingerprint,
   NotificationSecretIssuer,
   PepperCensus,
+  settingNameKeys,
 } from '@gateway/edge/domain';
 import {
   createServiceDataSource,
@@ -468,7 +469,9 @@ function isTextSetting(path: string): boolean {
 function nestSettings(assignments: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [path, value] of assignments.map(parseAssignment)) {
-    const keys = path.split('.');
+    // Refused as `set` refuses them: `__proto__.x` or `constructor.prototype.x` walked into
+    // Object.prototype (the insert then failed, naming a property of no merchant).
+    const keys = settingNameKeys(path);
     let node = out;
     for (const key of keys.slice(0, -1)) {
       node[key] = (node[key] as Record<string, unknown>) ?? {};

@@ -118,6 +118,35 @@ describe('admin: notification secrets', () => {
     expect((await cli(['reseal-notification-secrets'], env({ WEBHOOK_SECRET_KEYS: newKeys }))).json.resealed).not.toContain(id);
   });
 
+  it('re-seals the previous secret of a rotation in progress too, so the old key can go while it still signs', async () => {
+    const id = newId();
+    const first = (await cli(['create', '--id', id, '--name', 'Shop', '--set', 'notifications.enabled=true'])).json.notificationSecret;
+    const second = (await cli(['rotate-notification-secret', id, '--keep-previous-hours', '2'])).json.notificationSecret;
+    const newKeys = `w2:${randomBytes(32).toString('base64')},${keys}`;
+    expect((await cli(['reseal-notification-secrets'], env({ WEBHOOK_SECRET_KEYS: newKeys }))).json.resealed).toContain(id);
+
+    const { secret } = (await storedSettings(id)).notifications;
+    const onlyNewKey = SealingKeyRing.parse(newKeys.split(',')[0], 'KEYS');
+    expect(onlyNewKey.open(secret.current, notificationSecretContext(id)).reveal()).toBe(second);
+    expect(onlyNewKey.open(secret.previous, notificationSecretContext(id)).reveal()).toBe(first);
+  });
+
+  it('re-seals the others when a merchant’s secret opens under no configured key, naming that merchant (exit code 0)', async () => {
+    const lost = newId();
+    const lostKeys = `w9:${randomBytes(32).toString('base64')}`;
+    expect((await cli(['create', '--id', lost, '--name', 'Shop', '--set', 'notifications.enabled=true'], env({ WEBHOOK_SECRET_KEYS: lostKeys }))).code).toBe(0);
+    const kept = newId();
+    expect((await cli(['create', '--id', kept, '--name', 'Shop', '--set', 'notifications.enabled=true'])).code).toBe(0);
+    const before = await storedSettings(lost);
+
+    const result = await cli(['reseal-notification-secrets'], env({ WEBHOOK_SECRET_KEYS: `w3:${randomBytes(32).toString('base64')},${keys}` }));
+    expect(result.code).toBe(0);
+    expect(result.json.unreadable).toContain(lost);
+    expect(result.json.resealed).toContain(kept);
+    expect(result.json.resealed).not.toContain(lost);
+    expect(await storedSettings(lost)).toEqual(before);
+  });
+
   it('refuses to enable notifications without WEBHOOK_SECRET_KEYS, saying why', async () => {
     const id = newId();
     const result = await cli(['create', '--id', id, '--name', 'Shop', '--set', 'notifications.enabled=true'], env({ WEBHOOK_SECRET_KEYS: '' }));

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { defaultMerchantSettings } from '@gateway/contracts';
 import { ApiPasswordPeppers } from '@gateway/crypto';
 import { MerchantEntity, MerchantRepository } from '@gateway/edge/data-access';
 import { ManageMerchants } from './manage-merchants';
@@ -143,6 +144,118 @@ describe('ManageMerchants: create', () => {
     await expect(
       manage.create({ id: 'SHOP7', name: 'Shop', mode: 'TEST', settings: { notifications: { enabled: true, secret: { current: 'A'.repeat(48) } } } }),
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST', explanation: expect.stringContaining('not a setting') });
+    expect(writes).toEqual([]);
+  });
+});
+
+describe('ManageMerchants: create checks the id and gives each merchant its own token repository', () => {
+  it.each([['a space', 'SHOP 1'], ['a slash', 'shop/1'], ['a dot', 'shop.1'], ['41 characters', 'S'.repeat(41)], ['nothing', '']])(
+    'refuses an id with %s: nothing stored',
+    async (_, id) => {
+      const { repository, writes } = recordingRepository();
+      await expect(new ManageMerchants(repository, PEPPERS).create({ id, name: 'Shop', mode: 'TEST' })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        explanation: expect.stringContaining('must be 1 to 40 characters'),
+      });
+      expect(writes).toEqual([]);
+    },
+  );
+
+  it('gives two merchants two token repositories of 12 digits, neither the default one (docs/decisions/token-repository-per-merchant.md)', async () => {
+    const { repository } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    const first = (await manage.create({ id: 'SHOP8', name: 'Shop', mode: 'TEST' })).merchant.settings.tokenRepository.id;
+    const second = (await manage.create({ id: 'SHOP9', name: 'Shop', mode: 'LIVE' })).merchant.settings.tokenRepository.id;
+    expect(first).toMatch(/^[1-9][0-9]{11}$/);
+    expect(second).toMatch(/^[1-9][0-9]{11}$/);
+    expect(second).not.toBe(first);
+    expect([first, second]).not.toContain(defaultMerchantSettings().tokenRepository.id);
+  });
+});
+
+describe('ManageMerchants: create stores the mode asked for', () => {
+  it.each(['TEST', 'LIVE'] as const)('%s', async (mode) => {
+    const { repository, writes } = recordingRepository();
+    const issued = await new ManageMerchants(repository, PEPPERS).create({ id: 'SHOP13', name: 'Shop', mode });
+    expect(writes[0].changes).toMatchObject({ mode, status: 'ENABLED' });
+    expect(issued.merchant.mode).toBe(mode);
+  });
+});
+
+describe('ManageMerchants: configure refuses a setting name that reaches an object prototype', () => {
+  it.each(['__proto__.polluted', 'constructor.prototype.polluted', 'privileges.__proto__.polluted'])('%s: nothing written, no prototype changed', async (path) => {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    await manage.create({ id: 'SHOP14', name: 'Shop', mode: 'TEST' });
+    writes.length = 0;
+    try {
+      await expect(manage.configure('SHOP14', { [path]: true })).rejects.toMatchObject({ code: 'INVALID_REQUEST', explanation: `Invalid setting name '${path}'.` });
+      expect(writes).toEqual([]);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+});
+
+describe('ManageMerchants: rotatePassword', () => {
+  const HOUR = 3_600_000;
+
+  async function rotated(keepPreviousMs: number) {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    const { password: old } = await manage.create({ id: 'SHOP10', name: 'Shop', mode: 'TEST' });
+    const before = Date.now();
+    const { password, merchant } = await manage.rotatePassword('SHOP10', keepPreviousMs);
+    return { old, password, merchant, before, after: Date.now(), writes };
+  }
+
+  it('stores the new password and keeps the old one for the window asked, not longer', async () => {
+    const { old, password, merchant, before, after } = await rotated(2 * HOUR);
+    expect(password).not.toBe(old);
+    expect(PEPPERS.check(password, merchant.passwordHash!).matches).toBe(true);
+    expect(PEPPERS.check(old, merchant.passwordHash!).matches).toBe(false);
+    expect(PEPPERS.check(old, merchant.previousPasswordHash!).matches).toBe(true);
+    expect(merchant.previousPasswordExpiresAt!.getTime()).toBeGreaterThanOrEqual(before + 2 * HOUR);
+    expect(merchant.previousPasswordExpiresAt!.getTime()).toBeLessThanOrEqual(after + 2 * HOUR);
+  });
+
+  it('revokes the old password at once with no window (keep-previous 0)', async () => {
+    const { old, password, merchant } = await rotated(0);
+    expect(PEPPERS.check(password, merchant.passwordHash!).matches).toBe(true);
+    expect(PEPPERS.check(old, merchant.passwordHash!).matches).toBe(false);
+    expect(merchant).toMatchObject({ previousPasswordHash: null, previousPasswordExpiresAt: null });
+  });
+});
+
+describe('ManageMerchants: a change is written to the merchant named, and only to it', () => {
+  it.each([
+    ['configure', (m: ManageMerchants) => m.configure('SHOP11', { 'privileges.excessiveRefund': true })],
+    ['setStatus', (m: ManageMerchants) => m.setStatus('SHOP11', 'DISABLED')],
+    ['setMode', (m: ManageMerchants) => m.setMode('SHOP11', 'LIVE')],
+    ['rotatePassword', (m: ManageMerchants) => m.rotatePassword('SHOP11', 0)],
+  ])('%s', async (_, change) => {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    await manage.create({ id: 'SHOP11', name: 'Shop', mode: 'TEST' });
+    await manage.create({ id: 'SHOP12', name: 'Other shop', mode: 'TEST' });
+    const other = await manage.show('SHOP12');
+    writes.length = 0;
+    await change(manage);
+    expect(writes.map((w) => [w.kind, w.id])).toEqual([['update', 'SHOP11']]);
+    expect(await manage.show('SHOP12')).toEqual(other);
+  });
+
+  it('refuses a merchant that does not exist (NOT_FOUND), writing nothing', async () => {
+    const { repository, writes } = recordingRepository();
+    const manage = new ManageMerchants(repository, PEPPERS);
+    for (const change of [
+      () => manage.configure('NOSUCH', { 'privileges.excessiveRefund': true }),
+      () => manage.setStatus('NOSUCH', 'DISABLED'),
+      () => manage.rotatePassword('NOSUCH', 0),
+    ]) {
+      await expect(change()).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    }
     expect(writes).toEqual([]);
   });
 });

@@ -360,11 +360,21 @@ function writesNotificationSecret(path: string, value: unknown): boolean {
   return path === 'notifications' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'secret');
 }
 
-function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+/**
+ * The keys of a dotted setting name (`notifications.enabled`), refused when a part is empty or
+ * names an object's prototype (`__proto__`, `constructor`, `prototype`): followed, it would reach
+ * Object.prototype and change every object of the process.
+ */
+export function settingNameKeys(path: string): string[] {
   const keys = path.split('.');
   if (keys.some((k) => k === '' || k === '__proto__' || k === 'constructor' || k === 'prototype')) {
     throw GatewayError.invalidRequest(`Invalid setting name '${path}'.`);
   }
+  return keys;
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = settingNameKeys(path);
   let node = target;
   for (const key of keys.slice(0, -1)) {
     if (typeof node[key] !== 'object' || node[key] === null) {
