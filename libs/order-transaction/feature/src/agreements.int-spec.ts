@@ -43,10 +43,10 @@ const verify = (
     sourceOfFunds: card(expiry),
     ...(agreement ? { agreement } : {}),
   });
-const pay = (merchant: MerchantContext, agreement: JsonObject, orderId = newOrderId()) =>
+const pay = (merchant: MerchantContext, agreement: JsonObject, orderId = newOrderId(), expiry: Expiry = TEST_EXPIRY.APPROVED) =>
   operate(merchant, orderId, 'p1', 'PAY', {
     order: { amount: '12.00', currency: 'USD' },
-    sourceOfFunds: card(),
+    sourceOfFunds: card(expiry),
     agreement,
   });
 
@@ -103,6 +103,33 @@ describe('an agreement established by a VERIFY', () => {
     const later = await verify(merchant, { id });
     expect(later).toMatchObject({ result: 'SUCCESS' });
     expect(later.agreement).toEqual({ id, ...FIRST, minimumAmountPerPayment: 5.5 });
+  });
+
+  it('keeps every term its first payment gave, each as given, and a later VERIFY naming only its id is told all of them', async () => {
+    // Terms of one type side by side (two amounts, two counts, three retailer names): each must
+    // come back as itself, not as its neighbour.
+    const merchant = testMerchant();
+    const id = agreementId();
+    const terms = {
+      type: 'INSTALLMENT',
+      amountVariability: 'VARIABLE',
+      customData: 'plan-gold',
+      startDate: '2039-01-01',
+      expiryDate: '2040-06-30',
+      minimumAmountPerPayment: '5.50',
+      maximumAmountPerPayment: '80.25',
+      minimumDaysBetweenPayments: 14,
+      numberOfPayments: 12,
+      paymentFrequency: 'MONTHLY',
+      retailer: { abbreviatedTradingName: 'Shop', merchantCategoryCode: '5411', tradingName: 'The Shop Ltd' },
+    };
+    expect(await verify(merchant, { id, ...terms })).toMatchObject({ result: 'SUCCESS' });
+    expect((await verify(merchant, { id })).agreement).toEqual({
+      id,
+      ...terms,
+      minimumAmountPerPayment: 5.5,
+      maximumAmountPerPayment: 80.25,
+    });
   });
 
   it('costs a VERIFY without an agreement id no statement; with one, one read before the acquirer and the insert after', async () => {
@@ -227,6 +254,17 @@ describe('a later payment on an established agreement', () => {
     );
     expect(recorded).toEqual([{ count: 0 }]);
     expect(await agreementRows(merchant, id)).toMatchObject([{ type: 'RECURRING' }]);
+  });
+
+  it('is not established by a declined first PAY: the next successful payment establishes it with its own terms', async () => {
+    const merchant = testMerchant();
+    const id = agreementId();
+    expect(await pay(merchant, { id, type: 'INSTALLMENT' }, newOrderId(), TEST_EXPIRY.DECLINED)).toMatchObject({
+      result: 'FAILURE',
+    });
+    expect(await agreementRows(merchant, id)).toEqual([]);
+    expect(await pay(merchant, { id, type: 'UNSCHEDULED' })).toMatchObject({ result: 'SUCCESS' });
+    expect(await agreementRows(merchant, id)).toMatchObject([{ type: 'UNSCHEDULED' }]);
   });
 
   it('establishes the agreement when it is the first successful payment naming it', async () => {

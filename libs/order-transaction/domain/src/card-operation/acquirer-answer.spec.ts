@@ -150,3 +150,15 @@ describe('discrepancyOf: a CAPTURE, REFUND or VOID answer (no partial approval)'
     ).toBeUndefined();
   });
 });
+
+describe("outcomeOfAuthorization: the issuer's checks of the card", () => {
+  it('keeps the security code and AVS results as the acquirer gave them, a mismatch as a mismatch', () => {
+    const outcome = outcomeOfAuthorization({
+      ...authorization(usd('10.00'), usd('10.00')),
+      cardSecurityCode: { gatewayCode: 'NO_MATCH', acquirerCode: 'N' },
+      avs: { gatewayCode: 'NO_MATCH', acquirerCode: 'N' },
+    });
+    expect(outcome.cardSecurityCode).toEqual({ gatewayCode: 'NO_MATCH', acquirerCode: 'N' });
+    expect(outcome.avs).toEqual({ gatewayCode: 'NO_MATCH', acquirerCode: 'N' });
+  });
+});

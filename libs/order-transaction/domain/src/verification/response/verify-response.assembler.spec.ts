@@ -202,6 +202,33 @@ describe('VERIFY response assembly', () => {
     expect(outcome.filtering).toEqual({ avsResponseCode: 'ZIP_MATCH', action: 'REVIEW', source: 'MERCHANT' });
   });
 
+  it('reports a REJECT as REJECTED and a NO_ACTION as ACCEPTED, neither pending review, and names the AVS code when the acquirer gave no letter', async () => {
+    const rejected = await verify(request({ billing: { address: { street: 'NO_MATCH' } } }), {
+      merchantAvsRules: [{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }],
+    });
+    expect(rejected.body.risk).toEqual({
+      response: { gatewayCode: 'REJECTED', rule: [{ data: 'N', name: 'AVS', recommendation: 'REJECT', type: 'MSO_AVS' }] },
+    });
+    // No billing address: NOT_REQUESTED, for which the acquirer reports no AVS letter.
+    const accepted = await verify(request(), {
+      merchantAvsRules: [{ avsResponseCode: 'NOT_REQUESTED', action: 'NO_ACTION' }],
+    });
+    expect(accepted.body).toMatchObject({ response: { gatewayCode: 'APPROVED' }, result: 'SUCCESS' });
+    expect(accepted.body.risk).toEqual({
+      response: {
+        gatewayCode: 'ACCEPTED',
+        rule: [{ data: 'NOT_REQUESTED', name: 'AVS', recommendation: 'NO_ACTION', type: 'MSO_AVS' }],
+      },
+    });
+  });
+
+  it("reports the issuer's security code check as it answered, a mismatch as NO_MATCH", async () => {
+    const mismatch = request();
+    mismatch.sourceOfFunds = { type: 'CARD', provided: { card: { number: TEST_CARD, expiry: TEST_EXPIRY.APPROVED, securityCode: '102' } } };
+    const { body } = await verify(mismatch);
+    expect(body).toMatchObject({ response: { cardSecurityCode: { gatewayCode: 'NO_MATCH', acquirerCode: 'N' } } });
+  });
+
   it('has no risk group when no rule names the AVS code', async () => {
     const { body } = await verify(request({ billing: { address: { street: '1 Main St' } } }), {
       merchantAvsRules: [{ avsResponseCode: 'NO_MATCH', action: 'REJECT' }],

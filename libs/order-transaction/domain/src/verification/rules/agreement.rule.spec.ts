@@ -76,4 +76,8 @@ describe('agreement rules', () => {
     );
     expect(error).toMatchObject({ field: 'agreement.expiryDate', validationType: 'INVALID' });
   });
+
+  it('accepts an agreement that expires on the day it starts', () => {
+    expect(() => checkAgreement({ startDate: '2027-01-02', expiryDate: '2027-01-02' }, 'USD', NOW)).not.toThrow();
+  });
 });
