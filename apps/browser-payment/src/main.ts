@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { BROWSER_PAYMENT_SCHEMA } from '@gateway/browser-payment/data-access';
-import { BrowserPaymentConfig, BrowserPaymentModule, isOperatorCommand, runOperatorCommandMain } from '@gateway/browser-payment/feature';
+import { BrowserPaymentConfig, BrowserPaymentModule, isOperatorCommand, OPERATOR_COMMAND_USAGE, runOperatorCommandMain } from '@gateway/browser-payment/feature';
 import { answerEntryPointLine, exitOnSignals, runServiceMain, stdio } from '@gateway/platform';
 
 const USAGE = {
@@ -9,7 +9,7 @@ const USAGE = {
   settings: 'docs/operations/configuration.md (Every app, Apps with a database, browser-payment)',
   commands: [
     { name: 'migrate', rest: '', what: "apply the service's database migrations, then exit (the migration Job)", readsItsLine: false },
-    { name: 'payer-data', rest: 'erase ...', what: "erase payers' personal data of given orders (docs/operations/README.md)", readsItsLine: true },
+    ...OPERATOR_COMMAND_USAGE,
   ],
 };
 

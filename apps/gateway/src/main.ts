@@ -10,7 +10,7 @@ import {
   EdgeModule,
   edgeServerOptions,
 } from '@gateway/edge/feature';
-import { isOperatorCommand, OrderTransactionConfig, OrderTransactionModule, runStandaloneOperatorCommand } from '@gateway/order-transaction/feature';
+import { isOperatorCommand, OPERATOR_COMMAND_USAGE, OrderTransactionConfig, OrderTransactionModule, runStandaloneOperatorCommand } from '@gateway/order-transaction/feature';
 import {
   answerEntryPointLine,
   AppLogger,
@@ -197,8 +197,8 @@ const USAGE = {
   settings: "docs/operations/configuration.md (Standalone profile, and each app's section: one process reads them all)",
   commands: [
     { name: 'payer-data', rest: 'erase ...', what: "erase payers' personal data of given orders, the ledger's and browser-payment's", readsItsLine: true },
-    { name: 'notifications', rest: 'list-failed|resend ...', what: 'webhook notifications that ran out of retries (docs/webhooks.md)', readsItsLine: true },
-    { name: 'transactions', rest: 'unresolved|resolve|record-lost ...', what: 'transactions to reconcile with the acquirer (docs/operations/README.md)', readsItsLine: true },
+    // The ledger's other commands as its image lists them; payer-data above runs both services' erasures here.
+    ...OPERATOR_COMMAND_USAGE.filter((command) => command.name !== 'payer-data'),
   ],
 };
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ORDER_TRANSACTION_SCHEMA } from '@gateway/order-transaction/data-access';
-import { isOperatorCommand, OrderTransactionConfig, OrderTransactionModule, runOperatorCommandMain } from '@gateway/order-transaction/feature';
+import { isOperatorCommand, OPERATOR_COMMAND_USAGE, OrderTransactionConfig, OrderTransactionModule, runOperatorCommandMain } from '@gateway/order-transaction/feature';
 import { answerEntryPointLine, exitOnSignals, runServiceMain, stdio } from '@gateway/platform';
 
 const USAGE = {
@@ -11,9 +11,7 @@ const USAGE = {
   settings: 'docs/operations/configuration.md (Every app, Apps with a database, order-transaction)',
   commands: [
     { name: 'migrate', rest: '', what: "apply the ledger's database migrations, then exit (the migration Job)", readsItsLine: false },
-    { name: 'notifications', rest: 'list-failed|resend ...', what: 'webhook notifications that ran out of retries (docs/webhooks.md)', readsItsLine: true },
-    { name: 'transactions', rest: 'unresolved|resolve|record-lost ...', what: 'transactions to reconcile with the acquirer (docs/operations/README.md)', readsItsLine: true },
-    { name: 'payer-data', rest: 'erase ...', what: "erase payers' personal data of given orders (docs/operations/README.md)", readsItsLine: true },
+    ...OPERATOR_COMMAND_USAGE,
   ],
 };
 

@@ -1,6 +1,6 @@
 import { BROWSER_PAYMENT_SCHEMA, BrowserPaymentPayerDataRepository } from '@gateway/browser-payment/data-access';
 import { EraseBrowserPaymentPayerData } from '@gateway/browser-payment/domain';
-import { CommandIo, commandLogger, runCommandMain, stdio, withServiceDatabase } from '@gateway/platform';
+import { CommandIo, commandLogger, type EntryPointCommand, runCommandMain, stdio, withServiceDatabase } from '@gateway/platform';
 import type { DataSource } from 'typeorm';
 import { payerDataLine, runPayerDataCommand } from './payer-data.command';
 
@@ -18,6 +18,7 @@ const OPERATOR_COMMANDS = {
   'payer-data': {
     line: payerDataLine,
     run: (argv: string[], dataSource: DataSource, io: CommandIo) => runPayerDataCommand(argv, browserPaymentPayerDataErasure(dataSource), io),
+    usage: { rest: 'erase ...', what: "erase payers' personal data of given orders (docs/operations/README.md)" },
   },
 };
 
@@ -25,6 +26,13 @@ export type OperatorCommand = keyof typeof OPERATOR_COMMANDS;
 
 /** The commands' names: each entry point that runs them lists them in its `--help` (a test holds it). */
 export const OPERATOR_COMMAND_NAMES = Object.keys(OPERATOR_COMMANDS) as readonly OperatorCommand[];
+
+/** The commands as an entry point's `--help` lists them (each reads the rest of its line itself). */
+export const OPERATOR_COMMAND_USAGE: readonly EntryPointCommand[] = OPERATOR_COMMAND_NAMES.map((name) => ({
+  name,
+  ...OPERATOR_COMMANDS[name].usage,
+  readsItsLine: true,
+}));
 
 export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
   return name !== undefined && Object.hasOwn(OPERATOR_COMMANDS, name);

@@ -13,6 +13,7 @@ import {
   CommandIo,
   commandLogger,
   ConfigError,
+  type EntryPointCommand,
   loadStandaloneSecrets,
   Metrics,
   runCommandMain,
@@ -115,6 +116,15 @@ function answeredFromTheLine(command: OperatorCommand, argv: string[], io: Comma
 
 /** The commands' names: each entry point that runs them lists them in its `--help` (a test holds it). */
 export const OPERATOR_COMMAND_NAMES = Object.keys(OPERATOR_COMMANDS) as readonly OperatorCommand[];
+
+const USAGE: Record<OperatorCommand, Pick<EntryPointCommand, 'rest' | 'what'>> = {
+  notifications: { rest: 'list-failed|resend ...', what: 'webhook notifications that ran out of retries (docs/webhooks.md)' },
+  transactions: { rest: 'unresolved|resolve|record-lost ...', what: 'transactions to reconcile with the acquirer (docs/operations/README.md)' },
+  'payer-data': { rest: 'erase ...', what: "erase payers' personal data of given orders (docs/operations/README.md)" },
+};
+
+/** The commands as an entry point's `--help` lists them (each reads the rest of its line itself). */
+export const OPERATOR_COMMAND_USAGE: readonly EntryPointCommand[] = OPERATOR_COMMAND_NAMES.map((name) => ({ name, ...USAGE[name], readsItsLine: true }));
 
 export function isOperatorCommand(name: string | undefined): name is OperatorCommand {
   return name !== undefined && Object.hasOwn(OPERATOR_COMMANDS, name);
