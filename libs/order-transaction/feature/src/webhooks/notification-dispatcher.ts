@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { NotificationOutbox } from '@gateway/order-transaction/data-access';
-import { DispatchNotifications, DispatchWorker } from '@gateway/order-transaction/domain';
+import { DispatchNotifications, DispatchWorker, withinWait } from '@gateway/order-transaction/domain';
 import { APP_LOGGER, AppLogger, BackgroundJob, BackgroundJobs, isDatabaseUnavailable, Metrics, PeriodicJob } from '@gateway/platform';
 import { Gauge } from 'prom-client';
 
@@ -197,16 +197,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, Backgroun
       help,
       registers: [this.metrics.registry],
       async collect() {
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`the outbox did not answer within ${OUTBOX_GAUGE_READ_MS} ms`)), OUTBOX_GAUGE_READ_MS);
-        });
         try {
-          this.set(await Promise.race([read(), late]));
+          this.set(await withinWait(read(), OUTBOX_GAUGE_READ_MS, `the outbox count of ${name}`));
         } catch (err) {
           logger.warn({ err, metric: name }, 'outbox gauge unavailable');
-        } finally {
-          clearTimeout(timer);
         }
       },
     });
